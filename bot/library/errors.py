@@ -1,0 +1,53 @@
+"""The few kinds of failure the bot acts on differently.
+
+Messages never carry a URL or a token: request URLs hold `access_token` in the query.
+"""
+
+from __future__ import annotations
+
+
+class LibraryError(Exception):
+    """Base of everything the library client raises."""
+
+    kind = "error"
+
+    def __init__(self, message: str, *, code: str | None = None, status: int | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.status = status
+
+
+class TokenRejected(LibraryError):
+    """401: the patron's token expired or is unknown; the patron must log in again."""
+
+    kind = "token_rejected"
+
+
+class NotLoggedIn(LibraryError):
+    """403: an anonymous token was used where a patron's token is needed."""
+
+    kind = "not_logged_in"
+
+
+class Refused(LibraryError):
+    """The platform said no to an order, a renewal or a cancellation; `code` says why."""
+
+    kind = "refused"
+
+
+class OrderRefused(Refused):
+    """An order was not placed; `code` is the order system's (e.g. `owned_own_catalogue`)."""
+
+    kind = "order_refused"
+
+
+class BadRequest(LibraryError):
+    """400: the request was malformed (also OAuth `invalid_grant`, `invalid_client`, ...)."""
+
+    kind = "bad_request"
+
+
+class ServiceUnavailable(LibraryError):
+    """5xx, time-out, connection refused or a body that is not the JSON promised."""
+
+    kind = "unavailable"

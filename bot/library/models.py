@@ -1,0 +1,204 @@
+"""Typed, tolerant models of the library services' resources (spec section 2 and production notes).
+
+Unknown fields are ignored, optional fields are optional, amounts and queue positions stay
+strings, and dates become `datetime.date` in the bot's time zone when their format is known,
+else stay the text that was sent. Pass the zone as validation context: `{"tz": ZoneInfo(...)}`.
+The civil registration number (`cpr`) is deliberately not modelled, so it is dropped on parse.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Annotated, Any
+from zoneinfo import ZoneInfo
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic.alias_generators import to_camel
+
+DEFAULT_TZ = ZoneInfo("Europe/Copenhagen")
+
+
+def parse_library_date(value: object, tz: ZoneInfo = DEFAULT_TZ) -> dt.date | str | None:
+    """A date in `tz` for every ISO 8601 shape seen; anything else is kept as text."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, dt.datetime):
+        moment = value
+    elif isinstance(value, dt.date):
+        return value
+    else:
+        text = str(value).strip()
+        try:
+            if len(text) == 10:
+                return dt.date.fromisoformat(text)
+            moment = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+        except ValueError:
+            return text
+    if moment.tzinfo is None:
+        return moment.date()
+    return moment.astimezone(tz).date()
+
+
+def _to_str(value: object) -> object:
+    """Amounts, ids and queue positions are strings on the wire; accept numbers too."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, int | float):
+        return str(value)
+    return value
+
+
+def _first(value: object) -> object:
+    """The work endpoints send list-valued fields; the bot wants the first value."""
+    if isinstance(value, list):
+        return _first(value[0]) if value else None
+    return value
+
+
+def _date_in_zone(value: object, info: ValidationInfo) -> dt.date | str | None:
+    return parse_library_date(value, (info.context or {}).get("tz", DEFAULT_TZ))
+
+
+LibraryDate = Annotated[dt.date | str | None, BeforeValidator(_date_in_zone)]
+Text = Annotated[str, BeforeValidator(_to_str)]
+OptText = Annotated[str | None, BeforeValidator(_to_str)]
+FirstText = Annotated[str | None, BeforeValidator(lambda v: _to_str(_first(v)))]
+
+
+class Model(BaseModel):
+    model_config = ConfigDict(
+        extra="ignore", alias_generator=to_camel, populate_by_name=True, frozen=True
+    )
+
+
+# --- access service -------------------------------------------------------------------------
+
+
+class TokenResponse(Model):
+    access_token: str = Field(alias="access_token", repr=False)
+    token_type: str = Field(default="Bearer", alias="token_type")
+    expires_in: int | None = Field(default=None, alias="expires_in")
+
+
+class Session(Model):
+    """Earlier flow: what `login` returns (the spec shows only 'a token and an id')."""
+
+    token: Text = Field(repr=False)
+    id: Text
+
+
+class Agency(Model):
+    user_id: OptText = None
+    agency_id: OptText = None
+    user_id_type: OptText = None
+
+
+class TicketAttributes(Model):
+    gender: OptText = None
+    wayf_id: OptText = Field(default=None, alias="wayfId")
+    agencies: list[Agency] = Field(default_factory=list)
+    birth_date: OptText = None
+    birth_year: OptText = None
+    unilogin_id: OptText = Field(default=None, alias="uniloginId")
+    municipality: OptText = None
+
+
+class Ticket(Model):
+    id: Text
+    token: Text = Field(repr=False)
+    attributes: TicketAttributes = Field(default_factory=TicketAttributes)
+
+
+class Userinfo(Model):
+    """Code-flow attributes. Whatever else is configured is kept in `extra`, minus `cpr`."""
+
+    unique_id: OptText = None
+    municipality: OptText = None
+    extra: dict[str, Any] = Field(default_factory=dict)
+
+
+# --- data platform --------------------------------------------------------------------------
+
+
+class Loan(Model):
+    loan_id: Text
+    due_date: LibraryDate = None
+    title: Text = ""
+    creator: Text = ""
+    material_id: OptText = None
+    title_id: OptText = None
+
+
+class Hold(Model):
+    """An `order` of borrower status: a reservation (hold) the patron has placed."""
+
+    order_id: Text
+    order_type: Text = "normal"
+    status: Text = ""
+    pick_up_agency: OptText = None
+    hold_queue_position: OptText = None
+    creator: Text = ""
+    title: Text = ""
+    order_date: LibraryDate = None
+    title_id: OptText = None
+    pick_up_expiry_date: LibraryDate = None
+    pick_up_id: OptText = None
+
+
+class Debt(Model):
+    amount: Text = "0"
+    currency: Text = "DKK"
+    date: LibraryDate = None
+    title: Text = ""
+
+
+class BorrowerStatus(Model):
+    id: OptText = None
+    name: OptText = None
+    address: OptText = None
+    postal_code: OptText = None
+    mail: OptText = None
+    loans: list[Loan] = Field(default_factory=list)
+    orders: list[Hold] = Field(default_factory=list)
+    debt: list[Debt] = Field(default_factory=list)
+    libcmsapi: OptText = None
+    agency: OptText = None
+
+    @field_validator("loans", "orders", "debt", mode="before")
+    @classmethod
+    def _none_is_empty(cls, value: object) -> object:
+        return [] if value is None else value
+
+
+class OrderResult(Model):
+    status: Text = "ok"
+    ors_id: OptText = None
+
+
+class RenewResult(Model):
+    loan_id: Text
+    return_date: LibraryDate = None
+
+
+class CancelResult(Model):
+    order_id: Text
+    deleted: bool = False
+
+
+class Work(Model):
+    pid: FirstText = None
+    title: FirstText = None
+    creator: FirstText = None
+    date: FirstText = None
+    type: FirstText = None
+
+
+class SearchResult(Model):
+    hit_count: int = 0
+    works: list[Work] = Field(default_factory=list)
+
+
+class Branch(Model):
+    branch_id: Text
+    agency_id: OptText = None
+    branch_name: FirstText = None

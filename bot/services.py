@@ -1,0 +1,31 @@
+"""The parts a handler needs, built once per process and passed in explicitly."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from telegram.ext import CallbackContext
+
+    from bot.library.client import LibraryClient
+    from bot.settings import Settings
+    from storage.store import Store
+
+SERVICES_KEY = "services"
+
+
+@dataclass
+class Services:
+    settings: Settings
+    store: Store
+    library: LibraryClient
+    bot_username: str = ""
+    extras: dict[str, Any] = field(default_factory=dict)
+
+
+def services(context: CallbackContext[Any, Any, Any, Any]) -> Services:
+    """The process's services, as stored in `application.bot_data` by `bot.app`."""
+    found = context.application.bot_data[SERVICES_KEY]
+    assert isinstance(found, Services)
+    return found

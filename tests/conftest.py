@@ -1,0 +1,8 @@
+"""Fixtures live per part in tests/fixtures/; this file only loads them."""
+
+pytest_plugins = [
+    "tests.fixtures.library",
+    "tests.fixtures.telegram",
+    "tests.fixtures.database",
+    "tests.fixtures.bot",
+]
