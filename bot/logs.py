@@ -1,0 +1,181 @@
+"""Logging setup (`text` or `json`) with a redaction filter on the one root handler.
+
+The filter sits on the handler, not on a logger, so it sees every record that is emitted,
+whichever library logged it (httpx logs request URLs with the bot token in them, aiohttp logs
+callback URLs with `code` and `state`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import logging
+import re
+import sys
+import threading
+from collections.abc import Iterable
+from typing import Any, Final, Literal, TextIO
+from urllib.parse import quote, quote_plus
+
+MASK: Final = "***"
+MIN_SECRET_LENGTH: Final = 4  # shorter "secrets" would blank out ordinary words
+
+_BOT_TOKEN: Final = re.compile(r"\d+:([A-Za-z0-9_-]+)")
+
+# (pattern, replacement), applied in order after the registered secret values.
+_PATTERNS: Final[tuple[tuple[re.Pattern[str], str], ...]] = (
+    # Telegram bot tokens, in URLs (/bot<id>:<secret>/) and bare.
+    (re.compile(r"(/bot\d+:)[A-Za-z0-9_-]+"), rf"\g<1>{MASK}"),
+    (re.compile(r"\b(\d{5,}:)[A-Za-z0-9_-]{20,}"), rf"\g<1>{MASK}"),
+    # Query-string and form values.
+    (
+        re.compile(
+            r"(?i)\b((?:access_|refresh_|id_)?token|code|state|client_secret|password|pin)"
+            r"(=|%3D)[^&\s\"'<>#,;)\]}]+"
+        ),
+        rf"\g<1>\g<2>{MASK}",
+    ),
+    # The same names as JSON or repr'd dict keys.
+    (
+        re.compile(
+            r"(?i)([\"']((?:access_|refresh_|id_)?token|code|state|client_secret|password|pin)"
+            r"[\"']\s*:\s*[\"'])[^\"']*"
+        ),
+        rf"\g<1>{MASK}",
+    ),
+    (re.compile(r"(?i)\b(Bearer\s+)[A-Za-z0-9\-._~+/=]+"), rf"\g<1>{MASK}"),
+    (re.compile(r"(?i)\b(Basic\s+)[A-Za-z0-9+/]{4,}={0,2}"), rf"\g<1>{MASK}"),
+    (re.compile(r"(/getTicket/)[^/\s?#]+/[^/\s?#\"']+"), rf"\g<1>{MASK}/{MASK}"),
+    # Danish civil registration numbers (CPR).
+    (re.compile(r"\b\d{6}-?\d{4}\b"), "**********"),
+)
+
+# Attributes every LogRecord has; anything else on a record came in through `extra`.
+_RECORD_FIELDS: Final = frozenset(logging.LogRecord("", 0, "", 0, "", (), None).__dict__) | {
+    "message",
+    "asctime",
+    "taskName",
+}
+
+
+class RedactingFilter(logging.Filter):
+    """Blanks out tokens, codes, secrets and CPR numbers in every record it sees.
+
+    It renders the message, redacts it and stores it back (`msg`, `args = ()`), so every
+    formatter after it only ever sees the redacted text; tracebacks and `extra` strings too.
+    """
+
+    def __init__(self, secrets: Iterable[str] = ()) -> None:
+        super().__init__()
+        self._lock = threading.Lock()
+        self._secrets: tuple[str, ...] = ()
+        for secret in secrets:
+            self.add_secret(secret)
+
+    def add_secret(self, value: str) -> None:
+        """Exact values to blank out (the bot token, the client secret, a patron token)."""
+        bot_token = _BOT_TOKEN.fullmatch(value)
+        if bot_token:
+            # Keep the bot id visible (it is public and tells bots apart); hide the secret part.
+            value = bot_token.group(1)
+        if not value or len(value) < MIN_SECRET_LENGTH:
+            return
+        variants = {value, quote(value, safe=""), quote_plus(value)}
+        with self._lock:
+            known = set(self._secrets) | variants
+            # Longest first, so a secret containing another is removed whole.
+            self._secrets = tuple(sorted(known, key=len, reverse=True))
+
+    def redact(self, text: str) -> str:
+        """`text` with every registered secret and every known secret shape masked."""
+        for secret in self._secrets:
+            if secret in text:
+                text = text.replace(secret, MASK)
+        for pattern, replacement in _PATTERNS:
+            text = pattern.sub(replacement, text)
+        return text
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except Exception:  # a bad format string must not hide the record
+            message = f"{record.msg!s} {record.args!r}"
+        record.msg = self.redact(message)
+        record.args = ()
+        if record.exc_info and not record.exc_text:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        if record.exc_text:
+            # Formatters print exc_text when it is set and render exc_info only when it is not.
+            record.exc_text = self.redact(record.exc_text)
+        if record.stack_info:
+            record.stack_info = self.redact(record.stack_info)
+        for name, value in list(record.__dict__.items()):
+            if name not in _RECORD_FIELDS and isinstance(value, str):
+                setattr(record, name, self.redact(value))
+        return True
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per line: time (UTC), level, logger, message, exc_info, extras."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        entry: dict[str, Any] = {
+            "time": dt.datetime.fromtimestamp(record.created, dt.UTC)
+            .isoformat(timespec="milliseconds")
+            .replace("+00:00", "Z"),
+            "level": record.levelname,
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        if record.exc_info and not record.exc_text:
+            record.exc_text = self.formatException(record.exc_info)
+        if record.exc_text:
+            entry["exc_info"] = record.exc_text
+        if record.stack_info:
+            entry["stack_info"] = record.stack_info
+        for name, value in record.__dict__.items():
+            if name in _RECORD_FIELDS or name in entry or name.startswith("_"):
+                continue
+            try:
+                json.dumps(value)
+            except (TypeError, ValueError):
+                continue
+            entry[name] = value
+        return json.dumps(entry, ensure_ascii=False)
+
+
+class _BotHandler(logging.StreamHandler[TextIO]):
+    """Marks the handler we installed, so a second setup replaces it."""
+
+
+TEXT_FORMAT: Final = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+
+
+def setup_logging(
+    level: str = "INFO",
+    fmt: Literal["text", "json"] = "text",
+    *,
+    secrets: Iterable[str] = (),
+    stream: TextIO | None = None,
+) -> RedactingFilter:
+    """Install the one root handler (replacing ours from an earlier call); return its filter
+    so secrets learnt later (a patron's token) can be added."""
+    level = level.upper()
+    root = logging.getLogger()
+    for old in list(root.handlers):
+        if isinstance(old, _BotHandler):
+            root.removeHandler(old)
+            old.close()
+    redactor = RedactingFilter(secrets)
+    handler = _BotHandler(stream if stream is not None else sys.stderr)
+    handler.addFilter(redactor)
+    handler.setFormatter(JsonFormatter() if fmt == "json" else logging.Formatter(TEXT_FORMAT))
+    root.addHandler(handler)
+    root.setLevel(level)
+    # Request lines from the HTTP clients are noise at INFO; keep them for DEBUG.
+    chatty = logging.DEBUG if level == "DEBUG" else logging.WARNING
+    for name in ("httpx", "httpcore"):
+        logging.getLogger(name).setLevel(chatty)
+    logging.getLogger("apscheduler").setLevel(logging.WARNING)
+    logging.captureWarnings(True)
+    return redactor

@@ -1,0 +1,53 @@
+"""Texts shared by every command: connection state, upstream failures, generic buttons."""
+
+from __future__ import annotations
+
+DA: dict[str, str] = {
+    "common.not_connected": (
+        "Du er ikke logget ind endnu. Tryk på knappen for at logge ind med dit bibliotek."
+    ),
+    "common.login_button": "🔑 Log ind med dit bibliotek",
+    "common.unavailable": ("⚠️ Bibliotekets system svarer ikke lige nu. Prøv igen om lidt."),
+    "common.malformed": (
+        "⚠️ Biblioteket sendte et svar, vi ikke kunne læse. Vi har noteret fejlen. Prøv igen senere."
+    ),
+    "common.reconnect": (
+        "🔑 Dit bibliotekslogin er udløbet eller blev afvist. Log ind igen for at fortsætte."
+    ),
+    "common.stale_button": "Den knap virker ikke længere. Prøv kommandoen igen.",
+    "common.unknown_command": "Den kommando kender jeg ikke. Skriv /help for at se, hvad jeg kan.",
+    "common.yes": "Ja",
+    "common.no": "Nej",
+    "common.cancel": "Annullér",
+    "common.cancelled": "Annulleret.",
+    "common.done": "✅ Færdig.",
+    "common.too_long_input": (
+        "Din besked er for lang. Prøv med en kortere tekst (højst {limit} tegn)."
+    ),
+    "common.error": "Noget gik galt hos os. Prøv igen om lidt.",
+}
+
+EN: dict[str, str] = {
+    "common.not_connected": (
+        "You are not logged in yet. Tap the button to log in with your library."
+    ),
+    "common.login_button": "🔑 Log in with your library",
+    "common.unavailable": ("⚠️ The library system is not answering right now. Try again shortly."),
+    "common.malformed": (
+        "⚠️ The library sent something unexpected. We have logged it. Try again later."
+    ),
+    "common.reconnect": (
+        "🔑 Your library login has expired or was refused. Log in again to continue."
+    ),
+    "common.stale_button": "That button is no longer valid. Try the command again.",
+    "common.unknown_command": "I don't know that command. Send /help to see what I can do.",
+    "common.yes": "Yes",
+    "common.no": "No",
+    "common.cancel": "Cancel",
+    "common.cancelled": "Cancelled.",
+    "common.done": "✅ Done.",
+    "common.too_long_input": (
+        "Your message is too long. Try a shorter text (at most {limit} characters)."
+    ),
+    "common.error": "Something went wrong on our side. Try again shortly.",
+}
