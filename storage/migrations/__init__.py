@@ -1,0 +1,1 @@
+"""Alembic migrations of the store; run them with `storage.migrate.upgrade`."""

@@ -1,0 +1,121 @@
+"""The tables. Alembic's `versions/` creates exactly these; the run-time never calls create_all.
+
+Times are stored as UTC (SQLite keeps them naive, PostgreSQL as timestamptz) and always come
+back timezone-aware. Secrets are stored only as ciphertext (tokens) or SHA-256 (states, codes).
+Chat ids are BigInteger: Telegram's exceed 32 bits (supergroups are -100...).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+from typing import Any
+
+from sqlalchemy import JSON, BigInteger, Column, DateTime, Index, Text
+from sqlalchemy.engine import Dialect
+from sqlalchemy.types import TypeDecorator
+from sqlmodel import Field, SQLModel
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """Timezone-aware in, timezone-aware UTC out, on every backend."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime: the store only takes timezone-aware times")
+        value = value.astimezone(UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            return value.replace(tzinfo=UTC)
+        return value.astimezone(UTC)
+
+
+class ChatRow(SQLModel, table=True):
+    __tablename__ = "chat"
+
+    chat_id: int = Field(
+        primary_key=True, sa_type=BigInteger, sa_column_kwargs={"autoincrement": False}
+    )
+    language: str | None = Field(default=None, max_length=8)
+    reminders_enabled: bool = True
+    reminder_days: str | None = Field(default=None, max_length=200)
+    pickup_branch: str | None = Field(default=None, max_length=64)
+    active: bool = True
+    created_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
+    updated_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
+
+
+class LoginStateRow(SQLModel, table=True):
+    __tablename__ = "login_state"
+    __table_args__ = (Index("ix_login_state_expires_at", "expires_at"),)
+
+    state_hash: str = Field(primary_key=True, max_length=64)
+    chat_id: int = Field(index=True, sa_type=BigInteger)
+    expires_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
+
+
+class PendingLinkRow(SQLModel, table=True):
+    __tablename__ = "pending_link"
+    __table_args__ = (Index("ix_pending_link_expires_at", "expires_at"),)
+
+    code_hash: str = Field(primary_key=True, max_length=64)
+    chat_id: int = Field(index=True, sa_type=BigInteger)
+    token: str = Field(sa_type=Text, nullable=False)
+    token_expires_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    attributes: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    expires_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
+
+
+class AccountRow(SQLModel, table=True):
+    __tablename__ = "account"
+    __table_args__ = (Index("ix_account_token_expires_at", "token_expires_at"),)
+
+    chat_id: int = Field(
+        primary_key=True, sa_type=BigInteger, sa_column_kwargs={"autoincrement": False}
+    )
+    token: str = Field(sa_type=Text, nullable=False)
+    key_id: str = Field(max_length=16)
+    token_expires_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    unique_id: str | None = Field(default=None, max_length=200)
+    municipality: str | None = Field(default=None, max_length=16)
+    attributes: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    connected_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
+    expiry_warned: bool = False
+    swept_on: date | None = None
+    lease_owner: str | None = Field(default=None, max_length=200)
+    lease_until: datetime | None = Field(default=None, sa_type=UTCDateTime)
+
+
+class CallbackRefRow(SQLModel, table=True):
+    __tablename__ = "callback_ref"
+    __table_args__ = (Index("ix_callback_ref_created_at", "created_at"),)
+
+    id: str = Field(primary_key=True, max_length=32)
+    chat_id: int = Field(index=True, sa_type=BigInteger)
+    action: str = Field(max_length=64)
+    payload: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    created_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
+    used_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+
+
+class ReminderLogRow(SQLModel, table=True):
+    __tablename__ = "reminder_log"
+
+    chat_id: int = Field(
+        primary_key=True, sa_type=BigInteger, sa_column_kwargs={"autoincrement": False}
+    )
+    key: str = Field(primary_key=True, max_length=300)
+    state: str = Field(max_length=8)
+    created_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
+    sent_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+
+
+metadata = SQLModel.metadata

@@ -1,0 +1,1 @@
+"""Tests of storage/: the Store API, crypto, engine, migrations and commands."""

@@ -1,0 +1,234 @@
+"""Every Store method, on SQLite and on PostgreSQL."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from storage.crypto import CODE_ALPHABET
+from storage.store import ChatSettings, Store
+from tests.storage.conftest import START, FakeClock, rows
+
+OpenStore = Callable[..., AbstractAsyncContextManager[Store]]
+TOKEN = "tok-3b1f9e2d7c-secret-access-token"
+ATTRIBUTES = {"uniqueId": "u-123", "municipality": "101", "cpr": "0101701234", "libraries": []}
+
+
+async def connect(
+    store: Store, chat_id: int, token: str = TOKEN, expires: datetime | None = None
+) -> None:
+    code = await store.create_pending_link(chat_id, token, expires, dict(ATTRIBUTES))
+    assert await store.complete_link(chat_id, code) is not None
+
+
+async def test_chat_settings_defaults_and_changes(store: Store) -> None:
+    assert await store.chat(1) == ChatSettings(chat_id=1)
+    await store.set_language(1, "en")
+    await store.set_pickup_branch(1, "710100")
+    changed = await store.set_reminders(1, enabled=False, days=[1, 3, 3, 0])
+    assert changed == ChatSettings(1, "en", False, (3, 1, 0), "710100", True)
+    assert await store.chat(1) == changed
+    assert (await store.set_reminders(1, enabled=True)).reminder_days == (3, 1, 0)
+    assert (await store.set_reminders(1, days=())).reminder_days is None
+    await store.set_active(1, False)
+    await store.set_language(1, None)
+    settings = await store.chat(1)
+    assert (settings.active, settings.language, settings.reminders_enabled) == (False, None, True)
+    with pytest.raises(ValueError):
+        await store.set_reminders(1, days=[-1])
+    # Telegram supergroup ids do not fit in 32 bits.
+    await store.set_language(-1001234567890, "da")
+    assert (await store.chat(-1001234567890)).language == "da"
+
+
+async def test_login_state_single_use_and_hashed(store: Store) -> None:
+    state = await store.create_login_state(5)
+    assert len(state) >= 43  # 256 bits, URL-safe
+    stored = await rows(store, "SELECT state_hash FROM login_state")
+    assert state not in str(stored)
+    assert await store.consume_login_state(state) == 5
+    assert await store.consume_login_state(state) is None
+    assert await store.consume_login_state("never-issued") is None
+
+
+async def test_login_state_expires(open_store: OpenStore, clock: FakeClock) -> None:
+    async with open_store() as store:
+        state = await store.create_login_state(5, ttl=timedelta(minutes=10))
+        clock.advance(timedelta(minutes=10, seconds=1))
+        assert await store.consume_login_state(state) is None
+        assert await rows(store, "SELECT * FROM login_state") == []
+
+
+async def test_link_connects_only_the_chat_that_asked(store: Store) -> None:
+    expires = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+    code = await store.create_pending_link(10, TOKEN, expires, dict(ATTRIBUTES))
+    assert len(code) == 8 and set(code) <= set(CODE_ALPHABET)
+    # Someone else typing the code gets nothing, and the code stays usable.
+    assert await store.complete_link(99, code) is None
+    assert await store.account(99) is None
+    account = await store.complete_link(10, code.lower())
+    assert account is not None
+    assert (account.chat_id, account.token, account.token_expires_at) == (10, TOKEN, expires)
+    assert (account.unique_id, account.municipality) == ("u-123", "101")
+    assert "cpr" not in account.attributes and account.attributes["uniqueId"] == "u-123"
+    assert account.connected_at.tzinfo is not None and not account.expiry_warned
+    assert TOKEN not in repr(account)
+    assert await store.complete_link(10, code) is None
+    assert await store.account(10) == account
+    assert await store.count_accounts() == 1
+
+
+async def test_new_link_replaces_older_code_and_account(store: Store) -> None:
+    await connect(store, 10, "first-token")
+    stale = await store.create_pending_link(10, "second-token", None, {})
+    fresh = await store.create_pending_link(10, "third-token", None, {"uniqueId": "u-9"})
+    assert await store.complete_link(10, stale) is None
+    account = await store.complete_link(10, fresh)
+    assert account is not None and account.token == "third-token"
+    assert (await store.account(10)) == account and account.token_expires_at is None
+    assert await store.count_accounts() == 1
+
+
+async def test_link_code_expires(open_store: OpenStore, clock: FakeClock) -> None:
+    async with open_store() as store:
+        code = await store.create_pending_link(10, TOKEN, None, {})
+        clock.advance(timedelta(minutes=11))
+        assert await store.complete_link(10, code) is None
+        assert await store.purge_expired() == 1
+        assert await rows(store, "SELECT * FROM pending_link") == []
+
+
+async def test_delete_account_returns_the_token_to_revoke(store: Store) -> None:
+    assert await store.delete_account(10) is None
+    await connect(store, 10)
+    deleted = await store.delete_account(10)
+    assert deleted is not None and deleted.token == TOKEN
+    assert await store.account(10) is None and await store.count_accounts() == 0
+
+
+async def test_accounts_expiring_until_warned(store: Store) -> None:
+    await connect(store, 1, expires=START + timedelta(days=2))
+    await connect(store, 2, expires=START + timedelta(days=20))
+    await connect(store, 3, expires=None)
+    expiring = await store.accounts_expiring(START + timedelta(days=3))
+    assert [account.chat_id for account in expiring] == [1]
+    await store.mark_expiry_warned(1)
+    assert await store.accounts_expiring(START + timedelta(days=3)) == []
+    account = await store.account(1)
+    assert account is not None and account.expiry_warned
+
+
+async def test_callbacks_belong_to_their_chat_and_are_claimed_once(store: Store) -> None:
+    payload: dict[str, Any] = {"loanId": "L1", "pids": ["870970-basis:1"]}
+    callback_id = await store.put_callback(7, "renew", payload)
+    assert len(f"renew:{callback_id}".encode()) <= 64
+    assert await store.callback(callback_id, 8) is None
+    assert await store.claim_callback(callback_id, 8) is None
+    ref = await store.callback(callback_id, 7)
+    assert ref is not None and (ref.action, ref.payload, ref.used_at) == ("renew", payload, None)
+    claimed = await store.claim_callback(callback_id, 7)
+    assert claimed is not None and claimed.used_at is not None and claimed.payload == payload
+    assert await store.claim_callback(callback_id, 7) is None
+    again = await store.callback(callback_id, 7)
+    assert again is not None and again.used_at == claimed.used_at
+
+
+async def test_callbacks_expire_after_a_day(open_store: OpenStore, clock: FakeClock) -> None:
+    async with open_store() as store:
+        old = await store.put_callback(7, "order", {})
+        clock.advance(timedelta(hours=23))
+        young = await store.put_callback(7, "order", {})
+        clock.advance(timedelta(hours=2))
+        assert await store.claim_callback(old, 7) is None
+        assert await store.purge_expired() == 1
+        assert await store.claim_callback(young, 7) is not None
+
+
+async def test_sweep_batches_skip_finished_leased_inactive_and_muted(
+    open_store: OpenStore, clock: FakeClock
+) -> None:
+    today = date(2026, 1, 20)
+    async with open_store() as store:
+        for chat_id in range(1, 8):
+            await connect(store, chat_id)
+        await store.set_active(3, False)
+        await store.set_reminders(4, enabled=False)
+        await store.set_reminders(5, days=[2])
+        await store.set_language(5, "en")
+        first = await store.claim_sweep_batch(today, "w1", 2, timedelta(minutes=5))
+        assert [account.chat_id for account, _ in first] == [1, 2]
+        assert first[0][0].token == TOKEN and first[0][1] == ChatSettings(1)
+        second = await store.claim_sweep_batch(today, "w1", 10, timedelta(minutes=5))
+        assert [account.chat_id for account, _ in second] == [5, 6, 7]
+        assert second[0][1].reminder_days == (2,) and second[0][1].language == "en"
+        for chat_id in (1, 5, 6, 7):
+            await store.finish_sweep(chat_id, today)
+        # Chat 2 is still leased: nobody gets it until the lease runs out.
+        assert await store.claim_sweep_batch(today, "w2", 10, timedelta(minutes=5)) == []
+        clock.advance(timedelta(minutes=6))
+        retried = await store.claim_sweep_batch(today, "w2", 10, timedelta(minutes=5))
+        assert [account.chat_id for account, _ in retried] == [2]
+        await store.finish_sweep(2, today)
+        tomorrow = await store.claim_sweep_batch(
+            today + timedelta(days=1), "w1", 10, timedelta(minutes=5)
+        )
+        assert [account.chat_id for account, _ in tomorrow] == [1, 2, 5, 6, 7]
+
+
+async def test_reminder_ledger(store: Store) -> None:
+    keys = ["loan:L1:2026-01-23:3", "loan:L2:2026-01-21:1"]
+    assert await store.reminder_states(1, keys) == {}
+    await store.record_intents(1, keys)
+    assert await store.reminder_states(1, keys) == dict.fromkeys(keys, "intent")
+    await store.mark_sent(1, keys[:1])
+    await store.record_intents(1, [*keys, "hold:H1:ready"])  # existing keys untouched
+    assert await store.reminder_states(1, [*keys, "hold:H1:ready", "other"]) == {
+        keys[0]: "sent",
+        keys[1]: "intent",
+        "hold:H1:ready": "intent",
+    }
+    await store.mark_sent(1, ["loan:L3:2026-01-20:0"])  # sent without an intent first
+    assert await store.reminder_states(1, ["loan:L3:2026-01-20:0"]) == {
+        "loan:L3:2026-01-20:0": "sent"
+    }
+    assert await store.reminder_states(2, keys) == {}
+    await store.record_intents(1, [])
+    await store.mark_sent(1, [])
+
+
+async def test_forget_chat_leaves_nothing(store: Store) -> None:
+    for chat_id in (1, 2):
+        await connect(store, chat_id)
+        await store.set_language(chat_id, "da")
+        await store.create_login_state(chat_id)
+        await store.create_pending_link(chat_id, "pending", None, {})
+        await store.put_callback(chat_id, "order", {"pid": "x"})
+        await store.record_intents(chat_id, ["loan:L1:2026-01-23:3"])
+    await store.forget_chat(1)
+    for table in ("chat", "login_state", "pending_link", "account", "callback_ref", "reminder_log"):
+        assert await rows(store, f"SELECT * FROM {table} WHERE chat_id = 1") == [], table  # noqa: S608
+        assert len(await rows(store, f"SELECT * FROM {table} WHERE chat_id = 2")) == 1, table  # noqa: S608
+    assert await store.chat(1) == ChatSettings(1)
+
+
+async def test_ping(store: Store) -> None:
+    assert await store.ping()
+    await store.close()
+    broken = await Store.open("postgresql://nobody@127.0.0.1:1/none", [b"k" * 32])
+    assert not await broken.ping()
+    await broken.close()
+
+
+async def test_times_come_back_aware_utc(store: Store) -> None:
+    copenhagen = datetime.fromisoformat("2026-03-01T13:00:00+01:00")
+    await connect(store, 1, expires=copenhagen)
+    account = await store.account(1)
+    assert account is not None and account.token_expires_at == copenhagen
+    assert (
+        account.token_expires_at is not None
+        and account.token_expires_at.utcoffset() == timedelta(0)
+    )
