@@ -36,7 +36,10 @@ def parse_library_date(value: object, tz: ZoneInfo = DEFAULT_TZ) -> dt.date | st
             return text
     if moment.tzinfo is None:
         return moment.date()
-    return moment.astimezone(tz).date()
+    try:
+        return moment.astimezone(tz).date()
+    except OverflowError:  # the first or last day of the calendar, shifted out of range
+        return moment.date()
 
 
 def _to_str(value: object) -> object:

@@ -1,0 +1,589 @@
+"""One async client for the access service (both login flows) and the data platform.
+
+Every failure surfaces as one of the errors in `bot.library.errors`; nothing from httpx,
+pydantic or json leaks out. Error messages and this module's log lines name an endpoint,
+never a URL, a query string or a token.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, TypeVar
+from urllib.parse import quote, urlencode
+from zoneinfo import ZoneInfo
+
+import httpx
+from pydantic import BaseModel
+
+from bot.library.errors import (
+    BadRequest,
+    LibraryError,
+    NotLoggedIn,
+    OrderRefused,
+    Refused,
+    ServiceUnavailable,
+    TokenRejected,
+)
+from bot.library.models import (
+    DEFAULT_TZ,
+    BorrowerStatus,
+    Branch,
+    CancelResult,
+    OrderResult,
+    RenewResult,
+    SearchResult,
+    Session,
+    Ticket,
+    TokenResponse,
+    Userinfo,
+    Work,
+)
+from bot.library.redact import RedactQuery, install_log_redaction
+
+if TYPE_CHECKING:
+    from types import TracebackType
+
+    from bot.settings import Settings
+
+__all__ = [
+    "CallHook",
+    "LibraryClient",
+    "RedactQuery",
+    "install_log_redaction",
+    "parse_envelope",
+    "parse_model",
+]
+
+log = logging.getLogger(__name__)
+
+M = TypeVar("M", bound=BaseModel)
+T = TypeVar("T")
+
+CallHook = Callable[[str, str, float], None]
+"""`on_call(endpoint, outcome, seconds)`: outcome is "ok" or the raised error's `kind`."""
+
+CONNECT_TIMEOUT = 3.0
+# A retry is only worth starting with this much of the call's deadline left.
+MIN_RETRY_BUDGET = 0.5
+# Renew the anonymous token this long before the service says it expires.
+PUBLIC_TOKEN_MARGIN = 60.0
+# Lifetime assumed when a token response carries no `expires_in`.
+DEFAULT_TOKEN_LIFETIME = 3600.0
+MAX_CODE_LENGTH = 100
+
+# Endpoint name -> how it is named in messages (never a URL: getTicket's path holds a token).
+LABELS: Mapping[str, str] = MappingProxyType(
+    {
+        "exchange_code": "access service /oauth/token",
+        "userinfo": "access service /userinfo",
+        "revoke": "access service /oauth/revoke",
+        "password_grant": "access service (earlier flow) /oauth/token",
+        "login_session": "login service /login",
+        "get_ticket": "login service /getTicket",
+        "user": "data platform /v3/user",
+        "order": "data platform /v3/order",
+        "cancel_order": "data platform /v3/order (cancel)",
+        "renew": "data platform /v3/renew",
+        "work": "data platform /v3/work",
+        "search": "data platform /v3/search",
+        "libraries": "data platform /v3/libraries",
+    }
+)
+_TOKEN_ENDPOINTS = frozenset({"exchange_code", "password_grant"})
+_REFUSABLE = frozenset({"renew", "cancel_order"})
+_RETRYABLE_ERRORS = (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError)
+
+
+@dataclass(frozen=True)
+class _CachedToken:
+    token: str
+    renew_at: float  # time.monotonic()
+
+
+def _label(endpoint: str) -> str:
+    return LABELS.get(endpoint, endpoint)
+
+
+def _malformed(endpoint: str, why: str) -> ServiceUnavailable:
+    log.warning("malformed response from %s (%s)", _label(endpoint), why)
+    return ServiceUnavailable(f"malformed response from {_label(endpoint)}", code="malformed")
+
+
+def parse_model(model: type[M], data: object, *, tz: ZoneInfo, endpoint: str) -> M:
+    """Validate `data` as `model` with dates in `tz`; any failure is `ServiceUnavailable`."""
+    try:
+        return model.model_validate(data, context={"tz": tz})
+    except Exception as exc:  # ValidationError, but also overflow/recursion on odd input
+        raise _malformed(endpoint, type(exc).__name__) from None
+
+
+def _parse_list(model: type[M], data: object, *, tz: ZoneInfo, endpoint: str) -> list[M]:
+    if isinstance(data, dict):  # one object where a list was expected: take it as a list of one
+        data = [data]
+    if not isinstance(data, list):
+        raise _malformed(endpoint, "data is not a list")
+    return [parse_model(model, item, tz=tz, endpoint=endpoint) for item in data]
+
+
+def _data(body: Mapping[str, Any], endpoint: str) -> Any:
+    if "data" not in body:
+        raise _malformed(endpoint, "no data in the envelope")
+    return body["data"]
+
+
+def parse_envelope(
+    body: object, model: type[M], *, tz: ZoneInfo = DEFAULT_TZ, endpoint: str = "user"
+) -> M:
+    """Parse a decoded data-platform body `{"statusCode", "data"}` into `model`.
+
+    Raises only `LibraryError`s: the mapped error of a failure envelope, or `ServiceUnavailable`
+    for anything of the wrong shape.
+    """
+    if not isinstance(body, dict):
+        raise _malformed(endpoint, "body is not an object")
+    status = body.get("statusCode")
+    if isinstance(status, int) and not isinstance(status, bool) and status >= 400:
+        raise _error_for(endpoint, status, body)
+    return parse_model(model, _data(body, endpoint), tz=tz, endpoint=endpoint)
+
+
+def _error_code(body: object) -> str | None:
+    if isinstance(body, dict):
+        code = body.get("error")
+        if isinstance(code, str) and code:
+            return code[:MAX_CODE_LENGTH]
+    return None
+
+
+def _error_for(endpoint: str, status: int, body: object) -> LibraryError:
+    """Map an HTTP status and error body to the taxonomy (see production-notes.md)."""
+    code = _error_code(body)
+    message = f"{_label(endpoint)} answered HTTP {status}"
+    if code:
+        message += f" ({code})"
+    if endpoint in _TOKEN_ENDPOINTS and status in (400, 401):
+        default = "invalid_client" if status == 401 else "invalid_request"
+        return BadRequest(message, code=code or default, status=status)
+    if status == 401:
+        return TokenRejected(message, code=code or "invalid_token", status=status)
+    if status == 403:
+        return NotLoggedIn(message, code=code or "not logged in", status=status)
+    if status == 503:
+        return ServiceUnavailable(message, code="service_unavailable", status=status)
+    if endpoint == "order" and status == 500 and code:
+        return OrderRefused(message, code=code, status=status)
+    if endpoint in _REFUSABLE and status >= 400 and code:
+        return Refused(message, code=code, status=status)
+    if status == 400:
+        return BadRequest(message, code=code or "invalid_request", status=status)
+    return ServiceUnavailable(message, code=code, status=status)
+
+
+def _decode(endpoint: str, response: httpx.Response) -> dict[str, Any]:
+    """The JSON object of a successful response; the mapped error otherwise."""
+    try:
+        body: object = json.loads(response.content) if response.content else None
+    except Exception:  # not JSON, bad UTF-8, absurd nesting
+        body = None
+        decoded = False
+    else:
+        decoded = True
+    status = response.status_code
+    if isinstance(body, dict):
+        inner = body.get("statusCode")
+        if isinstance(inner, int) and not isinstance(inner, bool) and inner >= 400 > status:
+            status = inner  # an error envelope sent with HTTP 200
+    if status >= 400:
+        raise _error_for(endpoint, status, body)
+    if not 200 <= status < 300:
+        raise ServiceUnavailable(f"{_label(endpoint)} answered HTTP {status}", status=status)
+    if not decoded:
+        raise _malformed(endpoint, "not JSON")
+    if not isinstance(body, dict):
+        raise _malformed(endpoint, "not a JSON object")
+    return body
+
+
+class LibraryClient:
+    """Typed calls to the library services over one pooled `httpx.AsyncClient`.
+
+    `timeout` bounds each call as a whole, retry included, so the bot can answer within
+    ten seconds. Reads are retried once on a connection error or time-out while time is left;
+    nothing that changes state is retried.
+    """
+
+    def __init__(
+        self,
+        *,
+        oauth_url: str,
+        auth_url: str,
+        platform_url: str,
+        client_id: str,
+        client_secret: str,
+        login_url: str | None = None,
+        timezone: ZoneInfo = DEFAULT_TZ,
+        timeout: float = 8.0,
+        transport: httpx.AsyncBaseTransport | None = None,
+        on_call: CallHook | None = None,
+    ) -> None:
+        self.oauth_url = oauth_url.rstrip("/")
+        self.auth_url = auth_url.rstrip("/")
+        self.platform_url = platform_url.rstrip("/")
+        self.login_url = login_url.rstrip("/") if login_url else None
+        self.client_id = client_id
+        self._client_secret = client_secret
+        self.timezone = timezone
+        self.timeout = timeout
+        self._on_call = on_call
+        self._http = httpx.AsyncClient(
+            timeout=httpx.Timeout(timeout, connect=min(CONNECT_TIMEOUT, timeout)),
+            limits=httpx.Limits(
+                max_connections=100, max_keepalive_connections=20, keepalive_expiry=30.0
+            ),
+            transport=transport,
+            follow_redirects=False,
+            headers={"Accept": "application/json", "User-Agent": "library-bot"},
+        )
+        self._public: _CachedToken | None = None
+        self._public_lock = asyncio.Lock()
+
+    @classmethod
+    def from_settings(cls, settings: Settings, **kwargs: Any) -> LibraryClient:
+        """Build from `Settings`; `kwargs` (e.g. `on_call`, `transport`) pass through."""
+        from bot.settings import LIBRARY_VARIABLES, SettingsError
+
+        for name in LIBRARY_VARIABLES:
+            if not getattr(settings, name):
+                raise SettingsError(f"{name}: required to reach the library services, but not set")
+        assert settings.OAUTH_URL and settings.AUTH_URL and settings.PLATFORM_URL
+        assert settings.CLIENT_ID and settings.CLIENT_SECRET
+        return cls(
+            oauth_url=settings.OAUTH_URL,
+            auth_url=settings.AUTH_URL,
+            platform_url=settings.PLATFORM_URL,
+            login_url=settings.LOGIN_URL,
+            client_id=settings.CLIENT_ID,
+            client_secret=settings.CLIENT_SECRET.get_secret_value(),
+            timezone=settings.timezone,
+            timeout=settings.LIBRARY_TIMEOUT,
+            **kwargs,
+        )
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def __aenter__(self) -> LibraryClient:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    # --- plumbing ---------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def _metered(self, endpoint: str) -> Iterator[None]:
+        started = time.perf_counter()
+        outcome = "ok"
+        try:
+            yield
+        except LibraryError as exc:
+            outcome = exc.kind
+            raise
+        except asyncio.CancelledError:
+            outcome = "cancelled"
+            raise
+        except BaseException:
+            outcome = "error"
+            raise
+        finally:
+            if self._on_call is not None:
+                try:
+                    self._on_call(endpoint, outcome, time.perf_counter() - started)
+                except Exception:  # metrics must never break a patron's call
+                    log.exception("on_call hook failed for %s", endpoint)
+
+    async def _send(
+        self,
+        endpoint: str,
+        method: str,
+        url: str,
+        *,
+        retry: bool = False,
+        params: Mapping[str, str] | None = None,
+        data: Mapping[str, str] | None = None,
+        headers: Mapping[str, str] | None = None,
+        auth: httpx.Auth | None = None,
+    ) -> httpx.Response:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.timeout
+        attempts = 2 if retry else 1
+        for attempt in range(1, attempts + 1):
+            try:
+                async with asyncio.timeout_at(deadline):
+                    return await self._http.request(
+                        method, url, params=params, data=data, headers=headers, auth=auth
+                    )
+            except _RETRYABLE_ERRORS as exc:
+                if attempt < attempts and deadline - loop.time() > MIN_RETRY_BUDGET:
+                    log.info("retrying %s after %s", _label(endpoint), type(exc).__name__)
+                    continue
+                code = "timeout" if isinstance(exc, httpx.TimeoutException) else "connection"
+                raise ServiceUnavailable(
+                    f"{_label(endpoint)}: {type(exc).__name__}", code=code
+                ) from None
+            except TimeoutError:
+                raise ServiceUnavailable(
+                    f"{_label(endpoint)}: no answer within {self.timeout:g} s", code="timeout"
+                ) from None
+            except httpx.HTTPError as exc:
+                raise ServiceUnavailable(
+                    f"{_label(endpoint)}: {type(exc).__name__}", code="connection"
+                ) from None
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _platform(
+        self,
+        endpoint: str,
+        path: str,
+        access_token: str,
+        params: Mapping[str, str] | None = None,
+        *,
+        retry: bool,
+    ) -> dict[str, Any]:
+        query = {"access_token": access_token, **(params or {})}
+        response = await self._send(
+            endpoint, "GET", f"{self.platform_url}{path}", params=query, retry=retry
+        )
+        return _decode(endpoint, response)
+
+    def _model(self, model: type[M], data: object, endpoint: str) -> M:
+        return parse_model(model, data, tz=self.timezone, endpoint=endpoint)
+
+    def _require_login_url(self) -> str:
+        if self.login_url is None:
+            raise BadRequest("LOGIN_URL is not configured", code="not_configured")
+        return self.login_url
+
+    # --- code flow --------------------------------------------------------------------------
+
+    def authorize_url(self, *, redirect_uri: str, state: str) -> str:
+        """Where to send the patron to log in; the service redirects back with a code."""
+        query = urlencode(
+            {
+                "response_type": "code",
+                "client_id": self.client_id,
+                "redirect_uri": redirect_uri,
+                "state": state,
+            }
+        )
+        return f"{self.oauth_url}/oauth/authorize?{query}"
+
+    async def exchange_code(self, code: str, *, redirect_uri: str) -> TokenResponse:
+        with self._metered("exchange_code"):
+            response = await self._send(
+                "exchange_code",
+                "POST",
+                f"{self.oauth_url}/oauth/token",
+                data={
+                    "grant_type": "authorization_code",
+                    "code": code,
+                    "client_id": self.client_id,
+                    "client_secret": self._client_secret,
+                    "redirect_uri": redirect_uri,
+                },
+            )
+            return self._model(TokenResponse, _decode("exchange_code", response), "exchange_code")
+
+    async def userinfo(self, access_token: str) -> Userinfo:
+        """The patron's attributes; the civil registration number is dropped if sent."""
+        with self._metered("userinfo"):
+            response = await self._send(
+                "userinfo",
+                "GET",
+                f"{self.oauth_url}/userinfo",
+                headers={"Authorization": f"Bearer {access_token}"},
+                retry=True,
+            )
+            body = _decode("userinfo", response)
+            attributes = body.get("attributes", body if "uniqueId" in body else None)
+            if not isinstance(attributes, dict):
+                raise _malformed("userinfo", "no attributes")
+            extra = {
+                key: value
+                for key, value in attributes.items()
+                if key not in ("uniqueId", "municipality") and str(key).lower() != "cpr"
+            }
+            return self._model(
+                Userinfo,
+                {
+                    "uniqueId": attributes.get("uniqueId"),
+                    "municipality": attributes.get("municipality"),
+                    "extra": extra,
+                },
+                "userinfo",
+            )
+
+    async def revoke(self, access_token: str) -> bool:
+        """Best effort: True when the service confirmed, False on any failure (never raises)."""
+        try:
+            with self._metered("revoke"):
+                response = await self._send(
+                    "revoke",
+                    "DELETE",
+                    f"{self.oauth_url}/oauth/revoke",
+                    params={"access_token": access_token},
+                )
+                if not response.is_success:
+                    raise _error_for("revoke", response.status_code, None)
+                return True
+        except LibraryError as exc:
+            log.info("token revocation failed: %s", exc)
+            return False
+
+    # --- earlier flow -----------------------------------------------------------------------
+
+    async def password_grant(self) -> TokenResponse:
+        """An anonymous token (good for public data-platform calls, not for `/v3/user`)."""
+        with self._metered("password_grant"):
+            response = await self._send(
+                "password_grant",
+                "POST",
+                f"{self.auth_url}/oauth/token",
+                data={"grant_type": "password", "username": "@", "password": "@"},
+                auth=httpx.BasicAuth(self.client_id, self._client_secret),
+            )
+            return self._model(TokenResponse, _decode("password_grant", response), "password_grant")
+
+    async def public_token(self) -> str:
+        """The cached anonymous token; concurrent callers share one request to renew it."""
+        cached = self._public
+        if cached is not None and time.monotonic() < cached.renew_at:
+            return cached.token
+        async with self._public_lock:
+            cached = self._public
+            if cached is not None and time.monotonic() < cached.renew_at:
+                return cached.token
+            grant = await self.password_grant()
+            lifetime = float(grant.expires_in or DEFAULT_TOKEN_LIFETIME)
+            renew_in = max(lifetime - PUBLIC_TOKEN_MARGIN, lifetime / 2)
+            self._public = _CachedToken(grant.access_token, time.monotonic() + renew_in)
+            return grant.access_token
+
+    def _forget_public_token(self, token: str) -> None:
+        if self._public is not None and self._public.token == token:
+            self._public = None
+
+    async def _with_public_token(self, call: Callable[[str], Awaitable[T]]) -> T:
+        """Run a public call; if the service rejects the cached token, retry once with a new one."""
+        token = await self.public_token()
+        try:
+            return await call(token)
+        except TokenRejected:
+            self._forget_public_token(token)
+            return await call(await self.public_token())
+
+    async def login_session(self, access_token: str) -> Session:
+        login_url = self._require_login_url()
+        with self._metered("login_session"):
+            response = await self._send(
+                "login_session",
+                "GET",
+                f"{login_url}/login",
+                params={"token": access_token},
+                retry=True,
+            )
+            body = _decode("login_session", response)
+            data = body["data"] if isinstance(body.get("data"), dict) else body
+            return self._model(Session, data, "login_session")
+
+    async def get_ticket(self, session: Session) -> Ticket:
+        login_url = self._require_login_url()
+        with self._metered("get_ticket"):
+            path = f"/getTicket/{quote(session.token, safe='')}/{quote(session.id, safe='')}"
+            response = await self._send("get_ticket", "GET", f"{login_url}{path}", retry=True)
+            body = _decode("get_ticket", response)
+            data = body["data"] if isinstance(body.get("data"), dict) else body
+            return self._model(Ticket, data, "get_ticket")
+
+    # --- data platform ----------------------------------------------------------------------
+
+    async def user(self, access_token: str) -> BorrowerStatus:
+        with self._metered("user"):
+            body = await self._platform("user", "/v3/user", access_token, retry=True)
+            return self._model(BorrowerStatus, _data(body, "user"), "user")
+
+    async def order(self, access_token: str, pids: list[str], pick_up_branch: str) -> OrderResult:
+        """Place a hold; `pick_up_branch` in ISIL form (`DK-` + digits). Never retried."""
+        with self._metered("order"):
+            params = {"pids": json.dumps(pids), "pickUpBranch": pick_up_branch}
+            body = await self._platform("order", "/v3/order", access_token, params, retry=False)
+            return self._model(OrderResult, _data(body, "order"), "order")
+
+    async def cancel_order(
+        self, access_token: str, order_id: str, order_type: str = "normal"
+    ) -> CancelResult:
+        with self._metered("cancel_order"):
+            params = {"orderId": order_id, "orderType": order_type, "delete": "true"}
+            body = await self._platform(
+                "cancel_order", "/v3/order", access_token, params, retry=False
+            )
+            return self._model(CancelResult, _data(body, "cancel_order"), "cancel_order")
+
+    async def renew(self, access_token: str, loan_id: str) -> RenewResult:
+        with self._metered("renew"):
+            body = await self._platform(
+                "renew", "/v3/renew", access_token, {"loanId": loan_id}, retry=False
+            )
+            return self._model(RenewResult, _data(body, "renew"), "renew")
+
+    async def work(self, access_token: str, pids: list[str]) -> list[Work]:
+        with self._metered("work"):
+            body = await self._platform(
+                "work", "/v3/work", access_token, {"pids": json.dumps(pids)}, retry=True
+            )
+            return _parse_list(Work, _data(body, "work"), tz=self.timezone, endpoint="work")
+
+    async def search(
+        self, access_token: str, query: str, *, limit: int = 10, offset: int = 0
+    ) -> SearchResult:
+        """Search with a CQL `query`; `limit` is capped at the platform's 50."""
+        with self._metered("search"):
+            params = {"q": query, "limit": str(max(1, min(limit, 50))), "offset": str(offset)}
+            body = await self._platform("search", "/v3/search", access_token, params, retry=True)
+            works = _parse_list(Work, _data(body, "search"), tz=self.timezone, endpoint="search")
+            hits = body.get("hitCount", len(works))
+            return self._model(SearchResult, {"hitCount": hits, "works": works}, "search")
+
+    async def libraries(self, access_token: str, agency_ids: list[str]) -> list[Branch]:
+        with self._metered("libraries"):
+            params = {"agencyIds": json.dumps(agency_ids)}
+            body = await self._platform(
+                "libraries", "/v3/libraries", access_token, params, retry=True
+            )
+            data = _data(body, "libraries")
+            return _parse_list(Branch, data, tz=self.timezone, endpoint="libraries")
+
+    # --- public data with the cached anonymous token ----------------------------------------
+
+    async def search_public(self, query: str, *, limit: int = 10, offset: int = 0) -> SearchResult:
+        return await self._with_public_token(
+            lambda token: self.search(token, query, limit=limit, offset=offset)
+        )
+
+    async def work_public(self, pids: list[str]) -> list[Work]:
+        return await self._with_public_token(lambda token: self.work(token, pids))
+
+    async def libraries_public(self, agency_ids: list[str]) -> list[Branch]:
+        return await self._with_public_token(lambda token: self.libraries(token, agency_ids))

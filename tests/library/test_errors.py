@@ -1,0 +1,203 @@
+"""Each kind of failure, provoked with the sandbox's faults, maps to one error of the taxonomy."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from typing import TYPE_CHECKING
+
+import httpx
+import pytest
+
+from bot.library.client import LibraryClient
+from bot.library.errors import (
+    BadRequest,
+    OrderRefused,
+    Refused,
+    ServiceUnavailable,
+    TokenRejected,
+)
+from tests.library.conftest import make_client
+
+if TYPE_CHECKING:
+    from sandbox.library import LibrarySandbox
+
+ORDER_CALLS = "platform GET /v3/order"
+PID = "870970-basis:29318871"
+
+
+class CountingTransport(httpx.AsyncHTTPTransport):
+    """The real transport, counting the attempts the client makes per path."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.attempts: Counter[str] = Counter()
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        self.attempts[request.url.path] += 1
+        return await super().handle_async_request(request)
+
+
+async def test_expired_token(library_sandbox: LibrarySandbox, client: LibraryClient) -> None:
+    token = library_sandbox.issue_token("1000000001")
+    library_sandbox.expire_token(token)
+    with pytest.raises(TokenRejected) as caught:
+        await client.user(token)
+    assert (caught.value.status, caught.value.code) == (401, "invalid_token")
+    assert token not in str(caught.value)
+
+
+async def test_order_not_placed_is_not_retried(
+    library_sandbox: LibrarySandbox, client: LibraryClient
+) -> None:
+    token = library_sandbox.issue_token("1000000002")
+    library_sandbox.faults.fail_next["/v3/order"] = [500]
+    before = library_sandbox.calls[ORDER_CALLS]
+    with pytest.raises(OrderRefused) as caught:
+        await client.order(token, [PID], "DK-710100")
+    assert caught.value.code == "order not placed"
+    assert caught.value.status == 500
+    assert library_sandbox.calls[ORDER_CALLS] == before + 1
+
+
+async def test_order_system_down(library_sandbox: LibrarySandbox, client: LibraryClient) -> None:
+    library_sandbox.faults.down.add("orders")
+    token = library_sandbox.issue_token("1000000002")
+    with pytest.raises(ServiceUnavailable) as caught:
+        await client.order(token, [PID], "DK-710100")
+    assert caught.value.code == "service_unavailable"
+    assert (await client.user(token)).loans == []  # the rest of the platform works
+
+
+async def test_order_validation_is_a_bad_request(
+    library_sandbox: LibrarySandbox, client: LibraryClient
+) -> None:
+    token = library_sandbox.issue_token("1000000002")
+    with pytest.raises(BadRequest) as caught:
+        await client.order(token, [PID], "")
+    assert caught.value.status == 400
+    assert caught.value.code
+
+
+async def test_order_refused_by_the_order_system(
+    library_sandbox: LibrarySandbox, client: LibraryClient
+) -> None:
+    token = library_sandbox.issue_token("1000000001")  # Karen has this title on loan
+    with pytest.raises(OrderRefused) as caught:
+        await client.order(token, [PID], "DK-710100")
+    assert caught.value.code == "owned_own_catalogue"
+    assert token not in str(caught.value)
+
+
+async def test_cancelling_an_unknown_order_is_refused(
+    library_sandbox: LibrarySandbox, client: LibraryClient
+) -> None:
+    token = library_sandbox.issue_token("1000000001")
+    with pytest.raises(Refused) as caught:
+        await client.cancel_order(token, "no-such-order")
+    assert not isinstance(caught.value, OrderRefused)
+    assert caught.value.code == "order_not_found"
+
+
+async def test_refused_renewal(library_sandbox: LibrarySandbox, client: LibraryClient) -> None:
+    token = library_sandbox.issue_token("1000000001")
+    reserved = library_sandbox.patron_data("1000000001").loans[3]["loanId"]
+    with pytest.raises(Refused) as caught:
+        await client.renew(token, reserved)
+    assert not isinstance(caught.value, OrderRefused)
+    assert caught.value.code == "renewal_refused"
+    with pytest.raises(Refused) as unknown:
+        await client.renew(token, "no-such-loan")
+    assert unknown.value.code == "loan_not_found"
+
+
+async def test_platform_down(library_sandbox: LibrarySandbox, client: LibraryClient) -> None:
+    library_sandbox.faults.down.add("platform")
+    with pytest.raises(ServiceUnavailable) as caught:
+        await client.user(library_sandbox.issue_token("1000000001"))
+    assert caught.value.status == 503
+
+
+async def test_server_error_on_a_read(
+    library_sandbox: LibrarySandbox, client: LibraryClient
+) -> None:
+    library_sandbox.faults.fail_next["/v3/user"] = [500]
+    token = library_sandbox.issue_token("1000000001")
+    with pytest.raises(ServiceUnavailable) as caught:
+        await client.user(token)
+    assert caught.value.status == 500
+    assert (await client.user(token)).name == "Karen Jensen"  # HTTP errors are not retried
+
+
+async def test_malformed_body(library_sandbox: LibrarySandbox, client: LibraryClient) -> None:
+    library_sandbox.faults.malformed.add("platform")
+    with pytest.raises(ServiceUnavailable, match="malformed response from") as caught:
+        await client.user(library_sandbox.issue_token("1000000001"))
+    assert "access_token" not in str(caught.value)
+    library_sandbox.faults.malformed = {"oauth"}
+    with pytest.raises(ServiceUnavailable, match="malformed response from"):
+        await client.userinfo(library_sandbox.issue_token("1000000001"))
+
+
+async def test_reads_are_retried_once_on_connection_errors(
+    library_sandbox: LibrarySandbox,
+) -> None:
+    transport = CountingTransport()
+    outcomes: list[tuple[str, str]] = []
+    library = make_client(
+        library_sandbox,
+        transport=transport,
+        on_call=lambda name, outcome, _: outcomes.append((name, outcome)),
+    )
+    library_sandbox.faults.refuse_connections.add("platform")
+    token = library_sandbox.issue_token("1000000001")
+    before = library_sandbox.calls.copy()
+    try:
+        with pytest.raises(ServiceUnavailable):
+            await library.user(token)
+        with pytest.raises(ServiceUnavailable):
+            await library.order(token, [PID], "DK-710100")
+        with pytest.raises(ServiceUnavailable):
+            await library.renew(token, "4100001")
+    finally:
+        await library.aclose()
+    seen = library_sandbox.calls - before  # the sandbox read each request, then hung up
+    assert seen["platform GET /v3/user"] == 2
+    assert seen[ORDER_CALLS] == 1
+    assert seen["platform GET /v3/renew"] == 1
+    assert transport.attempts["/v3/user"] == 2
+    assert transport.attempts["/v3/order"] == 1
+    assert transport.attempts["/v3/renew"] == 1
+    assert outcomes == [("user", "unavailable"), ("order", "unavailable"), ("renew", "unavailable")]
+
+
+async def test_slow_order_times_out_once(library_sandbox: LibrarySandbox) -> None:
+    library = make_client(library_sandbox, timeout=0.5)
+    library_sandbox.faults.latency["platform"] = 1.5
+    before = library_sandbox.calls[ORDER_CALLS]
+    started = time.monotonic()
+    try:
+        with pytest.raises(ServiceUnavailable) as caught:
+            await library.order(library_sandbox.issue_token("1000000002"), [PID], "DK-710100")
+        elapsed = time.monotonic() - started
+        with pytest.raises(ServiceUnavailable):
+            await library.user(library_sandbox.issue_token("1000000002"))
+    finally:
+        await library.aclose()
+    assert caught.value.code == "timeout"
+    assert elapsed < 1.2  # the call's whole budget is the timeout
+    assert library_sandbox.calls[ORDER_CALLS] == before + 1
+
+
+async def test_revoke_never_raises(library_sandbox: LibrarySandbox) -> None:
+    library = make_client(library_sandbox, timeout=0.5)
+    try:
+        library_sandbox.faults.latency["oauth"] = 2.0
+        started = time.monotonic()
+        assert await library.revoke(library_sandbox.issue_token("1000000001")) is False
+        assert time.monotonic() - started < 1.2
+        library_sandbox.faults.latency.clear()
+        library_sandbox.faults.down.add("oauth")
+        assert await library.revoke(library_sandbox.issue_token("1000000001")) is False
+    finally:
+        await library.aclose()
