@@ -52,6 +52,7 @@ class Settings(BaseSettings):
 
     TELEGRAM_BOT_TOKEN: SecretStr | None = None
     TELEGRAM_API_URL: str = "https://api.telegram.org"
+    TELEGRAM_LINK_URL: str = "https://t.me"
     OAUTH_URL: str | None = None
     AUTH_URL: str | None = None
     LOGIN_URL: str | None = None

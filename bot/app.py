@@ -1,0 +1,116 @@
+"""Build the python-telegram-bot `Application`: Bot API address, rate limiter, handlers."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import logging
+import pkgutil
+from typing import Any
+
+from telegram import Update
+from telegram.error import Forbidden, TelegramError
+from telegram.ext import AIORateLimiter, Application, ApplicationBuilder, BaseHandler
+from telegram.request import HTTPXRequest
+
+import bot.handlers
+from bot.library.errors import ServiceUnavailable
+from bot.metrics import MeteredApplication, metrics_of
+from bot.services import SERVICES_KEY, Services
+from bot.texts import t
+
+log = logging.getLogger(__name__)
+
+# Modules of bot/handlers that are not a command area of their own.
+NOT_AREAS = frozenset({"common", "fallback"})
+CONCURRENT_UPDATES = 64
+CONNECTION_POOL = 64
+
+AnyApplication = Application[Any, Any, Any, Any, Any, Any]
+
+
+def discover_handlers() -> list[BaseHandler[Any, Any, Any]]:
+    """Every area module's `handlers()`, in module-name order (group 0)."""
+    found: list[BaseHandler[Any, Any, Any]] = []
+    for module_info in sorted(pkgutil.iter_modules(bot.handlers.__path__), key=lambda m: m.name):
+        if module_info.name in NOT_AREAS or module_info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"bot.handlers.{module_info.name}")
+        factory = getattr(module, "handlers", None)
+        if callable(factory):
+            found.extend(factory())
+    return found
+
+
+def build_application(services: Services, *, polling: bool) -> AnyApplication:
+    """The PTB application for `services`; `polling=False` leaves updates to the webhook."""
+    from bot.handlers import fallback
+
+    settings = services.settings
+    assert settings.TELEGRAM_BOT_TOKEN is not None
+    request = HTTPXRequest(
+        connection_pool_size=CONNECTION_POOL,
+        connect_timeout=5.0,
+        read_timeout=10.0,
+        write_timeout=10.0,
+        pool_timeout=5.0,
+    )
+    builder = (
+        ApplicationBuilder()
+        .application_class(MeteredApplication)
+        .token(settings.TELEGRAM_BOT_TOKEN.get_secret_value())
+        .base_url(f"{settings.TELEGRAM_API_URL}/bot")
+        .base_file_url(f"{settings.TELEGRAM_API_URL}/file/bot")
+        .request(request)
+        .rate_limiter(AIORateLimiter(max_retries=3))
+        .concurrent_updates(CONCURRENT_UPDATES)
+    )
+    if polling:
+        # Long polling holds its connection for the poll timeout; give it its own pool.
+        builder = builder.get_updates_request(
+            HTTPXRequest(connection_pool_size=2, connect_timeout=5.0, read_timeout=40.0)
+        )
+    else:
+        builder = builder.updater(None)
+    application: AnyApplication = builder.build()
+    application.bot_data[SERVICES_KEY] = services
+    application.add_handlers(discover_handlers(), group=0)
+    # Same group, added last: PTB runs one handler per group, so a later group would also
+    # answer commands an area already handled.
+    application.add_handlers(fallback.handlers(), group=0)
+    application.add_error_handler(on_error)
+    return application
+
+
+async def on_error(update: object, context: Any) -> None:
+    """Log the failure (the redaction filter guards secrets) and tell the patron, never silence."""
+    error = context.error
+    with contextlib.suppress(KeyError, TypeError):
+        if isinstance(update, Update):  # job failures are not update errors
+            metrics_of(context.application.bot_data[SERVICES_KEY]).update_errors.inc()
+    if isinstance(error, BaseException):
+        log.error("update failed: %s", type(error).__name__, exc_info=error)
+    else:
+        log.error("update failed")
+    if not isinstance(update, Update) or update.effective_chat is None:
+        return
+    chat_id = update.effective_chat.id
+    lang = "da"
+    try:
+        from bot.handlers.common import lang_of
+
+        lang = await lang_of(update, context)
+    except Exception:  # the store itself may be what failed
+        log.debug("language unknown while reporting an error")
+    try:
+        if update.callback_query is not None:
+            await update.callback_query.answer()
+    except TelegramError:
+        pass
+    try:
+        key = "common.unavailable" if isinstance(error, ServiceUnavailable) else "common.error"
+        await context.bot.send_message(chat_id, t(lang, key))
+    except Forbidden:
+        log.info("chat %s blocked the bot; error not reported", chat_id)
+    except TelegramError as exc:
+        log.warning("could not report an error to the chat: %s", type(exc).__name__)

@@ -1,0 +1,254 @@
+"""Helpers every handler module shares: language, replies, accounts, login prompts, buttons.
+
+Handlers stay thin by going through these; the borrower and reminder handlers build on them.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from telegram import (
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    LinkPreviewOptions,
+    Message,
+    Update,
+)
+from telegram.constants import ParseMode
+from telegram.error import BadRequest as TelegramBadRequest
+from telegram.error import Forbidden, TelegramError
+from telegram.ext import ContextTypes
+
+from bot.library.errors import LibraryError, ServiceUnavailable, TokenRejected
+from bot.metrics import record_callback
+from bot.services import services
+from bot.texts import pick_language, t
+
+if TYPE_CHECKING:
+    from storage.store import Account, CallbackRef
+
+log = logging.getLogger(__name__)
+
+Context = ContextTypes.DEFAULT_TYPE
+Buttons = Sequence[Sequence[InlineKeyboardButton]]
+
+NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
+CALLBACK_DATA_LIMIT = 64
+
+
+def chat_id_of(update: Update) -> int:
+    """The chat an update belongs to (every update our handlers accept has one)."""
+    chat = update.effective_chat
+    assert chat is not None
+    return chat.id
+
+
+async def lang_of(update: Update, context: Context) -> str:
+    """The chat's saved language, else the one Telegram reports for the user."""
+    chat = update.effective_chat
+    saved = (await services(context).store.chat(chat.id)).language if chat else None
+    user = update.effective_user
+    return pick_language(saved, user.language_code if user else None)
+
+
+async def chat_lang(context: Context, chat_id: int) -> str:
+    """Like `lang_of` for jobs, which have no update: the saved language or Danish."""
+    return pick_language((await services(context).store.chat(chat_id)).language, None)
+
+
+def _markup(buttons: Buttons | None) -> InlineKeyboardMarkup | None:
+    if not buttons:
+        return None
+    return InlineKeyboardMarkup([list(row) for row in buttons])
+
+
+async def send(
+    context: Context, chat_id: int, text: str, *, buttons: Buttons | None = None
+) -> Message:
+    """Send an HTML message without link previews (for jobs and replies alike)."""
+    return await context.bot.send_message(
+        chat_id,
+        text,
+        parse_mode=ParseMode.HTML,
+        link_preview_options=NO_PREVIEW,
+        reply_markup=_markup(buttons),
+    )
+
+
+async def reply(
+    update: Update, context: Context, text: str, *, buttons: Buttons | None = None
+) -> Message:
+    """Answer an update: edit the tapped message for a callback, else send a new message."""
+    query = update.callback_query
+    if query is not None and isinstance(query.message, Message):
+        try:
+            edited = await query.message.edit_text(
+                text,
+                parse_mode=ParseMode.HTML,
+                link_preview_options=NO_PREVIEW,
+                reply_markup=_markup(buttons),
+            )
+        except TelegramBadRequest as exc:
+            # A double tap leaves the text unchanged; that is not an error worth a new message.
+            if "not modified" not in exc.message.lower():
+                raise
+            return query.message
+        return edited if isinstance(edited, Message) else query.message
+    return await send(context, chat_id_of(update), text, buttons=buttons)
+
+
+def url_button_allowed(url: str) -> bool:
+    """Telegram refuses URL buttons whose host is not a dotted name (localhost, bare names)."""
+    host = urlsplit(url).hostname or ""
+    return "." in host.strip(".")
+
+
+async def login_markup(
+    context: Context, chat_id: int, lang: str
+) -> tuple[str, InlineKeyboardMarkup | None]:
+    """A fresh login state and the prompt that carries its authorize link."""
+    svc = services(context)
+    state = await svc.store.create_login_state(chat_id)
+    url = svc.library.authorize_url(redirect_uri=svc.settings.redirect_uri, state=state)
+    # A local PUBLIC_URL means a local set-up: a text link works where a button would not.
+    if url_button_allowed(url) and url_button_allowed(svc.settings.redirect_uri):
+        button = InlineKeyboardButton(t(lang, "common.login_button"), url=url)
+        return t(lang, "connect.login_prompt"), InlineKeyboardMarkup([[button]])
+    return t(lang, "connect.login_prompt_link", url=url), None
+
+
+async def send_login(
+    context: Context, chat_id: int, lang: str, *, lead: str | None = None
+) -> Message:
+    """Send a login prompt (optionally after `lead`), falling back to a text link if refused."""
+    text, markup = await login_markup(context, chat_id, lang)
+    # With a button the lead says it all ("tap the button"); a text link needs its own line.
+    body = (lead if markup is not None else f"{lead}\n\n{text}") if lead else text
+    try:
+        return await context.bot.send_message(
+            chat_id,
+            body,
+            parse_mode=ParseMode.HTML,
+            link_preview_options=NO_PREVIEW,
+            reply_markup=markup,
+        )
+    except TelegramBadRequest as exc:
+        if markup is None or "button_url_invalid" not in exc.message.lower():
+            raise
+    url = markup.inline_keyboard[0][0].url or ""
+    link = t(lang, "connect.login_prompt_link", url=url)
+    return await send(context, chat_id, f"{lead}\n\n{link}" if lead else link)
+
+
+async def require_account(update: Update, context: Context) -> Account | None:
+    """The chat's account, or None after telling the patron how to connect one."""
+    chat_id = chat_id_of(update)
+    store = services(context).store
+    account = await store.account(chat_id)
+    if account is not None and not _expired(account.token_expires_at):
+        return account
+    lang = await lang_of(update, context)
+    if update.callback_query is not None:
+        await _answer_query(update)
+    if account is not None:
+        # Expired: forget it now rather than let the platform refuse it later.
+        await store.delete_account(chat_id)
+        await send_login(context, chat_id, lang, lead=t(lang, "common.reconnect"))
+    else:
+        await send_login(context, chat_id, lang, lead=t(lang, "common.not_connected"))
+    return None
+
+
+def _expired(expires_at: datetime | None) -> bool:
+    return expires_at is not None and expires_at <= datetime.now(UTC)
+
+
+async def forget_rejected_token(context: Context, chat_id: int, lang: str | None = None) -> bool:
+    """Forget a token the platform refused (401) and tell the patron once, with a login button.
+
+    For jobs (reminders) that have no update. True when this call did the forgetting (and so
+    sent the message); False when another task had already done it.
+    """
+    account = await services(context).store.delete_account(chat_id)
+    if account is None:
+        return False
+    lang = lang or await chat_lang(context, chat_id)
+    try:
+        await send_login(context, chat_id, lang, lead=t(lang, "common.reconnect"))
+    except Forbidden:
+        log.info("chat %s blocked the bot; not told about the refused token", chat_id)
+    return True
+
+
+async def answer_library_error(
+    update: Update, context: Context, exc: LibraryError, lang: str
+) -> None:
+    """Turn a library failure into the patron-facing answer; never stays silent."""
+    chat_id = chat_id_of(update)
+    if update.callback_query is not None:
+        await _answer_query(update)
+    if isinstance(exc, TokenRejected):
+        if not await forget_rejected_token(context, chat_id, lang):
+            await send_login(context, chat_id, lang, lead=t(lang, "common.not_connected"))
+        return
+    log.warning("library call failed: %s (%s)", type(exc).__name__, exc.code or exc.status)
+    key = "common.unavailable" if isinstance(exc, ServiceUnavailable) else "common.malformed"
+    await reply(update, context, t(lang, key))
+
+
+async def callback_button(
+    context: Context, chat_id: int, text: str, action: str, payload: dict[str, Any]
+) -> InlineKeyboardButton:
+    """An inline button whose data points at a stored payload (Telegram allows 64 bytes)."""
+    ref_id = await services(context).store.put_callback(chat_id, action, payload)
+    data = f"{action}:{ref_id}"
+    if len(data.encode()) > CALLBACK_DATA_LIMIT:
+        raise ValueError(f"callback data for {action!r} exceeds {CALLBACK_DATA_LIMIT} bytes")
+    return InlineKeyboardButton(text, callback_data=data)
+
+
+async def _answer_query(update: Update, text: str | None = None) -> None:
+    query = update.callback_query
+    if query is None:
+        return
+    try:
+        await query.answer(text)
+    except TelegramError as exc:
+        # Already answered or too old: the patron still gets the message that follows.
+        log.debug("callback query not answered: %s", type(exc).__name__)
+
+
+async def resolve_callback(
+    update: Update, context: Context, *, claim: bool = False
+) -> CallbackRef | None:
+    """The stored payload behind a tapped button, answering the tap either way.
+
+    `claim=True` makes the button single-use (the first tap wins). Unknown ids, buttons of
+    another chat and used buttons get `common.stale_button` and None.
+    """
+    query = update.callback_query
+    assert query is not None
+    chat_id = chat_id_of(update)
+    _, _, ref_id = (query.data or "").partition(":")
+    store = services(context).store
+    ref = None
+    if ref_id:
+        ref = await (store.claim_callback if claim else store.callback)(ref_id, chat_id)
+    outcome = "ok"
+    if ref is None or (not claim and ref.used_at is not None):
+        outcome = "claimed" if ref is not None else "stale"
+        if ref is None and claim and ref_id:
+            # A lost claim: tell "already used" apart from "unknown or expired" for metrics.
+            seen = await store.callback(ref_id, chat_id)
+            outcome = "claimed" if seen is not None and seen.used_at is not None else "stale"
+    record_callback(services(context), (query.data or "").partition(":")[0], outcome)
+    if outcome != "ok":
+        lang = await lang_of(update, context)
+        await _answer_query(update, t(lang, "common.stale_button"))
+        return None
+    await _answer_query(update)
+    return ref

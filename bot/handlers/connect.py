@@ -1,0 +1,123 @@
+"""`/login`, `/logout`, `/forget`, and the token lifecycle jobs (expiry warning, purge)."""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from telegram import Update
+from telegram.error import Forbidden, TelegramError
+from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
+
+from bot.handlers.common import (
+    Context,
+    callback_button,
+    chat_id_of,
+    chat_lang,
+    lang_of,
+    reply,
+    resolve_callback,
+    send_login,
+)
+from bot.library.errors import LibraryError
+from bot.services import services
+from bot.texts import t
+
+log = logging.getLogger(__name__)
+
+EXPIRY_WARNING = timedelta(days=3)
+
+
+def handlers() -> list[BaseHandler[Any, Any, Any]]:
+    return [
+        CommandHandler("login", login),
+        CommandHandler("logout", logout),
+        CommandHandler("forget", forget),
+        CallbackQueryHandler(forget_tapped, pattern=r"^forget:"),
+    ]
+
+
+async def login(update: Update, context: Context) -> None:
+    lang = await lang_of(update, context)
+    await send_login(context, chat_id_of(update), lang)
+
+
+async def logout(update: Update, context: Context) -> None:
+    lang = await lang_of(update, context)
+    svc = services(context)
+    account = await svc.store.delete_account(chat_id_of(update))
+    if account is None:
+        await reply(update, context, t(lang, "connect.not_logged_in"))
+        return
+    try:
+        await svc.library.revoke(account.token)
+    except LibraryError as exc:
+        # Best effort: the token is forgotten here whatever the access service says.
+        log.info("token revocation failed: %s", type(exc).__name__)
+    await reply(update, context, t(lang, "connect.logged_out"))
+
+
+async def forget(update: Update, context: Context) -> None:
+    lang = await lang_of(update, context)
+    chat_id = chat_id_of(update)
+    yes = await callback_button(
+        context, chat_id, t(lang, "connect.forget_yes"), "forget", {"confirm": True}
+    )
+    no = await callback_button(
+        context, chat_id, t(lang, "connect.forget_no"), "forget", {"confirm": False}
+    )
+    # The confirming button comes first (operator contract).
+    await reply(update, context, t(lang, "connect.forget_prompt"), buttons=[[yes, no]])
+
+
+async def forget_tapped(update: Update, context: Context) -> None:
+    ref = await resolve_callback(update, context, claim=True)
+    if ref is None:
+        return
+    lang = await lang_of(update, context)
+    if not ref.payload.get("confirm"):
+        await reply(update, context, t(lang, "connect.forget_kept"))
+        return
+    svc = services(context)
+    chat_id = chat_id_of(update)
+    account = await svc.store.delete_account(chat_id)
+    if account is not None:
+        try:
+            await svc.library.revoke(account.token)
+        except LibraryError as exc:
+            log.info("token revocation failed: %s", type(exc).__name__)
+    await svc.store.forget_chat(chat_id)
+    # The answer keeps the patron's language even though the saved choice is gone.
+    await reply(update, context, t(lang, "connect.forgotten"))
+
+
+async def token_expiry_job(context: Context) -> None:
+    """Daily: warn once three days ahead; forget tokens that have expired and say so once."""
+    store = services(context).store
+    now = datetime.now(UTC)
+    for account in await store.accounts_expiring(now + EXPIRY_WARNING):
+        chat_id = account.chat_id
+        try:
+            lang = await chat_lang(context, chat_id)
+            expires_at = account.token_expires_at
+            if expires_at is None or expires_at <= now:
+                if await store.delete_account(chat_id) is not None:
+                    await send_login(context, chat_id, lang, lead=t(lang, "connect.expired"))
+                continue
+            await store.mark_expiry_warned(chat_id)
+            days = max(1, -(-(expires_at - now) // timedelta(days=1)))
+            await send_login(
+                context, chat_id, lang, lead=t(lang, "connect.expiry_warning", days=days)
+            )
+        except Forbidden:
+            log.info("chat %s blocked the bot; token notice not delivered", chat_id)
+        except TelegramError as exc:
+            log.warning("token notice to chat %s failed: %s", chat_id, type(exc).__name__)
+
+
+async def purge_expired_job(context: Context) -> None:
+    """Hourly: drop expired login states, pending links and old buttons."""
+    removed = await services(context).store.purge_expired()
+    if removed:
+        log.debug("purged %s expired rows", removed)

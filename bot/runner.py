@@ -1,0 +1,229 @@
+"""`library-bot run`: PTB, the aiohttp server and the jobs, driven by hand in one event loop.
+
+PTB's own `run_polling` / `run_webhook` own the loop and the web server; we need our server
+(OAuth callback, health, metrics) beside it, so the lifecycle is spelled out here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import signal
+import socket
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+from urllib.parse import urlsplit
+
+from aiohttp import web
+from telegram import BotCommand, Update
+
+from bot.app import build_application
+from bot.metrics import Metrics
+from bot.services import Services
+from bot.settings import LIBRARY_VARIABLES, Settings, SettingsError
+from bot.texts import t
+
+log = logging.getLogger(__name__)
+
+SHUTDOWN_SECONDS = 10.0
+POLL_TIMEOUT = 30
+COMMANDS = (
+    "start",
+    "help",
+    "login",
+    "loans",
+    "holds",
+    "debt",
+    "order",
+    "search",
+    "renew",
+    "reminders",
+    "language",
+    "logout",
+    "forget",
+)
+STATE_PURGE_INTERVAL = timedelta(hours=1)
+
+
+@dataclass(frozen=True)
+class BotInfo:
+    """What a running bot tells its starter once it is ready."""
+
+    web_url: str
+    public_url: str
+    bot_username: str
+
+
+def bot_commands(lang: str) -> list[BotCommand]:
+    """The contract's commands with their menu descriptions in `lang`."""
+    return [BotCommand(name, t(lang, f"commands.{name}")) for name in COMMANDS]
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    """Bind before building anything so `PORT=0` yields the real port for `PUBLIC_URL`."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError:
+        sock.close()
+        raise
+    sock.setblocking(False)
+    return sock
+
+
+def _effective_settings(settings: Settings, port: int) -> tuple[Settings, str]:
+    """Settings with the bound port filled in where the operator left it open."""
+    local_host = "127.0.0.1" if settings.HOST in ("", "0.0.0.0", "::") else settings.HOST
+    web_url = f"http://{local_host}:{port}"
+    public = settings.PUBLIC_URL or ""
+    if not public or urlsplit(public).port == 0:
+        settings = settings.model_copy(update={"PUBLIC_URL": web_url})
+    return settings, web_url
+
+
+async def run_bot(
+    settings: Settings,
+    *,
+    stop: asyncio.Event,
+    on_ready: Callable[[BotInfo], None] | None = None,
+) -> None:
+    """Run until `stop` is set, then shut everything down within `SHUTDOWN_SECONDS`."""
+    from bot.library.client import LibraryClient, install_log_redaction
+    from storage.migrate import upgrade
+    from storage.store import Store
+
+    keys = settings.token_keys
+    if not keys:
+        raise SettingsError("TOKEN_KEYS: required by `library-bot run`, but not set")
+    sock = _bind(settings.HOST, settings.PORT)
+    settings, web_url = _effective_settings(settings, sock.getsockname()[1])
+    webhook = settings.WEBHOOK_SECRET.get_secret_value() if settings.WEBHOOK_SECRET else ""
+
+    async with contextlib.AsyncExitStack() as stack:
+        stack.callback(sock.close)
+        await upgrade(settings.DATABASE_URL)
+        store = await Store.open(settings.DATABASE_URL, keys)
+        stack.push_async_callback(store.close)
+        metrics = Metrics()
+        library = LibraryClient.from_settings(settings, on_call=metrics.library_call)
+        stack.push_async_callback(library.aclose)
+        install_log_redaction()
+        # PTB's DEBUG lines dump whole updates and requests: patrons' messages, link codes,
+        # login states. Keep them out even when the operator asks for DEBUG.
+        logging.getLogger("telegram").setLevel(max(logging.INFO, logging.getLogger().level))
+        services = Services(settings=settings, store=store, library=library)
+        metrics.attach(services)
+        application = build_application(services, polling=not webhook)
+
+        await application.initialize()
+        stack.push_async_callback(application.shutdown)
+        # initialize() called getMe; the answer is kept on the bot.
+        services.bot_username = application.bot.username
+        for lang in ("da", "en"):
+            await application.bot.set_my_commands(bot_commands(lang), language_code=lang)
+        await application.bot.set_my_commands(bot_commands("da"))
+
+        from bot.web import create_web_app
+
+        web_app = create_web_app(services, application)
+        # No access log: the callback's query carries the code and the state.
+        web_runner = web.AppRunner(
+            web_app, handle_signals=False, access_log=None, shutdown_timeout=2.0
+        )
+        await web_runner.setup()
+        stack.push_async_callback(web_runner.cleanup)
+        await web.SockSite(web_runner, sock).start()
+        # Unwound before the web server closes: stop updates, let in-flight ones finish.
+        stack.push_async_callback(_stop_updates, application, web_app)
+
+        if webhook:
+            await application.bot.set_webhook(
+                url=f"{settings.PUBLIC_URL}/telegram/webhook",
+                secret_token=webhook,
+                allowed_updates=Update.ALL_TYPES,
+            )
+        else:
+            assert application.updater is not None  # start_polling calls deleteWebhook
+            await application.updater.start_polling(
+                timeout=POLL_TIMEOUT, allowed_updates=Update.ALL_TYPES
+            )
+        await application.start()
+        _schedule_jobs(application)
+        log.info(
+            "bot @%s running (%s); web server at %s",
+            services.bot_username,
+            "webhook" if webhook else "long polling",
+            web_url,
+        )
+        if on_ready is not None:
+            on_ready(BotInfo(web_url, settings.PUBLIC_URL or web_url, services.bot_username))
+
+        await stop.wait()
+        log.info("stopping")
+    log.info("stopped")
+
+
+async def _stop_updates(application: Any, web_app: web.Application) -> None:
+    """Stop taking updates, then let the ones in flight finish (and the jobs with them)."""
+    from bot.web import stop_accepting
+
+    stop_accepting(web_app)
+    try:
+        async with asyncio.timeout(SHUTDOWN_SECONDS - 2):
+            if application.updater is not None and application.updater.running:
+                await application.updater.stop()
+            if application.running:
+                await application.stop()
+    except TimeoutError:
+        log.warning("in-flight updates did not finish within %ss", SHUTDOWN_SECONDS - 2)
+
+
+def _schedule_jobs(application: Any) -> None:
+    from bot.handlers.connect import purge_expired_job, token_expiry_job
+
+    settings: Settings = application.bot_data["services"].settings
+    queue = application.job_queue
+    assert queue is not None
+    at = settings.REMINDER_TIME.replace(tzinfo=settings.timezone)
+    queue.run_daily(token_expiry_job, time=at, name="token-expiry")
+    queue.run_repeating(
+        purge_expired_job, interval=STATE_PURGE_INTERVAL, first=60, name="purge-expired"
+    )
+    try:
+        # The reminders engineer's sweep; absent until that part lands.
+        from bot.reminders import schedule
+    except ImportError:
+        log.debug("reminder sweep not available")
+    else:
+        schedule(application)
+
+
+def main(args: argparse.Namespace) -> int:
+    """`library-bot run`: configure, run until SIGTERM/SIGINT, exit 0."""
+    from bot.cli import settings_for
+    from bot.logs import setup_logging
+
+    settings = settings_for("run", "TELEGRAM_BOT_TOKEN", "TOKEN_KEYS", *LIBRARY_VARIABLES)
+    secrets = [
+        value.get_secret_value()
+        for value in (settings.TELEGRAM_BOT_TOKEN, settings.CLIENT_SECRET, settings.WEBHOOK_SECRET)
+        if value is not None
+    ]
+    setup_logging(settings.LOG_LEVEL, settings.LOG_FORMAT, secrets=secrets)
+
+    async def serve() -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop.set)
+        await run_bot(settings, stop=stop)
+
+    asyncio.run(serve())
+    return 0
