@@ -73,7 +73,7 @@ REASONS: tuple[tuple[str, str], ...] = (
 def refusal_reason(exc: LibraryError, lang: str) -> str:
     """Why a renewal was refused: plain words for a known code, else the code as sent."""
     code = (exc.code or "").strip()
-    lowered = code.lower().replace("-", " ")
+    lowered = f"{code} {exc.description or ''}".lower().replace("-", " ")
     for needle, key in REASONS:
         if needle in lowered:
             return t(lang, key)

@@ -162,9 +162,18 @@ def _error_code(body: object) -> str | None:
     return None
 
 
+def _error_description(body: object) -> str | None:
+    if isinstance(body, dict):
+        text = body.get("error_description")
+        if isinstance(text, str) and text:
+            return text[:MAX_CODE_LENGTH]
+    return None
+
+
 def _error_for(endpoint: str, status: int, body: object) -> LibraryError:
     """Map an HTTP status and error body to the taxonomy (see production-notes.md)."""
     code = _error_code(body)
+    description = _error_description(body)
     message = f"{_label(endpoint)} answered HTTP {status}"
     if code:
         message += f" ({code})"
@@ -178,9 +187,9 @@ def _error_for(endpoint: str, status: int, body: object) -> LibraryError:
     if status == 503:
         return ServiceUnavailable(message, code="service_unavailable", status=status)
     if endpoint == "order" and status == 500 and code:
-        return OrderRefused(message, code=code, status=status)
+        return OrderRefused(message, code=code, status=status, description=description)
     if endpoint in _REFUSABLE and status >= 400 and code:
-        return Refused(message, code=code, status=status)
+        return Refused(message, code=code, status=status, description=description)
     if status == 400:
         return BadRequest(message, code=code or "invalid_request", status=status)
     return ServiceUnavailable(message, code=code, status=status)

@@ -11,10 +11,19 @@ class LibraryError(Exception):
 
     kind = "error"
 
-    def __init__(self, message: str, *, code: str | None = None, status: int | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        code: str | None = None,
+        status: int | None = None,
+        description: str | None = None,
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.status = status
+        # The platform's `error_description`: a sentence meant for people, never a secret.
+        self.description = description
 
 
 class TokenRejected(LibraryError):

@@ -60,7 +60,7 @@ async def test_a_refused_renewal_says_why(bot: BotHarness) -> None:
     label = next(text for text in buttons(listing) if "Kongens fald" in text)
     result = await bot.tap(62, listing, label)
     assert result is not None
-    assert result.text == "❌ Kongens fald: ikke fornyet – biblioteket afviste fornyelsen"
+    assert result.text == "❌ Kongens fald: ikke fornyet – en anden har reserveret det"
 
 
 async def test_renew_all(bot: BotHarness) -> None:
@@ -72,7 +72,7 @@ async def test_renew_all(bot: BotHarness) -> None:
     assert lines[0] == "🔄 Renewal"
     assert len(lines) == 8
     assert sum(line.startswith("✅ ") for line in lines) == 6
-    assert "❌ Kongens fald: not renewed – the library refused to renew it" in lines
+    assert "❌ Kongens fald: not renewed – someone else has reserved it" in lines
     assert "✅ Rødt & sort <2. udgave>: new due date" in result.text
     assert bot.sandbox.calls[RENEW_CALLS] == 7
 
