@@ -419,6 +419,16 @@ class Store:
             rows = (await conn.execute(statement)).all()
         return [account for row in rows if (account := self._account(row)) is not None]
 
+    async def expired_accounts(self, now: datetime) -> list[int]:
+        """Chats whose token has run out, warned or not: the daily job forgets them."""
+        statement = (
+            select(ACCOUNT.c.chat_id)
+            .where(ACCOUNT.c.token_expires_at.is_not(None), ACCOUNT.c.token_expires_at <= now)
+            .order_by(ACCOUNT.c.chat_id)
+        )
+        async with self._engine.connect() as conn:
+            return [int(chat_id) for chat_id in (await conn.execute(statement)).scalars()]
+
     async def mark_expiry_warned(self, chat_id: int) -> None:
         async with self._engine.begin() as conn:
             await conn.execute(

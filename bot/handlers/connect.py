@@ -93,27 +93,31 @@ async def forget_tapped(update: Update, context: Context) -> None:
 
 
 async def token_expiry_job(context: Context) -> None:
-    """Daily: warn once three days ahead; forget tokens that have expired and say so once."""
+    """Daily: forget tokens that have expired and say so once; warn once three days ahead."""
     store = services(context).store
     now = datetime.now(UTC)
+    for chat_id in await store.expired_accounts(now):
+        # delete_account is atomic: with several processes only one of them tells the patron.
+        if await store.delete_account(chat_id) is not None:
+            await _notify(context, chat_id, "connect.expired")
     for account in await store.accounts_expiring(now + EXPIRY_WARNING):
-        chat_id = account.chat_id
-        try:
-            lang = await chat_lang(context, chat_id)
-            expires_at = account.token_expires_at
-            if expires_at is None or expires_at <= now:
-                if await store.delete_account(chat_id) is not None:
-                    await send_login(context, chat_id, lang, lead=t(lang, "connect.expired"))
-                continue
-            await store.mark_expiry_warned(chat_id)
-            days = max(1, -(-(expires_at - now) // timedelta(days=1)))
-            await send_login(
-                context, chat_id, lang, lead=t(lang, "connect.expiry_warning", days=days)
-            )
-        except Forbidden:
-            log.info("chat %s blocked the bot; token notice not delivered", chat_id)
-        except TelegramError as exc:
-            log.warning("token notice to chat %s failed: %s", chat_id, type(exc).__name__)
+        expires_at = account.token_expires_at
+        if expires_at is None or expires_at <= now:
+            continue  # expired since the first query; the next run forgets it
+        await store.mark_expiry_warned(account.chat_id)
+        days = max(1, -(-(expires_at - now) // timedelta(days=1)))
+        await _notify(context, account.chat_id, "connect.expiry_warning", days=days)
+
+
+async def _notify(context: Context, chat_id: int, key: str, **params: object) -> None:
+    """A token notice with the login button; a blocked or failing chat does not stop the job."""
+    try:
+        lang = await chat_lang(context, chat_id)
+        await send_login(context, chat_id, lang, lead=t(lang, key, **params))
+    except Forbidden:
+        log.info("chat %s blocked the bot; token notice not delivered", chat_id)
+    except TelegramError as exc:
+        log.warning("token notice to chat %s failed: %s", chat_id, type(exc).__name__)
 
 
 async def purge_expired_job(context: Context) -> None:

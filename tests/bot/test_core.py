@@ -230,6 +230,22 @@ async def test_token_expiry_warning_once_and_expired_forgotten(bot: BotHarness) 
     assert await bot.store.account(CHAT + 1) is None
 
 
+async def test_a_warned_token_is_still_forgotten_when_it_expires(bot: BotHarness) -> None:
+    await bot.connect(CHAT)
+    await _set_expiry(bot, CHAT, datetime.now(UTC) + timedelta(days=1))
+    await _run_expiry_job(bot)
+    assert (await bot.store.account(CHAT)) is not None
+    await _set_expiry(bot, CHAT, datetime.now(UTC) - timedelta(minutes=1))
+    before = len(bot.telegram.sent(CHAT))
+    await _run_expiry_job(bot)
+    expired = await bot.next_message(CHAT, before)
+    assert "udløbet" in expired.text
+    assert await bot.store.account(CHAT) is None
+    await _run_expiry_job(bot)  # told once only
+    await asyncio.sleep(0.1)
+    assert len(bot.telegram.sent(CHAT)) == before + 1
+
+
 async def test_expired_token_is_forgotten_on_use(bot: BotHarness) -> None:
     await bot.connect(CHAT)
     await _set_expiry(bot, CHAT, datetime.now(UTC) - timedelta(minutes=1))
