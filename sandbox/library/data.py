@@ -1,0 +1,472 @@
+"""Test patrons, the catalogue and the libraries of the sandbox.
+
+Everything is built from `today` and the time zone, so due dates are always current. Dates are
+deliberately written in the shapes production sends (`2026-01-24`, `2026-01-24T00:00:00+01:00`,
+`2026-01-24T00:00:00.000Z`), mixed deterministically, and one loan of Mette Larsen carries a
+date in a foreign format (`24/01/2026`) as "new or external modules" may.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from datetime import date, datetime, time, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+GUID_NAMESPACE = uuid.UUID("5f0c2a56-2b8e-4c51-9d55-6a1d3c0b7e11")
+DEFAULT_PIN = "1234"
+CURRENCY = "DKK"
+LIBCMSAPI = "https://cms.sandbox.test/v1"
+
+# (faust number, title, creator, year, type). Ids look like `870970-basis:<faust>`.
+CATALOGUE: tuple[tuple[str, str, str, str, str], ...] = (
+    ("29318871", "Rødt & sort <2. udgave>", "Stendhal", "2012", "Bog"),
+    ("52418873", "Snak_om_*stjerner*", "Ærø Østergård", "2019", "Bog"),
+    ("61234570", "Æbler, øl og ålegræs", "Åse Ødegård", "2021", "Bog"),
+    ("22677780", "Kongens fald", "Johannes V. Jensen", "1901", "Bog"),
+    ("27247164", "Den afrikanske farm", "Karen Blixen", "1937", "Bog"),
+    ("22252852", "Harry Potter og De Vises Sten", "J.K. Rowling", "1998", "Bog"),
+    ("23645564", "Babettes gæstebud", "Karen Blixen", "1958", "Bog"),
+    ("21893526", "Hærværk", "Tom Kristensen", "1930", "Bog"),
+    ("25775481", "Barndommens gade", "Tove Ditlevsen", "1943", "Bog"),
+    ("50587448", "Gift", "Tove Ditlevsen", "1971", "Bog"),
+    ("21464391", "Frøken Smillas fornemmelse for sne", "Peter Høeg", "1992", "Bog"),
+    ("27015794", "Kvinden i buret", "Jussi Adler-Olsen", "2007", "Bog"),
+    ("51371213", "Kvinden i buret", "Jussi Adler-Olsen", "2013", "Lydbog (net)"),
+    ("27936865", "Fasandræberne", "Jussi Adler-Olsen", "2008", "Bog"),
+    ("20178945", "Det forsømte forår", "Hans Scherfig", "1940", "Bog"),
+    ("22939157", "Lykke-Per", "Henrik Pontoppidan", "1904", "Bog"),
+    ("23340632", "Niels Lyhne", "J.P. Jacobsen", "1880", "Bog"),
+    ("28530080", "Eventyr og historier", "H.C. Andersen", "1862", "Bog"),
+    ("24458512", "Den grimme ælling", "H.C. Andersen", "1843", "Bog"),
+    ("22330617", "Jeppe på Bjerget", "Ludvig Holberg", "1722", "Bog"),
+    ("26193583", "Erasmus Montanus", "Ludvig Holberg", "1731", "Bog"),
+    ("20636375", "Livets hastighed", "Michael Strunge", "1978", "Bog"),
+    ("53061407", "Ternet Ninja", "Anders Matthesen", "2016", "Bog"),
+    ("29795904", "Jagten", "Thomas Vinterberg", "2012", "Film (dvd)"),
+    ("22406094", "Ringenes Herre: Eventyret om ringen", "J.R.R. Tolkien", "1954", "Bog"),
+    ("06442885", "The Hobbit", "J.R.R. Tolkien", "1937", "Bog"),
+    ("22871420", "1984", "George Orwell", "1949", "Bog"),
+    ("24203999", "Hundrede års ensomhed", "Gabriel García Márquez", "1967", "Bog"),
+    ("27367658", "Stolthed og fordom", "Jane Austen", "1813", "Bog"),
+    ("25561244", "Forbrydelse og straf", "Fjodor Dostojevskij", "1866", "Bog"),
+    ("22677608", "Den lille prins", "Antoine de Saint-Exupéry", "1943", "Bog"),
+    ("23143152", "Sult", "Knut Hamsun", "1890", "Bog"),
+    ("27562159", "Pippi Langstrømpe", "Astrid Lindgren", "1945", "Bog"),
+    ("22981346", "Mio, min Mio", "Astrid Lindgren", "1954", "Bog"),
+    ("21753520", "Dune", "Frank Herbert", "1965", "Bog"),
+    ("28447391", "Norwegian Wood", "Haruki Murakami", "1987", "Bog"),
+    ("51588344", "Sapiens: en kort historie om menneskeheden", "Yuval Noah Harari", "2011", "Bog"),
+    ("47325218", "Klara og solen", "Kazuo Ishiguro", "2021", "Bog"),
+    ("52115939", "Min geniale veninde", "Elena Ferrante", "2011", "Bog"),
+    ("26542596", "Drengen i den stribede pyjamas", "John Boyne", "2006", "Bog"),
+    ("23190436", "Mørkets hjerte", "Joseph Conrad", "1899", "Bog"),
+)
+
+# (agency id, library name, branches as (branch id, name, street, postal code, city)).
+LIBRARIES: tuple[tuple[str, str, tuple[tuple[str, str, str, str, str], ...]], ...] = (
+    (
+        "710100",
+        "Københavns Biblioteker",
+        (
+            ("DK-710100", "Københavns Hovedbibliotek", "Krystalgade 15", "1172", "København K"),
+            ("DK-710104", "Vesterbro Bibliotek", "Lyrskovgade 4", "1758", "København V"),
+            ("DK-710111", "Islands Brygge Bibliotek", "Njalsgade 13", "2300", "København S"),
+            ("DK-710117", "Nørrebro Bibliotek", "Bragesgade 8B", "2200", "København N"),
+        ),
+    ),
+    (
+        "751000",
+        "Aarhus Kommunes Biblioteker",
+        (
+            ("DK-751000", "Dokk1", "Hack Kampmanns Plads 2", "8000", "Aarhus C"),
+            ("DK-751003", "Risskov Bibliotek", "Fortevej 87", "8240", "Risskov"),
+            ("DK-751011", "Viby Bibliotek", "Skanderborgvej 170", "8260", "Viby J"),
+        ),
+    ),
+    (
+        "746100",
+        "Odense Bibliotekerne",
+        (
+            ("DK-746100", "Odense Hovedbibliotek", "Østre Stationsvej 15", "5000", "Odense C"),
+            ("DK-746104", "Vollsmose Bibliotek", "Vollsmose Torv 8", "5240", "Odense NØ"),
+        ),
+    ),
+    (
+        "775100",
+        "Aalborg Bibliotekerne",
+        (
+            ("DK-775100", "Hovedbiblioteket Aalborg", "Rendsburggade 2", "9000", "Aalborg"),
+            ("DK-775120", "Nørresundby Bibliotek", "Torvet 2", "9400", "Nørresundby"),
+        ),
+    ),
+    (
+        "714700",
+        "Frederiksberg Bibliotek",
+        (
+            (
+                "DK-714700",
+                "Frederiksberg Hovedbibliotek",
+                "Solbjergvej 21",
+                "2000",
+                "Frederiksberg",
+            ),
+            (
+                "DK-714703",
+                "Bibliotek Sønderjyllands Allé",
+                "Sønderjyllands Allé 2",
+                "2000",
+                "Frederiksberg",
+            ),
+        ),
+    ),
+)
+
+OPENING_HOURS = ("Man-fre 08-20", "Lør-søn 10-16")
+
+
+@dataclass(frozen=True)
+class TestPatron:
+    """A patron a person or a test can log in as."""
+
+    __test__ = False  # not a pytest test class
+
+    user_id: str
+    pin: str
+    agency: str
+    name: str
+    description: str
+
+
+@dataclass
+class PatronData:
+    """The live, mutable borrower status of one patron, in wire form (tests may tweak it)."""
+
+    loans: list[dict[str, Any]] = field(default_factory=list)
+    orders: list[dict[str, Any]] = field(default_factory=list)
+    debt: list[dict[str, Any]] = field(default_factory=list)
+    # Loans another patron has reserved, so renewing them is refused.
+    unrenewable: set[str] = field(default_factory=set)
+
+
+@dataclass
+class PatronRecord:
+    """Everything the sandbox knows about a patron."""
+
+    patron: TestPatron
+    data: PatronData
+    address: str
+    postal_code: str
+    municipality: str
+    gender: str
+    birth_date: str
+    birth_year: str
+    agencies: tuple[str, ...]
+
+    @property
+    def unique_id(self) -> str:
+        """A stable GUID per patron, as the access service's uniqueId."""
+        return str(uuid.uuid5(GUID_NAMESPACE, self.patron.user_id))
+
+    @property
+    def mail(self) -> str:
+        return f"laaner{self.patron.user_id}@sandbox.test"
+
+    @property
+    def cpr(self) -> str:
+        """A synthetic civil registration number (day, month, year, four digits)."""
+        return f"{self.birth_date}{self.birth_year[2:]}{self.patron.user_id[-4:]}"
+
+
+def pid(faust: str) -> str:
+    return f"870970-basis:{faust}"
+
+
+def work_json(entry: tuple[str, str, str, str, str]) -> dict[str, list[str]]:
+    faust, title, creator, year, kind = entry
+    return {
+        "pid": [pid(faust)],
+        "title": [title],
+        "creator": [creator],
+        "date": [year],
+        "type": [kind],
+    }
+
+
+def branch_json(agency_id: str, branch: tuple[str, str, str, str, str]) -> dict[str, Any]:
+    branch_id, name, street, postal_code, city = branch
+    return {
+        "branchId": branch_id,
+        "agencyId": agency_id,
+        "branchName": [name],
+        "branchShortName": [name.split(" ")[0]],
+        "postalAddress": street,
+        "postalCode": postal_code,
+        "city": city,
+        "openingHours": list(OPENING_HOURS),
+        "pickupAllowed": True,
+    }
+
+
+def all_branch_ids() -> set[str]:
+    return {branch[0] for _, _, branches in LIBRARIES for branch in branches}
+
+
+class Dates:
+    """Writes dates in the production shapes, cycling through them deterministically."""
+
+    def __init__(self, today: date, tz: ZoneInfo) -> None:
+        self.today = today
+        self.tz = tz
+        self._turn = 0
+
+    def day(self, offset: int) -> date:
+        return self.today + timedelta(days=offset)
+
+    def _next(self, shapes: int) -> int:
+        self._turn += 1
+        return self._turn % shapes
+
+    def any_shape(self, offset: int) -> str:
+        """A date in any of the three shapes."""
+        return self.render(self.day(offset), self._next(3))
+
+    def moment(self, offset: int) -> str:
+        """A date-time with an offset (either `+01:00` or `Z`)."""
+        return self.render(self.day(offset), 1 + self._next(2))
+
+    def render(self, day: date, shape: int) -> str:
+        local_midnight = datetime.combine(day, time(), self.tz)
+        if shape == 0:
+            return day.isoformat()
+        if shape == 1:
+            return local_midnight.isoformat()
+        offset = local_midnight.utcoffset()
+        if offset is not None and offset >= timedelta(0):
+            # The same calendar day in the local zone, as production writes it.
+            return f"{day.isoformat()}T00:00:00.000Z"
+        utc = local_midnight.astimezone(ZoneInfo("UTC"))
+        return utc.strftime("%Y-%m-%dT%H:%M:%S.000Z")
+
+
+def _catalogue(faust: str) -> tuple[str, str, str, str, str]:
+    for entry in CATALOGUE:
+        if entry[0] == faust:
+            return entry
+    raise KeyError(faust)
+
+
+class PatronFactory:
+    """Builds patrons with unique loan and order ids."""
+
+    def __init__(self, today: date, tz: ZoneInfo) -> None:
+        self.dates = Dates(today, tz)
+        self._next_id = 4_100_000
+
+    def next_id(self) -> str:
+        self._next_id += 1
+        return str(self._next_id)
+
+    def loan(self, entry: tuple[str, str, str, str, str], due_in: int) -> dict[str, Any]:
+        faust, title, creator, _, _ = entry
+        loan_id = self.next_id()
+        return {
+            "loanId": loan_id,
+            "dueDate": self.dates.any_shape(due_in),
+            "title": title,
+            "creator": creator,
+            "materialId": f"5{faust}{loan_id[-2:]}",
+            "titleId": faust,
+        }
+
+    def order(
+        self,
+        entry: tuple[str, str, str, str, str],
+        *,
+        status: str,
+        queue: int,
+        ordered: int,
+        branch: str = "DK-710100",
+        expiry_in: int | None = None,
+        shelf: str | None = None,
+    ) -> dict[str, Any]:
+        faust, title, creator, _, _ = entry
+        order: dict[str, Any] = {
+            "orderId": self.next_id(),
+            "orderType": "normal",
+            "status": status,
+            "pickUpAgency": branch,
+            "holdQueuePosition": str(queue),
+            "creator": creator,
+            "title": title,
+            "orderDate": self.dates.moment(ordered),
+            "titleId": faust,
+        }
+        if expiry_in is not None:
+            order["pickUpExpiryDate"] = self.dates.any_shape(expiry_in)
+        if shelf is not None:
+            order["pickUpId"] = shelf
+        return order
+
+    def debt(self, amount: str, title: str, days_ago: int) -> dict[str, Any]:
+        return {
+            "amount": amount,
+            "currency": CURRENCY,
+            "date": self.dates.moment(-days_ago),
+            "title": title,
+        }
+
+    def record(
+        self,
+        patron: TestPatron,
+        data: PatronData,
+        *,
+        number: int,
+        gender: str = "k",
+        birth: str = "0101",
+        year: str = "1980",
+        agencies: tuple[str, ...] = ("710100",),
+    ) -> PatronRecord:
+        return PatronRecord(
+            patron=patron,
+            data=data,
+            address=f"Bibliotekvej {number}",
+            postal_code="2300",
+            municipality="101",
+            gender=gender,
+            birth_date=birth,
+            birth_year=year,
+            agencies=agencies,
+        )
+
+    def test_patrons(self) -> list[PatronRecord]:
+        """The four documented test patrons (ids and pins are relied on by tests)."""
+        c = _catalogue
+        karen = PatronData(
+            loans=[
+                self.loan(c("29318871"), -2),
+                self.loan(c("52418873"), 0),
+                self.loan(c("61234570"), 1),
+                self.loan(c("22677780"), 3),
+                self.loan(c("27247164"), 20),
+                self.loan(c("22252852"), 20),
+                self.loan(c("25775481"), 20),
+            ],
+            orders=[
+                self.order(
+                    c("21464391"),
+                    status="Available for pickup",
+                    queue=0,
+                    ordered=-12,
+                    expiry_in=5,
+                    shelf="17",
+                ),
+                self.order(
+                    c("27015794"),
+                    status="At reservation shelf",
+                    queue=0,
+                    ordered=-20,
+                    branch="DK-710104",
+                    expiry_in=2,
+                    shelf="4",
+                ),
+                self.order(c("24203999"), status="In process", queue=1, ordered=-3),
+                self.order(c("21753520"), status="Active", queue=4, ordered=-30),
+            ],
+            debt=[
+                self.debt("45.50", "Rødt & sort <2. udgave>", 14),
+                self.debt("20.00", "", 40),
+            ],
+        )
+        # "Kongens fald" (due in 3 days) is reserved by someone else: renewal is refused.
+        karen.unrenewable.add(karen.loans[3]["loanId"])
+        ole = PatronData(debt=[self.debt("0", "", 0)])
+        mette = PatronData(
+            loans=[
+                self.loan(CATALOGUE[(i * 7) % len(CATALOGUE)], (i * 11) % 61 - 15)
+                for i in range(65)
+            ]
+        )
+        # An external module's date format.
+        mette.loans[10]["dueDate"] = self.dates.day(9).strftime("%d/%m/%Y")
+        small = PatronData(
+            loans=[self.loan(c("22939157"), 3)],
+            orders=[
+                self.order(
+                    c("47325218"),
+                    status="Available for pickup",
+                    queue=0,
+                    ordered=-7,
+                    expiry_in=4,
+                    shelf="23",
+                )
+            ],
+        )
+        return [
+            self.record(
+                TestPatron(
+                    "1000000001",
+                    DEFAULT_PIN,
+                    "710100",
+                    "Karen Jensen",
+                    "loans overdue, due today/tomorrow/in 3 days, four kinds of holds, debt",
+                ),
+                karen,
+                number=1,
+                agencies=("710100", "751000"),
+            ),
+            self.record(
+                TestPatron(
+                    "1000000002",
+                    DEFAULT_PIN,
+                    "710100",
+                    "Ole Hansen",
+                    "nothing on loan, no holds, debt of 0 kr.",
+                ),
+                ole,
+                number=2,
+                gender="m",
+                birth="1503",
+                year="1962",
+            ),
+            self.record(
+                TestPatron(
+                    "1000000003",
+                    DEFAULT_PIN,
+                    "710100",
+                    "Mette Larsen",
+                    "65 loans with various due dates (long lists)",
+                ),
+                mette,
+                number=3,
+                birth="3009",
+                year="1991",
+            ),
+            self.record(
+                TestPatron(
+                    "1000000004",
+                    DEFAULT_PIN,
+                    "710100",
+                    "Jonas Poulsen",
+                    "one loan due in 3 days and one hold ready for pick-up",
+                ),
+                small,
+                number=4,
+                gender="m",
+                birth="0712",
+                year="2001",
+            ),
+        ]
+
+    def synthetic(self, number: int, *, due_soon: bool) -> PatronRecord:
+        """A cheap benchmark patron: one or two loans, due soon for every n-th."""
+        user_id = f"2{number:09d}"
+        entry = CATALOGUE[number % len(CATALOGUE)]
+        loans = [self.loan(entry, 1 + number % 3 if due_soon else 14 + number % 20)]
+        if number % 2:
+            loans.append(self.loan(CATALOGUE[(number + 5) % len(CATALOGUE)], 25))
+        patron = TestPatron(
+            user_id, DEFAULT_PIN, "710100", f"Testlåner {number}", "synthetic benchmark patron"
+        )
+        return self.record(patron, PatronData(loans=loans), number=number)

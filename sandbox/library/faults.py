@@ -1,0 +1,87 @@
+"""Fault injection: latency, outages, refused connections, random errors, malformed bodies.
+
+Every field is keyed by service name (`oauth`, `auth`, `login`, `platform`) or `*` for all;
+a service's own entry wins over `*`. `fail_next` is keyed by request path (e.g. `/v3/order`).
+The extra name `orders` in `down` takes only the order system down: `/v3/order` answers 503
+`service_unavailable` while the rest of the platform works.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+SERVICES = ("oauth", "auth", "login", "platform")
+ALL = "*"
+
+
+@dataclass
+class Faults:
+    latency: dict[str, float] = field(default_factory=dict)
+    down: set[str] = field(default_factory=set)
+    refuse_connections: set[str] = field(default_factory=set)
+    error_rate: dict[str, float] = field(default_factory=dict)
+    malformed: set[str] = field(default_factory=set)
+    fail_next: dict[str, list[int]] = field(default_factory=dict)
+
+    def clear(self) -> None:
+        self.latency.clear()
+        self.down.clear()
+        self.refuse_connections.clear()
+        self.error_rate.clear()
+        self.malformed.clear()
+        self.fail_next.clear()
+
+    def delay(self, service: str) -> float:
+        return float(self.latency.get(service, self.latency.get(ALL, 0.0)))
+
+    def rate(self, service: str) -> float:
+        return float(self.error_rate.get(service, self.error_rate.get(ALL, 0.0)))
+
+    def is_down(self, service: str) -> bool:
+        return service in self.down or ALL in self.down
+
+    def refuses(self, service: str) -> bool:
+        return service in self.refuse_connections or ALL in self.refuse_connections
+
+    def is_malformed(self, service: str) -> bool:
+        return service in self.malformed or ALL in self.malformed
+
+    def pop_failure(self, path: str) -> int | None:
+        queue = self.fail_next.get(path)
+        if not queue:
+            return None
+        status = queue.pop(0)
+        if not queue:
+            del self.fail_next[path]
+        return status
+
+    def update(self, changes: dict[str, Any]) -> None:
+        """Replace the fields present in `changes` (the JSON of `POST /_sandbox/faults`)."""
+        unknown = set(changes) - set(self.to_json())
+        if unknown:
+            raise ValueError(f"unknown fault fields: {', '.join(sorted(unknown))}")
+        if "latency" in changes:
+            self.latency = {str(k): float(v) for k, v in dict(changes["latency"]).items()}
+        if "error_rate" in changes:
+            rates = {str(k): float(v) for k, v in dict(changes["error_rate"]).items()}
+            if any(not 0.0 <= v <= 1.0 for v in rates.values()):
+                raise ValueError("error_rate values are fractions between 0 and 1")
+            self.error_rate = rates
+        for name in ("down", "refuse_connections", "malformed"):
+            if name in changes:
+                setattr(self, name, {str(v) for v in list(changes[name])})
+        if "fail_next" in changes:
+            self.fail_next = {
+                str(k): [int(s) for s in list(v)] for k, v in dict(changes["fail_next"]).items()
+            }
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "latency": dict(self.latency),
+            "down": sorted(self.down),
+            "refuse_connections": sorted(self.refuse_connections),
+            "error_rate": dict(self.error_rate),
+            "malformed": sorted(self.malformed),
+            "fail_next": {k: list(v) for k, v in self.fail_next.items()},
+        }

@@ -1,0 +1,175 @@
+"""Fault injection, in-process and through the HTTP control endpoints, and bulk patrons."""
+
+from __future__ import annotations
+
+import time
+
+import httpx
+import pytest
+
+from sandbox.library import Faults, LibrarySandbox
+from tests.sandbox_library.helpers import get_code
+
+
+async def user(client, sandbox: LibrarySandbox, token: str) -> httpx.Response:
+    return await client.get(f"{sandbox.urls.platform}/v3/user", params={"access_token": token})
+
+
+async def test_latency_is_added(library_sandbox, client):
+    token = library_sandbox.issue_token("1000000002")
+    library_sandbox.faults.latency["platform"] = 0.2
+    started = time.monotonic()
+    assert (await user(client, library_sandbox, token)).status_code == 200
+    assert time.monotonic() - started >= 0.2
+    library_sandbox.faults.latency["platform"] = 0.0
+    library_sandbox.faults.latency["*"] = 0.2
+    started = time.monotonic()
+    await user(client, library_sandbox, token)
+    assert time.monotonic() - started < 0.2  # the service's own entry wins over "*"
+
+
+async def test_down_answers_503_in_each_service_envelope(library_sandbox, client):
+    token = library_sandbox.issue_token("1000000002")
+    library_sandbox.faults.down.add("*")
+    platform = await user(client, library_sandbox, token)
+    assert platform.status_code == 503
+    assert platform.json() == {"statusCode": 503, "error": "service_unavailable"}
+    oauth = await client.post(
+        f"{library_sandbox.urls.oauth}/oauth/token", data={"grant_type": "authorization_code"}
+    )
+    assert oauth.status_code == 503
+    assert oauth.json()["error"] == "temporarily_unavailable"
+    library_sandbox.faults.down.clear()
+    assert (await user(client, library_sandbox, token)).status_code == 200
+
+
+async def test_refused_connections_close_without_an_answer(library_sandbox, client):
+    token = library_sandbox.issue_token("1000000002")
+    library_sandbox.faults.down.add("platform")
+    library_sandbox.faults.refuse_connections.add("platform")
+    with pytest.raises(httpx.TransportError):
+        await user(client, library_sandbox, token)
+    library_sandbox.faults.clear()
+    assert (await user(client, library_sandbox, token)).status_code == 200
+
+
+async def test_error_rate_is_reproducible(client):
+    async def outcomes() -> list[int]:
+        async with LibrarySandbox(seed=7) as sandbox:
+            token = sandbox.issue_token("1000000002")
+            sandbox.faults.error_rate["platform"] = 0.5
+            return [(await user(client, sandbox, token)).status_code for _ in range(20)]
+
+    first, second = await outcomes(), await outcomes()
+    assert first == second
+    assert set(first) == {200, 500}
+
+
+async def test_error_rate_one_always_fails(library_sandbox, client):
+    token = library_sandbox.issue_token("1000000002")
+    library_sandbox.faults.error_rate["*"] = 1.0
+    response = await user(client, library_sandbox, token)
+    assert response.status_code == 500
+    assert response.json() == {"statusCode": 500, "error": "internal server error"}
+
+
+async def test_malformed_body(library_sandbox, client):
+    token = library_sandbox.issue_token("1000000002")
+    library_sandbox.faults.malformed.add("platform")
+    response = await user(client, library_sandbox, token)
+    assert response.status_code == 200
+    with pytest.raises(ValueError):
+        response.json()
+
+
+async def test_fail_next_is_a_queue_per_path(library_sandbox, client):
+    token = library_sandbox.issue_token("1000000002")
+    library_sandbox.faults.fail_next["/v3/user"] = [503, 401]
+    first = await user(client, library_sandbox, token)
+    assert first.status_code == 503 and first.json()["error"] == "service_unavailable"
+    second = await user(client, library_sandbox, token)
+    assert second.status_code == 401 and second.json()["error"] == "invalid_token"
+    assert (await user(client, library_sandbox, token)).status_code == 200
+    library_sandbox.faults.fail_next["/v3/order"] = [500]
+    order = await client.get(
+        f"{library_sandbox.urls.platform}/v3/order",
+        params={
+            "access_token": token,
+            "pids": '["870970-basis:22871420"]',
+            "pickUpBranch": "DK-710100",
+        },
+    )
+    assert order.status_code == 500 and order.json()["error"] == "order not placed"
+    assert library_sandbox.patron_data("1000000002").orders == []
+    library_sandbox.faults.fail_next["/userinfo"] = [401]
+    info = await client.get(
+        f"{library_sandbox.urls.oauth}/userinfo", params={"access_token": token}
+    )
+    assert info.status_code == 401 and info.content == b""
+
+
+async def test_calls_are_counted(library_sandbox, client):
+    token = library_sandbox.issue_token("1000000001")
+    await user(client, library_sandbox, token)
+    await user(client, library_sandbox, token)
+    await get_code(client, library_sandbox)
+    session = await client.get(f"{library_sandbox.urls.login}/login", params={"token": token})
+    body = session.json()
+    await client.get(f"{library_sandbox.urls.login}/getTicket/{body['token']}/{body['id']}")
+    calls = library_sandbox.calls
+    assert calls["platform GET /v3/user"] == 2
+    assert calls["oauth POST /oauth/authorize"] == 1
+    assert calls["login GET /getTicket/{token}/{id}"] == 1
+    assert not any(body["token"] in key for key in calls)
+
+
+async def test_http_control_endpoints(library_sandbox, client):
+    token = library_sandbox.issue_token("1000000002")
+    control = f"{library_sandbox.urls.oauth}/_sandbox"  # any host will do
+    response = await client.post(
+        f"{control}/faults", json={"down": ["platform"], "latency": {"auth": 0.01}}
+    )
+    assert response.status_code == 200
+    assert response.json()["down"] == ["platform"]
+    assert library_sandbox.faults.latency == {"auth": 0.01}
+    assert (await user(client, library_sandbox, token)).status_code == 503
+    calls = (await client.get(f"{library_sandbox.urls.platform}/_sandbox/calls")).json()
+    assert calls == {"platform GET /v3/user": 1}
+    bad = await client.post(f"{control}/faults", json={"nonsense": 1})
+    assert bad.status_code == 400
+    bad_rate = await client.post(f"{control}/faults", json={"error_rate": {"*": 2}})
+    assert bad_rate.status_code == 400
+    assert (await client.post(f"{control}/reset")).status_code == 200
+    assert library_sandbox.faults == Faults()
+    assert not library_sandbox.calls
+    assert (await user(client, library_sandbox, token)).status_code == 200
+
+
+async def test_add_patrons_is_cheap_and_usable(library_sandbox, client):
+    started = time.monotonic()
+    added = library_sandbox.add_patrons(10_000, due_every=10)
+    assert time.monotonic() - started < 2.0
+    assert len(added) == 10_000 and len({p.user_id for p in added}) == 10_000
+    assert len(library_sandbox.patrons) == 4  # the login page lists only the named ones
+    due_soon = [
+        p
+        for p in added
+        if any(
+            _days(library_sandbox, loan["dueDate"]) <= 3
+            for loan in library_sandbox.patron_data(p.user_id).loans
+        )
+    ]
+    assert len(due_soon) == 1000
+    patron = added[0]
+    code = await get_code(client, library_sandbox, user_id=patron.user_id, pin=patron.pin)
+    assert code
+    more = library_sandbox.add_patrons(2)
+    assert more[0].user_id not in {p.user_id for p in added}
+
+
+def _days(sandbox: LibrarySandbox, text: str) -> int:
+    from bot.library.models import parse_library_date
+
+    parsed = parse_library_date(text)
+    assert not isinstance(parsed, str) and parsed is not None
+    return (parsed - sandbox.today).days
