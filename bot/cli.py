@@ -28,6 +28,12 @@ def _not_built(name: str) -> Callable[[argparse.Namespace], int]:
     return command
 
 
+def _run(args: argparse.Namespace) -> int:
+    from bot.runner import main as run_main
+
+    return run_main(args)
+
+
 def _sandbox(args: argparse.Namespace) -> int:
     from sandbox.cli import serve
 
@@ -51,12 +57,18 @@ def build_parser() -> argparse.ArgumentParser:
     add(
         "run",
         "run the bot: Telegram updates, the HTTP server and the reminder scheduler",
-        _not_built("run"),
+        _run,
     )
+
+    def _demo(args: argparse.Namespace) -> int:
+        from bot.demo import demo_command
+
+        return demo_command(args)
+
     add(
         "demo",
         "run the library sandbox, a Telegram stand-in with a chat page, and the bot",
-        _not_built("demo"),
+        _demo,
     )
     sandbox = add(
         "sandbox", "run only the library sandbox and print how to point a bot at it", _sandbox
@@ -68,15 +80,29 @@ def build_parser() -> argparse.ArgumentParser:
     sandbox.add_argument(
         "--single-port", action="store_true", help="serve all four services on one port"
     )
-    remind = add("remind", "run the reminder sweep", _not_built("remind"))
+
+    def _remind(args: argparse.Namespace) -> int:
+        from bot.reminders import remind_command
+
+        return remind_command(args)
+
+    remind = add("remind", "run the reminder sweep", _remind)
     remind.add_argument("--once", action="store_true", help="one sweep now, then exit")
-    add("migrate", "create or upgrade the database schema", _not_built("migrate"))
+
+    def _migrate(args: argparse.Namespace) -> int:
+        from storage.commands import migrate_command
+
+        return migrate_command(args)
+
+    add("migrate", "create or upgrade the database schema", _migrate)
     add("generate-key", "print a new key for TOKEN_KEYS", _generate_key)
-    add(
-        "rotate-keys",
-        "re-encrypt every stored token under the newest key",
-        _not_built("rotate-keys"),
-    )
+
+    def _rotate_keys(args: argparse.Namespace) -> int:
+        from storage.commands import rotate_keys_command
+
+        return rotate_keys_command(args)
+
+    add("rotate-keys", "re-encrypt every stored token under the newest key", _rotate_keys)
     return parser
 
 

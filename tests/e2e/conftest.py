@@ -1,0 +1,133 @@
+"""Browser fixtures: the demo's own wiring (`bot.demo.running_demo`) and headless Chromium.
+
+Screenshots go to `artifacts/screenshots/` (git-ignored); the best ones are copied by hand to
+`docs/screenshots/` for the README.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from playwright.async_api import (
+    Browser,
+    BrowserContext,
+    Locator,
+    Page,
+    ViewportSize,
+    async_playwright,
+    expect,
+)
+
+from bot.demo import Demo, running_demo
+from bot.settings import Settings
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
+VIEWPORT: ViewportSize = {"width": 1200, "height": 860}
+REPLY_TIMEOUT_MS = 10_000
+
+
+@pytest.fixture
+async def demo(tmp_path: Path) -> AsyncIterator[Demo]:
+    """The demo's parts on free loopback ports, with a fresh `.demo`-style directory."""
+    base = Settings(_env_file=None, LOG_LEVEL="INFO")
+    async with running_demo(tmp_path / ".demo", base=base, chat_port=0) as started:
+        yield started
+
+
+@pytest.fixture
+def chromium() -> Path:
+    """Debian's Chromium; Playwright drives it instead of downloading a browser of its own."""
+    if not CHROMIUM.exists():
+        pytest.skip(f"{CHROMIUM} is missing (`make browser` installs Debian's chromium)")
+    return CHROMIUM
+
+
+@pytest.fixture
+async def browser(chromium: Path) -> AsyncIterator[Browser]:
+    async with async_playwright() as playwright:
+        launched = await playwright.chromium.launch(
+            executable_path=str(chromium), headless=True, args=CHROMIUM_ARGS
+        )
+        try:
+            yield launched
+        finally:
+            await launched.close()
+
+
+async def new_context(browser: Browser, locale: str) -> BrowserContext:
+    """A fresh profile whose `Accept-Language` follows `locale` (the bot's pages use it)."""
+    context = await browser.new_context(viewport=VIEWPORT, locale=locale)
+    context.set_default_timeout(REPLY_TIMEOUT_MS)
+    return context
+
+
+class ChatPage:
+    """The stand-in's chat page, used the way a patron uses it."""
+
+    def __init__(self, page: Page, url: str) -> None:
+        self.page = page
+        self.url = url
+
+    @property
+    def replies(self) -> Locator:
+        """The bot's messages (incoming bubbles) in the open chat."""
+        return self.page.locator(".msg-wrap.in")
+
+    async def open(self) -> None:
+        await self.page.goto(self.url)
+        await expect(self.page.locator("#bot-name")).to_have_text("Biblioteksbot")
+
+    async def count(self) -> int:
+        return await self.replies.count()
+
+    async def wait_for_reply(self, before: int) -> Locator:
+        """The first message the bot sent after `before` of its messages were shown."""
+        await self.page.wait_for_function(
+            "n => document.querySelectorAll('.msg-wrap.in').length > n",
+            arg=before,
+            timeout=REPLY_TIMEOUT_MS,
+        )
+        return self.replies.nth(before)
+
+    async def send(self, text: str) -> Locator:
+        """Type `text` in the composer, press Enter; the bot's first answer."""
+        before = await self.count()
+        composer = self.page.locator("#composer-input")
+        await composer.fill(text)
+        await composer.press("Enter")
+        # The page echoes the patron's own message as an outgoing bubble.
+        await expect(self.page.locator(".msg-wrap.out").last).to_contain_text(text)
+        return await self.wait_for_reply(before)
+
+    async def tap(self, message: Locator, label: str | re.Pattern[str]) -> None:
+        await message.locator(".kb button", has_text=label).first.click()
+
+    async def screenshot(self, name: str) -> Path:
+        return await screenshot(self.page, name)
+
+
+def screenshot_path(name: str) -> Path:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    return SCREENSHOTS / f"{name}.png"
+
+
+async def screenshot(page: Page, name: str) -> Path:
+    path = screenshot_path(name)
+    # No hover effect in the picture, and the page's last render (a poll answer) finished.
+    await page.mouse.move(1, 1)
+    await asyncio.sleep(0.2)
+    await page.screenshot(path=str(path))
+    return path
