@@ -34,13 +34,14 @@ from telegram.error import BadRequest as TelegramBadRequest
 from telegram.error import Forbidden, RetryAfter, TelegramError
 
 from bot.formatting import split_messages
-from bot.handlers.common import NO_PREVIEW, url_button_allowed
+from bot.handlers.common import NO_PREVIEW, stored_button, url_button_allowed
 from bot.library.errors import LibraryError, NotLoggedIn, TokenRejected
+from bot.ratelimit import SEND_ATTEMPTS, paced_rate_limiter
 from bot.render import hold_is_ready, render_hold, render_loan, sort_loans
 from bot.texts import pick_language, t
 
 if TYPE_CHECKING:
-    from telegram.ext import AIORateLimiter, Application, ContextTypes, ExtBot
+    from telegram.ext import Application, ContextTypes, ExtBot
 
     from bot.library.client import LibraryClient
     from bot.library.models import BorrowerStatus, Hold, Loan
@@ -52,8 +53,6 @@ log = logging.getLogger(__name__)
 MESSAGE_LIMIT = 4096
 MAX_RENEW_BUTTONS = 20
 BUTTON_TITLE_CHARS = 32
-SEND_ATTEMPTS = 5
-SEND_RATE = 29.5  # messages per second: under Telegram's 30, with room for network jitter
 DEFAULT_LEASE = timedelta(minutes=10)
 # Retry sweeps after the daily one, while patrons are still left unfinished (same day only).
 RETRY_DELAYS = (
@@ -293,9 +292,7 @@ class _Sweep:
     async def _button(
         self, chat_id: int, text: str, action: str, payload: dict[str, Any]
     ) -> InlineKeyboardButton:
-        # The sweep has no handler context, so it stores the ref as `callback_button` does.
-        ref_id = await self.store.put_callback(chat_id, action, payload)
-        return InlineKeyboardButton(text, callback_data=f"{action}:{ref_id}")
+        return await stored_button(self.store, chat_id, text, action, payload)
 
     async def _reconnect(self, chat_id: int, lang: str) -> str | None:
         """The token was refused: say so once with a login button, then forget the account."""
@@ -506,26 +503,12 @@ async def remind_once(settings: Settings) -> SweepReport:
 
 
 def build_bot(settings: Settings) -> ExtBot[int]:
-    """A bot for sweeps outside `run`, paced by `sweep_rate_limiter`."""
+    """A bot for sweeps outside `run`, paced like the one in `run`."""
     from telegram.ext import ExtBot
 
     assert settings.TELEGRAM_BOT_TOKEN is not None
     return ExtBot(
         settings.TELEGRAM_BOT_TOKEN.get_secret_value(),
         base_url=f"{settings.TELEGRAM_API_URL}/bot",
-        rate_limiter=sweep_rate_limiter(),
-    )
-
-
-def sweep_rate_limiter(per_second: float = SEND_RATE) -> AIORateLimiter:
-    """Telegram's 30 messages per second, as an even pace rather than bursts.
-
-    PTB's default limiter allows a burst of 30 and then 30 more within the same second, which a
-    server counting a sliding one-second window answers with 429. One message every 1/rate
-    seconds, a little under 30, never trips it; a 429 all the same pauses every send.
-    """
-    from telegram.ext import AIORateLimiter
-
-    return AIORateLimiter(
-        overall_max_rate=1, overall_time_period=1 / per_second, max_retries=SEND_ATTEMPTS
+        rate_limiter=paced_rate_limiter(),
     )
