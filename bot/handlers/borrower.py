@@ -33,6 +33,7 @@ from bot.handlers.common import (
     send,
 )
 from bot.library.errors import LibraryError, NotLoggedIn, Refused, ServiceUnavailable, TokenRejected
+from bot.metrics import record_callback
 from bot.render import (
     debt_total,
     hold_is_ready,
@@ -193,6 +194,19 @@ async def borrower_status(
         return None
 
 
+async def command_status(update: Update, context: Context) -> tuple[str, BorrowerStatus] | None:
+    """How every borrower command starts: the language, a connected account, a fresh status.
+
+    None once the patron has been answered (not connected, or the platform failed).
+    """
+    lang = await lang_of(update, context)
+    account = await require_account(update, context)
+    if account is None:
+        return None
+    status = await borrower_status(update, context, account, lang, Deadline())
+    return None if status is None else (lang, status)
+
+
 def ref_id_of(update: Update) -> str:
     """The stored callback row a tapped button points at (`<action>:<id>`)."""
     query = update.callback_query
@@ -219,6 +233,7 @@ async def claim_once(
     assert query is not None
     peek = await peek_callback(update, context)
     if peek is not None and peek.used_at is not None:
+        record_callback(services(context), peek.action, "claimed")
         try:
             await query.answer(t(lang, already_key))
         except TelegramError as exc:
@@ -253,13 +268,10 @@ async def send_messages(
 
 
 async def loans_command(update: Update, context: Context) -> None:
-    lang = await lang_of(update, context)
-    account = await require_account(update, context)
-    if account is None:
+    started = await command_status(update, context)
+    if started is None:
         return
-    status = await borrower_status(update, context, account, lang, Deadline())
-    if status is None:
-        return
+    lang, status = started
     if not status.loans:
         await reply(update, context, t(lang, "borrower.loans.empty"))
         return
@@ -400,13 +412,10 @@ async def _keep_hold(update: Update, context: Context, lang: str, payload: dict[
 
 
 async def debt_command(update: Update, context: Context) -> None:
-    lang = await lang_of(update, context)
-    account = await require_account(update, context)
-    if account is None:
+    started = await command_status(update, context)
+    if started is None:
         return
-    status = await borrower_status(update, context, account, lang, Deadline())
-    if status is None:
-        return
+    lang, status = started
     items = [item for item in status.debt if not is_zero_amount(item.amount)]
     if not items:
         await reply(update, context, t(lang, "borrower.debt.none"))

@@ -19,8 +19,8 @@ from bot.formatting import format_date, split_messages
 from bot.handlers.borrower import (
     PAYLOAD_TITLE,
     Deadline,
-    borrower_status,
     claim_once,
+    command_status,
     send_messages,
     shorten,
     today_in,
@@ -32,7 +32,6 @@ from bot.handlers.common import (
     chat_id_of,
     lang_of,
     reply,
-    require_account,
     send,
 )
 from bot.library.errors import LibraryError, Refused, ServiceUnavailable, TokenRejected
@@ -118,13 +117,10 @@ def _title(loan: Loan, lang: str) -> str:
 
 
 async def renew_command(update: Update, context: Context) -> None:
-    lang = await lang_of(update, context)
-    account = await require_account(update, context)
-    if account is None:
+    started = await command_status(update, context)
+    if started is None:
         return
-    status = await borrower_status(update, context, account, lang, Deadline())
-    if status is None:
-        return
+    lang, status = started
     if not status.loans:
         await reply(update, context, t(lang, "borrower.renew.empty"))
         return
