@@ -28,7 +28,6 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
-from unittest import mock
 from urllib.parse import parse_qs, urljoin, urlsplit
 
 import httpx
@@ -77,30 +76,24 @@ class Rig:
     bot_pid: int | None = None
 
 
-def _unthrottled_limiter(*_: Any, **kwargs: Any) -> Any:
-    """PTB's limiter without its 30 messages/s overall cap.
-
-    The cap is Telegram's, not the bot's; with it on, every figure here would read 30/s.
-    Retries on 429 (what the limiter is for in the fault tests) stay as configured.
-    """
-    from telegram.ext import AIORateLimiter
-
-    return AIORateLimiter(overall_max_rate=0, group_max_rate=0, **kwargs)
-
-
-def _settings(sandbox: LibrarySandbox, telegram: TelegramStandIn, directory: str) -> Settings:
+def _settings(
+    sandbox: LibrarySandbox, telegram: TelegramStandIn, directory: str, *, throttle: bool
+) -> Settings:
     key = base64.urlsafe_b64encode(secrets.token_bytes(32)).decode().rstrip("=")
-    return Settings(
-        _env_file=None,  # type: ignore[call-arg]
+    values: dict[str, Any] = {
         **sandbox.env(),
-        TELEGRAM_BOT_TOKEN=BOT_TOKEN,
-        TELEGRAM_API_URL=telegram.url,
-        HOST="127.0.0.1",
-        PORT=0,
-        DATABASE_URL=f"sqlite+aiosqlite:///{Path(directory) / 'bench.db'}",
-        TOKEN_KEYS=key,
-        LOG_LEVEL="WARNING",
-    )
+        "TELEGRAM_BOT_TOKEN": BOT_TOKEN,
+        "TELEGRAM_API_URL": telegram.url,
+        "HOST": "127.0.0.1",
+        "PORT": 0,
+        "DATABASE_URL": f"sqlite+aiosqlite:///{Path(directory) / 'bench.db'}",
+        "TOKEN_KEYS": key,
+        "LOG_LEVEL": "WARNING",
+        # Telegram's 30 messages/s is its limit, not the bot's cost: with the pace on, every
+        # figure here would read 30/s. Retries on 429 stay as in production.
+        "TELEGRAM_SEND_RATE": 29.5 if throttle else 0,
+    }
+    return Settings(_env_file=None, **values)
 
 
 def _environment(settings: Settings) -> dict[str, str]:
@@ -118,17 +111,12 @@ def _environment(settings: Settings) -> dict[str, str]:
 
 
 async def _start_in_process(
-    settings: Settings, stop: asyncio.Event, throttle: bool
+    settings: Settings, stop: asyncio.Event
 ) -> tuple[asyncio.Task[None], BotInfo]:
     ready: asyncio.Future[BotInfo] = asyncio.get_running_loop().create_future()
-    patch = (
-        contextlib.nullcontext()
-        if throttle
-        else mock.patch("bot.app.AIORateLimiter", _unthrottled_limiter)
-    )
-    with patch:
-        task = asyncio.create_task(run_bot(settings, stop=stop, on_ready=ready.set_result))
-        await asyncio.wait({task, ready}, return_when=asyncio.FIRST_COMPLETED)
+    task = asyncio.create_task(run_bot(settings, stop=stop, on_ready=ready.set_result))
+    waiting: list[asyncio.Future[Any]] = [task, ready]
+    await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
     if not ready.done():
         task.result()  # raises what stopped the bot
     return task, ready.result()
@@ -178,11 +166,11 @@ async def running_rig(
         try:
             if latency:
                 sandbox.faults.latency["*"] = latency
-            settings = _settings(sandbox, telegram, directory)
+            settings = _settings(sandbox, telegram, directory, throttle=throttle)
             if subprocess:
                 child, info = await _start_subprocess(settings)
             else:
-                task, info = await _start_in_process(settings, stop, throttle)
+                task, info = await _start_in_process(settings, stop)
             store = await Store.open(settings.DATABASE_URL, settings.token_keys)
             yield Rig(sandbox, telegram, settings, info, store, child.pid if child else None)
         finally:
@@ -203,7 +191,7 @@ async def running_rig(
 
 
 def serve_bot() -> int:
-    """The bot of a subprocess rig: settings from the environment, unthrottled, until SIGTERM."""
+    """The bot of a subprocess rig: settings from the environment, until SIGTERM."""
     from bot.settings import load_settings
 
     settings = load_settings(_env_file=None)
@@ -217,8 +205,7 @@ def serve_bot() -> int:
         def ready(info: BotInfo) -> None:
             print(f"READY {info.web_url} {info.bot_username}", flush=True)
 
-        with mock.patch("bot.app.AIORateLimiter", _unthrottled_limiter):
-            await run_bot(settings, stop=stop, on_ready=ready)
+        await run_bot(settings, stop=stop, on_ready=ready)
 
     profile_to = os.environ.get("BENCH_PROFILE")
     if not profile_to:

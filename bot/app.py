@@ -10,12 +10,13 @@ from typing import Any
 
 from telegram import Update
 from telegram.error import Forbidden, TelegramError
-from telegram.ext import AIORateLimiter, Application, ApplicationBuilder, BaseHandler
+from telegram.ext import Application, ApplicationBuilder, BaseHandler
 from telegram.request import HTTPXRequest
 
 import bot.handlers
 from bot.library.errors import ServiceUnavailable
 from bot.metrics import MeteredApplication, metrics_of
+from bot.ratelimit import paced_rate_limiter
 from bot.services import SERVICES_KEY, Services
 from bot.texts import t
 
@@ -62,7 +63,7 @@ def build_application(services: Services, *, polling: bool) -> AnyApplication:
         .base_url(f"{settings.TELEGRAM_API_URL}/bot")
         .base_file_url(f"{settings.TELEGRAM_API_URL}/file/bot")
         .request(request)
-        .rate_limiter(AIORateLimiter(max_retries=3))
+        .rate_limiter(paced_rate_limiter(settings.TELEGRAM_SEND_RATE))
         .concurrent_updates(CONCURRENT_UPDATES)
     )
     if polling:

@@ -625,7 +625,9 @@ class TelegramStandIn:
                 "chat": self._chat_json(chat),
                 "from": self._user_json(chat),
                 "date": int(time.time()),
-                "old_chat_member": {"user": target.user(), "status": old},
+                # Telegram always sends `until_date` (0 = forever) with "kicked"; PTB needs it.
+                "old_chat_member": {"user": target.user(), "status": old}
+                | ({} if blocked else {"until_date": 0}),
                 "new_chat_member": new_member,
             },
         )

@@ -1,0 +1,86 @@
+"""The threat model's checks that no other test covers (see SECURITY.md)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from tests.fixtures.bot import BotFactory, BotHarness
+from tests.hardening.conftest import OLE, PID, send
+
+WEBHOOK_SECRET = "hardening-webhook-secret"
+HEADER = "X-Telegram-Bot-Api-Secret-Token"
+VICTIM, ATTACKER = 700, 701
+
+
+def _tap_update(update_id: int, chat_id: int, data: str, message_id: int) -> dict[str, Any]:
+    """A callback query as a modified client could make Telegram deliver it."""
+    user = {"id": chat_id, "is_bot": False, "first_name": "Mallory", "language_code": "da"}
+    return {
+        "update_id": update_id,
+        "callback_query": {
+            "id": f"forged-{update_id}",
+            "from": user,
+            "chat_instance": "1",
+            "data": data,
+            "message": {
+                "message_id": message_id,
+                "date": int(time.time()),
+                "chat": {"id": chat_id, "type": "private", "first_name": "Mallory"},
+                "text": "x",
+            },
+        },
+    }
+
+
+async def test_tampered_or_foreign_button_data_does_nothing(bot_factory: BotFactory) -> None:
+    bot = await bot_factory(WEBHOOK_SECRET=WEBHOOK_SECRET)
+    await bot.connect(VICTIM, OLE)
+    await bot.connect(ATTACKER, OLE)
+    [prompt] = await send(bot, VICTIM, f"/order {PID} DK-710100")
+    victims_ref = prompt.button("Ja, bestil").callback_data
+    assert victims_ref is not None
+    ref_id = victims_ref.partition(":")[2]
+    forged = [
+        victims_ref,  # another chat's button, replayed from the attacker's chat
+        "order:" + "A" * len(ref_id),  # a guessed id
+        "order:",
+        "order:" + "x" * 300,
+        "renewall:" + ref_id,  # the right id under another action
+        "\x00\ufffd",
+    ]
+    url = f"{bot.info.web_url}/telegram/webhook"
+    for number, data in enumerate(forged, start=900_100):
+        update = _tap_update(number, ATTACKER, data, message_id=prompt.message_id)
+        response = await bot.http.post(url, json=update, headers={HEADER: WEBHOOK_SECRET})
+        assert response.status_code == 200
+    await asyncio.sleep(1.0)
+    assert bot.sandbox.calls["platform GET /v3/order"] == 0
+    assert bot.sandbox.calls["platform GET /v3/renew"] == 0
+    ref = await bot.store.callback(ref_id, VICTIM)
+    assert ref is not None and ref.used_at is None  # the victim's button still works for them
+    assert await bot.store.account(VICTIM) is not None
+
+
+async def test_a_flood_of_bogus_callbacks_is_cheap_and_harmless(bot: BotHarness) -> None:
+    """Denial of service through the callback: garbage costs no token call and no row."""
+    callback = f"{bot.info.web_url}/oauth/callback"
+    bot.add_chat(702)
+    started = time.monotonic()
+
+    async def bogus(n: int) -> int:
+        params = {"state": f"forged-{n}", "code": f"c{n}"} if n % 2 else {"state": "x" * 5000}
+        page = await bot.http.get(callback, params=params)
+        return page.status_code
+
+    flood = asyncio.gather(*(bogus(n) for n in range(400)))
+    reply = await send(bot, 702, "/help")  # a patron is served meanwhile
+    statuses = await flood
+    assert all(status in (400, 410) for status in statuses)
+    assert reply and "/loans" in reply[0].text
+    assert time.monotonic() - started < 10
+    assert bot.sandbox.calls["oauth POST /oauth/token"] == 0
+    assert await bot.store.count_accounts() == 0
+    health = await bot.http.get(f"{bot.info.web_url}/health")
+    assert health.status_code == 200

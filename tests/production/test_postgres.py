@@ -1,0 +1,349 @@
+"""PostgreSQL 15: the connect journey, a reminder sweep, the migrations and `library-bot migrate`.
+
+Every test here runs on the throwaway cluster that `tests/fixtures/database.py` starts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+import subprocess
+import sys
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+import pytest
+import sqlalchemy as sa
+from alembic.script import ScriptDirectory
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import AsyncConnection
+from telegram import Bot
+
+from bot.library.client import LibraryClient
+from bot.reminders import sweep
+from storage.crypto import TokenCipher, key_id
+from storage.engine import create_engine
+from storage.migrate import alembic_config, database_revision, head_revision, upgrade
+from storage.store import Store
+from tests.fixtures.bot import BotHarness
+from tests.fixtures.database import PG_USER, PostgresCluster, key_text
+from tests.fixtures.telegram import TEST_BOT_TOKEN
+from tests.production.conftest import JONAS, KAREN, OLE, connect_directly, make_settings
+
+pytestmark = pytest.mark.postgres
+
+CHAT = 7401
+KEY = secrets.token_bytes(32)
+NOW = datetime.now(UTC).replace(microsecond=0)
+ROOT = Path(__file__).resolve().parents[2]
+
+# --- the journey and the sweep ----------------------------------------------------------------
+
+
+async def test_connect_journey_on_postgres(bot_pg: BotHarness) -> None:
+    assert bot_pg.settings.DATABASE_URL.startswith("postgresql+asyncpg://")
+    await bot_pg.connect(CHAT, KAREN)
+    loans = await bot_pg.send(CHAT, "/loans")
+    assert "Kongens fald" in loans.text
+    account = await bot_pg.store.account(CHAT)
+    assert account is not None and account.unique_id
+    # At rest the token is sealed, never the plain value.
+    url = make_url(bot_pg.settings.DATABASE_URL)
+    connection = await asyncpg.connect(
+        host=url.host, port=url.port, user=url.username, database=url.database
+    )
+    try:
+        stored = await connection.fetchval("SELECT token FROM account WHERE chat_id = $1", CHAT)
+    finally:
+        await connection.close()
+    assert account.token not in stored
+    logout = await bot_pg.send(CHAT, "/logout")
+    assert logout.text
+    assert await bot_pg.store.account(CHAT) is None
+
+
+async def test_reminder_sweep_on_postgres(
+    postgres_url: str, library_sandbox: Any, telegram: Any
+) -> None:
+    settings = make_settings(telegram, library_sandbox, postgres_url, SWEEP_CONCURRENCY=4)
+    store = await Store.open(postgres_url, settings.token_keys)
+    library = LibraryClient.from_settings(settings)
+    try:
+        for chat_id, patron in ((7411, KAREN), (7412, JONAS), (7413, OLE)):
+            await connect_directly(store, library_sandbox, telegram, chat_id, patron)
+        async with Bot(TEST_BOT_TOKEN, base_url=f"{telegram.url}/bot") as bot:
+            kwargs: dict[str, Any] = {
+                "store": store,
+                "library": library,
+                "bot": bot,
+                "settings": settings,
+                "today": library_sandbox.today,
+            }
+            first = await sweep(**kwargs)
+            again = await sweep(**kwargs)
+    finally:
+        await library.aclose()
+        await store.close()
+    assert (first.patrons, first.messages) == (3, 2)
+    assert first.reminders > 2 and not first.failures
+    assert (again.messages, again.reminders) == (0, 0)  # exactly once
+    assert len(telegram.sent(7411)) == 1 and len(telegram.sent(7412)) == 1
+    assert telegram.sent(7413) == []
+    assert "Kongens fald" in telegram.sent(7411)[0].text
+
+
+# --- migrations -------------------------------------------------------------------------------
+
+Seed = Callable[[AsyncConnection], Awaitable[None]]
+
+
+async def _seed_0001(conn: AsyncConnection) -> None:
+    """Representative rows of every table of revision 0001."""
+    cipher = TokenCipher([KEY])
+    meta = sa.MetaData()
+    await conn.run_sync(meta.reflect)
+    t = meta.tables
+    await conn.execute(
+        t["chat"].insert(),
+        [
+            {
+                "chat_id": 1,
+                "language": "en",
+                "reminders_enabled": True,
+                "reminder_days": "5,1",
+                "pickup_branch": "DK-710104",
+                "active": True,
+                "created_at": NOW,
+                "updated_at": NOW,
+            },
+            {
+                "chat_id": 2,
+                "language": None,
+                "reminders_enabled": False,
+                "reminder_days": None,
+                "pickup_branch": None,
+                "active": False,
+                "created_at": NOW,
+                "updated_at": NOW,
+            },
+        ],
+    )
+    await conn.execute(
+        t["login_state"].insert(),
+        [{"state_hash": "a" * 64, "chat_id": 1, "expires_at": NOW + timedelta(minutes=10)}],
+    )
+    await conn.execute(
+        t["pending_link"].insert(),
+        [
+            {
+                "code_hash": "b" * 64,
+                "chat_id": 1,
+                "token": cipher.encrypt("pending-token", 1),
+                "token_expires_at": None,
+                "attributes": {"uniqueId": "u-1"},
+                "expires_at": NOW + timedelta(minutes=10),
+            }
+        ],
+    )
+    await conn.execute(
+        t["account"].insert(),
+        [
+            {
+                "chat_id": 1,
+                "token": cipher.encrypt("token-of-chat-1", 1),
+                "key_id": key_id(KEY),
+                "token_expires_at": NOW + timedelta(days=30),
+                "unique_id": "u-1",
+                "municipality": "101",
+                "attributes": {"uniqueId": "u-1", "municipality": "101"},
+                "connected_at": NOW,
+                "expiry_warned": False,
+                "swept_on": NOW.date() - timedelta(days=1),
+                "lease_owner": None,
+                "lease_until": None,
+            }
+        ],
+    )
+    await conn.execute(
+        t["callback_ref"].insert(),
+        [
+            {
+                "id": "cb1",
+                "chat_id": 1,
+                "action": "renew",
+                "payload": {"loan_id": "L1", "title": "Kongens fald"},
+                "created_at": NOW,
+                "used_at": None,
+            }
+        ],
+    )
+    await conn.execute(
+        t["reminder_log"].insert(),
+        [
+            {
+                "chat_id": 1,
+                "key": "loan:L1:2026-01-13:3",
+                "state": "sent",
+                "created_at": NOW,
+                "sent_at": NOW,
+            }
+        ],
+    )
+
+
+# Rows to seed at each revision; a new migration needs its predecessor here (the walk asks).
+SEEDS: dict[str, Seed] = {"0001": _seed_0001}
+
+
+def _revisions() -> list[str]:
+    script = ScriptDirectory.from_config(alembic_config())
+    return [rev.revision for rev in reversed(list(script.walk_revisions("base", "heads")))]
+
+
+async def _dump(url: str) -> dict[str, set[tuple[tuple[str, str], ...]]]:
+    """Every row of every table (but alembic's), as sorted (column, repr(value)) tuples."""
+    engine = create_engine(url)
+    try:
+        async with engine.connect() as conn:
+            meta = sa.MetaData()
+            await conn.run_sync(meta.reflect)
+            found: dict[str, set[tuple[tuple[str, str], ...]]] = {}
+            for name, table in meta.tables.items():
+                if name == "alembic_version":
+                    continue
+                rows = (await conn.execute(sa.select(table))).mappings().all()
+                found[name] = {tuple(sorted((k, repr(v)) for k, v in row.items())) for row in rows}
+            return found
+    finally:
+        await engine.dispose()
+
+
+def _survived(
+    before: set[tuple[tuple[str, str], ...]], after: set[tuple[tuple[str, str], ...]]
+) -> bool:
+    """Each row before is in `after`, compared on the columns the older row had."""
+    for old in before:
+        columns = dict(old)
+        if not any(all(dict(new).get(k) == v for k, v in columns.items()) for new in after):
+            return False
+    return True
+
+
+async def _fresh_database(cluster: PostgresCluster) -> str:
+    name = f"m_{secrets.token_hex(6)}"
+    admin = await asyncpg.connect(host=cluster.host, port=cluster.port, user=PG_USER)
+    try:
+        await admin.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await admin.close()
+    return cluster.url(name)
+
+
+async def _seed(url: str, revision: str) -> None:
+    assert revision in SEEDS, f"add representative rows for revision {revision} to SEEDS"
+    engine = create_engine(url)
+    try:
+        async with engine.begin() as conn:
+            await SEEDS[revision](conn)
+    finally:
+        await engine.dispose()
+
+
+@pytest.mark.parametrize("backend", ["postgres", "sqlite"])
+async def test_every_revision_upgrades_with_data(
+    backend: str, postgres_cluster: PostgresCluster, tmp_path: Path
+) -> None:
+    revisions = _revisions()
+    assert revisions[-1] == head_revision()
+    for index, revision in enumerate(revisions):
+        if backend == "postgres":
+            url = await _fresh_database(postgres_cluster)
+        else:
+            url = f"sqlite+aiosqlite:///{tmp_path / f'walk{index}.db'}"
+        previous = revisions[index - 1] if index else None
+        before: dict[str, set[tuple[tuple[str, str], ...]]] = {}
+        if previous is not None:
+            await upgrade(url, previous)
+            await _seed(url, previous)
+            before = await _dump(url)
+        await upgrade(url, revision)
+        assert await database_revision(url) == revision
+        after = await _dump(url)
+        for table, rows in before.items():
+            assert table in after, f"{previous} -> {revision} dropped table {table}"
+            assert _survived(rows, after[table]), f"{previous} -> {revision} lost rows of {table}"
+
+    # The head's seed must also be what the current code reads.
+    url = (
+        await _fresh_database(postgres_cluster)
+        if backend == "postgres"
+        else f"sqlite+aiosqlite:///{tmp_path / 'head.db'}"
+    )
+    await upgrade(url)
+    await _seed(url, revisions[-1])
+    store = await Store.open(url, [KEY])
+    try:
+        assert await store.count_accounts() == 1
+        account = await store.account(1)
+        assert account is not None and account.token == "token-of-chat-1"
+        chat = await store.chat(1)
+        assert (chat.language, chat.reminder_days, chat.pickup_branch) == (
+            "en",
+            (5, 1),
+            "DK-710104",
+        )
+        assert (await store.chat(2)).reminders_enabled is False
+        assert await store.reminder_states(1, ["loan:L1:2026-01-13:3"]) == {
+            "loan:L1:2026-01-13:3": "sent"
+        }
+        ref = await store.callback("cb1", 1)
+        assert ref is not None and ref.payload["loan_id"] == "L1"
+    finally:
+        await store.close()
+
+
+async def test_migrate_command_on_postgres(
+    postgres_cluster: PostgresCluster, tmp_path: Path
+) -> None:
+    url = await _fresh_database(postgres_cluster)
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(tmp_path),
+        "DATABASE_URL": url,
+        "TOKEN_KEYS": key_text(KEY),
+    }
+    command = [sys.executable, "-m", "bot.cli", "migrate"]
+    first = await asyncio.to_thread(
+        subprocess.run,
+        command,
+        env={**env, "PYTHONPATH": str(ROOT)},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert first.returncode == 0, first.stderr
+    assert f"revision {head_revision()}" in first.stdout
+    assert await database_revision(url) == head_revision()
+    again = await asyncio.to_thread(
+        subprocess.run,
+        command,
+        env={**env, "PYTHONPATH": str(ROOT)},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert again.returncode == 0, again.stderr  # idempotent
+    store = await Store.open(url, [KEY])
+    try:
+        assert await store.count_accounts() == 0
+        assert await store.ping()
+    finally:
+        await store.close()
