@@ -19,7 +19,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import quote, urlencode
 from zoneinfo import ZoneInfo
 
+import aiohttp
 import httpx
+import yarl
 from pydantic import BaseModel
 
 from bot.library.errors import (
@@ -98,6 +100,10 @@ LABELS: Mapping[str, str] = MappingProxyType(
 )
 _TOKEN_ENDPOINTS = frozenset({"exchange_code", "password_grant"})
 _REFUSABLE = frozenset({"renew", "cancel_order"})
+# 5xx codes that say the server failed, not that the order system or the library said no.
+_SERVER_FAILURES = frozenset(
+    {"internal server error", "server_error", "bad gateway", "gateway timeout", "internal_error"}
+)
 _RETRYABLE_ERRORS = (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError)
 
 
@@ -186,6 +192,8 @@ def _error_for(endpoint: str, status: int, body: object) -> LibraryError:
         return NotLoggedIn(message, code=code or "not logged in", status=status)
     if status == 503:
         return ServiceUnavailable(message, code="service_unavailable", status=status)
+    if status >= 500 and (code or "").lower() in _SERVER_FAILURES:
+        return ServiceUnavailable(message, code=code, status=status)
     if endpoint == "order" and status == 500 and code:
         return OrderRefused(message, code=code, status=status, description=description)
     if endpoint in _REFUSABLE and status >= 400 and code:
@@ -197,14 +205,17 @@ def _error_for(endpoint: str, status: int, body: object) -> LibraryError:
 
 def _decode(endpoint: str, response: httpx.Response) -> dict[str, Any]:
     """The JSON object of a successful response; the mapped error otherwise."""
+    return _decode_body(endpoint, response.status_code, response.content)
+
+
+def _decode_body(endpoint: str, status: int, content: bytes) -> dict[str, Any]:
     try:
-        body: object = json.loads(response.content) if response.content else None
+        body: object = json.loads(content) if content else None
     except Exception:  # not JSON, bad UTF-8, absurd nesting
         body = None
         decoded = False
     else:
         decoded = True
-    status = response.status_code
     if isinstance(body, dict):
         inner = body.get("statusCode")
         if isinstance(inner, int) and not isinstance(inner, bool) and inner >= 400 > status:
@@ -262,6 +273,10 @@ class LibraryClient:
         )
         self._public: _CachedToken | None = None
         self._public_lock = asyncio.Lock()
+        # The lean aiohttp path for `user()`, made on first use in the running loop; an
+        # injected transport (tests, fakes) keeps every call on httpx.
+        self._lean_enabled = transport is None
+        self._lean: tuple[asyncio.AbstractEventLoop, aiohttp.ClientSession] | None = None
 
     @classmethod
     def from_settings(cls, settings: Settings, **kwargs: Any) -> LibraryClient:
@@ -287,6 +302,10 @@ class LibraryClient:
 
     async def aclose(self) -> None:
         await self._http.aclose()
+        if self._lean is not None:
+            _, session = self._lean
+            self._lean = None
+            await session.close()
 
     async def __aenter__(self) -> LibraryClient:
         return self
@@ -376,6 +395,52 @@ class LibraryClient:
             endpoint, "GET", f"{self.platform_url}{path}", params=query, retry=retry
         )
         return _decode(endpoint, response)
+
+    def _lean_session(self) -> aiohttp.ClientSession:
+        loop = asyncio.get_running_loop()
+        if self._lean is None or self._lean[0] is not loop or self._lean[1].closed:
+            session = aiohttp.ClientSession(
+                connector=aiohttp.TCPConnector(limit=100, keepalive_timeout=30.0),
+                timeout=aiohttp.ClientTimeout(
+                    total=None, sock_connect=min(CONNECT_TIMEOUT, self.timeout)
+                ),
+                headers={"Accept": "application/json", "User-Agent": "library-bot"},
+                auto_decompress=True,
+            )
+            self._lean = (loop, session)
+        return self._lean[1]
+
+    async def _lean_get(self, endpoint: str, path: str, query: Mapping[str, str]) -> dict[str, Any]:
+        """An idempotent platform GET over aiohttp, with `_send`'s deadline and one retry.
+
+        The reminder sweep makes one `/v3/user` call per patron per day; through httpx each
+        costs about 0.8 ms of CPU (request models, the connection pool's per-request scan of
+        idle connections), over aiohttp about 0.1 ms. Errors map exactly as in `_send`.
+        """
+        url = yarl.URL(f"{self.platform_url}{path}?{urlencode(query)}", encoded=True)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.timeout
+        for attempt in (1, 2):
+            try:
+                async with asyncio.timeout_at(deadline):
+                    session = self._lean_session()
+                    async with session.get(url, allow_redirects=False) as response:
+                        content = await response.read()
+                        status = response.status
+                return _decode_body(endpoint, status, content)
+            except aiohttp.ClientError as exc:  # connection, protocol and socket time-outs
+                if attempt == 1 and deadline - loop.time() > MIN_RETRY_BUDGET:
+                    log.info("retrying %s after %s", _label(endpoint), type(exc).__name__)
+                    continue
+                code = "timeout" if isinstance(exc, TimeoutError) else "connection"
+                raise ServiceUnavailable(
+                    f"{_label(endpoint)}: {type(exc).__name__}", code=code
+                ) from None
+            except TimeoutError:
+                raise ServiceUnavailable(
+                    f"{_label(endpoint)}: no answer within {self.timeout:g} s", code="timeout"
+                ) from None
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def _model(self, model: type[M], data: object, endpoint: str) -> M:
         return parse_model(model, data, tz=self.timezone, endpoint=endpoint)
@@ -530,7 +595,11 @@ class LibraryClient:
 
     async def user(self, access_token: str) -> BorrowerStatus:
         with self._metered("user"):
-            body = await self._platform("user", "/v3/user", access_token, retry=True)
+            if self._lean_enabled:
+                query = {"access_token": access_token}
+                body = await self._lean_get("user", "/v3/user", query)
+            else:
+                body = await self._platform("user", "/v3/user", access_token, retry=True)
             return self._model(BorrowerStatus, _data(body, "user"), "user")
 
     async def order(self, access_token: str, pids: list[str], pick_up_branch: str) -> OrderResult:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import httpx
 import pytest
 
-from bot.library.client import LibraryClient
+from bot.library.client import LibraryClient, _error_for
 from bot.library.errors import (
     BadRequest,
     OrderRefused,
@@ -201,3 +201,11 @@ async def test_revoke_never_raises(library_sandbox: LibrarySandbox) -> None:
         assert await library.revoke(library_sandbox.issue_token("1000000001")) is False
     finally:
         await library.aclose()
+
+
+@pytest.mark.parametrize("endpoint", ["order", "renew", "cancel_order"])
+def test_a_failing_server_is_not_a_refusal(endpoint: str) -> None:
+    failed = _error_for(endpoint, 500, {"statusCode": 500, "error": "internal server error"})
+    assert isinstance(failed, ServiceUnavailable)
+    refused = _error_for(endpoint, 500, {"statusCode": 500, "error": "renewal_refused"})
+    assert isinstance(refused, Refused)
