@@ -457,6 +457,28 @@ class Store:
             )
         return callback_id
 
+    async def put_callbacks(
+        self, chat_id: int, buttons: Sequence[tuple[str, dict[str, Any]]]
+    ) -> list[str]:
+        """`put_callback` for several (action, payload) pairs in one statement, ids in order."""
+        if not buttons:
+            return []
+        ids = [secrets.token_urlsafe(12) for _ in buttons]
+        now = self._now()
+        rows = [
+            {
+                "id": callback_id,
+                "chat_id": chat_id,
+                "action": action,
+                "payload": payload,
+                "created_at": now,
+            }
+            for callback_id, (action, payload) in zip(ids, buttons, strict=True)
+        ]
+        async with self._engine.begin() as conn:
+            await conn.execute(insert(CALLBACK_REF), rows)
+        return ids
+
     async def callback(self, callback_id: str, chat_id: int) -> CallbackRef | None:
         """The button's data, if it belongs to this chat and is less than a day old."""
         statement = select(CALLBACK_REF).where(
@@ -547,6 +569,49 @@ class Store:
                 .where(ACCOUNT.c.chat_id == chat_id)
                 .values(swept_on=day, lease_owner=None, lease_until=None)
             )
+
+    async def finish_sweeps(self, chat_ids: Sequence[int], day: date) -> None:
+        """`finish_sweep` for many patrons in one transaction (the sweep flushes in batches)."""
+        unique = list(dict.fromkeys(chat_ids))
+        if not unique:
+            return
+        async with self._engine.begin() as conn:
+            for start in range(0, len(unique), IN_CHUNK):
+                await conn.execute(
+                    update(ACCOUNT)
+                    .where(ACCOUNT.c.chat_id.in_(unique[start : start + IN_CHUNK]))
+                    .values(swept_on=day, lease_owner=None, lease_until=None)
+                )
+
+    async def begin_reminders(self, chat_id: int, keys: Sequence[str]) -> dict[str, str]:
+        """`reminder_states` and then `record_intents` for the keys not yet sent, in one
+        transaction; returns the states as they were before (key -> "intent" | "sent")."""
+        unique = list(dict.fromkeys(keys))
+        found: dict[str, str] = {}
+        if not unique:
+            return found
+        now = self._now()
+        async with self._engine.begin() as conn:
+            for chunk in _chunks(unique):
+                rows = await conn.execute(
+                    select(REMINDER_LOG.c.key, REMINDER_LOG.c.state).where(
+                        REMINDER_LOG.c.chat_id == chat_id, REMINDER_LOG.c.key.in_(chunk)
+                    )
+                )
+                found.update({row.key: row.state for row in rows})
+            pending = [key for key in unique if found.get(key) != "sent"]
+            for chunk in _chunks(pending):
+                await conn.execute(
+                    self._insert(REMINDER_LOG)
+                    .values(
+                        [
+                            {"chat_id": chat_id, "key": key, "state": "intent", "created_at": now}
+                            for key in chunk
+                        ]
+                    )
+                    .on_conflict_do_nothing(index_elements=["chat_id", "key"])
+                )
+        return found
 
     async def reminder_states(self, chat_id: int, keys: Sequence[str]) -> dict[str, str]:
         """Key -> "intent" | "sent", for the keys that have an entry."""

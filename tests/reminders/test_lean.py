@@ -1,0 +1,156 @@
+"""The sweep's lean paths: batched store writes, `user()` over aiohttp, the aiohttp Bot API
+transport. Each must behave exactly like the path it replaces."""
+
+from __future__ import annotations
+
+import logging
+import socket
+from datetime import timedelta
+
+import httpx
+import pytest
+from telegram.error import NetworkError, RetryAfter
+from telegram.ext import ExtBot
+
+from bot.library.client import LibraryClient
+from bot.library.errors import ServiceUnavailable, TokenRejected
+from bot.reminders import AiohttpRequest, build_bot
+from sandbox.library import LibrarySandbox
+from sandbox.telegram import TelegramStandIn
+from storage.store import Store
+from tests.fixtures.telegram import TEST_BOT_TOKEN
+from tests.reminders.conftest import KAREN, Rig
+
+LEASE = timedelta(minutes=5)
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+async def test_begin_reminders_reports_states_and_records_intents(
+    database_url: str, store_keys: list[bytes]
+) -> None:
+    store = await Store.open(database_url, store_keys)
+    try:
+        assert await store.begin_reminders(7, ["a", "b"]) == {}
+        assert await store.reminder_states(7, ["a", "b"]) == {"a": "intent", "b": "intent"}
+        await store.mark_sent(7, ["a"])
+        assert await store.begin_reminders(7, ["a", "b", "c"]) == {"a": "sent", "b": "intent"}
+        # A sent key stays sent; the new one is now an intent.
+        assert await store.reminder_states(7, ["a", "b", "c"]) == {
+            "a": "sent",
+            "b": "intent",
+            "c": "intent",
+        }
+        assert await store.reminder_states(8, ["a"]) == {}  # per chat
+    finally:
+        await store.close()
+
+
+async def test_put_callbacks_keeps_order_and_owner(
+    database_url: str, store_keys: list[bytes]
+) -> None:
+    store = await Store.open(database_url, store_keys)
+    try:
+        ids = await store.put_callbacks(7, [("renew", {"loan_id": "L1"}), ("renewall", {})])
+        assert len(set(ids)) == 2
+        first = await store.callback(ids[0], 7)
+        second = await store.callback(ids[1], 7)
+        assert first is not None and first.action == "renew"
+        assert first.payload == {"loan_id": "L1"}
+        assert second is not None and second.action == "renewall"
+        assert await store.callback(ids[0], 8) is None  # another chat's button
+        assert await store.put_callbacks(7, []) == []
+    finally:
+        await store.close()
+
+
+async def test_patrons_are_finished_across_many_flushes(rig: Rig) -> None:
+    patrons = rig.sandbox.add_patrons(11, due_every=3)
+    for offset, patron in enumerate(patrons):
+        await rig.connect(800 + offset, patron.user_id)
+
+    report = await rig.sweep(concurrency=2, batch_size=3)
+
+    assert report.patrons == 11 and not report.failures
+    assert report.messages == sum(1 for chat in range(800, 811) if rig.telegram.sent(chat))
+    # Everyone was marked swept: nobody is claimed again today, so nothing is sent twice.
+    assert await rig.store.claim_sweep_batch(rig.sandbox.today, "probe", 50, LEASE) == []
+    assert (await rig.sweep()).patrons == 0
+
+
+async def test_lean_user_matches_the_httpx_path(library_sandbox: LibrarySandbox) -> None:
+    token = library_sandbox.issue_token(KAREN)
+    options = {
+        "oauth_url": library_sandbox.urls.oauth,
+        "auth_url": library_sandbox.urls.auth,
+        "platform_url": library_sandbox.urls.platform,
+        "client_id": library_sandbox.client_id,
+        "client_secret": library_sandbox.client_secret,
+        "timeout": 3.0,
+    }
+    async with (
+        LibraryClient(**options) as lean,
+        LibraryClient(**options, transport=httpx.AsyncHTTPTransport()) as plain,
+    ):
+        fast = await lean.user(token)
+        assert fast == await plain.user(token)
+        assert fast.name == "Karen Jensen" and fast.loans
+        library_sandbox.expire_token(token)
+        with pytest.raises(TokenRejected):
+            await lean.user(token)
+
+
+async def test_lean_user_maps_a_dead_platform_without_leaking_the_token(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    dead = f"http://127.0.0.1:{_free_port()}"
+    async with LibraryClient(
+        oauth_url=dead,
+        auth_url=dead,
+        platform_url=dead,
+        client_id="c",
+        client_secret="s",
+        timeout=2.0,
+    ) as client:
+        with pytest.raises(ServiceUnavailable) as caught:
+            await client.user("secret-token-xyz")
+    assert caught.value.code == "connection"
+    assert "retrying data platform /v3/user" in caplog.text  # an idempotent read: one retry
+    assert "secret-token-xyz" not in caplog.text + str(caught.value)
+
+
+async def test_aiohttp_request_sends_and_maps_errors(telegram: TelegramStandIn) -> None:
+    telegram.add_chat(4242)
+    bot: ExtBot[None] = ExtBot(
+        TEST_BOT_TOKEN, base_url=f"{telegram.url}/bot", request=AiohttpRequest()
+    )
+    async with bot:
+        message = await bot.send_message(4242, "<b>Hej</b> &amp; velkommen", parse_mode="HTML")
+        assert message.chat.id == 4242
+        telegram.failures.fail("sendMessage", 429, retry_after=3)
+        with pytest.raises(RetryAfter):
+            await bot.send_message(4242, "for hurtigt")
+    [sent] = telegram.sent(4242)
+    assert sent.text == "Hej & velkommen"
+
+    request = AiohttpRequest(connect_timeout=1.0)
+    await request.initialize()
+    try:
+        with pytest.raises(NetworkError) as caught:
+            await request.post(
+                f"http://127.0.0.1:{_free_port()}/bot{TEST_BOT_TOKEN}/sendMessage",
+                request_data=None,
+            )
+    finally:
+        await request.shutdown()
+    assert TEST_BOT_TOKEN not in str(caught.value)
+
+
+async def test_build_bot_uses_the_aiohttp_transport(rig: Rig) -> None:
+    bot = build_bot(rig.settings)
+    assert isinstance(bot.request, AiohttpRequest)
