@@ -11,9 +11,9 @@ from typing import Any
 from telegram import Update
 from telegram.error import Forbidden, TelegramError
 from telegram.ext import Application, ApplicationBuilder, BaseHandler
-from telegram.request import HTTPXRequest
 
 import bot.handlers
+from bot.http import TelegramRequest
 from bot.library.errors import ServiceUnavailable
 from bot.metrics import MeteredApplication, metrics_of
 from bot.ratelimit import paced_rate_limiter
@@ -49,12 +49,8 @@ def build_application(services: Services, *, polling: bool) -> AnyApplication:
 
     settings = services.settings
     assert settings.TELEGRAM_BOT_TOKEN is not None
-    request = HTTPXRequest(
-        connection_pool_size=CONNECTION_POOL,
-        connect_timeout=5.0,
-        read_timeout=10.0,
-        write_timeout=10.0,
-        pool_timeout=5.0,
+    request = TelegramRequest(
+        connection_limit=CONNECTION_POOL, connect_timeout=5.0, read_timeout=10.0, pool_timeout=5.0
     )
     builder = (
         ApplicationBuilder()
@@ -69,7 +65,7 @@ def build_application(services: Services, *, polling: bool) -> AnyApplication:
     if polling:
         # Long polling holds its connection for the poll timeout; give it its own pool.
         builder = builder.get_updates_request(
-            HTTPXRequest(connection_pool_size=2, connect_timeout=5.0, read_timeout=40.0)
+            TelegramRequest(connection_limit=2, connect_timeout=5.0, read_timeout=40.0)
         )
     else:
         builder = builder.updater(None)

@@ -28,22 +28,20 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-import aiohttp
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup
 from telegram.constants import ParseMode
 from telegram.error import BadRequest as TelegramBadRequest
-from telegram.error import Forbidden, NetworkError, RetryAfter, TelegramError, TimedOut
-from telegram.request import BaseRequest, RequestData
+from telegram.error import Forbidden, RetryAfter, TelegramError
 
 from bot.formatting import split_messages
 from bot.handlers.common import CALLBACK_DATA_LIMIT, NO_PREVIEW, url_button_allowed
+from bot.http import TelegramRequest
 from bot.library.errors import LibraryError, NotLoggedIn, TokenRejected
 from bot.ratelimit import SEND_ATTEMPTS, paced_rate_limiter
 from bot.render import hold_is_ready, render_hold, render_loan, sort_loans
 from bot.texts import pick_language, t
 
 if TYPE_CHECKING:
-    from telegram._utils.types import ODVInput
     from telegram.ext import Application, ContextTypes, ExtBot
 
     from bot.library.client import LibraryClient
@@ -530,7 +528,7 @@ async def remind_once(settings: Settings) -> SweepReport:
 
 
 def build_bot(settings: Settings) -> ExtBot[int]:
-    """A bot for sweeps outside `run`, paced like the one in `run`, sending over aiohttp."""
+    """A bot for sweeps outside `run`, paced and sending like the one in `run`."""
     from telegram.ext import ExtBot
 
     assert settings.TELEGRAM_BOT_TOKEN is not None
@@ -538,86 +536,5 @@ def build_bot(settings: Settings) -> ExtBot[int]:
         settings.TELEGRAM_BOT_TOKEN.get_secret_value(),
         base_url=f"{settings.TELEGRAM_API_URL}/bot",
         rate_limiter=paced_rate_limiter(settings.TELEGRAM_SEND_RATE),
-        request=AiohttpRequest(),
+        request=TelegramRequest(),
     )
-
-
-class AiohttpRequest(BaseRequest):
-    """PTB's Bot API transport over one aiohttp session instead of httpx.
-
-    A sweep sends up to 30 messages a second for hours; through PTB's `HTTPXRequest` each
-    costs about 0.5 ms more CPU (httpx request models and the pool's scan of idle
-    connections). Errors map as in `HTTPXRequest`: time-outs to `TimedOut`, anything else on
-    the wire to `NetworkError`, whose message names the exception, never the URL (it holds
-    the bot token).
-    """
-
-    def __init__(
-        self,
-        *,
-        connection_limit: int = 64,
-        connect_timeout: float = 5.0,
-        read_timeout: float = 5.0,
-        media_read_timeout: float = 20.0,
-    ) -> None:
-        self._limit = connection_limit
-        self._connect_timeout = connect_timeout
-        self._read_timeout = read_timeout
-        self._media_read_timeout = media_read_timeout
-        self._session: aiohttp.ClientSession | None = None
-
-    @property
-    def read_timeout(self) -> float | None:
-        return self._read_timeout
-
-    async def initialize(self) -> None:
-        if self._session is None or self._session.closed:
-            self._session = aiohttp.ClientSession(
-                connector=aiohttp.TCPConnector(limit=self._limit, keepalive_timeout=30.0)
-            )
-
-    async def shutdown(self) -> None:
-        session, self._session = self._session, None
-        if session is not None:
-            await session.close()
-
-    async def do_request(
-        self,
-        url: str,
-        method: str,
-        request_data: RequestData | None = None,
-        read_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
-        write_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
-        connect_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
-        pool_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
-    ) -> tuple[int, bytes]:
-        if self._session is None or self._session.closed:
-            raise RuntimeError("AiohttpRequest is not initialized")
-        files = request_data.multipart_data if request_data else None
-        fields = request_data.json_parameters if request_data else {}
-        data: aiohttp.FormData | dict[str, str] = fields
-        if files:
-            form = aiohttp.FormData(fields)
-            for name, (filename, content, mimetype) in files.items():
-                form.add_field(name, content, filename=filename, content_type=mimetype)
-            data = form
-        default_read = self._media_read_timeout if files else self._read_timeout
-        timeout = aiohttp.ClientTimeout(
-            total=None,
-            sock_connect=_given(connect_timeout, self._connect_timeout),
-            sock_read=_given(read_timeout, default_read),
-        )
-        try:
-            async with self._session.request(
-                method, url, data=data, headers={"User-Agent": self.USER_AGENT}, timeout=timeout
-            ) as response:
-                return response.status, await response.read()
-        except TimeoutError as exc:  # aiohttp's socket time-outs are TimeoutErrors too
-            raise TimedOut(f"Telegram: {type(exc).__name__}") from None
-        except aiohttp.ClientError as exc:
-            raise NetworkError(f"Telegram: {type(exc).__name__}") from None
-
-
-def _given(value: object, default: float) -> float | None:
-    """A time-out the caller passed (None: no limit), else ours (PTB passes a DefaultValue)."""
-    return float(value) if isinstance(value, int | float) else None if value is None else default

@@ -1,5 +1,5 @@
-"""The sweep's lean paths: batched store writes, `user()` over aiohttp, the aiohttp Bot API
-transport. Each must behave exactly like the path it replaces."""
+"""The sweep's lean paths: batched store writes, the library client and the Bot API over
+`bot.http`'s aiohttp transports. Each must behave exactly like the path it replaces."""
 
 from __future__ import annotations
 
@@ -12,9 +12,10 @@ import pytest
 from telegram.error import NetworkError, RetryAfter
 from telegram.ext import ExtBot
 
+from bot.http import AiohttpTransport, TelegramRequest
 from bot.library.client import LibraryClient
 from bot.library.errors import ServiceUnavailable, TokenRejected
-from bot.reminders import AiohttpRequest, build_bot
+from bot.reminders import build_bot
 from sandbox.library import LibrarySandbox
 from sandbox.telegram import TelegramStandIn
 from storage.store import Store
@@ -82,7 +83,9 @@ async def test_patrons_are_finished_across_many_flushes(rig: Rig) -> None:
     assert (await rig.sweep()).patrons == 0
 
 
-async def test_lean_user_matches_the_httpx_path(library_sandbox: LibrarySandbox) -> None:
+async def test_user_over_aiohttp_matches_httpx_own_transport(
+    library_sandbox: LibrarySandbox,
+) -> None:
     token = library_sandbox.issue_token(KAREN)
     options = {
         "oauth_url": library_sandbox.urls.oauth,
@@ -99,12 +102,14 @@ async def test_lean_user_matches_the_httpx_path(library_sandbox: LibrarySandbox)
         fast = await lean.user(token)
         assert fast == await plain.user(token)
         assert fast.name == "Karen Jensen" and fast.loans
+        found = await lean.search(token, "kongens")
+        assert found == await plain.search(token, "kongens") and found.works
         library_sandbox.expire_token(token)
         with pytest.raises(TokenRejected):
             await lean.user(token)
 
 
-async def test_lean_user_maps_a_dead_platform_without_leaking_the_token(
+async def test_user_maps_a_dead_platform_without_leaking_the_token(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     caplog.set_level(logging.DEBUG)
@@ -124,10 +129,10 @@ async def test_lean_user_maps_a_dead_platform_without_leaking_the_token(
     assert "secret-token-xyz" not in caplog.text + str(caught.value)
 
 
-async def test_aiohttp_request_sends_and_maps_errors(telegram: TelegramStandIn) -> None:
+async def test_telegram_request_sends_and_maps_errors(telegram: TelegramStandIn) -> None:
     telegram.add_chat(4242)
     bot: ExtBot[None] = ExtBot(
-        TEST_BOT_TOKEN, base_url=f"{telegram.url}/bot", request=AiohttpRequest()
+        TEST_BOT_TOKEN, base_url=f"{telegram.url}/bot", request=TelegramRequest()
     )
     async with bot:
         message = await bot.send_message(4242, "<b>Hej</b> &amp; velkommen", parse_mode="HTML")
@@ -138,7 +143,7 @@ async def test_aiohttp_request_sends_and_maps_errors(telegram: TelegramStandIn) 
     [sent] = telegram.sent(4242)
     assert sent.text == "Hej & velkommen"
 
-    request = AiohttpRequest(connect_timeout=1.0)
+    request = TelegramRequest(connect_timeout=1.0)
     await request.initialize()
     try:
         with pytest.raises(NetworkError) as caught:
@@ -151,6 +156,8 @@ async def test_aiohttp_request_sends_and_maps_errors(telegram: TelegramStandIn) 
     assert TEST_BOT_TOKEN not in str(caught.value)
 
 
-async def test_build_bot_uses_the_aiohttp_transport(rig: Rig) -> None:
+async def test_build_bot_uses_the_aiohttp_transports(rig: Rig) -> None:
     bot = build_bot(rig.settings)
-    assert isinstance(bot.request, AiohttpRequest)
+    assert isinstance(bot.request, TelegramRequest)
+    async with LibraryClient.from_settings(rig.settings) as library:
+        assert isinstance(library._http._transport, AiohttpTransport)

@@ -1,0 +1,269 @@
+"""`bot.http`: httpx and PTB over aiohttp, against real servers on 127.0.0.1."""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+import json
+import logging
+import socket
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+
+import httpx
+import pytest
+from aiohttp import web
+from telegram.error import NetworkError, TimedOut
+from telegram.request import RequestData
+from telegram.request._requestparameter import RequestParameter
+
+from bot.http import AiohttpTransport, TelegramRequest
+
+SECRET = "tok-3f9a"
+
+
+@asynccontextmanager
+async def serving(routes: list[web.RouteDef]) -> AsyncIterator[str]:
+    """An aiohttp server on a free loopback port; yields its base URL."""
+    app = web.Application()
+    app.add_routes(routes)
+    runner = web.AppRunner(app, shutdown_timeout=0.1)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        await runner.cleanup()
+
+
+async def echo(request: web.Request) -> web.Response:
+    body = await request.read()
+    answer = {
+        "method": request.method,
+        "path_qs": request.raw_path,
+        "headers": [[k, v] for k, v in request.headers.items()],
+        "body": body.decode(),
+    }
+    response = web.json_response(answer, status=201)
+    response.headers.add("X-Multi", "a")
+    response.headers.add("X-Multi", "b")
+    return response
+
+
+async def zipped(request: web.Request) -> web.Response:
+    return web.Response(
+        body=gzip.compress(b'{"ok": true}'),
+        headers={"Content-Encoding": "gzip", "Content-Type": "application/json"},
+    )
+
+
+async def redirect(request: web.Request) -> web.Response:
+    return web.Response(status=302, headers={"Location": "/echo"})
+
+
+async def slow(request: web.Request) -> web.Response:
+    await asyncio.sleep(float(request.query.get("s", "2")))
+    return web.Response(text="late")
+
+
+ROUTES = [
+    web.route("*", "/echo", echo),
+    web.get("/zipped", zipped),
+    web.get("/redirect", redirect),
+    web.route("*", "/slow", slow),
+    web.route("*", "/bot{token}/getMe", echo),
+]
+
+
+@pytest.fixture
+async def base() -> AsyncIterator[str]:
+    async with serving(ROUTES) as url:
+        yield url
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@asynccontextmanager
+async def raw_server(
+    handle: Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]],
+) -> AsyncIterator[str]:
+    server = await asyncio.start_server(handle, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.close()
+        await server.wait_closed()
+
+
+async def test_method_url_headers_and_body_pass_through(base: str) -> None:
+    async with httpx.AsyncClient(transport=AiohttpTransport(), headers={"X-App": "lb"}) as http:
+        response = await http.post(
+            f"{base}/echo",
+            params={"q": "æøå & co", "pids": '["870970-basis:1"]'},
+            data={"grant_type": "password", "username": "@"},
+            headers={"Authorization": "Bearer abc"},
+        )
+    assert response.status_code == 201
+    assert response.reason_phrase == "Created"
+    assert response.http_version == "HTTP/1.1"
+    assert response.headers.get_list("X-Multi") == ["a", "b"]
+    seen = response.json()
+    assert seen["method"] == "POST"
+    assert seen["path_qs"] == "/echo?" + str(response.request.url.query, "ascii")
+    assert "%C3%A6%C3%B8%C3%A5" in seen["path_qs"]
+    assert seen["body"] == "grant_type=password&username=%40"
+    headers = {k.lower(): v for k, v in seen["headers"]}
+    assert headers["x-app"] == "lb"
+    assert headers["authorization"] == "Bearer abc"
+    assert headers["content-type"] == "application/x-www-form-urlencoded"
+    assert headers["user-agent"].startswith("python-httpx/")  # httpx's, not aiohttp's
+    assert headers["content-length"] == str(len(seen["body"]))
+    assert [k.lower() for k, _ in seen["headers"]].count("host") == 1
+
+
+async def test_a_get_sends_no_body_and_every_method_passes(base: str) -> None:
+    async with httpx.AsyncClient(transport=AiohttpTransport()) as http:
+        got = (await http.get(f"{base}/echo")).json()
+        deleted = (await http.delete(f"{base}/echo?access_token=x")).json()
+    assert got["method"] == "GET" and got["body"] == ""
+    assert "content-length" not in {k.lower() for k, _ in got["headers"]}
+    assert deleted["method"] == "DELETE" and deleted["path_qs"] == "/echo?access_token=x"
+
+
+async def test_gzip_is_decoded_once_by_httpx(base: str) -> None:
+    async with httpx.AsyncClient(transport=AiohttpTransport()) as http:
+        response = await http.get(f"{base}/zipped")
+    assert response.json() == {"ok": True}
+
+
+async def test_redirects_are_not_followed(base: str) -> None:
+    async with httpx.AsyncClient(transport=AiohttpTransport(), follow_redirects=False) as http:
+        response = await http.get(f"{base}/redirect")
+    assert response.status_code == 302
+    assert response.headers["location"] == "/echo"
+
+
+async def test_refused_connection_is_connect_error() -> None:
+    url = f"http://127.0.0.1:{_free_port()}/v3/user?access_token={SECRET}"
+    async with httpx.AsyncClient(transport=AiohttpTransport()) as http:
+        with pytest.raises(httpx.ConnectError) as caught:
+            await http.get(url)
+    assert SECRET not in str(caught.value)
+
+
+async def test_read_timeout_from_the_request(base: str) -> None:
+    timeout = httpx.Timeout(5.0, read=0.2)
+    async with httpx.AsyncClient(transport=AiohttpTransport(), timeout=timeout) as http:
+        started = asyncio.get_running_loop().time()
+        with pytest.raises(httpx.ReadTimeout):
+            await http.get(f"{base}/slow?s=2&access_token={SECRET}")
+        assert asyncio.get_running_loop().time() - started < 1.5
+        # The per-request time-out wins over the client's.
+        response = await http.get(f"{base}/slow?s=0.3", timeout=2.0)
+    assert response.text == "late"
+
+
+async def test_waiting_for_a_pooled_connection_is_a_connect_timeout(base: str) -> None:
+    timeout = httpx.Timeout(5.0, connect=0.2, pool=0.0)
+    async with httpx.AsyncClient(
+        transport=AiohttpTransport(connection_limit=1), timeout=timeout
+    ) as http:
+        busy = asyncio.create_task(http.get(f"{base}/slow?s=1"))
+        await asyncio.sleep(0.1)
+        with pytest.raises(httpx.ConnectTimeout):
+            await http.get(f"{base}/echo")
+        assert (await busy).text == "late"
+
+
+async def test_a_server_that_hangs_up_is_a_protocol_error() -> None:
+    async def hang_up(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readuntil(b"\r\n\r\n")
+        writer.close()
+
+    async def half_body(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readuntil(b"\r\n\r\n")
+        writer.write(b'HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{"data":')
+        await writer.drain()
+        writer.close()
+
+    async with httpx.AsyncClient(transport=AiohttpTransport()) as http:
+        async with raw_server(hang_up) as url:
+            with pytest.raises(httpx.RemoteProtocolError):
+                await http.get(url)
+        async with raw_server(half_body) as url:
+            with pytest.raises(httpx.RemoteProtocolError):
+                await http.get(url)
+
+
+async def test_the_session_is_closed_and_made_anew_per_loop(base: str) -> None:
+    transport = AiohttpTransport()
+    http = httpx.AsyncClient(transport=transport)
+    await http.get(f"{base}/echo")
+    session = transport._session._session
+    assert session is not None and not session.closed
+    await http.aclose()  # closes its transport
+    assert session.closed and transport._session._session is None
+
+
+def test_a_session_from_another_loop_is_not_reused() -> None:
+    transport = AiohttpTransport()
+
+    async def once() -> int:
+        async with serving(ROUTES) as url:
+            response = await httpx.AsyncClient(transport=transport).get(f"{url}/echo")
+            return response.status_code
+
+    assert asyncio.run(once()) == 201
+    assert asyncio.run(once()) == 201  # a new loop: a new session, not the dead loop's
+    asyncio.run(transport.aclose())
+
+
+# --- TelegramRequest ------------------------------------------------------------------------
+
+
+async def test_telegram_request_logs_at_debug_without_the_token(
+    base: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    request = TelegramRequest()
+    await request.initialize()
+    try:
+        status, _ = await request.do_request(f"{base}/bot123:{SECRET}/getMe", "POST")
+    finally:
+        await request.shutdown()
+    assert status == 201
+    ours = "\n".join(r.getMessage() for r in caplog.records if r.name == "bot.http")
+    assert "/bot123:[redacted]/getMe" in ours and SECRET not in ours
+
+
+async def test_telegram_request_posts_fields_and_maps_time_outs(base: str) -> None:
+    request = TelegramRequest(read_timeout=0.2)
+    await request.initialize()
+    try:
+        fields = RequestData(
+            [RequestParameter("chat_id", 42, None), RequestParameter("text", "æ & ø", None)]
+        )
+        status, body = await request.do_request(f"{base}/echo", "POST", fields, read_timeout=2.0)
+        seen = json.loads(body)
+        assert status == 201 and seen["method"] == "POST"
+        assert seen["body"] == "chat_id=42&text=%C3%A6+%26+%C3%B8"
+        headers = {k.lower(): v for k, v in seen["headers"]}
+        assert headers["content-type"] == "application/x-www-form-urlencoded"
+        assert headers["user-agent"] == TelegramRequest.USER_AGENT
+        with pytest.raises(TimedOut) as timed_out:
+            await request.do_request(f"{base}/slow?s=2&t={SECRET}", "POST")
+        with pytest.raises(NetworkError) as refused:
+            await request.do_request(f"http://127.0.0.1:{_free_port()}/bot{SECRET}/x", "POST")
+    finally:
+        await request.shutdown()
+    assert SECRET not in str(timed_out.value) + str(refused.value)
+    assert request.read_timeout == 0.2
+    with pytest.raises(RuntimeError):
+        await request.do_request(f"{base}/echo", "POST")
