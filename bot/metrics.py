@@ -23,6 +23,8 @@ from prometheus_client import (
 from telegram import Update
 from telegram.ext import Application
 
+from bot.handlers import COMMANDS
+
 if TYPE_CHECKING:
     from bot.reminders import SweepReport
     from bot.services import Services
@@ -47,23 +49,7 @@ METRICS_KEY: Final = "metrics"
 REGISTRY_KEY: Final = "metrics_registry"
 CONTENT_TYPE: Final = CONTENT_TYPE_LATEST
 
-KNOWN_COMMANDS: Final = frozenset(
-    {
-        "start",
-        "help",
-        "login",
-        "loans",
-        "holds",
-        "debt",
-        "order",
-        "search",
-        "renew",
-        "reminders",
-        "language",
-        "logout",
-        "forget",
-    }
-)
+KNOWN_COMMANDS: Final = frozenset(COMMANDS)
 CALLBACK_OUTCOMES: Final = frozenset({"ok", "stale", "claimed"})
 # Callback prefixes are chosen by our own code; anything odder is folded into "other".
 _MAX_ACTION_LENGTH: Final = 24

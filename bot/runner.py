@@ -22,6 +22,7 @@ from aiohttp import web
 from telegram import BotCommand, Update
 
 from bot.app import build_application
+from bot.handlers import COMMANDS
 from bot.metrics import Metrics
 from bot.services import Services
 from bot.settings import LIBRARY_VARIABLES, Settings, SettingsError
@@ -31,21 +32,6 @@ log = logging.getLogger(__name__)
 
 SHUTDOWN_SECONDS = 10.0
 POLL_TIMEOUT = 30
-COMMANDS = (
-    "start",
-    "help",
-    "login",
-    "loans",
-    "holds",
-    "debt",
-    "order",
-    "search",
-    "renew",
-    "reminders",
-    "language",
-    "logout",
-    "forget",
-)
 STATE_PURGE_INTERVAL = timedelta(hours=1)
 
 

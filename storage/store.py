@@ -587,64 +587,49 @@ class Store:
         """`reminder_states` and then `record_intents` for the keys not yet sent, in one
         transaction; returns the states as they were before (key -> "intent" | "sent")."""
         unique = list(dict.fromkeys(keys))
-        found: dict[str, str] = {}
         if not unique:
-            return found
-        now = self._now()
+            return {}
         async with self._engine.begin() as conn:
-            for chunk in _chunks(unique):
-                rows = await conn.execute(
-                    select(REMINDER_LOG.c.key, REMINDER_LOG.c.state).where(
-                        REMINDER_LOG.c.chat_id == chat_id, REMINDER_LOG.c.key.in_(chunk)
-                    )
-                )
-                found.update({row.key: row.state for row in rows})
+            found = await self._reminder_states(conn, chat_id, unique)
             pending = [key for key in unique if found.get(key) != "sent"]
-            for chunk in _chunks(pending):
-                await conn.execute(
-                    self._insert(REMINDER_LOG)
-                    .values(
-                        [
-                            {"chat_id": chat_id, "key": key, "state": "intent", "created_at": now}
-                            for key in chunk
-                        ]
-                    )
-                    .on_conflict_do_nothing(index_elements=["chat_id", "key"])
-                )
+            await self._record_intents(conn, chat_id, pending)
         return found
 
     async def reminder_states(self, chat_id: int, keys: Sequence[str]) -> dict[str, str]:
         """Key -> "intent" | "sent", for the keys that have an entry."""
-        found: dict[str, str] = {}
-        unique = list(dict.fromkeys(keys))
         async with self._engine.connect() as conn:
-            for chunk in _chunks(unique):
-                rows = await conn.execute(
-                    select(REMINDER_LOG.c.key, REMINDER_LOG.c.state).where(
-                        REMINDER_LOG.c.chat_id == chat_id, REMINDER_LOG.c.key.in_(chunk)
-                    )
-                )
-                found.update({row.key: row.state for row in rows})
-        return found
+            return await self._reminder_states(conn, chat_id, list(dict.fromkeys(keys)))
 
     async def record_intents(self, chat_id: int, keys: Sequence[str]) -> None:
         """Note that these reminders are about to be sent; existing entries are untouched."""
-        unique = list(dict.fromkeys(keys))
-        if not unique:
-            return
-        now = self._now()
         async with self._engine.begin() as conn:
-            for chunk in _chunks(unique):
-                await conn.execute(
-                    self._insert(REMINDER_LOG)
-                    .values(
-                        [
-                            {"chat_id": chat_id, "key": key, "state": "intent", "created_at": now}
-                            for key in chunk
-                        ]
-                    )
-                    .on_conflict_do_nothing(index_elements=["chat_id", "key"])
+            await self._record_intents(conn, chat_id, list(dict.fromkeys(keys)))
+
+    async def _reminder_states(
+        self, conn: AsyncConnection, chat_id: int, keys: list[str]
+    ) -> dict[str, str]:
+        found: dict[str, str] = {}
+        for chunk in _chunks(keys):
+            rows = await conn.execute(
+                select(REMINDER_LOG.c.key, REMINDER_LOG.c.state).where(
+                    REMINDER_LOG.c.chat_id == chat_id, REMINDER_LOG.c.key.in_(chunk)
                 )
+            )
+            found.update({row.key: row.state for row in rows})
+        return found
+
+    async def _record_intents(self, conn: AsyncConnection, chat_id: int, keys: list[str]) -> None:
+        now = self._now()
+        for chunk in _chunks(keys):
+            rows = [
+                {"chat_id": chat_id, "key": key, "state": "intent", "created_at": now}
+                for key in chunk
+            ]
+            await conn.execute(
+                self._insert(REMINDER_LOG)
+                .values(rows)
+                .on_conflict_do_nothing(index_elements=["chat_id", "key"])
+            )
 
     async def mark_sent(self, chat_id: int, keys: Sequence[str]) -> None:
         unique = list(dict.fromkeys(keys))

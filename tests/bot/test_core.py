@@ -18,9 +18,10 @@ import pytest
 from sqlalchemy import update
 from telegram import Bot
 
+from bot.handlers import COMMANDS
 from bot.handlers.connect import token_expiry_job
 from bot.library.client import LibraryClient
-from bot.runner import COMMANDS, BotInfo, run_bot
+from bot.runner import BotInfo, run_bot
 from bot.services import SERVICES_KEY, Services
 from bot.settings import Settings
 from storage.tables import AccountRow

@@ -12,26 +12,13 @@ from urllib.parse import quote
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bot.handlers import COMMANDS as CONTRACT_COMMANDS
 from tests.fixtures.bot import BotHarness
 from tests.hardening.conftest import KAREN
 
 T = TypeVar("T")
-COMMANDS = [
-    "/loans",
-    "/holds",
-    "/debt",
-    "/search",
-    "/order",
-    "/renew",
-    "/start",
-    "/help",
-    "/login",
-    "/reminders",
-    "/language",
-    "/logout",
-    "/forget",
-    "/nonsense",
-]
+# Every contract command, and one that does not exist.
+COMMANDS = [f"/{name}" for name in CONTRACT_COMMANDS] + ["/nonsense"]
 # Telegram delivers no NUL and at most 4096 characters; everything else can arrive.
 arguments = st.one_of(
     st.just(""),
