@@ -34,6 +34,7 @@ import httpx
 
 from bot.runner import BotInfo, run_bot
 from bot.settings import Settings
+from bot.signals import stop_on_signals
 from sandbox.library import LibrarySandbox, TestPatron
 from sandbox.library.data import GUID_NAMESPACE
 from sandbox.telegram import SentMessage, TelegramStandIn
@@ -197,15 +198,11 @@ def serve_bot() -> int:
     settings = load_settings(_env_file=None)
 
     async def serve() -> None:
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(sig, stop.set)
-
         def ready(info: BotInfo) -> None:
             print(f"READY {info.web_url} {info.bot_username}", flush=True)
 
-        await run_bot(settings, stop=stop, on_ready=ready)
+        with stop_on_signals() as stop:
+            await run_bot(settings, stop=stop, on_ready=ready)
 
     profile_to = os.environ.get("BENCH_PROFILE")
     if not profile_to:

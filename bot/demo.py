@@ -15,7 +15,6 @@ import contextlib
 import logging
 import os
 import secrets
-import signal
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
@@ -24,6 +23,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from bot.runner import BotInfo, run_bot
 from bot.settings import KEY_BYTES, Settings, SettingsError, decode_key, load_settings
+from bot.signals import stop_on_signals
 from sandbox.library import LibrarySandbox
 from sandbox.telegram import TelegramStandIn
 
@@ -293,12 +293,7 @@ async def serve(
     token, client_secret = new_bot_token(), secrets.token_urlsafe(24)
     level = base.LOG_LEVEL if "LOG_LEVEL" in base.model_fields_set else DEMO_LOG_LEVEL
     setup_logging(level, base.LOG_FORMAT, secrets=[token, client_secret])
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(signum, stop.set)
-    try:
+    with stop_on_signals() as stop:
         async with running_demo(
             data_dir, base=base, chat_port=chat_port, bot_token=token, client_secret=client_secret
         ) as demo:
@@ -307,10 +302,6 @@ async def serve(
                 on_start(demo)
             await stop.wait()
             print("Stopping…", file=out or sys.stdout, flush=True)
-    finally:
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            with contextlib.suppress(NotImplementedError, RuntimeError):
-                loop.remove_signal_handler(signum)
     return 0
 
 

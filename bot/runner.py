@@ -10,7 +10,6 @@ import argparse
 import asyncio
 import contextlib
 import logging
-import signal
 import socket
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ from bot.handlers import COMMANDS
 from bot.metrics import Metrics
 from bot.services import Services
 from bot.settings import LIBRARY_VARIABLES, Settings, SettingsError
+from bot.signals import stop_on_signals
 from bot.texts import t
 
 log = logging.getLogger(__name__)
@@ -205,11 +205,8 @@ def main(args: argparse.Namespace) -> int:
     setup_logging(settings.LOG_LEVEL, settings.LOG_FORMAT, secrets=secrets)
 
     async def serve() -> None:
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(sig, stop.set)
-        await run_bot(settings, stop=stop)
+        with stop_on_signals() as stop:
+            await run_bot(settings, stop=stop)
 
     asyncio.run(serve())
     return 0
