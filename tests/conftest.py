@@ -5,4 +5,6 @@ pytest_plugins = [
     "tests.fixtures.telegram",
     "tests.fixtures.database",
     "tests.fixtures.bot",
+    "tests.fixtures.browser",
+    "tests.fixtures.logs",
 ]

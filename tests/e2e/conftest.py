@@ -18,23 +18,13 @@ from playwright.async_api import (
     Locator,
     Page,
     ViewportSize,
-    async_playwright,
     expect,
 )
 
 from bot.demo import Demo, running_demo
 from bot.settings import Settings
+from tests.fixtures.browser import SCREENSHOTS
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
 VIEWPORT: ViewportSize = {"width": 1200, "height": 860}
 REPLY_TIMEOUT_MS = 10_000
 
@@ -45,26 +35,6 @@ async def demo(tmp_path: Path) -> AsyncIterator[Demo]:
     base = Settings(_env_file=None, LOG_LEVEL="INFO")
     async with running_demo(tmp_path / ".demo", base=base, chat_port=0) as started:
         yield started
-
-
-@pytest.fixture
-def chromium() -> Path:
-    """Debian's Chromium; Playwright drives it instead of downloading a browser of its own."""
-    if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} is missing (`make browser` installs Debian's chromium)")
-    return CHROMIUM
-
-
-@pytest.fixture
-async def browser(chromium: Path) -> AsyncIterator[Browser]:
-    async with async_playwright() as playwright:
-        launched = await playwright.chromium.launch(
-            executable_path=str(chromium), headless=True, args=CHROMIUM_ARGS
-        )
-        try:
-            yield launched
-        finally:
-            await launched.close()
 
 
 async def new_context(browser: Browser, locale: str) -> BrowserContext:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import json
 import logging
-from collections.abc import Iterator
 from typing import Literal
 from urllib.parse import parse_qs, urlsplit
 
@@ -20,18 +19,6 @@ from tests.production.conftest import KAREN, WEBHOOK_SECRET
 
 CHAT = 7301
 LITTLE_PRINCE = "870970-basis:22677608"
-
-
-@pytest.fixture
-def restore_logging() -> Iterator[None]:
-    root = logging.getLogger()
-    handlers, level = list(root.handlers), root.level
-    yield
-    for handler in list(root.handlers):
-        if handler not in handlers:
-            root.removeHandler(handler)
-            handler.close()
-    root.setLevel(level)
 
 
 @pytest.mark.parametrize("fmt", ["text", "json"])

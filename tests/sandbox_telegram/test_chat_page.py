@@ -3,38 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
-from playwright.async_api import Browser, Locator, Page, Route, async_playwright, expect
+from playwright.async_api import Browser, Locator, Page, Route, expect
 
 from sandbox.telegram import TelegramStandIn
+from tests.fixtures.browser import SCREENSHOTS
 from tests.fixtures.telegram import TEST_BOT_TOKEN
 from tests.sandbox_telegram.scripted_bot import scripted_bot
 
 pytestmark = pytest.mark.browser
 
-SCREENSHOT = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots" / "chat-page.png"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-
-
-@pytest.fixture
-async def browser() -> AsyncIterator[Browser]:
-    async with async_playwright() as playwright:
-        chromium = await playwright.chromium.launch(
-            executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS
-        )
-        try:
-            yield chromium
-        finally:
-            await chromium.close()
+SCREENSHOT = SCREENSHOTS / "chat-page.png"
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import json
 import logging
-from collections.abc import Iterator
 from typing import Literal
 
 import pytest
@@ -30,17 +29,6 @@ MUST_NOT_APPEAR = (
     "010180-1234",
     "dXNlcjpwYXNz",
 )
-
-
-@pytest.fixture
-def restore_logging() -> Iterator[None]:
-    root = logging.getLogger()
-    handlers, level = list(root.handlers), root.level
-    yield
-    for handler in list(root.handlers):
-        if handler not in handlers:
-            root.removeHandler(handler)
-    root.setLevel(level)
 
 
 def emit_everything() -> None:
