@@ -149,8 +149,25 @@ def _button_title(title: str) -> str:
     return title
 
 
+@dataclass
+class _Due:
+    """A patron with something to remind, on the way from a fetch worker to delivery."""
+
+    account: Account
+    lang: str
+    found: list[tuple[str, Any]]
+    items: list[_Item] = field(default_factory=list)
+    markup: InlineKeyboardMarkup | None = None
+
+
 class _Sweep:
-    """One sweep's shared state; a fresh one per call keeps nothing at module level."""
+    """One sweep's shared state; a fresh one per call keeps nothing at module level.
+
+    Fetch workers read `/v3/user` and hand patrons with something due to one delivery stage,
+    which takes every patron waiting and records their intents (and their buttons) in one
+    transaction per group, then sends the group's digests side by side. Store round trips
+    thus come per group, not per patron, and the workers never wait on the store or Telegram.
+    """
 
     def __init__(
         self,
@@ -181,25 +198,8 @@ class _Sweep:
         if done:
             await self.store.finish_sweeps(done, self.today)
 
-    async def patron(self, account: Account, chat: ChatSettings) -> None:
-        """Everything for one patron; a failure is counted, never raised."""
-        chat_id = account.chat_id
-        self.report.patrons += 1
-        try:
-            kind = await self._patron(account, chat)
-        except asyncio.CancelledError:
-            raise
-        except LibraryError as exc:
-            log.warning(
-                "reminders: platform failed for chat %s: %s (%s)",
-                chat_id,
-                type(exc).__name__,
-                exc.code or exc.status,
-            )
-            kind = "platform"
-        except Exception:
-            log.exception("reminders: unexpected failure for chat %s", chat_id)
-            kind = "error"
+    async def settle(self, chat_id: int, kind: str | None) -> None:
+        """Count a failure; finish the patron unless a retry sweep should try again."""
         if kind is not None:
             self.report.failures[kind] += 1
         if kind not in RETRYABLE:
@@ -207,40 +207,106 @@ class _Sweep:
             if len(self.done) >= self.flush_every:
                 await self.flush()
 
-    async def _patron(self, account: Account, chat: ChatSettings) -> str | None:
-        chat_id = account.chat_id
+    async def fetch(self, account: Account, chat: ChatSettings) -> _Due | None:
+        """The patron's status; what is due goes to delivery, everyone else is settled here."""
+        self.report.patrons += 1
+        try:
+            outcome = await self._fetch(account, chat)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            outcome = self._failure(account.chat_id, exc)
+        if isinstance(outcome, _Due):
+            return outcome
+        await self.settle(account.chat_id, outcome)
+        return None
+
+    async def _fetch(self, account: Account, chat: ChatSettings) -> _Due | str | None:
         if not chat.reminders_enabled or not chat.active:
             return None
         lang = pick_language(chat.language, None)
         try:
             status = await self.library.user(account.token)
         except (TokenRejected, NotLoggedIn):
-            return await self._reconnect(chat_id, lang)
+            return await self._reconnect(account.chat_id, lang)
         found = candidates(status, self.today, patron_days(chat, self.settings))
-        if not found:
-            return None
-        # The intent is recorded before sending, in the same transaction as the lookup.
-        states = await self.store.begin_reminders(chat_id, [key for key, _ in found])
-        pending = [(key, thing) for key, thing in found if states.get(key) != "sent"]
-        if not pending:
-            return None
-        items = await self._items(account, pending, lang)
-        return await self._send_digest(chat_id, lang, items)
+        return _Due(account, lang, found) if found else None
 
-    async def _items(
-        self, account: Account, pending: list[tuple[str, Any]], lang: str
-    ) -> list[_Item]:
-        holds = [thing for key, thing in pending if key.startswith("hold:")]
-        branch_names = await self._branch_names(account, holds)
-        items: list[_Item] = []
-        for key, thing in pending:
+    def _failure(self, chat_id: int, exc: Exception) -> str:
+        if isinstance(exc, LibraryError):
+            log.warning(
+                "reminders: platform failed for chat %s: %s (%s)",
+                chat_id,
+                type(exc).__name__,
+                exc.code or exc.status,
+            )
+            return "platform"
+        log.error("reminders: unexpected failure for chat %s", chat_id, exc_info=exc)
+        return "error"
+
+    async def deliver(self, group: list[_Due]) -> None:
+        """Intents and buttons for the whole group in two transactions, then the digests."""
+        try:
+            ready = await self._prepare(group)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            for due in group:
+                await self.settle(due.account.chat_id, self._failure(due.account.chat_id, exc))
+            return
+        waiting = {due.account.chat_id for due in ready}
+        for due in group:
+            if due.account.chat_id not in waiting:
+                await self.settle(due.account.chat_id, None)  # everything was sent before
+        await asyncio.gather(*(self._deliver(due) for due in ready))
+
+    async def _deliver(self, due: _Due) -> None:
+        chat_id = due.account.chat_id
+        try:
+            outcome = await self._send_digest(chat_id, due.lang, due.items, due.markup)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            outcome = self._failure(chat_id, exc)
+        await self.settle(chat_id, outcome)
+
+    async def _prepare(self, group: list[_Due]) -> list[_Due]:
+        """Record the intents (before any sending) and keep the patrons with news."""
+        states = await self.store.begin_reminders_many(
+            {due.account.chat_id: [key for key, _ in due.found] for due in group}
+        )
+        ready: list[_Due] = []
+        for due in group:
+            before = states.get(due.account.chat_id, {})
+            due.found = [(key, thing) for key, thing in due.found if before.get(key) != "sent"]
+            if due.found:
+                ready.append(due)
+        await asyncio.gather(*(self._render(due) for due in ready))
+        buttons = [self._renew_buttons(due) for due in ready]
+        ids = iter(
+            await self.store.put_callbacks_many(
+                [
+                    (due.account.chat_id, action, payload)
+                    for due, rows in zip(ready, buttons, strict=True)
+                    for _, action, payload in rows
+                ]
+            )
+        )
+        for due, rows in zip(ready, buttons, strict=True):
+            due.markup = _markup([(label, action, next(ids)) for label, action, _ in rows])
+        return ready
+
+    async def _render(self, due: _Due) -> None:
+        holds = [thing for key, thing in due.found if key.startswith("hold:")]
+        branch_names = await self._branch_names(due.account, holds)
+        for key, thing in due.found:
             if key.startswith("hold:"):
-                entry = render_hold(thing, self.today, lang, branch_names)
-                items.append(_Item(key, "ready", entry))
+                entry = render_hold(thing, self.today, due.lang, branch_names)
+                due.items.append(_Item(key, "ready", entry))
             else:
                 section = "overdue" if key.endswith(":overdue") else "due"
-                items.append(_Item(key, section, render_loan(thing, self.today, lang), thing))
-        return items
+                entry = render_loan(thing, self.today, due.lang)
+                due.items.append(_Item(key, section, entry, thing))
 
     async def _branch_names(self, account: Account, holds: list[Hold]) -> dict[str, str]:
         """Pick-up branch names for ready holds; best effort, ids are shown otherwise."""
@@ -253,7 +319,9 @@ class _Sweep:
             return {}
         return {b.branch_id: b.branch_name for b in branches if b.branch_name}
 
-    async def _send_digest(self, chat_id: int, lang: str, items: list[_Item]) -> str | None:
+    async def _send_digest(
+        self, chat_id: int, lang: str, items: list[_Item], markup: InlineKeyboardMarkup | None
+    ) -> str | None:
         entries: list[str] = []
         owners: list[list[str]] = []  # keys per entry, to mark each part as it is delivered
         for section in ("overdue", "due", "ready"):
@@ -273,7 +341,6 @@ class _Sweep:
             footer=t(lang, "reminders.digest.footer"),
             limit=MESSAGE_LIMIT,
         )
-        markup = await self._renew_markup(chat_id, lang, [i.loan for i in items if i.loan])
         left = list(zip(entries, owners, strict=True))
         for index, part in enumerate(parts):
             last = index == len(parts) - 1
@@ -290,31 +357,19 @@ class _Sweep:
             self.report.reminders += len(keys)
         return None
 
-    async def _renew_markup(
-        self, chat_id: int, lang: str, loans: list[Loan]
-    ) -> InlineKeyboardMarkup | None:
+    @staticmethod
+    def _renew_buttons(due: _Due) -> list[tuple[str, str, dict[str, Any]]]:
+        """(label, action, payload) per button: one per loan while few, and "renew all"."""
+        loans = [item.loan for item in due.items if item.loan]
         if not loans:
-            return None
-        labels: list[str] = []
-        buttons: list[tuple[str, dict[str, Any]]] = []
+            return []
+        rows: list[tuple[str, str, dict[str, Any]]] = []
         if len(loans) <= MAX_RENEW_BUTTONS:
             for loan in loans:
-                text = t(lang, "reminders.button.renew", title=_button_title(loan.title))
-                labels.append(_plain(text))
-                buttons.append(("renew", {"loan_id": loan.loan_id, "title": loan.title}))
-        labels.append(t(lang, "reminders.button.renew_all"))
-        buttons.append(("renewall", {}))
-        # One insert for all buttons; the data has the form `stored_button` gives it.
-        ids = await self.store.put_callbacks(chat_id, buttons)
-        rows: list[list[InlineKeyboardButton]] = []
-        for label, (action, _), ref_id in zip(labels, buttons, ids, strict=True):
-            data = f"{action}:{ref_id}"
-            if len(data.encode()) > CALLBACK_DATA_LIMIT:
-                raise ValueError(
-                    f"callback data for {action!r} exceeds {CALLBACK_DATA_LIMIT} bytes"
-                )
-            rows.append([InlineKeyboardButton(label, callback_data=data)])
-        return InlineKeyboardMarkup(rows)
+                text = t(due.lang, "reminders.button.renew", title=_button_title(loan.title))
+                rows.append((_plain(text), "renew", {"loan_id": loan.loan_id, "title": loan.title}))
+        rows.append((t(due.lang, "reminders.button.renew_all"), "renewall", {}))
+        return rows
 
     async def _reconnect(self, chat_id: int, lang: str) -> str | None:
         """The token was refused: say so once with a login button, then forget the account."""
@@ -381,6 +436,19 @@ def _plain(text: str) -> str:
     return html.unescape(text)
 
 
+def _markup(buttons: list[tuple[str, str, str]]) -> InlineKeyboardMarkup | None:
+    """One button per row from (label, action, stored id); the data has `stored_button`'s form."""
+    if not buttons:
+        return None
+    rows: list[list[InlineKeyboardButton]] = []
+    for label, action, ref_id in buttons:
+        data = f"{action}:{ref_id}"
+        if len(data.encode()) > CALLBACK_DATA_LIMIT:
+            raise ValueError(f"callback data for {action!r} exceeds {CALLBACK_DATA_LIMIT} bytes")
+        rows.append([InlineKeyboardButton(label, callback_data=data)])
+    return InlineKeyboardMarkup(rows)
+
+
 def default_worker() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
@@ -406,32 +474,57 @@ async def sweep(
     state = _Sweep(
         store=store, library=library, bot=bot, settings=settings, today=day, flush_every=batch
     )
-    queue: asyncio.Queue[tuple[Account, ChatSettings] | None] = asyncio.Queue(maxsize=batch)
+    claimed: asyncio.Queue[tuple[Account, ChatSettings] | None] = asyncio.Queue(maxsize=batch)
+    # Bounded, so fetching waits for delivery (Telegram's pace) and memory stays flat.
+    due: asyncio.Queue[_Due | None] = asyncio.Queue(maxsize=2 * workers)
 
     async def produce() -> None:
         # A patron left unfinished stays leased; should the lease run out mid-sweep, the
         # `seen` set keeps this sweep from taking them twice (a later sweep retries them).
-        # Should the producer fail, the task group cancels the consumers; no sentinel needed.
+        # Should the producer fail, the task group cancels the workers; no sentinel needed.
         seen: set[int] = set()
         while True:
-            claimed = await store.claim_sweep_batch(day, worker, batch, lease)
-            fresh = [pair for pair in claimed if pair[0].chat_id not in seen]
+            leased = await store.claim_sweep_batch(day, worker, batch, lease)
+            fresh = [pair for pair in leased if pair[0].chat_id not in seen]
             if not fresh:
                 break
             for pair in fresh:
                 seen.add(pair[0].chat_id)
-                await queue.put(pair)
+                await claimed.put(pair)
         for _ in range(workers):
-            await queue.put(None)
+            await claimed.put(None)
 
-    async def consume() -> None:
-        while (pair := await queue.get()) is not None:
-            await state.patron(*pair)
+    async def fetch() -> None:
+        while (pair := await claimed.get()) is not None:
+            found = await state.fetch(*pair)
+            if found is not None:
+                await due.put(found)
+
+    async def fetch_all() -> None:
+        async with asyncio.TaskGroup() as fetchers:
+            fetchers.create_task(produce())
+            for _ in range(workers):
+                fetchers.create_task(fetch())
+        await due.put(None)
+
+    async def deliver() -> None:
+        # Everyone waiting goes in one group, up to `workers` digests in flight at once.
+        finished = False
+        while not finished:
+            group: list[_Due] = []
+            item = await due.get()
+            while item is not None:
+                group.append(item)
+                if len(group) >= workers or due.empty():
+                    break
+                item = due.get_nowait()
+            finished = item is None
+            if group:
+                await state.deliver(group)
 
     async with asyncio.TaskGroup() as group:
-        group.create_task(produce())
-        for _ in range(workers):
-            group.create_task(consume())
+        group.create_task(fetch_all())
+        group.create_task(deliver())
     await state.flush()
     state.report.duration = time.monotonic() - started
     log.info("%s", state.report.summary())

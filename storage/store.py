@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import (
     Row,
@@ -27,6 +27,7 @@ from sqlalchemy import (
     select,
     text,
     true,
+    tuple_,
     update,
 )
 from sqlalchemy.dialects.postgresql import insert as pg_insert
@@ -54,6 +55,7 @@ from storage.tables import (
 )
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 CALLBACK_TTL = timedelta(days=1)
 ROTATE_BATCH = 200
@@ -162,7 +164,7 @@ def _text_attribute(attributes: dict[str, Any], *names: str) -> str | None:
     return None
 
 
-def _chunks(items: Sequence[str]) -> Iterator[Sequence[str]]:
+def _chunks(items: Sequence[T]) -> Iterator[Sequence[T]]:
     for start in range(0, len(items), IN_CHUNK):
         yield items[start : start + IN_CHUNK]
 
@@ -461,6 +463,14 @@ class Store:
         self, chat_id: int, buttons: Sequence[tuple[str, dict[str, Any]]]
     ) -> list[str]:
         """`put_callback` for several (action, payload) pairs in one statement, ids in order."""
+        return await self.put_callbacks_many(
+            [(chat_id, action, payload) for action, payload in buttons]
+        )
+
+    async def put_callbacks_many(
+        self, buttons: Sequence[tuple[int, str, dict[str, Any]]]
+    ) -> list[str]:
+        """Buttons of several chats, (chat id, action, payload) each, in one statement."""
         if not buttons:
             return []
         ids = [secrets.token_urlsafe(12) for _ in buttons]
@@ -473,7 +483,7 @@ class Store:
                 "payload": payload,
                 "created_at": now,
             }
-            for callback_id, (action, payload) in zip(ids, buttons, strict=True)
+            for callback_id, (chat_id, action, payload) in zip(ids, buttons, strict=True)
         ]
         async with self._engine.begin() as conn:
             await conn.execute(insert(CALLBACK_REF), rows)
@@ -586,13 +596,32 @@ class Store:
     async def begin_reminders(self, chat_id: int, keys: Sequence[str]) -> dict[str, str]:
         """`reminder_states` and then `record_intents` for the keys not yet sent, in one
         transaction; returns the states as they were before (key -> "intent" | "sent")."""
-        unique = list(dict.fromkeys(keys))
-        if not unique:
+        return (await self.begin_reminders_many({chat_id: keys})).get(chat_id, {})
+
+    async def begin_reminders_many(
+        self, keys: Mapping[int, Sequence[str]]
+    ) -> dict[int, dict[str, str]]:
+        """`begin_reminders` for several chats in one transaction (chat id -> states)."""
+        wanted = {chat_id: list(dict.fromkeys(chat_keys)) for chat_id, chat_keys in keys.items()}
+        pairs = [(chat_id, key) for chat_id, chat_keys in wanted.items() for key in chat_keys]
+        if not pairs:
             return {}
+        found: dict[int, dict[str, str]] = {}
         async with self._engine.begin() as conn:
-            found = await self._reminder_states(conn, chat_id, unique)
-            pending = [key for key in unique if found.get(key) != "sent"]
-            await self._record_intents(conn, chat_id, pending)
+            for chunk in _chunks(pairs):
+                rows = await conn.execute(
+                    select(REMINDER_LOG.c.chat_id, REMINDER_LOG.c.key, REMINDER_LOG.c.state).where(
+                        tuple_(REMINDER_LOG.c.chat_id, REMINDER_LOG.c.key).in_(chunk)
+                    )
+                )
+                for row in rows:
+                    found.setdefault(int(row.chat_id), {})[row.key] = row.state
+            pending = [
+                (chat_id, key)
+                for chat_id, key in pairs
+                if found.get(chat_id, {}).get(key) != "sent"
+            ]
+            await self._record_intents(conn, pending)
         return found
 
     async def reminder_states(self, chat_id: int, keys: Sequence[str]) -> dict[str, str]:
@@ -603,7 +632,7 @@ class Store:
     async def record_intents(self, chat_id: int, keys: Sequence[str]) -> None:
         """Note that these reminders are about to be sent; existing entries are untouched."""
         async with self._engine.begin() as conn:
-            await self._record_intents(conn, chat_id, list(dict.fromkeys(keys)))
+            await self._record_intents(conn, [(chat_id, key) for key in dict.fromkeys(keys)])
 
     async def _reminder_states(
         self, conn: AsyncConnection, chat_id: int, keys: list[str]
@@ -618,12 +647,14 @@ class Store:
             found.update({row.key: row.state for row in rows})
         return found
 
-    async def _record_intents(self, conn: AsyncConnection, chat_id: int, keys: list[str]) -> None:
+    async def _record_intents(
+        self, conn: AsyncConnection, pairs: Sequence[tuple[int, str]]
+    ) -> None:
         now = self._now()
-        for chunk in _chunks(keys):
+        for chunk in _chunks(pairs):
             rows = [
                 {"chat_id": chat_id, "key": key, "state": "intent", "created_at": now}
-                for key in chunk
+                for chat_id, key in chunk
             ]
             await conn.execute(
                 self._insert(REMINDER_LOG)
