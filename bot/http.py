@@ -1,15 +1,13 @@
-"""The process's HTTP transports: one aiohttp stack under httpx and under python-telegram-bot.
+"""The process's HTTP transports: httpx's wire for the library client, and PTB's for Telegram.
 
-Why aiohttp underneath: httpx's default transport (httpcore's pool scans every pooled
-connection on each request) costs about 1 ms of CPU per request, which the reminder sweep and
-the command load pay thousands of times. aiohttp's connector does the same work in a fraction
-of that. The library client keeps httpx's API (auth, params, the log line per request, test
-transports) and only the wire moves: `AiohttpTransport`. The Bot API goes through
-`TelegramRequest`, PTB's `BaseRequest` over the same kind of session.
+The library client keeps httpx's API (auth, params, time-outs, test transports) and only the
+wire moves to `Http1Transport`: HTTP/1.1 keep-alive connections parsed by httptools (llhttp,
+the parser in Node.js and uvicorn). The reminder sweep makes one platform call per patron,
+and each call through httpx's default transport (httpcore's pool) cost about 1 ms of CPU,
+through aiohttp's client about 0.15 ms, here about 0.05 ms (`bench/sweep.py` measures it).
+The library services answer small JSON over HTTP/1.1, so no HTTP/2, proxies or streaming.
 
-`httpx-aiohttp` does the first part too, but is pre-1.0, streams every body through an extra
-iterator layer and leaves connection limits to the caller; the few lines here are the whole of
-what we need, and are tested against real servers.
+The Bot API goes through `TelegramRequest`: PTB's `BaseRequest` over an aiohttp session.
 """
 
 from __future__ import annotations
@@ -17,26 +15,26 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import ssl
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import aiohttp
+import httptools
 import httpx
-import yarl
 from telegram.error import NetworkError, TimedOut
 from telegram.request import BaseRequest, RequestData
 
 if TYPE_CHECKING:
     from telegram._utils.types import ODVInput
 
-__all__ = ["AiohttpTransport", "TelegramRequest"]
+__all__ = ["Http1Transport", "TelegramRequest"]
 
 log = logging.getLogger(__name__)
 
 # The bot token in a Bot API path (`/bot<id>:<secret>/method`, `/file/bot...`): keep the id.
 _BOT_TOKEN_PATH = re.compile(r"(/bot\d+:)[^/]+")
 
-# Headers aiohttp would add when httpx did not set them; httpx decides what is sent.
-_NOT_AUTO = frozenset({"Accept", "Accept-Encoding", "User-Agent", "Content-Type"})
 _HTTP11 = b"HTTP/1.1"
 
 
@@ -47,11 +45,9 @@ class _Session:
     client from several loops, so a session from another loop is replaced, not reused.
     """
 
-    def __init__(self, *, limit: int, keepalive: float, pass_through: bool) -> None:
+    def __init__(self, *, limit: int, keepalive: float) -> None:
         self._limit = limit
         self._keepalive = keepalive
-        # Under httpx, httpx sets the headers and decodes the body; aiohttp must not.
-        self._pass_through = pass_through
         self._loop: asyncio.AbstractEventLoop | None = None
         self._session: aiohttp.ClientSession | None = None
 
@@ -63,9 +59,7 @@ class _Session:
                 connector=aiohttp.TCPConnector(
                     limit=self._limit, keepalive_timeout=self._keepalive
                 ),
-                cookie_jar=aiohttp.DummyCookieJar(),  # cookies, if any, are the caller's
-                skip_auto_headers=_NOT_AUTO if self._pass_through else None,
-                auto_decompress=not self._pass_through,
+                cookie_jar=aiohttp.DummyCookieJar(),
                 timeout=aiohttp.ClientTimeout(total=None),
             )
             self._loop, self._session = loop, session
@@ -81,70 +75,307 @@ class _Session:
             await session.close()
 
 
-class AiohttpTransport(httpx.AsyncBaseTransport):
-    """Serve httpx requests over one `aiohttp.ClientSession`.
+class _Closed(Exception):
+    """The server closed the connection; `answered` says whether any response had begun."""
 
-    Method, URL, headers and body pass through as httpx prepared them; the body is read whole
-    (no streaming: the library APIs answer small JSON) and decoded by httpx, so content
-    encodings behave as with httpx's own transport. Redirects are never followed here.
-    Time-outs come from the request's `timeout` extension: `connect` and `pool` bound getting
-    a connection, `read` each socket read; aiohttp has no write time-out, so `write` is
-    covered only by the caller's overall deadline. Failures raise the httpx exception
-    httpx's own transport would.
+    def __init__(self, answered: bool) -> None:
+        super().__init__("connection closed")
+        self.answered = answered
+
+
+class _Connection(asyncio.Protocol):
+    """One HTTP/1.1 connection: write a request, collect the response httptools parses."""
+
+    def __init__(self) -> None:
+        self._parser = httptools.HttpResponseParser(self)
+        self._transport: asyncio.Transport | None = None
+        self._waiter: asyncio.Future[_Answer] | None = None
+        self._reason = b""
+        self._headers: list[tuple[bytes, bytes]] = []
+        self._body: list[bytes] = []
+        self._begun = False
+        self._headers_done = False
+        self.closed = False
+        self.idle_since = 0.0
+
+    # asyncio.Protocol
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self._transport = transport
+
+    def data_received(self, data: bytes) -> None:
+        if self._waiter is None:
+            self.close()  # bytes nobody asked for: the connection cannot be trusted again
+            return
+        try:
+            self._parser.feed_data(data)
+        except httptools.HttpParserError as exc:
+            self._finish(exc=httpx.RemoteProtocolError(type(exc).__name__))
+            self.close()
+
+    def eof_received(self) -> bool:
+        return False  # close our side too; connection_lost follows
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.closed = True
+        if self._waiter is None:
+            return
+        if self._headers_done and self._until_close():
+            self._finish(answer=self._answer(keep_alive=False))  # the body ends with the stream
+        else:
+            self._finish(exc=_Closed(self._begun))
+
+    # httptools callbacks
+    def on_message_begin(self) -> None:
+        self._begun = True
+
+    def on_status(self, status: bytes) -> None:
+        self._reason += status
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        self._headers.append((name, value))
+
+    def on_headers_complete(self) -> None:
+        self._headers_done = True
+
+    def on_body(self, body: bytes) -> None:
+        self._body.append(body)
+
+    def on_message_complete(self) -> None:
+        self._finish(answer=self._answer(keep_alive=self._parser.should_keep_alive()))
+
+    # ours
+    async def exchange(self, payload: bytes, read_timeout: float | None) -> _Answer:
+        """Send one request and wait for its whole response (`read_timeout` bounds the wait)."""
+        assert self._transport is not None
+        waiter: asyncio.Future[_Answer] = asyncio.get_running_loop().create_future()
+        self._waiter = waiter
+        self._reason, self._headers, self._body = b"", [], []
+        self._begun = self._headers_done = False
+        self._transport.write(payload)
+        if read_timeout is None:
+            return await waiter
+        async with asyncio.timeout(read_timeout):
+            return await waiter
+
+    def close(self) -> None:
+        self.closed = True
+        if self._transport is not None:
+            self._transport.close()
+
+    def _until_close(self) -> bool:
+        """A response without a length or chunking (RFC 9112 6.3, item 8)."""
+        names = {name.lower() for name, _ in self._headers}
+        return b"content-length" not in names and b"transfer-encoding" not in names
+
+    def _answer(self, *, keep_alive: bool) -> _Answer:
+        return _Answer(
+            self._parser.get_status_code(),
+            self._reason,
+            self._headers,
+            b"".join(self._body),
+            keep_alive,
+        )
+
+    def _finish(self, *, answer: _Answer | None = None, exc: Exception | None = None) -> None:
+        waiter, self._waiter = self._waiter, None
+        if waiter is None or waiter.done():
+            return
+        if exc is not None:
+            waiter.set_exception(exc)
+        else:
+            waiter.set_result(answer)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True, slots=True)
+class _Answer:
+    status: int
+    reason: bytes
+    headers: list[tuple[bytes, bytes]]
+    body: bytes
+    keep_alive: bool
+
+
+_Origin = tuple[str, str, int]
+# A reused connection the server closed before answering is retried once, but only for
+# methods that may be repeated (RFC 9110 9.2.2); the library client posts only to get tokens.
+_IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS", "DELETE", "PUT"})
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+class _Pool:
+    """The connections and the limit of one event loop (both are bound to it)."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, limit: int) -> None:
+        self.loop = loop
+        self.slots = asyncio.Semaphore(limit)
+        self.idle: dict[_Origin, list[_Connection]] = {}
+
+    def take(self, origin: _Origin, keepalive: float) -> _Connection | None:
+        idle = self.idle.get(origin)
+        now = self.loop.time()
+        while idle:
+            connection = idle.pop()
+            if not connection.closed and now - connection.idle_since < keepalive:
+                return connection
+            connection.close()
+        return None
+
+    def give_back(self, origin: _Origin, connection: _Connection) -> None:
+        connection.idle_since = self.loop.time()
+        self.idle.setdefault(origin, []).append(connection)
+
+    def close(self) -> None:
+        for connections in self.idle.values():
+            for connection in connections:
+                connection.close()
+        self.idle.clear()
+
+
+class Http1Transport(httpx.AsyncBaseTransport):
+    """Serve httpx requests over pooled HTTP/1.1 keep-alive connections.
+
+    Method, target, headers and body go out as httpx prepared them (the body read whole); the
+    response is read whole and decoded by httpx, so content encodings behave as with httpx's
+    own transport. Redirects are never followed here. Time-outs come from the request's
+    `timeout` extension: `pool` bounds the wait for a free connection (at most
+    `connection_limit` at once), `connect` the connect and TLS handshake, `read` the wait for
+    the whole response; `write` is not enforced (requests are a few hundred bytes). Failures
+    raise the httpx exception httpx's own transport would, naming the cause, never the URL.
     """
 
-    def __init__(self, *, connection_limit: int = 100, keepalive: float = 30.0) -> None:
-        self._session = _Session(limit=connection_limit, keepalive=keepalive, pass_through=True)
-        # ClientTimeout objects per distinct time-out, since they repeat on every request.
-        self._timeouts: dict[tuple[float | None, ...], aiohttp.ClientTimeout] = {}
+    def __init__(
+        self,
+        *,
+        connection_limit: int = 100,
+        keepalive: float = 30.0,
+        ssl_context: ssl.SSLContext | None = None,
+    ) -> None:
+        self._limit = connection_limit
+        self._keepalive = keepalive
+        self._ssl = ssl_context
+        self._pool: _Pool | None = None
 
-    def _timeout(self, request: httpx.Request) -> aiohttp.ClientTimeout:
-        given = request.extensions.get("timeout") or {}
-        return _client_timeout(
-            self._timeouts, given.get("connect"), given.get("read"), given.get("pool")
-        )
+    def _pool_here(self) -> _Pool:
+        """This loop's pool; a pool from another (finished) loop is dropped, never reused."""
+        loop = asyncio.get_running_loop()
+        pool = self._pool
+        if pool is None or pool.loop is not loop:
+            if pool is not None and not pool.loop.is_closed():
+                pool.close()
+            pool = self._pool = _Pool(loop, self._limit)
+        return pool
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        session = self._session.get()
-        body = await request.aread()
+        pool = self._pool_here()
+        timeouts = request.extensions.get("timeout") or {}
+        origin = _origin(request.url)
+        payload = _serialize(request, await request.aread())
         try:
-            async with session.request(
-                request.method,
-                yarl.URL(str(request.url), encoded=True),
-                headers=[
-                    (k.decode("latin-1"), v.decode("latin-1")) for k, v in request.headers.raw
-                ],
-                data=body or None,
-                allow_redirects=False,
-                timeout=self._timeout(request),
-            ) as response:
-                content = await response.read()
-                status, reason, raw = response.status, response.reason, response.raw_headers
-        except aiohttp.ConnectionTimeoutError as exc:  # before ServerTimeoutError: a subclass
-            raise httpx.ConnectTimeout(_why(exc), request=request) from None
-        except aiohttp.ServerTimeoutError as exc:
-            raise httpx.ReadTimeout(_why(exc), request=request) from None
-        except aiohttp.ClientConnectorError as exc:
-            raise httpx.ConnectError(_why(exc), request=request) from None
-        except (
-            aiohttp.ServerDisconnectedError,
-            aiohttp.ClientPayloadError,
-            aiohttp.ClientResponseError,
-        ) as exc:
-            raise httpx.RemoteProtocolError(_why(exc), request=request) from None
-        except aiohttp.ClientError as exc:  # resets and other socket errors mid-exchange
-            raise httpx.ReadError(_why(exc), request=request) from None
-        except TimeoutError as exc:
-            raise httpx.ReadTimeout(_why(exc), request=request) from None
+            async with asyncio.timeout(timeouts.get("pool")):
+                await pool.slots.acquire()
+        except TimeoutError:
+            raise httpx.PoolTimeout("no free connection", request=request) from None
+        try:
+            answer = await self._exchange(pool, origin, request, payload, timeouts)
+        finally:
+            pool.slots.release()
         return httpx.Response(
-            status,
-            headers=list(raw),
-            stream=httpx.ByteStream(content),
-            extensions={"http_version": _HTTP11, "reason_phrase": (reason or "").encode()},
+            answer.status,
+            headers=answer.headers,
+            stream=httpx.ByteStream(answer.body),
+            extensions={"http_version": _HTTP11, "reason_phrase": answer.reason},
         )
 
+    async def _exchange(
+        self,
+        pool: _Pool,
+        origin: _Origin,
+        request: httpx.Request,
+        payload: bytes,
+        timeouts: dict[str, float | None],
+    ) -> _Answer:
+        connection = pool.take(origin, self._keepalive)
+        reused = connection is not None
+        while True:
+            if connection is None:
+                connection = await self._connect(origin, request, timeouts.get("connect"))
+            try:
+                answer = await connection.exchange(payload, timeouts.get("read"))
+            except _Closed as closed:
+                connection.close()
+                if reused and not closed.answered and request.method in _IDEMPOTENT:
+                    connection, reused = None, False  # a stale keep-alive: once more, afresh
+                    continue
+                raise httpx.RemoteProtocolError(
+                    "server closed the connection", request=request
+                ) from None
+            except TimeoutError:
+                connection.close()
+                raise httpx.ReadTimeout("no answer in time", request=request) from None
+            except httpx.RemoteProtocolError as exc:
+                exc.request = request
+                raise
+            except BaseException:
+                connection.close()  # cancelled mid-exchange: the stream is out of step
+                raise
+            if answer.keep_alive and not connection.closed:
+                pool.give_back(origin, connection)
+            else:
+                connection.close()
+            return answer
+
+    async def _connect(
+        self, origin: _Origin, request: httpx.Request, connect_timeout: float | None
+    ) -> _Connection:
+        scheme, host, port = origin
+        secure = scheme == "https"
+        if secure and self._ssl is None:
+            self._ssl = httpx.create_ssl_context()  # verifies as httpx's own transport does
+        loop = asyncio.get_running_loop()
+        try:
+            async with asyncio.timeout(connect_timeout):
+                _, connection = await loop.create_connection(
+                    _Connection,
+                    host,
+                    port,
+                    ssl=self._ssl if secure else None,
+                    server_hostname=host if secure else None,
+                )
+        except TimeoutError:
+            raise httpx.ConnectTimeout("connect timed out", request=request) from None
+        except OSError as exc:  # refused, unreachable, DNS, TLS (ssl.SSLError is an OSError)
+            raise httpx.ConnectError(_why(exc), request=request) from None
+        return connection
+
     async def aclose(self) -> None:
-        await self._session.close()
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.close()
+
+
+def _origin(url: httpx.URL) -> _Origin:
+    scheme = url.scheme
+    if scheme not in _DEFAULT_PORTS:
+        raise httpx.UnsupportedProtocol(f"unsupported scheme {scheme!r}")
+    return scheme, url.host, url.port or _DEFAULT_PORTS[scheme]
+
+
+def _serialize(request: httpx.Request, body: bytes) -> bytes:
+    """The request as bytes on the wire; the body is whole, so it goes with a length."""
+    lines = [request.method.encode("ascii"), b" ", request.url.raw_path, b" HTTP/1.1\r\n"]
+    has_length = False
+    for name, value in request.headers.raw:
+        lowered = name.lower()
+        if lowered == b"transfer-encoding":
+            continue
+        has_length = has_length or lowered == b"content-length"
+        lines += [name, b": ", value, b"\r\n"]
+    if body and not has_length:
+        lines += [b"Content-Length: ", str(len(body)).encode("ascii"), b"\r\n"]
+    lines.append(b"\r\n")
+    lines.append(body)
+    return b"".join(lines)
 
 
 def _client_timeout(
@@ -196,7 +427,7 @@ class TelegramRequest(BaseRequest):
         media_read_timeout: float | None = 20.0,
         keepalive: float = 30.0,
     ) -> None:
-        self._session = _Session(limit=connection_limit, keepalive=keepalive, pass_through=False)
+        self._session = _Session(limit=connection_limit, keepalive=keepalive)
         self._connect_timeout = connect_timeout
         self._read_timeout = read_timeout
         self._pool_timeout = pool_timeout

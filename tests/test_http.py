@@ -1,4 +1,4 @@
-"""`bot.http`: httpx and PTB over aiohttp, against real servers on 127.0.0.1."""
+"""`bot.http`: httpx over `Http1Transport`, PTB over aiohttp; real servers on 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from telegram.error import NetworkError, TimedOut
 from telegram.request import RequestData
 from telegram.request._requestparameter import RequestParameter
 
-from bot.http import AiohttpTransport, TelegramRequest
+from bot.http import Http1Transport, TelegramRequest
 
 SECRET = "tok-3f9a"
 
@@ -59,6 +59,16 @@ async def zipped(request: web.Request) -> web.Response:
     )
 
 
+async def chunked(request: web.Request) -> web.StreamResponse:
+    response = web.StreamResponse()
+    response.enable_chunked_encoding()
+    await response.prepare(request)
+    for part in (b"one ", b"two ", b"three"):
+        await response.write(part)
+    await response.write_eof()
+    return response
+
+
 async def redirect(request: web.Request) -> web.Response:
     return web.Response(status=302, headers={"Location": "/echo"})
 
@@ -71,6 +81,7 @@ async def slow(request: web.Request) -> web.Response:
 ROUTES = [
     web.route("*", "/echo", echo),
     web.get("/zipped", zipped),
+    web.get("/chunked", chunked),
     web.get("/redirect", redirect),
     web.route("*", "/slow", slow),
     web.route("*", "/bot{token}/getMe", echo),
@@ -103,7 +114,7 @@ async def raw_server(
 
 
 async def test_method_url_headers_and_body_pass_through(base: str) -> None:
-    async with httpx.AsyncClient(transport=AiohttpTransport(), headers={"X-App": "lb"}) as http:
+    async with httpx.AsyncClient(transport=Http1Transport(), headers={"X-App": "lb"}) as http:
         response = await http.post(
             f"{base}/echo",
             params={"q": "æøå & co", "pids": '["870970-basis:1"]'},
@@ -123,13 +134,13 @@ async def test_method_url_headers_and_body_pass_through(base: str) -> None:
     assert headers["x-app"] == "lb"
     assert headers["authorization"] == "Bearer abc"
     assert headers["content-type"] == "application/x-www-form-urlencoded"
-    assert headers["user-agent"].startswith("python-httpx/")  # httpx's, not aiohttp's
+    assert headers["user-agent"].startswith("python-httpx/")  # httpx's headers, as they were
     assert headers["content-length"] == str(len(seen["body"]))
     assert [k.lower() for k, _ in seen["headers"]].count("host") == 1
 
 
 async def test_a_get_sends_no_body_and_every_method_passes(base: str) -> None:
-    async with httpx.AsyncClient(transport=AiohttpTransport()) as http:
+    async with httpx.AsyncClient(transport=Http1Transport()) as http:
         got = (await http.get(f"{base}/echo")).json()
         deleted = (await http.delete(f"{base}/echo?access_token=x")).json()
     assert got["method"] == "GET" and got["body"] == ""
@@ -138,13 +149,13 @@ async def test_a_get_sends_no_body_and_every_method_passes(base: str) -> None:
 
 
 async def test_gzip_is_decoded_once_by_httpx(base: str) -> None:
-    async with httpx.AsyncClient(transport=AiohttpTransport()) as http:
+    async with httpx.AsyncClient(transport=Http1Transport()) as http:
         response = await http.get(f"{base}/zipped")
     assert response.json() == {"ok": True}
 
 
 async def test_redirects_are_not_followed(base: str) -> None:
-    async with httpx.AsyncClient(transport=AiohttpTransport(), follow_redirects=False) as http:
+    async with httpx.AsyncClient(transport=Http1Transport(), follow_redirects=False) as http:
         response = await http.get(f"{base}/redirect")
     assert response.status_code == 302
     assert response.headers["location"] == "/echo"
@@ -152,7 +163,7 @@ async def test_redirects_are_not_followed(base: str) -> None:
 
 async def test_refused_connection_is_connect_error() -> None:
     url = f"http://127.0.0.1:{_free_port()}/v3/user?access_token={SECRET}"
-    async with httpx.AsyncClient(transport=AiohttpTransport()) as http:
+    async with httpx.AsyncClient(transport=Http1Transport()) as http:
         with pytest.raises(httpx.ConnectError) as caught:
             await http.get(url)
     assert SECRET not in str(caught.value)
@@ -160,7 +171,7 @@ async def test_refused_connection_is_connect_error() -> None:
 
 async def test_read_timeout_from_the_request(base: str) -> None:
     timeout = httpx.Timeout(5.0, read=0.2)
-    async with httpx.AsyncClient(transport=AiohttpTransport(), timeout=timeout) as http:
+    async with httpx.AsyncClient(transport=Http1Transport(), timeout=timeout) as http:
         started = asyncio.get_running_loop().time()
         with pytest.raises(httpx.ReadTimeout):
             await http.get(f"{base}/slow?s=2&access_token={SECRET}")
@@ -170,16 +181,75 @@ async def test_read_timeout_from_the_request(base: str) -> None:
     assert response.text == "late"
 
 
-async def test_waiting_for_a_pooled_connection_is_a_connect_timeout(base: str) -> None:
-    timeout = httpx.Timeout(5.0, connect=0.2, pool=0.0)
+async def test_waiting_for_a_free_connection_is_a_pool_timeout(base: str) -> None:
+    timeout = httpx.Timeout(5.0, pool=0.2)
     async with httpx.AsyncClient(
-        transport=AiohttpTransport(connection_limit=1), timeout=timeout
+        transport=Http1Transport(connection_limit=1), timeout=timeout
     ) as http:
         busy = asyncio.create_task(http.get(f"{base}/slow?s=1"))
         await asyncio.sleep(0.1)
-        with pytest.raises(httpx.ConnectTimeout):
+        with pytest.raises(httpx.PoolTimeout):
             await http.get(f"{base}/echo")
         assert (await busy).text == "late"
+        assert (await http.get(f"{base}/echo")).status_code == 201  # the slot came back
+
+
+async def test_connections_are_kept_alive_and_reused(base: str) -> None:
+    transport = Http1Transport()
+    async with httpx.AsyncClient(transport=transport) as http:
+        for _ in range(3):
+            assert (await http.get(f"{base}/echo")).status_code == 201
+        pool = transport._pool
+        assert pool is not None
+        [idle] = pool.idle.values()
+        assert len(idle) == 1  # one connection served all three
+
+
+async def test_a_stale_kept_alive_connection_is_retried_once_for_a_get() -> None:
+    served = 0
+
+    async def once_per_connection(
+        reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        # Answers one request, claims keep-alive, then reads the next request and hangs up.
+        nonlocal served
+        await reader.readuntil(b"\r\n\r\n")
+        served += 1
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+        await writer.drain()
+        await reader.readuntil(b"\r\n\r\n")
+        writer.close()
+
+    async with (
+        raw_server(once_per_connection) as url,
+        httpx.AsyncClient(transport=Http1Transport()) as http,
+    ):
+        assert (await http.get(url)).text == "ok"
+        assert (await http.get(url)).text == "ok"  # the first connection died unanswered
+        assert served == 2
+        with pytest.raises(httpx.RemoteProtocolError):
+            await http.post(url, data={"a": "b"})  # never repeated: it may have been seen
+
+
+async def test_a_body_that_ends_with_the_connection_is_read_whole() -> None:
+    async def until_close(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readuntil(b"\r\n\r\n")
+        writer.write(b'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n{"ok": ')
+        await writer.drain()
+        writer.write(b"true}")
+        writer.close()
+
+    async with (
+        raw_server(until_close) as url,
+        httpx.AsyncClient(transport=Http1Transport()) as http,
+    ):
+        assert (await http.get(url)).json() == {"ok": True}
+
+
+async def test_chunked_responses_are_joined(base: str) -> None:
+    async with httpx.AsyncClient(transport=Http1Transport()) as http:
+        response = await http.get(f"{base}/chunked")
+    assert response.text == "one two three"
 
 
 async def test_a_server_that_hangs_up_is_a_protocol_error() -> None:
@@ -193,7 +263,7 @@ async def test_a_server_that_hangs_up_is_a_protocol_error() -> None:
         await writer.drain()
         writer.close()
 
-    async with httpx.AsyncClient(transport=AiohttpTransport()) as http:
+    async with httpx.AsyncClient(transport=Http1Transport()) as http:
         async with raw_server(hang_up) as url:
             with pytest.raises(httpx.RemoteProtocolError):
                 await http.get(url)
@@ -202,18 +272,19 @@ async def test_a_server_that_hangs_up_is_a_protocol_error() -> None:
                 await http.get(url)
 
 
-async def test_the_session_is_closed_and_made_anew_per_loop(base: str) -> None:
-    transport = AiohttpTransport()
+async def test_closing_closes_the_kept_connections(base: str) -> None:
+    transport = Http1Transport()
     http = httpx.AsyncClient(transport=transport)
     await http.get(f"{base}/echo")
-    session = transport._session._session
-    assert session is not None and not session.closed
+    pool = transport._pool
+    assert pool is not None
+    [[connection]] = pool.idle.values()
     await http.aclose()  # closes its transport
-    assert session.closed and transport._session._session is None
+    assert connection.closed and transport._pool is None
 
 
-def test_a_session_from_another_loop_is_not_reused() -> None:
-    transport = AiohttpTransport()
+def test_a_pool_from_another_loop_is_not_reused() -> None:
+    transport = Http1Transport()
 
     async def once() -> int:
         async with serving(ROUTES) as url:
@@ -221,7 +292,7 @@ def test_a_session_from_another_loop_is_not_reused() -> None:
             return response.status_code
 
     assert asyncio.run(once()) == 201
-    assert asyncio.run(once()) == 201  # a new loop: a new session, not the dead loop's
+    assert asyncio.run(once()) == 201  # a new loop: a new pool, not the dead loop's
     asyncio.run(transport.aclose())
 
 

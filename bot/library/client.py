@@ -22,7 +22,7 @@ from zoneinfo import ZoneInfo
 import httpx
 from pydantic import BaseModel
 
-from bot.http import AiohttpTransport
+from bot.http import Http1Transport
 from bot.library.errors import (
     BadRequest,
     LibraryError,
@@ -258,7 +258,7 @@ def _decode(endpoint: str, response: httpx.Response) -> dict[str, Any]:
 class LibraryClient:
     """Typed calls to the library services over one pooled `httpx.AsyncClient`.
 
-    Its transport is `AiohttpTransport` (see `bot.http` for why) unless one is injected.
+    Its transport is `Http1Transport` (see `bot.http` for why) unless one is injected.
 
     `timeout` bounds each call as a whole, retry included, so the bot can answer within
     ten seconds. Reads are retried once on a connection error or time-out while time is left;
@@ -290,7 +290,7 @@ class LibraryClient:
         self._on_call = on_call
         self._http = _CookielessClient(
             timeout=httpx.Timeout(timeout, connect=min(CONNECT_TIMEOUT, timeout)),
-            transport=transport or AiohttpTransport(connection_limit=100, keepalive=30.0),
+            transport=transport or Http1Transport(connection_limit=100, keepalive=30.0),
             follow_redirects=False,
             headers={"Accept": "application/json", "User-Agent": "library-bot"},
         )

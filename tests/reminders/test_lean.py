@@ -1,5 +1,5 @@
 """The sweep's lean paths: batched store writes, the library client and the Bot API over
-`bot.http`'s aiohttp transports. Each must behave exactly like the path it replaces."""
+`bot.http`'s transports. Each must behave exactly like the path it replaces."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from telegram.error import NetworkError, RetryAfter
 from telegram.ext import ExtBot
 
-from bot.http import AiohttpTransport, TelegramRequest
+from bot.http import Http1Transport, TelegramRequest
 from bot.library.client import LibraryClient
 from bot.library.errors import ServiceUnavailable, TokenRejected
 from bot.reminders import build_bot
@@ -83,7 +83,7 @@ async def test_patrons_are_finished_across_many_flushes(rig: Rig) -> None:
     assert (await rig.sweep()).patrons == 0
 
 
-async def test_user_over_aiohttp_matches_httpx_own_transport(
+async def test_user_over_http1_matches_httpx_own_transport(
     library_sandbox: LibrarySandbox,
 ) -> None:
     token = library_sandbox.issue_token(KAREN)
@@ -156,8 +156,8 @@ async def test_telegram_request_sends_and_maps_errors(telegram: TelegramStandIn)
     assert TEST_BOT_TOKEN not in str(caught.value)
 
 
-async def test_build_bot_uses_the_aiohttp_transports(rig: Rig) -> None:
+async def test_build_bot_and_client_use_the_lean_transports(rig: Rig) -> None:
     bot = build_bot(rig.settings)
     assert isinstance(bot.request, TelegramRequest)
     async with LibraryClient.from_settings(rig.settings) as library:
-        assert isinstance(library._http._transport, AiohttpTransport)
+        assert isinstance(library._http._transport, Http1Transport)
