@@ -479,18 +479,14 @@ async def sweep(
     due: asyncio.Queue[_Due | None] = asyncio.Queue(maxsize=2 * workers)
 
     async def produce() -> None:
-        # A patron left unfinished stays leased; should the lease run out mid-sweep, the
-        # `seen` set keeps this sweep from taking them twice (a later sweep retries them).
+        # Batches follow each other in chat id order, so each patron is taken at most once by
+        # this sweep even if their lease runs out meanwhile (a later sweep retries them).
         # Should the producer fail, the task group cancels the workers; no sentinel needed.
-        seen: set[int] = set()
-        while True:
-            leased = await store.claim_sweep_batch(day, worker, batch, lease)
-            fresh = [pair for pair in leased if pair[0].chat_id not in seen]
-            if not fresh:
-                break
-            for pair in fresh:
-                seen.add(pair[0].chat_id)
+        after: int | None = None
+        while leased := await store.claim_sweep_batch(day, worker, batch, lease, after=after):
+            for pair in leased:
                 await claimed.put(pair)
+            after = leased[-1][0].chat_id
         for _ in range(workers):
             await claimed.put(None)
 

@@ -521,18 +521,27 @@ class Store:
     # --- reminders ---------------------------------------------------------------------------
 
     async def claim_sweep_batch(
-        self, day: date, worker: str, limit: int, lease: timedelta
+        self,
+        day: date,
+        worker: str,
+        limit: int,
+        lease: timedelta,
+        *,
+        after: int | None = None,
     ) -> list[tuple[Account, ChatSettings]]:
         """Lease up to `limit` patrons due for `day`'s sweep, in chat id order.
 
         Leased rows (also this worker's own) are skipped until `finish_sweep` or until the
         lease runs out, so a patron that fails is retried after its lease, not in a loop.
+        `after` (the last chat id of the previous batch) starts the scan there, so a sweep
+        reads each row once instead of passing over every finished one again per batch.
         """
         now = self._now()
         candidates = (
             select(ACCOUNT.c.chat_id)
             .select_from(ACCOUNT.outerjoin(CHAT, CHAT.c.chat_id == ACCOUNT.c.chat_id))
             .where(
+                ACCOUNT.c.chat_id > after if after is not None else true(),
                 or_(ACCOUNT.c.swept_on.is_(None), ACCOUNT.c.swept_on != day),
                 or_(ACCOUNT.c.lease_until.is_(None), ACCOUNT.c.lease_until <= now),
                 or_(
