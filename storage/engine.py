@@ -43,7 +43,7 @@ def is_sqlite(url: str | URL) -> bool:
     return parsed.get_backend_name() == "sqlite"
 
 
-def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+def sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     # Set per connection: WAL lets readers run beside the single writer, and busy_timeout
     # makes concurrent writers queue instead of failing with "database is locked".
     cursor = dbapi_connection.cursor()
@@ -63,7 +63,7 @@ def create_engine(url: str) -> AsyncEngine:
             # One shared connection, or every pooled connection sees its own empty database.
             kwargs["poolclass"] = StaticPool
         engine = create_async_engine(parsed, hide_parameters=True, **kwargs)
-        event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
+        event.listen(engine.sync_engine, "connect", sqlite_pragmas)
         return engine
     return create_async_engine(
         parsed,

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
+from functools import partial
 from typing import Any, TypeVar
 
 from sqlalchemy import (
@@ -32,8 +33,9 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.sql.expression import Executable
 
 from storage.crypto import (
     TokenCipher,
@@ -44,7 +46,7 @@ from storage.crypto import (
     new_state,
     normalize_code,
 )
-from storage.engine import create_engine
+from storage.database import Database
 from storage.tables import (
     AccountRow,
     CallbackRefRow,
@@ -164,6 +166,35 @@ def _text_attribute(attributes: dict[str, Any], *names: str) -> str | None:
     return None
 
 
+def _execute_all(conn: Connection, statements: Iterable[Executable]) -> list[int]:
+    """Run the statements in order; the rows each one changed."""
+    return [max(conn.execute(statement).rowcount, 0) for statement in statements]
+
+
+def _all_rows(query: Executable, conn: Connection) -> list[Row[Any]]:
+    return list(conn.execute(query).all())
+
+
+def _settings_of(conn: Connection, chat_ids: list[int]) -> dict[int, ChatSettings]:
+    found: dict[int, ChatSettings] = {chat_id: ChatSettings(chat_id) for chat_id in chat_ids}
+    if chat_ids:
+        for row in conn.execute(select(CHAT).where(CHAT.c.chat_id.in_(chat_ids))).all():
+            found[int(row.chat_id)] = _settings(int(row.chat_id), row)
+    return found
+
+
+def _reminder_states(conn: Connection, chat_id: int, keys: list[str]) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for chunk in _chunks(keys):
+        rows = conn.execute(
+            select(REMINDER_LOG.c.key, REMINDER_LOG.c.state).where(
+                REMINDER_LOG.c.chat_id == chat_id, REMINDER_LOG.c.key.in_(chunk)
+            )
+        )
+        found.update({row.key: row.state for row in rows})
+    return found
+
+
 def _chunks(items: Sequence[T]) -> Iterator[Sequence[T]]:
     for start in range(0, len(items), IN_CHUNK):
         yield items[start : start + IN_CHUNK]
@@ -174,15 +205,16 @@ class Store:
 
     def __init__(
         self,
-        engine: AsyncEngine,
+        database: Database,
         cipher: TokenCipher,
         *,
         clock: Callable[[], datetime] | None = None,
     ) -> None:
-        self._engine = engine
+        self.database = database
+        self._run = database.run
         self._cipher = cipher
         self._clock = clock or _utcnow
-        self._postgres = engine.dialect.name == "postgresql"
+        self._postgres = database.dialect == "postgresql"
 
     @classmethod
     async def open(
@@ -194,19 +226,14 @@ class Store:
     ) -> Store:
         """Engine and cipher; the schema must already be migrated (`storage.migrate`)."""
         cipher = TokenCipher(keys)
-        return cls(create_engine(database_url), cipher, clock=clock)
-
-    @property
-    def engine(self) -> AsyncEngine:
-        return self._engine
+        return cls(Database(database_url), cipher, clock=clock)
 
     async def close(self) -> None:
-        await self._engine.dispose()
+        await self.database.dispose()
 
     async def ping(self) -> bool:
         try:
-            async with self._engine.connect() as conn:
-                await conn.execute(text("SELECT 1"))
+            await self._run(lambda conn: conn.execute(text("SELECT 1")))
         except (SQLAlchemyError, OSError):
             return False
         return True
@@ -224,8 +251,8 @@ class Store:
     # --- chat settings -----------------------------------------------------------------------
 
     async def chat(self, chat_id: int) -> ChatSettings:
-        async with self._engine.connect() as conn:
-            row = (await conn.execute(select(CHAT).where(CHAT.c.chat_id == chat_id))).first()
+        statement = select(CHAT).where(CHAT.c.chat_id == chat_id)
+        row = await self._run(lambda conn: conn.execute(statement).first())
         return _settings(chat_id, row)
 
     async def _update_chat(self, chat_id: int, values: dict[str, Any]) -> ChatSettings:
@@ -236,8 +263,7 @@ class Store:
             .on_conflict_do_update(index_elements=["chat_id"], set_={**values, "updated_at": now})
             .returning(*CHAT.c)
         )
-        async with self._engine.begin() as conn:
-            row = (await conn.execute(statement)).first()
+        row = await self._run(lambda conn: conn.execute(statement).first())
         return _settings(chat_id, row)
 
     async def set_language(self, chat_id: int, language: str | None) -> None:
@@ -266,12 +292,10 @@ class Store:
 
     async def create_login_state(self, chat_id: int, ttl: timedelta = timedelta(minutes=10)) -> str:
         state = new_state()
-        async with self._engine.begin() as conn:
-            await conn.execute(
-                insert(LOGIN_STATE).values(
-                    state_hash=hash_secret(state), chat_id=chat_id, expires_at=self._now() + ttl
-                )
-            )
+        statement = insert(LOGIN_STATE).values(
+            state_hash=hash_secret(state), chat_id=chat_id, expires_at=self._now() + ttl
+        )
+        await self._run(lambda conn: conn.execute(statement))
         return state
 
     async def consume_login_state(self, state: str) -> int | None:
@@ -281,8 +305,7 @@ class Store:
             .where(LOGIN_STATE.c.state_hash == hash_secret(state))
             .returning(LOGIN_STATE.c.chat_id, LOGIN_STATE.c.expires_at)
         )
-        async with self._engine.begin() as conn:
-            row = (await conn.execute(statement)).first()
+        row = await self._run(lambda conn: conn.execute(statement).first())
         if row is None or row.expires_at <= self._now():
             return None
         return int(row.chat_id)
@@ -301,21 +324,19 @@ class Store:
         cleaned = _clean_attributes(attributes)
         for attempt in range(5):
             code = new_code()
+            replace = (
+                delete(PENDING_LINK).where(PENDING_LINK.c.chat_id == chat_id),
+                insert(PENDING_LINK).values(
+                    code_hash=hash_secret(code),
+                    chat_id=chat_id,
+                    token=sealed,
+                    token_expires_at=token_expires_at,
+                    attributes=cleaned,
+                    expires_at=expires_at,
+                ),
+            )
             try:
-                async with self._engine.begin() as conn:
-                    await conn.execute(
-                        delete(PENDING_LINK).where(PENDING_LINK.c.chat_id == chat_id)
-                    )
-                    await conn.execute(
-                        insert(PENDING_LINK).values(
-                            code_hash=hash_secret(code),
-                            chat_id=chat_id,
-                            token=sealed,
-                            token_expires_at=token_expires_at,
-                            attributes=cleaned,
-                            expires_at=expires_at,
-                        )
-                    )
+                await self._run(partial(_execute_all, statements=replace))
             except IntegrityError:
                 # A code collision (about 1 in 10^12); draw again.
                 if attempt == 4:
@@ -341,8 +362,9 @@ class Store:
                 PENDING_LINK.c.token, PENDING_LINK.c.token_expires_at, PENDING_LINK.c.attributes
             )
         )
-        async with self._engine.begin() as conn:
-            link = (await conn.execute(taken)).first()
+
+        def work(conn: Connection) -> Row[Any] | None:
+            link = conn.execute(taken).first()
             if link is None:
                 return None
             attributes: dict[str, Any] = dict(link.attributes or {})
@@ -360,15 +382,15 @@ class Store:
                 "lease_owner": None,
                 "lease_until": None,
             }
-            row = (
-                await conn.execute(
-                    self._insert(ACCOUNT)
-                    .values(chat_id=chat_id, **values)
-                    .on_conflict_do_update(index_elements=["chat_id"], set_=values)
-                    .returning(*ACCOUNT.c)
-                )
+            return conn.execute(
+                self._insert(ACCOUNT)
+                .values(chat_id=chat_id, **values)
+                .on_conflict_do_update(index_elements=["chat_id"], set_=values)
+                .returning(*ACCOUNT.c)
             ).one()
-        return self._account(row)
+
+        row = await self._run(work)
+        return None if row is None else self._account(row)
 
     def _account(self, row: Row[Any]) -> Account | None:
         try:
@@ -389,22 +411,20 @@ class Store:
         )
 
     async def account(self, chat_id: int) -> Account | None:
-        async with self._engine.connect() as conn:
-            row = (await conn.execute(select(ACCOUNT).where(ACCOUNT.c.chat_id == chat_id))).first()
+        statement = select(ACCOUNT).where(ACCOUNT.c.chat_id == chat_id)
+        row = await self._run(lambda conn: conn.execute(statement).first())
         return None if row is None else self._account(row)
 
     async def delete_account(self, chat_id: int) -> Account | None:
         """Remove the connection; returns it (with its token, to revoke) if there was one."""
         statement = delete(ACCOUNT).where(ACCOUNT.c.chat_id == chat_id).returning(*ACCOUNT.c)
-        async with self._engine.begin() as conn:
-            row = (await conn.execute(statement)).first()
+        row = await self._run(lambda conn: conn.execute(statement).first())
         return None if row is None else self._account(row)
 
     async def forget_chat(self, chat_id: int) -> None:
         """Everything about the chat: token, states, links, settings, buttons, reminders."""
-        async with self._engine.begin() as conn:
-            for table in CHAT_TABLES:
-                await conn.execute(delete(table).where(table.c.chat_id == chat_id))
+        statements = [delete(table).where(table.c.chat_id == chat_id) for table in CHAT_TABLES]
+        await self._run(lambda conn: _execute_all(conn, statements))
 
     async def accounts_expiring(self, before: datetime) -> list[Account]:
         """Accounts whose token expires before `before` and that were not yet warned."""
@@ -417,8 +437,7 @@ class Store:
             )
             .order_by(ACCOUNT.c.chat_id)
         )
-        async with self._engine.connect() as conn:
-            rows = (await conn.execute(statement)).all()
+        rows = await self._run(lambda conn: conn.execute(statement).all())
         return [account for row in rows if (account := self._account(row)) is not None]
 
     async def expired_accounts(self, now: datetime) -> list[int]:
@@ -428,35 +447,22 @@ class Store:
             .where(ACCOUNT.c.token_expires_at.is_not(None), ACCOUNT.c.token_expires_at <= now)
             .order_by(ACCOUNT.c.chat_id)
         )
-        async with self._engine.connect() as conn:
-            return [int(chat_id) for chat_id in (await conn.execute(statement)).scalars()]
+        chat_ids = await self._run(lambda conn: conn.execute(statement).scalars().all())
+        return [int(chat_id) for chat_id in chat_ids]
 
     async def mark_expiry_warned(self, chat_id: int) -> None:
-        async with self._engine.begin() as conn:
-            await conn.execute(
-                update(ACCOUNT).where(ACCOUNT.c.chat_id == chat_id).values(expiry_warned=True)
-            )
+        statement = update(ACCOUNT).where(ACCOUNT.c.chat_id == chat_id).values(expiry_warned=True)
+        await self._run(lambda conn: conn.execute(statement))
 
     async def count_accounts(self) -> int:
-        async with self._engine.connect() as conn:
-            count = (await conn.execute(select(func.count()).select_from(ACCOUNT))).scalar_one()
-        return int(count)
+        statement = select(func.count()).select_from(ACCOUNT)
+        return int(await self._run(lambda conn: conn.execute(statement).scalar_one()))
 
     # --- buttons -----------------------------------------------------------------------------
 
     async def put_callback(self, chat_id: int, action: str, payload: dict[str, Any]) -> str:
         """A short id (16 characters) for callback_data "<prefix>:<id>" within 64 bytes."""
-        callback_id = secrets.token_urlsafe(12)
-        async with self._engine.begin() as conn:
-            await conn.execute(
-                insert(CALLBACK_REF).values(
-                    id=callback_id,
-                    chat_id=chat_id,
-                    action=action,
-                    payload=payload,
-                    created_at=self._now(),
-                )
-            )
+        [callback_id] = await self.put_callbacks_many([(chat_id, action, payload)])
         return callback_id
 
     async def put_callbacks(
@@ -485,8 +491,7 @@ class Store:
             }
             for callback_id, (chat_id, action, payload) in zip(ids, buttons, strict=True)
         ]
-        async with self._engine.begin() as conn:
-            await conn.execute(insert(CALLBACK_REF), rows)
+        await self._run(lambda conn: conn.execute(insert(CALLBACK_REF), rows))
         return ids
 
     async def callback(self, callback_id: str, chat_id: int) -> CallbackRef | None:
@@ -496,8 +501,7 @@ class Store:
             CALLBACK_REF.c.chat_id == chat_id,
             CALLBACK_REF.c.created_at > self._now() - CALLBACK_TTL,
         )
-        async with self._engine.connect() as conn:
-            row = (await conn.execute(statement)).first()
+        row = await self._run(lambda conn: conn.execute(statement).first())
         return None if row is None else _callback(row)
 
     async def claim_callback(self, callback_id: str, chat_id: int) -> CallbackRef | None:
@@ -514,8 +518,7 @@ class Store:
             .values(used_at=now)
             .returning(*CALLBACK_REF.c)
         )
-        async with self._engine.begin() as conn:
-            row = (await conn.execute(statement)).first()
+        row = await self._run(lambda conn: conn.execute(statement).first())
         return None if row is None else _callback(row)
 
     # --- reminders ---------------------------------------------------------------------------
@@ -561,9 +564,12 @@ class Store:
             .values(lease_owner=worker, lease_until=now + lease)
             .returning(*ACCOUNT.c)
         )
-        async with self._engine.begin() as conn:
-            rows = sorted((await conn.execute(claim)).all(), key=lambda row: int(row.chat_id))
-            settings = await self._settings_of(conn, [int(row.chat_id) for row in rows])
+
+        def work(conn: Connection) -> tuple[list[Row[Any]], dict[int, ChatSettings]]:
+            rows = sorted(conn.execute(claim).all(), key=lambda row: int(row.chat_id))
+            return rows, _settings_of(conn, [int(row.chat_id) for row in rows])
+
+        rows, settings = await self._run(work)
         batch: list[tuple[Account, ChatSettings]] = []
         for row in rows:
             account = self._account(row)
@@ -571,36 +577,21 @@ class Store:
                 batch.append((account, settings[account.chat_id]))
         return batch
 
-    async def _settings_of(
-        self, conn: AsyncConnection, chat_ids: list[int]
-    ) -> dict[int, ChatSettings]:
-        found: dict[int, ChatSettings] = {chat_id: ChatSettings(chat_id) for chat_id in chat_ids}
-        if chat_ids:
-            rows = (await conn.execute(select(CHAT).where(CHAT.c.chat_id.in_(chat_ids)))).all()
-            for row in rows:
-                found[int(row.chat_id)] = _settings(int(row.chat_id), row)
-        return found
-
     async def finish_sweep(self, chat_id: int, day: date) -> None:
-        async with self._engine.begin() as conn:
-            await conn.execute(
-                update(ACCOUNT)
-                .where(ACCOUNT.c.chat_id == chat_id)
-                .values(swept_on=day, lease_owner=None, lease_until=None)
-            )
+        await self.finish_sweeps([chat_id], day)
 
     async def finish_sweeps(self, chat_ids: Sequence[int], day: date) -> None:
         """`finish_sweep` for many patrons in one transaction (the sweep flushes in batches)."""
         unique = list(dict.fromkeys(chat_ids))
         if not unique:
             return
-        async with self._engine.begin() as conn:
-            for start in range(0, len(unique), IN_CHUNK):
-                await conn.execute(
-                    update(ACCOUNT)
-                    .where(ACCOUNT.c.chat_id.in_(unique[start : start + IN_CHUNK]))
-                    .values(swept_on=day, lease_owner=None, lease_until=None)
-                )
+        statements = [
+            update(ACCOUNT)
+            .where(ACCOUNT.c.chat_id.in_(chunk))
+            .values(swept_on=day, lease_owner=None, lease_until=None)
+            for chunk in _chunks(unique)
+        ]
+        await self._run(lambda conn: _execute_all(conn, statements))
 
     async def begin_reminders(self, chat_id: int, keys: Sequence[str]) -> dict[str, str]:
         """`reminder_states` and then `record_intents` for the keys not yet sent, in one
@@ -615,10 +606,11 @@ class Store:
         pairs = [(chat_id, key) for chat_id, chat_keys in wanted.items() for key in chat_keys]
         if not pairs:
             return {}
-        found: dict[int, dict[str, str]] = {}
-        async with self._engine.begin() as conn:
+
+        def work(conn: Connection) -> dict[int, dict[str, str]]:
+            found: dict[int, dict[str, str]] = {}
             for chunk in _chunks(pairs):
-                rows = await conn.execute(
+                rows = conn.execute(
                     select(REMINDER_LOG.c.chat_id, REMINDER_LOG.c.key, REMINDER_LOG.c.state).where(
                         tuple_(REMINDER_LOG.c.chat_id, REMINDER_LOG.c.key).in_(chunk)
                     )
@@ -630,42 +622,29 @@ class Store:
                 for chat_id, key in pairs
                 if found.get(chat_id, {}).get(key) != "sent"
             ]
-            await self._record_intents(conn, pending)
-        return found
+            self._record_intents(conn, pending)
+            return found
+
+        return await self._run(work)
 
     async def reminder_states(self, chat_id: int, keys: Sequence[str]) -> dict[str, str]:
         """Key -> "intent" | "sent", for the keys that have an entry."""
-        async with self._engine.connect() as conn:
-            return await self._reminder_states(conn, chat_id, list(dict.fromkeys(keys)))
+        unique = list(dict.fromkeys(keys))
+        return await self._run(lambda conn: _reminder_states(conn, chat_id, unique))
 
     async def record_intents(self, chat_id: int, keys: Sequence[str]) -> None:
         """Note that these reminders are about to be sent; existing entries are untouched."""
-        async with self._engine.begin() as conn:
-            await self._record_intents(conn, [(chat_id, key) for key in dict.fromkeys(keys)])
+        pairs = [(chat_id, key) for key in dict.fromkeys(keys)]
+        await self._run(lambda conn: self._record_intents(conn, pairs))
 
-    async def _reminder_states(
-        self, conn: AsyncConnection, chat_id: int, keys: list[str]
-    ) -> dict[str, str]:
-        found: dict[str, str] = {}
-        for chunk in _chunks(keys):
-            rows = await conn.execute(
-                select(REMINDER_LOG.c.key, REMINDER_LOG.c.state).where(
-                    REMINDER_LOG.c.chat_id == chat_id, REMINDER_LOG.c.key.in_(chunk)
-                )
-            )
-            found.update({row.key: row.state for row in rows})
-        return found
-
-    async def _record_intents(
-        self, conn: AsyncConnection, pairs: Sequence[tuple[int, str]]
-    ) -> None:
+    def _record_intents(self, conn: Connection, pairs: Sequence[tuple[int, str]]) -> None:
         now = self._now()
         for chunk in _chunks(pairs):
             rows = [
                 {"chat_id": chat_id, "key": key, "state": "intent", "created_at": now}
                 for chat_id, key in chunk
             ]
-            await conn.execute(
+            conn.execute(
                 self._insert(REMINDER_LOG)
                 .values(rows)
                 .on_conflict_do_nothing(index_elements=["chat_id", "key"])
@@ -676,42 +655,38 @@ class Store:
         if not unique:
             return
         now = self._now()
-        async with self._engine.begin() as conn:
-            for chunk in _chunks(unique):
-                await conn.execute(
-                    self._insert(REMINDER_LOG)
-                    .values(
-                        [
-                            {
-                                "chat_id": chat_id,
-                                "key": key,
-                                "state": "sent",
-                                "created_at": now,
-                                "sent_at": now,
-                            }
-                            for key in chunk
-                        ]
-                    )
-                    .on_conflict_do_update(
-                        index_elements=["chat_id", "key"], set_={"state": "sent", "sent_at": now}
-                    )
-                )
+        statements = [
+            self._insert(REMINDER_LOG)
+            .values(
+                [
+                    {
+                        "chat_id": chat_id,
+                        "key": key,
+                        "state": "sent",
+                        "created_at": now,
+                        "sent_at": now,
+                    }
+                    for key in chunk
+                ]
+            )
+            .on_conflict_do_update(
+                index_elements=["chat_id", "key"], set_={"state": "sent", "sent_at": now}
+            )
+            for chunk in _chunks(unique)
+        ]
+        await self._run(lambda conn: _execute_all(conn, statements))
 
     # --- housekeeping ------------------------------------------------------------------------
 
     async def purge_expired(self) -> int:
         """Delete expired login states and pending links, and buttons older than a day."""
         now = self._now()
-        async with self._engine.begin() as conn:
-            removed = 0
-            for statement in (
-                delete(LOGIN_STATE).where(LOGIN_STATE.c.expires_at <= now),
-                delete(PENDING_LINK).where(PENDING_LINK.c.expires_at <= now),
-                delete(CALLBACK_REF).where(CALLBACK_REF.c.created_at <= now - CALLBACK_TTL),
-            ):
-                result = await conn.execute(statement)
-                removed += max(result.rowcount, 0)
-        return removed
+        statements = (
+            delete(LOGIN_STATE).where(LOGIN_STATE.c.expires_at <= now),
+            delete(PENDING_LINK).where(PENDING_LINK.c.expires_at <= now),
+            delete(CALLBACK_REF).where(CALLBACK_REF.c.created_at <= now - CALLBACK_TTL),
+        )
+        return sum(await self._run(lambda conn: _execute_all(conn, statements)))
 
     async def rotate_keys(self) -> int:
         """Re-encrypt every stored token under the newest key, in batches; how many were."""
@@ -733,28 +708,25 @@ class Store:
             )
             if last is not None:
                 query = query.where(pk > last)
-            async with self._engine.connect() as conn:
-                rows = (await conn.execute(query)).all()
+            rows = await self._run(partial(_all_rows, query))
             if not rows:
                 return rotated
-            async with self._engine.begin() as conn:
-                for row in rows:
-                    try:
-                        plain = self._cipher.decrypt(row.token, int(row.chat_id))
-                    except TokenDecryptError as exc:
-                        log.warning("cannot rotate the token of chat %s: %s", row.chat_id, exc)
-                        continue
-                    sealed = self._cipher.encrypt(plain, int(row.chat_id))
-                    values: dict[str, Any] = {"token": sealed}
-                    if "key_id" in table.c:
-                        values["key_id"] = self._cipher.current_key_id
-                    # Only if unchanged meanwhile: a concurrent re-login must not be undone.
-                    result = await conn.execute(
-                        update(table)
-                        .where(pk == row.pk, table.c.token == row.token)
-                        .values(**values)
-                    )
-                    rotated += max(result.rowcount, 0)
+            updates = []
+            for row in rows:
+                try:
+                    plain = self._cipher.decrypt(row.token, int(row.chat_id))
+                except TokenDecryptError as exc:
+                    log.warning("cannot rotate the token of chat %s: %s", row.chat_id, exc)
+                    continue
+                sealed = self._cipher.encrypt(plain, int(row.chat_id))
+                values: dict[str, Any] = {"token": sealed}
+                if "key_id" in table.c:
+                    values["key_id"] = self._cipher.current_key_id
+                # Only if unchanged meanwhile: a concurrent re-login must not be undone.
+                updates.append(
+                    update(table).where(pk == row.pk, table.c.token == row.token).values(**values)
+                )
+            rotated += sum(await self._run(partial(_execute_all, statements=updates)))
             last = rows[-1].pk
 
 

@@ -126,10 +126,8 @@ async def test_malformed_callback(bot: BotHarness, params: dict[str, str]) -> No
 async def test_expired_state(bot: BotHarness) -> None:
     bot.add_chat(CHAT)
     url = await bot.login_url(CHAT)
-    async with bot.store.engine.begin() as conn:
-        await conn.execute(
-            update(LoginStateRow).values(expires_at=datetime.now(UTC) - timedelta(seconds=1))
-        )
+    expire = update(LoginStateRow).values(expires_at=datetime.now(UTC) - timedelta(seconds=1))
+    await bot.store.database.run(lambda conn: conn.execute(expire))
     redirect = await bot.log_in_at_library(url)
     page = await bot.follow(redirect)
     assert page.status_code == 410

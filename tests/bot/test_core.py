@@ -204,10 +204,10 @@ async def _run_expiry_job(bot: BotHarness) -> None:
 
 
 async def _set_expiry(bot: BotHarness, chat_id: int, when: datetime) -> None:
-    async with bot.store.engine.begin() as conn:
-        await conn.execute(
-            update(AccountRow).where(AccountRow.chat_id == chat_id).values(token_expires_at=when)  # type: ignore[arg-type]
-        )
+    statement = (
+        update(AccountRow).where(AccountRow.chat_id == chat_id).values(token_expires_at=when)
+    )  # type: ignore[arg-type]
+    await bot.store.database.run(lambda conn: conn.execute(statement))
 
 
 async def test_token_expiry_warning_once_and_expired_forgotten(bot: BotHarness) -> None:

@@ -54,5 +54,6 @@ def open_store(
 
 
 async def rows(store: Store, sql: str) -> list[tuple[object, ...]]:
-    async with store.engine.connect() as conn:
-        return [tuple(row) for row in (await conn.execute(text(sql))).all()]
+    return await store.database.run(
+        lambda conn: [tuple(row) for row in conn.execute(text(sql)).all()]
+    )

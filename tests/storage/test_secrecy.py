@@ -49,13 +49,10 @@ async def test_ciphertext_moved_to_another_chat_does_not_open(store: Store) -> N
     for chat_id in (1, 2):
         code = await store.create_pending_link(chat_id, f"{TOKEN}-{chat_id}", None, {})
         await store.complete_link(chat_id, code)
-    async with store.engine.begin() as conn:
-        await conn.execute(
-            text(
-                "UPDATE account SET token = (SELECT token FROM account WHERE chat_id = 1) "
-                "WHERE chat_id = 2"
-            )
-        )
+    swap = text(
+        "UPDATE account SET token = (SELECT token FROM account WHERE chat_id = 1) WHERE chat_id = 2"
+    )
+    await store.database.run(lambda conn: conn.execute(swap))
     account = await store.account(1)
     assert account is not None and account.token == f"{TOKEN}-1"
     assert await store.account(2) is None  # treated as not connected: the patron logs in again
