@@ -475,8 +475,13 @@ async def sweep(
         store=store, library=library, bot=bot, settings=settings, today=day, flush_every=batch
     )
     claimed: asyncio.Queue[tuple[Account, ChatSettings] | None] = asyncio.Queue(maxsize=batch)
-    # Bounded, so fetching waits for delivery (Telegram's pace) and memory stays flat.
-    due: asyncio.Queue[_Due | None] = asyncio.Queue(maxsize=2 * workers)
+    # Fetching waits for delivery (Telegram's pace), so memory stays flat. It waits as a
+    # whole: the gate closes at `2 * workers` digests waiting and opens again at `workers`,
+    # letting all workers go at once. Their requests then go out together and the answers
+    # come back together, one wake-up of the process for many patrons instead of one each.
+    due: asyncio.Queue[_Due | None] = asyncio.Queue()
+    room = asyncio.Event()
+    room.set()
 
     async def produce() -> None:
         # Batches follow each other in chat id order, so each patron is taken at most once by
@@ -492,9 +497,12 @@ async def sweep(
 
     async def fetch() -> None:
         while (pair := await claimed.get()) is not None:
+            await room.wait()
             found = await state.fetch(*pair)
             if found is not None:
-                await due.put(found)
+                due.put_nowait(found)
+                if due.qsize() >= 2 * workers:
+                    room.clear()
 
     async def fetch_all() -> None:
         async with asyncio.TaskGroup() as fetchers:
@@ -515,6 +523,8 @@ async def sweep(
                     break
                 item = due.get_nowait()
             finished = item is None
+            if due.qsize() <= workers:
+                room.set()
             if group:
                 await state.deliver(group)
 
