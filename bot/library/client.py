@@ -296,6 +296,7 @@ class LibraryClient:
         )
         self._public: _CachedToken | None = None
         self._public_lock = asyncio.Lock()
+        self._platform_urls: dict[str, httpx.URL] = {}
 
     @classmethod
     def from_settings(cls, settings: Settings, **kwargs: Any) -> LibraryClient:
@@ -361,7 +362,7 @@ class LibraryClient:
         self,
         endpoint: str,
         method: str,
-        url: str,
+        url: str | httpx.URL,
         *,
         retry: bool = False,
         params: Mapping[str, str] | None = None,
@@ -409,9 +410,19 @@ class LibraryClient:
         *,
         retry: bool,
     ) -> dict[str, Any]:
-        query = {"access_token": access_token, **(params or {})}
+        # The token goes in the header (the platform takes either, not both): it stays out of
+        # URLs, so out of access logs and proxies, and a call without parameters reuses one
+        # parsed URL instead of validating a long query string every time.
+        url = self._platform_urls.get(path)
+        if url is None:
+            url = self._platform_urls[path] = httpx.URL(f"{self.platform_url}{path}")
         response = await self._send(
-            endpoint, "GET", f"{self.platform_url}{path}", params=query, retry=retry
+            endpoint,
+            "GET",
+            url,
+            params=params,
+            headers={"Authorization": f"Bearer {access_token}"},
+            retry=retry,
         )
         return _decode(endpoint, response)
 
