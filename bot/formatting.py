@@ -7,6 +7,7 @@ HTML that is sent; callers escape plain text before putting it into HTML (`bot.t
 from __future__ import annotations
 
 import datetime as dt
+import decimal
 import re
 from collections.abc import Sequence
 from decimal import Decimal, InvalidOperation
@@ -75,7 +76,10 @@ def format_amount(amount: str, currency: str, lang: str) -> str:
     value = parse_amount(str(amount))
     if value is None:
         return f"{amount} {currency}".strip()
-    number = str(format_decimal(value, format="#,##0.00", locale=_locale(lang)))
+    try:
+        number = str(format_decimal(value, format="#,##0.00", locale=_locale(lang)))
+    except decimal.InvalidOperation:  # too many digits to round to øre ("1E100"): as sent
+        return f"{amount} {currency}".strip()
     if lang == "en":
         return f"{currency} {number}".strip()
     unit = "kr." if currency.upper() in {"DKK", ""} else currency
