@@ -34,7 +34,7 @@ from telegram.error import BadRequest as TelegramBadRequest
 from telegram.error import Forbidden, RetryAfter, TelegramError
 
 from bot.formatting import split_messages
-from bot.handlers.common import CALLBACK_DATA_LIMIT, NO_PREVIEW, url_button_allowed
+from bot.handlers.common import NO_PREVIEW, ref_button, url_button_allowed
 from bot.http import TelegramRequest
 from bot.library.errors import LibraryError, NotLoggedIn, TokenRejected
 from bot.ratelimit import SEND_ATTEMPTS, paced_rate_limiter
@@ -437,16 +437,10 @@ def _plain(text: str) -> str:
 
 
 def _markup(buttons: list[tuple[str, str, str]]) -> InlineKeyboardMarkup | None:
-    """One button per row from (label, action, stored id); the data has `stored_button`'s form."""
+    """One button per row from (label, action, stored id)."""
     if not buttons:
         return None
-    rows: list[list[InlineKeyboardButton]] = []
-    for label, action, ref_id in buttons:
-        data = f"{action}:{ref_id}"
-        if len(data.encode()) > CALLBACK_DATA_LIMIT:
-            raise ValueError(f"callback data for {action!r} exceeds {CALLBACK_DATA_LIMIT} bytes")
-        rows.append([InlineKeyboardButton(label, callback_data=data)])
-    return InlineKeyboardMarkup(rows)
+    return InlineKeyboardMarkup([[ref_button(*button)] for button in buttons])
 
 
 def default_worker() -> str:

@@ -183,15 +183,19 @@ def _settings_of(conn: Connection, chat_ids: list[int]) -> dict[int, ChatSetting
     return found
 
 
-def _reminder_states(conn: Connection, chat_id: int, keys: list[str]) -> dict[str, str]:
-    found: dict[str, str] = {}
-    for chunk in _chunks(keys):
+def _reminder_states(
+    conn: Connection, pairs: Sequence[tuple[int, str]]
+) -> dict[int, dict[str, str]]:
+    """Chat id -> key -> "intent" | "sent", for the (chat id, key) pairs that have an entry."""
+    found: dict[int, dict[str, str]] = {}
+    for chunk in _chunks(pairs):
         rows = conn.execute(
-            select(REMINDER_LOG.c.key, REMINDER_LOG.c.state).where(
-                REMINDER_LOG.c.chat_id == chat_id, REMINDER_LOG.c.key.in_(chunk)
+            select(REMINDER_LOG.c.chat_id, REMINDER_LOG.c.key, REMINDER_LOG.c.state).where(
+                tuple_(REMINDER_LOG.c.chat_id, REMINDER_LOG.c.key).in_(chunk)
             )
         )
-        found.update({row.key: row.state for row in rows})
+        for row in rows:
+            found.setdefault(int(row.chat_id), {})[row.key] = row.state
     return found
 
 
@@ -608,15 +612,7 @@ class Store:
             return {}
 
         def work(conn: Connection) -> dict[int, dict[str, str]]:
-            found: dict[int, dict[str, str]] = {}
-            for chunk in _chunks(pairs):
-                rows = conn.execute(
-                    select(REMINDER_LOG.c.chat_id, REMINDER_LOG.c.key, REMINDER_LOG.c.state).where(
-                        tuple_(REMINDER_LOG.c.chat_id, REMINDER_LOG.c.key).in_(chunk)
-                    )
-                )
-                for row in rows:
-                    found.setdefault(int(row.chat_id), {})[row.key] = row.state
+            found = _reminder_states(conn, pairs)
             pending = [
                 (chat_id, key)
                 for chat_id, key in pairs
@@ -629,8 +625,9 @@ class Store:
 
     async def reminder_states(self, chat_id: int, keys: Sequence[str]) -> dict[str, str]:
         """Key -> "intent" | "sent", for the keys that have an entry."""
-        unique = list(dict.fromkeys(keys))
-        return await self._run(lambda conn: _reminder_states(conn, chat_id, unique))
+        pairs = [(chat_id, key) for key in dict.fromkeys(keys)]
+        found = await self._run(lambda conn: _reminder_states(conn, pairs))
+        return found.get(chat_id, {})
 
     async def record_intents(self, chat_id: int, keys: Sequence[str]) -> None:
         """Note that these reminders are about to be sent; existing entries are untouched."""

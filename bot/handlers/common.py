@@ -29,7 +29,7 @@ from bot.services import services
 from bot.texts import pick_language, t
 
 if TYPE_CHECKING:
-    from storage.store import Account, CallbackRef, Store
+    from storage.store import Account, CallbackRef
 
 log = logging.getLogger(__name__)
 
@@ -204,14 +204,12 @@ async def callback_button(
     context: Context, chat_id: int, text: str, action: str, payload: dict[str, Any]
 ) -> InlineKeyboardButton:
     """An inline button whose data points at a stored payload (Telegram allows 64 bytes)."""
-    return await stored_button(services(context).store, chat_id, text, action, payload)
+    ref_id = await services(context).store.put_callback(chat_id, action, payload)
+    return ref_button(text, action, ref_id)
 
 
-async def stored_button(
-    store: Store, chat_id: int, text: str, action: str, payload: dict[str, Any]
-) -> InlineKeyboardButton:
-    """`callback_button` for code without a handler context, such as the reminder sweep."""
-    ref_id = await store.put_callback(chat_id, action, payload)
+def ref_button(text: str, action: str, ref_id: str) -> InlineKeyboardButton:
+    """The button for a payload already stored under `ref_id`: data "<action>:<ref_id>"."""
     data = f"{action}:{ref_id}"
     if len(data.encode()) > CALLBACK_DATA_LIMIT:
         raise ValueError(f"callback data for {action!r} exceeds {CALLBACK_DATA_LIMIT} bytes")
