@@ -183,6 +183,7 @@ async def child() -> None:
                 * (after.ru_stime - before.ru_stime)
                 / max(1, report.patrons),
                 "peak_rss_mb": peak_rss_kb() / 1024,
+                "wakeups": after.ru_nvcsw - before.ru_nvcsw,
             }
         )
     )
@@ -198,7 +199,8 @@ def report_lines(result: dict[str, Any]) -> list[str]:
     cpu = result["cpu_ms_per_patron"]
     return [
         f"sweep {result['size']:,} patrons: {result['messages']} messages, "
-        f"failures {result['failures'] or 'none'}, peak RSS {result['peak_rss_mb']:.1f} MB",
+        f"failures {result['failures'] or 'none'}, peak RSS {result['peak_rss_mb']:.1f} MB, "
+        f"{result['wakeups'] / result['patrons']:.2f} wake-ups/patron",
         f"  wall {result['wall']:.1f} s / lower bound {result['bound']:.1f} s = {ratio:.2f}"
         f" = {ratio / RATIO_BOUND:.2f} x bound {RATIO_BOUND} ({_verdict(ratio / RATIO_BOUND)})",
         f"  CPU {cpu:.2f} ms/patron = {cpu / CPU_BOUND_MS:.2f} x bound {CPU_BOUND_MS}"

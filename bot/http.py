@@ -7,7 +7,7 @@ and each call through httpx's default transport (httpcore's pool) cost about 1 m
 through aiohttp's client about 0.15 ms, here about 0.05 ms (`bench/sweep.py` measures it).
 The library services answer small JSON over HTTP/1.1, so no HTTP/2, proxies or streaming.
 
-The Bot API goes through `TelegramRequest`: PTB's `BaseRequest` over an aiohttp session.
+The Bot API goes through `TelegramRequest`: PTB's `BaseRequest` over the same transport.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ import ssl
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import aiohttp
 import httptools
 import httpx
 from telegram.error import NetworkError, TimedOut
@@ -36,43 +35,6 @@ log = logging.getLogger(__name__)
 _BOT_TOKEN_PATH = re.compile(r"(/bot\d+:)[^/]+")
 
 _HTTP11 = b"HTTP/1.1"
-
-
-class _Session:
-    """One aiohttp session per event loop, made on first use in the running loop.
-
-    A session is bound to the loop it was made in; tests (and `asyncio.run` twice) may use one
-    client from several loops, so a session from another loop is replaced, not reused.
-    """
-
-    def __init__(self, *, limit: int, keepalive: float) -> None:
-        self._limit = limit
-        self._keepalive = keepalive
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._session: aiohttp.ClientSession | None = None
-
-    def get(self) -> aiohttp.ClientSession:
-        loop = asyncio.get_running_loop()
-        session = self._session
-        if session is None or self._loop is not loop or session.closed:
-            session = aiohttp.ClientSession(
-                connector=aiohttp.TCPConnector(
-                    limit=self._limit, keepalive_timeout=self._keepalive
-                ),
-                cookie_jar=aiohttp.DummyCookieJar(),
-                timeout=aiohttp.ClientTimeout(total=None),
-            )
-            self._loop, self._session = loop, session
-        return session
-
-    @property
-    def open(self) -> bool:
-        return self._session is not None and not self._session.closed
-
-    async def close(self) -> None:
-        session, self._session, self._loop = self._session, None, None
-        if session is not None and not session.closed:
-            await session.close()
 
 
 class _Closed(Exception):
@@ -294,7 +256,7 @@ class Http1Transport(httpx.AsyncBaseTransport):
         return httpx.Response(
             answer.status,
             headers=answer.headers,
-            stream=httpx.ByteStream(answer.body),
+            content=answer.body,  # decoded here, so reading it later is free
             extensions={"http_version": _HTTP11, "reason_phrase": answer.reason},
         )
 
@@ -389,43 +351,20 @@ def _serialize(request: httpx.Request, body: bytes) -> bytes:
     return b"".join(lines)
 
 
-def _client_timeout(
-    cache: dict[tuple[float | None, ...], aiohttp.ClientTimeout],
-    connect: float | None,
-    read: float | None,
-    pool: float | None,
-) -> aiohttp.ClientTimeout:
-    """aiohttp's time-outs for httpx's/PTB's: `connect + pool` bounds getting a connection
-    (aiohttp counts waiting for a pooled one in it), `read` each socket read.
-
-    Kept in `cache`, since the same few combinations repeat on every request.
-    """
-    key = (connect, read, pool)
-    timeout = cache.get(key)
-    if timeout is None:
-        timeout = aiohttp.ClientTimeout(
-            total=None,
-            connect=None if connect is None or pool is None else connect + pool,
-            sock_connect=connect,
-            sock_read=read,
-        )
-        if len(cache) < 32:  # a handful in practice; never unbounded
-            cache[key] = timeout
-    return timeout
-
-
 def _why(exc: BaseException) -> str:
-    """The exception's class, never its text: aiohttp puts the URL (tokens included) there,
-    which is also why the aiohttp exception is not chained."""
+    """The exception's class, never its text, which may name the URL (the bot token is in its
+    path); for the same reason the cause is not chained."""
     return type(exc).__name__
 
 
 class TelegramRequest(BaseRequest):
-    """PTB's Bot API transport over one aiohttp session, instead of PTB's `HTTPXRequest`.
+    """PTB's Bot API transport over `Http1Transport`, instead of PTB's `HTTPXRequest`.
 
-    Errors map as `HTTPXRequest` maps them: time-outs to `TimedOut`, anything else on the wire
-    to `NetworkError`, whose message names the exception, never the URL (it holds the bot
-    token). `read_timeout` is what PTB adds the long-poll timeout to for `getUpdates`.
+    Requests are built as `HTTPXRequest` builds them (form fields, or multipart with files)
+    and go to the transport directly. Errors map as `HTTPXRequest` maps them: time-outs to
+    `TimedOut`, anything else on the wire to `NetworkError`, whose message names the exception,
+    never the URL (it holds the bot token). `read_timeout` is what PTB adds the long-poll
+    timeout to for `getUpdates`.
     """
 
     def __init__(
@@ -438,23 +377,24 @@ class TelegramRequest(BaseRequest):
         media_read_timeout: float | None = 20.0,
         keepalive: float = 30.0,
     ) -> None:
-        self._session = _Session(limit=connection_limit, keepalive=keepalive)
+        self._transport = Http1Transport(connection_limit=connection_limit, keepalive=keepalive)
+        self._open = False
         self._connect_timeout = connect_timeout
         self._read_timeout = read_timeout
         self._pool_timeout = pool_timeout
         self._media_read_timeout = media_read_timeout
         self._headers = {"User-Agent": self.USER_AGENT}
-        self._timeouts: dict[tuple[float | None, ...], aiohttp.ClientTimeout] = {}
 
     @property
     def read_timeout(self) -> float | None:
         return self._read_timeout
 
     async def initialize(self) -> None:
-        self._session.get()
+        self._open = True
 
     async def shutdown(self) -> None:
-        await self._session.close()
+        self._open = False
+        await self._transport.aclose()
 
     async def do_request(
         self,
@@ -466,36 +406,33 @@ class TelegramRequest(BaseRequest):
         connect_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
         pool_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
     ) -> tuple[int, bytes]:
-        if not self._session.open:
+        if not self._open:
             raise RuntimeError("TelegramRequest is not initialized")
-        session = self._session.get()
         files = request_data.multipart_data if request_data else None
-        fields = request_data.json_parameters if request_data else {}
-        data: aiohttp.FormData | dict[str, str] = fields
-        if files:
-            form = aiohttp.FormData(fields)
-            for name, (filename, content, mimetype) in files.items():
-                form.add_field(name, content, filename=filename, content_type=mimetype)
-            data = form
-        timeout = _client_timeout(
-            self._timeouts,
-            _given(connect_timeout, self._connect_timeout),
-            _given(read_timeout, self._media_read_timeout if files else self._read_timeout),
-            _given(pool_timeout, self._pool_timeout),
+        timeouts = {
+            "connect": _given(connect_timeout, self._connect_timeout),
+            "read": _given(read_timeout, self._media_read_timeout if files else self._read_timeout),
+            "write": None,
+            "pool": _given(pool_timeout, self._pool_timeout),
+        }
+        request = httpx.Request(
+            method,
+            url,
+            headers=self._headers,
+            data=request_data.json_parameters if request_data else None,
+            files=files,
+            extensions={"timeout": timeouts},
         )
         try:
-            async with session.request(
-                method, url, data=data, headers=self._headers, timeout=timeout
-            ) as response:
-                content = await response.read()
-        except TimeoutError as exc:  # aiohttp's socket time-outs are TimeoutErrors too
+            response = await self._transport.handle_async_request(request)
+        except httpx.TimeoutException as exc:
             raise TimedOut(f"Telegram: {_why(exc)}") from None
-        except aiohttp.ClientError as exc:
+        except httpx.HTTPError as exc:
             raise NetworkError(f"Telegram: {_why(exc)}") from None
         if log.isEnabledFor(logging.DEBUG):  # as httpx logs each request, the token masked
             masked = _BOT_TOKEN_PATH.sub(r"\1[redacted]", url)
-            log.debug('HTTP Request: %s %s "%d"', method, masked, response.status)
-        return response.status, content
+            log.debug('HTTP Request: %s %s "%d"', method, masked, response.status_code)
+        return response.status_code, response.content
 
 
 def _given(value: object, default: float | None) -> float | None:

@@ -72,6 +72,8 @@ async def test_no_secret_in_captured_logs(
     await client.revoke(grant.access_token)
 
     text = caplog.text + "\n".join(record.getMessage() for record in caplog.records)
-    assert "access_token=[redacted]" in text  # httpx did log the URLs, redacted
+    # Every call was logged, by endpoint (the test would pass vacuously on a silent client).
+    assert "data platform /v3/user: ok in" in text
+    assert "access service /oauth/revoke: ok in" in text
     for secret in (grant.access_token, code, session.token, public, library_sandbox.client_secret):
         assert secret not in text

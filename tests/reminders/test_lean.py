@@ -160,4 +160,4 @@ async def test_build_bot_and_client_use_the_lean_transports(rig: Rig) -> None:
     bot = build_bot(rig.settings)
     assert isinstance(bot.request, TelegramRequest)
     async with LibraryClient.from_settings(rig.settings) as library:
-        assert isinstance(library._http._transport, Http1Transport)
+        assert isinstance(library._transport, Http1Transport)
