@@ -652,26 +652,35 @@ class Store:
         if not unique:
             return
         now = self._now()
-        statements = [
-            self._insert(REMINDER_LOG)
-            .values(
-                [
-                    {
-                        "chat_id": chat_id,
-                        "key": key,
-                        "state": "sent",
-                        "created_at": now,
-                        "sent_at": now,
-                    }
-                    for key in chunk
-                ]
-            )
-            .on_conflict_do_update(
-                index_elements=["chat_id", "key"], set_={"state": "sent", "sent_at": now}
-            )
-            for chunk in _chunks(unique)
-        ]
-        await self._run(lambda conn: _execute_all(conn, statements))
+
+        def work(conn: Connection) -> None:
+            for chunk in _chunks(unique):
+                # The intents are there (the sweep records them first), so this is an UPDATE,
+                # one cached statement; a key sent without an intent is inserted afterwards.
+                matched = conn.execute(
+                    update(REMINDER_LOG)
+                    .where(REMINDER_LOG.c.chat_id == chat_id, REMINDER_LOG.c.key.in_(chunk))
+                    .values(state="sent", sent_at=now)
+                ).rowcount
+                if matched < len(chunk):
+                    conn.execute(
+                        self._insert(REMINDER_LOG)
+                        .values(
+                            [
+                                {
+                                    "chat_id": chat_id,
+                                    "key": key,
+                                    "state": "sent",
+                                    "created_at": now,
+                                    "sent_at": now,
+                                }
+                                for key in chunk
+                            ]
+                        )
+                        .on_conflict_do_nothing(index_elements=["chat_id", "key"])
+                    )
+
+        await self._run(work)
 
     # --- housekeeping ------------------------------------------------------------------------
 
