@@ -59,7 +59,9 @@ class TimedSandbox(LibrarySandbox):
             started = time.perf_counter()
             response = await handler(request)
             if request.path == "/v3/user":
-                token = request.query.get("access_token", "")
+                # The bot sends its token as a header; the spec's query parameter also counts.
+                bearer = request.headers.get("Authorization", "").removeprefix("Bearer ")
+                token = bearer or request.query.get("access_token", "")
                 self.user_seconds[token].append(time.perf_counter() - started)
             return response
 
