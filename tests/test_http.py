@@ -13,6 +13,7 @@ from contextlib import asynccontextmanager
 import httpx
 import pytest
 from aiohttp import web
+from telegram import InputFile
 from telegram.error import NetworkError, TimedOut
 from telegram.request import RequestData
 from telegram.request._requestparameter import RequestParameter
@@ -338,3 +339,23 @@ async def test_telegram_request_posts_fields_and_maps_time_outs(base: str) -> No
     assert request.read_timeout == 0.2
     with pytest.raises(RuntimeError):
         await request.do_request(f"{base}/echo", "POST")
+
+
+async def test_telegram_request_uploads_files_as_multipart(base: str) -> None:
+    request = TelegramRequest()
+    await request.initialize()
+    try:
+        upload = RequestData(
+            [
+                RequestParameter("chat_id", 42, None),
+                RequestParameter.from_input("document", InputFile(b"hello", filename="a.txt")),
+            ]
+        )
+        status, body = await request.do_request(f"{base}/echo", "POST", upload)
+    finally:
+        await request.shutdown()
+    seen = json.loads(body)
+    headers = {k.lower(): v for k, v in seen["headers"]}
+    assert status == 201 and headers["content-type"].startswith("multipart/form-data; boundary=")
+    assert 'name="chat_id"\r\n\r\n42\r\n' in seen["body"]
+    assert 'filename="a.txt"' in seen["body"] and "\r\n\r\nhello\r\n" in seen["body"]
