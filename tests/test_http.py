@@ -1,4 +1,4 @@
-"""`bot.http`: httpx over `Http1Transport`, PTB over aiohttp; real servers on 127.0.0.1."""
+"""`bot.http`: httpx and PTB over `Http1Transport`; real servers on 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -7,12 +7,20 @@ import gzip
 import json
 import logging
 import socket
+import ssl
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from datetime import UTC, datetime, timedelta
+from ipaddress import ip_address
+from pathlib import Path
 
 import httpx
 import pytest
 from aiohttp import web
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
 from telegram import InputFile
 from telegram.error import NetworkError, TimedOut
 from telegram.request import RequestData
@@ -24,17 +32,19 @@ SECRET = "tok-3f9a"
 
 
 @asynccontextmanager
-async def serving(routes: list[web.RouteDef]) -> AsyncIterator[str]:
+async def serving(
+    routes: list[web.RouteDef], tls: ssl.SSLContext | None = None
+) -> AsyncIterator[str]:
     """An aiohttp server on a free loopback port; yields its base URL."""
     app = web.Application()
     app.add_routes(routes)
     runner = web.AppRunner(app, shutdown_timeout=0.1)
     await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
+    site = web.TCPSite(runner, "127.0.0.1", 0, ssl_context=tls)
     await site.start()
     port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
     try:
-        yield f"http://127.0.0.1:{port}"
+        yield f"{'https' if tls else 'http'}://127.0.0.1:{port}"
     finally:
         await runner.cleanup()
 
@@ -168,6 +178,51 @@ async def test_refused_connection_is_connect_error() -> None:
         with pytest.raises(httpx.ConnectError) as caught:
             await http.get(url)
     assert SECRET not in str(caught.value)
+
+
+def _self_signed(directory: Path) -> tuple[ssl.SSLContext, ssl.SSLContext]:
+    """A server context with a fresh certificate for 127.0.0.1, and a client trusting only it."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    now = datetime.now(UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - timedelta(minutes=1))
+        .not_valid_after(now + timedelta(hours=1))
+        .add_extension(
+            x509.SubjectAlternativeName([x509.IPAddress(ip_address("127.0.0.1"))]), False
+        )
+        .sign(key, hashes.SHA256())
+    )
+    cert_file, key_file = directory / "cert.pem", directory / "key.pem"
+    cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_file.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    server = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    server.load_cert_chain(cert_file, key_file)
+    return server, ssl.create_default_context(cafile=str(cert_file))
+
+
+async def test_tls_is_verified(tmp_path: Path) -> None:
+    server, trusting = _self_signed(tmp_path)
+    async with serving(ROUTES, tls=server) as url:
+        async with httpx.AsyncClient(transport=Http1Transport(ssl_context=trusting)) as http:
+            assert (await http.get(f"{url}/echo")).json()["method"] == "GET"
+            assert (await http.get(f"{url}/chunked")).text == "one two three"  # kept alive
+        # The default context (the system's and certifi's roots) refuses a self-signed one.
+        async with httpx.AsyncClient(transport=Http1Transport()) as http:
+            with pytest.raises(httpx.ConnectError) as refused:
+                await http.get(f"{url}/echo?access_token={SECRET}")
+    assert "SSL" in str(refused.value) and SECRET not in str(refused.value)
 
 
 async def test_read_timeout_from_the_request(base: str) -> None:
