@@ -108,7 +108,7 @@ _RETRYABLE_ERRORS = (httpx.TimeoutException, httpx.NetworkError, httpx.RemotePro
 _HEADERS = MappingProxyType({"Accept": "application/json", "User-Agent": "library-bot"})
 
 
-@dataclass
+@dataclass(frozen=True)
 class _CachedToken:
     token: str
     renew_at: float  # time.monotonic()
