@@ -19,6 +19,7 @@ from sqlalchemy import (
     Row,
     Table,
     and_,
+    bindparam,
     delete,
     false,
     func,
@@ -79,6 +80,17 @@ ACCOUNT = _table(AccountRow)
 CALLBACK_REF = _table(CallbackRefRow)
 REMINDER_LOG = _table(ReminderLogRow)
 CHAT_TABLES = (ACCOUNT, LOGIN_STATE, PENDING_LINK, CALLBACK_REF, REMINDER_LOG, CHAT)
+
+# The statement the sweep runs once per message it delivers, built once so that each run only
+# binds values: building and keying it anew cost more CPU than the transaction's own work.
+_MARK_SENT = (
+    update(REMINDER_LOG)
+    .where(
+        REMINDER_LOG.c.chat_id == bindparam("chat"),
+        REMINDER_LOG.c.key.in_(bindparam("keys", expanding=True)),
+    )
+    .values(state="sent", sent_at=bindparam("now"))
+)
 
 
 @dataclass(frozen=True)
@@ -655,12 +667,10 @@ class Store:
 
         def work(conn: Connection) -> None:
             for chunk in _chunks(unique):
-                # The intents are there (the sweep records them first), so this is an UPDATE,
-                # one cached statement; a key sent without an intent is inserted afterwards.
+                # The intents are there (the sweep records them first), so this is an UPDATE;
+                # a key sent without an intent is inserted afterwards.
                 matched = conn.execute(
-                    update(REMINDER_LOG)
-                    .where(REMINDER_LOG.c.chat_id == chat_id, REMINDER_LOG.c.key.in_(chunk))
-                    .values(state="sent", sent_at=now)
+                    _MARK_SENT, {"chat": chat_id, "keys": list(chunk), "now": now}
                 ).rowcount
                 if matched < len(chunk):
                     conn.execute(
