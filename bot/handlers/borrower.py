@@ -207,6 +207,21 @@ async def command_status(update: Update, context: Context) -> tuple[str, Borrowe
     return None if status is None else (lang, status)
 
 
+async def loans_status(
+    update: Update, context: Context, empty_key: str
+) -> tuple[str, BorrowerStatus] | None:
+    """`command_status` for the commands about loans: None also when there are none, after
+    telling the patron so with the text `empty_key`."""
+    started = await command_status(update, context)
+    if started is None:
+        return None
+    lang, status = started
+    if not status.loans:
+        await reply(update, context, t(lang, empty_key))
+        return None
+    return started
+
+
 def ref_id_of(update: Update) -> str:
     """The stored callback row a tapped button points at (`<action>:<id>`)."""
     query = update.callback_query
@@ -268,13 +283,10 @@ async def send_messages(
 
 
 async def loans_command(update: Update, context: Context) -> None:
-    started = await command_status(update, context)
+    started = await loans_status(update, context, "borrower.loans.empty")
     if started is None:
         return
     lang, status = started
-    if not status.loans:
-        await reply(update, context, t(lang, "borrower.loans.empty"))
-        return
     today = today_in(context)
     entries = [render_loan(loan, today, lang) for loan in sort_loans(status.loans)]
     header = t(lang, "borrower.loans.header", count=len(status.loans))

@@ -20,7 +20,7 @@ from bot.handlers.borrower import (
     PAYLOAD_TITLE,
     Deadline,
     claim_once,
-    command_status,
+    loans_status,
     send_messages,
     shorten,
     today_in,
@@ -31,7 +31,6 @@ from bot.handlers.common import (
     callback_button,
     chat_id_of,
     lang_of,
-    reply,
     send,
 )
 from bot.library.errors import LibraryError, Refused, ServiceUnavailable, TokenRejected
@@ -117,13 +116,10 @@ def _title(loan: Loan, lang: str) -> str:
 
 
 async def renew_command(update: Update, context: Context) -> None:
-    started = await command_status(update, context)
+    started = await loans_status(update, context, "borrower.renew.empty")
     if started is None:
         return
     lang, status = started
-    if not status.loans:
-        await reply(update, context, t(lang, "borrower.renew.empty"))
-        return
     today = today_in(context)
     chat_id = chat_id_of(update)
     loans = sort_loans(status.loans)
