@@ -46,6 +46,7 @@ def discover_handlers() -> list[BaseHandler[Any, Any, Any]]:
 def build_application(services: Services, *, polling: bool) -> AnyApplication:
     """The PTB application for `services`; `polling=False` leaves updates to the webhook."""
     from bot.handlers import fallback
+    from bot.handlers.common import private_chat_guard
 
     settings = services.settings
     assert settings.TELEGRAM_BOT_TOKEN is not None
@@ -71,6 +72,8 @@ def build_application(services: Services, *, polling: bool) -> AnyApplication:
         builder = builder.updater(None)
     application: AnyApplication = builder.build()
     application.bot_data[SERVICES_KEY] = services
+    # Before everything: edits and group chats stop here (bot.handlers.common).
+    application.add_handler(private_chat_guard(), group=-1)
     application.add_handlers(discover_handlers(), group=0)
     # Same group, added last: PTB runs one handler per group, so a later group would also
     # answer commands an area already handled.

@@ -61,6 +61,9 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 CALLBACK_TTL = timedelta(days=1)
+# Login links a chat keeps usable at once (each a login_state row for 10 minutes); a newer
+# /login drops the oldest.
+LIVE_LOGIN_STATES = 5
 ROTATE_BATCH = 200
 IN_CHUNK = 500
 # Attribute names that must never be stored, whatever the caller passes.
@@ -120,10 +123,16 @@ class Account:
         return f"Account(chat_id={self.chat_id}, unique_id={self.unique_id!r}, token=<hidden>)"
 
 
+def new_callback_id() -> str:
+    """A button's stored id: 96 random bits, 16 characters of callback data."""
+    return secrets.token_urlsafe(12)
+
+
 @dataclass(frozen=True)
 class CallbackRef:
     id: str
     chat_id: int
+    user_id: int
     action: str
     payload: dict[str, Any]
     created_at: datetime
@@ -306,12 +315,37 @@ class Store:
 
     # --- the login handshake -----------------------------------------------------------------
 
-    async def create_login_state(self, chat_id: int, ttl: timedelta = timedelta(minutes=10)) -> str:
+    async def create_login_state(
+        self,
+        chat_id: int,
+        ttl: timedelta = timedelta(minutes=10),
+        *,
+        keep: int = LIVE_LOGIN_STATES,
+    ) -> str:
+        """A new state for the chat; only the chat's `keep` newest states stay usable.
+
+        Every login prompt works, and `/login` spam keeps at most `keep` rows per chat: the new
+        row and the deletion of the oldest are one transaction.
+        """
         state = new_state()
-        statement = insert(LOGIN_STATE).values(
-            state_hash=hash_secret(state), chat_id=chat_id, expires_at=self._now() + ttl
+        state_hash = hash_secret(state)
+        others = and_(LOGIN_STATE.c.chat_id == chat_id, LOGIN_STATE.c.state_hash != state_hash)
+        newest = (
+            select(LOGIN_STATE.c.state_hash)
+            .where(others)
+            .order_by(LOGIN_STATE.c.expires_at.desc(), LOGIN_STATE.c.state_hash)
+            .limit(keep - 1)
+            .subquery()
         )
-        await self._run(lambda conn: conn.execute(statement))
+        statements = (
+            insert(LOGIN_STATE).values(
+                state_hash=state_hash, chat_id=chat_id, expires_at=self._now() + ttl
+            ),
+            delete(LOGIN_STATE).where(
+                others, LOGIN_STATE.c.state_hash.not_in(select(newest.c.state_hash))
+            ),
+        )
+        await self._run(lambda conn: _execute_all(conn, statements))
         return state
 
     async def consume_login_state(self, state: str) -> int | None:
@@ -475,32 +509,59 @@ class Store:
         return int(await self._run(lambda conn: conn.execute(statement).scalar_one()))
 
     # --- buttons -----------------------------------------------------------------------------
+    # A button belongs to a chat and to the user who was shown it. `user_id=None` means the
+    # chat's own user: in a private chat (and so in every job) the chat id is the user id.
 
-    async def put_callback(self, chat_id: int, action: str, payload: dict[str, Any]) -> str:
+    async def put_callback(
+        self, chat_id: int, action: str, payload: dict[str, Any], *, user_id: int | None = None
+    ) -> str:
         """A short id (16 characters) for callback_data "<prefix>:<id>" within 64 bytes."""
-        [callback_id] = await self.put_callbacks_many([(chat_id, action, payload)])
+        [callback_id] = await self.put_callbacks(chat_id, [(action, payload)], user_id=user_id)
         return callback_id
 
     async def put_callbacks(
-        self, chat_id: int, buttons: Sequence[tuple[str, dict[str, Any]]]
+        self,
+        chat_id: int,
+        buttons: Sequence[tuple[str, dict[str, Any]]],
+        *,
+        user_id: int | None = None,
+        ids: Sequence[str] | None = None,
     ) -> list[str]:
-        """`put_callback` for several (action, payload) pairs in one statement, ids in order."""
-        return await self.put_callbacks_many(
-            [(chat_id, action, payload) for action, payload in buttons]
+        """A command's buttons, (action, payload) each, in one statement; ids in order.
+
+        `ids` (from `new_callback_id`) lets one button's payload name another of the batch.
+        """
+        return await self._put_callbacks(
+            [(chat_id, action, payload) for action, payload in buttons],
+            user_id=user_id,
+            ids=ids,
         )
 
     async def put_callbacks_many(
         self, buttons: Sequence[tuple[int, str, dict[str, Any]]]
     ) -> list[str]:
-        """Buttons of several chats, (chat id, action, payload) each, in one statement."""
+        """Buttons for the private chats of several patrons, (chat id, action, payload) each,
+        in one statement (the reminder sweep)."""
+        return await self._put_callbacks(buttons)
+
+    async def _put_callbacks(
+        self,
+        buttons: Sequence[tuple[int, str, dict[str, Any]]],
+        *,
+        user_id: int | None = None,
+        ids: Sequence[str] | None = None,
+    ) -> list[str]:
         if not buttons:
             return []
-        ids = [secrets.token_urlsafe(12) for _ in buttons]
+        ids = list(ids) if ids is not None else [new_callback_id() for _ in buttons]
+        if len(ids) != len(buttons):
+            raise ValueError("one id per button")
         now = self._now()
         rows = [
             {
                 "id": callback_id,
                 "chat_id": chat_id,
+                "user_id": chat_id if user_id is None else user_id,
                 "action": action,
                 "payload": payload,
                 "created_at": now,
@@ -510,24 +571,40 @@ class Store:
         await self._run(lambda conn: conn.execute(insert(CALLBACK_REF), rows))
         return ids
 
-    async def callback(self, callback_id: str, chat_id: int) -> CallbackRef | None:
-        """The button's data, if it belongs to this chat and is less than a day old."""
+    async def callback(
+        self, callback_id: str, chat_id: int, *, user_id: int | None = None
+    ) -> CallbackRef | None:
+        """The button's data, if it belongs to this chat and user and is less than a day old."""
         statement = select(CALLBACK_REF).where(
             CALLBACK_REF.c.id == callback_id,
             CALLBACK_REF.c.chat_id == chat_id,
+            CALLBACK_REF.c.user_id == (chat_id if user_id is None else user_id),
             CALLBACK_REF.c.created_at > self._now() - CALLBACK_TTL,
         )
         row = await self._run(lambda conn: conn.execute(statement).first())
         return None if row is None else _callback(row)
 
-    async def claim_callback(self, callback_id: str, chat_id: int) -> CallbackRef | None:
-        """Mark the button used; only the first claim gets it back."""
+    async def callback_user(self, callback_id: str, chat_id: int) -> int | None:
+        """Who was shown the button (a live one of this chat), to refuse anyone else politely."""
+        statement = select(CALLBACK_REF.c.user_id).where(
+            CALLBACK_REF.c.id == callback_id,
+            CALLBACK_REF.c.chat_id == chat_id,
+            CALLBACK_REF.c.created_at > self._now() - CALLBACK_TTL,
+        )
+        found = await self._run(lambda conn: conn.execute(statement).scalar())
+        return None if found is None else int(found)
+
+    async def claim_callback(
+        self, callback_id: str, chat_id: int, *, user_id: int | None = None
+    ) -> CallbackRef | None:
+        """Mark the button used; only the first claim (by its own user) gets it back."""
         now = self._now()
         statement = (
             update(CALLBACK_REF)
             .where(
                 CALLBACK_REF.c.id == callback_id,
                 CALLBACK_REF.c.chat_id == chat_id,
+                CALLBACK_REF.c.user_id == (chat_id if user_id is None else user_id),
                 CALLBACK_REF.c.used_at.is_(None),
                 CALLBACK_REF.c.created_at > now - CALLBACK_TTL,
             )
@@ -750,6 +827,7 @@ def _callback(row: Row[Any]) -> CallbackRef:
     return CallbackRef(
         id=row.id,
         chat_id=int(row.chat_id),
+        user_id=int(row.user_id),
         action=row.action,
         payload=dict(row.payload or {}),
         created_at=row.created_at,

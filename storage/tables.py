@@ -100,6 +100,8 @@ class CallbackRefRow(SQLModel, table=True):
 
     id: str = Field(primary_key=True, max_length=32)
     chat_id: int = Field(index=True, sa_type=BigInteger)
+    # The user who was shown the button: in a group, only they may press it.
+    user_id: int = Field(sa_type=BigInteger)
     action: str = Field(max_length=64)
     payload: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     created_at: datetime = Field(sa_type=UTCDateTime, nullable=False)

@@ -21,10 +21,11 @@ from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
 from bot.formatting import format_amount, is_zero_amount, split_messages
 from bot.handlers.common import (
+    ButtonId,
     Buttons,
     Context,
     answer_library_error,
-    callback_button,
+    callback_buttons,
     chat_id_of,
     lang_of,
     reply,
@@ -326,8 +327,7 @@ async def holds_command(update: Update, context: Context) -> None:
             entry = f"{t(lang, 'borrower.holds.waiting')}\n{entry}"
             waiting_seen = True
         entries.append(entry)
-    chat_id = chat_id_of(update)
-    buttons: list[list[InlineKeyboardButton]] = []
+    specs: list[tuple[str, str, dict[str, Any]]] = []
     for hold in holds[:MAX_BUTTONS]:
         title = hold.title or t(lang, "render.untitled")
         payload = {
@@ -336,7 +336,10 @@ async def holds_command(update: Update, context: Context) -> None:
             "title": shorten(title, PAYLOAD_TITLE),
         }
         text = t(lang, "borrower.holds.cancel_button", title=Raw(shorten(title)))
-        buttons.append([await callback_button(context, chat_id, text, "cancel", payload)])
+        specs.append((text, "cancel", payload))
+    buttons: list[list[InlineKeyboardButton]] = [
+        [button] for button in await callback_buttons(update, context, specs)
+    ]
     messages = split_messages(
         entries,
         header=t(lang, "borrower.holds.header", count=len(holds)),
@@ -371,15 +374,13 @@ async def _ask_cancel(update: Update, context: Context, lang: str, payload: dict
     # A new message, so the list of holds (and its other buttons) stays in the chat.
     chat_id = chat_id_of(update)
     title = _hold_title(payload, lang)
-    yes = await callback_button(
-        context, chat_id, t(lang, "borrower.cancel.yes"), "cancel", {**payload, "confirm": True}
-    )
-    no = await callback_button(
+    yes, no = await callback_buttons(
+        update,
         context,
-        chat_id,
-        t(lang, "borrower.cancel.no"),
-        "cancel",
-        {"keep": str(yes.callback_data or "").partition(":")[2], "title": title},
+        [
+            (t(lang, "borrower.cancel.yes"), "cancel", {**payload, "confirm": True}),
+            (t(lang, "borrower.cancel.no"), "cancel", {"keep": ButtonId(0), "title": title}),
+        ],
     )
     await send(
         context, chat_id, t(lang, "borrower.cancel.confirm", title=title), buttons=[[yes, no]]

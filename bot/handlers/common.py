@@ -9,7 +9,7 @@ import logging
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 from telegram import (
     InlineKeyboardButton,
@@ -18,15 +18,16 @@ from telegram import (
     Message,
     Update,
 )
-from telegram.constants import ParseMode
+from telegram.constants import ChatType, MessageEntityType, ParseMode
 from telegram.error import BadRequest as TelegramBadRequest
 from telegram.error import Forbidden, TelegramError
-from telegram.ext import ContextTypes
+from telegram.ext import ApplicationHandlerStop, BaseHandler, ContextTypes, TypeHandler
 
 from bot.library.errors import LibraryError, ServiceUnavailable, TokenRejected
 from bot.metrics import record_callback
 from bot.services import services
 from bot.texts import pick_language, t
+from storage.store import new_callback_id
 
 if TYPE_CHECKING:
     from storage.store import Account, CallbackRef
@@ -38,6 +39,10 @@ Buttons = Sequence[Sequence[InlineKeyboardButton]]
 
 NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
 CALLBACK_DATA_LIMIT = 64
+# What a group, supergroup or channel may use: nothing that reads or changes an account.
+# `/start` only without a code; every other command and button is for private chats.
+GROUP_COMMANDS = frozenset({"start", "help", "language"})
+GROUP_BUTTONS = frozenset({"lang"})
 
 
 def chat_id_of(update: Update) -> int:
@@ -200,12 +205,34 @@ async def answer_library_error(
     await reply(update, context, t(lang, key))
 
 
-async def callback_button(
-    context: Context, chat_id: int, text: str, action: str, payload: dict[str, Any]
-) -> InlineKeyboardButton:
-    """An inline button whose data points at a stored payload (Telegram allows 64 bytes)."""
-    ref_id = await services(context).store.put_callback(chat_id, action, payload)
-    return ref_button(text, action, ref_id)
+class ButtonId(int):
+    """In a payload given to `callback_buttons`: the stored id of button number n of the same
+    batch (a "no" button that must know its "yes")."""
+
+
+async def callback_buttons(
+    update: Update, context: Context, specs: Sequence[tuple[str, str, dict[str, Any]]]
+) -> list[InlineKeyboardButton]:
+    """A command's inline buttons, (text, action, payload) each, stored in one transaction.
+
+    Each is bound to the chat and to the user who sent the update: nobody else can press it.
+    """
+    ids = [new_callback_id() for _ in specs]
+    rows = [
+        (
+            action,
+            {k: ids[v] if isinstance(v, ButtonId) else v for k, v in payload.items()},
+        )
+        for _, action, payload in specs
+    ]
+    user = update.effective_user
+    await services(context).store.put_callbacks(
+        chat_id_of(update), rows, user_id=user.id if user else None, ids=ids
+    )
+    return [
+        ref_button(text, action, ref_id)
+        for (text, action, _), ref_id in zip(specs, ids, strict=True)
+    ]
 
 
 def ref_button(text: str, action: str, ref_id: str) -> InlineKeyboardButton:
@@ -233,27 +260,104 @@ async def resolve_callback(
     """The stored payload behind a tapped button, answering the tap either way.
 
     `claim=True` makes the button single-use (the first tap wins). Unknown ids, buttons of
-    another chat and used buttons get `common.stale_button` and None.
+    another chat and used buttons get `common.stale_button` and None; a button shown to
+    another user of the chat gets `common.not_your_button` and None.
     """
     query = update.callback_query
     assert query is not None
     chat_id = chat_id_of(update)
+    user_id = query.from_user.id
     _, _, ref_id = (query.data or "").partition(":")
     store = services(context).store
     ref = None
     if ref_id:
-        ref = await (store.claim_callback if claim else store.callback)(ref_id, chat_id)
+        lookup = store.claim_callback if claim else store.callback
+        ref = await lookup(ref_id, chat_id, user_id=user_id)
     outcome = "ok"
     if ref is None or (not claim and ref.used_at is not None):
         outcome = "claimed" if ref is not None else "stale"
-        if ref is None and claim and ref_id:
-            # A lost claim: tell "already used" apart from "unknown or expired" for metrics.
-            seen = await store.callback(ref_id, chat_id)
-            outcome = "claimed" if seen is not None and seen.used_at is not None else "stale"
+        if ref is None and ref_id:
+            owner = await store.callback_user(ref_id, chat_id)
+            if owner is not None and owner != user_id:
+                outcome = "foreign"
+            elif claim:
+                # A lost claim: tell "already used" apart from "unknown or expired" for metrics.
+                seen = await store.callback(ref_id, chat_id, user_id=user_id)
+                outcome = "claimed" if seen is not None and seen.used_at is not None else "stale"
     record_callback(services(context), (query.data or "").partition(":")[0], outcome)
     if outcome != "ok":
         lang = await lang_of(update, context)
-        await _answer_query(update, t(lang, "common.stale_button"))
+        key = "common.not_your_button" if outcome == "foreign" else "common.stale_button"
+        await _answer_query(update, t(lang, key))
         return None
     await _answer_query(update)
     return ref
+
+
+# --- private chats only -----------------------------------------------------------------------
+
+
+def private_chat_guard() -> BaseHandler[Update, Any, None]:
+    """The one gate every update passes first (group -1, before every area's handlers).
+
+    Edited messages never re-run a command. In a group, supergroup or channel only `/start`
+    without a code, `/help`, `/language` and its buttons get through; every other command or
+    button addressed to the bot gets a pointer to a private chat and stops there, before any
+    account, button or platform is touched. Commands for other bots in a group are left alone.
+    """
+    return TypeHandler(Update, _guard)
+
+
+async def _guard(update: Update, context: Context) -> None:
+    if update.edited_message or update.edited_channel_post or update.edited_business_message:
+        raise ApplicationHandlerStop
+    chat = update.effective_chat
+    if chat is None or chat.type == ChatType.PRIVATE:
+        return
+    query = update.callback_query
+    if query is not None:
+        if (query.data or "").partition(":")[0] in GROUP_BUTTONS:
+            return
+        lang = await lang_of(update, context)
+        await _answer_query(
+            update, t(lang, "common.private_only_button", link=private_chat_link(context))
+        )
+        raise ApplicationHandlerStop
+    command = _command(update, context)
+    if command is None:
+        return  # not a command: the fallback's hint
+    name, addressed, has_args = command
+    if not addressed:
+        raise ApplicationHandlerStop  # another bot's command
+    if name in GROUP_COMMANDS and not (name == "start" and has_args):
+        return
+    log.info("%s command refused in a %s chat", name, chat.type)
+    lang = await lang_of(update, context)
+    link = private_chat_link(context)
+    buttons = None
+    if url_button_allowed(link):
+        buttons = [[InlineKeyboardButton(t(lang, "common.private_only_open"), url=link)]]
+    await send(context, chat.id, t(lang, "common.private_only", link=link), buttons=buttons)
+    raise ApplicationHandlerStop
+
+
+def _command(update: Update, context: Context) -> tuple[str, bool, bool] | None:
+    """(name, addressed to this bot, has arguments) of a command message, else None."""
+    message = update.effective_message
+    if message is None or not message.text or not message.entities:
+        return None
+    entity = message.entities[0]
+    if entity.type != MessageEntityType.BOT_COMMAND or entity.offset != 0:
+        return None
+    word = message.text[1 : entity.length]
+    name, _, target = word.partition("@")
+    username = services(context).bot_username or context.bot.username or ""
+    addressed = not target or target.lower() == username.lower()
+    return name.lower(), addressed, bool(message.text[entity.length :].strip())
+
+
+def private_chat_link(context: Context) -> str:
+    """`{TELEGRAM_LINK_URL}/<bot username>`: opens the private chat with the bot."""
+    svc = services(context)
+    username = svc.bot_username or context.bot.username or ""
+    return f"{svc.settings.TELEGRAM_LINK_URL}/{quote(username)}"

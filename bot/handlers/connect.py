@@ -12,7 +12,7 @@ from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
 from bot.handlers.common import (
     Context,
-    callback_button,
+    callback_buttons,
     chat_id_of,
     chat_lang,
     lang_of,
@@ -60,12 +60,13 @@ async def logout(update: Update, context: Context) -> None:
 
 async def forget(update: Update, context: Context) -> None:
     lang = await lang_of(update, context)
-    chat_id = chat_id_of(update)
-    yes = await callback_button(
-        context, chat_id, t(lang, "connect.forget_yes"), "forget", {"confirm": True}
-    )
-    no = await callback_button(
-        context, chat_id, t(lang, "connect.forget_no"), "forget", {"confirm": False}
+    yes, no = await callback_buttons(
+        update,
+        context,
+        [
+            (t(lang, "connect.forget_yes"), "forget", {"confirm": True}),
+            (t(lang, "connect.forget_no"), "forget", {"confirm": False}),
+        ],
     )
     # The confirming button comes first (operator contract).
     await reply(update, context, t(lang, "connect.forget_prompt"), buttons=[[yes, no]])

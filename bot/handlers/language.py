@@ -9,7 +9,7 @@ from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
 from bot.handlers.common import (
     Context,
-    callback_button,
+    callback_buttons,
     chat_id_of,
     lang_of,
     reply,
@@ -33,10 +33,11 @@ async def language(update: Update, context: Context) -> None:
     chat_id = chat_id_of(update)
     saved = (await services(context).store.chat(chat_id)).language
     current = t(lang, f"connect.language_{saved}") if saved else t(lang, "connect.language_auto")
-    rows = []
-    for choice in (*LANGUAGES, AUTO):
-        label = t(lang, f"connect.language_{choice}")
-        rows.append([await callback_button(context, chat_id, label, "lang", {"lang": choice})])
+    specs = [
+        (t(lang, f"connect.language_{choice}"), "lang", {"lang": choice})
+        for choice in (*LANGUAGES, AUTO)
+    ]
+    rows = [[button] for button in await callback_buttons(update, context, specs)]
     await reply(update, context, t(lang, "connect.language_prompt", current=current), buttons=rows)
 
 

@@ -26,9 +26,10 @@ from bot.handlers.borrower import (
     shorten,
 )
 from bot.handlers.common import (
+    ButtonId,
     Context,
     answer_library_error,
-    callback_button,
+    callback_buttons,
     chat_id_of,
     lang_of,
     reply,
@@ -121,13 +122,13 @@ async def prepare_order(
         return
     names = await branch_names(context).lookup(svc.library, [branch], deadline)
     payload = {"pid": pid, "branch": branch, "title": shorten(title, PAYLOAD_TITLE)}
-    yes = await callback_button(context, chat_id, t(lang, "borrower.order.yes"), "order", payload)
-    no = await callback_button(
+    yes, no = await callback_buttons(
+        update,
         context,
-        chat_id,
-        t(lang, "borrower.order.no"),
-        "order",
-        {"abort": str(yes.callback_data or "").partition(":")[2]},
+        [
+            (t(lang, "borrower.order.yes"), "order", payload),
+            (t(lang, "borrower.order.no"), "order", {"abort": ButtonId(0)}),
+        ],
     )
     text = t(
         lang,

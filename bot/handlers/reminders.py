@@ -6,12 +6,12 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from telegram import InlineKeyboardButton, Update
+from telegram import Update
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
 from bot.handlers.common import (
     Context,
-    callback_button,
+    callback_buttons,
     chat_id_of,
     lang_of,
     reply,
@@ -66,20 +66,14 @@ async def _status(update: Update, context: Context, lang: str, lead: str | None 
     else:
         lines.append(t(lang, "reminders.status.off"))
     lines.append(t(lang, "reminders.status.howto"))
-    toggle = (
-        await callback_button(context, chat_id, t(lang, "reminders.button.off"), ACTION, _op("off"))
-        if chat.reminders_enabled
-        else await callback_button(
-            context, chat_id, t(lang, "reminders.button.on"), ACTION, _op("on")
-        )
-    )
-    presets: list[InlineKeyboardButton] = []
+    op = "off" if chat.reminders_enabled else "on"
+    specs = [(t(lang, f"reminders.button.{op}"), ACTION, _op(op))]
     for preset in PRESETS:
         label = t(lang, "reminders.button.days", days=", ".join(str(day) for day in preset))
         if chat.reminders_enabled and tuple(days) == preset:
             label = f"✓ {label}"
-        payload = {"op": "days", "days": list(preset)}
-        presets.append(await callback_button(context, chat_id, label, ACTION, payload))
+        specs.append((label, ACTION, {"op": "days", "days": list(preset)}))
+    toggle, *presets = await callback_buttons(update, context, specs)
     await reply(update, context, "\n\n".join(lines), buttons=[[toggle], presets[:2], presets[2:]])
 
 

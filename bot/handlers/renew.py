@@ -28,7 +28,7 @@ from bot.handlers.borrower import (
 from bot.handlers.common import (
     Context,
     answer_library_error,
-    callback_button,
+    callback_buttons,
     chat_id_of,
     lang_of,
     send,
@@ -123,9 +123,7 @@ async def renew_command(update: Update, context: Context) -> None:
     today = today_in(context)
     chat_id = chat_id_of(update)
     loans = sort_loans(status.loans)
-    buttons: list[list[InlineKeyboardButton]] = [
-        [await callback_button(context, chat_id, t(lang, "borrower.renew.all"), "renewall", {})]
-    ]
+    specs: list[tuple[str, str, dict[str, Any]]] = [(t(lang, "borrower.renew.all"), "renewall", {})]
     for loan in loans[:MAX_LOAN_BUTTONS]:
         title = _title(loan, lang)
         text = t(
@@ -135,7 +133,10 @@ async def renew_command(update: Update, context: Context) -> None:
             due=Raw(format_date(loan.due_date, lang, today=today)),
         )
         payload = {"loan_id": loan.loan_id, "title": shorten(title, PAYLOAD_TITLE)}
-        buttons.append([await callback_button(context, chat_id, text, "renew", payload)])
+        specs.append((text, "renew", payload))
+    buttons: list[list[InlineKeyboardButton]] = [
+        [button] for button in await callback_buttons(update, context, specs)
+    ]
     header = t(lang, "borrower.renew.header", count=len(loans))
     await send(context, chat_id, header, buttons=buttons)
 

@@ -17,7 +17,7 @@ from bot.handlers.borrower import Deadline, public_failure, send_messages, short
 from bot.handlers.common import (
     Context,
     answer_library_error,
-    callback_button,
+    callback_buttons,
     chat_id_of,
     lang_of,
     reply,
@@ -81,17 +81,17 @@ async def search_command(update: Update, context: Context) -> None:
         header = t(lang, "borrower.search.header_more", count=count, query=query, shown=len(works))
     else:
         header = t(lang, "borrower.search.header", count=count, query=query)
-    chat_id = chat_id_of(update)
     entries: list[str] = []
-    buttons: list[list[InlineKeyboardButton]] = []
+    specs: list[tuple[str, str, dict[str, Any]]] = []
     for number, work in enumerate(works, start=1):
         entries.append(f"{number}. {render_work(work, lang)}")
         if work.pid and valid_pid(work.pid):
             title = shorten(work.title or t(lang, "render.untitled"), BUTTON_TITLE)
             text = t(lang, "borrower.search.button", number=number, title=Raw(title))
-            buttons.append(
-                [await callback_button(context, chat_id, text, "search", {"pid": work.pid})]
-            )
+            specs.append((text, "search", {"pid": work.pid}))
+    buttons: list[list[InlineKeyboardButton]] = [
+        [button] for button in await callback_buttons(update, context, specs)
+    ]
     footer = t(lang, "borrower.search.footer") if buttons else ""
     messages = split_messages(entries, header=header, footer=footer)
     await send_messages(update, context, messages, buttons)

@@ -160,6 +160,7 @@ class _Message:
     link_preview: bool = True
     edits: int = 0
     edit_date: int | None = None
+    user_id: int | None = None  # who wrote a user's message in a group (None: the chat's user)
 
 
 @dataclass
@@ -172,6 +173,8 @@ class _Chat:
     next_message_id: int = 1
     used: float = 0.0
     action_until: float = 0.0
+    type: str = "private"  # or "group", "supergroup", "channel"
+    title: str | None = None
 
 
 @dataclass
@@ -421,15 +424,47 @@ class TelegramStandIn:
             self._chats[chat_id] = _Chat(chat_id, first_name, language_code, used=time.time())
         self._bump()
 
+    def add_group(
+        self, chat_id: int, *, title: str = "Book club", chat_type: str = "supergroup"
+    ) -> None:
+        """A group, supergroup or channel with the bot in it (ids are negative, as Telegram's).
+
+        Members are the users of private chats (`add_chat`); they write with `user_id=`.
+        """
+        if chat_type not in ("group", "supergroup", "channel") or chat_id >= 0:
+            raise ValueError("a group is a group, supergroup or channel with a negative id")
+        self._chats[chat_id] = _Chat(
+            chat_id, title, None, used=time.time(), type=chat_type, title=title
+        )
+        self._bump()
+
     # ------------------------------------------------------------------ the user's side
 
-    async def send_text(self, chat_id: int, text: str) -> int:
-        """The user types `text`; returns its message id."""
-        return self._user_text(self._chat(chat_id), text, self._default_bot())
-
-    async def tap(self, chat_id: int, message_id: int, callback_data: str) -> str:
-        """The user taps the inline button carrying `callback_data`; returns the query id."""
+    async def send_text(self, chat_id: int, text: str, *, user_id: int | None = None) -> int:
+        """The user types `text` (in a group: the member `user_id`); returns its message id."""
         chat = self._chat(chat_id)
+        return self._user_text(chat, text, self._default_bot(), self._sender(chat, user_id))
+
+    async def edit_text(self, chat_id: int, message_id: int, text: str) -> None:
+        """The user edits their message `message_id` to `text` (an `edited_message` update)."""
+        chat = self._chat(chat_id)
+        message = chat.messages.get(message_id)
+        if message is None or message.bot_token is not None:
+            raise KeyError(f"no user message {message_id} in chat {chat_id}")
+        message.text, message.html = text, html.escape(text, quote=False)
+        message.entities = bot_command_entities(text)
+        message.edits += 1
+        message.edit_date = int(time.time())
+        kind = "edited_channel_post" if chat.type == "channel" else "edited_message"
+        self._queue(self._default_bot(), chat.id, kind, self._message_json(chat, message))
+
+    async def tap(
+        self, chat_id: int, message_id: int, callback_data: str, *, user_id: int | None = None
+    ) -> str:
+        """The user (in a group: the member `user_id`) taps the inline button carrying
+        `callback_data`; returns the query id."""
+        chat = self._chat(chat_id)
+        sender = self._sender(chat, user_id)
         message = chat.messages.get(message_id)
         if message is None or message.bot_token is None:
             raise KeyError(f"no bot message {message_id} in chat {chat_id}")
@@ -447,7 +482,7 @@ class TelegramStandIn:
             "callback_query",
             {
                 "id": query_id,
-                "from": self._user_json(chat),
+                "from": self._user_json(sender),
                 "message": self._message_json(chat, message),
                 "chat_instance": str(abs(hash((bot.id, chat_id))) % 10**18),
                 "data": callback_data,
@@ -529,6 +564,18 @@ class TelegramStandIn:
             raise KeyError(f"no chat {chat_id}; add_chat() first")
         return chat
 
+    def _sender(self, chat: _Chat, user_id: int | None) -> _Chat:
+        """The private chat of the user writing in `chat` (a group needs `user_id`)."""
+        if chat.type == "private":
+            if user_id not in (None, chat.id):
+                raise ValueError("only the chat's own user writes in a private chat")
+            return chat
+        if user_id is None:
+            if chat.type == "channel":
+                return chat  # a channel post is signed by the channel
+            raise ValueError("say which member writes in a group: user_id=")
+        return self._chat(user_id)
+
     def _user_json(self, chat: _Chat) -> dict[str, Any]:
         user: dict[str, Any] = {"id": chat.id, "is_bot": False, "first_name": chat.first_name}
         if chat.language_code:
@@ -537,19 +584,21 @@ class TelegramStandIn:
 
     @staticmethod
     def _chat_json(chat: _Chat) -> dict[str, Any]:
+        if chat.type != "private":
+            return {"id": chat.id, "title": chat.title or "", "type": chat.type}
         return {"id": chat.id, "first_name": chat.first_name, "type": "private"}
 
     def _message_json(
         self, chat: _Chat, message: _Message, *, nested: bool = False
     ) -> dict[str, Any]:
-        sender = (
-            self._bots[message.bot_token].user()
-            if message.bot_token is not None and message.bot_token in self._bots
-            else self._user_json(chat)
-        )
-        result: dict[str, Any] = {
-            "message_id": message.message_id,
-            "from": sender,
+        result: dict[str, Any] = {"message_id": message.message_id}
+        if message.bot_token is not None and message.bot_token in self._bots:
+            result["from"] = self._bots[message.bot_token].user()
+        elif chat.type == "channel":
+            result["sender_chat"] = self._chat_json(chat)
+        else:
+            result["from"] = self._user_json(self._chats.get(message.user_id or chat.id, chat))
+        result |= {
             "chat": self._chat_json(chat),
             "date": message.date,
             "text": message.text,
@@ -588,7 +637,7 @@ class TelegramStandIn:
         chat.next_message_id += 1
         return message_id
 
-    def _user_text(self, chat: _Chat, text: str, bot: _Bot) -> int:
+    def _user_text(self, chat: _Chat, text: str, bot: _Bot, sender: _Chat | None = None) -> int:
         if chat.blocked:
             # writing to a blocked bot means pressing "Restart" first
             self._set_blocked(chat, False, bot)
@@ -602,10 +651,12 @@ class TelegramStandIn:
             html=html.escape(text, quote=False),
             parse_mode=None,
             keyboard=None,
+            user_id=sender.id if sender is not None and sender is not chat else None,
         )
         chat.messages[message.message_id] = message
         chat.used = time.time()
-        self._queue(bot, chat.id, "message", self._message_json(chat, message))
+        kind = "channel_post" if chat.type == "channel" else "message"
+        self._queue(bot, chat.id, kind, self._message_json(chat, message))
         return message.message_id
 
     def _set_blocked(self, chat: _Chat, blocked: bool, bot: _Bot | None = None) -> None:

@@ -179,6 +179,8 @@ async def _seed_0001(conn: AsyncConnection) -> None:
                 "created_at": NOW,
                 "used_at": None,
             }
+            # From 0002 on, a button names the user it was shown to.
+            | ({"user_id": 1} if "user_id" in t["callback_ref"].c else {})
         ],
     )
     await conn.execute(
@@ -196,7 +198,7 @@ async def _seed_0001(conn: AsyncConnection) -> None:
 
 
 # Rows to seed at each revision; a new migration needs its predecessor here (the walk asks).
-SEEDS: dict[str, Seed] = {"0001": _seed_0001}
+SEEDS: dict[str, Seed] = {"0001": _seed_0001, "0002": _seed_0001}
 
 
 def _revisions() -> list[str]:

@@ -15,6 +15,13 @@ DA: dict[str, str] = {
         "🔑 Dit bibliotekslogin er udløbet eller blev afvist. Log ind igen for at fortsætte."
     ),
     "common.stale_button": "Den knap virker ikke længere. Prøv kommandoen igen.",
+    "common.not_your_button": "Den knap er til den, der bad om den. Skriv selv kommandoen.",
+    "common.private_only": (
+        "🔒 Din lånerkonto bruger du kun i en privat chat med mig, hvor ingen andre kan se "
+        "den: {link}"
+    ),
+    "common.private_only_button": "🔒 Lånerkonti bruges kun i en privat chat med mig: {link}",
+    "common.private_only_open": "Åbn en privat chat",
     "common.unknown_command": "Den kommando kender jeg ikke. Skriv /help for at se, hvad jeg kan.",
     "common.yes": "Ja",
     "common.no": "Nej",
@@ -40,6 +47,15 @@ EN: dict[str, str] = {
         "🔑 Your library login has expired or was refused. Log in again to continue."
     ),
     "common.stale_button": "That button is no longer valid. Try the command again.",
+    "common.not_your_button": "That button is for the person who asked. Send the command yourself.",
+    "common.private_only": (
+        "🔒 Your library account is only used in a private chat with me, where nobody else "
+        "can see it: {link}"
+    ),
+    "common.private_only_button": (
+        "🔒 Library accounts are only used in a private chat with me: {link}"
+    ),
+    "common.private_only_open": "Open a private chat",
     "common.unknown_command": "I don't know that command. Send /help to see what I can do.",
     "common.yes": "Yes",
     "common.no": "No",
