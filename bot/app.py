@@ -16,7 +16,7 @@ import bot.handlers
 from bot.http import TelegramRequest
 from bot.library.errors import ServiceUnavailable
 from bot.metrics import MeteredApplication, metrics_of
-from bot.ratelimit import paced_rate_limiter
+from bot.ratelimit import FairUpdateProcessor, paced_rate_limiter
 from bot.services import SERVICES_KEY, Services
 from bot.texts import t
 
@@ -61,7 +61,7 @@ def build_application(services: Services, *, polling: bool) -> AnyApplication:
         .base_file_url(f"{settings.TELEGRAM_API_URL}/file/bot")
         .request(request)
         .rate_limiter(paced_rate_limiter(settings.TELEGRAM_SEND_RATE))
-        .concurrent_updates(CONCURRENT_UPDATES)
+        .concurrent_updates(FairUpdateProcessor(CONCURRENT_UPDATES))
     )
     if polling:
         # Long polling holds its connection for the poll timeout; give it its own pool.

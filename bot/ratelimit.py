@@ -1,23 +1,299 @@
-"""Sending within Telegram's limit of about 30 messages per second."""
+"""Sending within Telegram's limits, fairly between chats; and updates processed fairly.
+
+Telegram allows about 30 messages per second over all chats, about one per second in one chat
+(short bursts tolerated) and 20 per minute in a group. One chat sending 150 commands must not
+delay everyone else's answers: sends are granted round-robin between the chats that wait, each
+chat within its own limit, and updates are let in at most a few per chat at a time.
+"""
 
 from __future__ import annotations
 
-from telegram.ext import AIORateLimiter
+import asyncio
+import contextlib
+import logging
+import math
+import warnings
+from collections import deque
+from collections.abc import Awaitable, Callable, Coroutine
+from datetime import timedelta
+from typing import Any
+
+from telegram import Update
+from telegram.error import RetryAfter
+from telegram.ext import BaseRateLimiter, BaseUpdateProcessor
+
+log = logging.getLogger(__name__)
 
 SEND_RATE = 29.5  # messages per second: under Telegram's 30, with room for network jitter
 SEND_ATTEMPTS = 5
+# One chat: a burst of this many, then one per second (Telegram: "avoid more than one message
+# per second in a single chat; short bursts are allowed").
+CHAT_BURST = 20
+CHAT_RATE = 1.0
+# A group, supergroup or channel: 20 messages per minute (PTB's AIORateLimiter uses the same).
+GROUP_BURST = 20
+GROUP_RATE = 20 / 60
+# Updates of one chat processed at once; the others wait their turn without taking a slot.
+UPDATES_PER_CHAT = 4
+_PRUNE_AT = 4096
+
+Key = int | str
+JSONDict = dict[str, Any]
+Callback = Callable[..., Coroutine[Any, Any, bool | JSONDict | list[JSONDict]]]
 
 
-def paced_rate_limiter(per_second: float = SEND_RATE) -> AIORateLimiter:
-    """Telegram's 30 messages per second as an even pace rather than bursts.
+def paced_rate_limiter(per_second: float = SEND_RATE) -> FairRateLimiter:
+    """The bot's limiter: `per_second` over all chats (0: unpaced, only 429s waited out)."""
+    return FairRateLimiter(per_second)
 
-    PTB's default limiter allows a burst of 30 and then 30 more within the same second, which a
-    server counting a sliding one-second window answers with 429. One message every 1/rate
-    seconds never trips it; a 429 all the same pauses every send for `retry_after` and retries.
-    A rate of 0 keeps the retries but sends unpaced.
+
+def _retry_seconds(exc: RetryAfter) -> float:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # PTB warns about the int form of `retry_after`
+        value = exc.retry_after
+    return value.total_seconds() if isinstance(value, timedelta) else float(value)
+
+
+class FairRateLimiter(BaseRateLimiter[int]):
+    """PTB's rate limiter interface: even pacing overall, round-robin between chats.
+
+    Every request that names a chat (`chat_id`) takes one slot of the overall pace, one every
+    1/`per_second` seconds, so a server counting a sliding one-second window never sees a
+    burst. Waiting chats take turns for the slots, so a chat with 150 answers queued delays
+    another chat's answer by at most one slot per waiting chat, not by its whole queue. Each
+    chat has its own limit too (a GCRA bucket: `CHAT_BURST` at once, then `CHAT_RATE` per
+    second; groups `GROUP_BURST` and `GROUP_RATE`): a busy chat waits for itself.
+
+    A 429 pauses the chat it came for, for `retry_after`, and retries (up to `max_retries`);
+    429s for two chats at once mean the overall limit, and pause every chat.
     """
-    if per_second <= 0:
-        return AIORateLimiter(overall_max_rate=0, group_max_rate=0, max_retries=SEND_ATTEMPTS)
-    return AIORateLimiter(
-        overall_max_rate=1, overall_time_period=1 / per_second, max_retries=SEND_ATTEMPTS
-    )
+
+    def __init__(
+        self,
+        per_second: float = SEND_RATE,
+        *,
+        chat_burst: int = CHAT_BURST,
+        chat_rate: float = CHAT_RATE,
+        group_burst: int = GROUP_BURST,
+        group_rate: float = GROUP_RATE,
+        max_retries: int = SEND_ATTEMPTS,
+    ) -> None:
+        self._interval = 1 / per_second if per_second > 0 else 0.0
+        self._chat = (1 / chat_rate, (chat_burst - 1) / chat_rate)
+        self._group = (1 / group_rate, (group_burst - 1) / group_rate)
+        self._max_retries = max_retries
+        self._next = 0.0  # loop time of the next overall slot
+        self._tat: dict[Key, float] = {}  # per chat: GCRA's theoretical arrival time
+        self._waiting: dict[Key, deque[asyncio.Future[None]]] = {}
+        self._turns: deque[Key] = deque()  # chats with waiters, in turn order
+        self._throttled: tuple[Key, float] | None = None  # the last 429: chat, until when
+        self._dispatcher: asyncio.Task[None] | None = None
+        self._alarm: asyncio.Future[None] | None = None
+
+    async def initialize(self) -> None:
+        """Nothing to set up: the dispatcher starts with the first wait."""
+
+    async def shutdown(self) -> None:
+        task, self._dispatcher = self._dispatcher, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    async def process_request(
+        self,
+        callback: Callback,
+        args: Any,
+        kwargs: dict[str, Any],
+        endpoint: str,
+        data: dict[str, Any],
+        rate_limit_args: int | None,
+    ) -> bool | JSONDict | list[JSONDict]:
+        attempts = (rate_limit_args or self._max_retries) + 1
+        key = _chat_key(data.get("chat_id"))
+        for attempt in range(attempts):
+            if key is not None and self._interval:
+                await self._acquire(key)
+            try:
+                return await callback(*args, **kwargs)
+            except RetryAfter as exc:
+                if attempt + 1 == attempts:
+                    raise
+                seconds = _retry_seconds(exc) + 0.1
+                log.info("Telegram asked to wait %.1f s (%s)", seconds, endpoint)
+                if key is not None and self._interval:
+                    self._pause(key, seconds)
+                else:
+                    await asyncio.sleep(seconds)
+        raise AssertionError("unreachable")
+
+    # --- the chats' turns -----------------------------------------------------------------
+
+    def _limits(self, key: Key) -> tuple[float, float]:
+        is_group = isinstance(key, str) or key < 0
+        return self._group if is_group else self._chat
+
+    def _ready_at(self, key: Key) -> float:
+        """When the chat may send next, by its own limit."""
+        tat = self._tat.get(key)
+        return -math.inf if tat is None else tat - self._limits(key)[1]
+
+    def _grant(self, key: Key, now: float) -> None:
+        self._next = max(self._next, now) + self._interval
+        emission = self._limits(key)[0]
+        self._tat[key] = max(self._tat.get(key, now), now) + emission
+        if len(self._tat) > _PRUNE_AT:
+            # A chat whose bucket has drained is as good as new: forget it.
+            for stale in [k for k, tat in self._tat.items() if tat <= now]:
+                if stale not in self._waiting:
+                    del self._tat[stale]
+
+    def _pause(self, key: Key, seconds: float) -> None:
+        now = asyncio.get_running_loop().time()
+        until = now + seconds
+        self._tat[key] = max(self._tat.get(key, now), until + self._limits(key)[1])
+        if self._throttled is not None and self._throttled[0] != key and self._throttled[1] > now:
+            log.info("429s for several chats: pausing every chat for %.1f s", seconds)
+            self._next = max(self._next, until)
+        self._throttled = (key, until)
+        self._wake()
+
+    async def _acquire(self, key: Key) -> None:
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        if not self._turns and now >= self._next and self._ready_at(key) <= now:
+            self._grant(key, now)
+            return
+        waiter: asyncio.Future[None] = loop.create_future()
+        queue = self._waiting.get(key)
+        if queue is None:
+            queue = self._waiting[key] = deque()
+            self._turns.append(key)
+            self._wake()  # a new chat may be ready before the one the dispatcher waits for
+        queue.append(waiter)
+        if self._dispatcher is None or self._dispatcher.done():
+            self._dispatcher = asyncio.create_task(self._dispatch(), name="telegram-send-turns")
+        try:
+            await waiter
+        except asyncio.CancelledError:
+            if not waiter.done() or waiter.cancelled():
+                self._leave(key, waiter)
+            raise
+
+    def _leave(self, key: Key, waiter: asyncio.Future[None]) -> None:
+        queue = self._waiting.get(key)
+        if queue is None:
+            return
+        with contextlib.suppress(ValueError):
+            queue.remove(waiter)
+        if not queue:
+            del self._waiting[key]
+            with contextlib.suppress(ValueError):
+                self._turns.remove(key)
+
+    def _wake(self) -> None:
+        if self._alarm is not None:
+            _ring(self._alarm)
+
+    async def _sleep(self, seconds: float) -> None:
+        """Sleep, or less when a new chat starts waiting (`_wake`)."""
+        loop = asyncio.get_running_loop()
+        alarm = self._alarm = loop.create_future()
+        timer = loop.call_later(seconds, _ring, alarm)
+        try:
+            await alarm
+        finally:
+            timer.cancel()
+            self._alarm = None
+
+    async def _dispatch(self) -> None:
+        """Hand out the overall slots, one chat at a time in turn, while any chat waits."""
+        loop = asyncio.get_running_loop()
+        while self._turns:
+            now = loop.time()
+            if now < self._next:
+                await self._sleep(self._next - now)
+                continue
+            earliest = math.inf
+            for _ in range(len(self._turns)):
+                key = self._turns[0]
+                ready = self._ready_at(key)
+                if ready <= now:
+                    self._turns.popleft()
+                    queue = self._waiting[key]
+                    waiter = queue.popleft()
+                    if queue:
+                        self._turns.append(key)  # to the back of the line
+                    else:
+                        del self._waiting[key]
+                    self._grant(key, now)
+                    waiter.set_result(None)
+                    break
+                self._turns.rotate(-1)
+                earliest = min(earliest, ready)
+            else:
+                await self._sleep(earliest - now)
+
+
+def _ring(alarm: asyncio.Future[None]) -> None:
+    if not alarm.done():
+        alarm.set_result(None)
+
+
+def _chat_key(chat_id: object) -> Key | None:
+    if chat_id is None:
+        return None
+    if isinstance(chat_id, int):
+        return chat_id
+    text = str(chat_id)
+    with contextlib.suppress(ValueError):
+        return int(text)
+    return text  # "@channelname"
+
+
+class FairUpdateProcessor(BaseUpdateProcessor):
+    """At most `max_concurrent_updates` updates at once, and at most `per_chat` of one chat.
+
+    PTB's own processor lets updates in first come, first served: a chat that sent 150
+    commands holds every slot while its answers wait for that chat's send limit, and another
+    chat's command waits behind all of them. Here a chat's extra updates wait for their own
+    chat, without taking a slot from anyone else.
+    """
+
+    def __init__(self, max_concurrent_updates: int, per_chat: int = UPDATES_PER_CHAT) -> None:
+        # PTB's semaphore admits everything; the two bounds below do the limiting.
+        super().__init__(2**31 - 1)
+        self._limit = max_concurrent_updates
+        self._per_chat = per_chat
+        self._slots: asyncio.Semaphore | None = None
+        self._chats: dict[int, tuple[asyncio.Semaphore, int]] = {}
+
+    async def initialize(self) -> None:
+        """Nothing to set up."""
+
+    async def shutdown(self) -> None:
+        """Nothing to free."""
+
+    async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
+        if self._slots is None:
+            self._slots = asyncio.Semaphore(self._limit)
+        chat = update.effective_chat if isinstance(update, Update) else None
+        if chat is None:
+            async with self._slots:
+                await coroutine
+            return
+        gate, users = self._chats.get(chat.id) or (asyncio.Semaphore(self._per_chat), 0)
+        self._chats[chat.id] = (gate, users + 1)
+        started = False
+        try:
+            async with gate, self._slots:
+                started = True
+                await coroutine
+        finally:
+            if not started and isinstance(coroutine, Coroutine):
+                coroutine.close()  # cancelled while waiting its turn: never awaited
+            gate, users = self._chats[chat.id]
+            if users == 1:
+                del self._chats[chat.id]
+            else:
+                self._chats[chat.id] = (gate, users - 1)

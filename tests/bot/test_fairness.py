@@ -1,0 +1,83 @@
+"""Fair answers: one chat flooding the bot does not delay the answers to other chats.
+
+The real bot at the default `TELEGRAM_SEND_RATE` against the Bot API stand-in, which enforces
+Telegram's 30 messages per second like the real server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from telegram.ext import ExtBot
+
+from bot.http import TelegramRequest
+from bot.ratelimit import CHAT_BURST, CHAT_RATE, GROUP_BURST, FairRateLimiter
+from tests.fixtures.bot import BotHarness
+from tests.fixtures.telegram import TEST_BOT_TOKEN
+
+FLOOD = 150
+# Measured on the development machine: 5.2 s behind one global pacer and first-come updates,
+# 0.06 s with turns between chats.
+OTHER_CHAT_BOUND = 1.0
+
+
+async def test_a_flooding_chat_does_not_delay_another_chats_answer(bot: BotHarness) -> None:
+    busy, other = 7201, 7202
+    bot.add_chat(busy, language_code="en")
+    bot.add_chat(other, language_code="en")
+    loop = asyncio.get_running_loop()
+    flood_started = loop.time()
+    for _ in range(FLOOD):
+        await bot.telegram.send_text(busy, "/help")
+    await bot.telegram.wait_for(busy, "/loans")  # the flood is being answered
+
+    asked = loop.time()
+    reply = await bot.send(other, "/help")
+    waited = loop.time() - asked
+
+    assert "/loans" in reply.text
+    assert waited < OTHER_CHAT_BOUND, f"the other chat waited {waited:.2f} s"
+    # The busy chat waits for itself: its own burst, then about one message per second.
+    answered = len(bot.telegram.sent(busy))
+    assert answered <= CHAT_BURST + (loop.time() - flood_started) * CHAT_RATE + 1
+    assert answered < FLOOD
+
+
+async def test_turns_keep_the_overall_pace_and_each_chats_limit(telegram: object) -> None:
+    from sandbox.telegram import TelegramStandIn
+
+    assert isinstance(telegram, TelegramStandIn)
+    telegram.rate_limit = 30.0  # Telegram's overall limit, as a sliding one-second window
+    chats = list(range(8001, 8041))
+    group = -100555
+    for chat in chats:
+        telegram.add_chat(chat)
+    telegram.add_group(group)
+    # A group's burst, then one message per 30 s (20 a minute in production): the test need
+    # not race the group's next message.
+    limiter = FairRateLimiter(29.5, group_rate=1 / 30)
+    bot: ExtBot[int] = ExtBot(
+        TEST_BOT_TOKEN,
+        base_url=f"{telegram.url}/bot",
+        request=TelegramRequest(),
+        rate_limiter=limiter,
+    )
+    loop = asyncio.get_running_loop()
+    async with bot:
+        started = loop.time()
+        targets = chats + [group] * GROUP_BURST
+        sends = [asyncio.create_task(bot.send_message(chat, "hej")) for chat in targets]
+        late = [asyncio.create_task(bot.send_message(group, "hej")) for _ in range(2)]
+        await asyncio.wait_for(asyncio.gather(*sends), timeout=10)
+        elapsed = loop.time() - started
+        # 40 chats and a group's burst at 29.5 a second, and no 429 from the stand-in.
+        assert (len(sends) - 1) / 29.5 <= elapsed + 0.05
+        # The group's next messages wait for its own limit.
+        await asyncio.sleep(0.5)
+        assert not any(task.done() for task in late)
+        assert len(telegram.sent(group)) == GROUP_BURST
+        for task in late:
+            task.cancel()
+        await asyncio.gather(*late, return_exceptions=True)
+    for chat in chats:
+        assert len(telegram.sent(chat)) == 1
