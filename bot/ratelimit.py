@@ -87,18 +87,17 @@ class FairRateLimiter(BaseRateLimiter[int]):
         self._waiting: dict[Key, deque[asyncio.Future[None]]] = {}
         self._turns: deque[Key] = deque()  # chats with waiters, in turn order
         self._throttled: tuple[Key, float] | None = None  # the last 429: chat, until when
-        self._dispatcher: asyncio.Task[None] | None = None
-        self._alarm: asyncio.Future[None] | None = None
+        # The next turn, a timer callback rather than a task: one wake-up per message, the
+        # sender's own, as with a plain limiter.
+        self._timer: asyncio.TimerHandle | None = None
 
     async def initialize(self) -> None:
-        """Nothing to set up: the dispatcher starts with the first wait."""
+        """Nothing to set up: turns are timed from the first wait."""
 
     async def shutdown(self) -> None:
-        task, self._dispatcher = self._dispatcher, None
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
 
     async def process_request(
         self,
@@ -156,7 +155,6 @@ class FairRateLimiter(BaseRateLimiter[int]):
             log.info("429s for several chats: pausing every chat for %.1f s", seconds)
             self._next = max(self._next, until)
         self._throttled = (key, until)
-        self._wake()
 
     async def _acquire(self, key: Key) -> None:
         loop = asyncio.get_running_loop()
@@ -169,10 +167,9 @@ class FairRateLimiter(BaseRateLimiter[int]):
         if queue is None:
             queue = self._waiting[key] = deque()
             self._turns.append(key)
-            self._wake()  # a new chat may be ready before the one the dispatcher waits for
+            # A new chat may be ready before the turn the timer waits for.
+            self._schedule(max(now, self._next), sooner=True)
         queue.append(waiter)
-        if self._dispatcher is None or self._dispatcher.done():
-            self._dispatcher = asyncio.create_task(self._dispatch(), name="telegram-send-turns")
         try:
             await waiter
         except asyncio.CancelledError:
@@ -191,53 +188,46 @@ class FairRateLimiter(BaseRateLimiter[int]):
             with contextlib.suppress(ValueError):
                 self._turns.remove(key)
 
-    def _wake(self) -> None:
-        if self._alarm is not None:
-            _ring(self._alarm)
+    def _schedule(self, when: float, *, sooner: bool = False) -> None:
+        """Run `_turn` at `when`; with `sooner`, only if that is before the pending turn."""
+        if self._timer is not None:
+            if not sooner or self._timer.when() <= when:
+                return
+            self._timer.cancel()
+        self._timer = asyncio.get_running_loop().call_at(when, self._turn)
 
-    async def _sleep(self, seconds: float) -> None:
-        """Sleep, or less when a new chat starts waiting (`_wake`)."""
-        loop = asyncio.get_running_loop()
-        alarm = self._alarm = loop.create_future()
-        timer = loop.call_later(seconds, _ring, alarm)
-        try:
-            await alarm
-        finally:
-            timer.cancel()
-            self._alarm = None
-
-    async def _dispatch(self) -> None:
-        """Hand out the overall slots, one chat at a time in turn, while any chat waits."""
-        loop = asyncio.get_running_loop()
-        while self._turns:
-            now = loop.time()
-            if now < self._next:
-                await self._sleep(self._next - now)
-                continue
-            earliest = math.inf
-            for _ in range(len(self._turns)):
-                key = self._turns[0]
-                ready = self._ready_at(key)
-                if ready <= now:
-                    self._turns.popleft()
-                    queue = self._waiting[key]
-                    waiter = queue.popleft()
-                    if queue:
-                        self._turns.append(key)  # to the back of the line
-                    else:
-                        del self._waiting[key]
-                    self._grant(key, now)
-                    waiter.set_result(None)
-                    break
-                self._turns.rotate(-1)
-                earliest = min(earliest, ready)
-            else:
-                await self._sleep(earliest - now)
-
-
-def _ring(alarm: asyncio.Future[None]) -> None:
-    if not alarm.done():
-        alarm.set_result(None)
+    def _turn(self) -> None:
+        """Give the slot to the next waiting chat that its own limit lets send."""
+        self._timer = None
+        if not self._turns:
+            return
+        now = asyncio.get_running_loop().time()
+        if now < self._next:
+            self._schedule(self._next)
+            return
+        earliest = math.inf
+        for _ in range(len(self._turns)):
+            key = self._turns[0]
+            ready = self._ready_at(key)
+            if ready <= now:
+                self._turns.popleft()
+                queue = self._waiting[key]
+                waiter = queue.popleft()
+                if queue:
+                    self._turns.append(key)  # to the back of the line
+                else:
+                    del self._waiting[key]
+                if waiter.done():
+                    continue  # cancelled while waiting: the slot goes to the next
+                self._grant(key, now)
+                waiter.set_result(None)
+                if self._turns:
+                    self._schedule(self._next)
+                return
+            self._turns.rotate(-1)
+            earliest = min(earliest, ready)
+        if self._turns:
+            self._schedule(earliest if earliest < math.inf else now)
 
 
 def _chat_key(chat_id: object) -> Key | None:
