@@ -491,3 +491,23 @@ async def test_wait_for(bot: tg.Bot, telegram: TelegramStandIn) -> None:
         await telegram.wait_for(CHAT, "tredje", timeout=0.2, after=0)
     with pytest.raises(TimeoutError):
         await telegram.wait_for(CHAT, "første", timeout=0.1, after=first.message_id)
+
+
+async def test_groups_members_channels_and_edits(bot: tg.Bot, telegram: TelegramStandIn) -> None:
+    telegram.add_chat(77, first_name="Bob", language_code="en")
+    telegram.add_group(-1001, title="Book club")
+    telegram.add_group(-1002, title="News", chat_type="channel")
+    message_id = await telegram.send_text(-1001, "/help", user_id=77)
+    await telegram.send_text(-1002, "/help")
+    await telegram.edit_text(-1001, message_id, "/loans")
+    in_group, in_channel, edited = await bot.get_updates()
+    assert in_group.message is not None and in_group.message.chat.type == "supergroup"
+    assert in_group.message.chat.title == "Book club"
+    assert in_group.effective_user is not None and in_group.effective_user.id == 77
+    assert in_channel.channel_post is not None and in_channel.channel_post.chat.type == "channel"
+    assert in_channel.effective_user is None
+    assert edited.edited_message is not None and edited.edited_message.text == "/loans"
+    with pytest.raises(ValueError, match="which member"):
+        await telegram.send_text(-1001, "/help")
+    with pytest.raises(ValueError, match="private chat"):
+        await telegram.send_text(CHAT, "/help", user_id=77)

@@ -1,0 +1,76 @@
+"""The store's side of private by design: buttons bound to their user, capped login states,
+and the migration that binds the buttons earlier versions stored."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import sqlalchemy as sa
+
+from storage.engine import create_engine
+from storage.migrate import upgrade
+from storage.store import LIVE_LOGIN_STATES, Store
+from tests.storage.conftest import FakeClock, rows
+
+GROUP, ALICE, BOB = -1001, 11, 12
+
+
+async def test_a_button_belongs_to_the_user_who_was_shown_it(store: Store) -> None:
+    [ref_id] = await store.put_callbacks(GROUP, [("lang", {"lang": "en"})], user_id=ALICE)
+    assert await store.callback(ref_id, GROUP, user_id=BOB) is None
+    assert await store.claim_callback(ref_id, GROUP, user_id=BOB) is None
+    assert await store.callback_user(ref_id, GROUP) == ALICE
+    ref = await store.claim_callback(ref_id, GROUP, user_id=ALICE)
+    assert ref is not None and ref.user_id == ALICE and ref.used_at is not None
+    # A private chat's (and a job's) buttons belong to the chat's user, whose id is the chat id.
+    [own] = await store.put_callbacks_many([(ALICE, "renew", {})])
+    assert (await store.callback(own, ALICE)) is not None
+    assert await store.callback(own, ALICE, user_id=BOB) is None
+
+
+async def test_buttons_of_a_command_are_one_statement_with_given_ids(store: Store) -> None:
+    ids = await store.put_callbacks(ALICE, [("order", {"pid": "p"}), ("order", {"abort": "x"})])
+    assert len(set(ids)) == 2
+    assert [r[0] for r in await rows(store, "SELECT id FROM callback_ref ORDER BY id")] == sorted(
+        ids
+    )
+
+
+async def test_login_states_per_chat_are_capped_newest_kept(store: Store, clock: FakeClock) -> None:
+    states = [await store.create_login_state(ALICE) for _ in range(3 * LIVE_LOGIN_STATES)]
+    other = await store.create_login_state(BOB)
+    assert await rows(store, "SELECT count(*) FROM login_state WHERE chat_id = 11") == [
+        (LIVE_LOGIN_STATES,)
+    ]
+    # Same clock for all of them: the newest is kept whatever the tie-break.
+    assert await store.consume_login_state(states[-1]) == ALICE
+    assert await store.consume_login_state(other) == BOB
+    clock.advance(timedelta(seconds=1))
+    newer = [await store.create_login_state(ALICE) for _ in range(LIVE_LOGIN_STATES)]
+    for state in newer:
+        assert await store.consume_login_state(state) == ALICE
+    assert await store.consume_login_state(states[0]) is None
+
+
+async def test_migration_binds_private_buttons_and_drops_group_buttons(tmp_path: object) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path}/m.db"
+    await upgrade(url, "0001")
+    engine = create_engine(url)
+    try:
+        async with engine.begin() as conn:
+            for ref_id, chat_id in (("private", 7), ("group", -1007)):
+                await conn.execute(
+                    sa.text(
+                        "INSERT INTO callback_ref (id, chat_id, action, payload, created_at) "
+                        "VALUES (:id, :chat, 'renew', '{}', '2026-11-22 08:00:00')"
+                    ),
+                    {"id": ref_id, "chat": chat_id},
+                )
+        await upgrade(url, "0002")
+        async with engine.connect() as conn:
+            found = (
+                await conn.execute(sa.text("SELECT id, chat_id, user_id FROM callback_ref"))
+            ).all()
+    finally:
+        await engine.dispose()
+    assert [tuple(row) for row in found] == [("private", 7, 7)]
