@@ -52,7 +52,9 @@ async def test_login_states_per_chat_are_capped_newest_kept(store: Store, clock:
     assert await store.consume_login_state(states[0]) is None
 
 
-async def test_migration_binds_private_buttons_and_drops_group_buttons(tmp_path: object) -> None:
+async def test_migration_binds_private_buttons_and_drops_everything_of_groups(
+    tmp_path: object,
+) -> None:
     url = f"sqlite+aiosqlite:///{tmp_path}/m.db"
     await upgrade(url, "0001")
     engine = create_engine(url)
@@ -66,11 +68,21 @@ async def test_migration_binds_private_buttons_and_drops_group_buttons(tmp_path:
                     ),
                     {"id": ref_id, "chat": chat_id},
                 )
+                await conn.execute(
+                    sa.text(
+                        "INSERT INTO account (chat_id, token, key_id, attributes, connected_at, "
+                        "expiry_warned) VALUES (:chat, 'sealed', 'k', '{}', "
+                        "'2026-11-22 08:00:00', false)"
+                    ),
+                    {"chat": chat_id},
+                )
         await upgrade(url, "0002")
         async with engine.connect() as conn:
             found = (
                 await conn.execute(sa.text("SELECT id, chat_id, user_id FROM callback_ref"))
             ).all()
+            accounts = (await conn.execute(sa.text("SELECT chat_id FROM account"))).all()
     finally:
         await engine.dispose()
     assert [tuple(row) for row in found] == [("private", 7, 7)]
+    assert [tuple(row) for row in accounts] == [(7,)]  # no account in a group any more
