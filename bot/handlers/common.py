@@ -1,4 +1,5 @@
-"""Helpers every handler module shares: language, replies, accounts, login prompts, buttons.
+"""Helpers every handler module shares: language, replies, accounts, login prompts, buttons,
+and the guard that keeps accounts to private chats.
 
 Handlers stay thin by going through these; the borrower and reminder handlers build on them.
 """
