@@ -210,7 +210,7 @@ def metrics_of(services: Services) -> Metrics:
 
 
 def record_callback(services: Services, action: str, outcome: str) -> None:
-    """Count a button tap; `outcome` is "ok", "stale" (unknown/expired) or "claimed"."""
+    """Count a button tap; `outcome` is "ok", "stale" (unknown/expired), "claimed" or "foreign"."""
     metrics_of(services).callback(action, outcome)
 
 
