@@ -3,6 +3,8 @@ and the migration that binds the buttons earlier versions stored."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from datetime import timedelta
 
 import sqlalchemy as sa
@@ -11,6 +13,8 @@ from storage.engine import create_engine
 from storage.migrate import upgrade
 from storage.store import LIVE_LOGIN_STATES, Store
 from tests.storage.conftest import FakeClock, rows
+
+OpenStore = Callable[..., AbstractAsyncContextManager[Store]]
 
 GROUP, ALICE, BOB = -1001, 11, 12
 
@@ -36,20 +40,23 @@ async def test_buttons_of_a_command_are_one_statement_with_given_ids(store: Stor
     )
 
 
-async def test_login_states_per_chat_are_capped_newest_kept(store: Store, clock: FakeClock) -> None:
-    states = [await store.create_login_state(ALICE) for _ in range(3 * LIVE_LOGIN_STATES)]
-    other = await store.create_login_state(BOB)
-    assert await rows(store, "SELECT count(*) FROM login_state WHERE chat_id = 11") == [
-        (LIVE_LOGIN_STATES,)
-    ]
-    # Same clock for all of them: the newest is kept whatever the tie-break.
-    assert await store.consume_login_state(states[-1]) == ALICE
-    assert await store.consume_login_state(other) == BOB
-    clock.advance(timedelta(seconds=1))
-    newer = [await store.create_login_state(ALICE) for _ in range(LIVE_LOGIN_STATES)]
-    for state in newer:
-        assert await store.consume_login_state(state) == ALICE
-    assert await store.consume_login_state(states[0]) is None
+async def test_login_states_per_chat_are_capped_newest_kept(
+    open_store: OpenStore, clock: FakeClock
+) -> None:
+    async with open_store() as store:
+        # One fake clock for all of them: equal times, and still the newest is kept.
+        states = [await store.create_login_state(ALICE) for _ in range(3 * LIVE_LOGIN_STATES)]
+        other = await store.create_login_state(BOB)
+        assert await rows(store, "SELECT count(*) FROM login_state WHERE chat_id = 11") == [
+            (LIVE_LOGIN_STATES,)
+        ]
+        assert await store.consume_login_state(states[-1]) == ALICE
+        assert await store.consume_login_state(other) == BOB
+        clock.advance(timedelta(seconds=1))
+        newer = [await store.create_login_state(ALICE) for _ in range(LIVE_LOGIN_STATES)]
+        for state in newer:
+            assert await store.consume_login_state(state) == ALICE
+        assert await store.consume_login_state(states[0]) is None
 
 
 async def test_migration_binds_private_buttons_and_drops_everything_of_groups(
