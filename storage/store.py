@@ -21,6 +21,7 @@ from sqlalchemy import (
     and_,
     bindparam,
     delete,
+    exists,
     false,
     func,
     insert,
@@ -64,6 +65,9 @@ CALLBACK_TTL = timedelta(days=1)
 # Reminder history: long enough that a loan or hold is not reminded twice for the same due
 # date or pick-up; a loan still overdue after this gets its overdue reminder once more.
 REMINDER_HISTORY = timedelta(days=90)
+# A chat that blocked the bot cannot send /forget: its settings go this long after, once it
+# has no account left (a blocked chat's token runs out within thirty days).
+BLOCKED_CHAT_RETENTION = timedelta(days=90)
 ROTATE_BATCH = 200
 IN_CHUNK = 500
 # The most a userinfo value is allowed to take in the database (the columns' sizes).
@@ -821,7 +825,8 @@ class Store:
 
     async def purge_expired(self) -> int:
         """Delete expired login states and pending links (revoking their tokens), buttons
-        older than a day and reminder history older than `REMINDER_HISTORY`; how many rows."""
+        older than a day, reminder history older than `REMINDER_HISTORY` and the settings of
+        chats that blocked the bot `BLOCKED_CHAT_RETENTION` ago; how many rows."""
         now = self._now()
         links = (
             delete(PENDING_LINK)
@@ -832,6 +837,11 @@ class Store:
             delete(LOGIN_STATE).where(LOGIN_STATE.c.expires_at <= now),
             delete(CALLBACK_REF).where(CALLBACK_REF.c.created_at <= now - CALLBACK_TTL),
             delete(REMINDER_LOG).where(REMINDER_LOG.c.created_at <= now - REMINDER_HISTORY),
+            delete(CHAT).where(
+                CHAT.c.active == false(),
+                CHAT.c.updated_at <= now - BLOCKED_CHAT_RETENTION,
+                ~exists().where(ACCOUNT.c.chat_id == CHAT.c.chat_id),
+            ),
         )
 
         def work(conn: Connection) -> tuple[list[tuple[int, str]], int]:

@@ -129,7 +129,8 @@ async def _notify(context: Context, chat_id: int, key: str, **params: object) ->
 
 
 async def purge_expired_job(context: Context) -> None:
-    """Hourly: drop expired login states, pending links and old buttons."""
+    """Hourly: drop expired login states and pending links (revoking their tokens), old
+    buttons, old reminder history and long-blocked chats (`Store.purge_expired`)."""
     removed = await services(context).store.purge_expired()
     if removed:
         log.debug("purged %s expired rows", removed)
