@@ -69,6 +69,7 @@ async def test_cpr_numbers_under_other_names_are_never_stored_or_logged(
             "CPR-nummer ✓": f"{cpr_b[:6]}-{cpr_b[6:]}",
             "": cpr_c,
             "userIdType": "CPR",
+            "accounts": [{"agencyId": "710100", "userId": cpr_a, "uidType": "CPR"}],
         }
     )
     # What the access service now answers: the sandbox patron's own CPR under four names.
