@@ -297,7 +297,7 @@ async def verify(rig: Rig, chats: dict[int, TestPatron]) -> tuple[int, int]:
             )
             name = answer.json().get("data", {}).get("name")
             expected_guid = str(uuid.uuid5(GUID_NAMESPACE, patron.user_id))
-            same = name == patron.name and account.attributes.get("uniqueId") == expected_guid
+            same = name == patron.name and account.unique_id == expected_guid
             good += same
             crossed += not same
     return good, crossed

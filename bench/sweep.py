@@ -58,7 +58,6 @@ async def insert_accounts(
             "token_expires_at": None,
             "unique_id": None,
             "municipality": None,
-            "attributes": {},
             "connected_at": now,
             "expiry_warned": False,
             "swept_on": None,

@@ -100,6 +100,7 @@ async def run_bot(
         metrics = Metrics()
         library = LibraryClient.from_settings(settings, on_call=metrics.library_call)
         stack.push_async_callback(library.aclose)
+        store.revoke_dropped = library.revoke  # no token the store drops stays valid
         install_log_redaction()
         # PTB's DEBUG lines dump whole updates and requests: patrons' messages, link codes,
         # login states. Keep them out even when the operator asks for DEBUG.

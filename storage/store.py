@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from functools import partial
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from sqlalchemy import (
     Row,
@@ -21,6 +21,7 @@ from sqlalchemy import (
     and_,
     bindparam,
     delete,
+    exists,
     false,
     func,
     insert,
@@ -64,10 +65,45 @@ CALLBACK_TTL = timedelta(days=1)
 # Login links a chat keeps usable at once (each a login_state row for 10 minutes); a newer
 # /login drops the oldest.
 LIVE_LOGIN_STATES = 5
+# Reminder history: long enough that a loan or hold is not reminded twice for the same due
+# date or pick-up; a loan still overdue after this gets its overdue reminder once more.
+REMINDER_HISTORY = timedelta(days=90)
+# A chat that blocked the bot cannot send /forget: its settings go this long after, once it
+# has no account left (a blocked chat's token runs out within thirty days).
+BLOCKED_CHAT_RETENTION = timedelta(days=90)
 ROTATE_BATCH = 200
 IN_CHUNK = 500
-# Attribute names that must never be stored, whatever the caller passes.
-FORBIDDEN_ATTRIBUTES = frozenset({"cpr", "cprnumber", "cpr_number"})
+# The most a userinfo value is allowed to take in the database (the columns' sizes).
+UNIQUE_ID_MAX = 200
+MUNICIPALITY_MAX = 16
+
+
+class Identity(Protocol):
+    """All that is kept about a patron from userinfo (`bot.library.models.Userinfo` is one)."""
+
+    @property
+    def unique_id(self) -> str | None: ...
+
+    @property
+    def municipality(self) -> str | None: ...
+
+
+@dataclass(frozen=True)
+class PatronIdentity:
+    unique_id: str | None = None
+    municipality: str | None = None
+
+
+@dataclass(frozen=True)
+class RemovedAccount:
+    """What `/logout` needs: the token to revoke (None: it can no longer be decrypted)."""
+
+    chat_id: int
+    token: str | None
+    token_expires_at: datetime | None
+
+    def __repr__(self) -> str:
+        return f"RemovedAccount(chat_id={self.chat_id}, token=<hidden>)"
 
 
 def _table(model: type[Any]) -> Table:
@@ -115,7 +151,6 @@ class Account:
     token_expires_at: datetime | None
     unique_id: str | None
     municipality: str | None
-    attributes: dict[str, Any]
     connected_at: datetime
     expiry_warned: bool
 
@@ -169,22 +204,24 @@ def _settings(chat_id: int, row: Row[Any] | None) -> ChatSettings:
     )
 
 
-def _clean_attributes(attributes: dict[str, Any]) -> dict[str, Any]:
-    """Drop the civil registration number at any depth: it must never reach the database."""
-    cleaned: dict[str, Any] = {}
-    for name, value in attributes.items():
-        if name.lower() in FORBIDDEN_ATTRIBUTES:
-            continue
-        cleaned[name] = _clean_attributes(value) if isinstance(value, dict) else value
-    return cleaned
+def _short_text(value: object, limit: int) -> str | None:
+    return value if isinstance(value, str) and 0 < len(value) <= limit else None
 
 
-def _text_attribute(attributes: dict[str, Any], *names: str) -> str | None:
-    for name in names:
-        value = attributes.get(name)
-        if value is not None and value != "":
-            return str(value)
-    return None
+def _identity(identity: Identity | Mapping[str, Any] | None) -> PatronIdentity:
+    """`uniqueId` and `municipality` only: nothing else from userinfo is ever stored.
+
+    A mapping (userinfo's wire names) is accepted and reduced to the two at once.
+    """
+    if identity is None:
+        return PatronIdentity()
+    if isinstance(identity, Mapping):
+        unique_id, municipality = identity.get("uniqueId"), identity.get("municipality")
+    else:
+        unique_id, municipality = identity.unique_id, identity.municipality
+    return PatronIdentity(
+        _short_text(unique_id, UNIQUE_ID_MAX), _short_text(municipality, MUNICIPALITY_MAX)
+    )
 
 
 def _execute_all(conn: Connection, statements: Iterable[Executable]) -> list[int]:
@@ -234,8 +271,13 @@ class Store:
         cipher: TokenCipher,
         *,
         clock: Callable[[], datetime] | None = None,
+        revoke: Callable[[str], Awaitable[object]] | None = None,
     ) -> None:
         self.database = database
+        # Every token the store drops without handing it to its caller (a replaced account, a
+        # replaced or expired pending link, a forgotten chat's link) goes here, so none is
+        # left valid at the access service; the runner sets the library client's `revoke`.
+        self.revoke_dropped = revoke
         self._run = database.run
         self._cipher = cipher
         self._clock = clock or _utcnow
@@ -255,6 +297,22 @@ class Store:
 
     async def close(self) -> None:
         await self.database.dispose()
+
+    async def _revoke(self, chat_tokens: Iterable[tuple[int, str]]) -> None:
+        """Decrypt and hand dropped tokens to `revoke_dropped`: best effort, once each."""
+        for chat_id, sealed in chat_tokens:
+            try:
+                token = self._cipher.decrypt(sealed, chat_id)
+            except TokenDecryptError as exc:
+                log.warning("dropped token of chat %s cannot be opened: %s", chat_id, exc)
+                continue
+            if self.revoke_dropped is None:
+                log.warning("a dropped token of chat %s is not revoked: no revoker set", chat_id)
+                continue
+            try:
+                await self.revoke_dropped(token)
+            except Exception as exc:  # best effort: a failed revocation must not fail the caller
+                log.info("revoking a dropped token failed: %s", type(exc).__name__)
 
     async def ping(self) -> bool:
         try:
@@ -365,38 +423,52 @@ class Store:
         chat_id: int,
         token: str,
         token_expires_at: datetime | None,
-        attributes: dict[str, Any],
+        identity: Identity | Mapping[str, Any] | None = None,
         ttl: timedelta = timedelta(minutes=10),
     ) -> str:
-        """A one-time code that connects `token` to this chat only; replaces older codes."""
+        """A one-time code that connects `token` to this chat only.
+
+        It replaces the chat's older codes, whose tokens are revoked (`revoke_dropped`).
+        """
         sealed = self._cipher.encrypt(token, chat_id)
         expires_at = self._now() + ttl
-        cleaned = _clean_attributes(attributes)
+        patron = _identity(identity)
+        replaced = (
+            delete(PENDING_LINK)
+            .where(PENDING_LINK.c.chat_id == chat_id)
+            .returning(PENDING_LINK.c.chat_id, PENDING_LINK.c.token)
+        )
         for attempt in range(5):
             code = new_code()
-            replace = (
-                delete(PENDING_LINK).where(PENDING_LINK.c.chat_id == chat_id),
-                insert(PENDING_LINK).values(
-                    code_hash=hash_secret(code),
-                    chat_id=chat_id,
-                    token=sealed,
-                    token_expires_at=token_expires_at,
-                    attributes=cleaned,
-                    expires_at=expires_at,
-                ),
+            add = insert(PENDING_LINK).values(
+                code_hash=hash_secret(code),
+                chat_id=chat_id,
+                token=sealed,
+                token_expires_at=token_expires_at,
+                unique_id=patron.unique_id,
+                municipality=patron.municipality,
+                expires_at=expires_at,
             )
+
+            def work(conn: Connection, add: Executable = add) -> list[tuple[int, str]]:
+                dropped = [(int(row.chat_id), row.token) for row in conn.execute(replaced)]
+                conn.execute(add)
+                return dropped
+
             try:
-                await self._run(partial(_execute_all, statements=replace))
+                dropped = await self._run(work)
             except IntegrityError:
                 # A code collision (about 1 in 10^12); draw again.
                 if attempt == 4:
                     raise
                 continue
+            await self._revoke(dropped)
             return code
         raise AssertionError("unreachable")
 
     async def complete_link(self, chat_id: int, code: str) -> Account | None:
-        """Connect the pending token, only from the chat that asked; replaces an older account.
+        """Connect the pending token, only from the chat that asked; replaces an older account,
+        whose token is revoked (`revoke_dropped`).
 
         A code from another chat matches nothing and stays usable for the rightful chat.
         """
@@ -409,38 +481,48 @@ class Store:
                 PENDING_LINK.c.expires_at > now,
             )
             .returning(
-                PENDING_LINK.c.token, PENDING_LINK.c.token_expires_at, PENDING_LINK.c.attributes
+                PENDING_LINK.c.token,
+                PENDING_LINK.c.token_expires_at,
+                PENDING_LINK.c.unique_id,
+                PENDING_LINK.c.municipality,
             )
         )
+        old = delete(ACCOUNT).where(ACCOUNT.c.chat_id == chat_id).returning(ACCOUNT.c.token)
 
-        def work(conn: Connection) -> Row[Any] | None:
+        def work(conn: Connection) -> tuple[Row[Any], str | None] | None:
             link = conn.execute(taken).first()
             if link is None:
                 return None
-            attributes: dict[str, Any] = dict(link.attributes or {})
+            replaced = conn.execute(old).scalar()
             # The associated data is the chat id, the same in both tables: no re-encryption.
             values: dict[str, Any] = {
                 "token": link.token,
                 "key_id": envelope_key_id(link.token),
                 "token_expires_at": link.token_expires_at,
-                "unique_id": _text_attribute(attributes, "uniqueId", "unique_id"),
-                "municipality": _text_attribute(attributes, "municipality"),
-                "attributes": attributes,
+                "unique_id": link.unique_id,
+                "municipality": link.municipality,
                 "connected_at": now,
                 "expiry_warned": False,
                 "swept_on": None,
                 "lease_owner": None,
                 "lease_until": None,
             }
-            return conn.execute(
+            # An upsert all the same: a concurrent completion must not fail on the key.
+            row = conn.execute(
                 self._insert(ACCOUNT)
                 .values(chat_id=chat_id, **values)
                 .on_conflict_do_update(index_elements=["chat_id"], set_=values)
                 .returning(*ACCOUNT.c)
             ).one()
+            return row, replaced
 
-        row = await self._run(work)
-        return None if row is None else self._account(row)
+        done = await self._run(work)
+        if done is None:
+            return None
+        row, replaced = done
+        if replaced is not None and replaced != row.token:
+            await self._revoke([(chat_id, replaced)])
+        return self._account(row)
 
     def _account(self, row: Row[Any]) -> Account | None:
         try:
@@ -455,7 +537,6 @@ class Store:
             token_expires_at=row.token_expires_at,
             unique_id=row.unique_id,
             municipality=row.municipality,
-            attributes=dict(row.attributes or {}),
             connected_at=row.connected_at,
             expiry_warned=bool(row.expiry_warned),
         )
@@ -471,10 +552,58 @@ class Store:
         row = await self._run(lambda conn: conn.execute(statement).first())
         return None if row is None else self._account(row)
 
+    async def remove_account(self, chat_id: int) -> RemovedAccount | None:
+        """`/logout`: remove the account and the chat's pending link in one transaction.
+
+        The account's token is returned to be revoked, or None in it when it can no longer be
+        decrypted (a key removed too early): the row goes all the same, and the caller says
+        so. The pending link's token is revoked here (`revoke_dropped`).
+        """
+        account = delete(ACCOUNT).where(ACCOUNT.c.chat_id == chat_id).returning(*ACCOUNT.c)
+        links = (
+            delete(PENDING_LINK)
+            .where(PENDING_LINK.c.chat_id == chat_id)
+            .returning(PENDING_LINK.c.chat_id, PENDING_LINK.c.token)
+        )
+
+        def work(conn: Connection) -> tuple[Row[Any] | None, list[tuple[int, str]]]:
+            row = conn.execute(account).first()
+            return row, [(int(link.chat_id), link.token) for link in conn.execute(links)]
+
+        row, dropped = await self._run(work)
+        await self._revoke(dropped)
+        if row is None:
+            return None
+        opened = self._account(row)
+        return RemovedAccount(
+            chat_id=chat_id,
+            token=None if opened is None else opened.token,
+            token_expires_at=row.token_expires_at,
+        )
+
     async def forget_chat(self, chat_id: int) -> None:
-        """Everything about the chat: token, states, links, settings, buttons, reminders."""
-        statements = [delete(table).where(table.c.chat_id == chat_id) for table in CHAT_TABLES]
-        await self._run(lambda conn: _execute_all(conn, statements))
+        """Everything about the chat: token, states, links, settings, buttons, reminders.
+
+        Tokens still stored (an account, a pending link) are revoked (`revoke_dropped`).
+        """
+        tokens = [
+            delete(table)
+            .where(table.c.chat_id == chat_id)
+            .returning(table.c.chat_id, table.c.token)
+            for table in (ACCOUNT, PENDING_LINK)
+        ]
+        rest = [
+            delete(table).where(table.c.chat_id == chat_id)
+            for table in CHAT_TABLES
+            if table not in (ACCOUNT, PENDING_LINK)
+        ]
+
+        def work(conn: Connection) -> list[tuple[int, str]]:
+            dropped = [(int(row.chat_id), row.token) for q in tokens for row in conn.execute(q)]
+            _execute_all(conn, rest)
+            return dropped
+
+        await self._revoke(await self._run(work))
 
     async def accounts_expiring(self, before: datetime) -> list[Account]:
         """Accounts whose token expires before `before` and that were not yet warned."""
@@ -772,14 +901,33 @@ class Store:
     # --- housekeeping ------------------------------------------------------------------------
 
     async def purge_expired(self) -> int:
-        """Delete expired login states and pending links, and buttons older than a day."""
+        """Delete expired login states and pending links (revoking their tokens), buttons
+        older than a day, reminder history older than `REMINDER_HISTORY` and the settings of
+        chats that blocked the bot `BLOCKED_CHAT_RETENTION` ago; how many rows."""
         now = self._now()
+        links = (
+            delete(PENDING_LINK)
+            .where(PENDING_LINK.c.expires_at <= now)
+            .returning(PENDING_LINK.c.chat_id, PENDING_LINK.c.token)
+        )
         statements = (
             delete(LOGIN_STATE).where(LOGIN_STATE.c.expires_at <= now),
-            delete(PENDING_LINK).where(PENDING_LINK.c.expires_at <= now),
             delete(CALLBACK_REF).where(CALLBACK_REF.c.created_at <= now - CALLBACK_TTL),
+            delete(REMINDER_LOG).where(REMINDER_LOG.c.created_at <= now - REMINDER_HISTORY),
+            delete(CHAT).where(
+                CHAT.c.active == false(),
+                CHAT.c.updated_at <= now - BLOCKED_CHAT_RETENTION,
+                ~exists().where(ACCOUNT.c.chat_id == CHAT.c.chat_id),
+            ),
         )
-        return sum(await self._run(lambda conn: _execute_all(conn, statements)))
+
+        def work(conn: Connection) -> tuple[list[tuple[int, str]], int]:
+            dropped = [(int(row.chat_id), row.token) for row in conn.execute(links)]
+            return dropped, sum(_execute_all(conn, statements))
+
+        dropped, removed = await self._run(work)
+        await self._revoke(dropped)
+        return removed + len(dropped)
 
     async def rotate_keys(self) -> int:
         """Re-encrypt every stored token under the newest key, in batches; how many were."""

@@ -70,7 +70,9 @@ class PendingLinkRow(SQLModel, table=True):
     chat_id: int = Field(index=True, sa_type=BigInteger)
     token: str = Field(sa_type=Text, nullable=False)
     token_expires_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
-    attributes: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    # From userinfo, only these two (never anything else it may carry, such as a CPR number).
+    unique_id: str | None = Field(default=None, max_length=200)
+    municipality: str | None = Field(default=None, max_length=16)
     expires_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
 
 
@@ -86,7 +88,6 @@ class AccountRow(SQLModel, table=True):
     token_expires_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
     unique_id: str | None = Field(default=None, max_length=200)
     municipality: str | None = Field(default=None, max_length=16)
-    attributes: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     connected_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
     expiry_warned: bool = False
     swept_on: date | None = None
@@ -110,6 +111,7 @@ class CallbackRefRow(SQLModel, table=True):
 
 class ReminderLogRow(SQLModel, table=True):
     __tablename__ = "reminder_log"
+    __table_args__ = (Index("ix_reminder_log_created_at", "created_at"),)
 
     chat_id: int = Field(
         primary_key=True, sa_type=BigInteger, sa_column_kwargs={"autoincrement": False}

@@ -10,6 +10,7 @@ from telegram import Update
 from telegram.error import Forbidden, TelegramError
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
+from bot.formatting import format_date
 from bot.handlers.common import (
     Context,
     callback_buttons,
@@ -27,6 +28,9 @@ from bot.texts import t
 log = logging.getLogger(__name__)
 
 EXPIRY_WARNING = timedelta(days=3)
+# The access service's tokens live thirty days (production notes): the latest a token whose
+# expiry is unknown stops working.
+TOKEN_LIFETIME = timedelta(days=30)
 
 
 def handlers() -> list[BaseHandler[Any, Any, Any]]:
@@ -46,16 +50,20 @@ async def login(update: Update, context: Context) -> None:
 async def logout(update: Update, context: Context) -> None:
     lang = await lang_of(update, context)
     svc = services(context)
-    account = await svc.store.delete_account(chat_id_of(update))
-    if account is None:
+    removed = await svc.store.remove_account(chat_id_of(update))
+    if removed is None:
         await reply(update, context, t(lang, "connect.not_logged_in"))
         return
-    try:
-        await svc.library.revoke(account.token)
-    except LibraryError as exc:
-        # Best effort: the token is forgotten here whatever the access service says.
-        log.info("token revocation failed: %s", type(exc).__name__)
-    await reply(update, context, t(lang, "connect.logged_out"))
+    # Forgotten here whatever the access service says; the reply says what happened there.
+    if removed.token is None:
+        key = "connect.logged_out_unreadable"  # a key removed before `rotate-keys` ran
+    elif await svc.library.revoke(removed.token):
+        key = "connect.logged_out"
+    else:
+        key = "connect.logged_out_unrevoked"
+    until = removed.token_expires_at or datetime.now(UTC) + TOKEN_LIFETIME
+    date = format_date(until.astimezone(svc.settings.timezone).date(), lang)
+    await reply(update, context, t(lang, key, date=date))
 
 
 async def forget(update: Update, context: Context) -> None:
@@ -122,7 +130,8 @@ async def _notify(context: Context, chat_id: int, key: str, **params: object) ->
 
 
 async def purge_expired_job(context: Context) -> None:
-    """Hourly: drop expired login states, pending links and old buttons."""
+    """Hourly: drop expired login states and pending links (revoking their tokens), old
+    buttons, old reminder history and long-blocked chats (`Store.purge_expired`)."""
     removed = await services(context).store.purge_expired()
     if removed:
         log.debug("purged %s expired rows", removed)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Mapping
 from types import MappingProxyType
@@ -12,7 +11,6 @@ from telegram import Update
 from telegram.ext import BaseHandler, CommandHandler
 
 from bot.handlers.common import Context, chat_id_of, lang_of, reply
-from bot.library.errors import LibraryError
 from bot.services import services
 from bot.texts import t
 
@@ -171,25 +169,10 @@ async def _redeem(update: Update, context: Context, code: str, lang: str) -> Non
 
 
 async def library_name(context: Context, account: Account, lang: str) -> str | None:
-    """The patron's library as best known: a name from the platform, else the municipality."""
-    attributes = account.attributes
-    for key in ("libraryName", "agencyName"):
-        if isinstance(attributes.get(key), str) and attributes[key]:
-            return str(attributes[key])
-    agency = attributes.get("agency") or attributes.get("agencyId")
-    agencies = attributes.get("agencies")
-    if not agency and isinstance(agencies, list) and agencies and isinstance(agencies[0], dict):
-        agency = agencies[0].get("agencyId")
-    if isinstance(agency, str) and agency:
-        try:
-            async with asyncio.timeout(LIBRARY_NAME_TIMEOUT):
-                branches = await services(context).library.libraries(account.token, [agency])
-        except (LibraryError, TimeoutError):
-            branches = []
-        if branches and branches[0].branch_name:
-            return branches[0].branch_name
-    municipality = account.municipality or attributes.get("municipality")
-    if isinstance(municipality, str) and municipality:
+    """The patron's municipality by name: the only place the bot keeps (userinfo's
+    `municipality`); agencies and everything else userinfo may carry are not kept."""
+    municipality = account.municipality
+    if municipality:
         code = municipality.strip().lstrip("0")
         if code in MUNICIPALITIES:
             return MUNICIPALITIES[code]

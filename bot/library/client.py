@@ -469,7 +469,7 @@ class LibraryClient:
             return self._model(TokenResponse, _decode("exchange_code", response), "exchange_code")
 
     async def userinfo(self, access_token: str) -> Userinfo:
-        """The patron's attributes; the civil registration number is dropped if sent."""
+        """`uniqueId` and `municipality` of the patron; any other attribute is dropped."""
         with self._metered("userinfo"):
             response = await self._send(
                 "userinfo",
@@ -482,17 +482,13 @@ class LibraryClient:
             attributes = body.get("attributes", body if "uniqueId" in body else None)
             if not isinstance(attributes, dict):
                 raise _malformed("userinfo", "no attributes")
-            extra = {
-                key: value
-                for key, value in attributes.items()
-                if key not in ("uniqueId", "municipality") and str(key).lower() != "cpr"
-            }
+            # Only the two the bot keeps are even looked at; the rest of the body (which may
+            # hold civil registration numbers) is dropped with this call's locals.
             return self._model(
                 Userinfo,
                 {
                     "uniqueId": attributes.get("uniqueId"),
                     "municipality": attributes.get("municipality"),
-                    "extra": extra,
                 },
                 "userinfo",
             )

@@ -9,7 +9,7 @@ The civil registration number (`cpr`) is deliberately not modelled, so it is dro
 from __future__ import annotations
 
 import datetime as dt
-from typing import Annotated, Any
+from typing import Annotated
 from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationInfo, field_validator
@@ -113,11 +113,14 @@ class Ticket(Model):
 
 
 class Userinfo(Model):
-    """Code-flow attributes. Whatever else is configured is kept in `extra`, minus `cpr`."""
+    """What the bot keeps of userinfo: `uniqueId` and `municipality`, nothing else.
+
+    Userinfo may carry more (`userId`, `agencies[].userId`, `cpr`: civil registration
+    numbers); those are never parsed, so they never outlive the request that read them.
+    """
 
     unique_id: OptText = None
     municipality: OptText = None
-    extra: dict[str, Any] = Field(default_factory=dict)
 
 
 # --- data platform --------------------------------------------------------------------------

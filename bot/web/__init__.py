@@ -81,10 +81,9 @@ async def _metrics(request: web.Request) -> web.Response:
 async def _webhook(request: web.Request) -> web.Response:
     services = request.app[SERVICES]
     secret = services.settings.WEBHOOK_SECRET
-    given = request.headers.get(WEBHOOK_SECRET_HEADER, "")
-    if secret is None or not hmac.compare_digest(
-        given.encode(), secret.get_secret_value().encode()
-    ):
+    # aiohttp keeps bytes that are not UTF-8 as surrogates: encode them back, never raise.
+    given = request.headers.get(WEBHOOK_SECRET_HEADER, "").encode("utf-8", "surrogateescape")
+    if secret is None or not hmac.compare_digest(given, secret.get_secret_value().encode()):
         return web.Response(status=403, text="forbidden")
     if not request.app[ACCEPTING]["updates"]:
         return web.Response(status=503, text="shutting down")
@@ -97,7 +96,8 @@ async def _webhook(request: web.Request) -> web.Response:
             raise ValueError("an update has an integer update_id")
         application: Any = request.app[APPLICATION]
         update = Update.de_json(data, application.bot)
-    except (ValueError, TypeError, KeyError, AttributeError):
+    except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
+        # RecursionError: JSON nested deeper than the parser (or PTB) can follow.
         return web.Response(status=400, text="malformed update")
     # Answer at once; PTB processes the queue in the background.
     await application.update_queue.put(update)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from aiohttp import web
@@ -18,7 +18,6 @@ from bot.texts import t
 from bot.web.pages import page_language, render
 
 if TYPE_CHECKING:
-    from bot.library.models import Userinfo
     from bot.services import Services
 
 log = logging.getLogger(__name__)
@@ -30,18 +29,6 @@ MAX_ERROR = 256
 
 def _valid(value: str | None, limit: int) -> bool:
     return value is not None and 0 < len(value) <= limit and value.isprintable()
-
-
-def link_attributes(info: Userinfo) -> dict[str, Any]:
-    """What is kept about the patron: the userinfo attributes, by their wire names."""
-    attributes: dict[str, Any] = {
-        key: value for key, value in info.extra.items() if key.lower() != "cpr"
-    }
-    if info.unique_id is not None:
-        attributes["uniqueId"] = info.unique_id
-    if info.municipality is not None:
-        attributes["municipality"] = info.municipality
-    return attributes
 
 
 async def oauth_callback(request: web.Request, services: Services) -> web.Response:
@@ -85,7 +72,7 @@ async def oauth_callback(request: web.Request, services: Services) -> web.Respon
         else None
     )
     link_code = await services.store.create_pending_link(
-        chat_id, token.access_token, expires_at, link_attributes(info)
+        chat_id, token.access_token, expires_at, info
     )
     username = services.bot_username
     deep_link = f"{services.settings.TELEGRAM_LINK_URL}/{quote(username)}?start={quote(link_code)}"

@@ -10,12 +10,13 @@ from __future__ import annotations
 import base64
 import binascii
 import secrets
+from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from aiohttp import web
 
 from sandbox.library import pages
-from sandbox.library.data import LIBRARIES
+from sandbox.library.data import LIBRARIES, PatronRecord
 from sandbox.library.responses import json_response, oauth_error
 from sandbox.library.state import TOKEN_LIFETIME, SandboxState
 
@@ -65,6 +66,37 @@ def form_required(request: web.Request) -> web.Response | None:
             "Invalid request: content must be application/x-www-form-urlencoded",
         )
     return None
+
+
+_UNKNOWN = object()
+
+
+def userinfo_attribute(record: PatronRecord, name: str) -> Any:
+    """One attribute as hejmdal maps it (`src/utils/attribute.mapper.util.js`).
+
+    `userId` is what the patron typed at login; `agencies` / `libraries` list the libraries
+    that know the patron, identified by civil registration number (`userIdType` `CPR`), as
+    in hejmdal's `docs/oauth2.md` example. Names hejmdal does not map are left out.
+    """
+    agencies = [
+        {"agencyId": agency, "userId": record.cpr, "userIdType": "CPR"}
+        for agency in record.agencies
+    ]
+    known: dict[str, Any] = {
+        "uniqueId": record.unique_id,
+        "municipality": record.municipality,
+        "cpr": record.cpr,
+        "userId": record.patron.user_id,
+        "agencies": agencies,
+        "libraries": agencies,
+        "birthDate": record.birth_date,
+        "birthYear": record.birth_year,
+        "gender": record.gender,
+        "blocked": False,
+        "uniloginId": None,
+        "wayfId": None,
+    }
+    return known.get(name, _UNKNOWN)
 
 
 class CodeFlow:
@@ -216,10 +248,13 @@ class CodeFlow:
         if found is None or found.user_id is None:
             return web.Response(status=401)
         record = self.state.record(found.user_id)
-        # Only what is configured for the client: never the civil registration number.
-        return json_response(
-            {"attributes": {"uniqueId": record.unique_id, "municipality": record.municipality}}
-        )
+        # Only what is configured for the client (by default uniqueId and municipality).
+        attributes = {
+            name: value
+            for name in self.state.userinfo_attributes
+            if (value := userinfo_attribute(record, name)) is not _UNKNOWN
+        }
+        return json_response({"attributes": {**attributes, **self.state.userinfo_extra}})
 
     async def revoke(self, request: web.Request) -> web.Response:
         token = self._token_param(request)
@@ -227,7 +262,10 @@ class CodeFlow:
             return oauth_error(
                 400, "invalid_request", "Invalid request: missing parameter: `access_token`"
             )
-        return json_response({"count": 1 if self.state.tokens.pop(token, None) else 0})
+        if self.state.tokens.pop(token, None) is None:
+            return json_response({"count": 0})
+        self.state.revoked.add(token)
+        return json_response({"count": 1})
 
     async def logout(self, request: web.Request) -> web.Response:
         token = request.query.get("access_token", "")

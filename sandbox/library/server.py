@@ -26,7 +26,7 @@ from sandbox.library.faults import SERVICES, Faults
 from sandbox.library.oauth import CodeFlow
 from sandbox.library.platform import Platform
 from sandbox.library.responses import json_response, malformed, service_error
-from sandbox.library.state import TOKEN_LIFETIME, SandboxState
+from sandbox.library.state import DEFAULT_USERINFO_ATTRIBUTES, TOKEN_LIFETIME, SandboxState
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 CONTROL = "/_sandbox"
@@ -70,6 +70,7 @@ class LibrarySandbox:
         clock: Callable[[], float] = time.time,
         seed: int = 0,
         release_cpr: bool = False,
+        userinfo_attributes: Sequence[str] = DEFAULT_USERINFO_ATTRIBUTES,
     ) -> None:
         tz = ZoneInfo(timezone)
         self.host = host
@@ -88,6 +89,7 @@ class LibrarySandbox:
             clock=clock,
             seed=seed,
             release_cpr=release_cpr,
+            userinfo_attributes=userinfo_attributes,
         )
         self.patrons: list[TestPatron] = [r.patron for r in self._state.test_patrons]
         self._code = CodeFlow(self._state)
@@ -167,6 +169,35 @@ class LibrarySandbox:
         """A patron's code-flow token without the browser (KeyError for an unknown patron)."""
         self._state.record(user_id)
         return self._state.new_token(user_id, expires_in=expires_in)
+
+    @property
+    def userinfo_attributes(self) -> tuple[str, ...]:
+        """The attributes userinfo releases to the client (hejmdal's names)."""
+        return self._state.userinfo_attributes
+
+    @userinfo_attributes.setter
+    def userinfo_attributes(self, names: Sequence[str]) -> None:
+        self._state.userinfo_attributes = tuple(names)
+
+    @property
+    def userinfo_extra(self) -> dict[str, Any]:
+        """Attributes added to every userinfo answer as given (odd names, nested values)."""
+        return self._state.userinfo_extra
+
+    def token_is_live(self, token: str) -> bool:
+        return self._state.token(token) is not None
+
+    def live_tokens(self, user_id: str) -> list[str]:
+        """The patron's tokens that work now (neither revoked nor expired)."""
+        return [
+            token
+            for token, record in self._state.tokens.items()
+            if record.user_id == user_id and self._state.token(token) is not None
+        ]
+
+    def was_revoked(self, token: str) -> bool:
+        """True once `DELETE /oauth/revoke` revoked `token`."""
+        return token in self._state.revoked
 
     def expire_token(self, token: str) -> None:
         found = self._state.tokens.get(token)

@@ -8,6 +8,7 @@ import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
+from typing import Any
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo
 
@@ -15,6 +16,8 @@ from sandbox.library.data import PatronFactory, PatronRecord
 
 TOKEN_LIFETIME = 2_592_000  # thirty days, as production
 CODE_LIFETIME = 300.0
+# What userinfo releases to a client unless its configuration names more (hejmdal's default).
+DEFAULT_USERINFO_ATTRIBUTES = ("uniqueId", "municipality")
 
 
 @dataclass
@@ -54,6 +57,7 @@ class SandboxState:
         clock: Callable[[], float],
         seed: int,
         release_cpr: bool,
+        userinfo_attributes: Sequence[str] = DEFAULT_USERINFO_ATTRIBUTES,
     ) -> None:
         self.client_id = client_id
         self.client_secret = client_secret
@@ -63,6 +67,11 @@ class SandboxState:
         self.clock = clock
         self.random = random.Random(seed)
         self.release_cpr = release_cpr
+        # The client's configured attributes (hejmdal's per-client `attributes`), and extra
+        # ones sent as given: a test hook for attributes nobody has configured yet.
+        self.userinfo_attributes = tuple(userinfo_attributes)
+        self.userinfo_extra: dict[str, Any] = {}
+        self.revoked: set[str] = set()  # tokens revoked through DELETE /oauth/revoke
         self.factory = PatronFactory(today, tz)
         self.records: dict[str, PatronRecord] = {}
         self.test_patrons = self.factory.test_patrons()

@@ -42,7 +42,7 @@ async def test_connect_success(bot: BotHarness) -> None:
     assert account is not None
     assert account.token_expires_at is not None
     assert account.token_expires_at > datetime.now(UTC) + timedelta(days=25)
-    assert "cpr" not in {key.lower() for key in account.attributes}
+    assert account.unique_id and account.municipality == "101"
     last = bot.telegram.sent(CHAT)[-1]
     assert "Forbundet" in last.text
 

@@ -74,7 +74,6 @@ async def test_link_connects_only_the_chat_that_asked(store: Store) -> None:
     assert account is not None
     assert (account.chat_id, account.token, account.token_expires_at) == (10, TOKEN, expires)
     assert (account.unique_id, account.municipality) == ("u-123", "101")
-    assert "cpr" not in account.attributes and account.attributes["uniqueId"] == "u-123"
     assert account.connected_at.tzinfo is not None and not account.expiry_warned
     assert TOKEN not in repr(account)
     assert await store.complete_link(10, code) is None

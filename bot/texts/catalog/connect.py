@@ -46,6 +46,15 @@ DA: dict[str, str] = {
     ),
     "connect.logged_out": "👋 Du er logget ud. Din adgang hos biblioteket er slettet her.",
     "connect.not_logged_in": "Du var ikke logget ind. Skriv /login for at forbinde din konto.",
+    "connect.logged_out_unreadable": (
+        "👋 Du er logget ud her, og dit login er slettet hos mig. Det kunne ikke afsluttes hos "
+        "biblioteket, fordi jeg ikke længere kan læse det (mine nøgler er skiftet). Det holder "
+        "op med at virke af sig selv senest {date}."
+    ),
+    "connect.logged_out_unrevoked": (
+        "👋 Du er logget ud her, og dit login er slettet hos mig. Biblioteket svarede ikke, da "
+        "jeg ville afslutte det dér; det holder op med at virke af sig selv senest {date}."
+    ),
     "connect.forget_prompt": (
         "Vil du slette alt, hvad jeg har gemt om denne chat (login, indstillinger og "
         "påmindelser)? Det kan ikke fortrydes."
@@ -110,6 +119,15 @@ EN: dict[str, str] = {
     ),
     "connect.logged_out": "👋 You are logged out. Your library access is deleted here.",
     "connect.not_logged_in": "You were not logged in. Send /login to connect your account.",
+    "connect.logged_out_unreadable": (
+        "👋 You are logged out here and your login is deleted on my side. It could not be ended "
+        "at the library, because I can no longer read it (my keys have changed). It stops "
+        "working by itself by {date} at the latest."
+    ),
+    "connect.logged_out_unrevoked": (
+        "👋 You are logged out here and your login is deleted on my side. The library did not "
+        "answer when I tried to end it there; it stops working by itself by {date} at the latest."
+    ),
     "connect.forget_prompt": (
         "Delete everything I keep about this chat (login, settings and reminders)? "
         "This cannot be undone."
