@@ -36,7 +36,6 @@ from telegram.error import Forbidden, RetryAfter, TelegramError
 
 from bot.formatting import split_messages
 from bot.handlers.common import NO_PREVIEW, ref_button, url_button_allowed
-from bot.http import TelegramRequest
 from bot.library.errors import LibraryError, NotLoggedIn, TokenRejected
 from bot.ratelimit import SEND_ATTEMPTS, paced_rate_limiter
 from bot.render import hold_is_ready, render_hold, render_loan, sort_loans
@@ -628,14 +627,8 @@ async def remind_once(settings: Settings) -> SweepReport:
         await store.close()
 
 
-def build_bot(settings: Settings) -> ExtBot[int]:
+def build_bot(settings: Settings) -> ExtBot[Any]:
     """A bot for sweeps outside `run`, paced and sending like the one in `run`."""
-    from telegram.ext import ExtBot
+    from bot import botapi
 
-    assert settings.TELEGRAM_BOT_TOKEN is not None
-    return ExtBot(
-        settings.TELEGRAM_BOT_TOKEN.get_secret_value(),
-        base_url=f"{settings.TELEGRAM_API_URL}/bot",
-        rate_limiter=paced_rate_limiter(settings.TELEGRAM_SEND_RATE),
-        request=TelegramRequest(),
-    )
+    return botapi.build_bot(settings, rate_limiter=paced_rate_limiter(settings.TELEGRAM_SEND_RATE))
