@@ -491,3 +491,18 @@ async def test_wait_for(bot: tg.Bot, telegram: TelegramStandIn) -> None:
         await telegram.wait_for(CHAT, "tredje", timeout=0.2, after=0)
     with pytest.raises(TimeoutError):
         await telegram.wait_for(CHAT, "første", timeout=0.1, after=first.message_id)
+
+
+async def test_garbled_answer_still_delivers(telegram: TelegramStandIn) -> None:
+    telegram.add_chat(CHAT + 1)
+    telegram.failures.garble("sendMessage")
+    async with httpx.AsyncClient() as http:
+        answer = await http.post(
+            f"{telegram.url}/bot{TEST_BOT_TOKEN}/sendMessage",
+            data={"chat_id": str(CHAT + 1), "text": "hej"},
+        )
+    body = answer.json()
+    assert answer.status_code == 200 and body["ok"] is True
+    assert set(body["result"]) == {"message_id"}  # no date, no chat: PTB cannot parse it
+    assert [m.text for m in telegram.sent(CHAT + 1)] == ["hej"]
+    assert telegram.failures.pending == []
