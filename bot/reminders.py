@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import gc
 import html
 import logging
 import os
@@ -522,16 +521,9 @@ async def sweep(
             if group:
                 await state.deliver(group)
 
-    # What is alive before the sweep (modules, clients, caches) stays alive through it, so the
-    # garbage collector leaves it out until the sweep ends instead of walking all of it in every
-    # full collection (measured: GC went from 0.022 to 0.004 ms of CPU per patron).
-    gc.freeze()
-    try:
-        async with asyncio.TaskGroup() as group:
-            group.create_task(fetch_all())
-            group.create_task(deliver())
-    finally:
-        gc.unfreeze()
+    async with asyncio.TaskGroup() as group:
+        group.create_task(fetch_all())
+        group.create_task(deliver())
     await state.flush()
     state.report.duration = time.monotonic() - started
     log.info("%s", state.report.summary())
