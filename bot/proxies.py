@@ -68,6 +68,11 @@ class Proxies:
     def __bool__(self) -> bool:
         return bool(self.http or self.https or self.all)
 
+    def passwords(self) -> list[str]:
+        """The passwords in the proxy URLs (`http://user:password@proxy:3128`), for redaction."""
+        found = (urlsplit(url).password for url in (self.http, self.https, self.all) if url)
+        return [password for password in found if password]
+
     def for_url(self, url: str) -> str | None:
         """The proxy URL to reach `url` through, or None to connect directly."""
         parts = urlsplit(url)

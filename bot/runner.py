@@ -248,6 +248,7 @@ def main(args: argparse.Namespace) -> int:
         for value in (settings.TELEGRAM_BOT_TOKEN, settings.CLIENT_SECRET, settings.WEBHOOK_SECRET)
         if value is not None
     ]
+    secrets += settings.proxies.passwords()
     setup_logging(settings.LOG_LEVEL, settings.LOG_FORMAT, secrets=secrets)
 
     async def serve() -> None:

@@ -93,3 +93,8 @@ def test_empty_values_mean_no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HTTPS_PROXY", "")
     monkeypatch.setenv("NO_PROXY", "")
     assert not Settings(_env_file=None).proxies  # type: ignore[call-arg]
+
+
+def test_proxy_passwords_are_known_for_redaction() -> None:
+    proxies = Proxies(https="http://kommune:s3cret-pw@proxy:3128", http="http://proxy:3128")
+    assert proxies.passwords() == ["s3cret-pw"]
