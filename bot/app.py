@@ -1,4 +1,4 @@
-"""Build the python-telegram-bot `Application`: Bot API address, rate limiter, handlers."""
+"""Build the python-telegram-bot `Application`: the bot (`bot.botapi`), rate limiter, handlers."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from telegram.error import Forbidden, TelegramError
 from telegram.ext import Application, ApplicationBuilder, BaseHandler
 
 import bot.handlers
-from bot.http import TelegramRequest
+from bot.botapi import build_bot, telegram_request
 from bot.library.errors import ServiceUnavailable
 from bot.metrics import MeteredApplication, metrics_of
 from bot.ratelimit import FairUpdateProcessor, paced_rate_limiter
@@ -25,7 +25,10 @@ log = logging.getLogger(__name__)
 # Modules of bot/handlers that are not a command area of their own.
 NOT_AREAS = frozenset({"common", "fallback"})
 CONCURRENT_UPDATES = 64
-CONNECTION_POOL = 64
+# Connections to the Bot API for sends. httpx's pool (httpcore) does work quadratic in its
+# connections for every request: at 64 it cost about 4 ms of CPU per `/loans` under load
+# (bench.commands), at 8 about 1.5 ms; sends are paced at 30 a second anyway.
+CONNECTION_POOL = 8
 
 AnyApplication = Application[Any, Any, Any, Any, Any, Any]
 
@@ -49,26 +52,24 @@ def build_application(services: Services, *, polling: bool) -> AnyApplication:
     from bot.handlers.common import private_chat_guard
 
     settings = services.settings
-    assert settings.TELEGRAM_BOT_TOKEN is not None
-    request = TelegramRequest(
-        connection_limit=CONNECTION_POOL, connect_timeout=5.0, read_timeout=10.0, pool_timeout=5.0
+    # Long polling holds its connection for the poll timeout; it gets a pool of its own.
+    updates_request = (
+        telegram_request(settings, connection_pool_size=2, read_timeout=40.0) if polling else None
     )
+    the_bot = build_bot(
+        settings,
+        request=telegram_request(settings, connection_pool_size=CONNECTION_POOL, read_timeout=10.0),
+        get_updates_request=updates_request,
+        rate_limiter=paced_rate_limiter(settings.TELEGRAM_SEND_RATE),
+    )
+    # `.bot()` is how PTB takes a bot of a subclass; its requests carry the pools and proxy.
     builder = (
         ApplicationBuilder()
         .application_class(MeteredApplication)
-        .token(settings.TELEGRAM_BOT_TOKEN.get_secret_value())
-        .base_url(f"{settings.TELEGRAM_API_URL}/bot")
-        .base_file_url(f"{settings.TELEGRAM_API_URL}/file/bot")
-        .request(request)
-        .rate_limiter(paced_rate_limiter(settings.TELEGRAM_SEND_RATE))
+        .bot(the_bot)
         .concurrent_updates(FairUpdateProcessor(CONCURRENT_UPDATES))
     )
-    if polling:
-        # Long polling holds its connection for the poll timeout; give it its own pool.
-        builder = builder.get_updates_request(
-            TelegramRequest(connection_limit=2, connect_timeout=5.0, read_timeout=40.0)
-        )
-    else:
+    if not polling:
         builder = builder.updater(None)
     application: AnyApplication = builder.build()
     application.bot_data[SERVICES_KEY] = services

@@ -104,6 +104,11 @@ def demo_settings(
         WEBHOOK_SECRET=None,
         DATABASE_URL=f"sqlite+aiosqlite:///{(data_dir / DATABASE_FILE).resolve()}",
         TOKEN_KEYS=token_key,
+        # Everything the demo calls is on 127.0.0.1: no forward proxy.
+        HTTP_PROXY=None,
+        HTTPS_PROXY=None,
+        ALL_PROXY=None,
+        NO_PROXY="",
     )
     # Every field is given, so nothing is read from the environment or `.env` here.
     return Settings(_env_file=None, **values)

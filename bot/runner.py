@@ -32,6 +32,9 @@ log = logging.getLogger(__name__)
 
 SHUTDOWN_SECONDS = 10.0
 POLL_TIMEOUT = 30
+# `setWebhook` retried after a failure: first after this many seconds, doubling up to the cap.
+WEBHOOK_RETRY_FIRST = 1.0
+WEBHOOK_RETRY_CAP = 60.0
 STATE_PURGE_INTERVAL = timedelta(hours=1)
 
 
@@ -113,9 +116,7 @@ async def run_bot(
         stack.push_async_callback(application.shutdown)
         # initialize() called getMe; the answer is kept on the bot.
         services.bot_username = application.bot.username
-        for lang in ("da", "en"):
-            await application.bot.set_my_commands(bot_commands(lang), language_code=lang)
-        await application.bot.set_my_commands(bot_commands("da"))
+        await _set_commands(application.bot)
 
         from bot.web import create_web_app
 
@@ -131,11 +132,11 @@ async def run_bot(
         stack.push_async_callback(_stop_updates, application, web_app)
 
         if webhook:
-            await application.bot.set_webhook(
-                url=f"{settings.PUBLIC_URL}/telegram/webhook",
-                secret_token=webhook,
-                allowed_updates=Update.ALL_TYPES,
-            )
+            url = f"{settings.PUBLIC_URL}/telegram/webhook"
+            if not await _set_webhook(application.bot, url, webhook):
+                # Serve anyway (health says Telegram is failing) and keep trying.
+                retrying = asyncio.create_task(_keep_setting_webhook(application.bot, url, webhook))
+                stack.push_async_callback(_cancel, retrying)
         else:
             assert application.updater is not None  # start_polling calls deleteWebhook
             await application.updater.start_polling(
@@ -155,6 +156,51 @@ async def run_bot(
         await stop.wait()
         log.info("stopping")
     log.info("stopped")
+
+
+async def _set_commands(bot: Any) -> None:
+    """The command menus: cosmetic, so a Bot API server that refuses them does not stop us."""
+    menus: list[tuple[str, str | None]] = [("da", "da"), ("en", "en"), ("da", None)]
+    for lang, language_code in menus:
+        try:
+            await bot.set_my_commands(bot_commands(lang), language_code=language_code)
+        except Exception as exc:  # any failure of a cosmetic call: log it and go on
+            log.warning(
+                "setMyCommands (%s) failed, the command menu may be missing: %s",
+                language_code or "default",
+                type(exc).__name__,
+            )
+
+
+async def _set_webhook(bot: Any, url: str, secret: str) -> bool:
+    """One `setWebhook`; True when Telegram took it. The bot's `health` follows the outcome."""
+    health = getattr(bot, "health", None)
+    try:
+        await bot.set_webhook(url=url, secret_token=secret, allowed_updates=Update.ALL_TYPES)
+    except Exception as exc:
+        log.warning("setWebhook failed, no updates until it succeeds: %s", type(exc).__name__)
+        if health is not None:
+            health.webhook_pending = True
+        return False
+    if health is not None:
+        health.webhook_pending = False
+    return True
+
+
+async def _keep_setting_webhook(bot: Any, url: str, secret: str) -> None:
+    delay = WEBHOOK_RETRY_FIRST
+    while True:
+        await asyncio.sleep(delay)
+        if await _set_webhook(bot, url, secret):
+            log.info("setWebhook succeeded")
+            return
+        delay = min(delay * 2, WEBHOOK_RETRY_CAP)
+
+
+async def _cancel(task: asyncio.Task[None]) -> None:
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
 
 
 async def _stop_updates(application: Any, web_app: web.Application) -> None:
@@ -203,6 +249,7 @@ def main(args: argparse.Namespace) -> int:
         for value in (settings.TELEGRAM_BOT_TOKEN, settings.CLIENT_SECRET, settings.WEBHOOK_SECRET)
         if value is not None
     ]
+    secrets += settings.proxies.passwords()
     setup_logging(settings.LOG_LEVEL, settings.LOG_FORMAT, secrets=secrets)
 
     async def serve() -> None:

@@ -10,6 +10,7 @@ from typing import Annotated, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import (
+    AliasChoices,
     AnyHttpUrl,
     Field,
     SecretStr,
@@ -18,6 +19,8 @@ from pydantic import (
     model_validator,
 )
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from bot.proxies import Proxies, check_proxy_url
 
 KEY_BYTES = 32
 
@@ -75,6 +78,18 @@ class Settings(BaseSettings):
     SWEEP_CONCURRENCY: int = Field(default=32, ge=1, le=1000)
     # Messages per second over all chats; 0 sends unpaced (a local Bot API server, benchmarks).
     TELEGRAM_SEND_RATE: float = Field(default=29.5, ge=0, le=1000)
+    # Forward proxies for the Bot API and the library services (see `bot.proxies`); the lower
+    # case spelling wins, as in curl and urllib.
+    HTTPS_PROXY: str | None = Field(
+        default=None, validation_alias=AliasChoices("https_proxy", "HTTPS_PROXY")
+    )
+    HTTP_PROXY: str | None = Field(
+        default=None, validation_alias=AliasChoices("http_proxy", "HTTP_PROXY")
+    )
+    ALL_PROXY: str | None = Field(
+        default=None, validation_alias=AliasChoices("all_proxy", "ALL_PROXY")
+    )
+    NO_PROXY: str = Field(default="", validation_alias=AliasChoices("no_proxy", "NO_PROXY"))
 
     @field_validator(
         "TELEGRAM_API_URL", "OAUTH_URL", "AUTH_URL", "LOGIN_URL", "PLATFORM_URL", "PUBLIC_URL"
@@ -84,6 +99,13 @@ class Settings(BaseSettings):
         if value is None or value == "":
             return None
         return _url(value)
+
+    @field_validator("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY")
+    @classmethod
+    def _proxy_url(cls, value: str | None) -> str | None:
+        if value is None or not value.strip():
+            return None
+        return check_proxy_url(value)
 
     @field_validator("LOG_LEVEL", mode="before")
     @classmethod
@@ -135,6 +157,13 @@ class Settings(BaseSettings):
         return ZoneInfo(self.BOT_TIMEZONE)
 
     @property
+    def proxies(self) -> Proxies:
+        """The forward proxies, as read at start-up."""
+        return Proxies(
+            http=self.HTTP_PROXY, https=self.HTTPS_PROXY, all=self.ALL_PROXY, no_proxy=self.NO_PROXY
+        )
+
+    @property
     def redirect_uri(self) -> str:
         return f"{self.PUBLIC_URL}/oauth/callback"
 
@@ -162,5 +191,7 @@ def load_settings(**overrides: object) -> Settings:
     except ValidationError as exc:
         error = exc.errors()[0]
         name = ".".join(str(part) for part in error["loc"]) or "settings"
+        if name.endswith("_proxy"):  # read in either case; named as the table names it
+            name = name.upper()
         message = str(error["msg"]).removeprefix("Value error, ")
         raise SettingsError(f"{name}: {message}") from None

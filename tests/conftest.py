@@ -7,4 +7,5 @@ pytest_plugins = [
     "tests.fixtures.bot",
     "tests.fixtures.browser",
     "tests.fixtures.logs",
+    "tests.fixtures.proxy",
 ]

@@ -407,6 +407,10 @@ async def _cancel_hold(
         await reply(update, context, t(lang, "borrower.cancel.refused", title=title, reason=reason))
         return
     except LibraryError as exc:
+        if isinstance(exc, ServiceUnavailable) and exc.status is None:
+            # Sent once, never answered readably: the hold may be cancelled or not.
+            await reply(update, context, t(lang, "borrower.cancel.maybe", title=title))
+            return
         await answer_library_error(update, context, exc, lang)
         return
     key = "borrower.cancel.done" if result.deleted else "borrower.cancel.not_done"

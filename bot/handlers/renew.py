@@ -155,8 +155,10 @@ async def renew_callback(update: Update, context: Context) -> None:
     except Refused as exc:
         outcome: RenewResult | LibraryError = exc
     except LibraryError as exc:
-        await tell_failure(update, context, exc, lang)
-        return
+        if not (isinstance(exc, ServiceUnavailable) and exc.status is None):
+            await tell_failure(update, context, exc, lang)
+            return
+        outcome = exc  # sent once, never answered readably: "no answer, see /loans"
     else:
         outcome = result
     await send(context, chat_id_of(update), result_line(title, outcome, today_in(context), lang))

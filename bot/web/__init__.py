@@ -62,11 +62,14 @@ async def _health(request: web.Request) -> web.Response:
         log.warning("health: store ping failed", exc_info=True)
         store_ok = False
     running = bool(getattr(application, "running", False)) and request.app[ACCEPTING]["updates"]
-    ok = store_ok and running
+    # `getUpdates` or `setWebhook` failing again and again: no updates are coming in.
+    api_health = getattr(getattr(application, "bot", None), "health", None)
+    telegram_failing = running and bool(getattr(api_health, "failing", False))
+    ok = store_ok and running and not telegram_failing
     body = {
         "status": "ok" if ok else "unavailable",
         "database": "ok" if store_ok else "failing",
-        "telegram": "running" if running else "stopped",
+        "telegram": "failing" if telegram_failing else "running" if running else "stopped",
         "mode": "webhook" if services.settings.WEBHOOK_SECRET is not None else "polling",
     }
     return web.json_response(body, status=200 if ok else 503, headers={"Cache-Control": "no-store"})

@@ -7,10 +7,14 @@ Usage (`telegram.failures` on a `TelegramStandIn`)::
     telegram.failures.fail("*", 502, times=2)                    # the next two calls of any method
     telegram.failures.hang("getUpdates", 5.0)                    # answer normally, 5 s late
     telegram.failures.fail("sendMessage", 500, delay=2.0)        # wait 2 s, then fail
+    telegram.failures.garble("sendMessage")                      # do it, answer `ok` unreadably
     telegram.failures.clear()
 
 Rules are consumed in the order they were added; each matching call uses up one of `times`.
-Method names match case-insensitively, like Telegram's.
+Method names match case-insensitively, like Telegram's. `garble` stands for Bot API servers
+that are not Telegram (emulators, local servers behind a rewriting proxy): the call is carried
+out and answered HTTP 200 `{"ok": true}`, but its `result` lacks fields Telegram always sends
+(a message without `date` and `chat`).
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ class Fault:
     retry_after: int | None
     delay: float
     remaining: int
+    garbled: bool = False
 
     def error_description(self) -> str:
         if self.description is not None:
@@ -78,6 +83,10 @@ class Failures:
     def hang(self, method: str, seconds: float, *, times: int = 1) -> None:
         """Delay the next `times` calls of `method` by `seconds`, then answer them normally."""
         self._rules.append(Fault(method.lower(), None, None, None, seconds, times))
+
+    def garble(self, method: str, *, times: int = 1) -> None:
+        """Carry out the next `times` calls of `method`, then answer them with a bare result."""
+        self._rules.append(Fault(method.lower(), None, None, None, 0.0, times, garbled=True))
 
     def clear(self) -> None:
         self._rules.clear()

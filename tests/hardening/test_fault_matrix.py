@@ -183,11 +183,12 @@ CATALOGUE_YES = {"da": "Ja, bestil", "en": "Yes, order it"}
 # --- the renew button: one renewal per tap --------------------------------------------------
 
 RENEW_OUTCOME = {
-    "slow": ("common.unavailable",),
+    # No answer in time, or none that could be read: it may have been renewed, see /loans.
+    "slow": ("borrower.renew.no_answer",),
     "down": ("common.unavailable",),
     # The platform's refusals are 500s with a code, so a bare 500 reads as a refusal.
     "500": ("borrower.renew.refused", "common.unavailable"),
-    "malformed": ("common.unavailable",),
+    "malformed": ("borrower.renew.no_answer",),
     "token refused": ("common.reconnect",),
 }
 

@@ -6,12 +6,13 @@ Whatever a server sends, the client either returns the model or raises one of it
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import json
+from http import HTTPStatus
 from typing import Any
 from zoneinfo import ZoneInfo
 
-import httpx
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -212,6 +213,26 @@ def test_absurd_nesting_is_a_library_error() -> None:
 
 # --- the same through HTTP: raw bytes the client decodes itself --------------------------------
 
+
+def _answer_with(status: int, body: bytes) -> Any:
+    """A connection handler that reads one request and answers `status` with `body`."""
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            await reader.readuntil(b"\r\n\r\n")
+            head = (
+                f"HTTP/1.1 {status} {HTTPStatus(status).phrase}\r\n"
+                f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
+                "Connection: close\r\n\r\n"
+            )
+            writer.write(head.encode() + body)
+            await writer.drain()
+        finally:
+            writer.close()
+
+    return handle
+
+
 raw_bodies = st.one_of(
     st.binary(max_size=200),
     envelope_of(user).map(lambda body: json.dumps(body, allow_nan=True).encode()),
@@ -224,16 +245,14 @@ raw_bodies = st.one_of(
 async def test_client_user_call_on_any_body(body: bytes, status: int) -> None:
     """`LibraryClient.user` on any status and body: a model or a `LibraryError`, nothing else."""
 
-    def answer(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(status, content=body, headers={"Content-Type": "application/json"})
-
+    server = await asyncio.start_server(_answer_with(status, body), "127.0.0.1", 0)
+    url = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}"
     client = LibraryClient(
-        oauth_url="http://127.0.0.1:9",
-        auth_url="http://127.0.0.1:9",
-        platform_url="http://127.0.0.1:9",
+        oauth_url=url,
+        auth_url=url,
+        platform_url=url,
         client_id="id",
         client_secret="secret",
-        transport=httpx.MockTransport(answer),
     )
     try:
         result = await client.user("token-value")
@@ -243,3 +262,5 @@ async def test_client_user_call_on_any_body(body: bytes, status: int) -> None:
         assert isinstance(result, BorrowerStatus)
     finally:
         await client.aclose()
+        server.close()
+        await server.wait_closed()

@@ -62,6 +62,9 @@ def rig_settings(
         TOKEN_KEYS=",".join(key_text(key) for key in keys),
         PUBLIC_URL="http://127.0.0.1:9",
         SWEEP_CONCURRENCY=4,
+        HTTP_PROXY=None,
+        HTTPS_PROXY=None,
+        ALL_PROXY=None,
     )
 
 

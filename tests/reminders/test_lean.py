@@ -1,5 +1,5 @@
-"""The sweep's lean paths: batched store writes, the library client and the Bot API over
-`bot.http`'s transports. Each must behave exactly like the path it replaces."""
+"""The sweep's lean paths: batched store writes, the library client's reads and the Bot API
+client it sends with. Each must behave exactly like the path it replaces."""
 
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ import logging
 import socket
 from datetime import timedelta
 
-import httpx
+import aiohttp
 import pytest
 from telegram.error import NetworkError, RetryAfter
-from telegram.ext import ExtBot
+from telegram.request import HTTPXRequest
 
-from bot.http import Http1Transport, TelegramRequest
+from bot.botapi import TolerantBot, telegram_request
 from bot.library.client import LibraryClient
 from bot.library.errors import ServiceUnavailable, TokenRejected
 from bot.reminders import build_bot
@@ -83,9 +83,7 @@ async def test_patrons_are_finished_across_many_flushes(rig: Rig) -> None:
     assert (await rig.sweep()).patrons == 0
 
 
-async def test_user_over_http1_matches_httpx_own_transport(
-    library_sandbox: LibrarySandbox,
-) -> None:
+async def test_reads_share_one_kept_alive_connection(library_sandbox: LibrarySandbox) -> None:
     token = library_sandbox.issue_token(KAREN)
     options = {
         "oauth_url": library_sandbox.urls.oauth,
@@ -95,15 +93,16 @@ async def test_user_over_http1_matches_httpx_own_transport(
         "client_secret": library_sandbox.client_secret,
         "timeout": 3.0,
     }
-    async with (
-        LibraryClient(**options) as lean,
-        LibraryClient(**options, transport=httpx.AsyncHTTPTransport()) as plain,
-    ):
-        fast = await lean.user(token)
-        assert fast == await plain.user(token)
-        assert fast.name == "Karen Jensen" and fast.loans
+    async with LibraryClient(**options) as lean:
+        status = await lean.user(token)
+        assert status.name == "Karen Jensen" and status.loans
+        assert (await lean.user(token)) == status
         found = await lean.search(token, "kongens")
-        assert found == await plain.search(token, "kongens") and found.works
+        assert found.works
+        assert lean._sessions is not None
+        connector = lean._sessions.pooled.connector
+        assert isinstance(connector, aiohttp.TCPConnector)
+        assert len(connector._conns) == 1  # the three reads went over one connection
         library_sandbox.expire_token(token)
         with pytest.raises(TokenRejected):
             await lean.user(token)
@@ -129,11 +128,11 @@ async def test_user_maps_a_dead_platform_without_leaking_the_token(
     assert "secret-token-xyz" not in caplog.text + str(caught.value)
 
 
-async def test_telegram_request_sends_and_maps_errors(telegram: TelegramStandIn) -> None:
+async def test_telegram_request_sends_and_maps_errors(telegram: TelegramStandIn, rig: Rig) -> None:
     telegram.add_chat(4242)
-    bot: ExtBot[None] = ExtBot(
-        TEST_BOT_TOKEN, base_url=f"{telegram.url}/bot", request=TelegramRequest()
-    )
+    settings = rig.settings.model_copy(update={"TELEGRAM_API_URL": telegram.url})
+    request = telegram_request(settings, connection_pool_size=4, read_timeout=5.0)
+    bot = TolerantBot(TEST_BOT_TOKEN, base_url=f"{telegram.url}/bot", request=request)
     async with bot:
         message = await bot.send_message(4242, "<b>Hej</b> &amp; velkommen", parse_mode="HTML")
         assert message.chat.id == 4242
@@ -143,7 +142,9 @@ async def test_telegram_request_sends_and_maps_errors(telegram: TelegramStandIn)
     [sent] = telegram.sent(4242)
     assert sent.text == "Hej & velkommen"
 
-    request = TelegramRequest(connect_timeout=1.0)
+    request = telegram_request(
+        settings, connection_pool_size=1, read_timeout=1.0, connect_timeout=1.0
+    )
     await request.initialize()
     try:
         with pytest.raises(NetworkError) as caught:
@@ -156,8 +157,6 @@ async def test_telegram_request_sends_and_maps_errors(telegram: TelegramStandIn)
     assert TEST_BOT_TOKEN not in str(caught.value)
 
 
-async def test_build_bot_and_client_use_the_lean_transports(rig: Rig) -> None:
+async def test_build_bot_uses_ptb_own_request_and_the_tolerant_bot(rig: Rig) -> None:
     bot = build_bot(rig.settings)
-    assert isinstance(bot.request, TelegramRequest)
-    async with LibraryClient.from_settings(rig.settings) as library:
-        assert isinstance(library._transport, Http1Transport)
+    assert isinstance(bot, TolerantBot) and isinstance(bot.request, HTTPXRequest)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import gc
 from collections import Counter
 from datetime import date, timedelta
 from typing import Any
@@ -143,10 +142,8 @@ async def test_crash_mid_sweep_loses_nothing_and_repeats_at_most_one(rig: Rig) -
             rig.sweep(bot=crashing, concurrency=1, batch_size=2, lease=SHORT_LEASE)
         )
         await asyncio.wait_for(crashing._in_flight.wait(), 10)
-        assert gc.get_freeze_count() > 0  # the sweep keeps older objects out of collections
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
-    assert gc.get_freeze_count() == 0  # and lets them back in, even when cut off
     assert sum(len(rig.telegram.sent(chat)) for chat in chats) == 3
 
     await asyncio.sleep(SHORT_LEASE.total_seconds() + 0.1)  # the dead sweeper's leases end

@@ -511,3 +511,18 @@ async def test_groups_members_channels_and_edits(bot: tg.Bot, telegram: Telegram
         await telegram.send_text(-1001, "/help")
     with pytest.raises(ValueError, match="private chat"):
         await telegram.send_text(CHAT, "/help", user_id=77)
+
+
+async def test_garbled_answer_still_delivers(telegram: TelegramStandIn) -> None:
+    telegram.add_chat(CHAT + 1)
+    telegram.failures.garble("sendMessage")
+    async with httpx.AsyncClient() as http:
+        answer = await http.post(
+            f"{telegram.url}/bot{TEST_BOT_TOKEN}/sendMessage",
+            data={"chat_id": str(CHAT + 1), "text": "hej"},
+        )
+    body = answer.json()
+    assert answer.status_code == 200 and body["ok"] is True
+    assert set(body["result"]) == {"message_id"}  # no date, no chat: PTB cannot parse it
+    assert [m.text for m in telegram.sent(CHAT + 1)] == ["hej"]
+    assert telegram.failures.pending == []

@@ -30,6 +30,10 @@ DA: dict[str, str] = {
         "Reserveringen af <b>{title}</b> findes ikke længere – den er måske hentet eller "
         "allerede annulleret. Se /holds."
     ),
+    "borrower.cancel.maybe": (
+        "⚠️ Biblioteket svarede ikke, så reserveringen af <b>{title}</b> kan være annulleret "
+        "eller ej. Se /holds om lidt, før du prøver igen."
+    ),
     # /debt
     "borrower.debt.none": "💚 Du skylder ikke biblioteket noget.",
     "borrower.debt.header": "💰 <b>Det skylder du biblioteket</b>",
@@ -161,6 +165,10 @@ EN: dict[str, str] = {
     "borrower.cancel.gone": (
         "The hold on <b>{title}</b> no longer exists – perhaps it was collected or already "
         "cancelled. See /holds."
+    ),
+    "borrower.cancel.maybe": (
+        "⚠️ The library did not answer, so the hold on <b>{title}</b> may or may not be "
+        "cancelled. Check /holds in a little while before trying again."
     ),
     # /debt
     "borrower.debt.none": "💚 You owe the library nothing.",

@@ -1,0 +1,91 @@
+"""At most once, through the running bot: the platform or the access service reads a request
+that changes state and then drops the connection (`refuse_connections` in the sandbox).
+
+Each state change reaches the service exactly once, although the bot's library client holds
+kept-alive connections from the reads before it, and the patron is told honestly that the
+library did not answer and where to see whether it went through.
+(`tests/library/test_at_most_once.py` does the same on fresh and reused connections alone.)
+"""
+
+from __future__ import annotations
+
+from tests.fixtures.bot import BotHarness
+from tests.hardening.conftest import JONAS, KAREN, OLE, PID, answers, says, send, tap
+
+YES_ORDER = {"da": "Ja, bestil", "en": "Yes, order it"}
+
+
+def drop_after_reading(bot: BotHarness, service: str) -> None:
+    bot.sandbox.faults.refuse_connections.add(service)
+
+
+async def test_order_confirmed_while_the_platform_drops_the_connection(bot: BotHarness) -> None:
+    chat, lang = 301, "en"
+    await bot.connect(chat, OLE, language_code=lang)
+    [prompt] = await send(bot, chat, f"/order {PID} DK-710100")
+    assert says(prompt, lang, "borrower.order.confirm"), prompt.text
+    drop_after_reading(bot, "platform")
+
+    told = await tap(bot, chat, prompt, YES_ORDER[lang], count=2)
+
+    assert bot.sandbox.calls["platform GET /v3/order"] == 1
+    assert any(says(message, lang, "common.unavailable") for message in told), told
+    [maybe] = [message for message in told if says(message, lang, "borrower.order.maybe")]
+    assert "/holds" in maybe.text
+
+
+async def test_renew_button_while_the_platform_drops_the_connection(bot: BotHarness) -> None:
+    chat, lang = 302, "da"
+    await bot.connect(chat, JONAS, language_code=lang)
+    [listing] = await send(bot, chat, "/renew")
+    loan_button = listing.buttons[1][0]
+    drop_after_reading(bot, "platform")
+
+    [reply] = await tap(bot, chat, listing, loan_button.text)
+
+    assert bot.sandbox.calls["platform GET /v3/renew"] == 1
+    assert says(reply, lang, "borrower.renew.no_answer"), reply.text
+    assert "intet svar fra biblioteket" in reply.text and "/loans" in reply.text
+
+
+async def test_cancel_while_the_platform_drops_the_connection(bot: BotHarness) -> None:
+    chat, lang = 303, "en"
+    await bot.connect(chat, KAREN, language_code=lang)
+    [holds] = await send(bot, chat, "/holds")
+    [confirm] = await tap(bot, chat, holds, "✖ Cancel: Dune")
+    drop_after_reading(bot, "platform")
+
+    [reply] = await tap(bot, chat, confirm, "✖ Yes, cancel it")
+
+    assert bot.sandbox.calls["platform GET /v3/order"] == 1
+    assert reply.text == (
+        "⚠️ The library did not answer, so the hold on Dune may or may not be cancelled. "
+        "Check /holds in a little while before trying again."
+    )
+
+
+async def test_code_exchange_while_the_access_service_drops_the_connection(
+    bot: BotHarness,
+) -> None:
+    chat = 304
+    bot.add_chat(chat)
+    redirect = await bot.log_in_at_library(await bot.login_url(chat))
+    drop_after_reading(bot, "oauth")
+
+    page = await bot.follow(redirect)
+
+    assert page.status_code == 502  # "the login could not be completed": log in again
+    assert bot.sandbox.calls["oauth POST /oauth/token"] == 1
+    assert await bot.store.account(chat) is None
+
+
+async def test_logout_while_the_access_service_drops_the_connection(bot: BotHarness) -> None:
+    chat, lang = 305, "en"
+    await bot.connect(chat, KAREN, language_code=lang)
+    drop_after_reading(bot, "oauth")
+
+    [reply] = await answers(bot, chat, lambda: bot.telegram.send_text(chat, "/logout"))
+
+    assert bot.sandbox.calls["oauth DELETE /oauth/revoke"] == 1
+    assert says(reply, lang, "connect.logged_out"), reply.text
+    assert await bot.store.account(chat) is None
