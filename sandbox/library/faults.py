@@ -4,6 +4,12 @@ Every field is keyed by service name (`oauth`, `auth`, `login`, `platform`) or `
 a service's own entry wins over `*`. `fail_next` is keyed by request path (e.g. `/v3/order`).
 The extra name `orders` in `down` takes only the order system down: `/v3/order` answers 503
 `service_unavailable` while the rest of the platform works.
+
+`drop` and `lose_answer` hold service names or request paths (`/v3/order`): `drop` reads the
+whole request and closes the connection without handling it; `lose_answer` handles the request
+(an order is placed, a loan renewed) and then closes the connection before the answer is sent.
+Either way the client sees the same thing, a connection closed with no answer, and cannot know
+whether its request took effect.
 """
 
 from __future__ import annotations
@@ -22,6 +28,8 @@ class Faults:
     refuse_connections: set[str] = field(default_factory=set)
     error_rate: dict[str, float] = field(default_factory=dict)
     malformed: set[str] = field(default_factory=set)
+    drop: set[str] = field(default_factory=set)
+    lose_answer: set[str] = field(default_factory=set)
     fail_next: dict[str, list[int]] = field(default_factory=dict)
 
     def clear(self) -> None:
@@ -30,6 +38,8 @@ class Faults:
         self.refuse_connections.clear()
         self.error_rate.clear()
         self.malformed.clear()
+        self.drop.clear()
+        self.lose_answer.clear()
         self.fail_next.clear()
 
     def delay(self, service: str) -> float:
@@ -46,6 +56,12 @@ class Faults:
 
     def is_malformed(self, service: str) -> bool:
         return service in self.malformed or ALL in self.malformed
+
+    def drops(self, service: str, path: str) -> bool:
+        return bool({service, path, ALL} & self.drop)
+
+    def loses_answer(self, service: str, path: str) -> bool:
+        return bool({service, path, ALL} & self.lose_answer)
 
     def pop_failure(self, path: str) -> int | None:
         queue = self.fail_next.get(path)
@@ -68,7 +84,7 @@ class Faults:
             if any(not 0.0 <= v <= 1.0 for v in rates.values()):
                 raise ValueError("error_rate values are fractions between 0 and 1")
             self.error_rate = rates
-        for name in ("down", "refuse_connections", "malformed"):
+        for name in ("down", "refuse_connections", "malformed", "drop", "lose_answer"):
             if name in changes:
                 setattr(self, name, {str(v) for v in list(changes[name])})
         if "fail_next" in changes:
@@ -83,5 +99,7 @@ class Faults:
             "refuse_connections": sorted(self.refuse_connections),
             "error_rate": dict(self.error_rate),
             "malformed": sorted(self.malformed),
+            "drop": sorted(self.drop),
+            "lose_answer": sorted(self.lose_answer),
             "fail_next": {k: list(v) for k, v in self.fail_next.items()},
         }

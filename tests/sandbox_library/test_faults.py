@@ -113,9 +113,9 @@ async def test_calls_are_counted(library_sandbox, client):
     await user(client, library_sandbox, token)
     await user(client, library_sandbox, token)
     await get_code(client, library_sandbox)
-    session = await client.get(f"{library_sandbox.urls.login}/login", params={"token": token})
-    body = session.json()
-    await client.get(f"{library_sandbox.urls.login}/getTicket/{body['token']}/{body['id']}")
+    session_token, session_id = library_sandbox.open_ticket("1000000001")
+    body = {"token": session_token, "id": session_id}
+    await client.get(f"{library_sandbox.urls.login}/getTicket/{session_token}/{session_id}")
     calls = library_sandbox.calls
     assert calls["platform GET /v3/user"] == 2
     assert calls["oauth POST /oauth/authorize"] == 1
