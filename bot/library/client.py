@@ -440,17 +440,29 @@ class LibraryClient:
 
     # --- code flow --------------------------------------------------------------------------
 
-    def authorize_url(self, *, redirect_uri: str, state: str) -> str:
-        """Where to send the patron to log in; the service redirects back with a code."""
-        query = urlencode(
-            {
-                "response_type": "code",
-                "client_id": self.client_id,
-                "redirect_uri": redirect_uri,
-                "state": state,
-            }
-        )
-        return f"{self.oauth_url}/oauth/authorize?{query}"
+    def authorize_url(self, *, redirect_uri: str, state: str, force_login: bool = False) -> str:
+        """Where to send the patron to log in; the service redirects back with a code.
+
+        `force_login` asks for the card number and pin again instead of offering "continue
+        as ..." from the single sign-on session (after a logout, on a shared device).
+        """
+        params = {
+            "response_type": "code",
+            "client_id": self.client_id,
+            "redirect_uri": redirect_uri,
+            "state": state,
+        }
+        if force_login:
+            params["force_login"] = "1"
+        return f"{self.oauth_url}/oauth/authorize?{urlencode(params)}"
+
+    def logout_url(self, *, redirect_uri: str) -> str:
+        """The access service's logout, which ends its single sign-on session in the browser.
+
+        No `access_token`: the service finds the session by its cookie and checks
+        `redirect_uri` against the clients of that session, so no token goes into a URL.
+        """
+        return f"{self.oauth_url}/logout?{urlencode({'redirect_uri': redirect_uri})}"
 
     async def exchange_code(self, code: str, *, redirect_uri: str) -> TokenResponse:
         with self._metered("exchange_code"):
@@ -591,7 +603,14 @@ class LibraryClient:
         with self._metered("order"):
             params = {"pids": json.dumps(pids), "pickUpBranch": pick_up_branch}
             body = await self._platform("order", "/v3/order", access_token, params, retry=False)
-            return self._model(OrderResult, _data(body, "order"), "order")
+            result = self._model(OrderResult, _data(body, "order"), "order")
+            if not result.ok:
+                # Success is `status` "ok" only; anything else is the order system saying no.
+                code = result.status.strip()[:MAX_CODE_LENGTH] or "order not placed"
+                raise OrderRefused(
+                    f"{_label('order')} answered status {code!r}", code=code, status=200
+                )
+            return result
 
     async def cancel_order(
         self, access_token: str, order_id: str, order_type: str = "normal"

@@ -32,10 +32,10 @@ def _library_bot(args: list[str], cwd: Path, **env: str) -> subprocess.Completed
 async def test_migrate_creates_the_schema(tmp_path: Path) -> None:
     result = _library_bot(["migrate"], tmp_path, DATABASE_URL="sqlite:///bot.db")
     assert result.returncode == 0, result.stderr
-    assert "revision 0001" in result.stdout
-    assert await database_revision(f"sqlite:///{tmp_path / 'bot.db'}") == "0001"
+    assert "revision 0004" in result.stdout
+    assert await database_revision(f"sqlite:///{tmp_path / 'bot.db'}") == "0004"
     again = _library_bot(["migrate"], tmp_path, DATABASE_URL="sqlite:///bot.db")
-    assert again.returncode == 0 and "revision 0001" in again.stdout
+    assert again.returncode == 0 and "revision 0004" in again.stdout
 
 
 async def test_rotate_keys_reencrypts(tmp_path: Path) -> None:

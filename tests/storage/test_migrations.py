@@ -11,7 +11,15 @@ from storage.engine import create_engine
 from storage.migrate import database_revision, downgrade, head_revision, upgrade
 from storage.tables import metadata
 
-TABLES = {"chat", "login_state", "pending_link", "account", "callback_ref", "reminder_log"}
+TABLES = {
+    "chat",
+    "login_state",
+    "pending_link",
+    "account",
+    "callback_ref",
+    "reminder_log",
+    "renewal_refusal",
+}
 
 
 def _differences(connection: Connection) -> list[object]:
@@ -30,7 +38,7 @@ async def _tables(url: str) -> set[str]:
 
 async def test_base_to_head_and_back(store_url: str) -> None:
     # The fixture migrated it; go down to empty and up again.
-    assert await database_revision(store_url) == head_revision() == "0001"
+    assert await database_revision(store_url) == head_revision() == "0004"
     await downgrade(store_url)
     assert await database_revision(store_url) is None
     assert await _tables(store_url) <= {"alembic_version"}
