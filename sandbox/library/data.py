@@ -321,6 +321,9 @@ class PatronFactory:
             "orderDate": self.dates.moment(ordered),
             "titleId": faust,
         }
+        if status == "At reservation shelf":
+            # As recorded: an order waiting on the shelf has no queue position.
+            del order["holdQueuePosition"]
         if expiry_in is not None:
             order["pickUpExpiryDate"] = self.dates.any_shape(expiry_in)
         if shelf is not None:

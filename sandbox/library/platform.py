@@ -408,6 +408,9 @@ class Platform:
             fields = json_list(params, "fields", required=False)
         except InvalidParameter as exc:
             return platform_error(400, str(exc))
+        if nids is not None:
+            # As the platform does: fetching by nid passes no agency on, only the login's.
+            agencies = []
         if not agencies and found.user_id is not None:
             agencies = [self.state.record(found.user_id).patron.agency]
         if not agencies:
