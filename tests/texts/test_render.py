@@ -84,7 +84,8 @@ def test_loan_from_the_wire_with_every_date_shape() -> None:
     assert [item.loan_id for item in ordered] == ["c", "a", "b", "d"]
     texts = [render_loan(item, TODAY, "da") for item in ordered]
     assert texts[1].endswith("afleveres 27. nov. (i morgen)")
-    assert texts[2] == "<b>Y_*&lt;b&gt;</b>\nafleveres snart"  # unparsed: shown as sent
+    # Unparsed: shown as sent, and flagged.
+    assert texts[2] == "<b>Y_*&lt;b&gt;</b>\nafleveres snart ⚠️ datoen kunne ikke læses"
     assert loan_urgency(ordered[2], TODAY) == "unknown"
     assert texts[3] == "<b>W</b>\ningen afleveringsdato"
     assert render_loan(ordered[3], TODAY, "en") == "<b>W</b>\nno due date"
@@ -161,7 +162,9 @@ def test_hold_statuses_in_plain_words() -> None:
     # A pick-up number alone means it is on the shelf, even with an odd status.
     shelf = hold(status="Active", pick_up_id="9", pick_up_expiry_date="fredag")
     assert hold_is_ready(shelf)
-    assert render_hold(shelf, TODAY, "en", {}).endswith("Pick-up no. <b>9</b> · collect by fredag")
+    assert render_hold(shelf, TODAY, "en", {}).endswith(
+        "Pick-up no. <b>9</b> · collect by fredag ⚠️ the date could not be read"
+    )
     assert render_hold(hold(status="Active"), TODAY, "da", {}).endswith("· I kø")
 
 
