@@ -442,7 +442,8 @@ async def _cancel_hold(
             )
         )
     except Refused as exc:
-        if (exc.code or "").lower() == "order_not_found":
+        # "Unknown Request": the NCIP problem type for an order the library no longer has.
+        if (exc.code or "").strip().lower() in ("order_not_found", "unknown request"):
             await reply(update, context, t(lang, "borrower.cancel.gone", title=title))
             return
         reason = shorten(exc.code or "?", 120)

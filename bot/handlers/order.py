@@ -218,7 +218,7 @@ async def place_order(
             await _forget_branch(context, chat_id_of(update), branch)
         text = _refusal(exc, lang, title=title, pid=pid, branch=branch, branch_name=branch_name)
         if text is not None and (exc.code or "").strip().lower() == "owned_own_catalogue":
-            url = branch_names(context).catalogue(branch)
+            url = exc.url or branch_names(context).catalogue(branch)
             if url and url.startswith(("https://", "http://")):
                 text = f"{text}\n{t(lang, 'borrower.order.catalogue', url=url)}"
         if text is not None:

@@ -176,8 +176,9 @@ async def renew_command(update: Update, context: Context) -> None:
     )
     buttons: list[list[InlineKeyboardButton]] = []
     if open_loans:
+        # Every loan of the list, refused ones too, so "renew all" can say what it left alone.
         every = await svc.store.put_callback(
-            chat_id, "renewall", {"loans": [loan.loan_id for loan in open_loans]}
+            chat_id, "renewall", {"loans": [loan.loan_id for loan in loans]}
         )
         buttons.append([ref_button(t(lang, "borrower.renew.all"), "renewall", every)])
     for loan, ref_id in zip(shown, ids, strict=True):

@@ -107,9 +107,10 @@ async def test_sixty_five_loans_are_split_without_cutting_an_entry(bot: BotHarne
         for entry in message.html.split("\n\n")[1 if message is messages[0] else 0 :]:
             assert entry.count("<b>") == entry.count("</b>") == 1, entry
             assert "afleveres" in entry, entry
-    # A date in a format the client cannot parse is shown as it was sent.
+    # The Danish day-first date (dd/mm/yyyy) is read: shown, sorted and counted like the rest.
     everything = "\n".join(m.text for m in messages)
-    assert re.search(r"afleveres \d{2}/\d{2}/\d{4}", everything)
+    assert not re.search(r"\d{2}/\d{2}/\d{4}", everything)
+    assert everything.count(" (") == 1 + 65  # the header, and every entry's days left
 
 
 async def test_no_loans(bot: BotHarness) -> None:

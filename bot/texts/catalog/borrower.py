@@ -86,7 +86,7 @@ DA: dict[str, str] = {
     "borrower.order.owned": (
         "<b>{branch}</b> har selv <b>{title}</b> på hylden, så det kan ikke bestilles "
         "gennem mig. Reservér det i det biblioteks egen katalog, eller vælg et andet "
-        "afhentningssted: <code>/order {pid} DK-123456</code>."
+        "afhentningssted: <code>/order {pid} &lt;bibliotek&gt;</code>."
     ),
     "borrower.order.catalogue": "Bibliotekets katalog: {url}",
     "borrower.order.wrong_medium": (
@@ -274,7 +274,7 @@ EN: dict[str, str] = {
     "borrower.order.owned": (
         "<b>{branch}</b> has <b>{title}</b> on its own shelves, so it cannot be ordered "
         "through me. Reserve it in that library's own catalogue, or choose another pick-up "
-        "branch: <code>/order {pid} DK-123456</code>."
+        "branch: <code>/order {pid} &lt;library&gt;</code>."
     ),
     "borrower.order.catalogue": "The library's catalogue: {url}",
     "borrower.order.wrong_medium": (
