@@ -59,9 +59,9 @@ async def _status(update: Update, context: Context, lang: str, lead: str | None 
     lines = [lead] if lead else []
     connected = await svc.store.account(chat_id) is not None
     if not connected:
-        # Reminders need a library account to read the loans from: do not claim they are on.
+        # Reminders need a library account to read the loans from: say so before the settings.
         lines.append(t(lang, "reminders.status.no_account"))
-    elif chat.reminders_enabled:
+    if chat.reminders_enabled:
         described = t(lang, "reminders.status.days", days=join_days(days, lang))
         if chat.reminder_days is None:
             described = Raw(f"{described} {t(lang, 'reminders.status.default')}")

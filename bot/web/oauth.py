@@ -73,7 +73,7 @@ async def logout_redirect(request: web.Request, services: Services) -> web.Strea
     lang = request.rel_url.query.get("lang", "")
     lang = lang if lang in LANGUAGES else page_language(request.headers.get("Accept-Language"))
     target = services.library.logout_url(redirect_uri=services.settings.redirect_uri)
-    response = web.HTTPFound(target, headers={"Cache-Control": "no-store"})
+    response = web.Response(status=302, headers={"Location": target, "Cache-Control": "no-store"})
     response.set_cookie(
         LOGOUT_COOKIE, lang, max_age=600, path="/oauth", httponly=True, samesite="Lax"
     )

@@ -24,7 +24,7 @@ DA: dict[str, str] = {
     "reminders.status.off": "🔕 Påmindelser er <b>slået fra</b>.",
     "reminders.status.no_account": (
         "🔕 Du får <b>ingen påmindelser</b> lige nu, fordi du ikke er logget ind. Skriv /login. "
-        "Indstillingerne herunder gælder, når du er logget ind."
+        "Når du er logget ind, gælder dette:"
     ),
     "reminders.status.days": (
         "{days} dage før afleveringsdatoen (0 = samme dag), og når et lån er overskredet"
@@ -74,7 +74,7 @@ EN: dict[str, str] = {
     "reminders.status.off": "🔕 Reminders are <b>off</b>.",
     "reminders.status.no_account": (
         "🔕 You get <b>no reminders</b> right now, because you are not logged in. Send /login. "
-        "The settings below apply once you are logged in."
+        "Once you are logged in, this applies:"
     ),
     "reminders.status.days": (
         "{days} days before the due date (0 = on the day), and when a loan is overdue"
