@@ -10,6 +10,9 @@ whole request and closes the connection without handling it; `lose_answer` handl
 (an order is placed, a loan renewed) and then closes the connection before the answer is sent.
 Either way the client sees the same thing, a connection closed with no answer, and cannot know
 whether its request took effect.
+
+`refuse_orders` is a queue of order-system reasons (`unknown_user`, `ORS_error`, ...): each new
+order takes the first one and is refused with it (503 for `service_unavailable`, else 500).
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ class Faults:
     drop: set[str] = field(default_factory=set)
     lose_answer: set[str] = field(default_factory=set)
     fail_next: dict[str, list[int]] = field(default_factory=dict)
+    refuse_orders: list[str] = field(default_factory=list)
 
     def clear(self) -> None:
         self.latency.clear()
@@ -41,6 +45,7 @@ class Faults:
         self.drop.clear()
         self.lose_answer.clear()
         self.fail_next.clear()
+        self.refuse_orders.clear()
 
     def delay(self, service: str) -> float:
         return float(self.latency.get(service, self.latency.get(ALL, 0.0)))
@@ -87,6 +92,8 @@ class Faults:
         for name in ("down", "refuse_connections", "malformed", "drop", "lose_answer"):
             if name in changes:
                 setattr(self, name, {str(v) for v in list(changes[name])})
+        if "refuse_orders" in changes:
+            self.refuse_orders = [str(v) for v in list(changes["refuse_orders"])]
         if "fail_next" in changes:
             self.fail_next = {
                 str(k): [int(s) for s in list(v)] for k, v in dict(changes["fail_next"]).items()
@@ -102,4 +109,5 @@ class Faults:
             "drop": sorted(self.drop),
             "lose_answer": sorted(self.lose_answer),
             "fail_next": {k: list(v) for k, v in self.fail_next.items()},
+            "refuse_orders": list(self.refuse_orders),
         }

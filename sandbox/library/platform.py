@@ -248,6 +248,10 @@ class Platform:
         refusal = self._refusal(pids, branch)
         if refusal is not None:
             return refusal
+        queued = self.faults().refuse_orders
+        if queued:
+            code = queued.pop(0)
+            return platform_error(503 if code == "service_unavailable" else 500, code)
         entry = next(e for e in CATALOGUE if e[0] in {faust_of(p) for p in pids})
         record = self.state.record(user_id)
         now = datetime.now(self.state.tz).replace(microsecond=0)

@@ -215,3 +215,17 @@ async def test_drop_through_the_control_endpoint(library_sandbox, client):
     assert library_sandbox.faults.drop == {"/v3/renew"}
     await client.post(f"{library_sandbox.urls.platform}/_sandbox/reset")
     assert library_sandbox.faults.drop == set() and library_sandbox.faults.lose_answer == set()
+
+
+async def test_refuse_orders_queues_order_system_reasons(library_sandbox, client):
+    token = library_sandbox.issue_token("1000000002")
+    url = f"{library_sandbox.urls.platform}/_sandbox/faults"
+    await client.post(url, json={"refuse_orders": ["unknown_user", "service_unavailable"]})
+    first = await order_1984(client, library_sandbox, token)
+    assert first.status_code == 500
+    assert first.json() == {"statusCode": 500, "error": "unknown_user"}
+    second = await order_1984(client, library_sandbox, token)
+    assert second.status_code == 503
+    assert second.json() == {"statusCode": 503, "error": "service_unavailable"}
+    third = await order_1984(client, library_sandbox, token)
+    assert third.json()["data"]["status"] == "ok"
