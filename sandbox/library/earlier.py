@@ -29,7 +29,7 @@ from sandbox.library.oauth import (
     with_query,
 )
 from sandbox.library.responses import json_response, oauth_error
-from sandbox.library.state import TOKEN_LIFETIME, SandboxState
+from sandbox.library.state import TOKEN_LIFETIME, SandboxState, SessionRecord
 
 AGENCY_IDS = {agency_id for agency_id, _, _ in LIBRARIES}
 INVALID_TOKEN = (
@@ -156,7 +156,7 @@ class EarlierFlow:
             {"id": ticket_id, "token": session.token, "attributes": self._attributes(session)}
         )
 
-    def _attributes(self, session: Any) -> dict[str, Any]:
+    def _attributes(self, session: SessionRecord) -> dict[str, Any]:
         record = self.state.record(session.user_id)
         attributes: dict[str, Any] = {
             "gender": record.gender,
