@@ -55,6 +55,29 @@ PASSTHROUGH = (
     "LIBRARY_TIMEOUT",
     "SWEEP_CONCURRENCY",
 )
+# Seconds before a placed order shows up under /holds, as with the real order system.
+ORDER_DELAY = 5.0
+# What to try, so that each behaviour of the real services shows (printed in the banner).
+TRY_THESE = (
+    (
+        "/order 870970-basis:27015794 DK-710100",
+        "on the shelf there: reserve it in that library's own catalogue (owned_own_catalogue)",
+    ),
+    (
+        "/order 870970-basis:27015794 DK-710104",
+        f"orderable there; shows up under /holds after {ORDER_DELAY:g} s",
+    ),
+    ("/order 870970-basis:51371213", "a net audiobook: cannot be ordered for pick-up"),
+    ("/order 870970-basis:22677608 DK-123456", "no such branch: refused before confirming"),
+    (
+        "/renew, Renew all",
+        "renews only loans due soon, says what it left; Kongens fald is "
+        "reserved by another patron and marked so from then on",
+    ),
+    ("/loans as patron 1000000003", "a due date sent as dd/mm/yyyy is read and sorted"),
+    ("/logout, then /login", "a link to end the library login's session; a fresh login next"),
+    ("a chat in English", "reminders and login pages in English, with no /language"),
+)
 # Quieter than `run` unless the operator asks: the console should show the address to open.
 DEMO_LOG_LEVEL = "WARNING"
 
@@ -177,7 +200,10 @@ async def start_demo(
     cleanup = contextlib.AsyncExitStack()
     try:
         sandbox = LibrarySandbox(
-            host="127.0.0.1", client_secret=client_secret, timezone=base.BOT_TIMEZONE
+            host="127.0.0.1",
+            client_secret=client_secret,
+            timezone=base.BOT_TIMEZONE,
+            order_delay=ORDER_DELAY,
         )
         await sandbox.start()
         cleanup.push_async_callback(sandbox.stop)
@@ -274,6 +300,10 @@ def banner(demo: Demo) -> str:
         *(f"patron {p.user_id} {p.pin} {p.description}" for p in demo.sandbox.patrons),
         "",
         f'"{SWEEP_ACTION}" on the page sends due-date reminders now.',
+        "",
+        "Try these (as patron 1000000001 unless said otherwise):",
+        *(f"  {what:<42} {shows}" for what, shows in TRY_THESE),
+        "",
         "Press Ctrl-C to stop.",
     ]
     return "\n".join(lines)
