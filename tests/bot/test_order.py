@@ -199,3 +199,32 @@ async def test_order_within_the_time_limit_when_the_work_service_hangs(
     bot.sandbox.faults.latency["platform"] = 3.0
     [reply] = await command(bot, 42, f"/order {LITTLE_PRINCE}", timeout=5)
     assert "not answering" in reply.text
+
+
+# Every reason of the order system (production-notes), as the patron reads it in English.
+REASONS = {
+    "owned_own_catalogue": "on its own shelves, so it cannot be ordered through me",
+    "owned_wrong_mediumType": "is a kind of material that cannot be ordered for pick-up",
+    "not_owned_wrong_ILL_mediumType": "is a kind of material that cannot be ordered for pick-up",
+    "not_owned_no_ILL_loc": "No library can lend Den lille prins to you",
+    "unknown_pickupAgency": "does not exist at the libraries, so nothing was ordered",
+    "unknown_user": "The library does not know you as a patron for this order",
+    "invalid_order": "The order system rejected the order of Den lille prins as invalid",
+    "ORS_error": "The order system failed, so Den lille prins was not ordered",
+    "service_unavailable": "order system is down right now, so Den lille prins was not ordered",
+    "authentication_error": "could not confirm who you are, so Den lille prins was not ordered",
+    "order not placed": "The library could not order Den lille prins",
+    # An unknown code: a generic refusal that quotes it.
+    "a_code_nobody_knows": "refused to order Den lille prins, saying “a_code_nobody_knows”",
+}
+
+
+async def test_every_order_system_reason_in_words(bot: BotHarness) -> None:
+    await bot.connect(42, KAREN, language_code="en")
+    for index, (code, words) in enumerate(REASONS.items()):
+        ask = await confirmation(bot, 42, f"/order {LITTLE_PRINCE} DK-710104")
+        bot.sandbox.faults.refuse_orders.append(code)
+        told = await bot.tap(42, ask, "📥 Yes, order it")
+        assert told is not None and words in told.text, (code, told.text)
+        assert bot.sandbox.calls[ORDER_CALLS] == index + 1
+    assert not [o for o in bot.sandbox.patron_data(KAREN).orders if o["title"] == "Den lille prins"]
