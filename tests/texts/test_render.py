@@ -226,3 +226,30 @@ def test_work() -> None:
     )
     assert render_work(Work(), "en") == "<b>(untitled)</b>"
     assert render_work(Work(title="T", type="Lydbog"), "da") == "<b>T</b>\nLydbog"
+
+
+def test_day_first_dates_from_the_wire_are_read_sorted_and_show_their_year() -> None:
+    status = BorrowerStatus.model_validate(
+        {
+            "loans": [
+                {"loanId": "a", "dueDate": "05.01.2027", "title": "A"},
+                {"loanId": "b", "dueDate": "27-11-2026", "title": "B"},
+                {"loanId": "c", "dueDate": "24/11/2026", "title": "C"},
+                {"loanId": "d", "dueDate": "30/02/2026", "title": "D"},
+            ]
+        },
+        context={"tz": ZoneInfo("Europe/Copenhagen")},
+    )
+    ordered = sort_loans(status.loans)
+    assert [item.loan_id for item in ordered] == ["c", "b", "a", "d"]
+    texts = [render_loan(item, TODAY, "en") for item in ordered]
+    assert texts[0].endswith("due 24 Nov (2 days overdue)")
+    assert texts[1].endswith("due 27 Nov (tomorrow)")
+    assert texts[2].endswith("due 5 Jan 2027 (in 40 days)")  # not this year: with the year
+    assert texts[3].endswith("due 30/02/2026 ⚠️ the date could not be read")
+
+
+def test_a_refused_renewal_is_marked_in_the_entry() -> None:
+    entry = render_loan(loan(TODAY), TODAY, "en", "reserved by another patron")
+    assert entry.endswith("\n⛔ can't be renewed: reserved by another patron")
+    assert_telegram_html(entry)
