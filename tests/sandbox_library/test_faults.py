@@ -229,3 +229,21 @@ async def test_refuse_orders_queues_order_system_reasons(library_sandbox, client
     assert second.json() == {"statusCode": 503, "error": "service_unavailable"}
     third = await order_1984(client, library_sandbox, token)
     assert third.json()["data"]["status"] == "ok"
+
+
+async def test_lose_next_loses_one_answer_only(library_sandbox, client):
+    token = library_sandbox.issue_token("1000000002")
+    library_sandbox.faults.lose_next.append("/v3/order")
+    with pytest.raises(httpx.RemoteProtocolError):
+        await order_1984(client, library_sandbox, token)
+    assert library_sandbox.faults.lose_next == []
+    second = await order_1984(client, library_sandbox, token)
+    assert second.json()["data"]["status"] == "ok"
+    # Both were placed: the first one's answer was lost, not its effect.
+    assert len(library_sandbox.patron_data("1000000002").orders) == 2
+    url = f"{library_sandbox.urls.platform}/_sandbox/faults"
+    await client.post(url, json={"drop_next": ["/v3/order"]})
+    with pytest.raises(httpx.RemoteProtocolError):
+        await order_1984(client, library_sandbox, token)
+    assert len(library_sandbox.patron_data("1000000002").orders) == 2
+    assert (await order_1984(client, library_sandbox, token)).status_code == 200
