@@ -43,6 +43,7 @@ BOT_USERNAME = "library_demo_bot"
 BOT_NAME = "Biblioteksbot"
 SWEEP_ACTION = "Run reminder sweep"
 EXPIRE_ACTION = "Expire library logins"
+LOSE_ACTION = "Lose the next order's answer"
 START_TIMEOUT = 30.0
 STOP_TIMEOUT = 12.0
 # The operator's values for these win; everything else is the demo's own wiring.
@@ -77,6 +78,7 @@ TRY_THESE = (
     ("/loans as patron 1000000003", "a due date sent as dd/mm/yyyy is read and sorted"),
     ("/logout, then /login", "a link to end the library login's session; a fresh login next"),
     ("a chat in English", "reminders and login pages in English, with no /language"),
+    (f'"{LOSE_ACTION}", then an order', "placed once; the bot says it may have gone through"),
 )
 # Quieter than `run` unless the operator asks: the console should show the address to open.
 DEMO_LOG_LEVEL = "WARNING"
@@ -151,6 +153,11 @@ class Demo:
     def chat_url(self) -> str:
         return f"{self.telegram.url}/"
 
+    async def lose_next_order_answer(self) -> str:
+        """The next order is placed, but its answer is lost (the connection closes)."""
+        self.sandbox.faults.lose_next.append("/v3/order")
+        return "The next order's answer will be lost: the bot must say it does not know."
+
     async def run_reminder_sweep(self) -> str:
         """One reminder sweep now (the chat page's button); its one-line summary."""
         from bot.reminders import sweep
@@ -222,6 +229,7 @@ async def start_demo(
         demo = Demo(sandbox=sandbox, telegram=telegram, settings=settings, _cleanup=cleanup)
         actions[SWEEP_ACTION] = demo.run_reminder_sweep
         actions[EXPIRE_ACTION] = demo.expire_library_logins
+        actions[LOSE_ACTION] = demo.lose_next_order_answer
 
         ready: asyncio.Future[BotInfo] = asyncio.get_running_loop().create_future()
 
