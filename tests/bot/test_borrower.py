@@ -303,3 +303,20 @@ def test_catalogue_has_the_same_keys_and_placeholders_in_both_languages() -> Non
         en = {name for _, name, _, _ in fields.parse(catalogue.EN[key]) if name}
         assert da == en, key
         assert key.startswith("borrower."), key
+
+
+async def test_user_authentication_failed_is_told_as_the_library_not_accepting_you(
+    bot: BotHarness,
+) -> None:
+    await bot.connect(12, KAREN, language_code="en")
+    bot.sandbox.refuse_patron(KAREN)  # /v3/user: 500 "User authentication failed", as recorded
+    [reply] = await command(bot, 12, "/loans")
+    assert reply.text.startswith(
+        "⚠️ Your library could not look you up as a patron right now (“User authentication "
+        "failed”)"
+    )
+    assert await bot.store.account(12) is not None  # not a reason to forget the login
+    bot.sandbox.refuse_patron(KAREN, False)
+    [holds] = await command(bot, 12, "/holds")
+    # The recorded shapes: a hold "At reservation shelf" with its last day, an NCIP order id.
+    assert "Ready for pick-up" in holds.text and "collect by" in holds.text
