@@ -189,12 +189,14 @@ async def renew_command(update: Update, context: Context) -> None:
             due=Raw(format_date(loan.due_date, lang, today=today)),
         )
         buttons.append([ref_button(text, "renew", ref_id)])
-    refused_lines = [
-        t(lang, "borrower.renew.refused", title=_title(loan, lang), reason=Raw(reason))
-        for loan in loans
-        if (found := refusal_for(loan, refusals)) is not None
-        and (reason := reason_text(found.reason, lang))
-    ]
+    refused_lines = []
+    for loan in loans:
+        found = refusal_for(loan, refusals)
+        if found is not None:
+            reason = Raw(reason_text(found.reason, lang))
+            refused_lines.append(
+                t(lang, "borrower.renew.refused", title=_title(loan, lang), reason=reason)
+            )
     header = t(lang, "borrower.renew.header", count=len(loans))
     messages = split_messages(refused_lines, header=header, separator="\n")
     await send_messages(update, context, messages, buttons)
