@@ -75,7 +75,13 @@ async def logout_redirect(request: web.Request, services: Services) -> web.Strea
     target = services.library.logout_url(redirect_uri=services.settings.redirect_uri)
     response = web.Response(status=302, headers={"Location": target, "Cache-Control": "no-store"})
     response.set_cookie(
-        LOGOUT_COOKIE, lang, max_age=600, path="/oauth", httponly=True, samesite="Lax"
+        LOGOUT_COOKIE,
+        lang,
+        max_age=600,
+        path="/oauth",
+        httponly=True,
+        samesite="Lax",
+        secure=(services.settings.PUBLIC_URL or "").startswith("https://"),
     )
     return response
 
