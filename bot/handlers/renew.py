@@ -198,6 +198,8 @@ async def renew_command(update: Update, context: Context) -> None:
                 t(lang, "borrower.renew.refused", title=_title(loan, lang), reason=reason)
             )
     header = t(lang, "borrower.renew.header", count=len(loans))
+    if refused_lines:
+        header = Raw(f"{header}\n")  # a blank line before the loans it will not offer
     messages = split_messages(refused_lines, header=header, separator="\n")
     await send_messages(update, context, messages, buttons)
 
