@@ -37,7 +37,14 @@ def _run(args: argparse.Namespace) -> int:
 def _sandbox(args: argparse.Namespace) -> int:
     from sandbox.cli import serve
 
-    return asyncio.run(serve(host=args.host, port=args.port, single_port=args.single_port))
+    return asyncio.run(
+        serve(
+            host=args.host,
+            port=args.port,
+            single_port=args.single_port,
+            order_delay=args.order_delay,
+        )
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -79,6 +86,12 @@ def build_parser() -> argparse.ArgumentParser:
     sandbox.add_argument("--port", type=int, default=0, help="first port (default: any free ports)")
     sandbox.add_argument(
         "--single-port", action="store_true", help="serve all four services on one port"
+    )
+    sandbox.add_argument(
+        "--order-delay",
+        type=float,
+        default=5.0,
+        help="seconds before a placed order shows up in /v3/user (default 5)",
     )
 
     def _remind(args: argparse.Namespace) -> int:

@@ -43,6 +43,7 @@ BOT_USERNAME = "library_demo_bot"
 BOT_NAME = "Biblioteksbot"
 SWEEP_ACTION = "Run reminder sweep"
 EXPIRE_ACTION = "Expire library logins"
+LOSE_ACTION = "Lose the next order's answer"
 START_TIMEOUT = 30.0
 STOP_TIMEOUT = 12.0
 # The operator's values for these win; everything else is the demo's own wiring.
@@ -54,6 +55,30 @@ PASSTHROUGH = (
     "LOG_LEVEL",
     "LIBRARY_TIMEOUT",
     "SWEEP_CONCURRENCY",
+)
+# Seconds before a placed order shows up under /holds, as with the real order system.
+ORDER_DELAY = 5.0
+# What to try, so that each behaviour of the real services shows (printed in the banner).
+TRY_THESE = (
+    (
+        "/order 870970-basis:27015794 DK-710100",
+        "on the shelf there: reserve it in that library's own catalogue (owned_own_catalogue)",
+    ),
+    (
+        "/order 870970-basis:27015794 DK-710104",
+        f"orderable there; shows up under /holds after {ORDER_DELAY:g} s",
+    ),
+    ("/order 870970-basis:51371213", "a net audiobook: cannot be ordered for pick-up"),
+    ("/order 870970-basis:22677608 DK-123456", "no such branch: refused before confirming"),
+    (
+        "/renew, Renew all",
+        "renews only loans due soon, says what it left; Kongens fald is "
+        "reserved by another patron and marked so from then on",
+    ),
+    ("/loans as patron 1000000003", "a due date sent as dd/mm/yyyy is read and sorted"),
+    ("/logout, then /login", "a link to end the library login's session; a fresh login next"),
+    ("a chat in English", "reminders and login pages in English, with no /language"),
+    (f'"{LOSE_ACTION}", then an order', "placed once; the bot says it may have gone through"),
 )
 # Quieter than `run` unless the operator asks: the console should show the address to open.
 DEMO_LOG_LEVEL = "WARNING"
@@ -133,6 +158,11 @@ class Demo:
     def chat_url(self) -> str:
         return f"{self.telegram.url}/"
 
+    async def lose_next_order_answer(self) -> str:
+        """The next order is placed, but its answer is lost (the connection closes)."""
+        self.sandbox.faults.lose_next.append("/v3/order")
+        return "The next order's answer will be lost: the bot must say it does not know."
+
     async def run_reminder_sweep(self) -> str:
         """One reminder sweep now (the chat page's button); its one-line summary."""
         from bot.reminders import sweep
@@ -182,7 +212,10 @@ async def start_demo(
     cleanup = contextlib.AsyncExitStack()
     try:
         sandbox = LibrarySandbox(
-            host="127.0.0.1", client_secret=client_secret, timezone=base.BOT_TIMEZONE
+            host="127.0.0.1",
+            client_secret=client_secret,
+            timezone=base.BOT_TIMEZONE,
+            order_delay=ORDER_DELAY,
         )
         await sandbox.start()
         cleanup.push_async_callback(sandbox.stop)
@@ -201,6 +234,7 @@ async def start_demo(
         demo = Demo(sandbox=sandbox, telegram=telegram, settings=settings, _cleanup=cleanup)
         actions[SWEEP_ACTION] = demo.run_reminder_sweep
         actions[EXPIRE_ACTION] = demo.expire_library_logins
+        actions[LOSE_ACTION] = demo.lose_next_order_answer
 
         ready: asyncio.Future[BotInfo] = asyncio.get_running_loop().create_future()
 
@@ -279,6 +313,10 @@ def banner(demo: Demo) -> str:
         *(f"patron {p.user_id} {p.pin} {p.description}" for p in demo.sandbox.patrons),
         "",
         f'"{SWEEP_ACTION}" on the page sends due-date reminders now.',
+        "",
+        "Try these (as patron 1000000001 unless said otherwise):",
+        *(f"  {what:<42} {shows}" for what, shows in TRY_THESE),
+        "",
         "Press Ctrl-C to stop.",
     ]
     return "\n".join(lines)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
 import html
 import logging
 import os
@@ -34,10 +35,13 @@ from telegram.error import BadRequest as TelegramBadRequest
 from telegram.error import Forbidden, RetryAfter, TelegramError
 
 from bot.formatting import split_messages
+from bot.handlers.borrower import BranchNames, Deadline
 from bot.handlers.common import NO_PREVIEW, ref_button, url_button_allowed
+from bot.handlers.renew import loan_payload
 from bot.library.errors import LibraryError, NotLoggedIn, TokenRejected
 from bot.ratelimit import SEND_ATTEMPTS, paced_rate_limiter
-from bot.render import hold_is_ready, render_hold, render_loan, sort_loans
+from bot.render import hold_is_ready, render_hold, render_loan, sort_holds, sort_loans
+from bot.renewals import reason_text, refusal_for
 from bot.texts import pick_language, t
 
 if TYPE_CHECKING:
@@ -46,12 +50,14 @@ if TYPE_CHECKING:
     from bot.library.client import LibraryClient
     from bot.library.models import BorrowerStatus, Hold, Loan
     from bot.settings import Settings
-    from storage.store import Account, ChatSettings, Store
+    from storage.store import Account, ChatSettings, Refusal, Store
 
 log = logging.getLogger(__name__)
 
 MESSAGE_LIMIT = 4096
 MAX_RENEW_BUTTONS = 20
+# Seconds the digest may wait for pick-up branch names before showing the ids.
+BRANCH_NAMES_BUDGET = 6.0
 BUTTON_TITLE_CHARS = 32
 DEFAULT_LEASE = timedelta(minutes=10)
 # Retry sweeps after the daily one, while patrons are still left unfinished (same day only).
@@ -111,10 +117,15 @@ def loan_key(loan: Loan, today: date, days: Sequence[int]) -> str | None:
 
     Only the smallest threshold reached counts, so a patron whose sweep was missed gets one
     reminder, not one per threshold passed; a larger one was either sent before or is moot.
+    A due date the bot cannot read is told once (per loan and text): the digest says so
+    rather than dropping the loan silently.
     """
     due = loan.due_date
+    if isinstance(due, str) and due.strip():
+        digest = hashlib.sha256(due.encode()).hexdigest()[:12]
+        return f"loan:{loan.loan_id}:unreadable:{digest}"
     if not isinstance(due, date):
-        return None  # an unparsed date: we cannot tell when it is due
+        return None  # no due date at all: nothing to remind
     left = (due - today).days
     prefix = f"loan:{loan.loan_id}:{due.isoformat()}"
     if left < 0:
@@ -134,7 +145,7 @@ def candidates(status: BorrowerStatus, today: date, days: Sequence[int]) -> list
         key = loan_key(loan, today, days)
         if key is not None:
             found.append((key, loan))
-    for hold in status.orders:
+    for hold in sort_holds(status.orders):  # in the order /holds lists them
         key = hold_key(hold)
         if key is not None:
             found.append((key, hold))
@@ -157,6 +168,7 @@ class _Due:
     found: list[tuple[str, Any]]
     items: list[_Item] = field(default_factory=list)
     markup: InlineKeyboardMarkup | None = None
+    refusals: dict[str, Refusal] = field(default_factory=dict)
 
 
 class _Sweep:
@@ -186,6 +198,8 @@ class _Sweep:
         self.report = SweepReport(day=today)
         self.flush_every = flush_every
         self.done: list[int] = []  # finished patrons not yet written back
+        # Pick-up branch names as /holds shows them, looked up once per sweep per agency.
+        self.names = BranchNames()
 
     async def flush(self) -> None:
         """Mark the finished patrons swept, in one transaction rather than one each.
@@ -223,7 +237,7 @@ class _Sweep:
     async def _fetch(self, account: Account, chat: ChatSettings) -> _Due | str | None:
         if not chat.reminders_enabled or not chat.active:
             return None
-        lang = pick_language(chat.language, None)
+        lang = pick_language(chat.language, chat.telegram_language)
         try:
             status = await self.library.user(account.token)
         except (TokenRejected, NotLoggedIn):
@@ -280,6 +294,10 @@ class _Sweep:
             due.found = [(key, thing) for key, thing in due.found if before.get(key) != "sent"]
             if due.found:
                 ready.append(due)
+        if any(key.startswith("loan:") for due in ready for key, _ in due.found):
+            refusals = await self.store.refusals_many([due.account.chat_id for due in ready])
+            for due in ready:
+                due.refusals = refusals.get(due.account.chat_id, {})
         await asyncio.gather(*(self._render(due) for due in ready))
         buttons = [self._renew_buttons(due) for due in ready]
         ids = iter(
@@ -302,28 +320,31 @@ class _Sweep:
             if key.startswith("hold:"):
                 entry = render_hold(thing, self.today, due.lang, branch_names)
                 due.items.append(_Item(key, "ready", entry))
-            else:
-                section = "overdue" if key.endswith(":overdue") else "due"
-                entry = render_loan(thing, self.today, due.lang)
-                due.items.append(_Item(key, section, entry, thing))
+                continue
+            refusal = refusal_for(thing, due.refusals)
+            reason = reason_text(refusal.reason, due.lang) if refusal is not None else None
+            entry = render_loan(thing, self.today, due.lang, reason)
+            if ":unreadable:" in key:
+                due.items.append(_Item(key, "unreadable", entry))
+                continue
+            section = "overdue" if key.endswith(":overdue") else "due"
+            # A loan the library refused to renew gets no button.
+            due.items.append(_Item(key, section, entry, None if refusal else thing))
 
     async def _branch_names(self, account: Account, holds: list[Hold]) -> dict[str, str]:
-        """Pick-up branch names for ready holds; best effort, ids are shown otherwise."""
-        agencies = sorted({h.pick_up_agency for h in holds if h.pick_up_agency})
-        if not agencies:
+        """Pick-up branch names for ready holds, as /holds finds them (`BranchNames`: by the
+        branch's agency, with the anonymous token); best effort, ids are shown otherwise."""
+        if not any(h.pick_up_agency for h in holds):
             return {}
-        try:
-            branches = await self.library.libraries(account.token, agencies)
-        except LibraryError:
-            return {}
-        return {b.branch_id: b.branch_name for b in branches if b.branch_name}
+        agencies = (h.pick_up_agency for h in holds)
+        return await self.names.lookup(self.library, agencies, Deadline(BRANCH_NAMES_BUDGET))
 
     async def _send_digest(
         self, chat_id: int, lang: str, items: list[_Item], markup: InlineKeyboardMarkup | None
     ) -> str | None:
         entries: list[str] = []
         owners: list[list[str]] = []  # keys per entry, to mark each part as it is delivered
-        for section in ("overdue", "due", "ready"):
+        for section in ("overdue", "due", "unreadable", "ready"):
             chosen = [item for item in items if item.section == section]
             if not chosen:
                 continue
@@ -366,8 +387,9 @@ class _Sweep:
         if len(loans) <= MAX_RENEW_BUTTONS:
             for loan in loans:
                 text = t(due.lang, "reminders.button.renew", title=_button_title(loan.title))
-                rows.append((_plain(text), "renew", {"loan_id": loan.loan_id, "title": loan.title}))
-        rows.append((t(due.lang, "reminders.button.renew_all"), "renewall", {}))
+                rows.append((_plain(text), "renew", loan_payload(loan, due.lang)))
+        every = {"loans": [loan.loan_id for loan in loans]}
+        rows.append((t(due.lang, "reminders.button.renew_all"), "renewall", every))
         return rows
 
     async def _reconnect(self, chat_id: int, lang: str) -> str | None:
@@ -386,6 +408,7 @@ class _Sweep:
             return failure  # keep the account so the retry sweep tells them
         # Deleted after the message, so a crash in between repeats the message, never skips it.
         await self.store.delete_account(chat_id)
+        await self.store.set_account_ended(chat_id, "rejected")
         if failure is None:
             self.report.messages += 1
         return "token_rejected"

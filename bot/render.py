@@ -14,7 +14,7 @@ from typing import Final, Literal
 
 from bot.formatting import format_amount, format_date, is_zero_amount, parse_amount, relative_days
 from bot.library.models import Debt, Hold, Loan, Work
-from bot.texts import t
+from bot.texts import Raw, t
 
 Urgency = Literal["overdue", "due_today", "due_soon", "later", "unknown"]
 
@@ -94,14 +94,18 @@ def sort_loans(loans: Iterable[Loan]) -> list[Loan]:
     return sorted(loans, key=key)
 
 
-def render_loan(loan: Loan, today: dt.date, lang: str) -> str:
-    """Marked title, then creator and due date with days left or overdue."""
+def render_loan(loan: Loan, today: dt.date, lang: str, cannot_renew: str | None = None) -> str:
+    """Marked title, then creator and due date with days left or overdue (a date that could
+    not be read is shown as sent, flagged); `cannot_renew` is why the library refused."""
     mark = MARKS.get(loan_urgency(loan, today), "")
     if loan.due_date is None:
         due = t(lang, "render.loan.no_due")
     else:
         due = _when(loan.due_date, today, lang, "render.loan.due")
-    return f"{mark}{_title(loan.title, lang)}\n{_line(_text(loan.creator), due)}"
+    entry = f"{mark}{_title(loan.title, lang)}\n{_line(_text(loan.creator), due)}"
+    if cannot_renew:
+        entry += "\n" + t(lang, "borrower.renew.cannot", reason=Raw(cannot_renew))
+    return entry
 
 
 def hold_is_ready(hold: Hold) -> bool:

@@ -7,10 +7,14 @@ import sys
 from bot.signals import stop_on_signals
 from sandbox.library import LibrarySandbox
 
+DEFAULT_ORDER_DELAY = 5.0  # seconds before a placed order shows in /v3/user, as for a person
 
-async def serve(*, host: str, port: int, single_port: bool) -> int:
+
+async def serve(
+    *, host: str, port: int, single_port: bool, order_delay: float = DEFAULT_ORDER_DELAY
+) -> int:
     """Serve until SIGINT or SIGTERM; with `port`, the four services use port .. port+3."""
-    sandbox = LibrarySandbox(host=host, port=port, single_port=single_port)
+    sandbox = LibrarySandbox(host=host, port=port, single_port=single_port, order_delay=order_delay)
     await sandbox.start()
     try:
         with stop_on_signals() as stop:

@@ -56,6 +56,7 @@ from storage.tables import (
     LoginStateRow,
     PendingLinkRow,
     ReminderLogRow,
+    RenewalRefusalRow,
 )
 
 log = logging.getLogger(__name__)
@@ -118,7 +119,19 @@ PENDING_LINK = _table(PendingLinkRow)
 ACCOUNT = _table(AccountRow)
 CALLBACK_REF = _table(CallbackRefRow)
 REMINDER_LOG = _table(ReminderLogRow)
-CHAT_TABLES = (ACCOUNT, LOGIN_STATE, PENDING_LINK, CALLBACK_REF, REMINDER_LOG, CHAT)
+RENEWAL_REFUSAL = _table(RenewalRefusalRow)
+CHAT_TABLES = (
+    ACCOUNT,
+    LOGIN_STATE,
+    PENDING_LINK,
+    CALLBACK_REF,
+    REMINDER_LOG,
+    RENEWAL_REFUSAL,
+    CHAT,
+)
+# How long a refused renewal is remembered (while the due date stays the same): after that
+# the bot offers the loan again, as a reservation may have been cancelled meanwhile.
+REFUSAL_TTL = timedelta(days=7)
 
 # The statement the sweep runs once per message it delivers, built once so that each run only
 # binds values: building and keying it anew cost more CPU than the transaction's own work.
@@ -142,6 +155,19 @@ class ChatSettings:
     reminder_days: tuple[int, ...] | None = None  # None: the operator's REMINDER_DAYS
     pickup_branch: str | None = None
     active: bool = True
+    telegram_language: str | None = None  # Telegram's language_code, as last seen
+    fresh_login: bool = False  # ask the access service for a fresh login next time
+    account_ended: str | None = None  # "expired" | "logged_out" | "rejected"
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A renewal the library refused: the reason as sent, for the loan's due date then."""
+
+    loan_id: str
+    due: str
+    reason: str
+    refused_at: datetime
 
 
 @dataclass(frozen=True)
@@ -201,6 +227,9 @@ def _settings(chat_id: int, row: Row[Any] | None) -> ChatSettings:
         reminder_days=_days_tuple(row.reminder_days),
         pickup_branch=row.pickup_branch,
         active=bool(row.active),
+        telegram_language=row.telegram_language,
+        fresh_login=bool(row.fresh_login),
+        account_ended=row.account_ended,
     )
 
 
@@ -371,6 +400,74 @@ class Store:
     async def set_active(self, chat_id: int, active: bool) -> None:
         await self._update_chat(chat_id, {"active": active})
 
+    async def set_telegram_language(self, chat_id: int, code: str | None) -> None:
+        """Remember Telegram's `language_code` (cut to 16 characters) for unasked messages."""
+        await self._update_chat(chat_id, {"telegram_language": (code or None) and code[:16]})
+
+    async def set_fresh_login(self, chat_id: int, fresh: bool) -> None:
+        await self._update_chat(chat_id, {"fresh_login": fresh})
+
+    async def set_account_ended(self, chat_id: int, reason: str | None) -> None:
+        """Why the chat has no account any more (None once a new one is connected)."""
+        await self._update_chat(chat_id, {"account_ended": reason})
+
+    async def set_connected(self, chat_id: int) -> None:
+        """A new account is connected: no reason for its absence, no fresh login to ask."""
+        await self._update_chat(chat_id, {"account_ended": None, "fresh_login": False})
+
+    # --- refused renewals --------------------------------------------------------------------
+
+    async def record_refusal(self, chat_id: int, loan_id: str, due: str, reason: str) -> None:
+        """Remember that the library refused to renew `loan_id` (due `due`), and why."""
+        values = {"due": due[:64], "reason": reason[:200], "refused_at": self._now()}
+        statement = (
+            self._insert(RENEWAL_REFUSAL)
+            .values(chat_id=chat_id, loan_id=loan_id[:300], **values)
+            .on_conflict_do_update(index_elements=["chat_id", "loan_id"], set_=values)
+        )
+        await self._run(lambda conn: conn.execute(statement))
+
+    async def refusals(self, chat_id: int) -> dict[str, Refusal]:
+        """Loan id -> the refusal still remembered (younger than `REFUSAL_TTL`)."""
+        statement = select(RENEWAL_REFUSAL).where(
+            RENEWAL_REFUSAL.c.chat_id == chat_id,
+            RENEWAL_REFUSAL.c.refused_at > self._now() - REFUSAL_TTL,
+        )
+        rows = await self._run(lambda conn: conn.execute(statement).all())
+        return {
+            row.loan_id: Refusal(row.loan_id, row.due, row.reason, row.refused_at) for row in rows
+        }
+
+    async def refusals_many(self, chat_ids: Sequence[int]) -> dict[int, dict[str, Refusal]]:
+        """`refusals` for several chats in one query (the sweep's groups)."""
+        found: dict[int, dict[str, Refusal]] = {}
+        unique = list(dict.fromkeys(chat_ids))
+        if not unique:
+            return found
+        since = self._now() - REFUSAL_TTL
+
+        def work(conn: Connection) -> None:
+            for chunk in _chunks(unique):
+                rows = conn.execute(
+                    select(RENEWAL_REFUSAL).where(
+                        RENEWAL_REFUSAL.c.chat_id.in_(chunk),
+                        RENEWAL_REFUSAL.c.refused_at > since,
+                    )
+                )
+                for row in rows:
+                    found.setdefault(int(row.chat_id), {})[row.loan_id] = Refusal(
+                        row.loan_id, row.due, row.reason, row.refused_at
+                    )
+
+        await self._run(work)
+        return found
+
+    async def clear_refusal(self, chat_id: int, loan_id: str) -> None:
+        statement = delete(RENEWAL_REFUSAL).where(
+            RENEWAL_REFUSAL.c.chat_id == chat_id, RENEWAL_REFUSAL.c.loan_id == loan_id
+        )
+        await self._run(lambda conn: conn.execute(statement))
+
     # --- the login handshake -----------------------------------------------------------------
 
     async def create_login_state(
@@ -417,6 +514,19 @@ class Store:
         if row is None or row.expires_at <= self._now():
             return None
         return int(row.chat_id)
+
+    async def take_login_state(self, state: str) -> tuple[int, bool] | None:
+        """Like `consume_login_state`, but an expired state still names its chat: (chat id,
+        expired), so the page that says "expired" can speak the chat's language."""
+        statement = (
+            delete(LOGIN_STATE)
+            .where(LOGIN_STATE.c.state_hash == hash_secret(state))
+            .returning(LOGIN_STATE.c.chat_id, LOGIN_STATE.c.expires_at)
+        )
+        row = await self._run(lambda conn: conn.execute(statement).first())
+        if row is None:
+            return None
+        return int(row.chat_id), row.expires_at <= self._now()
 
     async def create_pending_link(
         self,
@@ -712,6 +822,28 @@ class Store:
         )
         row = await self._run(lambda conn: conn.execute(statement).first())
         return None if row is None else _callback(row)
+
+    async def callbacks_many(self, callback_ids: Sequence[str], chat_id: int) -> list[CallbackRef]:
+        """`callback` for several buttons of one chat in one query (the buttons of a message)."""
+        unique = list(dict.fromkeys(callback_ids))
+        if not unique:
+            return []
+        since = self._now() - CALLBACK_TTL
+
+        def work(conn: Connection) -> list[CallbackRef]:
+            found: list[CallbackRef] = []
+            for chunk in _chunks(unique):
+                rows = conn.execute(
+                    select(CALLBACK_REF).where(
+                        CALLBACK_REF.c.id.in_(chunk),
+                        CALLBACK_REF.c.chat_id == chat_id,
+                        CALLBACK_REF.c.created_at > since,
+                    )
+                )
+                found.extend(_callback(row) for row in rows)
+            return found
+
+        return await self._run(work)
 
     async def callback_user(self, callback_id: str, chat_id: int) -> int | None:
         """Who was shown the button (a live one of this chat), to refuse anyone else politely."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, Column, DateTime, Index, Text
+from sqlalchemy import JSON, BigInteger, Column, DateTime, Index, Text, false
 from sqlalchemy.engine import Dialect
 from sqlalchemy.types import TypeDecorator
 from sqlmodel import Field, SQLModel
@@ -51,6 +51,12 @@ class ChatRow(SQLModel, table=True):
     active: bool = True
     created_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
     updated_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
+    # Telegram's `language_code` as last seen: the language of messages nobody asked for.
+    telegram_language: str | None = Field(default=None, max_length=16)
+    # After /logout the next authorize URL asks the access service for a fresh login.
+    fresh_login: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
+    # Why the chat has no account any more: "expired", "logged_out" or "rejected".
+    account_ended: str | None = Field(default=None, max_length=16)
 
 
 class LoginStateRow(SQLModel, table=True):
@@ -120,6 +126,20 @@ class ReminderLogRow(SQLModel, table=True):
     state: str = Field(max_length=8)
     created_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
     sent_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+
+
+class RenewalRefusalRow(SQLModel, table=True):
+    """A loan the library refused to renew, with its reason as sent, while the due date holds."""
+
+    __tablename__ = "renewal_refusal"
+
+    chat_id: int = Field(
+        primary_key=True, sa_type=BigInteger, sa_column_kwargs={"autoincrement": False}
+    )
+    loan_id: str = Field(primary_key=True, max_length=300)
+    due: str = Field(max_length=64)
+    reason: str = Field(max_length=200)
+    refused_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
 
 
 metadata = SQLModel.metadata

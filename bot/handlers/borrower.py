@@ -44,6 +44,7 @@ from bot.render import (
     sort_holds,
     sort_loans,
 )
+from bot.renewals import reason_text, refusal_for
 from bot.services import services
 from bot.texts import Raw, t
 
@@ -133,6 +134,34 @@ class BranchNames:
     def __init__(self, ttl: float = BRANCH_NAMES_TTL) -> None:
         self._ttl = ttl
         self._names: dict[str, tuple[str, float]] = {}
+        self._catalogues: dict[str, str] = {}
+
+    def catalogue(self, branch_id: str) -> str | None:
+        """The branch's own catalogue, as `/v3/libraries` named it (`branchCatalogueUrl`)."""
+        return self._catalogues.get(normalise_branch(branch_id) or branch_id)
+
+    async def check(
+        self, library: LibraryClient, branch_id: str, deadline: Deadline
+    ) -> BranchCheck:
+        """Ask `/v3/libraries` for the branch's agency: does the branch exist, take pick-ups?"""
+        isil = normalise_branch(branch_id) or branch_id
+        try:
+            async with asyncio.timeout(deadline.remaining() / 2):
+                branches = await library.libraries_public(agencies_of([isil]))
+        except (LibraryError, TimeoutError) as exc:
+            log.warning("pick-up branch not checked: %s", type(exc).__name__)
+            return BranchCheck(None)
+        expires = time.monotonic() + self._ttl
+        found: BranchCheck = BranchCheck(False)
+        for branch in branches:
+            key = normalise_branch(branch.branch_id) or branch.branch_id
+            if branch.branch_name:
+                self._names[key] = (branch.branch_name, expires)
+            if branch.branch_catalogue_url:
+                self._catalogues[key] = branch.branch_catalogue_url
+            if key == isil:
+                found = BranchCheck(True, branch.allows_pickup, branch.branch_catalogue_url)
+        return found
 
     def known(self, branch_id: str | None) -> str | None:
         key = normalise_branch(branch_id) or branch_id
@@ -172,6 +201,15 @@ class BranchNames:
                 names[branch_id] = name
                 names[normalise_branch(branch_id) or branch_id] = name
         return names
+
+
+class BranchCheck:
+    """What `/v3/libraries` says about a pick-up branch: known, and whether it takes pick-ups."""
+
+    def __init__(self, known: bool | None, pickup: bool = True, catalogue: str | None = None):
+        self.known = known  # None: could not be checked (the platform failed)
+        self.pickup = pickup
+        self.catalogue = catalogue
 
 
 def branch_names(context: Context) -> BranchNames:
@@ -289,7 +327,12 @@ async def loans_command(update: Update, context: Context) -> None:
         return
     lang, status = started
     today = today_in(context)
-    entries = [render_loan(loan, today, lang) for loan in sort_loans(status.loans)]
+    refusals = await services(context).store.refusals(chat_id_of(update))
+    entries = []
+    for loan in sort_loans(status.loans):
+        refusal = refusal_for(loan, refusals)
+        reason = reason_text(refusal.reason, lang) if refusal is not None else None
+        entries.append(render_loan(loan, today, lang, reason))
     header = t(lang, "borrower.loans.header", count=len(status.loans))
     await send_messages(update, context, split_messages(entries, header=header))
 
@@ -400,7 +443,8 @@ async def _cancel_hold(
             )
         )
     except Refused as exc:
-        if (exc.code or "").lower() == "order_not_found":
+        # "Unknown Request": the NCIP problem type for an order the library no longer has.
+        if (exc.code or "").strip().lower() in ("order_not_found", "unknown request"):
             await reply(update, context, t(lang, "borrower.cancel.gone", title=title))
             return
         reason = shorten(exc.code or "?", 120)

@@ -54,16 +54,29 @@ def chat_id_of(update: Update) -> int:
 
 
 async def lang_of(update: Update, context: Context) -> str:
-    """The chat's saved language, else the one Telegram reports for the user."""
+    """The chat's saved language, else the one Telegram reports for the user.
+
+    Telegram's `language_code` is remembered whenever it changes, so the messages nobody asked
+    for (reminders, expiry notices) and the login pages speak the patron's language too.
+    """
     chat = update.effective_chat
-    saved = (await services(context).store.chat(chat.id)).language if chat else None
     user = update.effective_user
-    return pick_language(saved, user.language_code if user else None)
+    code = user.language_code if user else None
+    if chat is None:
+        return pick_language(None, code)
+    store = services(context).store
+    settings = await store.chat(chat.id)
+    # Only a private chat's: in a group the sender's language is not the chat's, and a group
+    # gets no row of its own (nothing is kept for groups).
+    if code and chat.type == "private" and code[:16] != settings.telegram_language:
+        await store.set_telegram_language(chat.id, code)
+    return pick_language(settings.language, code or settings.telegram_language)
 
 
 async def chat_lang(context: Context, chat_id: int) -> str:
-    """Like `lang_of` for jobs, which have no update: the saved language or Danish."""
-    return pick_language((await services(context).store.chat(chat_id)).language, None)
+    """Like `lang_of` for jobs, which have no update: the saved language, else Telegram's."""
+    chat = await services(context).store.chat(chat_id)
+    return pick_language(chat.language, chat.telegram_language)
 
 
 def _markup(buttons: Buttons | None) -> InlineKeyboardMarkup | None:
@@ -119,7 +132,10 @@ async def login_markup(
     """A fresh login state and the prompt that carries its authorize link."""
     svc = services(context)
     state = await svc.store.create_login_state(chat_id)
-    url = svc.library.authorize_url(redirect_uri=svc.settings.redirect_uri, state=state)
+    fresh = (await svc.store.chat(chat_id)).fresh_login
+    url = svc.library.authorize_url(
+        redirect_uri=svc.settings.redirect_uri, state=state, force_login=fresh
+    )
     # A local PUBLIC_URL means a local set-up: a text link works where a button would not.
     if url_button_allowed(url) and url_button_allowed(svc.settings.redirect_uri):
         button = InlineKeyboardButton(t(lang, "common.login_button"), url=url)
@@ -163,10 +179,21 @@ async def require_account(update: Update, context: Context) -> Account | None:
     if account is not None:
         # Expired: forget it now rather than let the platform refuse it later.
         await store.delete_account(chat_id)
-        await send_login(context, chat_id, lang, lead=t(lang, "common.reconnect"))
+        await store.set_account_ended(chat_id, "expired")
+        await send_login(context, chat_id, lang, lead=t(lang, "common.login_expired"))
     else:
-        await send_login(context, chat_id, lang, lead=t(lang, "common.not_connected"))
+        ended = (await store.chat(chat_id)).account_ended
+        await send_login(context, chat_id, lang, lead=t(lang, ENDED_TEXTS.get(ended or "", NEW)))
     return None
+
+
+NEW = "common.not_connected"
+# Why a chat has no account (`ChatSettings.account_ended`) -> what the patron is told.
+ENDED_TEXTS = {
+    "expired": "common.login_expired",
+    "logged_out": "common.logged_out_before",
+    "rejected": "common.reconnect",
+}
 
 
 def _expired(expires_at: datetime | None) -> bool:
@@ -179,9 +206,11 @@ async def forget_rejected_token(context: Context, chat_id: int, lang: str | None
     For jobs (reminders) that have no update. True when this call did the forgetting (and so
     sent the message); False when another task had already done it.
     """
-    account = await services(context).store.delete_account(chat_id)
+    store = services(context).store
+    account = await store.delete_account(chat_id)
     if account is None:
         return False
+    await store.set_account_ended(chat_id, "rejected")
     lang = lang or await chat_lang(context, chat_id)
     try:
         await send_login(context, chat_id, lang, lead=t(lang, "common.reconnect"))
@@ -202,8 +231,15 @@ async def answer_library_error(
             await send_login(context, chat_id, lang, lead=t(lang, "common.not_connected"))
         return
     log.warning("library call failed: %s (%s)", type(exc).__name__, exc.code or exc.status)
+    if (exc.code or "").strip().lower() == USER_REFUSED:
+        # The library system did not accept the patron (recorded for /v3/user): not an outage.
+        await reply(update, context, t(lang, "common.user_refused", code=exc.code))
+        return
     key = "common.unavailable" if isinstance(exc, ServiceUnavailable) else "common.malformed"
     await reply(update, context, t(lang, key))
+
+
+USER_REFUSED = "user authentication failed"
 
 
 class ButtonId(int):

@@ -5,8 +5,9 @@ from __future__ import annotations
 import logging
 from datetime import UTC, datetime, timedelta
 from typing import Any
+from urllib.parse import urlencode
 
-from telegram import Update
+from telegram import InlineKeyboardButton, Update
 from telegram.error import Forbidden, TelegramError
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
@@ -20,8 +21,8 @@ from bot.handlers.common import (
     reply,
     resolve_callback,
     send_login,
+    url_button_allowed,
 )
-from bot.library.errors import LibraryError
 from bot.services import services
 from bot.texts import t
 
@@ -48,12 +49,22 @@ async def login(update: Update, context: Context) -> None:
 
 
 async def logout(update: Update, context: Context) -> None:
+    """Forget and revoke the token, then offer to end the access service's session too.
+
+    The single sign-on session lives in the browser that logged in, not here, so the reply
+    carries a link to the bot's `/oauth/logout` page, which sends the browser on to the
+    access service's logout without any token in a URL; and the next authorize URL asks for
+    a fresh login (`force_login=1`) in case the patron does not use the link.
+    """
     lang = await lang_of(update, context)
     svc = services(context)
-    removed = await svc.store.remove_account(chat_id_of(update))
+    chat_id = chat_id_of(update)
+    removed = await svc.store.remove_account(chat_id)
     if removed is None:
         await reply(update, context, t(lang, "connect.not_logged_in"))
         return
+    await svc.store.set_account_ended(chat_id, "logged_out")
+    await svc.store.set_fresh_login(chat_id, True)
     # Forgotten here whatever the access service says; the reply says what happened there.
     if removed.token is None:
         key = "connect.logged_out_unreadable"  # a key removed before `rotate-keys` ran
@@ -63,7 +74,15 @@ async def logout(update: Update, context: Context) -> None:
         key = "connect.logged_out_unrevoked"
     until = removed.token_expires_at or datetime.now(UTC) + TOKEN_LIFETIME
     date = format_date(until.astimezone(svc.settings.timezone).date(), lang)
-    await reply(update, context, t(lang, key, date=date))
+    done = t(lang, key, date=date)
+    url = f"{svc.settings.PUBLIC_URL}/oauth/logout?{urlencode({'lang': lang})}"
+    if url_button_allowed(url):
+        button = InlineKeyboardButton(t(lang, "connect.logout_button"), url=url)
+        await reply(
+            update, context, f"{done}\n\n{t(lang, 'connect.logout_sso')}", buttons=[[button]]
+        )
+    else:
+        await reply(update, context, f"{done}\n\n{t(lang, 'connect.logout_sso_link', url=url)}")
 
 
 async def forget(update: Update, context: Context) -> None:
@@ -91,14 +110,13 @@ async def forget_tapped(update: Update, context: Context) -> None:
     svc = services(context)
     chat_id = chat_id_of(update)
     account = await svc.store.delete_account(chat_id)
+    key = "connect.forgotten_no_login"
     if account is not None:
-        try:
-            await svc.library.revoke(account.token)
-        except LibraryError as exc:
-            log.info("token revocation failed: %s", type(exc).__name__)
+        revoked = await svc.library.revoke(account.token)
+        key = "connect.forgotten" if revoked else "connect.forgotten_not_revoked"
     await svc.store.forget_chat(chat_id)
     # The answer keeps the patron's language even though the saved choice is gone.
-    await reply(update, context, t(lang, "connect.forgotten"))
+    await reply(update, context, t(lang, key))
 
 
 async def token_expiry_job(context: Context) -> None:
@@ -108,6 +126,7 @@ async def token_expiry_job(context: Context) -> None:
     for chat_id in await store.expired_accounts(now):
         # delete_account is atomic: with several processes only one of them tells the patron.
         if await store.delete_account(chat_id) is not None:
+            await store.set_account_ended(chat_id, "expired")
             await _notify(context, chat_id, "connect.expired")
     for account in await store.accounts_expiring(now + EXPIRY_WARNING):
         expires_at = account.token_expires_at

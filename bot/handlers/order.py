@@ -100,9 +100,8 @@ async def prepare_order(
     svc = services(context)
     chat_id = chat_id_of(update)
     deadline = Deadline()
-    if branch is not None:
-        await svc.store.set_pickup_branch(chat_id, branch)
-    else:
+    given = branch is not None
+    if branch is None:
         branch = normalise_branch((await svc.store.chat(chat_id)).pickup_branch)
     try:
         work, home = await asyncio.gather(
@@ -120,6 +119,21 @@ async def prepare_order(
     if branch is None:
         await send(context, chat_id, t(lang, "borrower.order.no_branch", pid=pid))
         return
+    # Checked before asking, so "Yes" is never offered for a branch the platform will refuse.
+    checked = await branch_names(context).check(svc.library, branch, deadline)
+    if checked.known is False or not checked.pickup:
+        if not given:
+            await _forget_branch(context, chat_id, branch)
+        key = (
+            "borrower.order.branch_unknown"
+            if not checked.known
+            else "borrower.order.branch_no_pickup"
+        )
+        name = branch_names(context).known(branch) or branch
+        await send(context, chat_id, t(lang, key, branch=name, pid=pid))
+        return
+    if given:
+        await svc.store.set_pickup_branch(chat_id, branch)
     names = await branch_names(context).lookup(svc.library, [branch], deadline)
     payload = {"pid": pid, "branch": branch, "title": shorten(title, PAYLOAD_TITLE)}
     yes, no = await callback_buttons(
@@ -200,10 +214,14 @@ async def place_order(
     try:
         result = await Deadline().run(svc.library.order(account.token, [pid], branch))
     except LibraryError as exc:
-        if (exc.code or "").lower() == "unknown pickupbranch":
+        if (exc.code or "").strip().lower() == "unknown_pickupagency":
             # Do not keep offering a branch the platform does not know.
             await _forget_branch(context, chat_id_of(update), branch)
-        text = _refusal(exc, lang, title=title, pid=pid)
+        text = _refusal(exc, lang, title=title, pid=pid, branch=branch, branch_name=branch_name)
+        if text is not None and (exc.code or "").strip().lower() == "owned_own_catalogue":
+            url = exc.url or branch_names(context).catalogue(branch)
+            if url and url.startswith(("https://", "http://")):
+                text = f"{text}\n{t(lang, 'borrower.order.catalogue', url=url)}"
         if text is not None:
             await reply(update, context, text)
             return
@@ -227,22 +245,50 @@ async def _forget_branch(context: Context, chat_id: int, branch: str) -> None:
         await store.set_pickup_branch(chat_id, None)
 
 
-def _refusal(exc: LibraryError, lang: str, *, title: str, pid: str) -> str | None:
+# The order system's reasons (OpenOrder, passed on by the platform in `error`) -> the text that
+# says what it means and what the patron can do next. See production-notes.md.
+ORDER_REASONS: dict[str, str] = {
+    "owned_own_catalogue": "borrower.order.owned",
+    "owned_wrong_mediumtype": "borrower.order.wrong_medium",
+    "not_owned_wrong_ill_mediumtype": "borrower.order.wrong_medium",
+    "not_owned_no_ill_loc": "borrower.order.no_lender",
+    "unknown_pickupagency": "borrower.order.unknown_branch",
+    "unknown_user": "borrower.order.unknown_user",
+    "invalid_order": "borrower.order.invalid",
+    "ors_error": "borrower.order.ors_error",
+    "service_unavailable": "borrower.order.system_down",
+    "authentication_error": "borrower.order.auth_error",
+    "order not placed": "borrower.order.not_placed",
+    # Reasons that mean the order was accepted, should one ever come as an error.
+    "owned_accepted": "borrower.order.accepted",
+    "not_owned_ill_loc": "borrower.order.accepted",
+}
+
+
+def _refusal(
+    exc: LibraryError,
+    lang: str,
+    *,
+    title: str,
+    pid: str,
+    branch: str = "",
+    branch_name: str = "",
+) -> str | None:
     """The sentence for a refusal the patron can act on; None for the generic failures."""
     code = (exc.code or "").strip()
     lowered = code.lower()
-    if lowered == "owned_own_catalogue":
-        return t(lang, "borrower.order.owned", title=title)
-    if lowered == "already_reserved":
-        return t(lang, "borrower.order.already_reserved", title=title)
-    if lowered == "unknown pickupbranch":
-        return t(lang, "borrower.order.unknown_branch", pid=pid)
+    key = ORDER_REASONS.get(lowered)
+    if key is not None:
+        return t(
+            lang,
+            key,
+            title=title,
+            pid=pid,
+            branch=branch_name or branch,
+            code=shorten(code, ECHO_LIMIT),
+        )
     if "pickupbranch" in lowered.replace(" ", "").replace("_", ""):
         return t(lang, "borrower.order.missing_branch", pid=pid)
-    if lowered == "service_unavailable":
-        return t(lang, "borrower.order.system_down", title=title)
-    if lowered == "order not placed":
-        return t(lang, "borrower.order.not_placed", title=title)
     if isinstance(exc, Refused | BadRequest):
         if not code:
             return t(lang, "borrower.order.not_placed", title=title)

@@ -57,6 +57,10 @@ async def _status(update: Update, context: Context, lang: str, lead: str | None 
     days = chat.reminder_days if chat.reminder_days is not None else svc.settings.REMINDER_DAYS
     days = sorted(set(days), reverse=True)
     lines = [lead] if lead else []
+    connected = await svc.store.account(chat_id) is not None
+    if not connected:
+        # Reminders need a library account to read the loans from: say so before the settings.
+        lines.append(t(lang, "reminders.status.no_account"))
     if chat.reminders_enabled:
         described = t(lang, "reminders.status.days", days=join_days(days, lang))
         if chat.reminder_days is None:

@@ -161,6 +161,7 @@ async def _redeem(update: Update, context: Context, code: str, lang: str) -> Non
         log.info("chat %s sent a link code that is not valid for it", chat_id)
         await reply(update, context, t(lang, "connect.code_invalid"))
         return
+    await services(context).store.set_connected(chat_id)
     library = await library_name(context, account, lang)
     if library:
         await reply(update, context, t(lang, "connect.connected_library", library=library))

@@ -242,6 +242,15 @@ def _error_description(body: object) -> str | None:
     return None
 
 
+def _order_url(body: object) -> str | None:
+    """`orderUrl` beside an order refusal (serviceprovider's placeOrder), if a web address."""
+    if isinstance(body, dict):
+        url = body.get("orderUrl")
+        if isinstance(url, str) and url.startswith(("https://", "http://")) and len(url) < 2000:
+            return url
+    return None
+
+
 def _error_for(endpoint: str, status: int, body: object) -> LibraryError:
     """Map an HTTP status and error body to the taxonomy (see production-notes.md)."""
     code = _error_code(body)
@@ -261,7 +270,9 @@ def _error_for(endpoint: str, status: int, body: object) -> LibraryError:
     if status >= 500 and (code or "").lower() in _SERVER_FAILURES:
         return ServiceUnavailable(message, code=code, status=status)
     if endpoint == "order" and status == 500 and code:
-        return OrderRefused(message, code=code, status=status, description=description)
+        return OrderRefused(
+            message, code=code, status=status, description=description, url=_order_url(body)
+        )
     if endpoint in _REFUSABLE and status >= 400 and code:
         return Refused(message, code=code, status=status, description=description)
     if status == 400:
@@ -548,17 +559,29 @@ class LibraryClient:
 
     # --- code flow --------------------------------------------------------------------------
 
-    def authorize_url(self, *, redirect_uri: str, state: str) -> str:
-        """Where to send the patron to log in; the service redirects back with a code."""
-        query = urlencode(
-            {
-                "response_type": "code",
-                "client_id": self.client_id,
-                "redirect_uri": redirect_uri,
-                "state": state,
-            }
-        )
-        return f"{self.oauth_url}/oauth/authorize?{query}"
+    def authorize_url(self, *, redirect_uri: str, state: str, force_login: bool = False) -> str:
+        """Where to send the patron to log in; the service redirects back with a code.
+
+        `force_login` asks for the card number and pin again instead of offering "continue
+        as ..." from the single sign-on session (after a logout, on a shared device).
+        """
+        params = {
+            "response_type": "code",
+            "client_id": self.client_id,
+            "redirect_uri": redirect_uri,
+            "state": state,
+        }
+        if force_login:
+            params["force_login"] = "1"
+        return f"{self.oauth_url}/oauth/authorize?{urlencode(params)}"
+
+    def logout_url(self, *, redirect_uri: str) -> str:
+        """The access service's logout, which ends its single sign-on session in the browser.
+
+        No `access_token`: the service finds the session by its cookie and checks
+        `redirect_uri` against the clients of that session, so no token goes into a URL.
+        """
+        return f"{self.oauth_url}/logout?{urlencode({'redirect_uri': redirect_uri})}"
 
     async def exchange_code(self, code: str, *, redirect_uri: str) -> TokenResponse:
         with self._metered("exchange_code"):
@@ -660,19 +683,26 @@ class LibraryClient:
             self._forget_public_token(token)
             return await call(await self.public_token())
 
-    async def login_session(self, access_token: str) -> Session:
-        login_url = self._require_login_url()
-        with self._metered("login_session"):
-            response = await self._send(
-                "login_session",
-                "GET",
-                f"{login_url}/login",
-                params={"token": access_token},
-                retry=True,
-            )
-            body = _decode("login_session", response)
-            data = body["data"] if isinstance(body.get("data"), dict) else body
-            return self._model(Session, data, "login_session")
+    def login_page_url(self, access_token: str, *, return_url: str | None = None) -> str:
+        """Earlier flow: the access service's page where the patron logs in.
+
+        It is a page for the browser, not an API (production-notes): afterwards the browser
+        comes back to `return_url` with the session `token` and `id` (`session_from_return`).
+        """
+        params = {"token": access_token}
+        if return_url is not None:
+            params["returnurl"] = return_url
+        return f"{self._require_login_url()}/login?{urlencode(params)}"
+
+    def session_from_return(self, query: Mapping[str, str]) -> Session:
+        """The session the login page sent back in the return URL's query; BadRequest if the
+        patron cancelled (`error`) or the query is not a session."""
+        if query.get("error"):
+            raise BadRequest("the login was cancelled", code=str(query["error"])[:MAX_CODE_LENGTH])
+        try:
+            return Session.model_validate({"token": query["token"], "id": query["id"]})
+        except Exception:  # KeyError, ValidationError
+            raise BadRequest("no session in the return URL", code="invalid_request") from None
 
     async def get_ticket(self, session: Session) -> Ticket:
         login_url = self._require_login_url()
@@ -681,6 +711,10 @@ class LibraryClient:
             response = await self._send("get_ticket", "GET", f"{login_url}{path}", retry=True)
             body = _decode("get_ticket", response)
             data = body["data"] if isinstance(body.get("data"), dict) else body
+            if data.get("attributes") in (None, False):
+                # A ticket is read once: a second read (null) or an unknown one (false) has no
+                # attributes, and is not a patron.
+                raise BadRequest("the ticket was used or is unknown", code="invalid_ticket")
             return self._model(Ticket, data, "get_ticket")
 
     # --- data platform ----------------------------------------------------------------------
@@ -695,7 +729,14 @@ class LibraryClient:
         with self._metered("order"):
             params = {"pids": json.dumps(pids), "pickUpBranch": pick_up_branch}
             body = await self._platform("order", "/v3/order", access_token, params, retry=False)
-            return self._model(OrderResult, _data(body, "order"), "order")
+            result = self._model(OrderResult, _data(body, "order"), "order")
+            if not result.ok:
+                # Success is `status` "ok" only; anything else is the order system saying no.
+                code = result.status.strip()[:MAX_CODE_LENGTH] or "order not placed"
+                raise OrderRefused(
+                    f"{_label('order')} answered status {code!r}", code=code, status=200
+                )
+            return result
 
     async def cancel_order(
         self, access_token: str, order_id: str, order_type: str = "normal"

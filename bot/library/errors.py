@@ -18,12 +18,16 @@ class LibraryError(Exception):
         code: str | None = None,
         status: int | None = None,
         description: str | None = None,
+        url: str | None = None,
     ) -> None:
         super().__init__(message)
         self.code = code
         self.status = status
         # The platform's `error_description`: a sentence meant for people, never a secret.
         self.description = description
+        # `orderUrl` of an `owned_own_catalogue` refusal: the material in the pick-up
+        # library's own catalogue, where it can be reserved instead.
+        self.url = url
 
 
 class TokenRejected(LibraryError):

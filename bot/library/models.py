@@ -9,6 +9,7 @@ The civil registration number (`cpr`) is deliberately not modelled, so it is dro
 from __future__ import annotations
 
 import datetime as dt
+import re
 from typing import Annotated
 from zoneinfo import ZoneInfo
 
@@ -18,8 +19,27 @@ from pydantic.alias_generators import to_camel
 DEFAULT_TZ = ZoneInfo("Europe/Copenhagen")
 
 
+# The Danish day-first forms other modules of the platform send: 01/12/2026, 1-12-2026,
+# 01.12.2026, optionally followed by a time of day (which does not change the day).
+_DAY_FIRST = re.compile(
+    r"^(\d{1,2})([./-])(\d{1,2})\2(\d{4})(?:[ T]\d{1,2}[:.]\d{2}(?:[:.]\d{2}(?:\.\d+)?)?)?$"
+)
+
+
+def _day_first(text: str) -> dt.date | None:
+    match = _DAY_FIRST.match(text)
+    if match is None:
+        return None
+    day, _, month, year = match.groups()
+    try:
+        return dt.date(int(year), int(month), int(day))
+    except ValueError:  # 31/02/2026: not a date, so kept as text
+        return None
+
+
 def parse_library_date(value: object, tz: ZoneInfo = DEFAULT_TZ) -> dt.date | str | None:
-    """A date in `tz` for every ISO 8601 shape seen; anything else is kept as text."""
+    """A date in `tz` for every ISO 8601 shape seen and the Danish day-first forms
+    (`dd/mm/yyyy`, `dd-mm-yyyy`, `dd.mm.yyyy`); anything else is kept as text."""
     if value is None or value == "":
         return None
     if isinstance(value, dt.datetime):
@@ -28,6 +48,9 @@ def parse_library_date(value: object, tz: ZoneInfo = DEFAULT_TZ) -> dt.date | st
         return value
     else:
         text = str(value).strip()
+        day_first = _day_first(text)
+        if day_first is not None:
+            return day_first
         try:
             if len(text) == 10:
                 return dt.date.fromisoformat(text)
@@ -168,6 +191,8 @@ class BorrowerStatus(Model):
     orders: list[Hold] = Field(default_factory=list)
     debt: list[Debt] = Field(default_factory=list)
     libcmsapi: OptText = None
+    # The recorded answers name the content-service field `ddbcmsapi` (the spec: `libcmsapi`).
+    ddbcmsapi: OptText = None
     agency: OptText = None
 
     @field_validator("loans", "orders", "debt", mode="before")
@@ -177,8 +202,14 @@ class BorrowerStatus(Model):
 
 
 class OrderResult(Model):
-    status: Text = "ok"
+    """A placed order: only `status` == "ok" is a success (the client checks)."""
+
+    status: Text = ""
     ors_id: OptText = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status.strip().lower() == "ok"
 
 
 class RenewResult(Model):
@@ -208,3 +239,11 @@ class Branch(Model):
     branch_id: Text
     agency_id: OptText = None
     branch_name: FirstText = None
+    # "1"/"0" as recorded (the sandbox may send a boolean): may patrons pick up here?
+    pickup_allowed: OptText = None
+    # The library's own catalogue, where `owned_own_catalogue` says to reserve instead.
+    branch_catalogue_url: OptText = None
+
+    @property
+    def allows_pickup(self) -> bool:
+        return (self.pickup_allowed or "1").strip().lower() not in ("0", "false", "no")

@@ -13,7 +13,7 @@ from telegram import Update
 
 from bot.metrics import CONTENT_TYPE, metrics_of
 from bot.services import Services
-from bot.web.oauth import oauth_callback
+from bot.web.oauth import logout_redirect, oauth_callback
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +36,7 @@ def create_web_app(services: Services, application: Any) -> web.Application:
     app[ACCEPTING] = {"updates": True}
     metrics_of(services)
     app.router.add_get("/oauth/callback", _callback)
+    app.router.add_get("/oauth/logout", _logout)
     app.router.add_get("/health", _health)
     app.router.add_get("/metrics", _metrics)
     if services.settings.WEBHOOK_SECRET is not None:
@@ -50,6 +51,10 @@ def stop_accepting(app: web.Application) -> None:
 
 async def _callback(request: web.Request) -> web.StreamResponse:
     return await oauth_callback(request, request.app[SERVICES])
+
+
+async def _logout(request: web.Request) -> web.StreamResponse:
+    return await logout_redirect(request, request.app[SERVICES])
 
 
 async def _health(request: web.Request) -> web.Response:

@@ -8,6 +8,7 @@ date in a foreign format (`24/01/2026`) as "new or external modules" may.
 
 from __future__ import annotations
 
+import base64
 import uuid
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
@@ -17,7 +18,9 @@ from zoneinfo import ZoneInfo
 GUID_NAMESPACE = uuid.UUID("5f0c2a56-2b8e-4c51-9d55-6a1d3c0b7e11")
 DEFAULT_PIN = "1234"
 CURRENCY = "DKK"
-LIBCMSAPI = "https://cms.sandbox.test/v1"
+# The content service's base address, named `ddbcmsapi` in /v3/user as the recorded answers do.
+DDBCMSAPI = "https://cmscontent.sandbox.test/"
+MAX_RENEWALS = 3  # renewals per loan the test libraries allow
 
 # (faust number, title, creator, year, type). Ids look like `870970-basis:<faust>`.
 CATALOGUE: tuple[tuple[str, str, str, str, str], ...] = (
@@ -148,6 +151,10 @@ class PatronData:
     debt: list[dict[str, Any]] = field(default_factory=list)
     # Loans another patron has reserved, so renewing them is refused.
     unrenewable: set[str] = field(default_factory=set)
+    # How often each loan has been renewed (loan id -> count; absent means never).
+    renewals: dict[str, int] = field(default_factory=dict)
+    # The library system no longer accepts this patron: /v3/user is "User authentication failed".
+    refused_by_library: bool = False
 
 
 @dataclass
@@ -177,6 +184,17 @@ class PatronRecord:
     def cpr(self) -> str:
         """A synthetic civil registration number (day, month, year, four digits)."""
         return f"{self.birth_date}{self.birth_year[2:]}{self.patron.user_id[-4:]}"
+
+
+def ncip_order_id(*parts: str) -> str:
+    """An order id as the user status service writes them: `NCIP` and base64 of `|`-joined parts.
+
+    Padded so the base64 ends in `==`, as the recorded ids do.
+    """
+    raw = "|".join(parts) + "|||"
+    while len(raw.encode()) % 3 != 1:
+        raw += "|"
+    return "NCIP" + base64.b64encode(raw.encode()).decode()
 
 
 def pid(faust: str) -> str:
@@ -303,6 +321,9 @@ class PatronFactory:
             "orderDate": self.dates.moment(ordered),
             "titleId": faust,
         }
+        if status == "At reservation shelf":
+            # As recorded: an order waiting on the shelf has no queue position.
+            del order["holdQueuePosition"]
         if expiry_in is not None:
             order["pickUpExpiryDate"] = self.dates.any_shape(expiry_in)
         if shelf is not None:
@@ -381,6 +402,12 @@ class PatronFactory:
         )
         # "Kongens fald" (due in 3 days) is reserved by someone else: renewal is refused.
         karen.unrenewable.add(karen.loans[3]["loanId"])
+        # "Snak_om_*stjerner*" (due today) has used all its renewals.
+        karen.renewals[karen.loans[1]["loanId"]] = MAX_RENEWALS
+        # A long order id, as the user status service sends for some library systems.
+        karen.orders[3]["orderId"] = ncip_order_id(
+            "0019", self.dates.day(-30).strftime("%d-%m-%Y 10:04:02"), "Jensen, Karen", "Dune"
+        )
         ole = PatronData(debt=[self.debt("0", "", 0)])
         mette = PatronData(
             loans=[

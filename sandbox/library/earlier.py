@@ -1,23 +1,41 @@
-"""The earlier flow: anonymous password-grant token, login session, and ticket.
+"""The earlier flow (spec 4.1, 5.2): anonymous password-grant token, login page, and ticket.
 
-`GET {login}/login?token=<access token>` answers `{"token": "<session token>", "id": <int>}`
-(the spec shows only "a token and an id"; this shape is the sandbox's choice). It needs a
-patron's token (from the code flow or `LibrarySandbox.issue_token`); an anonymous token is
-answered 403 `{"statusCode": 403, "error": "not logged in"}`, an unknown or expired one 401
-`invalid_token`. `GET {login}/getTicket/<token>/<id>` answers the ticket of spec section 2.3;
-an unknown pair is 404 `{"statusCode": 404, "error": "ticket not found"}`.
+As the access service does (its published source): `GET {login}/login?token=<access token>`
+with the client's token (the anonymous one from the password grant) and an optional `returnurl`
+is the page where the patron logs in. After the login the browser is sent to
+`returnurl?token=<session token>&id=<session id>` (or `?error=LoginCancelled` when the patron
+cancels); without `returnurl` the page shows the two values. `GET {login}/getTicket/<token>/<id>`
+answers the ticket of spec 2.3, `{"id", "token", "attributes"}`, once: read again it is
+`"attributes": null`, and with a token that does not match the id `"attributes": false`
+(both HTTP 200). An unknown or expired client token gets the 403 error page.
 """
 
 from __future__ import annotations
 
 import secrets
 from typing import Any
+from urllib.parse import urlsplit
 
 from aiohttp import web
 
-from sandbox.library.oauth import basic_credentials, form_required
-from sandbox.library.responses import json_response, oauth_error, platform_error
-from sandbox.library.state import TOKEN_LIFETIME, SandboxState
+from sandbox.library import pages
+from sandbox.library.data import LIBRARIES, PatronRecord
+from sandbox.library.oauth import (
+    SSO_COOKIE,
+    WRONG_LOGIN,
+    basic_credentials,
+    form_required,
+    found,
+    with_query,
+)
+from sandbox.library.responses import json_response, oauth_error
+from sandbox.library.state import TOKEN_LIFETIME, SandboxState, SessionRecord
+
+AGENCY_IDS = {agency_id for agency_id, _, _ in LIBRARIES}
+INVALID_TOKEN = (
+    "Du har ikke adgang til denne side. Dette kan skyldes, at der benyttes et ugyldigt token.",
+    "You have no access to this page. This may be because the token is invalid.",
+)
 
 
 class EarlierFlow:
@@ -46,28 +64,99 @@ class EarlierFlow:
             {"access_token": token, "token_type": "bearer", "expires_in": TOKEN_LIFETIME}
         )
 
+    def _html(self, text: str, status: int = 200) -> web.Response:
+        return web.Response(text=text, status=status, content_type="text/html", charset="utf-8")
+
+    def _form(
+        self,
+        request: web.Request,
+        params: dict[str, str],
+        *,
+        error: str | None = None,
+    ) -> web.Response:
+        fields = {"token": params.get("token", "")}
+        if params.get("returnurl"):
+            fields["returnurl"] = params["returnurl"]
+        cookie = request.cookies.get(SSO_COOKIE)
+        sso_user = self.state.sso_sessions.get(cookie) if cookie else None
+        text = pages.login_page(
+            fields=fields,
+            patrons=[record.patron for record in self.state.test_patrons],
+            agency=params.get("agency") or params.get("presel") or "",
+            user_id=params.get("user_id", ""),
+            error=error or params.get("error") or None,
+            sso_name=self.state.records[sso_user].patron.name if sso_user else None,
+            action="/login",
+        )
+        return self._html(text)
+
+    def _return_ok(self, url: str) -> bool:
+        """The client's return address: a registered redirect URI, or on loopback."""
+        return bool(urlsplit(url).scheme) and self.state.redirect_ok(url)
+
+    def _back(self, params: dict[str, str], **query: str) -> web.Response:
+        return found(with_query(params["returnurl"], **query))
+
     async def login(self, request: web.Request) -> web.Response:
-        token = request.query.get("token", "")
-        if not token:
-            return platform_error(400, "missing token parameter")
-        found = self.state.token(token)
-        if found is None:
-            return platform_error(401, "invalid_token", "The access token expired")
-        if found.user_id is None:
-            return platform_error(403, "not logged in")
-        session_token, session_id = self.state.new_session(token, found.user_id)
-        return json_response({"token": session_token, "id": session_id})
+        params = dict(request.query)
+        if request.method == "POST":
+            params.update({k: v for k, v in (await request.post()).items() if isinstance(v, str)})
+        token = params.get("token", "")
+        if not token or self.state.token(token) is None:
+            return self._html(pages.error_page(*INVALID_TOKEN), 403)
+        returnurl = params.get("returnurl", "")
+        if returnurl and not self._return_ok(returnurl):
+            return self._html(
+                pages.error_page("Ugyldig returnurl.", "Invalid returnurl for this client."), 400
+            )
+        if request.method == "GET":
+            return self._form(request, params)
+        action = params.get("action", "login")
+        if action == "deny":
+            if returnurl:
+                return self._back(params, error="LoginCancelled")
+            return self._html(pages.error_page("Login annulleret.", "Login cancelled."))
+        record: PatronRecord | None
+        cookie = request.cookies.get(SSO_COOKIE, "")
+        if action == "continue":
+            user_id = self.state.sso_sessions.get(cookie)
+            if user_id is None:
+                return self._form(request, params, error="Sessionen er udløbet. / Session expired.")
+            record = self.state.record(user_id)
+        else:
+            agency = params.get("agency", "")
+            record = None
+            if not agency or agency in AGENCY_IDS:
+                record = self.state.check_login(
+                    params.get("user_id", ""), params.get("pin", ""), agency
+                )
+            if record is None:
+                return self._form(request, params, error=WRONG_LOGIN)
+            cookie = secrets.token_urlsafe(18)
+            self.state.sso_sessions[cookie] = record.patron.user_id
+        session_token, session_id = self.state.new_session(token, record.patron.user_id)
+        if returnurl:
+            response = self._back(params, token=session_token, id=str(session_id))
+        else:
+            response = self._html(pages.ticket_page(session_token, session_id))
+        response.set_cookie(SSO_COOKIE, cookie, httponly=True, samesite="Lax", path="/")
+        return response
 
     async def ticket(self, request: web.Request) -> web.Response:
-        try:
-            session_id = int(request.match_info["id"])
-        except ValueError:
-            return platform_error(404, "ticket not found")
-        session = self.state.sessions.get(session_id)
-        if session is None or not secrets.compare_digest(
-            session.token, request.match_info["token"]
-        ):
-            return platform_error(404, "ticket not found")
+        raw_id = request.match_info["id"]
+        token = request.match_info["token"]
+        ticket_id: int | str = int(raw_id) if raw_id.isdigit() else raw_id
+        session = self.state.sessions.get(ticket_id) if isinstance(ticket_id, int) else None
+        if session is None or not secrets.compare_digest(session.token, token):
+            return json_response({"id": ticket_id, "token": token, "attributes": False})
+        if session.fetched:
+            return json_response({"id": ticket_id, "token": token, "attributes": None})
+        session.fetched = True
+        return json_response(
+            {"id": ticket_id, "token": session.token, "attributes": self._attributes(session)}
+        )
+
+    def _attributes(self, session: SessionRecord) -> dict[str, Any]:
         record = self.state.record(session.user_id)
         attributes: dict[str, Any] = {
             "gender": record.gender,
@@ -83,4 +172,4 @@ class EarlierFlow:
         }
         if self.state.release_cpr:
             attributes = {"cpr": record.cpr, **attributes}
-        return json_response({"id": session_id, "token": session.token, "attributes": attributes})
+        return attributes

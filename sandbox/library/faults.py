@@ -4,6 +4,16 @@ Every field is keyed by service name (`oauth`, `auth`, `login`, `platform`) or `
 a service's own entry wins over `*`. `fail_next` is keyed by request path (e.g. `/v3/order`).
 The extra name `orders` in `down` takes only the order system down: `/v3/order` answers 503
 `service_unavailable` while the rest of the platform works.
+
+`drop` and `lose_answer` hold service names or request paths (`/v3/order`): `drop` reads the
+whole request and closes the connection without handling it; `lose_answer` handles the request
+(an order is placed, a loan renewed) and then closes the connection before the answer is sent.
+Either way the client sees the same thing, a connection closed with no answer, and cannot know
+whether its request took effect. `drop_next` and `lose_next` are lists of paths that do the
+same once: each entry is used up by the next request to its path.
+
+`refuse_orders` is a queue of order-system reasons (`unknown_user`, `ORS_error`, ...): each new
+order takes the first one and is refused with it (503 for `service_unavailable`, else 500).
 """
 
 from __future__ import annotations
@@ -22,7 +32,12 @@ class Faults:
     refuse_connections: set[str] = field(default_factory=set)
     error_rate: dict[str, float] = field(default_factory=dict)
     malformed: set[str] = field(default_factory=set)
+    drop: set[str] = field(default_factory=set)
+    lose_answer: set[str] = field(default_factory=set)
+    drop_next: list[str] = field(default_factory=list)
+    lose_next: list[str] = field(default_factory=list)
     fail_next: dict[str, list[int]] = field(default_factory=dict)
+    refuse_orders: list[str] = field(default_factory=list)
 
     def clear(self) -> None:
         self.latency.clear()
@@ -30,7 +45,12 @@ class Faults:
         self.refuse_connections.clear()
         self.error_rate.clear()
         self.malformed.clear()
+        self.drop.clear()
+        self.lose_answer.clear()
+        self.drop_next.clear()
+        self.lose_next.clear()
         self.fail_next.clear()
+        self.refuse_orders.clear()
 
     def delay(self, service: str) -> float:
         return float(self.latency.get(service, self.latency.get(ALL, 0.0)))
@@ -46,6 +66,12 @@ class Faults:
 
     def is_malformed(self, service: str) -> bool:
         return service in self.malformed or ALL in self.malformed
+
+    def drops(self, service: str, path: str) -> bool:
+        return bool({service, path, ALL} & self.drop) or _take(self.drop_next, path)
+
+    def loses_answer(self, service: str, path: str) -> bool:
+        return bool({service, path, ALL} & self.lose_answer) or _take(self.lose_next, path)
 
     def pop_failure(self, path: str) -> int | None:
         queue = self.fail_next.get(path)
@@ -68,9 +94,14 @@ class Faults:
             if any(not 0.0 <= v <= 1.0 for v in rates.values()):
                 raise ValueError("error_rate values are fractions between 0 and 1")
             self.error_rate = rates
-        for name in ("down", "refuse_connections", "malformed"):
+        for name in ("down", "refuse_connections", "malformed", "drop", "lose_answer"):
             if name in changes:
                 setattr(self, name, {str(v) for v in list(changes[name])})
+        for name in ("drop_next", "lose_next"):
+            if name in changes:
+                setattr(self, name, [str(v) for v in list(changes[name])])
+        if "refuse_orders" in changes:
+            self.refuse_orders = [str(v) for v in list(changes["refuse_orders"])]
         if "fail_next" in changes:
             self.fail_next = {
                 str(k): [int(s) for s in list(v)] for k, v in dict(changes["fail_next"]).items()
@@ -83,5 +114,18 @@ class Faults:
             "refuse_connections": sorted(self.refuse_connections),
             "error_rate": dict(self.error_rate),
             "malformed": sorted(self.malformed),
+            "drop": sorted(self.drop),
+            "lose_answer": sorted(self.lose_answer),
             "fail_next": {k: list(v) for k, v in self.fail_next.items()},
+            "refuse_orders": list(self.refuse_orders),
+            "drop_next": list(self.drop_next),
+            "lose_next": list(self.lose_next),
         }
+
+
+def _take(queue: list[str], path: str) -> bool:
+    """Use up one entry for `path`, if there is one."""
+    if path in queue:
+        queue.remove(path)
+        return True
+    return False

@@ -47,8 +47,10 @@ def login_page(
     user_id: str = "",
     error: str | None = None,
     sso_name: str | None = None,
+    action: str = "/oauth/authorize",
 ) -> str:
-    """The login form; `fields` are the hidden OAuth parameters posted back."""
+    """The login form; `fields` are the hidden parameters (OAuth's, or the earlier flow's
+    token and return address) posted back to `action`."""
     hidden = "".join(
         f'<input type=hidden name="{escape(name)}" value="{escape(value)}">'
         for name, value in fields.items()
@@ -66,7 +68,7 @@ def login_page(
         sso = (
             f"<div class=sso>Du er allerede logget ind som <b>{escape(sso_name)}</b>."
             "<span class=en>You are already logged in.</span>"
-            f'<form method=post action="/oauth/authorize">{hidden}'
+            f'<form method=post action="{escape(action)}">{hidden}'
             "<div class=buttons><button class=login name=action value=continue>"
             "Fortsæt / Continue</button></div></form></div>"
         )
@@ -80,7 +82,7 @@ def login_page(
 <div class=brand>Bibliotekernes login (sandkasse) · Library login (sandbox)</div>
 <h1>Log ind med dit bibliotek<span class=en>Log in with your library</span></h1>
 {notice}{sso}
-<form method=post action="/oauth/authorize">{hidden}
+<form method=post action="{escape(action)}">{hidden}
 <label for=agency>Bibliotek <span class=en>Library</span></label>
 <select id=agency name=agency>{options}</select>
 <label for=user_id>Låner-id eller CPR-nummer <span class=en>User id</span></label>
@@ -114,3 +116,15 @@ def logged_out_page() -> str:
         "<p>Du kan lukke vinduet. <span class=en>You can close this window.</span></p></div>"
     )
     return _page("Logget ud · Logged out", body)
+
+
+def ticket_page(token: str, ticket_id: int) -> str:
+    """After an earlier-flow login without a return address: the session to fetch a ticket for."""
+    body = (
+        "<div class=card><div class=brand>Bibliotekernes login (sandkasse)</div>"
+        "<h1>Du er logget ind<span class=en>You are logged in</span></h1>"
+        f"<p>token: <code id=tickettoken>{escape(token)}</code><br>"
+        f"id: <code id=ticketid>{ticket_id}</code></p>"
+        f"<p><code>GET /getTicket/{escape(token)}/{ticket_id}</code></p></div>"
+    )
+    return _page("Logget ind · Logged in", body)

@@ -1,9 +1,12 @@
-"""The data platform v3: user, order (and cancel), renew, work, search, libraries.
+"""The data platform v3: user, order (and cancel), renew, work, search, libraries, library,
+events, news and recommend.
 
 Envelope `{"statusCode": 200, "data": ...}`; failures `{"statusCode": N, "error": "..."}` (with
 `error_description` where production sends one) and the HTTP status equal to `statusCode`.
-Refusals of the platform use 500 with a code: `owned_own_catalogue`, `already_reserved`,
-`order not placed` (unknown material), `order_not_found`, `renewal_refused`, `loan_not_found`.
+An order the order system does not place is a 500 whose `error` is the order system's reason
+(`owned_own_catalogue`, `owned_wrong_mediumType`, `not_owned_no_ILL_loc`,
+`unknown_pickupAgency`, ...); a refused renewal is a 500 with the library system's text.
+See `docs/service-behaviour.md` for what the sandbox chose where production is not recorded.
 """
 
 from __future__ import annotations
@@ -11,23 +14,27 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from datetime import date, datetime, timedelta
+from datetime import datetime, time, timedelta
 from typing import Any
+from urllib.parse import quote
 
 from aiohttp import web
 
+from sandbox.library.cms import Content
 from sandbox.library.data import (
     CATALOGUE,
-    LIBCMSAPI,
+    DDBCMSAPI,
     LIBRARIES,
+    MAX_RENEWALS,
     all_branch_ids,
     branch_json,
+    ncip_order_id,
     pid,
     work_json,
 )
 from sandbox.library.faults import Faults
 from sandbox.library.oauth import bearer_token
-from sandbox.library.responses import envelope, platform_error
+from sandbox.library.responses import envelope, json_response, platform_error
 from sandbox.library.state import SandboxState, TokenRecord
 
 MAX_LIMIT = 50
@@ -35,6 +42,15 @@ CQL_INDEX = re.compile(r"[\w.]+\s*(?:==|<>|<=|>=|=|<|>)\s*", re.UNICODE)
 WORD = re.compile(r"\w+", re.UNICODE)
 CQL_WORDS = {"and", "or", "not", "prox", "any", "all", "adj"}
 RENEW_DAYS = 30
+DEFAULT_CMS_LIMIT = 10
+BRANCH_ID = re.compile(r"DK-\d{6}")
+# The pick-up library that has this material on its own shelves (order it there, not here).
+OWN_CATALOGUE = {("27015794", "DK-710100")}
+# Refusals of a renewal: the library system's text, passed on by the platform.
+RESERVED_BY_OTHERS = "Renewal Not Allowed - Item Has Outstanding Requests"
+MAX_RENEWALS_TEXT = "Maximum Renewals Exceeded"
+UNKNOWN_LOAN_TEXT = "Agency authentication failed"  # recorded for a loan id that does not exist
+UNKNOWN_ORDER_TEXT = "Unknown Request"
 
 
 class InvalidParameter(Exception):
@@ -57,27 +73,67 @@ def json_list(params: dict[str, str], name: str, *, required: bool = True) -> li
     return [str(v) for v in value]
 
 
-def int_param(params: dict[str, str], name: str, default: int, low: int, high: int) -> int:
+def int_param(
+    params: dict[str, str], name: str, default: int, low: int, high: int | None = None
+) -> int:
+    """An integer parameter; messages in the wording of the platform's request validator."""
     raw = params.get(name, "")
     if raw == "":
         return default
     try:
         value = int(raw)
     except ValueError:
-        raise InvalidParameter(f"{name} must be an integer") from None
-    if not low <= value <= high:
-        raise InvalidParameter(f"{name} must be between {low} and {high}")
+        raise InvalidParameter(f"{name} is not of a type(s) integer") from None
+    if value < low:
+        raise InvalidParameter(f"{name} must have a minimum value of {low}")
+    if high is not None and value > high:
+        raise InvalidParameter(f"{name} must have a maximum value of {high}")
     return value
 
 
-def parse_due(text: str) -> date:
-    """Every date shape the sandbox writes, including the foreign `dd/mm/yyyy`."""
-    text = text.strip()
-    if re.fullmatch(r"\d{2}/\d{2}/\d{4}", text):
-        return datetime.strptime(text, "%d/%m/%Y").date()
-    if len(text) == 10:
-        return date.fromisoformat(text)
-    return datetime.fromisoformat(text.replace("Z", "+00:00")).date()
+def own_catalogue_url(branch: str, faust: str) -> str:
+    """Where the pick-up library's own catalogue shows the material (the order system's
+    `lookUpUrl`, which the platform passes on as `orderUrl`)."""
+    agency = branch.removeprefix("DK-")
+    return f"https://bibliotek-{agency}.sandbox.test/ting/object/{quote(pid(faust), safe='')}"
+
+
+def agency_list(params: dict[str, str]) -> list[str]:
+    """The `agency` parameter: a JSON array of strings (spec) or one id; `DK-` is optional."""
+    raw = params.get("agency", "").strip()
+    if not raw:
+        return []
+    values = json_list(params, "agency") if raw.startswith("[") else [raw]
+    assert values is not None
+    return [v[3:] if v.upper().startswith("DK-") else v for v in values]
+
+
+def select_fields(item: dict[str, Any] | None, fields: list[str] | None) -> Any:
+    """The platform's `fields` filter: only the named keys, when `fields` is given."""
+    if item is None or fields is None:
+        return item
+    return {key: item[key] for key in fields if key in item}
+
+
+def recommendations(
+    liked: list[tuple[str, str, str, str, str]], ignore: set[str]
+) -> list[dict[str, Any]]:
+    """Works by the liked creators first, then the rest of the catalogue, each with a score."""
+    seeds = {entry[0] for entry in liked}
+    creators = {entry[2] for entry in liked}
+    source = [f"work:{int(liked[0][0]) % 1_000_000}"]
+    ranked = sorted(
+        (e for e in CATALOGUE if e[0] not in seeds and pid(e[0]) not in ignore),
+        key=lambda e: (e[2] not in creators, e[1]),
+    )
+    return [
+        {
+            "pid": pid(entry[0]),
+            "val": round((0.9 if entry[2] in creators else 0.4) - index / 1000, 6),
+            "from": source,
+        }
+        for index, entry in enumerate(ranked)
+    ]
 
 
 def query_words(query: str) -> list[str]:
@@ -95,6 +151,7 @@ class Platform:
         self.state = state
         self.faults = faults  # a getter: tests may replace the sandbox's `Faults` object
         self.branch_ids = all_branch_ids()
+        self.content = Content(state.today, state.tz)
         self._search_index = [
             (entry, set(WORD.findall(f"{entry[1]} {entry[2]}".lower()))) for entry in CATALOGUE
         ]
@@ -148,6 +205,9 @@ class Platform:
             return error
         assert user_id is not None
         record = self.state.record(user_id)
+        if record.data.refused_by_library:
+            return platform_error(500, "User authentication failed")
+        self.state.arrived_orders()
         data = record.data
         body = {
             "id": user_id,
@@ -158,7 +218,7 @@ class Platform:
             "loans": data.loans,
             "orders": data.orders,
             "debt": data.debt,
-            "libcmsapi": LIBCMSAPI,
+            "ddbcmsapi": DDBCMSAPI,
             "agency": record.patron.agency,
         }
         return envelope(body, pretty=self._pretty(params))
@@ -171,19 +231,8 @@ class Platform:
         assert user_id is not None
         if self.faults().is_down("orders"):
             return platform_error(503, "service_unavailable")
-        data = self.state.record(user_id).data
-        pretty = self._pretty(params)
-        if params.get("delete", "").lower() == "true":
-            order_id = params.get("orderId", "")
-            if not order_id:
-                return platform_error(400, "missing orderId parameter")
-            for index, existing in enumerate(data.orders):
-                if existing["orderId"] == order_id:
-                    del data.orders[index]
-                    return envelope({"orderId": order_id, "deleted": True}, pretty=pretty)
-            return platform_error(
-                500, "order_not_found", "The order does not exist or is already deleted"
-            )
+        if params.get("delete", "").lower() not in ("", "false"):
+            return self._cancel(user_id, params)
         try:
             pids = json_list(params, "pids")
         except InvalidParameter as exc:
@@ -193,34 +242,72 @@ class Platform:
         branch = params.get("pickUpBranch", "").strip()
         if not branch:
             return platform_error(400, "pickUpBranch must be provided")
-        if not branch.startswith("DK-"):
+        if not branch.upper().startswith("DK-"):
             branch = f"DK-{branch}"
-        if branch not in self.branch_ids:
-            return platform_error(400, "unknown pickUpBranch")
-        wanted = {faust_of(p) for p in pids}
-        if any(loan.get("titleId") in wanted for loan in data.loans):
-            return platform_error(500, "owned_own_catalogue")
-        if any(existing.get("titleId") in wanted for existing in data.orders):
-            return platform_error(500, "already_reserved")
-        entry = next((e for e in CATALOGUE if e[0] in wanted), None)
-        if entry is None:
-            return platform_error(500, "order not placed")
-        ors_id = self.state.new_order_id()
+        branch = branch.upper()
+        refusal = self._refusal(pids, branch)
+        if refusal is not None:
+            return refusal
+        queued = self.faults().refuse_orders
+        if queued:
+            code = queued.pop(0)
+            return platform_error(503 if code == "service_unavailable" else 500, code)
+        entry = next(e for e in CATALOGUE if e[0] in {faust_of(p) for p in pids})
+        record = self.state.record(user_id)
         now = datetime.now(self.state.tz).replace(microsecond=0)
-        data.orders.append(
+        ors_id = self.state.new_order_id()
+        order_id = ncip_order_id(
+            record.patron.agency[:4],
+            now.strftime("%d-%m-%Y %H:%M:%S"),
+            record.patron.name,
+            entry[1],
+            ors_id,
+        )
+        self.state.place_order(
+            user_id,
             {
-                "orderId": ors_id,
+                "orderId": order_id,
                 "orderType": "normal",
-                "status": "Active",
+                "status": "In process",
                 "pickUpAgency": branch,
                 "holdQueuePosition": str(1 + self.state.random.randrange(6)),
                 "creator": entry[2],
                 "title": entry[1],
                 "orderDate": now.isoformat(),
                 "titleId": entry[0],
-            }
+            },
         )
-        return envelope({"status": "ok", "orsId": ors_id}, pretty=pretty)
+        return envelope({"status": "ok", "orsId": ors_id}, pretty=self._pretty(params))
+
+    def _refusal(self, pids: list[str], branch: str) -> web.Response | None:
+        """The order system's reason for not placing an order, or None when it is placed."""
+        wanted = [faust_of(p) for p in pids]
+        entries = [e for e in CATALOGUE if e[0] in wanted]
+        if not entries:
+            return platform_error(500, "not_owned_no_ILL_loc")
+        if not BRANCH_ID.fullmatch(branch) or branch not in self.branch_ids:
+            return platform_error(500, "unknown_pickupAgency")
+        if all("(net)" in entry[4] for entry in entries):
+            return platform_error(500, "owned_wrong_mediumType")
+        if all((entry[0], branch) in OWN_CATALOGUE for entry in entries):
+            body = {
+                "statusCode": 500,
+                "error": "owned_own_catalogue",
+                "orderUrl": own_catalogue_url(branch, entries[0][0]),
+            }
+            return json_response(body, 500)
+        return None
+
+    def _cancel(self, user_id: str, params: dict[str, str]) -> web.Response:
+        order_id = params.get("orderId", "")
+        if not order_id:
+            return platform_error(400, "missing orderId parameter")
+        data = self.state.record(user_id).data
+        for index, existing in enumerate(data.orders):
+            if existing["orderId"] == order_id:
+                del data.orders[index]
+                return envelope({"deleted": True, "orderId": order_id}, pretty=self._pretty(params))
+        return platform_error(500, UNKNOWN_ORDER_TEXT)
 
     async def renew(self, request: web.Request) -> web.Response:
         params = await self._params(request)
@@ -230,22 +317,21 @@ class Platform:
         assert user_id is not None
         loan_id = params.get("loanId", "")
         if not loan_id:
-            return platform_error(400, "missing loanId parameter")
+            return platform_error(400, ' requires property "loanId"')
         data = self.state.record(user_id).data
         loan = next((loan for loan in data.loans if loan["loanId"] == loan_id), None)
         if loan is None:
-            return platform_error(500, "loan_not_found", "The loan does not exist")
+            return platform_error(500, UNKNOWN_LOAN_TEXT)
         if loan_id in data.unrenewable:
-            return platform_error(
-                500,
-                "renewal_refused",
-                "The material is reserved by another patron and cannot be renewed.",
-            )
-        new_due = parse_due(str(loan["dueDate"])) + timedelta(days=RENEW_DAYS)
-        loan["dueDate"] = new_due.isoformat()
-        return envelope(
-            {"loanId": loan_id, "returnDate": new_due.isoformat()}, pretty=self._pretty(params)
-        )
+            return platform_error(500, RESERVED_BY_OTHERS)
+        if data.renewals.get(loan_id, 0) >= MAX_RENEWALS:
+            return platform_error(500, MAX_RENEWALS_TEXT)
+        data.renewals[loan_id] = data.renewals.get(loan_id, 0) + 1
+        # A renewal counts from today, not from the old due date.
+        new_due = self.state.today + timedelta(days=RENEW_DAYS)
+        return_date = datetime.combine(new_due, time(), self.state.tz).isoformat()
+        loan["dueDate"] = return_date
+        return envelope({"loanId": loan_id, "returnDate": return_date}, pretty=self._pretty(params))
 
     async def work(self, request: web.Request) -> web.Response:
         params = await self._params(request)
@@ -301,6 +387,77 @@ class Platform:
             for branch in entries
         ]
         return envelope(branches, pretty=self._pretty(params))
+
+    async def events(self, request: web.Request) -> web.Response:
+        return await self._cms(request, "events")
+
+    async def news(self, request: web.Request) -> web.Response:
+        return await self._cms(request, "news")
+
+    async def library(self, request: web.Request) -> web.Response:
+        return await self._cms(request, "library")
+
+    async def _cms(self, request: web.Request, kind: str) -> web.Response:
+        """Content of the libraries' own sites, passed through as the platform does."""
+        params = await self._params(request)
+        found, error = self._token(request, params)
+        if error is not None:
+            return error
+        assert found is not None
+        try:
+            agencies = agency_list(params)
+            nids = json_list(params, "nids", required=False)
+            limit = int_param(params, "limit", DEFAULT_CMS_LIMIT, 1)
+            offset = int_param(params, "offset", 0, 0)
+            fields = json_list(params, "fields", required=False)
+        except InvalidParameter as exc:
+            return platform_error(400, str(exc))
+        if nids is not None:
+            # As the platform does: fetching by nid passes no agency on, only the login's.
+            agencies = []
+        if not agencies and found.user_id is not None:
+            agencies = [self.state.record(found.user_id).patron.agency]
+        if not agencies:
+            return platform_error(
+                500,
+                "DDBCMS-API not available for the current library. Make sure that DDBCMS-API "
+                "is running in the relevant DDBCMS deployment (agency: undefined), and that "
+                "the ServiceProvider has been configured with the proper url and token.",
+            )
+        items: list[dict[str, Any] | None]
+        if nids is not None:
+            items = list(self.content.by_nids(kind, nids))
+        else:
+            items = list(self.content.listing(kind, agencies, offset, limit))
+        data = [select_fields(item, fields) for item in items]
+        return envelope(data, pretty=self._pretty(params))
+
+    async def recommend(self, request: web.Request) -> web.Response:
+        params = await self._params(request)
+        _, error = self._token(request, params)
+        if error is not None:
+            return error
+        try:
+            likes = json_list(params, "like", required=False)
+            if likes is None:
+                # The validator's message (its leading space included).
+                raise InvalidParameter(' requires property "like"')
+            ignore = set(json_list(params, "ignore", required=False) or [])
+            limit = int_param(params, "limit", 10, 1, MAX_LIMIT)
+            offset = int_param(params, "offset", 0, 0)
+            fields = json_list(params, "fields", required=False)
+        except InvalidParameter as exc:
+            return platform_error(400, str(exc))
+        by_pid = {pid(entry[0]): entry for entry in CATALOGUE}
+        liked = [by_pid[p] for p in likes if p in by_pid]
+        if not liked:
+            quoted = ", ".join(f"'{p}'" for p in likes)
+            return platform_error(500, f"Could not find any works for pids [{quoted}]")
+        data = [
+            select_fields(item, fields)
+            for item in recommendations(liked, ignore)[offset : offset + limit]
+        ]
+        return envelope(data, pretty=self._pretty(params))
 
     async def not_found(self, request: web.Request) -> web.Response:
         return platform_error(404, "404 Not Found")

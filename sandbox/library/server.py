@@ -71,7 +71,9 @@ class LibrarySandbox:
         seed: int = 0,
         release_cpr: bool = False,
         userinfo_attributes: Sequence[str] = DEFAULT_USERINFO_ATTRIBUTES,
+        order_delay: float = 0.0,
     ) -> None:
+        """`order_delay`: seconds before a placed order shows up in /v3/user (0: at once)."""
         tz = ZoneInfo(timezone)
         self.host = host
         self.port = port
@@ -90,6 +92,7 @@ class LibrarySandbox:
             seed=seed,
             release_cpr=release_cpr,
             userinfo_attributes=userinfo_attributes,
+            order_delay=order_delay,
         )
         self.patrons: list[TestPatron] = [r.patron for r in self._state.test_patrons]
         self._code = CodeFlow(self._state)
@@ -211,6 +214,25 @@ class LibrarySandbox:
     def patron_data(self, user_id: str) -> PatronData:
         return self._state.record(user_id).data
 
+    @property
+    def order_delay(self) -> float:
+        return self._state.order_delay
+
+    @order_delay.setter
+    def order_delay(self, seconds: float) -> None:
+        self._state.order_delay = seconds
+
+    def refuse_patron(self, user_id: str, refused: bool = True) -> None:
+        """The library system stops accepting the patron: /v3/user answers 500
+        `User authentication failed` (KeyError for an unknown patron)."""
+        self._state.record(user_id).data.refused_by_library = refused
+
+    def open_ticket(self, user_id: str) -> tuple[str, int]:
+        """A patron's earlier-flow ticket without the browser: its session token and id."""
+        self._state.record(user_id)
+        token, ticket_id = self._state.new_session("", user_id)
+        return token, ticket_id
+
     def add_patrons(self, count: int, *, due_every: int = 10) -> list[TestPatron]:
         """Synthetic patrons `2000000001`, ... with pin 1234; not listed in `patrons`."""
         added: list[TestPatron] = []
@@ -246,10 +268,7 @@ class LibrarySandbox:
         if delay > 0:
             await asyncio.sleep(delay)
         if faults.refuses(service):
-            if request.transport is not None:
-                request.transport.abort()
-            # Nothing is written to an aborted transport; this response is never sent.
-            return web.Response(status=503)
+            return self._hang_up(request)
         if faults.is_down(service):
             return service_error(service, 503, request.path)
         status = faults.pop_failure(request.path)
@@ -260,7 +279,21 @@ class LibrarySandbox:
             return service_error(service, 500, request.path)
         if faults.is_malformed(service):
             return malformed(service)
-        return await handler(request)
+        if faults.drops(service, request.path):
+            await request.read()
+            return self._hang_up(request)
+        response = await handler(request)
+        if faults.loses_answer(service, request.path):
+            return self._hang_up(request)
+        return response
+
+    @staticmethod
+    def _hang_up(request: web.Request) -> web.StreamResponse:
+        """Close the connection with no answer at all."""
+        if request.transport is not None:
+            request.transport.abort()
+        # Nothing is written to an aborted transport; this response is never sent.
+        return web.Response(status=503)
 
     def _routes(self, service: str) -> list[tuple[str, str, Handler]]:
         code, earlier, platform = self._code, self._earlier, self._platform
@@ -278,6 +311,7 @@ class LibrarySandbox:
         if service == "login":
             return [
                 ("GET", "/login", earlier.login),
+                ("POST", "/login", earlier.login),
                 ("GET", "/getTicket/{token}/{id}", earlier.ticket),
             ]
         endpoints: list[tuple[str, Handler]] = [
@@ -287,6 +321,10 @@ class LibrarySandbox:
             ("/v3/work", platform.work),
             ("/v3/search", platform.search),
             ("/v3/libraries", platform.libraries),
+            ("/v3/library", platform.library),
+            ("/v3/events", platform.events),
+            ("/v3/news", platform.news),
+            ("/v3/recommend", platform.recommend),
         ]
         return [(method, path, h) for path, h in endpoints for method in ("GET", "POST")]
 

@@ -6,7 +6,7 @@ import ipaddress
 import random
 import secrets
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 from urllib.parse import urlsplit
@@ -39,8 +39,20 @@ class CodeRecord:
 
 @dataclass
 class SessionRecord:
+    """A ticket of the earlier flow; it can be read once (`attributes` are gone afterwards)."""
+
     token: str
     user_id: str
+    fetched: bool = False
+
+
+@dataclass
+class PendingOrder:
+    """A placed order on its way to the library system: shown in /v3/user from `visible_at`."""
+
+    user_id: str
+    visible_at: float
+    order: dict[str, object] = field(default_factory=dict)
 
 
 class SandboxState:
@@ -58,6 +70,7 @@ class SandboxState:
         seed: int,
         release_cpr: bool,
         userinfo_attributes: Sequence[str] = DEFAULT_USERINFO_ATTRIBUTES,
+        order_delay: float = 0.0,
     ) -> None:
         self.client_id = client_id
         self.client_secret = client_secret
@@ -72,6 +85,8 @@ class SandboxState:
         self.userinfo_attributes = tuple(userinfo_attributes)
         self.userinfo_extra: dict[str, Any] = {}
         self.revoked: set[str] = set()  # tokens revoked through DELETE /oauth/revoke
+        self.order_delay = order_delay
+        self.pending_orders: list[PendingOrder] = []
         self.factory = PatronFactory(today, tz)
         self.records: dict[str, PatronRecord] = {}
         self.test_patrons = self.factory.test_patrons()
@@ -128,6 +143,24 @@ class SandboxState:
         session_token = secrets.token_hex(16)
         self.sessions[self._next_session] = SessionRecord(session_token, user_id)
         return session_token, self._next_session
+
+    def place_order(self, user_id: str, order: dict[str, object]) -> None:
+        """Orders are asynchronous: with a delay, the order shows up in /v3/user only later."""
+        if self.order_delay <= 0:
+            self.record(user_id).data.orders.append(order)
+            return
+        self.pending_orders.append(PendingOrder(user_id, self.clock() + self.order_delay, order))
+
+    def arrived_orders(self) -> None:
+        """Move the orders whose time has come into their patrons' status."""
+        now = self.clock()
+        waiting = []
+        for pending in self.pending_orders:
+            if pending.visible_at <= now:
+                self.record(pending.user_id).data.orders.append(pending.order)
+            else:
+                waiting.append(pending)
+        self.pending_orders = waiting
 
     def new_order_id(self) -> str:
         self._next_order += 1 + self.random.randrange(7)

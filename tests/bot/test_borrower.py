@@ -107,9 +107,10 @@ async def test_sixty_five_loans_are_split_without_cutting_an_entry(bot: BotHarne
         for entry in message.html.split("\n\n")[1 if message is messages[0] else 0 :]:
             assert entry.count("<b>") == entry.count("</b>") == 1, entry
             assert "afleveres" in entry, entry
-    # A date in a format the client cannot parse is shown as it was sent.
+    # The Danish day-first date (dd/mm/yyyy) is read: shown, sorted and counted like the rest.
     everything = "\n".join(m.text for m in messages)
-    assert re.search(r"afleveres \d{2}/\d{2}/\d{4}", everything)
+    assert not re.search(r"\d{2}/\d{2}/\d{4}", everything)
+    assert everything.count(" (") == 1 + 65  # the header, and every entry's days left
 
 
 async def test_no_loans(bot: BotHarness) -> None:
@@ -302,3 +303,18 @@ def test_catalogue_has_the_same_keys_and_placeholders_in_both_languages() -> Non
         en = {name for _, name, _, _ in fields.parse(catalogue.EN[key]) if name}
         assert da == en, key
         assert key.startswith("borrower."), key
+
+
+async def test_user_authentication_failed_is_told_as_the_library_not_accepting_you(
+    bot: BotHarness,
+) -> None:
+    await bot.connect(12, KAREN, language_code="en")
+    bot.sandbox.refuse_patron(KAREN)  # /v3/user: 500 "User authentication failed", as recorded
+    [reply] = await command(bot, 12, "/loans")
+    assert reply.text.startswith("⚠️ Your library could not look you up as a patron right now")
+    assert "(“User authentication failed”)" in reply.text
+    assert await bot.store.account(12) is not None  # not a reason to forget the login
+    bot.sandbox.refuse_patron(KAREN, False)
+    [holds] = await command(bot, 12, "/holds")
+    # The recorded shapes: a hold "At reservation shelf" with its last day, an NCIP order id.
+    assert "Ready for pick-up" in holds.text and "collect by" in holds.text

@@ -6,7 +6,7 @@ import logging
 import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 import httpx
 import pytest
@@ -47,13 +47,13 @@ async def test_connect_success(bot: BotHarness) -> None:
     assert "Forbundet" in last.text
 
 
-async def test_success_page_both_languages(bot: BotHarness) -> None:
-    bot.add_chat(CHAT)
-    for accept, back, title in (
-        ("en-GB,en;q=0.9", "Back to Telegram", "Almost done"),
-        ("da,en;q=0.5", "Tilbage til Telegram", "Næsten færdig"),
+async def test_success_page_follows_the_chats_language_not_the_browsers(bot: BotHarness) -> None:
+    for chat_id, code, accept, back, title in (
+        (CHAT, "en", "da,en;q=0.5", "Back to Telegram", "Almost done"),
+        (OTHER_CHAT, "da", "en-GB,en;q=0.9", "Tilbage til Telegram", "Næsten færdig"),
     ):
-        redirect = await bot.log_in_at_library(await bot.login_url(CHAT))
+        bot.add_chat(chat_id, language_code=code)
+        redirect = await bot.log_in_at_library(await bot.login_url(chat_id))
         page = await bot.follow(redirect, **{"Accept-Language": accept})
         assert page.status_code == 200
         assert back in page.text and title in page.text
@@ -70,17 +70,33 @@ async def test_success_page_both_languages(bot: BotHarness) -> None:
 
 
 async def test_denied_login(bot: BotHarness) -> None:
-    bot.add_chat(CHAT)
+    bot.add_chat(CHAT, language_code="en")
     calls = bot.sandbox.calls[TOKEN_CALL]
     redirect = await bot.log_in_at_library(await bot.login_url(CHAT), action="deny")
     assert "error=access_denied" in redirect.headers["location"]
-    page = await bot.follow(redirect, **{"Accept-Language": "en"})
+    page = await bot.follow(redirect, **{"Accept-Language": "da"})
     assert page.status_code == 200
-    assert "Login cancelled" in page.text
-    dansk = await bot.http.get(redirect.headers["location"])
-    assert dansk.status_code == 410  # the state was used up by the denial
+    assert "Login cancelled" in page.text  # the chat's language
+    # A way back to the chat (no start parameter: there is nothing to redeem).
+    assert f'href="https://t.me/{bot.info.bot_username}">Back to the chat</a>' in page.text
+    again = await bot.http.get(redirect.headers["location"])
+    assert again.status_code == 410  # the state was used up by the denial
+    # A used state names no chat any more: the browser's language (here none: Danish).
+    assert "Linket er udløbet" in again.text
+    assert f'href="https://t.me/{bot.info.bot_username}">Tilbage til chatten</a>' in again.text
     assert bot.sandbox.calls[TOKEN_CALL] == calls
     assert await bot.store.account(CHAT) is None
+
+
+async def test_expired_link_page_speaks_the_chats_language(bot: BotHarness) -> None:
+    bot.add_chat(CHAT, language_code="en")
+    await bot.send(CHAT, "/start")  # Telegram's language is remembered from the update
+    state = await bot.store.create_login_state(CHAT, ttl=timedelta(seconds=-1))
+    url = f"{bot.info.public_url}/oauth/callback?{urlencode({'state': state, 'code': 'abc'})}"
+    page = await bot.http.get(url, headers={"Accept-Language": "da"})
+    assert page.status_code == 410
+    assert "This link has expired" in page.text
+    assert f'href="https://t.me/{bot.info.bot_username}">Back to the chat</a>' in page.text
 
 
 async def test_replayed_state(bot: BotHarness) -> None:
@@ -150,7 +166,7 @@ async def test_phishing_code_refused_in_another_chat(bot: BotHarness) -> None:
 
 
 async def test_token_endpoint_failure(bot: BotHarness) -> None:
-    bot.add_chat(CHAT)
+    bot.add_chat(CHAT, language_code="en")
     bot.sandbox.faults.fail_next["/oauth/token"] = [500]
     redirect = await bot.log_in_at_library(await bot.login_url(CHAT))
     page = await bot.follow(redirect, **{"Accept-Language": "en"})

@@ -10,6 +10,8 @@ from tests.fixtures.bot import BotFactory, BotHarness
 
 LITTLE_PRINCE = "870970-basis:22677608"  # in the catalogue, not on loan or on hold for anyone
 ORDER_CALLS = "platform GET /v3/order"
+KVINDEN_I_BURET = "870970-basis:27015794"  # on the shelf at DK-710100, orderable elsewhere
+NET_AUDIOBOOK = "870970-basis:51371213"  # net only: owned_wrong_mediumType everywhere
 
 
 async def confirmation(bot: BotHarness, chat_id: int, text: str) -> Any:
@@ -39,7 +41,9 @@ async def test_order_with_the_patrons_own_library(bot: BotHarness) -> None:
     placed = orders[-1]
     assert placed["title"] == "Den lille prins"
     assert placed["pickUpAgency"] == "DK-710100"
-    assert f"Bestillingsnummer: {placed['orderId']}" in done.text
+    # The order's number is the order system's `orsId`; its hold has an NCIP id of its own.
+    assert "Bestillingsnummer: " in done.text
+    assert placed["orderId"] not in done.text
     assert "Den lille prins er bestilt" in done.text
     assert done.buttons == []
     assert bot.sandbox.calls[ORDER_CALLS] == 1
@@ -106,23 +110,33 @@ async def test_the_id_and_branch_are_checked(bot: BotHarness) -> None:
     assert (await bot.store.chat(35)).pickup_branch is None
 
 
-async def test_owning_it_already(bot: BotHarness) -> None:
+async def test_owned_own_catalogue_means_reserve_it_at_that_library(bot: BotHarness) -> None:
     await bot.connect(36, KAREN, language_code="en")
-    ask = await confirmation(bot, 36, "/order 870970-basis:29318871")
-    assert "Rødt & sort <2. udgave>" in ask.text
+    ask = await confirmation(bot, 36, f"/order {KVINDEN_I_BURET} DK-710100")
+    assert "Kvinden i buret" in ask.text
     refused = await bot.tap(36, ask, "📥 Yes, order it")
     assert refused is not None
-    assert refused.text == (
-        "You already have Rødt & sort <2. udgave> – on loan or on hold – so it was not "
-        "ordered again."
+    # Not "you already have it": the pick-up library has it on its own shelves.
+    assert refused.text.startswith(
+        "Københavns Hovedbibliotek has Kvinden i buret on its own shelves, so it cannot be "
+        "ordered through me. Reserve it in that library's own catalogue, or choose another "
+        "pick-up branch"
     )
+    assert "The library's catalogue: http" in refused.text  # the refusal's orderUrl
+    assert "already" not in refused.text
+    # At another branch the same material is orderable.
+    ask = await confirmation(bot, 36, f"/order {KVINDEN_I_BURET} DK-710104")
+    done = await bot.tap(36, ask, "📥 Yes, order it")
+    assert done is not None and "Kvinden i buret is ordered for pick-up at" in done.text
 
 
-async def test_already_on_hold(bot: BotHarness) -> None:
+async def test_net_only_material_and_no_lender(bot: BotHarness) -> None:
     await bot.connect(37, KAREN)
-    ask = await confirmation(bot, 37, "/order 870970-basis:21753520")
+    ask = await confirmation(bot, 37, f"/order {NET_AUDIOBOOK}")
     refused = await bot.tap(37, ask, "📥 Ja, bestil")
-    assert refused is not None and "Du har allerede reserveret Dune" in refused.text
+    assert refused is not None
+    assert "er en type materiale, der ikke kan bestilles til afhentning" in refused.text
+    assert "/search" in refused.text
 
 
 async def test_order_system_down(bot: BotHarness) -> None:
@@ -134,13 +148,17 @@ async def test_order_system_down(bot: BotHarness) -> None:
     assert bot.sandbox.calls[ORDER_CALLS] == 1
 
 
-async def test_unknown_branch_is_refused_and_forgotten(bot: BotHarness) -> None:
+async def test_unknown_branch_is_checked_before_confirming(bot: BotHarness) -> None:
     await bot.connect(39, OLE, language_code="en")
-    ask = await confirmation(bot, 39, f"/order {LITTLE_PRINCE} DK-999999")
-    assert "Pick-up at DK-999999." in ask.text
-    refused = await bot.tap(39, ask, "📥 Yes, order it")
-    assert refused is not None and "does not know that pick-up place" in refused.text
-    assert (await bot.store.chat(39)).pickup_branch is None
+    ask = await confirmation(bot, 39, f"/order {LITTLE_PRINCE} DK-710104")
+    assert "Pick-up at" in ask.text
+    assert (await bot.store.chat(39)).pickup_branch == "DK-710104"
+    [told] = await command(bot, 39, f"/order {LITTLE_PRINCE} DK-123456")
+    # No "Yes" to tap: the branch is refused before the confirmation, and not saved.
+    assert told.buttons == []
+    assert told.text.startswith("I cannot find the pick-up branch DK-123456 at the libraries")
+    assert (await bot.store.chat(39)).pickup_branch == "DK-710104"
+    assert bot.sandbox.calls[ORDER_CALLS] == 0
 
 
 async def test_order_not_placed_and_an_unknown_outcome(bot: BotHarness) -> None:
@@ -181,3 +199,32 @@ async def test_order_within_the_time_limit_when_the_work_service_hangs(
     bot.sandbox.faults.latency["platform"] = 3.0
     [reply] = await command(bot, 42, f"/order {LITTLE_PRINCE}", timeout=5)
     assert "not answering" in reply.text
+
+
+# Every reason of the order system (production-notes), as the patron reads it in English.
+REASONS = {
+    "owned_own_catalogue": "on its own shelves, so it cannot be ordered through me",
+    "owned_wrong_mediumType": "is a kind of material that cannot be ordered for pick-up",
+    "not_owned_wrong_ILL_mediumType": "is a kind of material that cannot be ordered for pick-up",
+    "not_owned_no_ILL_loc": "No library can lend Den lille prins to you",
+    "unknown_pickupAgency": "does not exist at the libraries, so nothing was ordered",
+    "unknown_user": "The library does not know you as a patron for this order",
+    "invalid_order": "The order system rejected the order of Den lille prins as invalid",
+    "ORS_error": "The order system failed, so Den lille prins was not ordered",
+    "service_unavailable": "order system is down right now, so Den lille prins was not ordered",
+    "authentication_error": "could not confirm who you are, so Den lille prins was not ordered",
+    "order not placed": "The library could not order Den lille prins",
+    # An unknown code: a generic refusal that quotes it.
+    "a_code_nobody_knows": "refused to order Den lille prins, saying “a_code_nobody_knows”",
+}
+
+
+async def test_every_order_system_reason_in_words(bot: BotHarness) -> None:
+    await bot.connect(42, KAREN, language_code="en")
+    for index, (code, words) in enumerate(REASONS.items()):
+        ask = await confirmation(bot, 42, f"/order {LITTLE_PRINCE} DK-710104")
+        bot.sandbox.faults.refuse_orders.append(code)
+        told = await bot.tap(42, ask, "📥 Yes, order it")
+        assert told is not None and words in told.text, (code, told.text)
+        assert bot.sandbox.calls[ORDER_CALLS] == index + 1
+    assert not [o for o in bot.sandbox.patron_data(KAREN).orders if o["title"] == "Den lille prins"]

@@ -6,10 +6,11 @@ import asyncio
 import time
 from typing import TYPE_CHECKING
 
+import httpx
 import pytest
 
 from bot.library.client import PUBLIC_TOKEN_MARGIN, LibraryClient
-from bot.library.errors import NotLoggedIn
+from bot.library.errors import BadRequest, NotLoggedIn
 from tests.library.conftest import make_client
 
 if TYPE_CHECKING:
@@ -80,12 +81,27 @@ async def test_public_token_is_renewed_before_it_expires(
     assert renewed != cached.token
 
 
-async def test_login_and_ticket(library_sandbox: LibrarySandbox, client: LibraryClient) -> None:
-    token = library_sandbox.issue_token("1000000001")
-    session = await client.login_session(token)
-    assert session.token and session.id
+async def test_login_page_and_ticket(
+    library_sandbox: LibrarySandbox, client: LibraryClient
+) -> None:
+    token = await client.public_token()
+    url = client.login_page_url(token, return_url="http://127.0.0.1:9/back")
+    assert url.startswith(f"{client.login_url}/login?token=")
+    # The login page is a page for the browser (HTML), never a JSON session.
+    async with httpx.AsyncClient() as http:
+        page = await http.get(url)
+    assert page.status_code == 200 and "html" in page.headers["content-type"]
+    # The browser comes back with the session token and id: the sandbox's hook stands in.
+    session_token, ticket_id = library_sandbox.open_ticket("1000000001")
+    session = client.session_from_return({"token": session_token, "id": str(ticket_id)})
     ticket = await client.get_ticket(session)
     assert ticket.id == session.id
     assert ticket.attributes.municipality == "101"
     assert {agency.agency_id for agency in ticket.attributes.agencies} >= {"710100"}
     assert "cpr" not in ticket.model_dump_json().lower()
+    # A ticket is read once; the second read has no attributes and is refused.
+    with pytest.raises(BadRequest) as caught:
+        await client.get_ticket(session)
+    assert caught.value.code == "invalid_ticket"
+    with pytest.raises(BadRequest):
+        client.session_from_return({"error": "LoginCancelled"})

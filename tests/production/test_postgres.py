@@ -214,7 +214,31 @@ async def _seed_rows(conn: AsyncConnection) -> None:
 
 
 # Rows to seed at each revision; a new migration needs its predecessor here (the walk asks).
-SEEDS: dict[str, Seed] = {"0001": _seed_0001, "0002": _seed_0001, "0003": _seed_0003}
+async def _seed_0004(conn: AsyncConnection) -> None:
+    await _seed_0001(conn)
+    meta = sa.MetaData()
+    await conn.run_sync(meta.reflect)
+    t = meta.tables
+    await conn.execute(
+        t["renewal_refusal"].insert(),
+        [
+            {
+                "chat_id": 1,
+                "loan_id": "NCIPMDAxOXwwMDAwMDMyNDg0fFJvc2VuLCBNaWNoYWVsfFNtdXR8fHw=",
+                "due": "2026-01-13",
+                "reason": "Renewal Not Allowed - Item Has Outstanding Requests",
+                "refused_at": NOW,
+            }
+        ],
+    )
+
+
+SEEDS: dict[str, Seed] = {
+    "0001": _seed_0001,
+    "0002": _seed_0001,
+    "0003": _seed_0003,
+    "0004": _seed_0004,
+}
 
 
 def _revisions() -> list[str]:

@@ -21,6 +21,8 @@ async def test_reminders_settings_in_danish(bot: BotHarness) -> None:
     bot.add_chat(CHAT, language_code="da")
 
     status = await bot.send(CHAT, "/reminders")
+    # No account: no claim that reminders are coming, only what will apply after /login.
+    assert status.text.startswith("🔕 Du får ingen påmindelser lige nu, fordi du ikke er logget")
     assert "slået til" in status.text and "3, 1 og 0" in status.text
     assert "standard" in status.text
 
@@ -96,3 +98,13 @@ async def test_remind_once_as_a_subprocess(
     [digest] = telegram.sent(CHAT)
     assert "Lykke-Per" in digest.text and "Klara og solen" in digest.text
     assert library_sandbox.client_secret not in out.decode() + err.decode()
+
+
+async def test_reminders_status_of_a_connected_chat(bot: BotHarness) -> None:
+    await bot.connect(603, JONAS, language_code="en")
+    status = await bot.send(603, "/reminders")
+    assert status.text.startswith("🔔 Reminders are on: 3, 1 and 0 days")
+    assert "not logged in" not in status.text
+    await bot.send(603, "/logout")
+    after = await bot.send(603, "/reminders")
+    assert after.text.startswith("🔕 You get no reminders right now, because you are not logged")

@@ -47,7 +47,10 @@ def test_only_the_smallest_threshold_reached_counts() -> None:
     assert key(1) == "loan:L1:2026-01-11:1"
     assert key(0) == "loan:L1:2026-01-10:0"
     assert key(-1) == "loan:L1:2026-01-09:overdue"
-    assert loan_key(Loan(loan_id="L2", due_date="24/01/2026"), today, days) is None
+    # A due date the bot cannot read is not dropped: it gets a key of its own (told once).
+    unreadable = loan_key(Loan(loan_id="L2", due_date="31/02/2026"), today, days)
+    assert unreadable is not None and unreadable.startswith("loan:L2:unreadable:")
+    assert loan_key(Loan(loan_id="L3", due_date=None), today, days) is None
 
 
 async def test_digest_has_exactly_the_due_loans_and_ready_holds(rig: Rig) -> None:

@@ -76,3 +76,38 @@ def test_sandbox_command_single_port():
         assert httpx.get(f"{env['PLATFORM_URL']}/v3/user").status_code == 401
     finally:
         assert stop(process) == 0
+
+
+def test_sandbox_command_delays_orders_as_for_a_person():
+    process, env, _ = run_sandbox("--single-port")
+    url = env["OAUTH_URL"]
+    redirect = "http://127.0.0.1:8080/oauth/callback"
+    try:
+        login = httpx.post(
+            f"{url}/oauth/authorize",
+            data={
+                "response_type": "code", "client_id": env["CLIENT_ID"], "redirect_uri": redirect,
+                "agency": "710100", "user_id": "1000000002", "pin": "1234", "action": "login",
+            },
+        )  # fmt: skip
+        code = httpx.URL(login.headers["location"]).params["code"]
+        token = httpx.post(
+            f"{url}/oauth/token",
+            data={
+                "grant_type": "authorization_code", "code": code, "redirect_uri": redirect,
+                "client_id": env["CLIENT_ID"], "client_secret": env["CLIENT_SECRET"],
+            },
+        ).json()["access_token"]  # fmt: skip
+        placed = httpx.get(
+            f"{url}/v3/order",
+            params={
+                "access_token": token,
+                "pids": '["870970-basis:22871420"]',
+                "pickUpBranch": "DK-710104",
+            },
+        )
+        assert placed.json()["data"]["status"] == "ok"
+        status = httpx.get(f"{url}/v3/user", params={"access_token": token}).json()
+        assert status["data"]["orders"] == []  # on its way for a few seconds
+    finally:
+        assert stop(process) == 0

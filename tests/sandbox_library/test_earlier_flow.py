@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 
 from sandbox.library import LibrarySandbox
-from tests.sandbox_library.helpers import anonymous_token, login
+from tests.sandbox_library.helpers import anonymous_token
 
 
 async def test_password_grant_gives_an_anonymous_bearer_token(library_sandbox, client):
@@ -50,19 +50,45 @@ async def test_anonymous_token_is_refused_by_user_but_good_for_public_data(libra
     assert search.status_code == 200
 
 
-async def test_login_session_and_ticket(library_sandbox, client):
-    token = await login(client, library_sandbox)
-    session = await client.get(f"{library_sandbox.urls.login}/login", params={"token": token})
-    assert session.status_code == 200
-    body = session.json()
-    assert isinstance(body["token"], str) and body["token"]
-    assert isinstance(body["id"], int)
+RETURN = "http://127.0.0.1:8080/earlier/return"
+
+
+async def log_in_at_login_page(
+    client: httpx.AsyncClient, sandbox: LibrarySandbox, token: str, **fields: str
+) -> httpx.Response:
+    """Open the login page with the client's token, then post the form as a browser would."""
+    page = await client.get(
+        f"{sandbox.urls.login}/login", params={"token": token, "returnurl": RETURN}
+    )
+    assert page.status_code == 200
+    assert page.headers["content-type"].startswith("text/html")
+    assert 'action="/login"' in page.text and "1000000001" in page.text
+    form = {
+        "token": token,
+        "returnurl": RETURN,
+        "agency": "710100",
+        "user_id": "1000000001",
+        "pin": "1234",
+        "action": "login",
+        **fields,
+    }
+    return await client.post(f"{sandbox.urls.login}/login", data=form)
+
+
+async def test_anonymous_token_opens_the_login_page_and_the_ticket_follows(library_sandbox, client):
+    token = await anonymous_token(client, library_sandbox)
+    done = await log_in_at_login_page(client, library_sandbox, token)
+    assert done.status_code == 302
+    back = httpx.URL(done.headers["location"])
+    assert str(back.copy_with(query=None)) == RETURN
+    session_token, session_id = back.params["token"], back.params["id"]
+    assert session_token and session_id.isdigit()
     ticket = await client.get(
-        f"{library_sandbox.urls.login}/getTicket/{body['token']}/{body['id']}"
+        f"{library_sandbox.urls.login}/getTicket/{session_token}/{session_id}"
     )
     assert ticket.status_code == 200
     data = ticket.json()
-    assert data["id"] == body["id"] and data["token"] == body["token"]
+    assert data["id"] == int(session_id) and data["token"] == session_token
     attributes = data["attributes"]
     assert "cpr" not in attributes
     assert isinstance(attributes["gender"], str) and len(attributes["gender"]) == 1
@@ -76,36 +102,89 @@ async def test_login_session_and_ticket(library_sandbox, client):
     ]
 
 
+async def test_a_ticket_is_read_once(library_sandbox, client):
+    session_token, session_id = library_sandbox.open_ticket("1000000002")
+    url = f"{library_sandbox.urls.login}/getTicket/{session_token}/{session_id}"
+    first = await client.get(url)
+    assert first.json()["attributes"]["municipality"] == "101"
+    again = await client.get(url)
+    assert again.status_code == 200
+    assert again.json() == {"id": session_id, "token": session_token, "attributes": None}
+
+
+async def test_wrong_pin_shows_the_form_again_and_cancel_goes_back(library_sandbox, client):
+    token = await anonymous_token(client, library_sandbox)
+    wrong = await log_in_at_login_page(client, library_sandbox, token, pin="0000")
+    assert wrong.status_code == 200
+    assert "Wrong user id or PIN" in wrong.text
+    cancelled = await log_in_at_login_page(client, library_sandbox, token, action="deny")
+    assert cancelled.status_code == 302
+    assert cancelled.headers["location"] == f"{RETURN}?error=LoginCancelled"
+
+
+async def test_without_returnurl_the_page_shows_the_session(library_sandbox, client):
+    token = await anonymous_token(client, library_sandbox)
+    form = {"token": token, "agency": "710100", "user_id": "1000000004", "pin": "1234"}
+    page = await client.post(f"{library_sandbox.urls.login}/login", data=form)
+    assert page.status_code == 200
+    session_token = page.text.split("id=tickettoken>")[1].split("<")[0]
+    session_id = page.text.split("id=ticketid>")[1].split("<")[0]
+    ticket = await client.get(
+        f"{library_sandbox.urls.login}/getTicket/{session_token}/{session_id}"
+    )
+    assert ticket.json()["attributes"]["agencies"][0]["userId"] == "1000000004"
+
+
+async def test_single_sign_on_offers_to_continue(library_sandbox):
+    async with httpx.AsyncClient(timeout=5.0) as browser:
+        token = await anonymous_token(browser, library_sandbox)
+        await log_in_at_login_page(browser, library_sandbox, token)
+        page = await browser.get(
+            f"{library_sandbox.urls.login}/login", params={"token": token, "returnurl": RETURN}
+        )
+        assert "Karen Jensen" in page.text and "value=continue" in page.text
+        done = await browser.post(
+            f"{library_sandbox.urls.login}/login",
+            data={"token": token, "returnurl": RETURN, "action": "continue"},
+        )
+        assert done.status_code == 302 and "id=" in done.headers["location"]
+
+
 async def test_cpr_only_when_configured(client):
     async with LibrarySandbox(release_cpr=True) as sandbox:
-        token = sandbox.issue_token("1000000002")
-        session = (await client.get(f"{sandbox.urls.login}/login", params={"token": token})).json()
-        ticket = await client.get(
-            f"{sandbox.urls.login}/getTicket/{session['token']}/{session['id']}"
-        )
+        session_token, session_id = sandbox.open_ticket("1000000002")
+        ticket = await client.get(f"{sandbox.urls.login}/getTicket/{session_token}/{session_id}")
         cpr = ticket.json()["attributes"]["cpr"]
         assert isinstance(cpr, str) and len(cpr) == 10 and cpr.isdigit()
 
 
-async def test_login_refuses_anonymous_and_unknown_tokens(library_sandbox, client):
+async def test_login_page_refuses_unknown_tokens_and_foreign_return_addresses(
+    library_sandbox, client
+):
     url = f"{library_sandbox.urls.login}/login"
-    anonymous = await client.get(
-        url, params={"token": await anonymous_token(client, library_sandbox)}
-    )
-    assert anonymous.status_code == 403
-    assert anonymous.json() == {"statusCode": 403, "error": "not logged in"}
     unknown = await client.get(url, params={"token": "nope"})
-    assert unknown.status_code == 401
-    assert unknown.json()["error"] == "invalid_token"
+    assert unknown.status_code == 403
+    assert "ugyldigt token" in unknown.text
+    expired = library_sandbox.issue_token("1000000001")
+    library_sandbox.expire_token(expired)
+    assert (await client.get(url, params={"token": expired})).status_code == 403
+    token = await anonymous_token(client, library_sandbox)
+    foreign = await client.get(
+        url, params={"token": token, "returnurl": "https://evil.example.com/x"}
+    )
+    assert foreign.status_code == 400
 
 
 async def test_ticket_needs_the_matching_session_token(library_sandbox, client):
-    token = library_sandbox.issue_token("1000000001")
-    session = (
-        await client.get(f"{library_sandbox.urls.login}/login", params={"token": token})
-    ).json()
-    for path in (f"wrong/{session['id']}", f"{session['token']}/1", f"{session['token']}/x"):
+    session_token, session_id = library_sandbox.open_ticket("1000000001")
+    for path, ticket_id, token in (
+        (f"wrong/{session_id}", session_id, "wrong"),
+        (f"{session_token}/1", 1, session_token),
+        (f"{session_token}/x", "x", session_token),
+    ):
         response = await client.get(f"{library_sandbox.urls.login}/getTicket/{path}")
-        assert response.status_code == 404
-        assert response.json() == {"statusCode": 404, "error": "ticket not found"}
-    assert isinstance(httpx.URL(library_sandbox.urls.login).port, int)
+        assert response.status_code == 200
+        assert response.json() == {"id": ticket_id, "token": token, "attributes": False}
+    # The failed reads did not use the ticket up.
+    good = await client.get(f"{library_sandbox.urls.login}/getTicket/{session_token}/{session_id}")
+    assert good.json()["attributes"]["municipality"] == "101"

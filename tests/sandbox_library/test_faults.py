@@ -113,9 +113,9 @@ async def test_calls_are_counted(library_sandbox, client):
     await user(client, library_sandbox, token)
     await user(client, library_sandbox, token)
     await get_code(client, library_sandbox)
-    session = await client.get(f"{library_sandbox.urls.login}/login", params={"token": token})
-    body = session.json()
-    await client.get(f"{library_sandbox.urls.login}/getTicket/{body['token']}/{body['id']}")
+    session_token, session_id = library_sandbox.open_ticket("1000000001")
+    body = {"token": session_token, "id": session_id}
+    await client.get(f"{library_sandbox.urls.login}/getTicket/{session_token}/{session_id}")
     calls = library_sandbox.calls
     assert calls["platform GET /v3/user"] == 2
     assert calls["oauth POST /oauth/authorize"] == 1
@@ -173,3 +173,77 @@ def _days(sandbox: LibrarySandbox, text: str) -> int:
     parsed = parse_library_date(text)
     assert not isinstance(parsed, str) and parsed is not None
     return (parsed - sandbox.today).days
+
+
+async def order_1984(client, sandbox: LibrarySandbox, token: str) -> httpx.Response:
+    return await client.get(
+        f"{sandbox.urls.platform}/v3/order",
+        params={
+            "access_token": token,
+            "pids": '["870970-basis:22871420"]',
+            "pickUpBranch": "DK-710104",
+        },
+    )
+
+
+async def test_drop_reads_the_request_and_closes_without_handling_it(library_sandbox, client):
+    token = library_sandbox.issue_token("1000000002")
+    library_sandbox.faults.drop.add("/v3/order")
+    with pytest.raises(httpx.RemoteProtocolError):
+        await order_1984(client, library_sandbox, token)
+    assert library_sandbox.calls["platform GET /v3/order"] == 1
+    assert library_sandbox.patron_data("1000000002").orders == []
+    # Only that path: the rest of the platform answers.
+    assert (await user(client, library_sandbox, token)).status_code == 200
+
+
+async def test_lose_answer_handles_the_request_and_closes_before_answering(library_sandbox, client):
+    token = library_sandbox.issue_token("1000000002")
+    library_sandbox.faults.lose_answer.add("platform")
+    with pytest.raises(httpx.RemoteProtocolError):
+        await order_1984(client, library_sandbox, token)
+    library_sandbox.faults.lose_answer.clear()
+    [placed] = library_sandbox.patron_data("1000000002").orders
+    assert placed["title"] == "1984"
+
+
+async def test_drop_through_the_control_endpoint(library_sandbox, client):
+    url = f"{library_sandbox.urls.platform}/_sandbox/faults"
+    answer = await client.post(url, json={"drop": ["/v3/renew"], "lose_answer": ["/v3/order"]})
+    assert answer.json()["drop"] == ["/v3/renew"]
+    assert answer.json()["lose_answer"] == ["/v3/order"]
+    assert library_sandbox.faults.drop == {"/v3/renew"}
+    await client.post(f"{library_sandbox.urls.platform}/_sandbox/reset")
+    assert library_sandbox.faults.drop == set() and library_sandbox.faults.lose_answer == set()
+
+
+async def test_refuse_orders_queues_order_system_reasons(library_sandbox, client):
+    token = library_sandbox.issue_token("1000000002")
+    url = f"{library_sandbox.urls.platform}/_sandbox/faults"
+    await client.post(url, json={"refuse_orders": ["unknown_user", "service_unavailable"]})
+    first = await order_1984(client, library_sandbox, token)
+    assert first.status_code == 500
+    assert first.json() == {"statusCode": 500, "error": "unknown_user"}
+    second = await order_1984(client, library_sandbox, token)
+    assert second.status_code == 503
+    assert second.json() == {"statusCode": 503, "error": "service_unavailable"}
+    third = await order_1984(client, library_sandbox, token)
+    assert third.json()["data"]["status"] == "ok"
+
+
+async def test_lose_next_loses_one_answer_only(library_sandbox, client):
+    token = library_sandbox.issue_token("1000000002")
+    library_sandbox.faults.lose_next.append("/v3/order")
+    with pytest.raises(httpx.RemoteProtocolError):
+        await order_1984(client, library_sandbox, token)
+    assert library_sandbox.faults.lose_next == []
+    second = await order_1984(client, library_sandbox, token)
+    assert second.json()["data"]["status"] == "ok"
+    # Both were placed: the first one's answer was lost, not its effect.
+    assert len(library_sandbox.patron_data("1000000002").orders) == 2
+    url = f"{library_sandbox.urls.platform}/_sandbox/faults"
+    await client.post(url, json={"drop_next": ["/v3/order"]})
+    with pytest.raises(httpx.RemoteProtocolError):
+        await order_1984(client, library_sandbox, token)
+    assert len(library_sandbox.patron_data("1000000002").orders) == 2
+    assert (await order_1984(client, library_sandbox, token)).status_code == 200

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import re
-from datetime import date, datetime, timedelta
+from datetime import date, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -49,19 +50,23 @@ def day_of(text: str) -> date:
 async def test_borrower_status_fields_and_types(library_sandbox, client):
     for patron in library_sandbox.patrons:
         data = await user(client, library_sandbox, patron.user_id)
-        for name in ("id", "name", "address", "postalCode", "mail", "libcmsapi", "agency"):
+        for name in ("id", "name", "address", "postalCode", "mail", "ddbcmsapi", "agency"):
             assert isinstance(data[name], str) and data[name], name
         assert data["agency"].isdigit()
-        assert data["libcmsapi"].startswith("https://")
+        assert data["ddbcmsapi"].startswith("https://") and "libcmsapi" not in data
         assert data["name"] == patron.name
         for loan in data["loans"]:
             assert set(loan) == LOAN_FIELDS
             assert all(isinstance(value, str) for value in loan.values())
         for order in data["orders"]:
-            assert ORDER_FIELDS <= set(order) <= ORDER_FIELDS | {"pickUpExpiryDate", "pickUpId"}
+            optional = {"pickUpExpiryDate", "pickUpId", "holdQueuePosition"}
+            assert ORDER_FIELDS - optional <= set(order) <= ORDER_FIELDS | optional
+            if order["status"] == "At reservation shelf":
+                assert "holdQueuePosition" not in order and "pickUpExpiryDate" in order
+            else:
+                assert order["holdQueuePosition"].isdigit()
             assert all(isinstance(value, str) for value in order.values())
             assert re.fullmatch(r"DK-\d+", order["pickUpAgency"])
-            assert order["holdQueuePosition"].isdigit()
             assert WITH_OFFSET.match(order["orderDate"]) or ZULU.match(order["orderDate"])
         for debt in data["debt"]:
             assert set(debt) == DEBT_FIELDS
@@ -188,60 +193,85 @@ async def test_order_validation(library_sandbox, client, params, error):
         assert body["error"] == error
 
 
+async def order(client, sandbox: LibrarySandbox, token: str, faust: str, branch: str):
+    return await get(
+        client, sandbox, "/v3/order", token,
+        pids=json.dumps([f"870970-basis:{faust}"]), pickUpBranch=branch,
+    )  # fmt: skip
+
+
 async def test_order_is_placed_and_shows_up_as_a_hold(library_sandbox, client):
     token = library_sandbox.issue_token("1000000002")
-    response = await get(
-        client, library_sandbox, "/v3/order", token,
-        pids=json.dumps(["870970-basis:22871420"]), pickUpBranch="DK-710104",
-    )  # fmt: skip
+    response = await order(client, library_sandbox, token, "22871420", "DK-710104")
     assert response.status_code == 200
     body = response.json()
     assert body["statusCode"] == 200
     assert body["data"]["status"] == "ok"
     ors_id = body["data"]["orsId"]
-    assert isinstance(ors_id, str) and ors_id
+    assert isinstance(ors_id, str) and ors_id.isdigit()
     orders = (await user(client, library_sandbox, "1000000002"))["orders"]
     assert len(orders) == 1
     hold = orders[0]
     assert hold["title"] == "1984" and hold["creator"] == "George Orwell"
-    assert hold["pickUpAgency"] == "DK-710104" and hold["status"] == "Active"
-    assert hold["orderId"] == ors_id
-    again = await get(
-        client, library_sandbox, "/v3/order", token,
-        pids=json.dumps(["870970-basis:22871420"]), pickUpBranch="DK-710104",
-    )  # fmt: skip
-    assert again.status_code == 500 and again.json()["error"] == "already_reserved"
+    assert hold["pickUpAgency"] == "DK-710104" and hold["status"] == "In process"
+    # The order system's id (orsId) is not the id the user status knows the order by.
+    order_id = hold["orderId"]
+    assert order_id != ors_id and order_id.startswith("NCIP") and order_id.endswith("==")
+    assert base64.b64decode(order_id[4:])
+    # Ordering it again is the order system's business: it is placed again.
+    again = await order(client, library_sandbox, token, "22871420", "DK-710104")
+    assert again.status_code == 200
 
     cancel = await get(
         client, library_sandbox, "/v3/order", token,
-        orderId=ors_id, orderType="normal", delete="true",
+        orderId=order_id, orderType="normal", delete="true",
     )  # fmt: skip
     assert cancel.status_code == 200
-    assert cancel.json() == {"statusCode": 200, "data": {"orderId": ors_id, "deleted": True}}
-    assert (await user(client, library_sandbox, "1000000002"))["orders"] == []
+    assert cancel.json() == {"statusCode": 200, "data": {"deleted": True, "orderId": order_id}}
+    assert len((await user(client, library_sandbox, "1000000002"))["orders"]) == 1
     gone = await get(
         client, library_sandbox, "/v3/order", token,
-        orderId=ors_id, orderType="normal", delete="true",
+        orderId=order_id, orderType="normal", delete="true",
     )  # fmt: skip
-    assert gone.status_code == 500 and gone.json()["statusCode"] == 500
+    assert gone.status_code == 500
+    assert gone.json() == {"statusCode": 500, "error": "Unknown Request"}
 
 
-async def test_order_refusals(library_sandbox, client):
+async def test_orders_are_asynchronous(client):
+    now = [1000.0]
+    async with LibrarySandbox(order_delay=5, clock=lambda: now[0]) as sandbox:
+        token = sandbox.issue_token("1000000002")
+        placed = await order(client, sandbox, token, "22871420", "DK-710104")
+        assert placed.json()["data"]["status"] == "ok"
+        assert (await user(client, sandbox, "1000000002"))["orders"] == []
+        now[0] += 4.9
+        assert (await user(client, sandbox, "1000000002"))["orders"] == []
+        now[0] += 0.2
+        [hold] = (await user(client, sandbox, "1000000002"))["orders"]
+        assert hold["title"] == "1984" and hold["status"] == "In process"
+
+
+async def test_order_refusals_use_the_order_systems_reasons(library_sandbox, client):
     token = library_sandbox.issue_token("1000000001")
-    owned = await get(
-        client, library_sandbox, "/v3/order", token,
-        pids='["870970-basis:27247164"]', pickUpBranch="DK-710100",
-    )  # fmt: skip
-    assert owned.status_code == 500
-    assert owned.json() == {"statusCode": 500, "error": "owned_own_catalogue"}
-    unknown = await get(
-        client, library_sandbox, "/v3/order", token,
-        pids='["870970-basis:00000000"]', pickUpBranch="DK-710100",
-    )  # fmt: skip
-    assert unknown.status_code == 500 and unknown.json()["error"] == "order not placed"
-    anonymous = await get(
-        client, library_sandbox, "/v3/order", await anonymous_token(client, library_sandbox),
-        pids='["870970-basis:22871420"]', pickUpBranch="DK-710100",
+    own = await order(client, library_sandbox, token, "27015794", "DK-710100")
+    assert own.status_code == 500
+    body = own.json()
+    assert body["statusCode"] == 500 and body["error"] == "owned_own_catalogue"
+    assert body["orderUrl"].startswith("https://") and "27015794" in body["orderUrl"]
+    elsewhere = await order(client, library_sandbox, token, "27015794", "DK-710104")
+    assert elsewhere.status_code == 200 and elsewhere.json()["data"]["status"] == "ok"
+    for branch in ("DK-710100", "DK-751000"):
+        net = await order(client, library_sandbox, token, "51371213", branch)
+        assert net.json() == {"statusCode": 500, "error": "owned_wrong_mediumType"}
+    for branch in ("DK-123456", "DK-12", "710999"):
+        bad = await order(client, library_sandbox, token, "22871420", branch)
+        assert bad.status_code == 500
+        assert bad.json() == {"statusCode": 500, "error": "unknown_pickupAgency"}
+    unknown = await order(client, library_sandbox, token, "00000000", "DK-710100")
+    assert unknown.json() == {"statusCode": 500, "error": "not_owned_no_ILL_loc"}
+    anonymous = await order(
+        client, library_sandbox, await anonymous_token(client, library_sandbox),
+        "22871420", "DK-710100",
     )  # fmt: skip
     assert anonymous.status_code == 403
 
@@ -249,27 +279,28 @@ async def test_order_refusals(library_sandbox, client):
 async def test_order_system_down(library_sandbox, client):
     library_sandbox.faults.down.add("orders")
     token = library_sandbox.issue_token("1000000002")
-    response = await get(
-        client, library_sandbox, "/v3/order", token,
-        pids='["870970-basis:22871420"]', pickUpBranch="DK-710100",
-    )  # fmt: skip
+    response = await order(client, library_sandbox, token, "22871420", "DK-710100")
     assert response.status_code == 503
     assert response.json() == {"statusCode": 503, "error": "service_unavailable"}
     assert (await get(client, library_sandbox, "/v3/user", token)).status_code == 200
 
 
-async def test_renew(library_sandbox, client):
+async def test_renew_counts_from_today(library_sandbox, client):
     token = library_sandbox.issue_token("1000000001")
     loans = library_sandbox.patron_data("1000000001").loans
-    first = loans[0]
-    old_due = day_of(first["dueDate"])
-    response = await get(client, library_sandbox, "/v3/renew", token, loanId=first["loanId"])
+    later = next(loan for loan in loans if loan["title"] == "Den afrikanske farm")
+    assert day_of(later["dueDate"]) == library_sandbox.today + timedelta(days=20)
+    response = await get(client, library_sandbox, "/v3/renew", token, loanId=later["loanId"])
     assert response.status_code == 200
     data = response.json()["data"]
-    assert data["loanId"] == first["loanId"]
-    assert DATE.match(data["returnDate"])
-    assert date.fromisoformat(data["returnDate"]) == old_due + timedelta(days=30)
-    assert day_of(first["dueDate"]) == old_due + timedelta(days=30)
+    assert data["loanId"] == later["loanId"]
+    assert WITH_OFFSET.match(data["returnDate"])
+    new_due = library_sandbox.today + timedelta(days=30)
+    assert data["returnDate"].startswith(f"{new_due.isoformat()}T00:00:00+")
+    assert day_of(later["dueDate"]) == new_due
+    overdue = loans[0]
+    renewed = await get(client, library_sandbox, "/v3/renew", token, loanId=overdue["loanId"])
+    assert day_of(renewed.json()["data"]["returnDate"]) == new_due
 
 
 async def test_renew_refused_for_a_reserved_loan(library_sandbox, client):
@@ -278,20 +309,48 @@ async def test_renew_refused_for_a_reserved_loan(library_sandbox, client):
     refused = next(loan for loan in loans if loan["title"] == "Kongens fald")
     response = await get(client, library_sandbox, "/v3/renew", token, loanId=refused["loanId"])
     assert response.status_code == 500
-    body = response.json()
-    assert body["statusCode"] == 500 and body["error"] == "renewal_refused"
-    assert body["error_description"].endswith(".")
-    assert (await get(client, library_sandbox, "/v3/renew", token)).status_code == 400
-    unknown = await get(client, library_sandbox, "/v3/renew", token, loanId="nope")
-    assert unknown.status_code == 500
+    assert response.json() == {
+        "statusCode": 500,
+        "error": "Renewal Not Allowed - Item Has Outstanding Requests",
+    }
+    missing = await get(client, library_sandbox, "/v3/renew", token)
+    assert missing.status_code == 400
+    assert missing.json()["error"] == ' requires property "loanId"'
+    unknown = await get(client, library_sandbox, "/v3/renew", token, loanId="non-existing")
+    assert unknown.json() == {"statusCode": 500, "error": "Agency authentication failed"}
 
 
-async def test_renew_parses_the_foreign_date_format(library_sandbox, client):
+async def test_renewals_stop_at_the_maximum(library_sandbox, client):
+    token = library_sandbox.issue_token("1000000004")
+    [loan] = library_sandbox.patron_data("1000000004").loans
+    for _ in range(3):
+        ok = await get(client, library_sandbox, "/v3/renew", token, loanId=loan["loanId"])
+        assert ok.status_code == 200
+    refused = await get(client, library_sandbox, "/v3/renew", token, loanId=loan["loanId"])
+    assert refused.json() == {"statusCode": 500, "error": "Maximum Renewals Exceeded"}
+    # Karen's loan due today has used its renewals already.
+    karen = library_sandbox.issue_token("1000000001")
+    stars = next(
+        x for x in library_sandbox.patron_data("1000000001").loans if x["title"].startswith("Snak")
+    )
+    used = await get(client, library_sandbox, "/v3/renew", karen, loanId=stars["loanId"])
+    assert used.json()["error"] == "Maximum Renewals Exceeded"
+
+
+async def test_renew_a_loan_with_the_foreign_date_format(library_sandbox, client):
     token = library_sandbox.issue_token("1000000003")
     odd = next(x for x in library_sandbox.patron_data("1000000003").loans if "/" in x["dueDate"])
-    due = datetime.strptime(odd["dueDate"], "%d/%m/%Y").date()
     response = await get(client, library_sandbox, "/v3/renew", token, loanId=odd["loanId"])
-    assert response.json()["data"]["returnDate"] == (due + timedelta(days=30)).isoformat()
+    new_due = library_sandbox.today + timedelta(days=30)
+    assert day_of(response.json()["data"]["returnDate"]) == new_due
+
+
+async def test_a_patron_the_library_system_refuses(library_sandbox, client):
+    library_sandbox.refuse_patron("1000000002")
+    token = library_sandbox.issue_token("1000000002")
+    response = await get(client, library_sandbox, "/v3/user", token)
+    assert response.status_code == 500
+    assert response.json() == {"statusCode": 500, "error": "User authentication failed"}
 
 
 async def test_work_has_list_valued_fields(library_sandbox, client):

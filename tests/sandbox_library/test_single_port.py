@@ -23,8 +23,10 @@ async def test_single_port_serves_every_flow(client):
         assert user.status_code == 200 and user.json()["data"]["name"] == "Karen Jensen"
         refused = await client.get(f"{urls.platform}/v3/user", params={"access_token": anonymous})
         assert refused.status_code == 403
-        session = (await client.get(f"{urls.login}/login", params={"token": token})).json()
-        ticket = await client.get(f"{urls.login}/getTicket/{session['token']}/{session['id']}")
+        page = await client.get(f"{urls.login}/login", params={"token": anonymous})
+        assert page.status_code == 200 and 'action="/login"' in page.text
+        session_token, session_id = sandbox.open_ticket("1000000001")
+        ticket = await client.get(f"{urls.login}/getTicket/{session_token}/{session_id}")
         assert ticket.json()["attributes"]["municipality"] == "101"
         info = await client.get(f"{urls.oauth}/userinfo", params={"access_token": token})
         assert "uniqueId" in info.json()["attributes"]

@@ -11,7 +11,15 @@ from storage.engine import create_engine
 from storage.migrate import database_revision, downgrade, head_revision, upgrade
 from storage.tables import metadata
 
-TABLES = {"chat", "login_state", "pending_link", "account", "callback_ref", "reminder_log"}
+TABLES = {
+    "chat",
+    "login_state",
+    "pending_link",
+    "account",
+    "callback_ref",
+    "reminder_log",
+    "renewal_refusal",
+}
 
 
 def _differences(connection: Connection) -> list[object]:

@@ -207,8 +207,17 @@ async def test_forget_chat_leaves_nothing(store: Store) -> None:
         await store.create_pending_link(chat_id, "pending", None, {})
         await store.put_callback(chat_id, "order", {"pid": "x"})
         await store.record_intents(chat_id, ["loan:L1:2026-01-23:3"])
+        await store.record_refusal(chat_id, "L1", "2026-01-23", "Maximum Renewals Exceeded")
     await store.forget_chat(1)
-    for table in ("chat", "login_state", "pending_link", "account", "callback_ref", "reminder_log"):
+    for table in (
+        "chat",
+        "login_state",
+        "pending_link",
+        "account",
+        "callback_ref",
+        "reminder_log",
+        "renewal_refusal",
+    ):
         assert await rows(store, f"SELECT * FROM {table} WHERE chat_id = 1") == [], table  # noqa: S608
         assert len(await rows(store, f"SELECT * FROM {table} WHERE chat_id = 2")) == 1, table  # noqa: S608
     assert await store.chat(1) == ChatSettings(1)

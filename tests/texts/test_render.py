@@ -84,7 +84,8 @@ def test_loan_from_the_wire_with_every_date_shape() -> None:
     assert [item.loan_id for item in ordered] == ["c", "a", "b", "d"]
     texts = [render_loan(item, TODAY, "da") for item in ordered]
     assert texts[1].endswith("afleveres 27. nov. (i morgen)")
-    assert texts[2] == "<b>Y_*&lt;b&gt;</b>\nafleveres snart"  # unparsed: shown as sent
+    # Unparsed: shown as sent, and flagged.
+    assert texts[2] == "<b>Y_*&lt;b&gt;</b>\nafleveres snart ⚠️ datoen kunne ikke læses"
     assert loan_urgency(ordered[2], TODAY) == "unknown"
     assert texts[3] == "<b>W</b>\ningen afleveringsdato"
     assert render_loan(ordered[3], TODAY, "en") == "<b>W</b>\nno due date"
@@ -161,7 +162,9 @@ def test_hold_statuses_in_plain_words() -> None:
     # A pick-up number alone means it is on the shelf, even with an odd status.
     shelf = hold(status="Active", pick_up_id="9", pick_up_expiry_date="fredag")
     assert hold_is_ready(shelf)
-    assert render_hold(shelf, TODAY, "en", {}).endswith("Pick-up no. <b>9</b> · collect by fredag")
+    assert render_hold(shelf, TODAY, "en", {}).endswith(
+        "Pick-up no. <b>9</b> · collect by fredag ⚠️ the date could not be read"
+    )
     assert render_hold(hold(status="Active"), TODAY, "da", {}).endswith("· I kø")
 
 
@@ -223,3 +226,30 @@ def test_work() -> None:
     )
     assert render_work(Work(), "en") == "<b>(untitled)</b>"
     assert render_work(Work(title="T", type="Lydbog"), "da") == "<b>T</b>\nLydbog"
+
+
+def test_day_first_dates_from_the_wire_are_read_sorted_and_show_their_year() -> None:
+    status = BorrowerStatus.model_validate(
+        {
+            "loans": [
+                {"loanId": "a", "dueDate": "05.01.2027", "title": "A"},
+                {"loanId": "b", "dueDate": "27-11-2026", "title": "B"},
+                {"loanId": "c", "dueDate": "24/11/2026", "title": "C"},
+                {"loanId": "d", "dueDate": "30/02/2026", "title": "D"},
+            ]
+        },
+        context={"tz": ZoneInfo("Europe/Copenhagen")},
+    )
+    ordered = sort_loans(status.loans)
+    assert [item.loan_id for item in ordered] == ["c", "b", "a", "d"]
+    texts = [render_loan(item, TODAY, "en") for item in ordered]
+    assert texts[0].endswith("due 24 Nov (2 days overdue)")
+    assert texts[1].endswith("due 27 Nov (tomorrow)")
+    assert texts[2].endswith("due 5 Jan 2027 (in 40 days)")  # not this year: with the year
+    assert texts[3].endswith("due 30/02/2026 ⚠️ the date could not be read")
+
+
+def test_a_refused_renewal_is_marked_in_the_entry() -> None:
+    entry = render_loan(loan(TODAY), TODAY, "en", "reserved by another patron")
+    assert entry.endswith("\n⛔ can't be renewed: reserved by another patron")
+    assert_telegram_html(entry)

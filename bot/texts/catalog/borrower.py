@@ -88,13 +88,51 @@ DA: dict[str, str] = {
     "borrower.order.aborted": "👍 Intet bestilt.",
     "borrower.order.already": "Det er allerede bestilt. Se /holds.",
     "borrower.order.owned": (
-        "Du har allerede <b>{title}</b> – enten lånt eller reserveret – så den blev ikke "
-        "bestilt igen."
+        "<b>{branch}</b> har selv <b>{title}</b> på hylden, så det kan ikke bestilles "
+        "gennem mig. Reservér det i det biblioteks egen katalog, eller vælg et andet "
+        "afhentningssted: <code>/order {pid} &lt;bibliotek&gt;</code>."
     ),
-    "borrower.order.already_reserved": ("Du har allerede reserveret <b>{title}</b>. Se /holds."),
+    "borrower.order.catalogue": "Bibliotekets katalog: {url}",
+    "borrower.order.wrong_medium": (
+        "<b>{title}</b> er en type materiale, der ikke kan bestilles til afhentning (fx en "
+        "netlydbog eller e-bog). Find det i bibliotekets digitale tilbud, eller søg efter en "
+        "anden udgave med /search."
+    ),
+    "borrower.order.no_lender": (
+        "Intet bibliotek kan låne <b>{title}</b> ud. Søg efter en anden udgave med /search, "
+        "eller spørg dit bibliotek."
+    ),
     "borrower.order.unknown_branch": (
-        "Biblioteket kender ikke det afhentningssted. Prøv et andet, fx "
+        "Afhentningsstedet <code>{branch}</code> findes ikke hos bibliotekerne, så intet er "
+        "bestilt. Vælg et andet, fx <code>/order {pid} DK-710100</code>."
+    ),
+    "borrower.order.branch_unknown": (
+        "Jeg kan ikke finde afhentningsstedet <code>{branch}</code> hos bibliotekerne, så jeg "
+        "har hverken bestilt eller gemt det. Skriv et andet, fx "
         "<code>/order {pid} DK-710100</code>."
+    ),
+    "borrower.order.branch_no_pickup": (
+        "<b>{branch}</b> tager ikke imod afhentninger, så jeg har ikke gemt det. Vælg et andet "
+        "afhentningssted, fx <code>/order {pid} DK-710100</code>."
+    ),
+    "borrower.order.unknown_user": (
+        "Biblioteket kender dig ikke som låner til den bestilling, så <b>{title}</b> blev ikke "
+        "bestilt. Kontakt dit bibliotek, eller log ind igen med /login."
+    ),
+    "borrower.order.invalid": (
+        "Bestillingssystemet afviste bestillingen af <b>{title}</b> som ugyldig. Prøv igen, "
+        "eller bestil den på dit biblioteks hjemmeside."
+    ),
+    "borrower.order.ors_error": (
+        "Bestillingssystemet fejlede, så <b>{title}</b> blev ikke bestilt. Prøv igen senere."
+    ),
+    "borrower.order.auth_error": (
+        "Bestillingssystemet kunne ikke bekræfte, hvem du er, så <b>{title}</b> blev ikke "
+        "bestilt. Log ind igen med /login, og prøv igen."
+    ),
+    "borrower.order.accepted": (
+        "Bestillingssystemet tog imod bestillingen af <b>{title}</b> (<code>{code}</code>). "
+        "Den dukker op under /holds om lidt."
     ),
     "borrower.order.missing_branch": (
         "Biblioteket skal vide, hvor du vil hente materialet. Prøv igen med et bibliotek, fx "
@@ -109,7 +147,8 @@ DA: dict[str, str] = {
         "bibliotek."
     ),
     "borrower.order.refused": (
-        "Biblioteket afviste bestillingen af <b>{title}</b> (<code>{code}</code>)."
+        "Biblioteket afviste bestillingen af <b>{title}</b> med begrundelsen "
+        "»<code>{code}</code>«. Prøv igen senere, eller spørg dit bibliotek."
     ),
     "borrower.order.maybe": (
         "Bestillingen kan være gået igennem alligevel. Se /holds om lidt, før du prøver igen."
@@ -124,20 +163,37 @@ DA: dict[str, str] = {
     "borrower.renew.results": "🔄 <b>Fornyelse</b>",
     "borrower.renew.ok": "✅ <b>{title}</b>: ny afleveringsdato {date}",
     "borrower.renew.ok_no_date": "✅ <b>{title}</b>: fornyet",
-    "borrower.renew.refused": "❌ <b>{title}</b>: ikke fornyet – {reason}",
+    "borrower.renew.refused": "⛔ <b>{title}</b>: kan ikke fornys – {reason}",
+    "borrower.renew.cannot": "⛔ kan ikke fornys: {reason}",
+    "borrower.renew.button_ok": "✅ {title} · {date}",
+    "borrower.renew.button_ok_no_date": "✅ {title}",
+    "borrower.renew.button_refused": "⛔ {title}: {reason}",
+    "borrower.renew.button_unknown": "⚠️ {title}: intet svar",
+    "borrower.renew.left_alone": (
+        "⏭ {count} lån blev ikke fornyet, fordi de først skal afleveres om mere end {days} "
+        "dage: {titles}"
+    ),
+    "borrower.renew.left_unreadable": (
+        "⏭ <b>{title}</b>: ikke fornyet – afleveringsdatoen »{date}« kunne ikke læses"
+    ),
+    "borrower.renew.tried_here": "↩️ <b>{title}</b>: allerede forsøgt fra denne besked",
+    "borrower.renew.nothing_due": (
+        "🔄 Ingen lån skal afleveres inden for {days} dage, så intet er fornyet. "
+        "Tryk på et lån i /renew for at forny det alligevel."
+    ),
     "borrower.renew.no_answer": (
         "⚠️ <b>{title}</b>: intet svar fra biblioteket – se /loans om lidt"
     ),
     "borrower.renew.already": "Det lån er allerede forsøgt fornyet. Se /loans.",
     "borrower.renew.reason.unknown": "biblioteket gav ingen grund",
     "borrower.renew.reason.max": "det er fornyet det største antal gange",
-    "borrower.renew.reason.reserved": "en anden har reserveret det",
+    "borrower.renew.reason.reserved": "reserveret af en anden låner",
     "borrower.renew.reason.too_early": "det er for tidligt at forny",
     "borrower.renew.reason.not_renewable": "det kan ikke fornys",
     "borrower.renew.reason.debt": "du har ubetalte gebyrer",
     "borrower.renew.reason.not_found": "lånet findes ikke længere",
     "borrower.renew.reason.refused": "biblioteket afviste fornyelsen",
-    "borrower.renew.reason.code": "{code}",
+    "borrower.renew.reason.code": "biblioteket svarede »{code}«",
 }
 
 EN: dict[str, str] = {
@@ -224,12 +280,50 @@ EN: dict[str, str] = {
     "borrower.order.aborted": "👍 Nothing ordered.",
     "borrower.order.already": "That is already ordered. See /holds.",
     "borrower.order.owned": (
-        "You already have <b>{title}</b> – on loan or on hold – so it was not ordered again."
+        "<b>{branch}</b> has <b>{title}</b> on its own shelves, so it cannot be ordered "
+        "through me. Reserve it in that library's own catalogue, or choose another pick-up "
+        "branch: <code>/order {pid} &lt;library&gt;</code>."
     ),
-    "borrower.order.already_reserved": "You already have a hold on <b>{title}</b>. See /holds.",
+    "borrower.order.catalogue": "The library's catalogue: {url}",
+    "borrower.order.wrong_medium": (
+        "<b>{title}</b> is a kind of material that cannot be ordered for pick-up (e.g. a net "
+        "audiobook or an e-book). Find it in the library's digital services, or search for "
+        "another edition with /search."
+    ),
+    "borrower.order.no_lender": (
+        "No library can lend <b>{title}</b> to you. Search for another edition with /search, "
+        "or ask your library."
+    ),
     "borrower.order.unknown_branch": (
-        "The library does not know that pick-up place. Try another, e.g. "
-        "<code>/order {pid} DK-710100</code>."
+        "The pick-up branch <code>{branch}</code> does not exist at the libraries, so nothing "
+        "was ordered. Choose another, e.g. <code>/order {pid} DK-710100</code>."
+    ),
+    "borrower.order.branch_unknown": (
+        "I cannot find the pick-up branch <code>{branch}</code> at the libraries, so I have "
+        "neither ordered nor saved it. Give another, e.g. <code>/order {pid} DK-710100</code>."
+    ),
+    "borrower.order.branch_no_pickup": (
+        "<b>{branch}</b> does not take pick-ups, so I have not saved it. Choose another "
+        "pick-up branch, e.g. <code>/order {pid} DK-710100</code>."
+    ),
+    "borrower.order.unknown_user": (
+        "The library does not know you as a patron for this order, so <b>{title}</b> was not "
+        "ordered. Contact your library, or log in again with /login."
+    ),
+    "borrower.order.invalid": (
+        "The order system rejected the order of <b>{title}</b> as invalid. Try again, or "
+        "order it on your library's website."
+    ),
+    "borrower.order.ors_error": (
+        "The order system failed, so <b>{title}</b> was not ordered. Try again later."
+    ),
+    "borrower.order.auth_error": (
+        "The order system could not confirm who you are, so <b>{title}</b> was not ordered. "
+        "Log in again with /login and try again."
+    ),
+    "borrower.order.accepted": (
+        "The order system accepted the order of <b>{title}</b> (<code>{code}</code>). "
+        "It will show up under /holds shortly."
     ),
     "borrower.order.missing_branch": (
         "The library needs to know where you will pick it up. Try again with a library, e.g. "
@@ -242,7 +336,10 @@ EN: dict[str, str] = {
     "borrower.order.not_placed": (
         "The library could not order <b>{title}</b>. Try again later, or ask your library."
     ),
-    "borrower.order.refused": "The library refused to order <b>{title}</b> (<code>{code}</code>).",
+    "borrower.order.refused": (
+        "The library refused to order <b>{title}</b>, saying “<code>{code}</code>”. "
+        "Try again later, or ask your library."
+    ),
     "borrower.order.maybe": (
         "The order may have gone through anyway. Check /holds in a little while before "
         "trying again."
@@ -257,18 +354,34 @@ EN: dict[str, str] = {
     "borrower.renew.results": "🔄 <b>Renewal</b>",
     "borrower.renew.ok": "✅ <b>{title}</b>: new due date {date}",
     "borrower.renew.ok_no_date": "✅ <b>{title}</b>: renewed",
-    "borrower.renew.refused": "❌ <b>{title}</b>: not renewed – {reason}",
+    "borrower.renew.refused": "⛔ <b>{title}</b>: can't be renewed – {reason}",
+    "borrower.renew.cannot": "⛔ can't be renewed: {reason}",
+    "borrower.renew.button_ok": "✅ {title} · {date}",
+    "borrower.renew.button_ok_no_date": "✅ {title}",
+    "borrower.renew.button_refused": "⛔ {title}: {reason}",
+    "borrower.renew.button_unknown": "⚠️ {title}: no answer",
+    "borrower.renew.left_alone": (
+        "⏭ {count} loans were left alone, as they are not due within {days} days: {titles}"
+    ),
+    "borrower.renew.left_unreadable": (
+        "⏭ <b>{title}</b>: not renewed – its due date “{date}” could not be read"
+    ),
+    "borrower.renew.tried_here": "↩️ <b>{title}</b>: already tried from this message",
+    "borrower.renew.nothing_due": (
+        "🔄 No loan is due within {days} days, so nothing was renewed. "
+        "Tap a loan in /renew to renew it anyway."
+    ),
     "borrower.renew.no_answer": (
         "⚠️ <b>{title}</b>: no answer from the library – check /loans shortly"
     ),
     "borrower.renew.already": "That loan has already been tried. See /loans.",
     "borrower.renew.reason.unknown": "the library gave no reason",
     "borrower.renew.reason.max": "it has been renewed the most times allowed",
-    "borrower.renew.reason.reserved": "someone else has reserved it",
+    "borrower.renew.reason.reserved": "reserved by another patron",
     "borrower.renew.reason.too_early": "it is too early to renew it",
     "borrower.renew.reason.not_renewable": "it cannot be renewed",
     "borrower.renew.reason.debt": "you have unpaid fees",
     "borrower.renew.reason.not_found": "the loan no longer exists",
     "borrower.renew.reason.refused": "the library refused to renew it",
-    "borrower.renew.reason.code": "{code}",
+    "borrower.renew.reason.code": "the library said “{code}”",
 }

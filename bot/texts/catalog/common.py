@@ -14,6 +14,17 @@ DA: dict[str, str] = {
     "common.reconnect": (
         "🔑 Dit bibliotekslogin er udløbet eller blev afvist. Log ind igen for at fortsætte."
     ),
+    "common.login_expired": (
+        "🔑 Dit bibliotekslogin er udløbet, så jeg kan ikke se din konto længere. "
+        "Log ind igen for at fortsætte."
+    ),
+    "common.logged_out_before": (
+        "🔑 Du loggede ud. Log ind igen med knappen for at se dine lån og reserveringer."
+    ),
+    "common.user_refused": (
+        "⚠️ Dit bibliotek kunne ikke slå dig op som låner lige nu (»{code}«). Prøv igen "
+        "senere, eller kontakt dit bibliotek, hvis det bliver ved."
+    ),
     "common.stale_button": "Den knap virker ikke længere. Prøv kommandoen igen.",
     "common.not_your_button": "Den knap er til den, der bad om den. Skriv selv kommandoen.",
     "common.private_only": (
@@ -45,6 +56,17 @@ EN: dict[str, str] = {
     ),
     "common.reconnect": (
         "🔑 Your library login has expired or was refused. Log in again to continue."
+    ),
+    "common.login_expired": (
+        "🔑 Your library login has expired, so I cannot see your account any more. "
+        "Log in again to continue."
+    ),
+    "common.logged_out_before": (
+        "🔑 You logged out. Log in again with the button to see your loans and holds."
+    ),
+    "common.user_refused": (
+        "⚠️ Your library could not look you up as a patron right now (“{code}”). Try again "
+        "later, or contact your library if it keeps happening."
     ),
     "common.stale_button": "That button is no longer valid. Try the command again.",
     "common.not_your_button": "That button is for the person who asked. Send the command yourself.",

@@ -44,7 +44,21 @@ DA: dict[str, str] = {
         "Den kode er ikke gyldig her. Den er udløbet, allerede brugt eller hører til en anden "
         "chat. Skriv /login i den chat, hvor du vil forbinde din konto."
     ),
-    "connect.logged_out": "👋 Du er logget ud. Din adgang hos biblioteket er slettet her.",
+    "connect.logged_out": (
+        "👋 Du er logget ud her. Jeg har slettet din adgang, og biblioteket har trukket den "
+        "tilbage."
+    ),
+    "connect.logout_sso": (
+        "Bibliotekslogin husker dig stadig i den browser, du loggede ind med. Næste /login "
+        "beder om dit lånernummer og din pinkode igen. Tryk på knappen for også at logge ud "
+        "af bibliotekslogin i browseren (vigtigt på en delt enhed)."
+    ),
+    "connect.logout_sso_link": (
+        "Bibliotekslogin husker dig stadig i den browser, du loggede ind med. Næste /login "
+        "beder om dit lånernummer og din pinkode igen. Åbn dette link for også at logge ud "
+        "af bibliotekslogin i browseren (vigtigt på en delt enhed):\n{url}"
+    ),
+    "connect.logout_button": "🚪 Log ud af bibliotekslogin",
     "connect.not_logged_in": "Du var ikke logget ind. Skriv /login for at forbinde din konto.",
     "connect.logged_out_unreadable": (
         "👋 Du er logget ud her, og dit login er slettet hos mig. Det kunne ikke afsluttes hos "
@@ -61,7 +75,19 @@ DA: dict[str, str] = {
     ),
     "connect.forget_yes": "🗑 Ja, slet alt",
     "connect.forget_no": "Nej, behold",
-    "connect.forgotten": "🗑 Alt er slettet. Skriv /start, hvis du vil bruge mig igen.",
+    "connect.forgotten": (
+        "🗑 Alt er slettet: dit login (biblioteket har trukket adgangen tilbage), dine "
+        "indstillinger, knapper og påmindelser. Skriv /start, hvis du vil bruge mig igen."
+    ),
+    "connect.forgotten_not_revoked": (
+        "🗑 Alt er slettet: dit login, dine indstillinger, knapper og påmindelser. Biblioteket "
+        "svarede ikke, da jeg bad det trække adgangen tilbage, så den udløber af sig selv. "
+        "Skriv /start, hvis du vil bruge mig igen."
+    ),
+    "connect.forgotten_no_login": (
+        "🗑 Alt er slettet: dine indstillinger, knapper og påmindelser (du var ikke logget "
+        "ind). Skriv /start, hvis du vil bruge mig igen."
+    ),
     "connect.forget_kept": "Intet er slettet.",
     "connect.language_prompt": "Vælg sprog. Nu: {current}.",
     "connect.language_auto": "Automatisk (fra Telegram)",
@@ -117,7 +143,20 @@ EN: dict[str, str] = {
         "That code is not valid here. It has expired, was already used, or belongs to another "
         "chat. Send /login in the chat where you want to connect your account."
     ),
-    "connect.logged_out": "👋 You are logged out. Your library access is deleted here.",
+    "connect.logged_out": (
+        "👋 You are logged out here. I deleted your access, and the library has revoked it."
+    ),
+    "connect.logout_sso": (
+        "The library login still remembers you in the browser you logged in with. The next "
+        "/login asks for your card number and pin again. Tap the button to also log out of "
+        "the library login in that browser (important on a shared device)."
+    ),
+    "connect.logout_sso_link": (
+        "The library login still remembers you in the browser you logged in with. The next "
+        "/login asks for your card number and pin again. Open this link to also log out of "
+        "the library login in that browser (important on a shared device):\n{url}"
+    ),
+    "connect.logout_button": "🚪 Log out of the library login",
     "connect.not_logged_in": "You were not logged in. Send /login to connect your account.",
     "connect.logged_out_unreadable": (
         "👋 You are logged out here and your login is deleted on my side. It could not be ended "
@@ -134,7 +173,19 @@ EN: dict[str, str] = {
     ),
     "connect.forget_yes": "🗑 Yes, delete everything",
     "connect.forget_no": "No, keep it",
-    "connect.forgotten": "🗑 Everything is deleted. Send /start if you want to use me again.",
+    "connect.forgotten": (
+        "🗑 Everything is deleted: your login (the library has revoked the access), your "
+        "settings, buttons and reminders. Send /start if you want to use me again."
+    ),
+    "connect.forgotten_not_revoked": (
+        "🗑 Everything is deleted: your login, settings, buttons and reminders. The library did "
+        "not answer when I asked it to revoke the access, so it will expire by itself. "
+        "Send /start if you want to use me again."
+    ),
+    "connect.forgotten_no_login": (
+        "🗑 Everything is deleted: your settings, buttons and reminders (you were not logged "
+        "in). Send /start if you want to use me again."
+    ),
     "connect.forget_kept": "Nothing was deleted.",
     "connect.language_prompt": "Choose the language. Now: {current}.",
     "connect.language_auto": "Automatic (from Telegram)",

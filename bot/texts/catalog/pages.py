@@ -8,6 +8,12 @@ DA: dict[str, str] = {
         "Du er logget ind. Gå tilbage til Telegram for at forbinde din lånerkonto med chatten."
     ),
     "pages.back_to_telegram": "Tilbage til Telegram",
+    "pages.back_to_chat": "Tilbage til chatten",
+    "pages.logged_out_title": "Du er logget ud",
+    "pages.logged_out_body": (
+        "Du er logget ud af bibliotekslogin i denne browser. Næste gang du logger ind, skal "
+        "du skrive dit lånernummer og din pinkode igen."
+    ),
     "pages.success_code": (
         "Bruger du Telegram på en anden enhed? Skriv dette til botten inden 10 minutter: "
         "<code>{code}</code>"
@@ -36,6 +42,12 @@ EN: dict[str, str] = {
         "You are logged in. Go back to Telegram to connect your library account to the chat."
     ),
     "pages.back_to_telegram": "Back to Telegram",
+    "pages.back_to_chat": "Back to the chat",
+    "pages.logged_out_title": "You are logged out",
+    "pages.logged_out_body": (
+        "You are logged out of the library login in this browser. The next time you log in, "
+        "you give your card number and pin again."
+    ),
     "pages.success_code": (
         "Using Telegram on another device? Send this to the bot within 10 minutes: "
         "<code>{code}</code>"

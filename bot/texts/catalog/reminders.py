@@ -7,6 +7,11 @@ DA: dict[str, str] = {
     "reminders.digest.due": "<b>Snart til aflevering</b>",
     "reminders.digest.overdue": "<b>Overskredet afleveringsdato</b>",
     "reminders.digest.ready": "<b>Klar til afhentning</b>",
+    "reminders.digest.unreadable": (
+        "<b>Afleveringsdatoen kunne ikke læses</b>\n"
+        "<i>Biblioteket sendte en dato, jeg ikke kan læse, så jeg kan ikke minde dig om den. "
+        "Tjek datoen hos dit bibliotek.</i>"
+    ),
     "reminders.digest.footer": "Slå påmindelser fra eller vælg dage med /reminders.",
     "reminders.button.renew": "Forny: {title}",
     "reminders.button.renew_all": "Forny alle",
@@ -17,6 +22,10 @@ DA: dict[str, str] = {
     "reminders.reconnect.button": "Log ind igen",
     "reminders.status.on": "🔔 Påmindelser er <b>slået til</b>: {days}.",
     "reminders.status.off": "🔕 Påmindelser er <b>slået fra</b>.",
+    "reminders.status.no_account": (
+        "🔕 Du får <b>ingen påmindelser</b> lige nu, fordi du ikke er logget ind. Skriv /login. "
+        "Når du er logget ind, gælder dette:"
+    ),
     "reminders.status.days": (
         "{days} dage før afleveringsdatoen (0 = samme dag), og når et lån er overskredet"
     ),
@@ -48,6 +57,11 @@ EN: dict[str, str] = {
     "reminders.digest.due": "<b>Due soon</b>",
     "reminders.digest.overdue": "<b>Overdue</b>",
     "reminders.digest.ready": "<b>Ready for pick-up</b>",
+    "reminders.digest.unreadable": (
+        "<b>The due date could not be read</b>\n"
+        "<i>The library sent a date I cannot read, so I cannot remind you of it. Check the "
+        "date with your library.</i>"
+    ),
     "reminders.digest.footer": "Turn reminders off or choose the days with /reminders.",
     "reminders.button.renew": "Renew: {title}",
     "reminders.button.renew_all": "Renew all",
@@ -58,6 +72,10 @@ EN: dict[str, str] = {
     "reminders.reconnect.button": "Log in again",
     "reminders.status.on": "🔔 Reminders are <b>on</b>: {days}.",
     "reminders.status.off": "🔕 Reminders are <b>off</b>.",
+    "reminders.status.no_account": (
+        "🔕 You get <b>no reminders</b> right now, because you are not logged in. Send /login. "
+        "Once you are logged in, this applies:"
+    ),
     "reminders.status.days": (
         "{days} days before the due date (0 = on the day), and when a loan is overdue"
     ),
