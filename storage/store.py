@@ -211,6 +211,20 @@ def _reminder_states(
     return found
 
 
+def _plan_statements(chat_ids: Sequence[int], plans: Mapping[int, date]) -> list[Executable]:
+    """UPDATEs setting `next_check`, grouped by day: a few days cover a whole batch."""
+    by_day: dict[date, list[int]] = {}
+    for chat_id in chat_ids:
+        day = plans.get(chat_id)
+        if day is not None:
+            by_day.setdefault(day, []).append(chat_id)
+    return [
+        update(ACCOUNT).where(ACCOUNT.c.chat_id.in_(chunk)).values(next_check=day)
+        for day, ids in sorted(by_day.items())
+        for chunk in _chunks(ids)
+    ]
+
+
 def _chunks(items: Sequence[T]) -> Iterator[Sequence[T]]:
     for start in range(0, len(items), IN_CHUNK):
         yield items[start : start + IN_CHUNK]
@@ -397,6 +411,7 @@ class Store:
                 "swept_on": None,
                 "lease_owner": None,
                 "lease_until": None,
+                "next_check": None,  # a new login: checked by the next sweep
             }
             return conn.execute(
                 self._insert(ACCOUNT)
@@ -563,6 +578,8 @@ class Store:
                 ACCOUNT.c.chat_id > after if after is not None else true(),
                 or_(ACCOUNT.c.swept_on.is_(None), ACCOUNT.c.swept_on != day),
                 or_(ACCOUNT.c.lease_until.is_(None), ACCOUNT.c.lease_until <= now),
+                # The polling plan: cards planned for a later day are left alone today.
+                or_(ACCOUNT.c.next_check.is_(None), ACCOUNT.c.next_check <= day),
                 or_(
                     CHAT.c.chat_id.is_(None),
                     and_(CHAT.c.active == true(), CHAT.c.reminders_enabled == true()),
@@ -596,18 +613,34 @@ class Store:
     async def finish_sweep(self, chat_id: int, day: date) -> None:
         await self.finish_sweeps([chat_id], day)
 
-    async def finish_sweeps(self, chat_ids: Sequence[int], day: date) -> None:
-        """`finish_sweep` for many patrons in one transaction (the sweep flushes in batches)."""
+    async def finish_sweeps(
+        self,
+        chat_ids: Sequence[int],
+        day: date,
+        next_checks: Mapping[int, date] | None = None,
+    ) -> None:
+        """`finish_sweep` for many patrons in one transaction (the sweep flushes in batches).
+
+        `next_checks` (chat id -> day) writes each card's polling plan in the same transaction,
+        one UPDATE per planned day; a card without one keeps the plan it had.
+        """
         unique = list(dict.fromkeys(chat_ids))
         if not unique:
             return
-        statements = [
+        statements: list[Executable] = [
             update(ACCOUNT)
             .where(ACCOUNT.c.chat_id.in_(chunk))
             .values(swept_on=day, lease_owner=None, lease_until=None)
             for chunk in _chunks(unique)
         ]
+        statements.extend(_plan_statements(unique, next_checks or {}))
         await self._run(lambda conn: _execute_all(conn, statements))
+
+    async def set_next_checks(self, next_checks: Mapping[int, date]) -> None:
+        """Replace the polling plan of these cards (a command saw a fresh status)."""
+        statements = _plan_statements(list(next_checks), next_checks)
+        if statements:
+            await self._run(lambda conn: _execute_all(conn, statements))
 
     async def begin_reminders(self, chat_id: int, keys: Sequence[str]) -> dict[str, str]:
         """`reminder_states` and then `record_intents` for the keys not yet sent, in one

@@ -196,7 +196,13 @@ async def _seed_0001(conn: AsyncConnection) -> None:
 
 
 # Rows to seed at each revision; a new migration needs its predecessor here (the walk asks).
-SEEDS: dict[str, Seed] = {"0001": _seed_0001}
+async def _seed_0005(conn: AsyncConnection) -> None:
+    """Revision 0001's rows, and a polling plan on one account."""
+    await _seed_0001(conn)
+    await conn.execute(sa.text("UPDATE account SET next_check = '2026-01-20' WHERE chat_id = 1"))
+
+
+SEEDS: dict[str, Seed] = {"0001": _seed_0001, "0005": _seed_0005}
 
 
 def _revisions() -> list[str]:
