@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from bench import callbacks, commands, polling, sweep
+import pytest
+
+from bench import callbacks, commands, polling, scale_pg, sweep
+from tests.fixtures.database import PostgresCluster
 
 
 async def test_sweep_bench_runs_a_small_sweep() -> None:
@@ -35,3 +38,11 @@ async def test_polling_bench_drives_the_real_sweep() -> None:
     figures = await polling.real(20, 6)
     assert figures.planned_calls < figures.naive_calls
     assert figures.late_reminders == 0 and figures.late_holds == 0
+
+
+@pytest.mark.postgres
+async def test_scale_pg_bench_sweeps_with_two_processes(postgres_cluster: PostgresCluster) -> None:
+    result = await scale_pg.measure(200, postgres_cluster)
+    assert result["calls"] == 200 and result["messages"] == result["expected_messages"] == 20
+    assert result["duplicates"] == 0 and sum(result["patrons"]) == 200
+    assert "duplicates: 0" in "\n".join(scale_pg.report_lines(result))
