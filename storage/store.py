@@ -211,16 +211,15 @@ def _reminder_states(
     return found
 
 
-def _plan_statements(chat_ids: Sequence[int], plans: Mapping[int, date]) -> list[Executable]:
+def _plan_statements(chat_ids: Sequence[int], plans: Mapping[int, date | None]) -> list[Executable]:
     """UPDATEs setting `next_check`, grouped by day: a few days cover a whole batch."""
-    by_day: dict[date, list[int]] = {}
+    by_day: dict[date | None, list[int]] = {}
     for chat_id in chat_ids:
-        day = plans.get(chat_id)
-        if day is not None:
-            by_day.setdefault(day, []).append(chat_id)
+        if chat_id in plans:
+            by_day.setdefault(plans[chat_id], []).append(chat_id)
     return [
         update(ACCOUNT).where(ACCOUNT.c.chat_id.in_(chunk)).values(next_check=day)
-        for day, ids in sorted(by_day.items())
+        for day, ids in sorted(by_day.items(), key=lambda item: item[0] or date.min)
         for chunk in _chunks(ids)
     ]
 
@@ -310,7 +309,11 @@ class Store:
             values["reminder_days"] = _days_text(days)
         if not values:
             return await self.chat(chat_id)
-        return await self._update_chat(chat_id, values)
+        chat = await self._update_chat(chat_id, values)
+        if days is not None:
+            # The plan was made for the old thresholds: the next sweep checks the card again.
+            await self.set_next_checks({chat_id: None})
+        return chat
 
     async def set_pickup_branch(self, chat_id: int, branch: str | None) -> None:
         await self._update_chat(chat_id, {"pickup_branch": branch})
@@ -636,8 +639,8 @@ class Store:
         statements.extend(_plan_statements(unique, next_checks or {}))
         await self._run(lambda conn: _execute_all(conn, statements))
 
-    async def set_next_checks(self, next_checks: Mapping[int, date]) -> None:
-        """Replace the polling plan of these cards (a command saw a fresh status)."""
+    async def set_next_checks(self, next_checks: Mapping[int, date | None]) -> None:
+        """Replace the polling plan of these cards (None: the next sweep checks them)."""
         statements = _plan_statements(list(next_checks), next_checks)
         if statements:
             await self._run(lambda conn: _execute_all(conn, statements))

@@ -94,3 +94,14 @@ async def test_a_command_refreshes_the_plan(bot: BotHarness) -> None:
     await bot.telegram.send_text(OLE_CHAT, "/holds")
     await bot.next_message(OLE_CHAT, before)
     assert await planned(bot.store, OLE_CHAT) == today
+
+
+async def test_new_thresholds_drop_the_plan(rig: Rig) -> None:
+    await rig.connect(OLE_CHAT, OLE)
+    await rig.sweep()
+    assert await planned(rig.store, OLE_CHAT) == rig.sandbox.today + timedelta(days=4)
+    await rig.store.set_reminders(OLE_CHAT, days=[6, 0])  # a 6-day reminder needs checks sooner
+    assert await planned(rig.store, OLE_CHAT) is None
+    report = await rig.sweep(today=rig.sandbox.today + timedelta(days=1))
+    assert report.patrons == 1
+    assert await planned(rig.store, OLE_CHAT) == rig.sandbox.today + timedelta(days=2)
