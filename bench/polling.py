@@ -217,6 +217,7 @@ class Figures:
     naive_calls: int = 0
     late_reminders: int = 0
     reminders: int = 0
+    messages: int = 0  # card-days with something new: one digest each
     late_holds: int = 0
     hold_notices: int = 0
     max_hold_delay: int = 0
@@ -225,6 +226,7 @@ class Figures:
     mix_end: tuple[float, float, float] = (0.0, 0.0, 0.0)
     seconds: float = 0.0
     label: str = "in process"
+    min_loan_days: int = DEFAULT_MIN_LOAN_DAYS
 
     @property
     def counted_days(self) -> int:
@@ -248,7 +250,8 @@ class Figures:
         )
         mix = "/".join(f"{share:.0%}" for share in self.mix_start)
         end = "/".join(f"{share:.0%}" for share in self.mix_end)
-        floor = self.mix_end[1] + (1 - self.mix_end[1]) / max(1, DEFAULT_MIN_LOAN_DAYS - DAYS[0])
+        gap = max(1, self.min_loan_days - DAYS[0])
+        floor = self.mix_end[1] + (1 - self.mix_end[1]) / gap
         return [
             f"polling ({self.label}): {self.cards:,} cards x {self.days} days "
             f"({self.warm_up} warm-up days not counted in calls), {self.seconds:.0f} s",
@@ -257,12 +260,13 @@ class Figures:
             f"platform calls per card per day: {self.planned:.3f} (naive {self.naive:.3f})",
             f"missed or late reminders: {self.late_reminders}",
             f"hold-ready notices late: {self.late_holds}",
-            f"  of {self.reminders:,} reminders and {self.hold_notices:,} hold-ready notices; "
-            f"longest hold-ready delay {self.max_hold_delay} day(s)",
+            f"  of {self.reminders:,} reminders and {self.hold_notices:,} hold-ready notices "
+            f"in {self.messages:,} digests ({self.messages / (self.cards * self.days):.4f} per "
+            f"card per day); longest hold-ready delay {self.max_hold_delay} day(s)",
             f"  target calls <= {CALLS_TARGET}: "
             f"{'met' if self.planned <= CALLS_TARGET else 'NOT met'}"
             f" (floor with waiting holds daily and every other card every "
-            f"{DEFAULT_MIN_LOAN_DAYS - DAYS[0]} days: {floor:.3f})",
+            f"{gap} days: {floor:.3f})",
         ]
 
 
@@ -289,6 +293,7 @@ def oracle_day(
         keys = {key for key, _ in candidates(card.status(), day, DAYS)} - tally.oracle
         tally.oracle |= keys
         figures.reminders += sum(1 for key in keys if key.startswith("loan:"))
+        figures.messages += 1 if keys else 0
         new.append(keys)
     return new
 
@@ -325,7 +330,7 @@ def simulate(
     library = Library(cards, seed, periods)
     tallies = [Tally() for _ in range(cards)]
     plans = [0] * cards  # day index of each card's next check
-    figures = Figures(cards, days, warm_up, mix_start=library.mix())
+    figures = Figures(cards, days, warm_up, mix_start=library.mix(), min_loan_days=min_loan_days)
     for today in range(days):
         day = START + timedelta(days=today)
         new = oracle_day(library, tallies, today, figures)
