@@ -59,6 +59,22 @@ async def _database(cluster: Any) -> str:
     return url
 
 
+def _count_refusals(telegram: Any) -> list[int]:
+    """Count the stand-in's 429 answers (each costs a process a pause of a second or more)."""
+    check = telegram._check_rate
+    count = [0]
+
+    def counted() -> None:
+        try:
+            check()
+        except Exception:
+            count[0] += 1
+            raise
+
+    setattr(telegram, "_check_rate", counted)  # noqa: B010
+    return count
+
+
 async def measure(size: int, cluster: Any) -> dict[str, Any]:
     """One sweep day of `size` cards by two processes; their figures and the checks."""
     from bench.sweep import insert_accounts
@@ -72,6 +88,7 @@ async def measure(size: int, cluster: Any) -> dict[str, Any]:
     async with LibrarySandbox() as sandbox, TelegramStandIn(rate_limit=TELEGRAM_RATE) as telegram:
         telegram.add_bot(BOT_TOKEN)
         sandbox.faults.latency = {"platform": LATENCY}
+        refused = _count_refusals(telegram)
         patrons = sandbox.add_patrons(size, due_every=DUE_EVERY)
         chats = [FIRST_CHAT + offset for offset in range(size)]
         tokens = []
@@ -125,6 +142,7 @@ async def measure(size: int, cluster: Any) -> dict[str, Any]:
         "calls": calls,
         "messages": messages,
         "expected_messages": size // DUE_EVERY,
+        "refused": refused[0],
         "duplicates": sum(max(0, n - 1) for n in delivered)
         + max(0, sum(r["patrons"] for r in reports) - size),
         "patrons": [r["patrons"] for r in reports],
@@ -197,7 +215,8 @@ def report_lines(result: dict[str, Any]) -> list[str]:
         f"failures {result['failures']}",
         f"  wall {result['wall']:.1f} s / bound {result['bound']:.1f} s = {ratio:.2f} "
         f"(bound {RATIO_BOUND}: {_verdict(ratio <= RATIO_BOUND)})",
-        f"  duplicates: {result['duplicates']} ({_verdict(result['duplicates'] == 0)})",
+        f"  duplicates: {result['duplicates']} ({_verdict(result['duplicates'] == 0)}); "
+        f"Telegram 429 answers: {result['refused']}",
         f"  peak RSS per process: {rss} MB; CPU per card per process: {cpu} ms",
     ]
 
