@@ -10,6 +10,8 @@ from sqlalchemy import select
 
 from storage.store import Store
 from storage.tables import AccountRow
+from tests.bot.test_borrower import command
+from tests.bot.test_order import LITTLE_PRINCE
 from tests.fixtures.bot import BotHarness
 from tests.reminders.conftest import KAREN, OLE, Rig
 
@@ -105,3 +107,14 @@ async def test_new_thresholds_drop_the_plan(rig: Rig) -> None:
     report = await rig.sweep(today=rig.sandbox.today + timedelta(days=1))
     assert report.patrons == 1
     assert await planned(rig.store, OLE_CHAT) == rig.sandbox.today + timedelta(days=2)
+
+
+async def test_an_order_makes_the_next_sweep_check_the_card(bot: BotHarness) -> None:
+    await bot.connect(OLE_CHAT, OLE)
+    await command(bot, OLE_CHAT, "/loans")
+    today = bot.sandbox.today
+    assert await planned(bot.store, OLE_CHAT) == today + timedelta(days=4)
+    [ask] = await command(bot, OLE_CHAT, f"/order {LITTLE_PRINCE}")
+    done = await bot.tap(OLE_CHAT, ask, "📥 Ja, bestil")
+    assert done is not None and "er bestilt" in done.text
+    assert await planned(bot.store, OLE_CHAT) == today  # its waiting hold keeps it daily then
