@@ -35,6 +35,7 @@ PROCESSES = 2
 LATENCY = 0.05
 TELEGRAM_RATE = 30
 CONCURRENCY = 32
+TELEGRAM_RATE_SHARE = 29.5 / PROCESSES  # each process's TELEGRAM_SEND_RATE
 DUE_EVERY = 10
 BOT_TOKEN = "123456:BENCH-scale"
 FIRST_CHAT = 20_000_000
@@ -75,7 +76,7 @@ def _count_refusals(telegram: Any) -> list[int]:
     return count
 
 
-async def measure(size: int, cluster: Any) -> dict[str, Any]:
+async def measure(size: int, cluster: Any, rate: float = TELEGRAM_RATE_SHARE) -> dict[str, Any]:
     """One sweep day of `size` cards by two processes; their figures and the checks."""
     from bench.sweep import insert_accounts
     from sandbox.library import LibrarySandbox
@@ -105,7 +106,7 @@ async def measure(size: int, cluster: Any) -> dict[str, Any]:
             "DATABASE_URL": url,
             "TOKEN_KEYS": base64.urlsafe_b64encode(keys[0]).decode().rstrip("="),
             "SWEEP_CONCURRENCY": str(CONCURRENCY),
-            "TELEGRAM_SEND_RATE": str(29.5 / PROCESSES),
+            "TELEGRAM_SEND_RATE": str(rate),
             "LOG_LEVEL": "WARNING",
             "PYTHONPATH": os.pathsep.join(
                 filter(None, [str(ROOT), os.environ.get("PYTHONPATH", "")])
@@ -262,13 +263,13 @@ def growth_line(first: dict[str, Any], last: dict[str, Any]) -> str:
     )
 
 
-async def run(sizes: tuple[int, ...]) -> list[dict[str, Any]]:
+async def run(sizes: tuple[int, ...], rate: float = TELEGRAM_RATE_SHARE) -> list[dict[str, Any]]:
     from tests.fixtures.database import running_postgres
 
     results = []
     with running_postgres() as cluster:
         for size in sizes:
-            result = await measure(size, cluster)
+            result = await measure(size, cluster, rate)
             results.append(result)
             print("\n".join(report_lines(result)), flush=True)
     if len(results) > 1:
@@ -280,13 +281,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.scale_pg", description=__doc__)
     parser.add_argument("--full", action="store_true", help=f"sizes {FULL_SIZES}")
     parser.add_argument("--sizes", type=int, nargs="*", default=None)
+    parser.add_argument(
+        "--rate", type=float, default=TELEGRAM_RATE_SHARE, help="TELEGRAM_SEND_RATE per process"
+    )
     parser.add_argument("--child", metavar="WORKER", help="internal: run one sweep")
     args = parser.parse_args(argv if argv is not None else [])
     if args.child:
         asyncio.run(child(args.child))
         return 0
     sizes = tuple(args.sizes) if args.sizes else FULL_SIZES if args.full else SIZES
-    results = asyncio.run(run(sizes))
+    results = asyncio.run(run(sizes, args.rate))
     ok = all(r["ratio"] <= RATIO_BOUND and r["duplicates"] == 0 for r in results)
     return 0 if ok else 1
 
