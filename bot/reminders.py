@@ -39,6 +39,7 @@ from bot.handlers.borrower import BranchNames, Deadline
 from bot.handlers.common import NO_PREVIEW, ref_button, url_button_allowed
 from bot.handlers.renew import loan_payload
 from bot.library.errors import LibraryError, NotLoggedIn, TokenRejected
+from bot.polling import next_check
 from bot.ratelimit import SEND_ATTEMPTS, paced_rate_limiter
 from bot.render import hold_is_ready, render_hold, render_loan, sort_holds, sort_loans
 from bot.renewals import reason_text, refusal_for
@@ -200,6 +201,7 @@ class _Sweep:
         self.done: list[int] = []  # finished patrons not yet written back
         # Pick-up branch names as /holds shows them, looked up once per sweep per agency.
         self.names = BranchNames()
+        self.plans: dict[int, date] = {}  # their next check (bot/polling.py), written with them
 
     async def flush(self) -> None:
         """Mark the finished patrons swept, in one transaction rather than one each.
@@ -209,7 +211,8 @@ class _Sweep:
         """
         done, self.done = self.done, []
         if done:
-            await self.store.finish_sweeps(done, self.today)
+            plans = {chat_id: self.plans.pop(chat_id) for chat_id in done if chat_id in self.plans}
+            await self.store.finish_sweeps(done, self.today, plans)
 
     async def settle(self, chat_id: int, kind: str | None) -> None:
         """Count a failure; finish the patron unless a retry sweep should try again."""
@@ -242,7 +245,11 @@ class _Sweep:
             status = await self.library.user(account.token)
         except (TokenRejected, NotLoggedIn):
             return await self._reconnect(account.chat_id, lang)
-        found = candidates(status, self.today, patron_days(chat, self.settings))
+        days = patron_days(chat, self.settings)
+        self.plans[account.chat_id] = next_check(
+            status, seen=self.today, days=days, min_loan_days=self.settings.POLL_MIN_LOAN_DAYS
+        )
+        found = candidates(status, self.today, days)
         return _Due(account, lang, found) if found else None
 
     def _failure(self, chat_id: int, exc: Exception) -> str:

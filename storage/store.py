@@ -286,6 +286,19 @@ def _reminder_states(
     return found
 
 
+def _plan_statements(chat_ids: Sequence[int], plans: Mapping[int, date | None]) -> list[Executable]:
+    """UPDATEs setting `next_check`, grouped by day: a few days cover a whole batch."""
+    by_day: dict[date | None, list[int]] = {}
+    for chat_id in chat_ids:
+        if chat_id in plans:
+            by_day.setdefault(plans[chat_id], []).append(chat_id)
+    return [
+        update(ACCOUNT).where(ACCOUNT.c.chat_id.in_(chunk)).values(next_check=day)
+        for day, ids in sorted(by_day.items(), key=lambda item: item[0] or date.min)
+        for chunk in _chunks(ids)
+    ]
+
+
 def _chunks(items: Sequence[T]) -> Iterator[Sequence[T]]:
     for start in range(0, len(items), IN_CHUNK):
         yield items[start : start + IN_CHUNK]
@@ -392,7 +405,11 @@ class Store:
             values["reminder_days"] = _days_text(days)
         if not values:
             return await self.chat(chat_id)
-        return await self._update_chat(chat_id, values)
+        chat = await self._update_chat(chat_id, values)
+        if days is not None:
+            # The plan was made for the old thresholds: the next sweep checks the card again.
+            await self.set_next_checks({chat_id: None})
+        return chat
 
     async def set_pickup_branch(self, chat_id: int, branch: str | None) -> None:
         await self._update_chat(chat_id, {"pickup_branch": branch})
@@ -616,6 +633,7 @@ class Store:
                 "swept_on": None,
                 "lease_owner": None,
                 "lease_until": None,
+                "next_check": None,  # a new login: checked by the next sweep
             }
             # An upsert all the same: a concurrent completion must not fail on the key.
             row = conn.execute(
@@ -901,6 +919,8 @@ class Store:
                 ACCOUNT.c.chat_id > after if after is not None else true(),
                 or_(ACCOUNT.c.swept_on.is_(None), ACCOUNT.c.swept_on != day),
                 or_(ACCOUNT.c.lease_until.is_(None), ACCOUNT.c.lease_until <= now),
+                # The polling plan: cards planned for a later day are left alone today.
+                or_(ACCOUNT.c.next_check.is_(None), ACCOUNT.c.next_check <= day),
                 or_(
                     CHAT.c.chat_id.is_(None),
                     and_(CHAT.c.active == true(), CHAT.c.reminders_enabled == true()),
@@ -934,18 +954,34 @@ class Store:
     async def finish_sweep(self, chat_id: int, day: date) -> None:
         await self.finish_sweeps([chat_id], day)
 
-    async def finish_sweeps(self, chat_ids: Sequence[int], day: date) -> None:
-        """`finish_sweep` for many patrons in one transaction (the sweep flushes in batches)."""
+    async def finish_sweeps(
+        self,
+        chat_ids: Sequence[int],
+        day: date,
+        next_checks: Mapping[int, date] | None = None,
+    ) -> None:
+        """`finish_sweep` for many patrons in one transaction (the sweep flushes in batches).
+
+        `next_checks` (chat id -> day) writes each card's polling plan in the same transaction,
+        one UPDATE per planned day; a card without one keeps the plan it had.
+        """
         unique = list(dict.fromkeys(chat_ids))
         if not unique:
             return
-        statements = [
+        statements: list[Executable] = [
             update(ACCOUNT)
             .where(ACCOUNT.c.chat_id.in_(chunk))
             .values(swept_on=day, lease_owner=None, lease_until=None)
             for chunk in _chunks(unique)
         ]
+        statements.extend(_plan_statements(unique, next_checks or {}))
         await self._run(lambda conn: _execute_all(conn, statements))
+
+    async def set_next_checks(self, next_checks: Mapping[int, date | None]) -> None:
+        """Replace the polling plan of these cards (None: the next sweep checks them)."""
+        statements = _plan_statements(list(next_checks), next_checks)
+        if statements:
+            await self._run(lambda conn: _execute_all(conn, statements))
 
     async def begin_reminders(self, chat_id: int, keys: Sequence[str]) -> dict[str, str]:
         """`reminder_states` and then `record_intents` for the keys not yet sent, in one

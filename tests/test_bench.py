@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from bench import callbacks, commands, sweep
+import pytest
+
+from bench import callbacks, commands, polling, scale_pg, sweep
+from tests.fixtures.database import PostgresCluster
 
 
 async def test_sweep_bench_runs_a_small_sweep() -> None:
@@ -21,3 +24,25 @@ async def test_commands_bench_times_each_loans() -> None:
 async def test_callbacks_bench_connects_every_patron() -> None:
     result = await callbacks.run(patrons=4, concurrency=2)
     assert result.connected == 4 and result.cross_wired == 0
+
+
+def test_polling_bench_prints_its_three_lines() -> None:
+    figures = polling.simulate(300, 20, warm_up=2)
+    text = "\n".join(figures.lines())
+    assert f"platform calls per card per day: {figures.planned:.3f} (naive 1.000)" in text
+    assert "missed or late reminders: 0" in text and "hold-ready notices late: 0" in text
+    assert figures.planned < 0.6 and figures.reminders > 0
+
+
+async def test_polling_bench_drives_the_real_sweep() -> None:
+    figures = await polling.real(20, 6)
+    assert figures.planned_calls < figures.naive_calls
+    assert figures.late_reminders == 0 and figures.late_holds == 0
+
+
+@pytest.mark.postgres
+async def test_scale_pg_bench_sweeps_with_two_processes(postgres_cluster: PostgresCluster) -> None:
+    result = await scale_pg.measure(200, postgres_cluster)
+    assert result["calls"] == 200 and result["messages"] == result["expected_messages"] == 20
+    assert result["duplicates"] == 0 and sum(result["patrons"]) == 200
+    assert "duplicates: 0" in "\n".join(scale_pg.report_lines(result))

@@ -35,6 +35,7 @@ from bot.handlers.common import (
 )
 from bot.library.errors import LibraryError, NotLoggedIn, Refused, ServiceUnavailable, TokenRejected
 from bot.metrics import record_callback
+from bot.polling import refresh_plan
 from bot.render import (
     debt_total,
     hold_is_ready,
@@ -226,11 +227,14 @@ async def borrower_status(
     update: Update, context: Context, account: Account, lang: str, deadline: Deadline
 ) -> BorrowerStatus | None:
     """`/v3/user` for the patron, or None after the patron has been told what went wrong."""
+    svc = services(context)
     try:
-        return await deadline.run(services(context).library.user(account.token))
+        status = await deadline.run(svc.library.user(account.token))
     except LibraryError as exc:
         await answer_library_error(update, context, exc, lang)
         return None
+    await refresh_plan(svc.store, svc.settings, account.chat_id, status)
+    return status
 
 
 async def command_status(update: Update, context: Context) -> tuple[str, BorrowerStatus] | None:

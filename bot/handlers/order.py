@@ -38,6 +38,7 @@ from bot.handlers.common import (
     send,
 )
 from bot.library.errors import BadRequest, LibraryError, Refused, ServiceUnavailable
+from bot.polling import check_soon
 from bot.services import services
 from bot.texts import t
 
@@ -214,6 +215,8 @@ async def place_order(
     try:
         result = await Deadline().run(svc.library.order(account.token, [pid], branch))
     except LibraryError as exc:
+        if isinstance(exc, ServiceUnavailable):
+            await check_soon(svc.store, svc.settings, chat_id_of(update))  # it may have gone in
         if (exc.code or "").strip().lower() == "unknown_pickupagency":
             # Do not keep offering a branch the platform does not know.
             await _forget_branch(context, chat_id_of(update), branch)
@@ -230,6 +233,7 @@ async def place_order(
             await send(context, chat_id_of(update), t(lang, "borrower.order.maybe"))
         return
     log.info("order placed for chat %s", chat_id_of(update))
+    await check_soon(svc.store, svc.settings, chat_id_of(update))  # a new hold: checked daily
     if result.ors_id:
         text = t(
             lang, "borrower.order.placed", title=title, branch=branch_name, ors_id=result.ors_id

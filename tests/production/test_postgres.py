@@ -233,11 +233,18 @@ async def _seed_0004(conn: AsyncConnection) -> None:
     )
 
 
+async def _seed_0005(conn: AsyncConnection) -> None:
+    """Revision 0004's rows, and a polling plan on one account."""
+    await _seed_0004(conn)
+    await conn.execute(sa.text("UPDATE account SET next_check = '2026-01-20' WHERE chat_id = 1"))
+
+
 SEEDS: dict[str, Seed] = {
     "0001": _seed_0001,
     "0002": _seed_0001,
     "0003": _seed_0003,
     "0004": _seed_0004,
+    "0005": _seed_0005,
 }
 
 
