@@ -30,7 +30,7 @@ from bot.render import hold_is_ready
 if TYPE_CHECKING:
     from bot.library.models import BorrowerStatus, Hold, Loan
     from bot.settings import Settings
-    from storage.store import ChatSettings, Store
+    from storage.store import Account, ChatSettings, Store
 
 log = logging.getLogger(__name__)
 
@@ -127,13 +127,22 @@ def patron_thresholds(chat: ChatSettings, settings: Settings) -> tuple[int, ...]
 
 
 async def refresh_plan(
-    store: Store, settings: Settings, chat_id: int, status: BorrowerStatus
+    store: Store,
+    settings: Settings,
+    account: Account,
+    status: BorrowerStatus,
+    *,
+    chat: ChatSettings | None = None,
 ) -> None:
-    """A command fetched the status: plan from it, for free. Best effort: the plan only saves
-    calls, and a failure here must not spoil the patron's answer."""
+    """A command fetched the status: plan from it, for free, and write it only when it moved.
+
+    Best effort: the plan only saves calls, and a failure here must not spoil the patron's
+    answer. `chat` is the chat's settings when the caller has them already.
+    """
     today = dt.datetime.now(settings.timezone).date()
     try:
-        chat = await store.chat(chat_id)
+        if chat is None:
+            chat = await store.chat(account.chat_id)
         plan = next_check(
             status,
             seen=today,
@@ -141,9 +150,12 @@ async def refresh_plan(
             min_loan_days=settings.POLL_MIN_LOAN_DAYS,
             swept=False,
         )
-        await store.set_next_checks({chat_id: plan})
+        if plan != account.next_check:
+            await store.set_next_checks({account.chat_id: plan})
     except Exception:
-        log.warning("polling: could not refresh the plan of chat %s", chat_id, exc_info=True)
+        log.warning(
+            "polling: could not refresh the plan of chat %s", account.chat_id, exc_info=True
+        )
 
 
 async def check_soon(store: Store, settings: Settings, chat_id: int) -> None:

@@ -179,6 +179,7 @@ class Account:
     municipality: str | None
     connected_at: datetime
     expiry_warned: bool
+    next_check: date | None = None  # the polling plan (bot/polling.py)
 
     def __repr__(self) -> str:  # keep the token out of logs and tracebacks
         return f"Account(chat_id={self.chat_id}, unique_id={self.unique_id!r}, token=<hidden>)"
@@ -667,6 +668,7 @@ class Store:
             municipality=row.municipality,
             connected_at=row.connected_at,
             expiry_warned=bool(row.expiry_warned),
+            next_check=row.next_check,
         )
 
     async def account(self, chat_id: int) -> Account | None:

@@ -26,6 +26,7 @@ from bot.handlers.common import (
     Context,
     answer_library_error,
     callback_buttons,
+    chat_and_lang,
     chat_id_of,
     lang_of,
     reply,
@@ -52,7 +53,7 @@ from bot.texts import Raw, t
 if TYPE_CHECKING:
     from bot.library.client import LibraryClient
     from bot.library.models import BorrowerStatus
-    from storage.store import Account, CallbackRef
+    from storage.store import Account, CallbackRef, ChatSettings
 
 log = logging.getLogger(__name__)
 
@@ -224,16 +225,24 @@ def branch_names(context: Context) -> BranchNames:
 
 
 async def borrower_status(
-    update: Update, context: Context, account: Account, lang: str, deadline: Deadline
+    update: Update,
+    context: Context,
+    account: Account,
+    lang: str,
+    deadline: Deadline,
+    chat: ChatSettings | None = None,
 ) -> BorrowerStatus | None:
-    """`/v3/user` for the patron, or None after the patron has been told what went wrong."""
+    """`/v3/user` for the patron, or None after the patron has been told what went wrong.
+
+    `chat` (the settings the caller already read, if any) saves the plan a read of its own.
+    """
     svc = services(context)
     try:
         status = await deadline.run(svc.library.user(account.token))
     except LibraryError as exc:
         await answer_library_error(update, context, exc, lang)
         return None
-    await refresh_plan(svc.store, svc.settings, account.chat_id, status)
+    await refresh_plan(svc.store, svc.settings, account, status, chat=chat)
     return status
 
 
@@ -242,11 +251,11 @@ async def command_status(update: Update, context: Context) -> tuple[str, Borrowe
 
     None once the patron has been answered (not connected, or the platform failed).
     """
-    lang = await lang_of(update, context)
+    chat, lang = await chat_and_lang(update, context)
     account = await require_account(update, context)
     if account is None:
         return None
-    status = await borrower_status(update, context, account, lang, Deadline())
+    status = await borrower_status(update, context, account, lang, Deadline(), chat)
     return None if status is None else (lang, status)
 
 

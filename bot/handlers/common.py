@@ -31,7 +31,7 @@ from bot.texts import pick_language, t
 from storage.store import new_callback_id
 
 if TYPE_CHECKING:
-    from storage.store import Account, CallbackRef
+    from storage.store import Account, CallbackRef, ChatSettings
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +54,12 @@ def chat_id_of(update: Update) -> int:
 
 
 async def lang_of(update: Update, context: Context) -> str:
-    """The chat's saved language, else the one Telegram reports for the user.
+    """The chat's saved language, else the one Telegram reports for the user."""
+    return (await chat_and_lang(update, context))[1]
+
+
+async def chat_and_lang(update: Update, context: Context) -> tuple[ChatSettings | None, str]:
+    """The chat's settings (one read, for handlers that need both) and its language.
 
     Telegram's `language_code` is remembered whenever it changes, so the messages nobody asked
     for (reminders, expiry notices) and the login pages speak the patron's language too.
@@ -63,14 +68,14 @@ async def lang_of(update: Update, context: Context) -> str:
     user = update.effective_user
     code = user.language_code if user else None
     if chat is None:
-        return pick_language(None, code)
+        return None, pick_language(None, code)
     store = services(context).store
     settings = await store.chat(chat.id)
     # Only a private chat's: in a group the sender's language is not the chat's, and a group
     # gets no row of its own (nothing is kept for groups).
     if code and chat.type == "private" and code[:16] != settings.telegram_language:
         await store.set_telegram_language(chat.id, code)
-    return pick_language(settings.language, code or settings.telegram_language)
+    return settings, pick_language(settings.language, code or settings.telegram_language)
 
 
 async def chat_lang(context: Context, chat_id: int) -> str:
