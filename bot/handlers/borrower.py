@@ -335,12 +335,14 @@ async def send_messages(
 
 
 async def loans_command(update: Update, context: Context) -> None:
+    # Read while the platform answers: the list needs both, and this one is off the path.
+    reading = asyncio.ensure_future(services(context).store.refusals(chat_id_of(update)))
     started = await loans_status(update, context, "borrower.loans.empty")
+    refusals = await reading
     if started is None:
         return
     lang, status = started
     today = today_in(context)
-    refusals = await services(context).store.refusals(chat_id_of(update))
     entries = []
     for loan in sort_loans(status.loans):
         refusal = refusal_for(loan, refusals)
