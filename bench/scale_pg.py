@@ -45,21 +45,6 @@ RSS_GROWTH_BOUND = 0.10
 USER_CALLS = "platform GET /v3/user"
 
 
-async def _database(cluster: Any) -> str:
-    import asyncpg  # type: ignore[import-untyped]
-
-    from tests.fixtures.database import PG_USER
-
-    name = f"scale_{secrets.token_hex(4)}"
-    admin = await asyncpg.connect(host=cluster.host, port=cluster.port, user=PG_USER)
-    try:
-        await admin.execute(f'CREATE DATABASE "{name}"')
-    finally:
-        await admin.close()
-    url: str = cluster.url(name)
-    return url
-
-
 def _count_refusals(telegram: Any) -> list[int]:
     """Count the stand-in's 429 answers (each costs a process a pause of a second or more)."""
     check = telegram._check_rate
@@ -84,7 +69,7 @@ async def measure(size: int, cluster: Any, rate: float = TELEGRAM_RATE_SHARE) ->
     from storage.migrate import upgrade
 
     keys = [secrets.token_bytes(32)]
-    url = await _database(cluster)
+    url = await cluster.new_database("scale")
     await upgrade(url)
     async with LibrarySandbox() as sandbox, TelegramStandIn(rate_limit=TELEGRAM_RATE) as telegram:
         telegram.add_bot(BOT_TOKEN)

@@ -30,7 +30,7 @@ from storage.engine import create_engine
 from storage.migrate import alembic_config, database_revision, head_revision, upgrade
 from storage.store import Store
 from tests.fixtures.bot import BotHarness
-from tests.fixtures.database import PG_USER, PostgresCluster, key_text
+from tests.fixtures.database import PostgresCluster, key_text
 from tests.fixtures.telegram import TEST_BOT_TOKEN
 from tests.production.conftest import JONAS, KAREN, OLE, connect_directly, make_settings
 
@@ -284,16 +284,6 @@ def _survived(
     return True
 
 
-async def _fresh_database(cluster: PostgresCluster) -> str:
-    name = f"m_{secrets.token_hex(6)}"
-    admin = await asyncpg.connect(host=cluster.host, port=cluster.port, user=PG_USER)
-    try:
-        await admin.execute(f'CREATE DATABASE "{name}"')
-    finally:
-        await admin.close()
-    return cluster.url(name)
-
-
 async def _seed(url: str, revision: str) -> None:
     assert revision in SEEDS, f"add representative rows for revision {revision} to SEEDS"
     engine = create_engine(url)
@@ -312,7 +302,7 @@ async def test_every_revision_upgrades_with_data(
     assert revisions[-1] == head_revision()
     for index, revision in enumerate(revisions):
         if backend == "postgres":
-            url = await _fresh_database(postgres_cluster)
+            url = await postgres_cluster.new_database("m")
         else:
             url = f"sqlite+aiosqlite:///{tmp_path / f'walk{index}.db'}"
         previous = revisions[index - 1] if index else None
@@ -330,7 +320,7 @@ async def test_every_revision_upgrades_with_data(
 
     # The head's seed must also be what the current code reads.
     url = (
-        await _fresh_database(postgres_cluster)
+        await postgres_cluster.new_database("m")
         if backend == "postgres"
         else f"sqlite+aiosqlite:///{tmp_path / 'head.db'}"
     )
@@ -360,7 +350,7 @@ async def test_every_revision_upgrades_with_data(
 async def test_migrate_command_on_postgres(
     postgres_cluster: PostgresCluster, tmp_path: Path
 ) -> None:
-    url = await _fresh_database(postgres_cluster)
+    url = await postgres_cluster.new_database("m")
     env = {
         "PATH": os.environ.get("PATH", ""),
         "HOME": str(tmp_path),

@@ -3,31 +3,19 @@
 from __future__ import annotations
 
 import asyncio
-import secrets
 import sys
 from pathlib import Path
 
-import asyncpg  # type: ignore[import-untyped]
 import pytest
 
 from storage.migrate import database_revision, head_revision, upgrade
 from storage.store import Store
-from tests.fixtures.database import PG_USER, PostgresCluster, new_key
+from tests.fixtures.database import PostgresCluster, new_key
 
 pytestmark = pytest.mark.postgres
 ROOT = Path(__file__).resolve().parents[2]
 STARTS = 4
 TIMEOUT = 45  # each migration alone takes well under a second
-
-
-async def _empty_database(cluster: PostgresCluster) -> str:
-    name = f"race_{secrets.token_hex(6)}"
-    admin = await asyncpg.connect(host=cluster.host, port=cluster.port, user=PG_USER)
-    try:
-        await admin.execute(f'CREATE DATABASE "{name}"')
-    finally:
-        await admin.close()
-    return cluster.url(name)
 
 
 async def _schema_ok(url: str) -> None:
@@ -42,7 +30,7 @@ async def _schema_ok(url: str) -> None:
 
 async def test_concurrent_upgrades_in_one_process(postgres_cluster: PostgresCluster) -> None:
     for _ in range(3):  # a race that is not there every time is found in a few rounds
-        url = await _empty_database(postgres_cluster)
+        url = await postgres_cluster.new_database("race")
         results = await asyncio.wait_for(
             asyncio.gather(*(upgrade(url) for _ in range(STARTS)), return_exceptions=True),
             TIMEOUT,
@@ -52,7 +40,7 @@ async def test_concurrent_upgrades_in_one_process(postgres_cluster: PostgresClus
 
 
 async def test_processes_starting_at_once(postgres_cluster: PostgresCluster) -> None:
-    url = await _empty_database(postgres_cluster)
+    url = await postgres_cluster.new_database("race")
     script = (
         "import asyncio, sys; from storage.migrate import upgrade; "
         "asyncio.run(upgrade(sys.argv[1]))"
