@@ -72,7 +72,7 @@ DA: dict[str, str] = {
     ),
     "borrower.order.confirm": (
         "Vil du bestille <b>{title}</b>{creator}?\nAfhentes på <b>{branch}</b>.\n"
-        "<i>Et andet bibliotek: <code>/order {pid} DK-123456</code></i>"
+        "<i>Et andet bibliotek: <code>/order {pid} DK-</code>… (bibliotekets id)</i>"
     ),
     "borrower.order.creator": " af {creator}",
     "borrower.order.yes": "📥 Ja, bestil",
@@ -264,7 +264,7 @@ EN: dict[str, str] = {
     ),
     "borrower.order.confirm": (
         "Do you want to order <b>{title}</b>{creator}?\nPick-up at <b>{branch}</b>.\n"
-        "<i>Another library: <code>/order {pid} DK-123456</code></i>"
+        "<i>Another library: <code>/order {pid} DK-</code>… (the library's id)</i>"
     ),
     "borrower.order.creator": " by {creator}",
     "borrower.order.yes": "📥 Yes, order it",

@@ -33,7 +33,7 @@ DA: dict[str, str] = {
     "reminders.status.ready": "Du får også besked, når en reservering er klar til afhentning.",
     "reminders.status.howto": (
         "Vælg dage med knapperne eller skriv fx <code>/reminders 5 2 0</code>. "
-        "<code>/reminders off</code> slår dem fra, <code>/reminders on</code> til."
+        "<code>/reminders off</code> slår dem fra, <code>/reminders on</code> slår dem til igen."
     ),
     "reminders.and": "og",
     "reminders.button.on": "🔔 Slå til",
@@ -83,7 +83,7 @@ EN: dict[str, str] = {
     "reminders.status.ready": "You are also told when a hold is ready for pick-up.",
     "reminders.status.howto": (
         "Choose the days with the buttons or type e.g. <code>/reminders 5 2 0</code>. "
-        "<code>/reminders off</code> turns them off, <code>/reminders on</code> on."
+        "<code>/reminders off</code> turns them off, <code>/reminders on</code> turns them back on."
     ),
     "reminders.and": "and",
     "reminders.button.on": "🔔 Turn on",
