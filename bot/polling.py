@@ -121,11 +121,6 @@ def next_check(
 # --- keeping the plan: the sweep writes it with `finish_sweeps`; commands through these -------
 
 
-def patron_thresholds(chat: ChatSettings, settings: Settings) -> tuple[int, ...]:
-    """The patron's own thresholds, else the operator's `REMINDER_DAYS` (as the sweep uses)."""
-    return tuple(chat.reminder_days if chat.reminder_days is not None else settings.REMINDER_DAYS)
-
-
 async def refresh_plan(
     store: Store,
     settings: Settings,
@@ -146,7 +141,7 @@ async def refresh_plan(
         plan = next_check(
             status,
             seen=today,
-            days=patron_thresholds(chat, settings),
+            days=chat.thresholds(settings.REMINDER_DAYS),
             min_loan_days=settings.POLL_MIN_LOAN_DAYS,
             swept=False,
         )

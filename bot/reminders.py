@@ -107,12 +107,6 @@ class _Item:
     loan: Loan | None = None
 
 
-def patron_days(chat: ChatSettings, settings: Settings) -> tuple[int, ...]:
-    """The patron's thresholds, largest first (None: the operator's `REMINDER_DAYS`)."""
-    days = chat.reminder_days if chat.reminder_days is not None else settings.REMINDER_DAYS
-    return tuple(sorted(set(days), reverse=True))
-
-
 def loan_key(loan: Loan, today: date, days: Sequence[int]) -> str | None:
     """The key of the reminder this loan is due today, if any.
 
@@ -245,7 +239,7 @@ class _Sweep:
             status = await self.library.user(account.token)
         except (TokenRejected, NotLoggedIn):
             return await self._reconnect(account.chat_id, lang)
-        days = patron_days(chat, self.settings)
+        days = chat.thresholds(self.settings.REMINDER_DAYS)
         self.plans[account.chat_id] = next_check(
             status, seen=self.today, days=days, min_loan_days=self.settings.POLL_MIN_LOAN_DAYS
         )

@@ -82,5 +82,5 @@ def renew_window(chat: ChatSettings, operator_days: Sequence[int]) -> int:
     """Days ahead that "renew all" covers: the largest reminder threshold, else 7."""
     if not chat.reminders_enabled:
         return DEFAULT_WINDOW
-    days = chat.reminder_days if chat.reminder_days is not None else tuple(operator_days)
-    return max(days) if days else DEFAULT_WINDOW
+    days = chat.thresholds(operator_days)
+    return days[0] if days else DEFAULT_WINDOW

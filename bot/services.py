@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 if TYPE_CHECKING:
     from telegram.ext import CallbackContext
@@ -22,6 +23,11 @@ class Services:
     library: LibraryClient
     bot_username: str = ""
     extras: dict[str, Any] = field(default_factory=dict)
+
+    def chat_link(self, start: str | None = None, *, username: str | None = None) -> str:
+        """`{TELEGRAM_LINK_URL}/<bot username>[?start=<code>]`: the private chat with the bot."""
+        link = f"{self.settings.TELEGRAM_LINK_URL}/{quote(username or self.bot_username)}"
+        return link if start is None else f"{link}?start={quote(start)}"
 
 
 def services(context: CallbackContext[Any, Any, Any, Any]) -> Services:

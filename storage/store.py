@@ -159,6 +159,13 @@ class ChatSettings:
     fresh_login: bool = False  # ask the access service for a fresh login next time
     account_ended: str | None = None  # "expired" | "logged_out" | "rejected"
 
+    def thresholds(self, operator_days: Sequence[int]) -> tuple[int, ...]:
+        """The reminder thresholds in force, largest first: the chat's own, else the operator's
+        `REMINDER_DAYS` (the one rule the sweep, the polling plan, /reminders and "renew all"
+        share)."""
+        days = self.reminder_days if self.reminder_days is not None else operator_days
+        return tuple(sorted(set(days), reverse=True))
+
 
 @dataclass(frozen=True)
 class Refusal:

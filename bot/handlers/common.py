@@ -10,7 +10,7 @@ import logging
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote, urlsplit
+from urllib.parse import urlsplit
 
 from telegram import (
     InlineKeyboardButton,
@@ -401,5 +401,4 @@ def _command(update: Update, context: Context) -> tuple[str, bool, bool] | None:
 def private_chat_link(context: Context) -> str:
     """`{TELEGRAM_LINK_URL}/<bot username>`: opens the private chat with the bot."""
     svc = services(context)
-    username = svc.bot_username or context.bot.username or ""
-    return f"{svc.settings.TELEGRAM_LINK_URL}/{quote(username)}"
+    return svc.chat_link(username=svc.bot_username or context.bot.username)

@@ -54,8 +54,7 @@ async def _status(update: Update, context: Context, lang: str, lead: str | None 
     chat_id = chat_id_of(update)
     svc = services(context)
     chat = await svc.store.chat(chat_id)
-    days = chat.reminder_days if chat.reminder_days is not None else svc.settings.REMINDER_DAYS
-    days = sorted(set(days), reverse=True)
+    days = chat.thresholds(svc.settings.REMINDER_DAYS)
     lines = [lead] if lead else []
     connected = await svc.store.account(chat_id) is not None
     if not connected:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import logging
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
-from urllib.parse import quote
 
 from aiohttp import web
 
@@ -37,8 +36,7 @@ def _back(services: Services, lang: str) -> tuple[str, str] | None:
     """A button back to the chat with the bot (no start parameter: nothing to redeem)."""
     if not services.bot_username:
         return None
-    link = f"{services.settings.TELEGRAM_LINK_URL}/{quote(services.bot_username)}"
-    return t(lang, "pages.back_to_chat"), link
+    return t(lang, "pages.back_to_chat"), services.chat_link()
 
 
 async def _chat_language(services: Services, chat_id: int, fallback: str) -> str:
@@ -152,8 +150,7 @@ async def oauth_callback(request: web.Request, services: Services) -> web.Respon
     link_code = await services.store.create_pending_link(
         chat_id, token.access_token, expires_at, info
     )
-    username = services.bot_username
-    deep_link = f"{services.settings.TELEGRAM_LINK_URL}/{quote(username)}?start={quote(link_code)}"
+    deep_link = services.chat_link(link_code)
     typed = t(lang, "pages.success_code", code=f"/start {link_code}")
     return render(
         lang,
