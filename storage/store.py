@@ -454,14 +454,7 @@ class Store:
 
     async def refusals(self, chat_id: int) -> dict[str, Refusal]:
         """Loan id -> the refusal still remembered (younger than `REFUSAL_TTL`)."""
-        statement = select(RENEWAL_REFUSAL).where(
-            RENEWAL_REFUSAL.c.chat_id == chat_id,
-            RENEWAL_REFUSAL.c.refused_at > self._now() - REFUSAL_TTL,
-        )
-        rows = await self._run(lambda conn: conn.execute(statement).all())
-        return {
-            row.loan_id: Refusal(row.loan_id, row.due, row.reason, row.refused_at) for row in rows
-        }
+        return (await self.refusals_many([chat_id])).get(chat_id, {})
 
     async def refusals_many(self, chat_ids: Sequence[int]) -> dict[int, dict[str, Refusal]]:
         """`refusals` for several chats in one query (the sweep's groups)."""
@@ -530,15 +523,8 @@ class Store:
 
     async def consume_login_state(self, state: str) -> int | None:
         """The chat that asked, once; None for unknown, used and expired states alike."""
-        statement = (
-            delete(LOGIN_STATE)
-            .where(LOGIN_STATE.c.state_hash == hash_secret(state))
-            .returning(LOGIN_STATE.c.chat_id, LOGIN_STATE.c.expires_at)
-        )
-        row = await self._run(lambda conn: conn.execute(statement).first())
-        if row is None or row.expires_at <= self._now():
-            return None
-        return int(row.chat_id)
+        taken = await self.take_login_state(state)
+        return None if taken is None or taken[1] else taken[0]
 
     async def take_login_state(self, state: str) -> tuple[int, bool] | None:
         """Like `consume_login_state`, but an expired state still names its chat: (chat id,
