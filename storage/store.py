@@ -307,6 +307,12 @@ def _plan_statements(chat_ids: Sequence[int], plans: Mapping[int, date | None]) 
     ]
 
 
+def _dropped_tokens(conn: Connection, delete_returning: Executable) -> list[tuple[int, str]]:
+    """(chat id, sealed token) of the rows a DELETE ... RETURNING chat_id, token removed: the
+    tokens the store hands to `Store._revoke`."""
+    return [(int(row.chat_id), row.token) for row in conn.execute(delete_returning)]
+
+
 def _chunks(items: Sequence[T]) -> Iterator[Sequence[T]]:
     for start in range(0, len(items), IN_CHUNK):
         yield items[start : start + IN_CHUNK]
@@ -572,7 +578,7 @@ class Store:
             )
 
             def work(conn: Connection, add: Executable = add) -> list[tuple[int, str]]:
-                dropped = [(int(row.chat_id), row.token) for row in conn.execute(replaced)]
+                dropped = _dropped_tokens(conn, replaced)
                 conn.execute(add)
                 return dropped
 
@@ -691,7 +697,7 @@ class Store:
 
         def work(conn: Connection) -> tuple[Row[Any] | None, list[tuple[int, str]]]:
             row = conn.execute(account).first()
-            return row, [(int(link.chat_id), link.token) for link in conn.execute(links)]
+            return row, _dropped_tokens(conn, links)
 
         row, dropped = await self._run(work)
         await self._revoke(dropped)
@@ -722,7 +728,7 @@ class Store:
         ]
 
         def work(conn: Connection) -> list[tuple[int, str]]:
-            dropped = [(int(row.chat_id), row.token) for q in tokens for row in conn.execute(q)]
+            dropped = [dropped for q in tokens for dropped in _dropped_tokens(conn, q)]
             _execute_all(conn, rest)
             return dropped
 
@@ -1085,7 +1091,7 @@ class Store:
         )
 
         def work(conn: Connection) -> tuple[list[tuple[int, str]], int]:
-            dropped = [(int(row.chat_id), row.token) for row in conn.execute(links)]
+            dropped = _dropped_tokens(conn, links)
             return dropped, sum(_execute_all(conn, statements))
 
         dropped, removed = await self._run(work)
