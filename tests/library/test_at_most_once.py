@@ -17,28 +17,19 @@ import pytest
 
 from bot.library.client import LibraryClient
 from bot.library.errors import ServiceUnavailable
+from tests.fixtures.loopback import LoopbackServer
 
 PID = "870970-basis:29318871"
 
 
-class DroppingServer:
+class DroppingServer(LoopbackServer):
     """HTTP/1.1 on 127.0.0.1 that counts requests and drops the connection after some."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.requests: Counter[str] = Counter()
         self.connections = 0
         self.drop: set[str] = set()
-        self.url = ""
-        self._server: asyncio.Server | None = None
-
-    async def start(self) -> None:
-        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
-        self.url = f"http://127.0.0.1:{self._server.sockets[0].getsockname()[1]}"
-
-    async def stop(self) -> None:
-        if self._server is not None:
-            self._server.close()
-            await self._server.wait_closed()
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.connections += 1
