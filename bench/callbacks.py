@@ -32,13 +32,13 @@ from urllib.parse import parse_qs, urljoin, urlsplit
 
 import httpx
 
-from bot.runner import BotInfo, run_bot
-from bot.settings import Settings
-from bot.signals import stop_on_signals
-from sandbox.library import LibrarySandbox, TestPatron
-from sandbox.library.data import GUID_NAMESPACE
-from sandbox.telegram import SentMessage, TelegramStandIn
-from storage.store import Store
+from library_bot.config.settings import Settings
+from library_bot.runtime.runner import BotInfo, run_bot
+from library_bot.runtime.signals import stop_on_signals
+from library_bot.sandbox.library import LibrarySandbox, TestPatron
+from library_bot.sandbox.library.data import GUID_NAMESPACE
+from library_bot.sandbox.telegram import SentMessage, TelegramStandIn
+from library_bot.storage.store import Store
 
 BOT_TOKEN = "123456:BENCH-token"
 PATRONS = 500
@@ -193,7 +193,7 @@ async def running_rig(
 
 def serve_bot() -> int:
     """The bot of a subprocess rig: settings from the environment, until SIGTERM."""
-    from bot.settings import load_settings
+    from library_bot.config.settings import load_settings
 
     settings = load_settings(_env_file=None)
 
@@ -208,7 +208,7 @@ def serve_bot() -> int:
     if not profile_to:
         asyncio.run(serve())
         return 0
-    import cProfile  # where the bot's time goes: `python -m pstats <file>`
+    import cProfile  # where the library_bot's time goes: `python -m pstats <file>`
 
     with cProfile.Profile() as profiler:
         asyncio.run(serve())

@@ -5,9 +5,11 @@ The clock is the benchmark's: day 0 is a fixed date and each simulated day is on
 Each day runs (1) the sweep, then (2) the day's changes at the library (so a change on day d is
 first visible to the sweep of day d + 1, for the oracle and the plan alike):
 
-- the oracle asks `bot.reminders.candidates` about every card every day (the naive sweep) and
+- the oracle asks `library_bot.jobs.reminders.candidates` about every card every day (the naive
+sweep) and
   notes the day each reminder key first became due;
-- the plan checks a card only on the day `bot.polling.next_check` planned from the last status
+- the plan checks a card only on the day `library_bot.rules.polling.next_check` planned from the
+last status
   it saw (every card on day 0), and counts a platform call for each check. A loan reminder the
   oracle sends on a day the plan does not check the card is late (or missed); a hold-ready
   notice more than one day after the hold became ready is late.
@@ -29,7 +31,8 @@ Reminder thresholds 3, 1 and 0 days (the default `REMINDER_DAYS`), shortest loan
 `POLL_MIN_LOAN_DAYS` 7. The first `--warm-up` days (default 7) are not counted in the calls: on
 day 0 every card is checked, as after the upgrade that adds the plan, once.
 
-`--real N` also runs the same model for N cards through the real sweep (`bot.reminders.sweep`
+`--real N` also runs the same model for N cards through the real sweep
+(`library_bot.jobs.reminders.sweep`
 with its `today`) against the library sandbox over loopback, the Telegram stand-in and a SQLite
 store: each day's truth is written into the sandbox's patrons before the sweep, and the
 platform calls and sent reminders are read from the sandbox and the store.
@@ -53,9 +56,9 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from bot.library.models import BorrowerStatus, Hold, Loan
-from bot.polling import DEFAULT_MIN_LOAN_DAYS, next_check
-from bot.reminders import candidates
+from library_bot.jobs.reminders import candidates
+from library_bot.library.models import BorrowerStatus, Hold, Loan
+from library_bot.rules.polling import DEFAULT_MIN_LOAN_DAYS, next_check
 
 START = date(2027, 1, 4)
 DAYS = (3, 1, 0)
@@ -389,21 +392,22 @@ def wire(card: Card) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
 
 
 async def real(cards: int = REAL_CARDS, days: int = REAL_DAYS, *, seed: int = 18) -> Figures:
-    """The model through `bot.reminders.sweep`, the sandbox, the stand-in and SQLite."""
+    """The model through `library_bot.jobs.reminders.sweep`, the sandbox, the stand-in and
+    SQLite."""
     import secrets
 
     from sqlalchemy import select
     from telegram import Bot
 
     from bench.sweep import FIRST_CHAT, insert_accounts
-    from bot.library.client import LibraryClient
-    from bot.reminders import sweep
-    from bot.settings import Settings
-    from sandbox.library import LibrarySandbox
-    from sandbox.telegram import TelegramStandIn
-    from storage.migrate import upgrade
-    from storage.store import Store
-    from storage.tables import ReminderLogRow
+    from library_bot.config.settings import Settings
+    from library_bot.jobs.reminders import sweep
+    from library_bot.library.client import LibraryClient
+    from library_bot.sandbox.library import LibrarySandbox
+    from library_bot.sandbox.telegram import TelegramStandIn
+    from library_bot.storage.migrate import upgrade
+    from library_bot.storage.store import Store
+    from library_bot.storage.tables import ReminderLogRow
 
     started = time.perf_counter()
     library = Library(cards, seed, PERIODS)

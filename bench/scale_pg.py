@@ -2,7 +2,8 @@
 
 A throwaway cluster (`tests.fixtures.database.running_postgres`, the tests' own), the library
 sandbox with 50 ms platform latency and the Telegram stand-in enforcing 30 messages per second
-run here; two child processes run `bot.reminders.sweep` at once against one database, each with
+run here; two child processes run `library_bot.jobs.reminders.sweep` at once against one database,
+each with
 `SWEEP_CONCURRENCY` 32 and half of Telegram's rate (`TELEGRAM_SEND_RATE` 14.75, as an operator
 running two processes sets it). Every card is due for a check (the day after the upgrade, the
 day with the most calls); every tenth has a loan due soon, so gets one digest.
@@ -64,9 +65,9 @@ def _count_refusals(telegram: Any) -> list[int]:
 async def measure(size: int, cluster: Any, rate: float = TELEGRAM_RATE_SHARE) -> dict[str, Any]:
     """One sweep day of `size` cards by two processes; their figures and the checks."""
     from bench.sweep import insert_accounts
-    from sandbox.library import LibrarySandbox
-    from sandbox.telegram import TelegramStandIn
-    from storage.migrate import upgrade
+    from library_bot.sandbox.library import LibrarySandbox
+    from library_bot.sandbox.telegram import TelegramStandIn
+    from library_bot.storage.migrate import upgrade
 
     keys = [secrets.token_bytes(32)]
     url = await cluster.new_database("scale")
@@ -174,11 +175,11 @@ async def child(worker: str) -> None:
     import resource
 
     from bench.sweep import peak_rss_kb
-    from bot.library.client import LibraryClient
-    from bot.logs import setup_logging
-    from bot.reminders import build_bot, sweep
-    from bot.settings import load_settings
-    from storage.store import Store
+    from library_bot.config.logs import setup_logging
+    from library_bot.config.settings import load_settings
+    from library_bot.jobs.reminders import build_bot, sweep
+    from library_bot.library.client import LibraryClient
+    from library_bot.storage.store import Store
 
     settings = load_settings()
     setup_logging(settings.LOG_LEVEL, settings.LOG_FORMAT, stream=sys.stderr)

@@ -1,4 +1,5 @@
-"""`bot.proxies` and the proxy settings: which proxy each URL gets, read in either case."""
+"""`library_bot.config.proxies` and the proxy settings: which proxy each URL gets, read in either
+case."""
 
 from __future__ import annotations
 
@@ -6,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.proxies import Proxies
-from bot.settings import Settings, SettingsError, load_settings
+from library_bot.config.proxies import Proxies
+from library_bot.config.settings import Settings, SettingsError, load_settings
 
 PROXY_VARIABLES = [
     f"{name}_proxy" if lower else f"{name.upper()}_PROXY"

@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from bot.texts.catalog import borrower as catalogue
+from library_bot.texts.catalog import borrower as catalogue
 from tests.fixtures.bot import BotFactory, BotHarness
 
 KAREN = "1000000001"  # varied loans, four kinds of holds, debt

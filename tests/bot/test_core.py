@@ -18,13 +18,13 @@ import pytest
 from sqlalchemy import update
 from telegram import Bot
 
-from bot.handlers import COMMANDS
-from bot.handlers.connect import token_expiry_job
-from bot.library.client import LibraryClient
-from bot.runner import BotInfo, run_bot
-from bot.services import SERVICES_KEY, Services
-from bot.settings import Settings
-from storage.tables import AccountRow
+from library_bot.config.settings import Settings
+from library_bot.library.client import LibraryClient
+from library_bot.runtime.runner import BotInfo, run_bot
+from library_bot.services import SERVICES_KEY, Services
+from library_bot.storage.tables import AccountRow
+from library_bot.telegram.handlers import COMMANDS
+from library_bot.telegram.handlers.connect import token_expiry_job
 from tests.fixtures.bot import BotFactory, BotHarness, library_environment
 
 CHAT = 6001
@@ -174,7 +174,7 @@ async def test_shutdown_is_quick_and_leaves_no_tasks(
 
 
 async def test_run_refuses_without_keys(telegram: Any, library_sandbox: Any) -> None:
-    from bot.settings import SettingsError
+    from library_bot.config.settings import SettingsError
 
     settings = Settings(
         _env_file=None,  # type: ignore[call-arg]

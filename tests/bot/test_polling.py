@@ -9,9 +9,9 @@ from datetime import date, timedelta
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.library.models import BorrowerStatus, Hold, Loan
-from bot.polling import next_check
-from bot.reminders import candidates
+from library_bot.jobs.reminders import candidates
+from library_bot.library.models import BorrowerStatus, Hold, Loan
+from library_bot.rules.polling import next_check
 
 SEEN = date(2026, 3, 2)
 DAYS = (3, 1, 0)

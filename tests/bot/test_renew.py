@@ -6,8 +6,8 @@ import datetime as dt
 import re
 from typing import Any
 
-from bot.formatting import format_date
-from bot.library.models import parse_library_date
+from library_bot.library.models import parse_library_date
+from library_bot.texts.formatting import format_date
 from tests.bot.test_borrower import KAREN, METTE, OLE, buttons, command, wait_answer
 from tests.fixtures.bot import BotHarness
 

@@ -8,7 +8,7 @@ import re
 import pytest
 from playwright.async_api import Browser, Page, expect
 
-from bot.demo import EXPIRE_ACTION, SWEEP_ACTION, Demo
+from library_bot.demo import EXPIRE_ACTION, SWEEP_ACTION, Demo
 from tests.e2e.conftest import ChatPage, new_context, screenshot
 
 pytestmark = pytest.mark.browser

@@ -15,9 +15,9 @@ from typing import Any
 from telegram import Bot
 from telegram.request import HTTPXRequest
 
-from bot.library.client import LibraryClient
-from bot.reminders import SweepReport, sweep
-from bot.texts import load_catalogue
+from library_bot.jobs.reminders import SweepReport, sweep
+from library_bot.library.client import LibraryClient
+from library_bot.texts import load_catalogue
 from tests.fixtures.bot import BotHarness
 
 KAREN = "1000000001"  # loans due soon and overdue, holds ready, debt

@@ -12,7 +12,7 @@ from urllib.parse import quote
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.handlers import COMMANDS as CONTRACT_COMMANDS
+from library_bot.telegram.handlers import COMMANDS as CONTRACT_COMMANDS
 from tests.fixtures.bot import BotHarness
 from tests.hardening.conftest import KAREN
 

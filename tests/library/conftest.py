@@ -9,10 +9,10 @@ from urllib.parse import parse_qs, urlsplit
 import httpx
 import pytest
 
-from bot.library.client import LibraryClient
+from library_bot.library.client import LibraryClient
 
 if TYPE_CHECKING:
-    from sandbox.library import LibrarySandbox
+    from library_bot.sandbox.library import LibrarySandbox
 
 REDIRECT_URI = "http://127.0.0.1:9/oauth/callback"
 PATRON = "1000000001"

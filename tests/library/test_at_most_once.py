@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from bot.library.client import LibraryClient
-from bot.library.errors import ServiceUnavailable
+from library_bot.library.client import LibraryClient
+from library_bot.library.errors import ServiceUnavailable
 from tests.fixtures.loopback import LoopbackServer
 
 PID = "870970-basis:29318871"

@@ -9,12 +9,12 @@ from typing import TYPE_CHECKING
 import httpx
 import pytest
 
-from bot.library.client import PUBLIC_TOKEN_MARGIN, LibraryClient
-from bot.library.errors import BadRequest, NotLoggedIn
+from library_bot.library.client import PUBLIC_TOKEN_MARGIN, LibraryClient
+from library_bot.library.errors import BadRequest, NotLoggedIn
 from tests.library.conftest import make_client
 
 if TYPE_CHECKING:
-    from sandbox.library import LibrarySandbox
+    from library_bot.sandbox.library import LibrarySandbox
 
 TOKEN_CALLS = "auth POST /oauth/token"
 

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from bot.library.client import LibraryClient, _error_for
-from bot.library.errors import (
+from library_bot.library.client import LibraryClient, _error_for
+from library_bot.library.errors import (
     BadRequest,
     OrderRefused,
     Refused,
@@ -18,7 +18,7 @@ from bot.library.errors import (
 from tests.library.conftest import make_client
 
 if TYPE_CHECKING:
-    from sandbox.library import LibrarySandbox
+    from library_bot.sandbox.library import LibrarySandbox
 
 ORDER_CALLS = "platform GET /v3/order"
 PID = "870970-basis:29318871"

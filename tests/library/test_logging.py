@@ -8,14 +8,14 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from bot.library.client import LibraryClient
-from bot.library.errors import ServiceUnavailable
-from bot.library.models import Session
-from bot.library.redact import HTTP_LOGGERS, RedactQuery, install_log_redaction, redact
+from library_bot.library.client import LibraryClient
+from library_bot.library.errors import ServiceUnavailable
+from library_bot.library.models import Session
+from library_bot.library.redact import HTTP_LOGGERS, RedactQuery, install_log_redaction, redact
 from tests.library.conftest import REDIRECT_URI, login_code
 
 if TYPE_CHECKING:
-    from sandbox.library import LibrarySandbox
+    from library_bot.sandbox.library import LibrarySandbox
 
 
 def test_redact_patterns() -> None:

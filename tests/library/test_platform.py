@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from bot.library.client import LibraryClient
-from bot.library.errors import TokenRejected
+from library_bot.library.client import LibraryClient
+from library_bot.library.errors import TokenRejected
 
 if TYPE_CHECKING:
-    from sandbox.library import LibrarySandbox
+    from library_bot.sandbox.library import LibrarySandbox
 
 ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 ISO_OFFSET = re.compile(r"^\d{4}-\d{2}-\d{2}T00:00:00[+-]\d{2}:\d{2}$")
@@ -143,7 +143,7 @@ async def test_work_search_and_libraries(
 
 
 async def test_from_settings_and_call_metrics(library_sandbox: LibrarySandbox) -> None:
-    from bot.settings import SettingsError, load_settings
+    from library_bot.config.settings import SettingsError, load_settings
 
     env = library_sandbox.env()
     settings = load_settings(**env, BOT_TIMEZONE="Europe/Copenhagen", LIBRARY_TIMEOUT=4)

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from telegram import Bot
 
-from bot.library.client import LibraryClient
-from bot.reminders import SweepReport, sweep
-from storage.store import Store
+from library_bot.jobs.reminders import SweepReport, sweep
+from library_bot.library.client import LibraryClient
+from library_bot.storage.store import Store
 from tests.fixtures.bot import DEEP_LINK, BotFactory, new_key
 from tests.fixtures.telegram import TEST_BOT_TOKEN
 from tests.production.conftest import (

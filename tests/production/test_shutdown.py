@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from bot.settings import decode_key
-from storage.migrate import upgrade
-from storage.store import Store
+from library_bot.config.settings import decode_key
+from library_bot.storage.migrate import upgrade
+from library_bot.storage.store import Store
 from tests.fixtures.bot import library_environment, new_key
 from tests.fixtures.telegram import TEST_BOT_TOKEN
 from tests.production.conftest import KAREN, connect_directly, wait_for_call
@@ -30,7 +30,7 @@ async def _start(env: dict[str, str], cwd: Path) -> tuple[asyncio.subprocess.Pro
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
-        "bot.cli",
+        "library_bot.cli",
         "run",
         env=env,
         cwd=cwd,

@@ -9,12 +9,12 @@ from typing import Any
 import pytest
 from telegram import Bot
 
-from bot.library.client import LibraryClient
-from bot.reminders import SweepReport, sweep
-from bot.settings import Settings
-from sandbox.library import LibrarySandbox
-from sandbox.telegram import TelegramStandIn
-from storage.store import Store
+from library_bot.config.settings import Settings
+from library_bot.jobs.reminders import SweepReport, sweep
+from library_bot.library.client import LibraryClient
+from library_bot.sandbox.library import LibrarySandbox
+from library_bot.sandbox.telegram import TelegramStandIn
+from library_bot.storage.store import Store
 from tests.fixtures.database import key_text
 from tests.fixtures.telegram import TEST_BOT_TOKEN
 

@@ -6,8 +6,8 @@ import asyncio
 
 import pytest
 
-from bot.reminders import sweep
-from storage.store import Store
+from library_bot.jobs.reminders import sweep
+from library_bot.storage.store import Store
 from tests.reminders.conftest import Rig
 
 pytestmark = pytest.mark.postgres

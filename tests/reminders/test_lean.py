@@ -12,13 +12,13 @@ import pytest
 from telegram.error import NetworkError, RetryAfter
 from telegram.request import HTTPXRequest
 
-from bot.botapi import TolerantBot, telegram_request
-from bot.library.client import LibraryClient
-from bot.library.errors import ServiceUnavailable, TokenRejected
-from bot.reminders import build_bot
-from sandbox.library import LibrarySandbox
-from sandbox.telegram import TelegramStandIn
-from storage.store import Store
+from library_bot.jobs.reminders import build_bot
+from library_bot.library.client import LibraryClient
+from library_bot.library.errors import ServiceUnavailable, TokenRejected
+from library_bot.sandbox.library import LibrarySandbox
+from library_bot.sandbox.telegram import TelegramStandIn
+from library_bot.storage.store import Store
+from library_bot.telegram.botapi import TolerantBot, telegram_request
 from tests.fixtures.telegram import TEST_BOT_TOKEN
 from tests.reminders.conftest import KAREN, Rig
 

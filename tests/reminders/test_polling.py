@@ -8,8 +8,8 @@ from typing import Any
 
 from sqlalchemy import select
 
-from storage.store import Store
-from storage.tables import AccountRow
+from library_bot.storage.store import Store
+from library_bot.storage.tables import AccountRow
 from tests.bot.test_borrower import command
 from tests.bot.test_order import LITTLE_PRINCE
 from tests.fixtures.bot import BotHarness

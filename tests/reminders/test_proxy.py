@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from bot.library.client import LibraryClient
-from bot.reminders import build_bot, sweep
+from library_bot.jobs.reminders import build_bot, sweep
+from library_bot.library.client import LibraryClient
 from tests.fixtures.proxy import ForwardProxy
 from tests.reminders.conftest import JONAS, Rig
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import httpx
 
-from sandbox.library import LibrarySandbox
+from library_bot.sandbox.library import LibrarySandbox
 
 REDIRECT = "http://127.0.0.1:8080/oauth/callback"
 

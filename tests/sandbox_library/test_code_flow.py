@@ -8,8 +8,8 @@ import uuid
 import httpx
 import pytest
 
-from sandbox.library import LibrarySandbox
-from sandbox.library.state import loopback_url
+from library_bot.sandbox.library import LibrarySandbox
+from library_bot.sandbox.library.state import loopback_url
 from tests.sandbox_library.helpers import REDIRECT, exchange, form, get_code, login
 
 

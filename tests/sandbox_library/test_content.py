@@ -9,7 +9,7 @@ from datetime import datetime
 
 import pytest
 
-from sandbox.library import LibrarySandbox
+from library_bot.sandbox.library import LibrarySandbox
 from tests.sandbox_library.helpers import anonymous_token
 
 FIELD_KEYS = {"name", "value", "attr"}

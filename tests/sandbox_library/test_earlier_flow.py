@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import httpx
 
-from sandbox.library import LibrarySandbox
+from library_bot.sandbox.library import LibrarySandbox
 from tests.sandbox_library.helpers import anonymous_token
 
 

@@ -7,7 +7,7 @@ import time
 import httpx
 import pytest
 
-from sandbox.library import Faults, LibrarySandbox
+from library_bot.sandbox.library import Faults, LibrarySandbox
 from tests.sandbox_library.helpers import get_code
 
 
@@ -168,7 +168,7 @@ async def test_add_patrons_is_cheap_and_usable(library_sandbox, client):
 
 
 def _days(sandbox: LibrarySandbox, text: str) -> int:
-    from bot.library.models import parse_library_date
+    from library_bot.library.models import parse_library_date
 
     parsed = parse_library_date(text)
     assert not isinstance(parsed, str) and parsed is not None

@@ -10,8 +10,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.library.models import parse_library_date
-from sandbox.library import LibrarySandbox
+from library_bot.library.models import parse_library_date
+from library_bot.sandbox.library import LibrarySandbox
 from tests.sandbox_library.helpers import anonymous_token
 
 TZ = ZoneInfo("Europe/Copenhagen")

@@ -12,7 +12,7 @@ import base64
 import re
 from typing import Any
 
-from sandbox.library import LibrarySandbox
+from library_bot.sandbox.library import LibrarySandbox
 
 OFFSET_DATE_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}$")
 

@@ -6,7 +6,7 @@ import socket
 
 from httpx import URL
 
-from sandbox.library import LibrarySandbox
+from library_bot.sandbox.library import LibrarySandbox
 from tests.sandbox_library.helpers import anonymous_token, login
 
 

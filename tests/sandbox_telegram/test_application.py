@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sandbox.telegram import TelegramStandIn
+from library_bot.sandbox.telegram import TelegramStandIn
 from tests.sandbox_telegram.scripted_bot import scripted_bot
 
 CHAT = 777

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from storage.migrate import database_revision, head_revision, upgrade
-from storage.store import Store
+from library_bot.storage.migrate import database_revision, head_revision, upgrade
+from library_bot.storage.store import Store
 from tests.fixtures.database import PostgresCluster, new_key
 
 pytestmark = pytest.mark.postgres

@@ -6,7 +6,7 @@ import secrets
 
 import pytest
 
-from storage.crypto import (
+from library_bot.storage.crypto import (
     CODE_ALPHABET,
     MissingKeyError,
     TokenCipher,

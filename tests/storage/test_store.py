@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from storage.crypto import CODE_ALPHABET
-from storage.store import ChatSettings, Store
+from library_bot.storage.crypto import CODE_ALPHABET
+from library_bot.storage.store import ChatSettings, Store
 from tests.storage.conftest import START, FakeClock, rows
 
 OpenStore = Callable[..., AbstractAsyncContextManager[Store]]

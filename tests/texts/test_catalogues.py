@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.texts import LANGUAGES, Raw, keys, load_catalogue, pick_language, t
+from library_bot.texts import LANGUAGES, Raw, keys, load_catalogue, pick_language, t
 from tests.texts.telegram_html import assert_telegram_html, telegram_html_problems
 
 CATALOGUE = load_catalogue()

@@ -7,9 +7,9 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.formatting import split_messages, utf16_len
-from bot.library.models import BorrowerStatus, Debt, Hold, Loan, Work
-from bot.render import (
+from library_bot.library.models import BorrowerStatus, Debt, Hold, Loan, Work
+from library_bot.texts.formatting import split_messages, utf16_len
+from library_bot.texts.render import (
     debt_total,
     hold_is_ready,
     loan_urgency,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import datetime as dt
 
-from bot.library.models import Loan
-from bot.renewals import due_key, reason_text, refusal_for, renew_window
-from storage.store import ChatSettings, Refusal
+from library_bot.library.models import Loan
+from library_bot.rules.renewals import due_key, reason_text, refusal_for, renew_window
+from library_bot.storage.store import ChatSettings, Refusal
 
 NOW = dt.datetime(2026, 11, 22, tzinfo=dt.UTC)
 

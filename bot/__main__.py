@@ -1,5 +1,0 @@
-import sys
-
-from bot.cli import main
-
-sys.exit(main())

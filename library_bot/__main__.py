@@ -1,0 +1,5 @@
+import sys
+
+from library_bot.cli import main
+
+sys.exit(main())

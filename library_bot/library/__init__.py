@@ -1,0 +1,24 @@
+"""Typed async client for the library services: see `client.LibraryClient`."""
+
+from library_bot.library.client import LibraryClient, install_log_redaction
+from library_bot.library.errors import (
+    BadRequest,
+    LibraryError,
+    NotLoggedIn,
+    OrderRefused,
+    Refused,
+    ServiceUnavailable,
+    TokenRejected,
+)
+
+__all__ = [
+    "BadRequest",
+    "LibraryClient",
+    "LibraryError",
+    "NotLoggedIn",
+    "OrderRefused",
+    "Refused",
+    "ServiceUnavailable",
+    "TokenRejected",
+    "install_log_redaction",
+]

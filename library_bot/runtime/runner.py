@@ -1,0 +1,260 @@
+"""`library-bot run`: PTB, the aiohttp server and the jobs, driven by hand in one event loop.
+
+PTB's own `run_polling` / `run_webhook` own the loop and the web server; we need our server
+(OAuth callback, health, metrics) beside it, so the lifecycle is spelled out here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import socket
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+from urllib.parse import urlsplit
+
+from aiohttp import web
+from telegram import BotCommand, Update
+
+from library_bot.config.settings import LIBRARY_VARIABLES, Settings, SettingsError
+from library_bot.metrics import Metrics
+from library_bot.runtime.signals import stop_on_signals
+from library_bot.services import Services
+from library_bot.telegram.app import build_application
+from library_bot.telegram.handlers import COMMANDS
+from library_bot.texts import t
+
+log = logging.getLogger(__name__)
+
+SHUTDOWN_SECONDS = 10.0
+POLL_TIMEOUT = 30
+# `setWebhook` retried after a failure: first after this many seconds, doubling up to the cap.
+WEBHOOK_RETRY_FIRST = 1.0
+WEBHOOK_RETRY_CAP = 60.0
+STATE_PURGE_INTERVAL = timedelta(hours=1)
+
+
+@dataclass(frozen=True)
+class BotInfo:
+    """What a running bot tells its starter once it is ready."""
+
+    web_url: str
+    public_url: str
+    bot_username: str
+
+
+def bot_commands(lang: str) -> list[BotCommand]:
+    """The contract's commands with their menu descriptions in `lang`."""
+    return [BotCommand(name, t(lang, f"commands.{name}")) for name in COMMANDS]
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    """Bind before building anything so `PORT=0` yields the real port for `PUBLIC_URL`."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError:
+        sock.close()
+        raise
+    sock.setblocking(False)
+    return sock
+
+
+def _effective_settings(settings: Settings, port: int) -> tuple[Settings, str]:
+    """Settings with the bound port filled in where the operator left it open."""
+    local_host = "127.0.0.1" if settings.HOST in ("", "0.0.0.0", "::") else settings.HOST
+    web_url = f"http://{local_host}:{port}"
+    public = settings.PUBLIC_URL or ""
+    if not public or urlsplit(public).port == 0:
+        settings = settings.model_copy(update={"PUBLIC_URL": web_url})
+    return settings, web_url
+
+
+async def run_bot(
+    settings: Settings,
+    *,
+    stop: asyncio.Event,
+    on_ready: Callable[[BotInfo], None] | None = None,
+) -> None:
+    """Run until `stop` is set, then shut everything down within `SHUTDOWN_SECONDS`."""
+    from library_bot.library.client import LibraryClient, install_log_redaction
+    from library_bot.storage.migrate import upgrade
+    from library_bot.storage.store import Store
+
+    keys = settings.token_keys
+    if not keys:
+        raise SettingsError("TOKEN_KEYS: required by `library-bot run`, but not set")
+    sock = _bind(settings.HOST, settings.PORT)
+    settings, web_url = _effective_settings(settings, sock.getsockname()[1])
+    webhook = settings.WEBHOOK_SECRET.get_secret_value() if settings.WEBHOOK_SECRET else ""
+
+    async with contextlib.AsyncExitStack() as stack:
+        stack.callback(sock.close)
+        await upgrade(settings.DATABASE_URL)
+        store = await Store.open(settings.DATABASE_URL, keys)
+        stack.push_async_callback(store.close)
+        metrics = Metrics()
+        library = LibraryClient.from_settings(settings, on_call=metrics.library_call)
+        stack.push_async_callback(library.aclose)
+        store.revoke_dropped = library.revoke  # no token the store drops stays valid
+        install_log_redaction()
+        # PTB's DEBUG lines dump whole updates and requests: patrons' messages, link codes,
+        # login states. Keep them out even when the operator asks for DEBUG.
+        logging.getLogger("telegram").setLevel(max(logging.INFO, logging.getLogger().level))
+        services = Services(settings=settings, store=store, library=library)
+        metrics.attach(services)
+        application = build_application(services, polling=not webhook)
+
+        await application.initialize()
+        stack.push_async_callback(application.shutdown)
+        # initialize() called getMe; the answer is kept on the bot.
+        services.bot_username = application.bot.username
+        await _set_commands(application.bot)
+
+        from library_bot.web import create_web_app
+
+        web_app = create_web_app(services, application)
+        # No access log: the callback's query carries the code and the state.
+        web_runner = web.AppRunner(
+            web_app, handle_signals=False, access_log=None, shutdown_timeout=2.0
+        )
+        await web_runner.setup()
+        stack.push_async_callback(web_runner.cleanup)
+        await web.SockSite(web_runner, sock).start()
+        # Unwound before the web server closes: stop updates, let in-flight ones finish.
+        stack.push_async_callback(_stop_updates, application, web_app)
+
+        if webhook:
+            url = f"{settings.PUBLIC_URL}/telegram/webhook"
+            if not await _set_webhook(application.bot, url, webhook):
+                # Serve anyway (health says Telegram is failing) and keep trying.
+                retrying = asyncio.create_task(_keep_setting_webhook(application.bot, url, webhook))
+                stack.push_async_callback(_cancel, retrying)
+        else:
+            assert application.updater is not None  # start_polling calls deleteWebhook
+            await application.updater.start_polling(
+                timeout=POLL_TIMEOUT, allowed_updates=Update.ALL_TYPES
+            )
+        await application.start()
+        _schedule_jobs(application)
+        log.info(
+            "bot @%s running (%s); web server at %s",
+            services.bot_username,
+            "webhook" if webhook else "long polling",
+            web_url,
+        )
+        if on_ready is not None:
+            on_ready(BotInfo(web_url, settings.PUBLIC_URL or web_url, services.bot_username))
+
+        await stop.wait()
+        log.info("stopping")
+    log.info("stopped")
+
+
+async def _set_commands(bot: Any) -> None:
+    """The command menus: cosmetic, so a Bot API server that refuses them does not stop us."""
+    menus: list[tuple[str, str | None]] = [("da", "da"), ("en", "en"), ("da", None)]
+    for lang, language_code in menus:
+        try:
+            await bot.set_my_commands(bot_commands(lang), language_code=language_code)
+        except Exception as exc:  # any failure of a cosmetic call: log it and go on
+            log.warning(
+                "setMyCommands (%s) failed, the command menu may be missing: %s",
+                language_code or "default",
+                type(exc).__name__,
+            )
+
+
+async def _set_webhook(bot: Any, url: str, secret: str) -> bool:
+    """One `setWebhook`; True when Telegram took it. The bot's `health` follows the outcome."""
+    health = getattr(bot, "health", None)
+    try:
+        await bot.set_webhook(url=url, secret_token=secret, allowed_updates=Update.ALL_TYPES)
+    except Exception as exc:
+        log.warning("setWebhook failed, no updates until it succeeds: %s", type(exc).__name__)
+        if health is not None:
+            health.webhook_pending = True
+        return False
+    if health is not None:
+        health.webhook_pending = False
+    return True
+
+
+async def _keep_setting_webhook(bot: Any, url: str, secret: str) -> None:
+    delay = WEBHOOK_RETRY_FIRST
+    while True:
+        await asyncio.sleep(delay)
+        if await _set_webhook(bot, url, secret):
+            log.info("setWebhook succeeded")
+            return
+        delay = min(delay * 2, WEBHOOK_RETRY_CAP)
+
+
+async def _cancel(task: asyncio.Task[None]) -> None:
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+
+
+async def _stop_updates(application: Any, web_app: web.Application) -> None:
+    """Stop taking updates, then let the ones in flight finish (and the jobs with them)."""
+    from library_bot.web import stop_accepting
+
+    stop_accepting(web_app)
+    try:
+        async with asyncio.timeout(SHUTDOWN_SECONDS - 2):
+            if application.updater is not None and application.updater.running:
+                await application.updater.stop()
+            if application.running:
+                await application.stop()
+    except TimeoutError:
+        log.warning("in-flight updates did not finish within %ss", SHUTDOWN_SECONDS - 2)
+
+
+def _schedule_jobs(application: Any) -> None:
+    from library_bot.telegram.handlers.connect import purge_expired_job, token_expiry_job
+
+    settings: Settings = application.bot_data["services"].settings
+    queue = application.job_queue
+    assert queue is not None
+    at = settings.REMINDER_TIME.replace(tzinfo=settings.timezone)
+    queue.run_daily(token_expiry_job, time=at, name="token-expiry")
+    queue.run_repeating(
+        purge_expired_job, interval=STATE_PURGE_INTERVAL, first=60, name="purge-expired"
+    )
+    try:
+        # The reminders engineer's sweep; absent until that part lands.
+        from library_bot.jobs.reminders import schedule
+    except ImportError:
+        log.debug("reminder sweep not available")
+    else:
+        schedule(application)
+
+
+def main(args: argparse.Namespace) -> int:
+    """`library-bot run`: configure, run until SIGTERM/SIGINT, exit 0."""
+    from library_bot.cli import settings_for
+    from library_bot.config.logs import setup_logging
+
+    settings = settings_for("run", "TELEGRAM_BOT_TOKEN", "TOKEN_KEYS", *LIBRARY_VARIABLES)
+    secrets = [
+        value.get_secret_value()
+        for value in (settings.TELEGRAM_BOT_TOKEN, settings.CLIENT_SECRET, settings.WEBHOOK_SECRET)
+        if value is not None
+    ]
+    secrets += settings.proxies.passwords()
+    setup_logging(settings.LOG_LEVEL, settings.LOG_FORMAT, secrets=secrets)
+
+    async def serve() -> None:
+        with stop_on_signals() as stop:
+            await run_bot(settings, stop=stop)
+
+    asyncio.run(serve())
+    return 0

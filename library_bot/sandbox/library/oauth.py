@@ -1,0 +1,288 @@
+"""The access service's code flow: authorize (with a login page), token, userinfo, revoke, logout.
+
+Single sign-on: a successful login sets the `sandbox_sso` cookie; the next authorize in the same
+browser offers "continue as ..." (skipped with `force_login=1`). `GET /logout` with the token
+ends that session but leaves the token working, as production does.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import secrets
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from aiohttp import web
+
+from library_bot.sandbox.library import pages
+from library_bot.sandbox.library.data import LIBRARIES, PatronRecord
+from library_bot.sandbox.library.responses import json_response, oauth_error
+from library_bot.sandbox.library.state import TOKEN_LIFETIME, SandboxState
+
+SSO_COOKIE = "sandbox_sso"
+FORM_TYPE = "application/x-www-form-urlencoded"
+AGENCY_IDS = {agency_id for agency_id, _, _ in LIBRARIES}
+WRONG_LOGIN = (
+    "Forkert låner-id eller pinkode for det valgte bibliotek. "
+    "/ Wrong user id or PIN for the chosen library."
+)
+
+
+def with_query(url: str, **params: str) -> str:
+    """`url` with `params` added to whatever query it already has."""
+    parts = urlsplit(url)
+    query = parse_qsl(parts.query, keep_blank_values=True) + list(params.items())
+    return urlunsplit(parts._replace(query=urlencode(query)))
+
+
+def found(url: str) -> web.Response:
+    return web.Response(status=302, headers={"Location": url})
+
+
+def basic_credentials(request: web.Request) -> tuple[str, str] | None:
+    header = request.headers.get("Authorization", "")
+    scheme, _, value = header.partition(" ")
+    if scheme.lower() != "basic":
+        return None
+    try:
+        decoded = base64.b64decode(value.strip(), validate=True).decode()
+    except (binascii.Error, UnicodeDecodeError):
+        return None
+    client_id, sep, secret = decoded.partition(":")
+    return (client_id, secret) if sep else None
+
+
+def bearer_token(request: web.Request) -> str | None:
+    scheme, _, value = request.headers.get("Authorization", "").partition(" ")
+    return value.strip() or None if scheme.lower() == "bearer" else None
+
+
+def form_required(request: web.Request) -> web.Response | None:
+    if request.content_type != FORM_TYPE:
+        return oauth_error(
+            400,
+            "invalid_request",
+            "Invalid request: content must be application/x-www-form-urlencoded",
+        )
+    return None
+
+
+_UNKNOWN = object()
+
+
+def userinfo_attribute(record: PatronRecord, name: str) -> Any:
+    """One attribute as hejmdal maps it (`src/utils/attribute.mapper.util.js`).
+
+    `userId` is what the patron typed at login; `agencies` / `libraries` list the libraries
+    that know the patron, identified by civil registration number (`userIdType` `CPR`), as
+    in hejmdal's `docs/oauth2.md` example. Names hejmdal does not map are left out.
+    """
+    agencies = [
+        {"agencyId": agency, "userId": record.cpr, "userIdType": "CPR"}
+        for agency in record.agencies
+    ]
+    known: dict[str, Any] = {
+        "uniqueId": record.unique_id,
+        "municipality": record.municipality,
+        "cpr": record.cpr,
+        "userId": record.patron.user_id,
+        "agencies": agencies,
+        "libraries": agencies,
+        "birthDate": record.birth_date,
+        "birthYear": record.birth_year,
+        "gender": record.gender,
+        "blocked": False,
+        "uniloginId": None,
+        "wayfId": None,
+    }
+    return known.get(name, _UNKNOWN)
+
+
+class CodeFlow:
+    def __init__(self, state: SandboxState) -> None:
+        self.state = state
+
+    def _html(self, text: str, status: int = 200) -> web.Response:
+        return web.Response(text=text, status=status, content_type="text/html", charset="utf-8")
+
+    def _bad_client_page(self, client_id: str, redirect_uri: str) -> web.Response | None:
+        """Unknown clients and unregistered redirect URIs never get a redirect."""
+        if not secrets.compare_digest(client_id, self.state.client_id):
+            return self._html(
+                pages.error_page("Ukendt klient.", "Unknown client (client_id)."), 400
+            )
+        if not redirect_uri or not self.state.redirect_ok(redirect_uri):
+            return self._html(
+                pages.error_page(
+                    "Ugyldig redirect_uri for denne klient.",
+                    "Invalid redirect_uri for this client.",
+                ),
+                400,
+            )
+        return None
+
+    def _sso_user(self, request: web.Request) -> str | None:
+        cookie = request.cookies.get(SSO_COOKIE)
+        return self.state.sso_sessions.get(cookie) if cookie else None
+
+    def _form(
+        self,
+        request: web.Request,
+        params: dict[str, str],
+        *,
+        error: str | None = None,
+        status: int = 200,
+    ) -> web.Response:
+        fields = {
+            "response_type": "code",
+            "client_id": params.get("client_id", ""),
+            "redirect_uri": params.get("redirect_uri", ""),
+        }
+        if "state" in params:
+            fields["state"] = params["state"]
+        agency = params.get("agency") or params.get("presel") or ""
+        sso_user = None if params.get("force_login") == "1" else self._sso_user(request)
+        sso_name = self.state.records[sso_user].patron.name if sso_user else None
+        text = pages.login_page(
+            fields=fields,
+            patrons=[record.patron for record in self.state.test_patrons],
+            agency=agency,
+            user_id=params.get("user_id", ""),
+            error=error,
+            sso_name=sso_name,
+        )
+        return self._html(text, status)
+
+    def _redirect(self, params: dict[str, str], **extra: str) -> web.Response:
+        if "state" in params:
+            extra["state"] = params["state"]
+        return found(with_query(params["redirect_uri"], **extra))
+
+    async def authorize(self, request: web.Request) -> web.Response:
+        params = dict(request.query)
+        if request.method == "POST":
+            params.update({k: v for k, v in (await request.post()).items() if isinstance(v, str)})
+        bad = self._bad_client_page(params.get("client_id", ""), params.get("redirect_uri", ""))
+        if bad is not None:
+            return bad
+        if params.get("response_type") != "code":
+            return self._redirect(params, error="unsupported_response_type")
+        if request.method == "GET":
+            return self._form(request, params)
+        action = params.get("action", "login")
+        if action == "deny":
+            return self._redirect(params, error="access_denied")
+        if action == "continue":
+            cookie = request.cookies.get(SSO_COOKIE, "")
+            user_id = self.state.sso_sessions.get(cookie)
+            if user_id is None:
+                return self._form(request, params, error="Sessionen er udløbet. / Session expired.")
+            code = self.state.new_code(user_id, params["redirect_uri"], cookie)
+            return self._redirect(params, code=code)
+        agency = params.get("agency", "")
+        if agency and agency not in AGENCY_IDS:
+            return self._form(request, params, error=WRONG_LOGIN)
+        record = self.state.check_login(params.get("user_id", ""), params.get("pin", ""), agency)
+        if record is None:
+            return self._form(request, params, error=WRONG_LOGIN)
+        sso = secrets.token_urlsafe(18)
+        self.state.sso_sessions[sso] = record.patron.user_id
+        code = self.state.new_code(record.patron.user_id, params["redirect_uri"], sso)
+        response = self._redirect(params, code=code)
+        response.set_cookie(SSO_COOKIE, sso, httponly=True, samesite="Lax", path="/")
+        return response
+
+    async def token(self, request: web.Request) -> web.Response:
+        bad = form_required(request)
+        if bad is not None:
+            return bad
+        form = {k: v for k, v in (await request.post()).items() if isinstance(v, str)}
+        grant_type = form.get("grant_type", "")
+        if not grant_type:
+            return oauth_error(
+                400, "invalid_request", "Invalid request: missing parameter: `grant_type`"
+            )
+        if grant_type != "authorization_code":
+            return oauth_error(
+                400, "unsupported_grant_type", "Unsupported grant type: `grant_type` is invalid"
+            )
+        basic = basic_credentials(request)
+        form_client = (form.get("client_id", ""), form.get("client_secret", ""))
+        if basic is not None and form.get("client_secret") and basic != form_client:
+            return oauth_error(
+                400, "invalid_request", "Invalid request: client credentials given twice"
+            )
+        client_id, client_secret = basic if basic is not None else form_client
+        if not client_id:
+            return oauth_error(
+                400, "invalid_request", "Invalid request: missing parameter: `client_id`"
+            )
+        if not self.state.client_ok(client_id, client_secret):
+            return oauth_error(401, "invalid_client", "Invalid client: client is invalid")
+        code = form.get("code", "")
+        if not code:
+            return oauth_error(400, "invalid_request", "Invalid request: missing parameter: `code`")
+        redirect_uri = form.get("redirect_uri", "")
+        # Single use: taken out on first sight, whatever happens next.
+        record = self.state.codes.pop(code, None)
+        if record is None or record.client_id != client_id:
+            return oauth_error(400, "invalid_grant", "Invalid grant: authorization code is invalid")
+        if record.expires_at <= self.state.clock():
+            return oauth_error(
+                400, "invalid_grant", "Invalid grant: authorization code has expired"
+            )
+        if redirect_uri != record.redirect_uri:
+            return oauth_error(400, "invalid_grant", "Invalid request: `redirect_uri` is invalid")
+        token = self.state.new_token(record.user_id, sso=record.sso)
+        return json_response(
+            {"access_token": token, "token_type": "Bearer", "expires_in": TOKEN_LIFETIME}
+        )
+
+    def _token_param(self, request: web.Request) -> str | None:
+        return bearer_token(request) or request.query.get("access_token") or None
+
+    async def userinfo(self, request: web.Request) -> web.Response:
+        token = self._token_param(request)
+        found = self.state.token(token) if token else None
+        if found is None or found.user_id is None:
+            return web.Response(status=401)
+        record = self.state.record(found.user_id)
+        # Only what is configured for the client (by default uniqueId and municipality).
+        attributes = {
+            name: value
+            for name in self.state.userinfo_attributes
+            if (value := userinfo_attribute(record, name)) is not _UNKNOWN
+        }
+        return json_response({"attributes": {**attributes, **self.state.userinfo_extra}})
+
+    async def revoke(self, request: web.Request) -> web.Response:
+        token = self._token_param(request)
+        if not token:
+            return oauth_error(
+                400, "invalid_request", "Invalid request: missing parameter: `access_token`"
+            )
+        if self.state.tokens.pop(token, None) is None:
+            return json_response({"count": 0})
+        self.state.revoked.add(token)
+        return json_response({"count": 1})
+
+    async def logout(self, request: web.Request) -> web.Response:
+        token = request.query.get("access_token", "")
+        record = self.state.tokens.get(token) if token else None
+        if record is not None and record.sso is not None:
+            self.state.sso_sessions.pop(record.sso, None)
+        cookie = request.cookies.get(SSO_COOKIE)
+        if cookie:
+            self.state.sso_sessions.pop(cookie, None)
+        redirect_uri = request.query.get("redirect_uri", "")
+        if redirect_uri:
+            if not self.state.redirect_ok(redirect_uri):
+                return self._html(
+                    pages.error_page("Ugyldig redirect_uri.", "Invalid redirect_uri."), 400
+                )
+            response = found(redirect_uri)
+        else:
+            response = self._html(pages.logged_out_page())
+        response.del_cookie(SSO_COOKIE, path="/")
+        return response

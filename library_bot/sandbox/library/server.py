@@ -1,0 +1,391 @@
+"""`LibrarySandbox`: the four services on loopback, with fault injection and test hooks.
+
+Every host also serves the control endpoints, so another process can drive the sandbox:
+`GET|POST /_sandbox/faults` (JSON with the fields of `Faults`; fields present are replaced),
+`POST /_sandbox/reset` (clears faults and call counts) and `GET /_sandbox/calls`.
+Access logging is off: request lines carry tokens in their query strings.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import secrets
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from aiohttp import web
+
+from library_bot.sandbox.library.data import PatronData, TestPatron
+from library_bot.sandbox.library.earlier import EarlierFlow
+from library_bot.sandbox.library.faults import SERVICES, Faults
+from library_bot.sandbox.library.oauth import CodeFlow
+from library_bot.sandbox.library.platform import Platform
+from library_bot.sandbox.library.responses import json_response, malformed, service_error
+from library_bot.sandbox.library.state import (
+    DEFAULT_USERINFO_ATTRIBUTES,
+    TOKEN_LIFETIME,
+    SandboxState,
+)
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+CONTROL = "/_sandbox"
+SHUTDOWN_TIMEOUT = 1.0
+
+
+@dataclass(frozen=True)
+class SandboxUrls:
+    """Base addresses of the four services, without a trailing slash."""
+
+    oauth: str
+    auth: str
+    login: str
+    platform: str
+
+
+def base_url(host: str, port: int) -> str:
+    if host in ("0.0.0.0", ""):
+        host = "127.0.0.1"
+    elif host == "::":
+        host = "::1"
+    if ":" in host:
+        host = f"[{host}]"
+    return f"http://{host}:{port}"
+
+
+class LibrarySandbox:
+    """Stand-ins for the access service and the data platform, with test patrons."""
+
+    def __init__(
+        self,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        single_port: bool = False,
+        client_id: str = "library-bot-sandbox",
+        client_secret: str | None = None,
+        redirect_uris: Sequence[str] | None = None,
+        today: date | None = None,
+        timezone: str = "Europe/Copenhagen",
+        clock: Callable[[], float] = time.time,
+        seed: int = 0,
+        release_cpr: bool = False,
+        userinfo_attributes: Sequence[str] = DEFAULT_USERINFO_ATTRIBUTES,
+        order_delay: float = 0.0,
+    ) -> None:
+        """`order_delay`: seconds before a placed order shows up in /v3/user (0: at once)."""
+        tz = ZoneInfo(timezone)
+        self.host = host
+        self.port = port
+        self.single_port = single_port
+        self.client_id = client_id
+        self.client_secret = client_secret or secrets.token_urlsafe(24)
+        self.faults = Faults()
+        self.calls: collections.Counter[str] = collections.Counter()
+        self._state = SandboxState(
+            client_id=self.client_id,
+            client_secret=self.client_secret,
+            redirect_uris=redirect_uris,
+            today=today or datetime.now(tz).date(),
+            tz=tz,
+            clock=clock,
+            seed=seed,
+            release_cpr=release_cpr,
+            userinfo_attributes=userinfo_attributes,
+            order_delay=order_delay,
+        )
+        self.patrons: list[TestPatron] = [r.patron for r in self._state.test_patrons]
+        self._code = CodeFlow(self._state)
+        self._earlier = EarlierFlow(self._state)
+        self._platform = Platform(self._state, lambda: self.faults)
+        self._runners: list[web.AppRunner] = []
+        self._urls: SandboxUrls | None = None
+
+    # --- lifecycle -------------------------------------------------------------------------
+
+    @property
+    def urls(self) -> SandboxUrls:
+        if self._urls is None:
+            raise RuntimeError("the sandbox is not started")
+        return self._urls
+
+    @property
+    def today(self) -> date:
+        return self._state.today
+
+    async def start(self) -> None:
+        if self._runners:
+            raise RuntimeError("the sandbox is already started")
+        try:
+            if self.single_port:
+                url = await self._serve(self._single_app(), self.port)
+                self._urls = SandboxUrls(url, url, url, url)
+            else:
+                urls = [
+                    await self._serve(self._service_app(name), self.port + i if self.port else 0)
+                    for i, name in enumerate(SERVICES)
+                ]
+                self._urls = SandboxUrls(*urls)
+        except BaseException:
+            await self.stop()
+            raise
+
+    async def stop(self) -> None:
+        runners, self._runners = self._runners, []
+        for runner in runners:
+            await runner.cleanup()
+        self._urls = None
+
+    async def __aenter__(self) -> LibrarySandbox:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        await self.stop()
+
+    async def _serve(self, app: web.Application, port: int) -> str:
+        runner = web.AppRunner(
+            app, access_log=None, handle_signals=False, shutdown_timeout=SHUTDOWN_TIMEOUT
+        )
+        await runner.setup()
+        self._runners.append(runner)
+        site = web.TCPSite(runner, self.host, port)
+        await site.start()
+        bound = runner.addresses[0][1]
+        return base_url(self.host, int(bound))
+
+    # --- test hooks ------------------------------------------------------------------------
+
+    def env(self) -> dict[str, str]:
+        """The environment that points a bot at this sandbox."""
+        urls = self.urls
+        return {
+            "OAUTH_URL": urls.oauth,
+            "AUTH_URL": urls.auth,
+            "LOGIN_URL": urls.login,
+            "PLATFORM_URL": urls.platform,
+            "CLIENT_ID": self.client_id,
+            "CLIENT_SECRET": self.client_secret,
+        }
+
+    def issue_token(self, user_id: str, *, expires_in: int = TOKEN_LIFETIME) -> str:
+        """A patron's code-flow token without the browser (KeyError for an unknown patron)."""
+        self._state.record(user_id)
+        return self._state.new_token(user_id, expires_in=expires_in)
+
+    @property
+    def userinfo_attributes(self) -> tuple[str, ...]:
+        """The attributes userinfo releases to the client (hejmdal's names)."""
+        return self._state.userinfo_attributes
+
+    @userinfo_attributes.setter
+    def userinfo_attributes(self, names: Sequence[str]) -> None:
+        self._state.userinfo_attributes = tuple(names)
+
+    @property
+    def userinfo_extra(self) -> dict[str, Any]:
+        """Attributes added to every userinfo answer as given (odd names, nested values)."""
+        return self._state.userinfo_extra
+
+    def token_is_live(self, token: str) -> bool:
+        return self._state.token(token) is not None
+
+    def live_tokens(self, user_id: str) -> list[str]:
+        """The patron's tokens that work now (neither revoked nor expired)."""
+        return [
+            token
+            for token, record in self._state.tokens.items()
+            if record.user_id == user_id and self._state.token(token) is not None
+        ]
+
+    def was_revoked(self, token: str) -> bool:
+        """True once `DELETE /oauth/revoke` revoked `token`."""
+        return token in self._state.revoked
+
+    def expire_token(self, token: str) -> None:
+        found = self._state.tokens.get(token)
+        if found is not None:
+            found.expires_at = min(found.expires_at, self._state.clock() - 1)
+
+    def expire_all_tokens(self) -> None:
+        for token in list(self._state.tokens):
+            self.expire_token(token)
+
+    def patron_data(self, user_id: str) -> PatronData:
+        return self._state.record(user_id).data
+
+    @property
+    def order_delay(self) -> float:
+        return self._state.order_delay
+
+    @order_delay.setter
+    def order_delay(self, seconds: float) -> None:
+        self._state.order_delay = seconds
+
+    def refuse_patron(self, user_id: str, refused: bool = True) -> None:
+        """The library system stops accepting the patron: /v3/user answers 500
+        `User authentication failed` (KeyError for an unknown patron)."""
+        self._state.record(user_id).data.refused_by_library = refused
+
+    def open_ticket(self, user_id: str) -> tuple[str, int]:
+        """A patron's earlier-flow ticket without the browser: its session token and id."""
+        self._state.record(user_id)
+        token, ticket_id = self._state.new_session("", user_id)
+        return token, ticket_id
+
+    def add_patrons(self, count: int, *, due_every: int = 10) -> list[TestPatron]:
+        """Synthetic patrons `2000000001`, ... with pin 1234; not listed in `patrons`."""
+        added: list[TestPatron] = []
+        state = self._state
+        for _ in range(count):
+            state.synthetic_count += 1
+            number = state.synthetic_count
+            record = state.factory.synthetic(
+                number, due_soon=due_every > 0 and number % due_every == 0
+            )
+            state.records[record.patron.user_id] = record
+            added.append(record.patron)
+        return added
+
+    # --- apps ------------------------------------------------------------------------------
+
+    def _guard(self, service: str, handler: Handler) -> Handler:
+        async def guarded(request: web.Request) -> web.StreamResponse:
+            return await self._answer(service, request, handler)
+
+        return guarded
+
+    async def _answer(
+        self, service: str, request: web.Request, handler: Handler
+    ) -> web.StreamResponse:
+        resource = request.match_info.route.resource
+        route = resource.canonical if resource is not None else request.path
+        if route.startswith("/{"):
+            route = request.path
+        self.calls[f"{service} {request.method} {route}"] += 1
+        faults = self.faults
+        delay = faults.delay(service)
+        if delay > 0:
+            await asyncio.sleep(delay)
+        if faults.refuses(service):
+            return self._hang_up(request)
+        if faults.is_down(service):
+            return service_error(service, 503, request.path)
+        status = faults.pop_failure(request.path)
+        if status is not None:
+            return service_error(service, status, request.path)
+        rate = faults.rate(service)
+        if rate > 0 and self._state.random.random() < rate:
+            return service_error(service, 500, request.path)
+        if faults.is_malformed(service):
+            return malformed(service)
+        if faults.drops(service, request.path):
+            await request.read()
+            return self._hang_up(request)
+        response = await handler(request)
+        if faults.loses_answer(service, request.path):
+            return self._hang_up(request)
+        return response
+
+    @staticmethod
+    def _hang_up(request: web.Request) -> web.StreamResponse:
+        """Close the connection with no answer at all."""
+        if request.transport is not None:
+            request.transport.abort()
+        # Nothing is written to an aborted transport; this response is never sent.
+        return web.Response(status=503)
+
+    def _routes(self, service: str) -> list[tuple[str, str, Handler]]:
+        code, earlier, platform = self._code, self._earlier, self._platform
+        if service == "oauth":
+            return [
+                ("GET", "/oauth/authorize", code.authorize),
+                ("POST", "/oauth/authorize", code.authorize),
+                ("POST", "/oauth/token", code.token),
+                ("GET", "/userinfo", code.userinfo),
+                ("DELETE", "/oauth/revoke", code.revoke),
+                ("GET", "/logout", code.logout),
+            ]
+        if service == "auth":
+            return [("POST", "/oauth/token", earlier.token)]
+        if service == "login":
+            return [
+                ("GET", "/login", earlier.login),
+                ("POST", "/login", earlier.login),
+                ("GET", "/getTicket/{token}/{id}", earlier.ticket),
+            ]
+        endpoints: list[tuple[str, Handler]] = [
+            ("/v3/user", platform.user),
+            ("/v3/order", platform.order),
+            ("/v3/renew", platform.renew),
+            ("/v3/work", platform.work),
+            ("/v3/search", platform.search),
+            ("/v3/libraries", platform.libraries),
+            ("/v3/library", platform.library),
+            ("/v3/events", platform.events),
+            ("/v3/news", platform.news),
+            ("/v3/recommend", platform.recommend),
+        ]
+        return [(method, path, h) for path, h in endpoints for method in ("GET", "POST")]
+
+    def _control(self, app: web.Application) -> None:
+        app.router.add_get(f"{CONTROL}/faults", self._get_faults)
+        app.router.add_post(f"{CONTROL}/faults", self._set_faults)
+        app.router.add_post(f"{CONTROL}/reset", self._reset)
+        app.router.add_get(f"{CONTROL}/calls", self._calls)
+
+    def _new_app(self) -> web.Application:
+        return web.Application(client_max_size=256 * 1024)
+
+    def _service_app(self, service: str) -> web.Application:
+        app = self._new_app()
+        self._control(app)
+        for method, path, handler in self._routes(service):
+            app.router.add_route(method, path, self._guard(service, handler))
+        app.router.add_route("*", "/{tail:.*}", self._guard(service, self._platform.not_found))
+        return app
+
+    def _single_app(self) -> web.Application:
+        """All four services on one port; `/oauth/token` is told apart by its grant type."""
+        app = self._new_app()
+        self._control(app)
+        oauth_token = self._guard("oauth", self._code.token)
+        auth_token = self._guard("auth", self._earlier.token)
+
+        async def token(request: web.Request) -> web.StreamResponse:
+            form = await request.post() if request.content_type.endswith("urlencoded") else {}
+            password = form.get("grant_type") == "password"
+            return await (auth_token if password else oauth_token)(request)
+
+        app.router.add_post("/oauth/token", token)
+        for service in SERVICES:
+            for method, path, handler in self._routes(service):
+                if path != "/oauth/token":
+                    app.router.add_route(method, path, self._guard(service, handler))
+        app.router.add_route("*", "/{tail:.*}", self._guard("platform", self._platform.not_found))
+        return app
+
+    async def _get_faults(self, request: web.Request) -> web.Response:
+        return json_response(self.faults.to_json())
+
+    async def _set_faults(self, request: web.Request) -> web.Response:
+        try:
+            changes: Any = await request.json()
+            if not isinstance(changes, dict):
+                raise ValueError("the body must be a JSON object")
+            self.faults.update(changes)
+        except (ValueError, TypeError) as exc:
+            return json_response({"error": str(exc)}, 400)
+        return json_response(self.faults.to_json())
+
+    async def _reset(self, request: web.Request) -> web.Response:
+        self.faults.clear()
+        self.calls.clear()
+        return json_response({"reset": True})
+
+    async def _calls(self, request: web.Request) -> web.Response:
+        return json_response(dict(self.calls))

@@ -1,0 +1,23 @@
+"""Thin PTB handlers, one module per area, each exposing `handlers() -> list[BaseHandler]`.
+
+`library_bot.telegram.app` discovers the modules with `pkgutil`; `common` holds shared helpers and
+`fallback`
+is registered last, in the same group.
+"""
+
+# The chat commands of the operator contract, in the order Telegram's menu shows them.
+COMMANDS = (
+    "start",
+    "help",
+    "login",
+    "loans",
+    "holds",
+    "debt",
+    "order",
+    "search",
+    "renew",
+    "reminders",
+    "language",
+    "logout",
+    "forget",
+)

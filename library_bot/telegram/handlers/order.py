@@ -1,0 +1,307 @@
+"""/order <material id> [pick-up branch]: show what and where, ask, then place exactly one order.
+
+The confirming button is single-use: its stored callback row is claimed atomically, so a double
+tap or two racing updates place one order. Orders are never retried (the client does not retry
+them either): an order whose outcome is unknown is reported as such.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from typing import TYPE_CHECKING, Any
+
+from telegram import Update
+from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
+
+from library_bot.library.errors import BadRequest, LibraryError, Refused, ServiceUnavailable
+from library_bot.rules.polling import check_soon
+from library_bot.services import services
+from library_bot.telegram.handlers.borrower import (
+    PAYLOAD_TITLE,
+    Deadline,
+    branch_names,
+    claim_once,
+    normalise_branch,
+    peek_callback,
+    public_failure,
+    shorten,
+)
+from library_bot.telegram.handlers.common import (
+    ButtonId,
+    Context,
+    answer_library_error,
+    callback_buttons,
+    chat_id_of,
+    lang_of,
+    reply,
+    require_account,
+    resolve_callback,
+    send,
+)
+from library_bot.texts import t
+
+if TYPE_CHECKING:
+    from library_bot.library.models import Work
+    from library_bot.storage.store import Account, CallbackRef
+
+log = logging.getLogger(__name__)
+
+PID = re.compile(r"^\d{6}-[a-z]+:[A-Za-z0-9_\-]+$")
+# Longest id or branch echoed back to the patron when it is refused.
+ECHO_LIMIT = 60
+
+
+def valid_pid(text: str) -> bool:
+    """True for a material id such as `870970-basis:12345678`."""
+    return len(text) <= 200 and PID.match(text) is not None
+
+
+async def order_command(update: Update, context: Context) -> None:
+    lang = await lang_of(update, context)
+    account = await require_account(update, context)
+    if account is None:
+        return
+    args = list(context.args or [])
+    if not args or len(args) > 2:
+        await reply(update, context, t(lang, "borrower.order.usage"))
+        return
+    pid = args[0].strip()
+    if not valid_pid(pid):
+        await reply(update, context, t(lang, "borrower.order.bad_id", pid=shorten(pid, ECHO_LIMIT)))
+        return
+    branch: str | None = None
+    if len(args) == 2:
+        branch = normalise_branch(args[1])
+        if branch is None:
+            await reply(
+                update,
+                context,
+                t(lang, "borrower.order.bad_branch", branch=shorten(args[1], ECHO_LIMIT)),
+            )
+            return
+    await prepare_order(update, context, account, lang, pid=pid, branch=branch)
+
+
+async def prepare_order(
+    update: Update,
+    context: Context,
+    account: Account,
+    lang: str,
+    *,
+    pid: str,
+    branch: str | None = None,
+) -> None:
+    """Ask for confirmation of ordering `pid`, to be picked up at `branch` (or the default).
+
+    Also the target of a search result's "Order" button. A given branch becomes the patron's
+    saved choice; otherwise the saved choice, else the patron's own library (`/v3/user`).
+    """
+    svc = services(context)
+    chat_id = chat_id_of(update)
+    deadline = Deadline()
+    given = branch is not None
+    if branch is None:
+        branch = normalise_branch((await svc.store.chat(chat_id)).pickup_branch)
+    try:
+        work, home = await asyncio.gather(
+            _work(context, pid, deadline),
+            _home_branch(context, account, deadline) if branch is None else _nothing(),
+        )
+    except LibraryError as exc:
+        await answer_library_error(update, context, exc, lang)
+        return
+    if work is None or not work.title:
+        await send(context, chat_id, t(lang, "borrower.order.not_found", pid=pid))
+        return
+    title, creator = work.title, work.creator
+    branch = branch or home
+    if branch is None:
+        await send(context, chat_id, t(lang, "borrower.order.no_branch", pid=pid))
+        return
+    # Checked before asking, so "Yes" is never offered for a branch the platform will refuse.
+    checked = await branch_names(context).check(svc.library, branch, deadline)
+    if checked.known is False or not checked.pickup:
+        if not given:
+            await _forget_branch(context, chat_id, branch)
+        key = (
+            "borrower.order.branch_unknown"
+            if not checked.known
+            else "borrower.order.branch_no_pickup"
+        )
+        name = branch_names(context).known(branch) or branch
+        await send(context, chat_id, t(lang, key, branch=name, pid=pid))
+        return
+    if given:
+        await svc.store.set_pickup_branch(chat_id, branch)
+    names = await branch_names(context).lookup(svc.library, [branch], deadline)
+    payload = {"pid": pid, "branch": branch, "title": shorten(title, PAYLOAD_TITLE)}
+    yes, no = await callback_buttons(
+        update,
+        context,
+        [
+            (t(lang, "borrower.order.yes"), "order", payload),
+            (t(lang, "borrower.order.no"), "order", {"abort": ButtonId(0)}),
+        ],
+    )
+    text = t(
+        lang,
+        "borrower.order.confirm",
+        title=title,
+        creator=t(lang, "borrower.order.creator", creator=creator) if creator else "",
+        branch=names.get(branch, branch),
+        pid=pid,
+    )
+    # A new message: a search result list keeps its other buttons.
+    await send(context, chat_id, text, buttons=[[yes, no]])
+
+
+async def _nothing() -> None:
+    return None
+
+
+async def _work(context: Context, pid: str, deadline: Deadline) -> Work | None:
+    library = services(context).library
+
+    try:
+        works = await deadline.run(library.work_public([pid]))
+    except LibraryError as exc:
+        raise public_failure(exc) from exc
+    for work in works:
+        if work.pid == pid:
+            return work
+    return works[0] if works else None
+
+
+async def _home_branch(context: Context, account: Account, deadline: Deadline) -> str | None:
+    status = await deadline.run(services(context).library.user(account.token))
+    return normalise_branch(status.agency)
+
+
+async def order_callback(update: Update, context: Context) -> None:
+    """The `order` buttons: "yes" places the order once; "no" leaves it."""
+    lang = await lang_of(update, context)
+    peek = await peek_callback(update, context)
+    if peek is not None and "abort" in peek.payload:
+        await _abort(update, context, lang)
+        return
+    claimed = await claim_once(update, context, lang, "borrower.order.already")
+    if claimed is not None:
+        await place_order(update, context, *claimed, lang)
+
+
+async def _abort(update: Update, context: Context, lang: str) -> None:
+    ref = await resolve_callback(update, context)
+    if ref is None:
+        return
+    confirm = await services(context).store.callback(str(ref.payload["abort"]), chat_id_of(update))
+    done = confirm is not None and confirm.used_at is not None
+    await reply(
+        update, context, t(lang, "borrower.order.already" if done else "borrower.order.aborted")
+    )
+
+
+async def place_order(
+    update: Update, context: Context, account: Account, ref: CallbackRef, lang: str
+) -> None:
+    """One `/v3/order` call, its answer or refusal told in plain words."""
+    svc = services(context)
+    payload = ref.payload
+    pid = str(payload.get("pid", ""))
+    branch = str(payload.get("branch", ""))
+    title = str(payload.get("title") or pid)
+    branch_name = branch_names(context).known(branch) or branch
+    try:
+        result = await Deadline().run(svc.library.order(account.token, [pid], branch))
+    except LibraryError as exc:
+        if isinstance(exc, ServiceUnavailable):
+            await check_soon(svc.store, svc.settings, chat_id_of(update))  # it may have gone in
+        if (exc.code or "").strip().lower() == "unknown_pickupagency":
+            # Do not keep offering a branch the platform does not know.
+            await _forget_branch(context, chat_id_of(update), branch)
+        text = _refusal(exc, lang, title=title, pid=pid, branch=branch, branch_name=branch_name)
+        if text is not None and (exc.code or "").strip().lower() == "owned_own_catalogue":
+            url = exc.url or branch_names(context).catalogue(branch)
+            if url and url.startswith(("https://", "http://")):
+                text = f"{text}\n{t(lang, 'borrower.order.catalogue', url=url)}"
+        if text is not None:
+            await reply(update, context, text)
+            return
+        await answer_library_error(update, context, exc, lang)
+        if isinstance(exc, ServiceUnavailable):
+            await send(context, chat_id_of(update), t(lang, "borrower.order.maybe"))
+        return
+    log.info("order placed for chat %s", chat_id_of(update))
+    await check_soon(svc.store, svc.settings, chat_id_of(update))  # a new hold: checked daily
+    if result.ors_id:
+        text = t(
+            lang, "borrower.order.placed", title=title, branch=branch_name, ors_id=result.ors_id
+        )
+    else:
+        text = t(lang, "borrower.order.placed_no_id", title=title, branch=branch_name)
+    await reply(update, context, text)
+
+
+async def _forget_branch(context: Context, chat_id: int, branch: str) -> None:
+    store = services(context).store
+    if normalise_branch((await store.chat(chat_id)).pickup_branch) == branch:
+        await store.set_pickup_branch(chat_id, None)
+
+
+# The order system's reasons (OpenOrder, passed on by the platform in `error`) -> the text that
+# says what it means and what the patron can do next. See production-notes.md.
+ORDER_REASONS: dict[str, str] = {
+    "owned_own_catalogue": "borrower.order.owned",
+    "owned_wrong_mediumtype": "borrower.order.wrong_medium",
+    "not_owned_wrong_ill_mediumtype": "borrower.order.wrong_medium",
+    "not_owned_no_ill_loc": "borrower.order.no_lender",
+    "unknown_pickupagency": "borrower.order.unknown_branch",
+    "unknown_user": "borrower.order.unknown_user",
+    "invalid_order": "borrower.order.invalid",
+    "ors_error": "borrower.order.ors_error",
+    "service_unavailable": "borrower.order.system_down",
+    "authentication_error": "borrower.order.auth_error",
+    "order not placed": "borrower.order.not_placed",
+    # Reasons that mean the order was accepted, should one ever come as an error.
+    "owned_accepted": "borrower.order.accepted",
+    "not_owned_ill_loc": "borrower.order.accepted",
+}
+
+
+def _refusal(
+    exc: LibraryError,
+    lang: str,
+    *,
+    title: str,
+    pid: str,
+    branch: str = "",
+    branch_name: str = "",
+) -> str | None:
+    """The sentence for a refusal the patron can act on; None for the generic failures."""
+    code = (exc.code or "").strip()
+    lowered = code.lower()
+    key = ORDER_REASONS.get(lowered)
+    if key is not None:
+        return t(
+            lang,
+            key,
+            title=title,
+            pid=pid,
+            branch=branch_name or branch,
+            code=shorten(code, ECHO_LIMIT),
+        )
+    if "pickupbranch" in lowered.replace(" ", "").replace("_", ""):
+        return t(lang, "borrower.order.missing_branch", pid=pid)
+    if isinstance(exc, Refused | BadRequest):
+        if not code:
+            return t(lang, "borrower.order.not_placed", title=title)
+        return t(lang, "borrower.order.refused", title=title, code=shorten(code, ECHO_LIMIT))
+    return None
+
+
+def handlers() -> list[BaseHandler[Any, Any, Any]]:
+    return [
+        CommandHandler("order", order_command),
+        CallbackQueryHandler(order_callback, pattern=r"^order:"),
+    ]

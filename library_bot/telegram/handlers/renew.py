@@ -1,0 +1,378 @@
+"""/renew: the loans with a button each and "renew all"; each result is reported.
+
+The `renew` (payload `{"loan_id", "title", "due"}`) and `renewall` (payload `{"loans": [ids]}`)
+buttons are also put in reminder digests. Each loan is tried at most once per message: a
+loan's button is single use (its stored row is claimed), and "renew all" claims the rows of
+the loan buttons beside it before renewing those loans, so neither renews what the other did.
+"Renew all" covers only the loans the message listed that are due within the renewal window
+(`library_bot.rules.renewals.renew_window`), read fresh, and says what it left alone. Renewals are
+never
+retried. After a tap, the message's keyboard is edited in place: ✅ and the new date, or ⛔
+and the reason; a refusal is remembered, so the loan is marked and gets no button again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import html
+import logging
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
+from telegram.error import BadRequest as TelegramBadRequest
+from telegram.error import TelegramError
+from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
+
+from library_bot.library.errors import LibraryError, Refused, ServiceUnavailable, TokenRejected
+from library_bot.rules.renewals import due_key, raw_reason, reason_text, refusal_for, renew_window
+from library_bot.services import services
+from library_bot.telegram.handlers.borrower import (
+    PAYLOAD_TITLE,
+    Deadline,
+    claim_once,
+    loans_status,
+    send_messages,
+    shorten,
+    today_in,
+)
+from library_bot.telegram.handlers.common import (
+    Context,
+    answer_library_error,
+    callback_buttons,
+    chat_id_of,
+    lang_of,
+    send,
+)
+from library_bot.texts import Raw, t
+from library_bot.texts.formatting import format_date, split_messages
+from library_bot.texts.render import sort_loans
+
+if TYPE_CHECKING:
+    from library_bot.library.models import Loan, RenewResult
+    from library_bot.storage.store import Refusal
+
+log = logging.getLogger(__name__)
+
+# Telegram allows 100 buttons per message; one is "renew all".
+MAX_LOAN_BUTTONS = 99
+BUTTON_TITLE = 32
+# Renewals in flight at once for "renew all": quick for 60+ loans, gentle on the platform.
+RENEW_CONCURRENCY = 6
+# Titles named in "left alone" before "…".
+LEFT_ALONE_TITLES = 8
+
+
+def loan_payload(loan: Loan, lang: str) -> dict[str, Any]:
+    """The stored payload of a loan's renew button (also used by reminder digests)."""
+    title = loan.title or t(lang, "render.untitled")
+    return {"loan_id": loan.loan_id, "title": shorten(title, PAYLOAD_TITLE), "due": due_key(loan)}
+
+
+def result_line(
+    title: str,
+    outcome: RenewResult | LibraryError,
+    today: dt.date,
+    lang: str,
+) -> str:
+    """One loan's renewal as a line: new due date, the refusal in words, or no answer."""
+    if isinstance(outcome, Refused):
+        reason = reason_text(raw_reason(outcome), lang)
+        return t(lang, "borrower.renew.refused", title=title, reason=Raw(reason))
+    if isinstance(outcome, LibraryError):
+        return t(lang, "borrower.renew.no_answer", title=title)
+    if outcome.return_date is None:
+        return t(lang, "borrower.renew.ok_no_date", title=title)
+    date = format_date(outcome.return_date, lang, today=today)
+    return t(lang, "borrower.renew.ok", title=title, date=date)
+
+
+def button_label(title: str, outcome: RenewResult | LibraryError, today: dt.date, lang: str) -> str:
+    """The tapped loan's button after the answer (plain text: buttons are not HTML)."""
+    short = Raw(shorten(title, BUTTON_TITLE))
+    if isinstance(outcome, Refused):
+        reason = Raw(shorten(_plain(reason_text(raw_reason(outcome), lang)), 40))
+        return _plain(t(lang, "borrower.renew.button_refused", title=short, reason=reason))
+    if isinstance(outcome, LibraryError):
+        return _plain(t(lang, "borrower.renew.button_unknown", title=short))
+    if outcome.return_date is None:
+        return _plain(t(lang, "borrower.renew.button_ok_no_date", title=short))
+    date = Raw(format_date(outcome.return_date, lang, today=today))
+    return _plain(t(lang, "borrower.renew.button_ok", title=short, date=date))
+
+
+def _plain(text: str) -> str:
+    """Undo the HTML escaping of `t` (button labels and parameters inside them are plain)."""
+    return html.unescape(text)
+
+
+async def tell_failure(update: Update, context: Context, exc: LibraryError, lang: str) -> None:
+    """Report a failed call in a new message, so the tapped list or digest stays in the chat.
+
+    A refused token still goes through `answer_library_error` (forget and reconnect prompt),
+    which sends rather than edits.
+    """
+    if isinstance(exc, TokenRejected):
+        await answer_library_error(update, context, exc, lang)
+        return
+    log.warning("renewal failed: %s (%s)", type(exc).__name__, exc.code or exc.status)
+    key = "common.unavailable" if isinstance(exc, ServiceUnavailable) else "common.malformed"
+    await send(context, chat_id_of(update), t(lang, key))
+
+
+def _title(loan: Loan, lang: str) -> str:
+    return loan.title or t(lang, "render.untitled")
+
+
+async def remember(
+    context: Context, chat_id: int, loan_id: str, due: str, outcome: RenewResult | LibraryError
+) -> None:
+    """Keep a refusal (so the loan is marked and offered no button); forget it on success."""
+    store = services(context).store
+    if isinstance(outcome, Refused):
+        await store.record_refusal(chat_id, loan_id, due, raw_reason(outcome))
+    elif not isinstance(outcome, LibraryError):
+        await store.clear_refusal(chat_id, loan_id)
+
+
+async def edit_buttons(update: Update, labels: Mapping[str, str]) -> None:
+    """Relabel the tapped message's buttons in place (callback data -> new label)."""
+    query = update.callback_query
+    message = query.message if query is not None else None
+    if not labels or not isinstance(message, Message) or message.reply_markup is None:
+        return
+    rows = [
+        [
+            InlineKeyboardButton(labels[b.callback_data], callback_data=b.callback_data)
+            if isinstance(b.callback_data, str) and b.callback_data in labels
+            else b
+            for b in row
+        ]
+        for row in message.reply_markup.inline_keyboard
+    ]
+    try:
+        await message.edit_reply_markup(InlineKeyboardMarkup(rows))
+    except TelegramBadRequest as exc:
+        if "not modified" not in exc.message.lower():
+            log.warning("renew buttons not updated: %s", exc.message)
+    except TelegramError as exc:
+        log.warning("renew buttons not updated: %s", type(exc).__name__)
+
+
+async def renew_command(update: Update, context: Context) -> None:
+    started = await loans_status(update, context, "borrower.renew.empty")
+    if started is None:
+        return
+    lang, status = started
+    svc = services(context)
+    today = today_in(context)
+    chat_id = chat_id_of(update)
+    loans = sort_loans(status.loans)
+    refusals = await svc.store.refusals(chat_id)
+    open_loans = [loan for loan in loans if refusal_for(loan, refusals) is None]
+    specs: list[tuple[str, str, dict[str, Any]]] = []
+    if open_loans:
+        # Every loan of the list, refused ones too, so "renew all" can say what it left alone.
+        every = {"loans": [loan.loan_id for loan in loans]}
+        specs.append((t(lang, "borrower.renew.all"), "renewall", every))
+    for loan in open_loans[:MAX_LOAN_BUTTONS]:
+        text = t(
+            lang,
+            "borrower.renew.button",
+            title=Raw(shorten(_title(loan, lang), BUTTON_TITLE)),
+            due=Raw(format_date(loan.due_date, lang, today=today)),
+        )
+        specs.append((text, "renew", loan_payload(loan, lang)))
+    buttons: list[list[InlineKeyboardButton]] = [
+        [button] for button in await callback_buttons(update, context, specs)
+    ]
+    refused_lines = []
+    for loan in loans:
+        found = refusal_for(loan, refusals)
+        if found is not None:
+            reason = Raw(reason_text(found.reason, lang))
+            refused_lines.append(
+                t(lang, "borrower.renew.refused", title=_title(loan, lang), reason=reason)
+            )
+    header = t(lang, "borrower.renew.header", count=len(loans))
+    if refused_lines:
+        header = Raw(f"{header}\n")  # a blank line before the loans it will not offer
+    messages = split_messages(refused_lines, header=header, separator="\n")
+    await send_messages(update, context, messages, buttons)
+
+
+async def renew_callback(update: Update, context: Context) -> None:
+    """A loan's "renew" button (from /renew or a reminder digest)."""
+    lang = await lang_of(update, context)
+    claimed = await claim_once(update, context, lang, "borrower.renew.already")
+    if claimed is None:
+        return
+    account, ref = claimed
+    chat_id = chat_id_of(update)
+    title = str(ref.payload.get("title") or t(lang, "render.untitled"))
+    loan_id = str(ref.payload.get("loan_id", ""))
+    outcome: RenewResult | LibraryError
+    try:
+        outcome = await Deadline().run(services(context).library.renew(account.token, loan_id))
+    except Refused as exc:
+        outcome = exc
+    except LibraryError as exc:
+        if not isinstance(exc, TokenRejected):
+            await edit_buttons(
+                update, {_data(update): button_label(title, exc, today_in(context), lang)}
+            )
+        if isinstance(exc, ServiceUnavailable) and exc.status is None:
+            # Sent once and never answered readably: it may have gone through.
+            await send(context, chat_id, result_line(title, exc, today_in(context), lang))
+            return
+        await tell_failure(update, context, exc, lang)
+        return
+    await remember(context, chat_id, loan_id, str(ref.payload.get("due", "")), outcome)
+    await edit_buttons(
+        update, {_data(update): button_label(title, outcome, today_in(context), lang)}
+    )
+
+
+def _data(update: Update) -> str:
+    query = update.callback_query
+    return str(query.data or "") if query is not None else ""
+
+
+def _sibling_ids(update: Update) -> list[str]:
+    """The stored ids of the loan buttons in the tapped message."""
+    query = update.callback_query
+    message = query.message if query is not None else None
+    if not isinstance(message, Message) or message.reply_markup is None:
+        return []
+    return [
+        button.callback_data.partition(":")[2]
+        for row in message.reply_markup.inline_keyboard
+        for button in row
+        if isinstance(button.callback_data, str) and button.callback_data.startswith("renew:")
+    ]
+
+
+async def renew_all_callback(update: Update, context: Context) -> None:
+    """ "Renew all": the message's loans due within the window, each at most once."""
+    lang = await lang_of(update, context)
+    claimed = await claim_once(update, context, lang, "borrower.renew.already")
+    if claimed is None:
+        return
+    account, ref = claimed
+    svc = services(context)
+    chat_id = chat_id_of(update)
+    deadline = Deadline()
+    library = svc.library
+    try:
+        status = await deadline.run(library.user(account.token))
+    except LibraryError as exc:
+        await tell_failure(update, context, exc, lang)
+        return
+    if not status.loans:
+        await send(context, chat_id, t(lang, "borrower.renew.empty"))
+        return
+    listed_raw = ref.payload.get("loans")
+    listed = {str(x) for x in listed_raw} if isinstance(listed_raw, list) else None
+    window = renew_window(await svc.store.chat(chat_id), svc.settings.REMINDER_DAYS)
+    refusals = await svc.store.refusals(chat_id)
+    siblings = {
+        str(row.payload.get("loan_id", "")): row
+        for row in await svc.store.callbacks_many(_sibling_ids(update), chat_id)
+    }
+    today = today_in(context)
+    todo: list[tuple[Loan, str | None]] = []  # the loan, and its button's data if it has one
+    notes: list[str] = []
+    later: list[Loan] = []
+    for loan in sort_loans(status.loans):
+        if listed is not None and loan.loan_id not in listed:
+            continue  # not in this message: a newer loan is not "all" of an older list
+        title = _title(loan, lang)
+        found: Refusal | None = refusal_for(loan, refusals)
+        if found is not None:
+            reason = reason_text(found.reason, lang)
+            notes.append(t(lang, "borrower.renew.refused", title=title, reason=Raw(reason)))
+            continue
+        due = loan.due_date
+        if not isinstance(due, dt.date):
+            if due:
+                notes.append(t(lang, "borrower.renew.left_unreadable", title=title, date=due))
+            continue
+        if (due - today).days > window:
+            later.append(loan)
+            continue
+        sibling = siblings.get(loan.loan_id)
+        if sibling is not None:
+            if await svc.store.claim_callback(sibling.id, chat_id) is None:
+                notes.append(t(lang, "borrower.renew.tried_here", title=title))
+                continue
+            todo.append((loan, f"renew:{sibling.id}"))
+        else:
+            todo.append((loan, None))
+    outcomes = await _renew_each(account.token, [loan for loan, _ in todo], library, deadline)
+    if isinstance(outcomes, TokenRejected):
+        await tell_failure(update, context, outcomes, lang)
+        return
+    lines: list[str] = []
+    labels: dict[str, str] = {}
+    for (loan, data), outcome in zip(todo, outcomes, strict=True):
+        title = _title(loan, lang)
+        await remember(context, chat_id, loan.loan_id, due_key(loan), outcome)
+        lines.append(result_line(title, outcome, today, lang))
+        if data is not None:
+            labels[data] = button_label(title, outcome, today, lang)
+    lines.extend(notes)
+    if later:
+        names = ", ".join(shorten(_title(loan, lang), 40) for loan in later[:LEFT_ALONE_TITLES])
+        if len(later) > LEFT_ALONE_TITLES:
+            names += ", …"
+        lines.append(
+            t(lang, "borrower.renew.left_alone", count=len(later), days=window, titles=names)
+        )
+    if not todo and not notes:
+        lines = [t(lang, "borrower.renew.nothing_due", days=window)]
+    await edit_buttons(update, labels)
+    messages = split_messages(lines, header=t(lang, "borrower.renew.results"), separator="\n")
+    await send_messages(update, context, messages)
+
+
+async def _renew_each(
+    token: str, loans: Sequence[Loan], library: Any, deadline: Deadline
+) -> list[RenewResult | LibraryError] | TokenRejected:
+    """Renew each loan once, a few at a time; a loan without an answer in time is unknown."""
+    gate = asyncio.Semaphore(RENEW_CONCURRENCY)
+
+    async def renew_one(loan: Loan) -> RenewResult | LibraryError:
+        async with gate:
+            try:
+                result: RenewResult = await library.renew(token, loan.loan_id)
+            except TokenRejected:
+                raise
+            except LibraryError as exc:
+                return exc
+            return result
+
+    if not loans:
+        return []
+    tasks = [asyncio.create_task(renew_one(loan)) for loan in loans]
+    done, pending = await asyncio.wait(tasks, timeout=deadline.remaining())
+    for task in pending:
+        task.cancel()
+    for task in done:
+        error = task.exception()
+        if isinstance(error, TokenRejected):
+            return error
+        if error is not None:
+            raise error
+    return [
+        task.result() if task in done else ServiceUnavailable("no answer in time", code="timeout")
+        for task in tasks
+    ]
+
+
+def handlers() -> list[BaseHandler[Any, Any, Any]]:
+    return [
+        CommandHandler("renew", renew_command),
+        CallbackQueryHandler(renew_callback, pattern=r"^renew:"),
+        CallbackQueryHandler(renew_all_callback, pattern=r"^renewall:"),
+    ]

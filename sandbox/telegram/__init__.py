@@ -1,6 +1,0 @@
-"""The Telegram Bot API stand-in with a chat page (see `server.TelegramStandIn`)."""
-
-from sandbox.telegram.faults import Failures, Fault
-from sandbox.telegram.server import Button, SentMessage, TelegramStandIn
-
-__all__ = ["Button", "Failures", "Fault", "SentMessage", "TelegramStandIn"]
