@@ -2,7 +2,7 @@
 
 A throwaway cluster (`tests.fixtures.database.running_postgres`, the tests' own), the library
 sandbox with 50 ms platform latency and the Telegram stand-in enforcing 30 messages per second
-run here; two child processes run `library_bot.jobs.reminders.sweep` at once against one database,
+run here; two child processes run `library_bot.jobs.sweep.sweep` at once against one database,
 each with
 `SWEEP_CONCURRENCY` 32 and half of Telegram's rate (`TELEGRAM_SEND_RATE` 14.75, as an operator
 running two processes sets it). Every card is due for a check (the day after the upgrade, the
@@ -177,9 +177,10 @@ async def child(worker: str) -> None:
     from bench.sweep import peak_rss_kb
     from library_bot.config.logs import setup_logging
     from library_bot.config.settings import load_settings
-    from library_bot.jobs.reminders import build_bot, sweep
+    from library_bot.jobs.sweep import sweep
     from library_bot.library.client import LibraryClient
     from library_bot.storage.store import Store
+    from library_bot.telegram.botapi import build_bot
 
     settings = load_settings()
     setup_logging(settings.LOG_LEVEL, settings.LOG_FORMAT, stream=sys.stderr)

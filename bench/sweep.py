@@ -141,9 +141,10 @@ async def child() -> None:
     """One sweep from the environment's settings; prints its measurements as JSON."""
     from library_bot.config.logs import setup_logging
     from library_bot.config.settings import load_settings
-    from library_bot.jobs.reminders import build_bot, sweep
+    from library_bot.jobs.sweep import sweep
     from library_bot.library.client import LibraryClient
     from library_bot.storage.store import Store
+    from library_bot.telegram.botapi import build_bot
 
     settings = load_settings()
     # Logging as `run` sets it up, so its cost (and any per-request line) is counted.

@@ -25,6 +25,7 @@ from pydantic import BaseModel
 from yarl import URL
 
 from library_bot.config.proxies import Proxies, tls_context
+from library_bot.config.settings import LIBRARY_VARIABLES, Settings, SettingsError
 from library_bot.library.errors import (
     BadRequest,
     LibraryError,
@@ -52,8 +53,6 @@ from library_bot.library.redact import RedactQuery, install_log_redaction
 
 if TYPE_CHECKING:
     from types import TracebackType
-
-    from library_bot.config.settings import Settings
 
 __all__ = [
     "CallHook",
@@ -362,8 +361,6 @@ class LibraryClient:
     @classmethod
     def from_settings(cls, settings: Settings, **kwargs: Any) -> LibraryClient:
         """Build from `Settings` (proxies included); `kwargs` (e.g. `on_call`) pass through."""
-        from library_bot.config.settings import LIBRARY_VARIABLES, SettingsError
-
         for name in LIBRARY_VARIABLES:
             if not getattr(settings, name):
                 raise SettingsError(f"{name}: required to reach the library services, but not set")

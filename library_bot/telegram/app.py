@@ -7,6 +7,7 @@ import contextlib
 import importlib
 import logging
 import pkgutil
+import time
 from typing import Any
 
 from telegram import Update
@@ -15,9 +16,10 @@ from telegram.ext import Application, ApplicationBuilder, BaseHandler
 
 import library_bot.telegram.handlers
 from library_bot.library.errors import ServiceUnavailable
-from library_bot.metrics import MeteredApplication, metrics_of
 from library_bot.services import SERVICES_KEY, Services
 from library_bot.telegram.botapi import build_bot, telegram_request
+from library_bot.telegram.handlers import COMMANDS, fallback
+from library_bot.telegram.handlers.common import lang_of, private_chat_guard
 from library_bot.telegram.ratelimit import FairUpdateProcessor, paced_rate_limiter
 from library_bot.texts import t
 
@@ -32,6 +34,42 @@ CONCURRENT_UPDATES = 64
 CONNECTION_POOL = 8
 
 AnyApplication = Application[Any, Any, Any, Any, Any, Any]
+KNOWN_COMMANDS = frozenset(COMMANDS)
+
+
+def command_label(update: object) -> str:
+    """A bounded label for what an update asked for: a known command, "callback", ..."""
+    if not isinstance(update, Update):
+        return "other"
+    if update.callback_query is not None:
+        return "callback"
+    message = update.effective_message
+    text = message.text if message is not None else None
+    if text and text.startswith("/"):
+        name = text[1:].split(maxsplit=1)[0].split("@", 1)[0].lower() if len(text) > 1 else ""
+        return name if name in KNOWN_COMMANDS else "unknown_command"
+    if message is not None:
+        return "message"
+    return "other"
+
+
+class MeteredApplication(Application[Any, Any, Any, Any, Any, Any]):
+    """PTB's `Application` that counts and times every update it processes.
+
+    Overriding `process_update` sees the whole update, from the first handler to the last
+    (errors included), which a handler in an early group cannot.
+    """
+
+    async def process_update(self, update: object) -> None:
+        started = time.perf_counter()
+        try:
+            await super().process_update(update)
+        finally:
+            services = self.bot_data.get(SERVICES_KEY)
+            if isinstance(services, Services):
+                services.metrics.update_handled(
+                    command_label(update), time.perf_counter() - started
+                )
 
 
 def discover_handlers() -> list[BaseHandler[Any, Any, Any]]:
@@ -51,9 +89,6 @@ def discover_handlers() -> list[BaseHandler[Any, Any, Any]]:
 
 def build_application(services: Services, *, polling: bool) -> AnyApplication:
     """The PTB application for `services`; `polling=False` leaves updates to the webhook."""
-    from library_bot.telegram.handlers import fallback
-    from library_bot.telegram.handlers.common import private_chat_guard
-
     settings = services.settings
     # Long polling holds its connection for the poll timeout; it gets a pool of its own.
     updates_request = (
@@ -91,7 +126,7 @@ async def on_error(update: object, context: Any) -> None:
     error = context.error
     with contextlib.suppress(KeyError, TypeError):
         if isinstance(update, Update):  # job failures are not update errors
-            metrics_of(context.application.bot_data[SERVICES_KEY]).update_errors.inc()
+            context.application.bot_data[SERVICES_KEY].metrics.update_errors.inc()
     if isinstance(error, BaseException):
         log.error("update failed: %s", type(error).__name__, exc_info=error)
     else:
@@ -101,8 +136,6 @@ async def on_error(update: object, context: Any) -> None:
     chat_id = update.effective_chat.id
     lang = "da"
     try:
-        from library_bot.telegram.handlers.common import lang_of
-
         lang = await lang_of(update, context)
     except Exception:  # the store itself may be what failed
         log.debug("language unknown while reporting an error")

@@ -23,6 +23,7 @@ from telegram.ext import BaseRateLimiter, ExtBot
 from telegram.request import HTTPXRequest
 
 from library_bot.config.proxies import tls_context
+from library_bot.telegram.ratelimit import paced_rate_limiter
 
 if TYPE_CHECKING:
     from telegram import Update
@@ -151,7 +152,8 @@ def build_bot(
     get_updates_request: HTTPXRequest | None = None,
     rate_limiter: BaseRateLimiter[Any] | None = None,
 ) -> TolerantBot:
-    """The bot for `settings`: Bot API address, token, requests (see `telegram_request`)."""
+    """The one way a bot is built, for `run`, `remind --once` and the demo: Bot API address,
+    token, requests (see `telegram_request`), sends paced at `TELEGRAM_SEND_RATE`."""
     assert settings.TELEGRAM_BOT_TOKEN is not None
     return TolerantBot(
         settings.TELEGRAM_BOT_TOKEN.get_secret_value(),
@@ -159,5 +161,5 @@ def build_bot(
         base_file_url=f"{settings.TELEGRAM_API_URL}/file/bot",
         request=request or telegram_request(settings, connection_pool_size=8, read_timeout=10.0),
         get_updates_request=get_updates_request,
-        rate_limiter=rate_limiter,
+        rate_limiter=rate_limiter or paced_rate_limiter(settings.TELEGRAM_SEND_RATE),
     )

@@ -11,8 +11,8 @@ from typing import Any
 from aiohttp import web
 from telegram import Update
 
-from library_bot.metrics import CONTENT_TYPE, metrics_of
 from library_bot.services import Services
+from library_bot.services.metrics import CONTENT_TYPE
 from library_bot.web.oauth import logout_redirect, oauth_callback
 
 log = logging.getLogger(__name__)
@@ -34,7 +34,6 @@ def create_web_app(services: Services, application: Any) -> web.Application:
     app[SERVICES] = services
     app[APPLICATION] = application
     app[ACCEPTING] = {"updates": True}
-    metrics_of(services)
     app.router.add_get("/oauth/callback", _callback)
     app.router.add_get("/oauth/logout", _logout)
     app.router.add_get("/health", _health)
@@ -82,7 +81,7 @@ async def _health(request: web.Request) -> web.Response:
 
 async def _metrics(request: web.Request) -> web.Response:
     services = request.app[SERVICES]
-    body = await metrics_of(services).render(services.store)
+    body = await services.metrics.render(services.store)
     return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE})
 
 

@@ -19,12 +19,12 @@ from sqlalchemy import update
 from telegram import Bot
 
 from library_bot.config.settings import Settings
+from library_bot.jobs.schedule import token_expiry_job
 from library_bot.library.client import LibraryClient
 from library_bot.runtime.runner import BotInfo, run_bot
 from library_bot.services import SERVICES_KEY, Services
 from library_bot.storage.tables import AccountRow
 from library_bot.telegram.handlers import COMMANDS
-from library_bot.telegram.handlers.connect import token_expiry_job
 from tests.fixtures.bot import BotFactory, BotHarness, library_environment
 
 CHAT = 6001

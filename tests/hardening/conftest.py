@@ -15,7 +15,7 @@ from typing import Any
 from telegram import Bot
 from telegram.request import HTTPXRequest
 
-from library_bot.jobs.reminders import SweepReport, sweep
+from library_bot.jobs.sweep import SweepReport, sweep
 from library_bot.library.client import LibraryClient
 from library_bot.texts import load_catalogue
 from tests.fixtures.bot import BotHarness

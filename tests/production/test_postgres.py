@@ -23,7 +23,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection
 from telegram import Bot
 
-from library_bot.jobs.reminders import sweep
+from library_bot.jobs.sweep import sweep
 from library_bot.library.client import LibraryClient
 from library_bot.storage.crypto import TokenCipher, key_id
 from library_bot.storage.engine import create_engine

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from telegram import Bot
 
-from library_bot.jobs.reminders import SweepReport, sweep
+from library_bot.jobs.sweep import SweepReport, sweep
 from library_bot.library.client import LibraryClient
 from library_bot.storage.store import Store
 from tests.fixtures.bot import DEEP_LINK, BotFactory, new_key

@@ -10,7 +10,7 @@ import pytest
 from telegram import Bot
 
 from library_bot.config.settings import Settings
-from library_bot.jobs.reminders import SweepReport, sweep
+from library_bot.jobs.sweep import SweepReport, sweep
 from library_bot.library.client import LibraryClient
 from library_bot.sandbox.library import LibrarySandbox
 from library_bot.sandbox.telegram import TelegramStandIn

@@ -7,7 +7,7 @@ from datetime import timedelta
 
 import pytest
 
-from library_bot.jobs.reminders import build_bot
+from library_bot.telegram.botapi import build_bot
 from tests.reminders.conftest import JONAS, Rig
 
 LEASE = timedelta(minutes=5)

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from library_bot.jobs.reminders import sweep
+from library_bot.jobs.sweep import sweep
 from library_bot.storage.store import Store
 from tests.reminders.conftest import Rig
 

@@ -12,13 +12,12 @@ import pytest
 from telegram.error import NetworkError, RetryAfter
 from telegram.request import HTTPXRequest
 
-from library_bot.jobs.reminders import build_bot
 from library_bot.library.client import LibraryClient
 from library_bot.library.errors import ServiceUnavailable, TokenRejected
 from library_bot.sandbox.library import LibrarySandbox
 from library_bot.sandbox.telegram import TelegramStandIn
 from library_bot.storage.store import Store
-from library_bot.telegram.botapi import TolerantBot, telegram_request
+from library_bot.telegram.botapi import TolerantBot, build_bot, telegram_request
 from tests.fixtures.telegram import TEST_BOT_TOKEN
 from tests.reminders.conftest import KAREN, Rig
 

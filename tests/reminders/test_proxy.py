@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from library_bot.jobs.reminders import build_bot, sweep
+from library_bot.jobs.sweep import sweep
 from library_bot.library.client import LibraryClient
+from library_bot.telegram.botapi import build_bot
 from tests.fixtures.proxy import ForwardProxy
 from tests.reminders.conftest import JONAS, Rig
 

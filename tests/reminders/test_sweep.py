@@ -9,8 +9,8 @@ from typing import Any
 
 from telegram import Bot
 
-from library_bot.jobs.reminders import loan_key
 from library_bot.library.models import Loan
+from library_bot.rules.reminders import loan_key
 from tests.fixtures.telegram import TEST_BOT_TOKEN
 from tests.reminders.conftest import JONAS, KAREN, OLE, Rig
 

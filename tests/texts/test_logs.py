@@ -84,7 +84,7 @@ def test_no_secret_is_ever_written(fmt: Literal["text", "json"], restore_logging
 def test_json_lines_parse_with_fields_and_extras(restore_logging: None) -> None:
     stream = io.StringIO()
     setup_logging("INFO", "json", secrets=[PATRON_TOKEN], stream=stream)
-    log = logging.getLogger("library_bot.jobs.reminders")
+    log = logging.getLogger("library_bot.jobs.sweep")
     log.info("sweep done: %d chats", 3, extra={"chats": 3, "day": "2026-11-26", "obj": object()})
     try:
         1 / 0  # noqa: B018
@@ -94,7 +94,7 @@ def test_json_lines_parse_with_fields_and_extras(restore_logging: None) -> None:
     first, second = lines
     assert first["message"] == "sweep done: 3 chats"
     assert first["level"] == "INFO"
-    assert first["logger"] == "library_bot.jobs.reminders"
+    assert first["logger"] == "library_bot.jobs.sweep"
     assert first["time"].endswith("Z") and "T" in first["time"]
     assert first["chats"] == 3 and first["day"] == "2026-11-26"
     assert "obj" not in first and "exc_info" not in first

@@ -8,18 +8,9 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from library_bot.library.models import BorrowerStatus, Debt, Hold, Loan, Work
+from library_bot.rules.urgency import hold_is_ready, loan_urgency, sort_holds, sort_loans
 from library_bot.texts.formatting import split_messages, utf16_len
-from library_bot.texts.render import (
-    debt_total,
-    hold_is_ready,
-    loan_urgency,
-    render_debt,
-    render_hold,
-    render_loan,
-    render_work,
-    sort_holds,
-    sort_loans,
-)
+from library_bot.texts.render import debt_total, render_debt, render_hold, render_loan, render_work
 from tests.texts.telegram_html import assert_telegram_html
 
 TODAY = dt.date(2026, 11, 26)

@@ -26,10 +26,10 @@ from library_bot.library.errors import (
     ServiceUnavailable,
     TokenRejected,
 )
-from library_bot.metrics import record_callback
-from library_bot.rules.polling import refresh_plan
-from library_bot.rules.renewals import reason_text, refusal_for
+from library_bot.rules.renewals import refusal_for
+from library_bot.rules.urgency import hold_is_ready, sort_holds, sort_loans
 from library_bot.services import services
+from library_bot.services.polling import refresh_plan
 from library_bot.telegram.handlers.common import (
     ButtonId,
     Buttons,
@@ -46,15 +46,7 @@ from library_bot.telegram.handlers.common import (
 )
 from library_bot.texts import Raw, t
 from library_bot.texts.formatting import format_amount, is_zero_amount, split_messages
-from library_bot.texts.render import (
-    debt_total,
-    hold_is_ready,
-    render_debt,
-    render_hold,
-    render_loan,
-    sort_holds,
-    sort_loans,
-)
+from library_bot.texts.render import debt_total, reason_text, render_debt, render_hold, render_loan
 
 if TYPE_CHECKING:
     from library_bot.library.client import LibraryClient
@@ -306,7 +298,7 @@ async def claim_once(
     assert query is not None
     peek = await peek_callback(update, context)
     if peek is not None and peek.used_at is not None:
-        record_callback(services(context), peek.action, "claimed")
+        services(context).metrics.callback(peek.action, "claimed")
         try:
             await query.answer(t(lang, already_key))
         except TelegramError as exc:

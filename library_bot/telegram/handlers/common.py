@@ -25,7 +25,6 @@ from telegram.error import Forbidden, TelegramError
 from telegram.ext import ApplicationHandlerStop, BaseHandler, ContextTypes, TypeHandler
 
 from library_bot.library.errors import LibraryError, ServiceUnavailable, TokenRejected
-from library_bot.metrics import record_callback
 from library_bot.services import services
 from library_bot.storage.store import new_callback_id
 from library_bot.texts import pick_language, t
@@ -326,7 +325,7 @@ async def resolve_callback(
                 # A lost claim: tell "already used" apart from "unknown or expired" for metrics.
                 seen = await store.callback(ref_id, chat_id, user_id=user_id)
                 outcome = "claimed" if seen is not None and seen.used_at is not None else "stale"
-    record_callback(services(context), (query.data or "").partition(":")[0], outcome)
+    services(context).metrics.callback((query.data or "").partition(":")[0], outcome)
     if outcome != "ok":
         lang = await lang_of(update, context)
         key = "common.not_your_button" if outcome == "foreign" else "common.stale_button"

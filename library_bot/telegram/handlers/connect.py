@@ -8,7 +8,6 @@ from typing import Any
 from urllib.parse import urlencode
 
 from telegram import InlineKeyboardButton, Update
-from telegram.error import Forbidden, TelegramError
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
 from library_bot.services import services
@@ -16,7 +15,6 @@ from library_bot.telegram.handlers.common import (
     Context,
     callback_buttons,
     chat_id_of,
-    chat_lang,
     lang_of,
     reply,
     resolve_callback,
@@ -28,7 +26,6 @@ from library_bot.texts.formatting import format_date
 
 log = logging.getLogger(__name__)
 
-EXPIRY_WARNING = timedelta(days=3)
 # The access service's tokens live thirty days (production notes): the latest a token whose
 # expiry is unknown stops working.
 TOKEN_LIFETIME = timedelta(days=30)
@@ -117,40 +114,3 @@ async def forget_tapped(update: Update, context: Context) -> None:
     await svc.store.forget_chat(chat_id)
     # The answer keeps the patron's language even though the saved choice is gone.
     await reply(update, context, t(lang, key))
-
-
-async def token_expiry_job(context: Context) -> None:
-    """Daily: forget tokens that have expired and say so once; warn once three days ahead."""
-    store = services(context).store
-    now = datetime.now(UTC)
-    for chat_id in await store.expired_accounts(now):
-        # delete_account is atomic: with several processes only one of them tells the patron.
-        if await store.delete_account(chat_id) is not None:
-            await store.set_account_ended(chat_id, "expired")
-            await _notify(context, chat_id, "connect.expired")
-    for account in await store.accounts_expiring(now + EXPIRY_WARNING):
-        expires_at = account.token_expires_at
-        if expires_at is None or expires_at <= now:
-            continue  # expired since the first query; the next run forgets it
-        await store.mark_expiry_warned(account.chat_id)
-        days = max(1, -(-(expires_at - now) // timedelta(days=1)))
-        await _notify(context, account.chat_id, "connect.expiry_warning", days=days)
-
-
-async def _notify(context: Context, chat_id: int, key: str, **params: object) -> None:
-    """A token notice with the login button; a blocked or failing chat does not stop the job."""
-    try:
-        lang = await chat_lang(context, chat_id)
-        await send_login(context, chat_id, lang, lead=t(lang, key, **params))
-    except Forbidden:
-        log.info("chat %s blocked the bot; token notice not delivered", chat_id)
-    except TelegramError as exc:
-        log.warning("token notice to chat %s failed: %s", chat_id, type(exc).__name__)
-
-
-async def purge_expired_job(context: Context) -> None:
-    """Hourly: drop expired login states and pending links (revoking their tokens), old
-    buttons, old reminder history and long-blocked chats (`Store.purge_expired`)."""
-    removed = await services(context).store.purge_expired()
-    if removed:
-        log.debug("purged %s expired rows", removed)

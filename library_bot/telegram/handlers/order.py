@@ -16,8 +16,8 @@ from telegram import Update
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
 from library_bot.library.errors import BadRequest, LibraryError, Refused, ServiceUnavailable
-from library_bot.rules.polling import check_soon
 from library_bot.services import services
+from library_bot.services.polling import check_soon
 from library_bot.telegram.handlers.borrower import (
     PAYLOAD_TITLE,
     Deadline,

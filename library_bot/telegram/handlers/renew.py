@@ -26,7 +26,8 @@ from telegram.error import TelegramError
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
 from library_bot.library.errors import LibraryError, Refused, ServiceUnavailable, TokenRejected
-from library_bot.rules.renewals import due_key, raw_reason, reason_text, refusal_for, renew_window
+from library_bot.rules.renewals import due_key, raw_reason, refusal_for, renew_window
+from library_bot.rules.urgency import sort_loans
 from library_bot.services import services
 from library_bot.telegram.handlers.borrower import (
     PAYLOAD_TITLE,
@@ -47,7 +48,7 @@ from library_bot.telegram.handlers.common import (
 )
 from library_bot.texts import Raw, t
 from library_bot.texts.formatting import format_date, split_messages
-from library_bot.texts.render import sort_loans
+from library_bot.texts.render import reason_text
 
 if TYPE_CHECKING:
     from library_bot.library.models import Loan, RenewResult
@@ -274,7 +275,8 @@ async def renew_all_callback(update: Update, context: Context) -> None:
         return
     listed_raw = ref.payload.get("loans")
     listed = {str(x) for x in listed_raw} if isinstance(listed_raw, list) else None
-    window = renew_window(await svc.store.chat(chat_id), svc.settings.REMINDER_DAYS)
+    chat = await svc.store.chat(chat_id)
+    window = renew_window(chat.reminders_enabled, chat.thresholds(svc.settings.REMINDER_DAYS))
     refusals = await svc.store.refusals(chat_id)
     siblings = {
         str(row.payload.get("loan_id", "")): row

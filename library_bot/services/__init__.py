@@ -1,10 +1,13 @@
-"""The parts a handler needs, built once per process and passed in explicitly."""
+"""The process's shared parts, built once and passed in explicitly: settings, store, library
+client and metrics, for the Telegram side, the jobs and the web server alike."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
+
+from library_bot.services.metrics import Metrics
 
 if TYPE_CHECKING:
     from telegram.ext import CallbackContext
@@ -21,6 +24,7 @@ class Services:
     settings: Settings
     store: Store
     library: LibraryClient
+    metrics: Metrics = field(default_factory=Metrics)
     bot_username: str = ""
     extras: dict[str, Any] = field(default_factory=dict)
 

@@ -1,4 +1,4 @@
-"""The daily reminder sweep: due dates, overdue loans and holds ready for pick-up, exactly once.
+"""The reminder sweep: due dates, overdue loans and holds ready for pick-up, exactly once.
 
 Exactly once rests on the store: every reminder has a key (`loan:<id>:<due>:<threshold>`,
 `loan:<id>:<due>:overdue`, `hold:<id>:ready`); the intent is recorded before a message is sent
@@ -13,18 +13,14 @@ the same day picks them up again.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
-import hashlib
 import html
 import logging
 import os
 import socket
-import sys
 import time
 import warnings
 from collections import Counter
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -36,21 +32,20 @@ from telegram.error import Forbidden, RetryAfter, TelegramError
 
 from library_bot.library.errors import LibraryError, NotLoggedIn, TokenRejected
 from library_bot.rules.polling import next_check
-from library_bot.rules.renewals import reason_text, refusal_for
+from library_bot.rules.reminders import candidates
+from library_bot.rules.renewals import refusal_for
 from library_bot.telegram.handlers.borrower import BranchNames, Deadline
 from library_bot.telegram.handlers.common import NO_PREVIEW, ref_button, url_button_allowed
 from library_bot.telegram.handlers.renew import loan_payload
-from library_bot.telegram.ratelimit import SEND_ATTEMPTS, paced_rate_limiter
+from library_bot.telegram.ratelimit import SEND_ATTEMPTS
 from library_bot.texts import pick_language, t
 from library_bot.texts.formatting import split_messages
-from library_bot.texts.render import hold_is_ready, render_hold, render_loan, sort_holds, sort_loans
+from library_bot.texts.render import reason_text, render_hold, render_loan
 
 if TYPE_CHECKING:
-    from telegram.ext import Application, ContextTypes, ExtBot
-
     from library_bot.config.settings import Settings
     from library_bot.library.client import LibraryClient
-    from library_bot.library.models import BorrowerStatus, Hold, Loan
+    from library_bot.library.models import Hold, Loan
     from library_bot.storage.store import Account, ChatSettings, Refusal, Store
 
 log = logging.getLogger(__name__)
@@ -61,14 +56,6 @@ MAX_RENEW_BUTTONS = 20
 BRANCH_NAMES_BUDGET = 6.0
 BUTTON_TITLE_CHARS = 32
 DEFAULT_LEASE = timedelta(minutes=10)
-# Retry sweeps after the daily one, while patrons are still left unfinished (same day only).
-RETRY_DELAYS = (
-    timedelta(minutes=15),
-    timedelta(minutes=30),
-    timedelta(hours=1),
-    timedelta(hours=2),
-    timedelta(hours=4),
-)
 # Failure kinds after which the patron is left unfinished for a retry sweep.
 RETRYABLE = frozenset({"platform", "telegram", "error"})
 
@@ -105,46 +92,6 @@ class _Item:
     section: str
     entry: str
     loan: Loan | None = None
-
-
-def loan_key(loan: Loan, today: date, days: Sequence[int]) -> str | None:
-    """The key of the reminder this loan is due today, if any.
-
-    Only the smallest threshold reached counts, so a patron whose sweep was missed gets one
-    reminder, not one per threshold passed; a larger one was either sent before or is moot.
-    A due date the bot cannot read is told once (per loan and text): the digest says so
-    rather than dropping the loan silently.
-    """
-    due = loan.due_date
-    if isinstance(due, str) and due.strip():
-        digest = hashlib.sha256(due.encode()).hexdigest()[:12]
-        return f"loan:{loan.loan_id}:unreadable:{digest}"
-    if not isinstance(due, date):
-        return None  # no due date at all: nothing to remind
-    left = (due - today).days
-    prefix = f"loan:{loan.loan_id}:{due.isoformat()}"
-    if left < 0:
-        return f"{prefix}:overdue"
-    reached = [day for day in days if left <= day]
-    return f"{prefix}:{min(reached)}" if reached else None
-
-
-def hold_key(hold: Hold) -> str | None:
-    return f"hold:{hold.order_id}:ready" if hold_is_ready(hold) else None
-
-
-def candidates(status: BorrowerStatus, today: date, days: Sequence[int]) -> list[tuple[str, Any]]:
-    """(key, loan or hold) for everything that would be reminded today, before history."""
-    found: list[tuple[str, Any]] = []
-    for loan in sort_loans(status.loans):
-        key = loan_key(loan, today, days)
-        if key is not None:
-            found.append((key, loan))
-    for hold in sort_holds(status.orders):  # in the order /holds lists them
-        key = hold_key(hold)
-        if key is not None:
-            found.append((key, hold))
-    return found
 
 
 def _button_title(title: str) -> str:
@@ -552,99 +499,3 @@ async def sweep(
     state.report.duration = time.monotonic() - started
     log.info("%s", state.report.summary())
     return state.report
-
-
-# --- scheduling inside `library-bot run` ------------------------------------------------------
-
-
-def schedule(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
-    """Add the daily sweep at `REMINDER_TIME` in `BOT_TIMEZONE` to the application's JobQueue."""
-    from library_bot.services import SERVICES_KEY
-
-    settings = application.bot_data[SERVICES_KEY].settings
-    if application.job_queue is None:
-        log.warning("reminders: no JobQueue, so no daily sweep (install the job-queue extra)")
-        return
-    at = settings.REMINDER_TIME.replace(tzinfo=settings.timezone)
-    application.job_queue.run_daily(_daily_job, time=at, name="reminders:daily")
-
-
-async def _run_job(context: ContextTypes.DEFAULT_TYPE, day: date | None, attempt: int) -> None:
-    from library_bot.services import services
-
-    svc = services(context)
-    now_day = datetime.now(svc.settings.timezone).date()
-    if day is not None and day != now_day:
-        return  # a retry that slipped past midnight: the new day's sweep takes over
-    report = await sweep(
-        store=svc.store, library=svc.library, bot=context.bot, settings=svc.settings, today=day
-    )
-    from library_bot.metrics import record_sweep
-
-    record_sweep(svc, report)
-    if report.needs_retry and attempt < len(RETRY_DELAYS) and context.job_queue is not None:
-        delay = RETRY_DELAYS[attempt]
-        log.info("reminders: retrying unfinished patrons in %s", delay)
-        context.job_queue.run_once(
-            _retry_job,
-            when=delay,
-            data={"day": report.day.isoformat(), "attempt": attempt + 1},
-            name="reminders:retry",
-        )
-
-
-async def _daily_job(context: ContextTypes.DEFAULT_TYPE) -> None:
-    await _run_job(context, None, 0)
-
-
-async def _retry_job(context: ContextTypes.DEFAULT_TYPE) -> None:
-    data = context.job.data if context.job is not None else None
-    if not isinstance(data, dict):
-        return
-    await _run_job(context, date.fromisoformat(str(data["day"])), int(data["attempt"]))
-
-
-# --- `library-bot remind --once` --------------------------------------------------------------
-
-
-def remind_command(args: argparse.Namespace) -> int:
-    """`library-bot remind --once`: migrate, sweep now, print one summary line."""
-    from library_bot.cli import settings_for
-    from library_bot.config.settings import LIBRARY_VARIABLES
-
-    settings = settings_for("remind", "TELEGRAM_BOT_TOKEN", "TOKEN_KEYS", *LIBRARY_VARIABLES)
-    if not getattr(args, "once", False):
-        print(
-            "library-bot remind: only --once is supported here; "
-            "the daily sweep runs inside `library-bot run`",
-            file=sys.stderr,
-        )
-        return 2
-    report = asyncio.run(remind_once(settings))
-    print(report.summary())
-    return 0
-
-
-async def remind_once(settings: Settings) -> SweepReport:
-    """Build the parts a sweep needs from settings, sweep once, and close them again."""
-    from library_bot.library.client import LibraryClient
-    from library_bot.storage.migrate import upgrade
-    from library_bot.storage.store import Store
-
-    await upgrade(settings.DATABASE_URL)
-    store = await Store.open(settings.DATABASE_URL, settings.token_keys)
-    library = LibraryClient.from_settings(settings)
-    bot = build_bot(settings)
-    try:
-        async with bot:
-            return await sweep(store=store, library=library, bot=bot, settings=settings)
-    finally:
-        await library.aclose()
-        await store.close()
-
-
-def build_bot(settings: Settings) -> ExtBot[Any]:
-    """A bot for sweeps outside `run`, paced and sending like the one in `run`."""
-    from library_bot.telegram import botapi
-
-    return botapi.build_bot(settings, rate_limiter=paced_rate_limiter(settings.TELEGRAM_SEND_RATE))
