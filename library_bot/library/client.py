@@ -49,7 +49,6 @@ from library_bot.library.models import (
     Userinfo,
     Work,
 )
-from library_bot.library.redact import RedactQuery, install_log_redaction
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -57,8 +56,6 @@ if TYPE_CHECKING:
 __all__ = [
     "CallHook",
     "LibraryClient",
-    "RedactQuery",
-    "install_log_redaction",
     "parse_envelope",
     "parse_model",
 ]

@@ -18,9 +18,10 @@ from urllib.parse import urlsplit
 from aiohttp import web
 from telegram import BotCommand, Update
 
+from library_bot.config.logs import install_log_redaction
 from library_bot.config.settings import Settings, SettingsError
 from library_bot.jobs.schedule import schedule_jobs
-from library_bot.library.client import LibraryClient, install_log_redaction
+from library_bot.library.client import LibraryClient
 from library_bot.services import Services
 from library_bot.services.metrics import Metrics
 from library_bot.storage.migrate import upgrade
