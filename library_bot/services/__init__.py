@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+from library_bot.services.branches import BranchNames
 from library_bot.services.metrics import Metrics
 
 if TYPE_CHECKING:
@@ -27,6 +28,8 @@ class Services:
     metrics: Metrics = field(default_factory=Metrics)
     bot_username: str = ""
     extras: dict[str, Any] = field(default_factory=dict)
+    # Kept for the process: names change rarely, and every /holds and /order would ask again.
+    branches: BranchNames = field(default_factory=BranchNames)
 
     def chat_link(self, start: str | None = None, *, username: str | None = None) -> str:
         """`{TELEGRAM_LINK_URL}/<bot username>[?start=<code>]`: the private chat with the bot."""

@@ -100,6 +100,13 @@ def utf16_len(text: str) -> int:
     return len(text.encode("utf-16-le")) // 2
 
 
+def shorten(text: str, limit: int) -> str:
+    """Plain text single-spaced and cut to `limit` characters with an ellipsis (button labels,
+    stored titles, quoted codes)."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + ELLIPSIS
+
+
 def truncate_html(text: str, limit: int, *, ellipsis: str = ELLIPSIS) -> str:
     """`text` cut to at most `limit` UTF-16 units, ending in `ellipsis`, with open tags closed.
 

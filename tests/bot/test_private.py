@@ -244,7 +244,7 @@ async def test_a_commands_buttons_are_stored_in_one_statement(bot: BotHarness) -
 
 def test_the_guard_knows_every_contract_command() -> None:
     # A new command is private by default: only these may answer in a group.
-    from library_bot.telegram.handlers.common import GROUP_COMMANDS
+    from library_bot.telegram.guard import GROUP_COMMANDS
 
     assert {"start", "help", "language"} == GROUP_COMMANDS
     assert set(COMMANDS) >= GROUP_COMMANDS

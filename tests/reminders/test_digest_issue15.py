@@ -6,8 +6,9 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
+from library_bot.library.deadline import Deadline
 from library_bot.rules.urgency import hold_is_ready, sort_holds
-from library_bot.telegram.handlers.borrower import BranchNames, Deadline
+from library_bot.services.branches import BranchNames
 from tests.reminders.conftest import JONAS, KAREN, Rig
 
 CHAT = 801
