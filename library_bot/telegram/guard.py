@@ -5,13 +5,13 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from telegram import InlineKeyboardButton, Update
+from telegram import Update
 from telegram.constants import ChatType, MessageEntityType
 from telegram.ext import ApplicationHandlerStop, BaseHandler, TypeHandler
 
 from library_bot.services import services
 from library_bot.telegram.buttons import LanguageChoice
-from library_bot.telegram.ui import Context, answer_query, lang_of, send, url_button_allowed
+from library_bot.telegram.ui import Context, answer_query, lang_of, send, url_button
 from library_bot.texts import t
 
 log = logging.getLogger(__name__)
@@ -59,9 +59,7 @@ async def _guard(update: Update, context: Context) -> None:
     log.info("%s command refused in a %s chat", name, chat.type)
     lang = await lang_of(update, context)
     link = private_chat_link(context)
-    buttons = None
-    if url_button_allowed(link):
-        buttons = [[InlineKeyboardButton(t(lang, "common.private_only_open"), url=link)]]
+    buttons = url_button(t(lang, "common.private_only_open"), link)
     await send(context.bot, chat.id, t(lang, "common.private_only", link=link), buttons=buttons)
     raise ApplicationHandlerStop
 

@@ -12,7 +12,7 @@ import datetime as dt
 import html
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -53,10 +53,11 @@ Buttons = Sequence[Sequence[InlineKeyboardButton]]
 
 NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
 CALLBACK_DATA_LIMIT = 64
-# Plain-text lengths of what goes into a button label or a stored payload.
+# Plain-text lengths of a title in a button label (a short one where more goes beside it) and
+# in a stored payload.
 BUTTON_TITLE = 40
+SHORT_TITLE = 32
 PAYLOAD_TITLE = 120
-RENEW_TITLE = 32
 # Telegram allows 100 inline buttons per message; /renew keeps one for "renew all".
 MAX_BUTTONS = 100
 MAX_RENEW_BUTTONS = 99
@@ -147,7 +148,11 @@ async def send(
 
 
 async def reply(
-    update: Update, context: Context, text: str, *, buttons: Buttons | None = None
+    update: Update,
+    context: Context,
+    text: str,
+    *,
+    buttons: Buttons | InlineKeyboardMarkup | None = None,
 ) -> Message:
     """Answer an update: edit the tapped message for a callback, else send a new message."""
     query = update.callback_query
@@ -186,6 +191,14 @@ def url_button_allowed(url: str) -> bool:
     """Telegram refuses URL buttons whose host is not a dotted name (localhost, bare names)."""
     host = urlsplit(url).hostname or ""
     return "." in host.strip(".")
+
+
+def url_button(label: str, url: str) -> InlineKeyboardMarkup | None:
+    """A keyboard of one button opening `url`; None where Telegram would refuse it (the
+    caller then puts the link in the text)."""
+    if not url_button_allowed(url):
+        return None
+    return InlineKeyboardMarkup([[InlineKeyboardButton(label, url=url)]])
 
 
 def ref_button(text: str, action: str, ref_id: str) -> InlineKeyboardButton:
@@ -357,7 +370,7 @@ def renew_buttons(
         specs: list[tuple[str, Payload]] = []
         if len(loans) <= MAX_DIGEST_RENEW_BUTTONS:
             for loan in loans:
-                title = shorten(loan.title, RENEW_TITLE) or "?"
+                title = shorten(loan.title, SHORT_TITLE) or "?"
                 label = plain(t(lang, "reminders.button.renew", title=title))
                 specs.append((label, renew_payload(loan, lang)))
         specs.append((t(lang, "reminders.button.renew_all"), renew_all))
@@ -367,7 +380,7 @@ def renew_buttons(
         label = t(
             lang,
             "borrower.renew.button",
-            title=Raw(shorten(loan.title or t(lang, "render.untitled"), RENEW_TITLE)),
+            title=Raw(shorten(loan.title or t(lang, "render.untitled"), SHORT_TITLE)),
             due=Raw(format_date(loan.due_date, lang, today=today)),
         )
         specs.append((label, renew_payload(loan, lang)))
@@ -412,12 +425,12 @@ async def login_prompt(
     fresh = (await store.chat(chat_id)).fresh_login
     url = library.authorize_url(redirect_uri=settings.redirect_uri, state=state, force_login=fresh)
     # A local PUBLIC_URL means a local set-up: a text link works where a button would not.
-    if url_button_allowed(url) and url_button_allowed(settings.redirect_uri):
-        keyboard = InlineKeyboardMarkup([[InlineKeyboardButton(t(lang, button), url=url)]])
-        text = lead or t(lang, "connect.login_prompt")
-        return LoginPrompt(text, keyboard, url, lead, lang)
+    local = not url_button_allowed(settings.redirect_uri)
+    keyboard = None if local else url_button(t(lang, button), url)
+    if keyboard is not None:
+        return LoginPrompt(lead or t(lang, "connect.login_prompt"), keyboard, url, lead, lang)
     prompt = LoginPrompt("", None, url, lead, lang)
-    return LoginPrompt(prompt.as_link(), None, url, lead, lang)
+    return replace(prompt, text=prompt.as_link())
 
 
 async def send_login(

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import urlencode
 
-from telegram import InlineKeyboardButton, Update
+from telegram import Update
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
 from library_bot.services import services
@@ -20,7 +20,7 @@ from library_bot.telegram.ui import (
     reply,
     resolve_callback,
     send_login,
-    url_button_allowed,
+    url_button,
 )
 from library_bot.texts import t
 from library_bot.texts.formatting import format_date
@@ -70,11 +70,9 @@ async def logout(update: Update, context: Context) -> None:
     date = format_date(until.astimezone(svc.settings.timezone).date(), lang)
     done = t(lang, key, date=date)
     url = f"{svc.settings.PUBLIC_URL}/oauth/logout?{urlencode({'lang': lang})}"
-    if url_button_allowed(url):
-        button = InlineKeyboardButton(t(lang, "connect.logout_button"), url=url)
-        await reply(
-            update, context, f"{done}\n\n{t(lang, 'connect.logout_sso')}", buttons=[[button]]
-        )
+    button = url_button(t(lang, "connect.logout_button"), url)
+    if button is not None:
+        await reply(update, context, f"{done}\n\n{t(lang, 'connect.logout_sso')}", buttons=button)
     else:
         await reply(update, context, f"{done}\n\n{t(lang, 'connect.logout_sso_link', url=url)}")
 

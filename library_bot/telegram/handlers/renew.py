@@ -32,6 +32,7 @@ from library_bot.services import services
 from library_bot.telegram.buttons import RenewAll, RenewLoan, decode
 from library_bot.telegram.handlers.common import loans_status
 from library_bot.telegram.ui import (
+    SHORT_TITLE,
     Context,
     answer_library_error,
     callback_buttons,
@@ -55,7 +56,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-BUTTON_TITLE = 32
 # Renewals in flight at once for "renew all": quick for 60+ loans, gentle on the platform.
 RENEW_CONCURRENCY = 6
 # Titles named in "left alone" before "…".
@@ -82,7 +82,7 @@ def result_line(
 
 def button_label(title: str, outcome: RenewResult | LibraryError, today: dt.date, lang: str) -> str:
     """The tapped loan's button after the answer (plain text: buttons are not HTML)."""
-    short = Raw(shorten(title, BUTTON_TITLE))
+    short = Raw(shorten(title, SHORT_TITLE))
     if isinstance(outcome, Refused):
         reason = Raw(shorten(plain(reason_text(raw_reason(outcome), lang)), 40))
         return plain(t(lang, "borrower.renew.button_refused", title=short, reason=reason))

@@ -18,6 +18,7 @@ from library_bot.services import services
 from library_bot.telegram.buttons import OrderFound, Payload, decode
 from library_bot.telegram.handlers.order import prepare_order, valid_pid
 from library_bot.telegram.ui import (
+    SHORT_TITLE,
     Context,
     answer_library_error,
     callback_buttons,
@@ -39,7 +40,6 @@ MAX_RESULTS = 10
 # Longer queries are refused: nobody types that much, and the platform's CQL parser need not
 # see it.
 MAX_QUERY = 200
-BUTTON_TITLE = 32
 
 
 def clean_query(text: str) -> str:
@@ -90,7 +90,7 @@ async def search_command(update: Update, context: Context) -> None:
     for number, work in enumerate(works, start=1):
         entries.append(f"{number}. {render_work(work, lang)}")
         if work.pid and valid_pid(work.pid):
-            title = shorten(work.title or t(lang, "render.untitled"), BUTTON_TITLE)
+            title = shorten(work.title or t(lang, "render.untitled"), SHORT_TITLE)
             text = t(lang, "borrower.search.button", number=number, title=Raw(title))
             specs.append((text, OrderFound(work.pid)))
     buttons = one_per_row(await callback_buttons(update, context, specs))
