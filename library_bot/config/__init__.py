@@ -1,0 +1,1 @@
+"""Layer 1, configuration: settings from the environment, proxies, logging and redaction."""

@@ -1,0 +1,1 @@
+"""Layer 6, the Telegram side: the bot factory, the application, UI helpers and handlers."""
