@@ -1,1 +1,1 @@
-"""Layer 1, configuration: settings from the environment, proxies, logging and redaction."""
+"""Layer: configuration: settings from the environment, proxies, logging and redaction."""

@@ -1,1 +1,1 @@
-"""Layer 7, scheduled work: the reminder sweep and every job of `library-bot run`."""
+"""Layer: scheduled work: the reminder sweep and every job of `library-bot run`."""

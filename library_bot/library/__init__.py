@@ -1,4 +1,4 @@
-"""Layer 2, the library services: typed async client (`client.LibraryClient`), models, errors."""
+"""Layer: the library services: typed async client (`client.LibraryClient`), models, errors."""
 
 from library_bot.library.client import LibraryClient
 from library_bot.library.errors import (

@@ -1,1 +1,1 @@
-"""Layer 3, pure rules: urgency, reminder keys, renewals, ISIL, the polling plan (no I/O)."""
+"""Layer: pure rules: urgency, reminder keys, renewals, ISIL, the polling plan (no I/O)."""

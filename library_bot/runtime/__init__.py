@@ -1,1 +1,1 @@
-"""Layer 9, the runtime: composes the layers below into `run` and the one-shot tasks."""
+"""Layer: the runtime: composes the layers below into `run` and the one-shot tasks."""

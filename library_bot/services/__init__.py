@@ -1,4 +1,4 @@
-"""Layer 5 of the package, the services: the process's shared parts, built once and passed in
+"""Layer: the services, the process's shared parts, built once and passed in
 explicitly (settings, store, library client, metrics) to the Telegram side, jobs and web server."""
 
 from __future__ import annotations

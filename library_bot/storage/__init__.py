@@ -1,1 +1,1 @@
-"""Layer 4, storage: tables, migrations, encrypted tokens and the `Store` API."""
+"""Layer: storage: tables, migrations, encrypted tokens and the `Store` API."""

@@ -1,1 +1,1 @@
-"""Layer 6, the Telegram side: the bot factory, the application, UI helpers and handlers."""
+"""Layer: the Telegram side: the bot factory, the application, UI helpers and handlers."""

@@ -1,4 +1,4 @@
-"""Layer 8, the bot's HTTP server: OAuth callback pages, health, metrics, the Telegram webhook."""
+"""Layer: the bot's HTTP server: OAuth callback pages, health, metrics, the Telegram webhook."""
 
 from __future__ import annotations
 
