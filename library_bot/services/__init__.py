@@ -1,5 +1,5 @@
-"""The process's shared parts, built once and passed in explicitly: settings, store, library
-client and metrics, for the Telegram side, the jobs and the web server alike."""
+"""Layer: the services, the process's shared parts, built once and passed in
+explicitly (settings, store, library client, metrics) to the Telegram side, jobs and web server."""
 
 from __future__ import annotations
 

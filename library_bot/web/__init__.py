@@ -1,4 +1,4 @@
-"""The bot's HTTP server: OAuth callback pages, health, metrics and the Telegram webhook."""
+"""Layer: the bot's HTTP server: OAuth callback pages, health, metrics, the Telegram webhook."""
 
 from __future__ import annotations
 
