@@ -27,7 +27,6 @@ class Services:
     library: LibraryClient
     metrics: Metrics = field(default_factory=Metrics)
     bot_username: str = ""
-    extras: dict[str, Any] = field(default_factory=dict)
     # Kept for the process: names change rarely, and every /holds and /order would ask again.
     branches: BranchNames = field(default_factory=BranchNames)
 
