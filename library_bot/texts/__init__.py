@@ -21,6 +21,7 @@ from pathlib import Path
 from types import MappingProxyType, ModuleType
 from typing import Final
 
+from babel import Locale
 from babel.numbers import format_decimal
 
 from library_bot.texts import catalog
@@ -82,6 +83,7 @@ def load_translations(directory: Path = LOCALE_DIR) -> Mapping[str, gettext.Null
 
 _MESSAGES: Final = load_messages()
 _TRANSLATIONS: Final = load_translations()
+_LOCALES: Final = {lang: Locale.parse(code) for lang, code in LOCALES.items()}
 
 
 def _template(lang: str, message: Message, params: Mapping[str, object]) -> str:
@@ -132,7 +134,9 @@ def _param(value: object, bare: bool, lang: str) -> object:
         # 1.234 / 1,234; a template with its own format spec (`{n:d}`) gets the number.
         if not bare:
             return value
-        return format_decimal(value, locale=LOCALES.get(lang, LOCALES[DEFAULT_LANGUAGE]))
+        if -1000 < value < 1000:  # nothing to group, and both locales write ASCII digits
+            return str(value)
+        return format_decimal(value, locale=_LOCALES.get(lang, _LOCALES[DEFAULT_LANGUAGE]))
     if isinstance(value, float | Decimal):
         return value
     return html.escape(str(value))

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from babel.messages.catalog import Catalog
 from babel.messages.mofile import write_mo
+from babel.numbers import format_decimal
 
 import library_bot.texts as texts
 from library_bot.texts import (
@@ -155,6 +156,9 @@ def test_numbers_are_grouped_unless_the_template_formats_them() -> None:
     # bool is no number here; a Raw number-like string is left alone.
     assert t("en", "borrower.loans.header", count=True) == "📚 <b>Your loans</b> (True)"
     assert t("en", "borrower.loans.header", count=Raw("1234")) == "📚 <b>Your loans</b> (1234)"
+    for lang, code in texts.LOCALES.items():  # small numbers skip Babel: the same text
+        for n in (-1000, -999, -1, 0, 7, 999, 1000, 10**9):
+            assert texts._param(n, True, lang) == format_decimal(n, locale=code), (lang, n)
     # A field with its own format spec gets the number itself.
     assert texts._bare_fields("{a} {b:d} {c!r} {d.real} {a:>3}") == frozenset()
     assert texts._bare_fields("{a} {b:d} {c}") == {"a", "c"}
