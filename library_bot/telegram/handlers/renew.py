@@ -328,8 +328,9 @@ async def renew_all_callback(update: Update, context: Context) -> None:
         names = ", ".join(shorten(_title(loan, lang), 40) for loan in later[:LEFT_ALONE_TITLES])
         if len(later) > LEFT_ALONE_TITLES:
             names += ", …"
+        within = t(lang, "borrower.renew.days", days=window)
         lines.append(
-            t(lang, "borrower.renew.left_alone", count=len(later), days=window, titles=names)
+            t(lang, "borrower.renew.left_alone", count=len(later), days=within, titles=names)
         )
     if not todo and not notes:
         lines = [t(lang, "borrower.renew.nothing_due", days=window)]
