@@ -149,13 +149,13 @@ async def loans(rig: Rig, chat_id: int) -> float:
     instead (stand-in internals, read only), so the figures are the bot's, not the harness's.
     """
     telegram = rig.telegram
-    messages = telegram._chats[chat_id].messages
+    messages = telegram.state.chats[chat_id].messages
     expected = len(messages) + 2  # the patron's message and the bot's reply
     started = time.perf_counter()
     await telegram.send_text(chat_id, "/loans")
     async with asyncio.timeout(REPLY_TIMEOUT):
         while True:
-            changed = telegram._changed
+            changed = telegram.state.changed
             if len(messages) >= expected:
                 break
             await changed.wait()

@@ -3,7 +3,6 @@
 Every host also serves the control endpoints, so another process can drive the sandbox:
 `GET|POST /_sandbox/faults` (JSON with the fields of `Faults`; fields present are replaced),
 `POST /_sandbox/reset` (clears faults and call counts) and `GET /_sandbox/calls`.
-Access logging is off: request lines carry tokens in their query strings.
 """
 
 from __future__ import annotations
@@ -31,10 +30,10 @@ from library_bot.sandbox.library.state import (
     TOKEN_LIFETIME,
     SandboxState,
 )
+from library_bot.sandbox.serving import base_url, serve
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 CONTROL = "/_sandbox"
-SHUTDOWN_TIMEOUT = 1.0
 
 
 @dataclass(frozen=True)
@@ -45,16 +44,6 @@ class SandboxUrls:
     auth: str
     login: str
     platform: str
-
-
-def base_url(host: str, port: int) -> str:
-    if host in ("0.0.0.0", ""):
-        host = "127.0.0.1"
-    elif host == "::":
-        host = "::1"
-    if ":" in host:
-        host = f"[{host}]"
-    return f"http://{host}:{port}"
 
 
 class LibrarySandbox:
@@ -148,15 +137,9 @@ class LibrarySandbox:
         await self.stop()
 
     async def _serve(self, app: web.Application, port: int) -> str:
-        runner = web.AppRunner(
-            app, access_log=None, handle_signals=False, shutdown_timeout=SHUTDOWN_TIMEOUT
-        )
-        await runner.setup()
+        runner, bound = await serve(app, self.host, port)
         self._runners.append(runner)
-        site = web.TCPSite(runner, self.host, port)
-        await site.start()
-        bound = runner.addresses[0][1]
-        return base_url(self.host, int(bound))
+        return base_url(self.host, bound)
 
     # --- test hooks ------------------------------------------------------------------------
 
