@@ -50,23 +50,18 @@ class TimedSandbox(LibrarySandbox):
         self.user_seconds: dict[str, collections.deque[float]] = collections.defaultdict(
             collections.deque
         )
+        self.middlewares.append(self._timer)
 
-    def _new_app(self) -> web.Application:
-        app = super()._new_app()
-
-        @web.middleware
-        async def timer(request: web.Request, handler: Handler) -> web.StreamResponse:
-            started = time.perf_counter()
-            response = await handler(request)
-            if request.path == "/v3/user":
-                # The bot sends its token as a header; the spec's query parameter also counts.
-                bearer = request.headers.get("Authorization", "").removeprefix("Bearer ")
-                token = bearer or request.query.get("access_token", "")
-                self.user_seconds[token].append(time.perf_counter() - started)
-            return response
-
-        app.middlewares.append(timer)
-        return app
+    @web.middleware
+    async def _timer(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        started = time.perf_counter()
+        response = await handler(request)
+        if request.path == "/v3/user":
+            # The bot sends its token as a header; the spec's query parameter also counts.
+            bearer = request.headers.get("Authorization", "").removeprefix("Bearer ")
+            token = bearer or request.query.get("access_token", "")
+            self.user_seconds[token].append(time.perf_counter() - started)
+        return response
 
 
 @dataclass
