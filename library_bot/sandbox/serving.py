@@ -6,6 +6,9 @@ query strings), and the stand-ins must not be where they leak.
 
 from __future__ import annotations
 
+import abc
+from typing import Self
+
 from aiohttp import web
 
 SHUTDOWN_TIMEOUT = 1.0
@@ -34,3 +37,21 @@ async def serve(app: web.Application, host: str, port: int) -> tuple[web.AppRunn
         await runner.cleanup()
         raise
     return runner, int(runner.addresses[0][1])
+
+
+class Served(abc.ABC):
+    """A stand-in that serves until stopped; `async with` starts and stops it."""
+
+    @abc.abstractmethod
+    async def start(self) -> None: ...
+
+    @abc.abstractmethod
+    async def stop(self) -> None:
+        """Stop serving; safe to call when not (or only partly) started."""
+
+    async def __aenter__(self) -> Self:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        await self.stop()

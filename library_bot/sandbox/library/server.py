@@ -26,7 +26,7 @@ from library_bot.sandbox.library.state import (
     TOKEN_LIFETIME,
     SandboxState,
 )
-from library_bot.sandbox.serving import base_url, serve
+from library_bot.sandbox.serving import Served, base_url, serve
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ class SandboxUrls:
     platform: str
 
 
-class LibrarySandbox:
+class LibrarySandbox(Served):
     """Stand-ins for the access service and the data platform, with test patrons."""
 
     def __init__(
@@ -123,13 +123,6 @@ class LibrarySandbox:
         for runner in runners:
             await runner.cleanup()
         self._urls = None
-
-    async def __aenter__(self) -> LibrarySandbox:
-        await self.start()
-        return self
-
-    async def __aexit__(self, *_: object) -> None:
-        await self.stop()
 
     async def _serve(self, app: web.Application, port: int) -> str:
         runner, bound = await serve(app, self.host, port)

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 
 from aiohttp import web
 
-from library_bot.sandbox.serving import base_url, serve
+from library_bot.sandbox.serving import Served, base_url, serve
 from library_bot.sandbox.telegram.api import BotApi
 from library_bot.sandbox.telegram.commands import Commands
 from library_bot.sandbox.telegram.driver import UserDriver
@@ -23,7 +23,7 @@ from library_bot.sandbox.telegram.updates import Updates
 from library_bot.sandbox.telegram.webhook import WebhookDelivery
 
 
-class TelegramStandIn(UserDriver):
+class TelegramStandIn(UserDriver, Served):
     """The Bot API stand-in: one bot server, the users' side, and the chat page."""
 
     def __init__(
@@ -99,10 +99,3 @@ class TelegramStandIn(UserDriver):
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
-
-    async def __aenter__(self) -> TelegramStandIn:
-        await self.start()
-        return self
-
-    async def __aexit__(self, *_: object) -> None:
-        await self.stop()
