@@ -17,6 +17,7 @@ COMMANDS = (
     "search",
     "renew",
     "reminders",
+    "calendar",
     "language",
     "logout",
     "forget",

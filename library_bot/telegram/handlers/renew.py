@@ -28,7 +28,7 @@ from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 from library_bot.library.errors import LibraryError, Refused, ServiceUnavailable, TokenRejected
 from library_bot.rules.renewals import due_key, raw_reason, refusal_for, renew_window
 from library_bot.rules.urgency import sort_loans
-from library_bot.services import services
+from library_bot.services import calendar, services
 from library_bot.telegram.handlers.borrower import (
     PAYLOAD_TITLE,
     Deadline,
@@ -135,6 +135,8 @@ async def remember(
         await store.record_refusal(chat_id, loan_id, due, raw_reason(outcome))
     elif not isinstance(outcome, LibraryError):
         await store.clear_refusal(chat_id, loan_id)
+        if isinstance(outcome.return_date, dt.date):
+            await calendar.renewed(store, chat_id, loan_id, outcome.return_date)
 
 
 async def edit_buttons(update: Update, labels: Mapping[str, str]) -> None:

@@ -18,4 +18,5 @@ MESSAGES: tuple[Message, ...] = (
     _("commands.language", "Choose the language"),
     _("commands.logout", "Log out of the library account"),
     _("commands.forget", "Delete everything the bot knows about you"),
+    _("commands.calendar", "Your due dates in your calendar"),
 )

@@ -30,6 +30,7 @@ MESSAGES: tuple[Message, ...] = (
         "/order &lt;material id&gt; [pick-up branch] – place a hold\n"
         "/renew – renew loans\n"
         "/reminders – due-date reminders\n"
+        "/calendar – your due dates in your calendar\n"
         "/language – choose the language\n"
         "/logout – log out\n"
         "/forget – delete everything I know about you",
