@@ -46,22 +46,6 @@ RSS_GROWTH_BOUND = 0.10
 USER_CALLS = "platform GET /v3/user"
 
 
-def _count_refusals(telegram: Any) -> list[int]:
-    """Count the stand-in's 429 answers (each costs a process a pause of a second or more)."""
-    check = telegram._check_rate
-    count = [0]
-
-    def counted() -> None:
-        try:
-            check()
-        except Exception:
-            count[0] += 1
-            raise
-
-    setattr(telegram, "_check_rate", counted)  # noqa: B010
-    return count
-
-
 async def measure(size: int, cluster: Any, rate: float = TELEGRAM_RATE_SHARE) -> dict[str, Any]:
     """One sweep day of `size` cards by two processes; their figures and the checks."""
     from bench.sweep import insert_accounts
@@ -75,7 +59,6 @@ async def measure(size: int, cluster: Any, rate: float = TELEGRAM_RATE_SHARE) ->
     async with LibrarySandbox() as sandbox, TelegramStandIn(rate_limit=TELEGRAM_RATE) as telegram:
         telegram.add_bot(BOT_TOKEN)
         sandbox.faults.latency = {"platform": LATENCY}
-        refused = _count_refusals(telegram)
         patrons = sandbox.add_patrons(size, due_every=DUE_EVERY)
         chats = [FIRST_CHAT + offset for offset in range(size)]
         tokens = []
@@ -129,7 +112,7 @@ async def measure(size: int, cluster: Any, rate: float = TELEGRAM_RATE_SHARE) ->
         "calls": calls,
         "messages": messages,
         "expected_messages": size // DUE_EVERY,
-        "refused": refused[0],
+        "refused": telegram.send_rate.refused,  # 429s: each a pause of a second or more
         "duplicates": sum(max(0, n - 1) for n in delivered)
         + max(0, sum(r["patrons"] for r in reports) - size),
         "patrons": [r["patrons"] for r in reports],

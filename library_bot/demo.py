@@ -82,6 +82,7 @@ TRY_THESE = (
         "reserved by another patron and marked so from then on",
     ),
     ("/loans as patron 1000000003", "a due date sent as dd/mm/yyyy is read and sorted"),
+    ("/calendar", "a private calendar feed of the due dates; open it, renew, open it again"),
     ("/logout, then /login", "a link to end the library login's session; a fresh login next"),
     ("a chat in English", "reminders and login pages in English, with no /language"),
     (f'"{LOSE_ACTION}", then an order', "placed once; the bot says it may have gone through"),

@@ -30,6 +30,7 @@ from telegram.error import Forbidden, RetryAfter, TelegramError
 
 from library_bot.library.deadline import Deadline
 from library_bot.library.errors import LibraryError, NotLoggedIn, TokenRejected
+from library_bot.rules import calendar
 from library_bot.rules.polling import next_check
 from library_bot.rules.reminders import candidates
 from library_bot.rules.renewals import refusal_for
@@ -138,7 +139,8 @@ class _Sweep:
         self.done: list[int] = []  # finished patrons not yet written back
         # Pick-up branch names as /holds shows them (the process's cache inside `run`).
         self.branches = branches
-        self.plans: dict[int, date] = {}  # their next check (bot/polling.py), written with them
+        self.plans: dict[int, date] = {}  # their next check (rules.polling), written with them
+        self.calendar: dict[int, list[calendar.Entry]] = {}  # for the feeds, written with them
 
     async def flush(self) -> None:
         """Mark the finished patrons swept, in one transaction rather than one each.
@@ -150,6 +152,20 @@ class _Sweep:
         if done:
             plans = {chat_id: self.plans.pop(chat_id) for chat_id in done if chat_id in self.plans}
             await self.store.finish_sweeps(done, self.today, plans)
+            await self._keep_calendars(done)
+
+    async def _keep_calendars(self, done: list[int]) -> None:
+        """The calendar entries of the finished patrons that have a feed (most have none)."""
+        seen = {chat_id: self.calendar.pop(chat_id) for chat_id in done if chat_id in self.calendar}
+        if not seen:
+            return
+        try:
+            feeds = await self.store.calendar.with_feeds(seen)
+            await self.store.calendar.remember(
+                {chat_id: calendar.dumps(seen[chat_id]) for chat_id in feeds}
+            )
+        except Exception:  # the feed keeps its last entries; reminders matter more
+            log.warning("reminders: could not keep %s calendar feeds", len(seen), exc_info=True)
 
     async def settle(self, chat_id: int, kind: str | None) -> None:
         """Count a failure; finish the patron unless a retry sweep should try again."""
@@ -186,6 +202,7 @@ class _Sweep:
         self.plans[account.chat_id] = next_check(
             status, seen=self.today, days=days, min_loan_days=self.settings.POLL_MIN_LOAN_DAYS
         )
+        self.calendar[account.chat_id] = calendar.entries(status)
         found = candidates(status, self.today, days)
         return _Due(account, lang, found) if found else None
 

@@ -39,6 +39,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlalchemy.sql.expression import Executable
 
+from library_bot.storage.calendar import FEED, CalendarFeeds
 from library_bot.storage.crypto import (
     TokenCipher,
     TokenDecryptError,
@@ -122,6 +123,7 @@ CALLBACK_REF = _table(CallbackRefRow)
 REMINDER_LOG = _table(ReminderLogRow)
 RENEWAL_REFUSAL = _table(RenewalRefusalRow)
 CHAT_TABLES = (
+    FEED,
     ACCOUNT,
     LOGIN_STATE,
     PENDING_LINK,
@@ -159,6 +161,8 @@ class ChatSettings:
     telegram_language: str | None = None  # Telegram's language_code, as last seen
     fresh_login: bool = False  # ask the access service for a fresh login next time
     account_ended: str | None = None  # "expired" | "logged_out" | "rejected"
+    # Whether the chat has a calendar feed to keep current (read by `Store.chat` only).
+    has_calendar: bool = False
 
     def thresholds(self, operator_days: Sequence[int]) -> tuple[int, ...]:
         """The reminder thresholds in force, largest first: the chat's own, else the operator's
@@ -239,6 +243,7 @@ def _settings(chat_id: int, row: Row[Any] | None) -> ChatSettings:
         telegram_language=row.telegram_language,
         fresh_login=bool(row.fresh_login),
         account_ended=row.account_ended,
+        has_calendar=bool(row._mapping.get("has_calendar", False)),
     )
 
 
@@ -339,6 +344,7 @@ class Store:
         self._cipher = cipher
         self._clock = clock or _utcnow
         self._postgres = database.dialect == "postgresql"
+        self.calendar = CalendarFeeds(database, cipher, self._clock)
 
     @classmethod
     async def open(
@@ -391,9 +397,17 @@ class Store:
     # --- chat settings -----------------------------------------------------------------------
 
     async def chat(self, chat_id: int) -> ChatSettings:
-        statement = select(CHAT).where(CHAT.c.chat_id == chat_id)
-        row = await self._run(lambda conn: conn.execute(statement).first())
-        return _settings(chat_id, row)
+        has_calendar = exists().where(FEED.c.chat_id == CHAT.c.chat_id).label("has_calendar")
+        statement = select(CHAT, has_calendar).where(CHAT.c.chat_id == chat_id)
+        feed_only = select(exists().where(FEED.c.chat_id == chat_id))
+
+        def work(conn: Connection) -> ChatSettings:
+            row = conn.execute(statement).first()
+            if row is None:  # no settings saved: defaults, and whether a feed exists all the same
+                return ChatSettings(chat_id, has_calendar=bool(conn.execute(feed_only).scalar()))
+            return _settings(chat_id, row)
+
+        return await self._run(work)
 
     async def _update_chat(self, chat_id: int, values: dict[str, Any]) -> ChatSettings:
         now = self._now()
@@ -683,7 +697,8 @@ class Store:
         return None if row is None else self._account(row)
 
     async def remove_account(self, chat_id: int) -> RemovedAccount | None:
-        """`/logout`: remove the account and the chat's pending link in one transaction.
+        """`/logout`: remove the account, the chat's pending link and its calendar feed (whose
+        entries would only go stale) in one transaction.
 
         The account's token is returned to be revoked, or None in it when it can no longer be
         decrypted (a key removed too early): the row goes all the same, and the caller says
@@ -698,6 +713,7 @@ class Store:
 
         def work(conn: Connection) -> tuple[Row[Any] | None, list[tuple[int, str]]]:
             row = conn.execute(account).first()
+            conn.execute(delete(FEED).where(FEED.c.chat_id == chat_id))
             return row, _dropped_tokens(conn, links)
 
         row, dropped = await self._run(work)
@@ -1104,6 +1120,7 @@ class Store:
         rotated = 0
         for table, key_column in ((ACCOUNT, "chat_id"), (PENDING_LINK, "code_hash")):
             rotated += await self._rotate_table(table, key_column)
+        await self.calendar.rotate()
         return rotated
 
     async def _rotate_table(self, table: Table, key_column: str) -> int:

@@ -144,4 +144,19 @@ class RenewalRefusalRow(SQLModel, table=True):
     refused_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
 
 
+class CalendarFeedRow(SQLModel, table=True):
+    """A chat's calendar subscription: the hash of its secret address, and the entries of the
+    last status seen (encrypted like tokens: reading habits are personal)."""
+
+    __tablename__ = "calendar_feed"
+
+    chat_id: int = Field(
+        primary_key=True, sa_type=BigInteger, sa_column_kwargs={"autoincrement": False}
+    )
+    secret_hash: str = Field(max_length=64, unique=True)
+    entries: str | None = Field(default=None, sa_type=Text)
+    seen_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    created_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
+
+
 metadata = SQLModel.metadata

@@ -18,6 +18,7 @@ from library_bot.telegram.guard import private_chat_guard
 from library_bot.telegram.handlers import (
     COMMANDS,
     borrower,
+    calendar,
     connect,
     fallback,
     language,
@@ -79,7 +80,18 @@ def area_handlers() -> list[BaseHandler[Any, Any, Any]]:
     The fallback is in the same group, added last: PTB runs one handler per group, so a later
     group would also answer commands an area already handled.
     """
-    areas = (start, connect, borrower, order, search, renew, reminders, language, fallback)
+    areas = (
+        start,
+        connect,
+        borrower,
+        order,
+        search,
+        renew,
+        reminders,
+        calendar,
+        language,
+        fallback,
+    )
     return [handler for area in areas for handler in area.handlers()]
 
 

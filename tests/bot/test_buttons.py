@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 
 from library_bot.library.models import Loan
-from library_bot.rules.isil import agencies_of, normalise_branch
 from library_bot.storage.store import new_callback_id
 from library_bot.telegram.buttons import (
     AbortOrder,
@@ -119,16 +118,3 @@ def test_renew_buttons_of_a_digest() -> None:
     # Too many to name each: only "renew all".
     [(_, only)] = renew_buttons(LOANS, "da", every=LOANS, digest=True)
     assert only == RenewAll(tuple(loan.loan_id for loan in LOANS))
-
-
-def test_isil() -> None:
-    assert normalise_branch(" dk-761500 ") == "DK-761500"
-    assert normalise_branch("761500") == "DK-761500"
-    assert normalise_branch("DK-7615") is None and normalise_branch(None) is None
-    assert agencies_of(["DK-710104", "junk", "710100"]) == ["DK-710100", "DK-710104"]
-
-
-def test_shorten() -> None:
-    assert shorten("  a \n b  ", 10) == "a b"
-    assert shorten("abcdefghij", 5) == "abcd…"
-    assert shorten("abc defghij", 5) == "abc…"

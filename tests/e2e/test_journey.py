@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from icalendar import Calendar
 from playwright.async_api import Browser, Page, expect
 
 from library_bot.demo import EXPIRE_ACTION, SWEEP_ACTION, Demo
@@ -181,4 +182,20 @@ async def test_english_journey_and_a_denied_login(demo: Demo, browser: Browser) 
     holds = await chat.send("/holds")
     await expect(holds).to_contain_text("Ready for pick-up")
     await chat.screenshot("06-english")
+
+    # The calendar address, fetched as a calendar application would, and read by icalendar.
+    made = await chat.send("/calendar")
+    await expect(made).to_contain_text("Your library calendar")
+    url = re.search(r"http\S+/calendar/\S+\.ics", await made.inner_text())
+    assert url is not None
+    feed = await page.request.get(url.group(0))
+    assert feed.status == 200 and feed.headers["content-type"].startswith("text/calendar")
+    events = Calendar.from_ical(await feed.body()).walk("VEVENT")
+    summaries = sorted(str(event["summary"]) for event in events)
+    assert summaries[0].startswith("📚 Due: Lykke-Per")
+    assert summaries[1].startswith("📦 Last day to pick up: ")
+    await chat.screenshot("07-calendar")
+    closed = await chat.send("/calendar off")
+    await expect(closed).to_contain_text("The calendar address is closed")
+    assert (await page.request.get(url.group(0))).status == 404
     await context.close()

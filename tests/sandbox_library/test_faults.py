@@ -6,6 +6,8 @@ import time
 
 import httpx
 import pytest
+from aiohttp import web
+from aiohttp.typedefs import Handler
 
 from library_bot.sandbox.library import Faults, LibrarySandbox
 from tests.sandbox_library.helpers import get_code
@@ -247,3 +249,23 @@ async def test_lose_next_loses_one_answer_only(library_sandbox, client):
         await order_1984(client, library_sandbox, token)
     assert len(library_sandbox.patron_data("1000000002").orders) == 2
     assert (await order_1984(client, library_sandbox, token)).status_code == 200
+
+
+async def test_middlewares_see_every_service_and_a_faulted_answer(client):
+    seen: list[tuple[str, int]] = []
+
+    @web.middleware
+    async def watch(request: web.Request, handler: Handler) -> web.StreamResponse:
+        response = await handler(request)
+        seen.append((request.path, response.status))
+        return response
+
+    sandbox = LibrarySandbox()
+    sandbox.middlewares.append(watch)
+    async with sandbox:
+        token = sandbox.issue_token("1000000001")
+        sandbox.faults.fail_next["/v3/user"] = [502]
+        assert (await user(client, sandbox, token)).status_code == 502
+        await get_code(client, sandbox)
+    assert seen[0] == ("/v3/user", 502)
+    assert ("/oauth/authorize", 302) in seen

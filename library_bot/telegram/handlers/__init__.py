@@ -16,6 +16,7 @@ COMMANDS = (
     "search",
     "renew",
     "reminders",
+    "calendar",
     "language",
     "logout",
     "forget",

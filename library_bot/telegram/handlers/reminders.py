@@ -61,7 +61,9 @@ async def _status(update: Update, context: Context, lang: str, lead: str | None 
         # Reminders need a library account to read the loans from: say so before the settings.
         lines.append(t(lang, "reminders.status.no_account"))
     if chat.reminders_enabled:
-        described = t(lang, "reminders.status.days", days=join_days(days, lang))
+        # One day reads "1 day"; a list of them takes the plural.
+        count = days[0] if len(days) == 1 else len(days)
+        described = t(lang, "reminders.status.days", days=join_days(days, lang), count=count)
         if chat.reminder_days is None:
             described = Raw(f"{described} {t(lang, 'reminders.status.default')}")
         lines.append(t(lang, "reminders.status.on", days=described))

@@ -28,7 +28,7 @@ from library_bot.library.deadline import Deadline
 from library_bot.library.errors import LibraryError, Refused, ServiceUnavailable, TokenRejected
 from library_bot.rules.renewals import due_key, raw_reason, refusal_for, renew_window
 from library_bot.rules.urgency import sort_loans
-from library_bot.services import services
+from library_bot.services import calendar, services
 from library_bot.telegram.buttons import RenewAll, RenewLoan, decode
 from library_bot.telegram.handlers.common import loans_status
 from library_bot.telegram.ui import (
@@ -107,6 +107,8 @@ async def remember(
         await store.record_refusal(chat_id, loan_id, due, raw_reason(outcome))
     elif not isinstance(outcome, LibraryError):
         await store.clear_refusal(chat_id, loan_id)
+        if isinstance(outcome.return_date, dt.date):
+            await calendar.renewed(store, chat_id, loan_id, outcome.return_date)
 
 
 async def edit_buttons(update: Update, labels: Mapping[str, str]) -> None:
@@ -293,8 +295,9 @@ async def renew_all_callback(update: Update, context: Context) -> None:
         names = ", ".join(shorten(_title(loan, lang), 40) for loan in later[:LEFT_ALONE_TITLES])
         if len(later) > LEFT_ALONE_TITLES:
             names += ", …"
+        within = t(lang, "borrower.renew.days", days=window)
         lines.append(
-            t(lang, "borrower.renew.left_alone", count=len(later), days=window, titles=names)
+            t(lang, "borrower.renew.left_alone", count=len(later), days=within, titles=names)
         )
     if not todo and not notes:
         lines = [t(lang, "borrower.renew.nothing_due", days=window)]
