@@ -31,8 +31,9 @@ from library_bot.storage.migrate import alembic_config, database_revision, head_
 from library_bot.storage.store import Store
 from tests.fixtures.bot import BotHarness
 from tests.fixtures.database import PostgresCluster, key_text
+from tests.fixtures.patrons import JONAS, KAREN, OLE
 from tests.fixtures.telegram import TEST_BOT_TOKEN
-from tests.production.conftest import JONAS, KAREN, OLE, connect_directly, make_settings
+from tests.production.conftest import connect_directly, make_settings
 
 pytestmark = pytest.mark.postgres
 

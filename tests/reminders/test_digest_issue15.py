@@ -8,7 +8,8 @@ from typing import Any
 
 from library_bot.rules.urgency import hold_is_ready, sort_holds
 from library_bot.telegram.handlers.borrower import BranchNames, Deadline
-from tests.reminders.conftest import JONAS, KAREN, Rig
+from tests.fixtures.patrons import JONAS, KAREN
+from tests.reminders.conftest import Rig
 
 CHAT = 801
 

@@ -18,8 +18,9 @@ from library_bot.sandbox.library import LibrarySandbox
 from library_bot.sandbox.telegram import TelegramStandIn
 from library_bot.storage.store import Store
 from library_bot.telegram.botapi import TolerantBot, build_bot, telegram_request
+from tests.fixtures.patrons import KAREN
 from tests.fixtures.telegram import TEST_BOT_TOKEN
-from tests.reminders.conftest import KAREN, Rig
+from tests.reminders.conftest import Rig
 
 LEASE = timedelta(minutes=5)
 

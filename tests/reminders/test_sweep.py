@@ -11,8 +11,9 @@ from telegram import Bot
 
 from library_bot.library.models import Loan
 from library_bot.rules.reminders import loan_key
+from tests.fixtures.patrons import JONAS, KAREN, OLE
 from tests.fixtures.telegram import TEST_BOT_TOKEN
-from tests.reminders.conftest import JONAS, KAREN, OLE, Rig
+from tests.reminders.conftest import Rig
 
 KAREN_CHAT = 501
 JONAS_CHAT = 502
