@@ -45,10 +45,9 @@ async def insert_accounts(
     """Connected accounts straight into the table: 10,000 logins would bench the login."""
     from library_bot.storage.crypto import TokenCipher
     from library_bot.storage.store import Store
-    from library_bot.storage.tables import AccountRow
+    from library_bot.storage.tables import ACCOUNT
 
     cipher = TokenCipher(keys)
-    table: Any = AccountRow.__table__  # type: ignore[attr-defined]
     now = datetime.now(UTC)
     rows: list[dict[str, Any]] = [
         {
@@ -69,7 +68,7 @@ async def insert_accounts(
     store = await Store.open(database_url, keys)
     try:
         # One executemany in one transaction; the store API has no bulk insert to offer.
-        await store.database.run(lambda conn: conn.execute(table.insert(), rows))
+        await store.database.run(lambda conn: conn.execute(ACCOUNT.insert(), rows))
     finally:
         await store.close()
 
