@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import base64
 import cProfile
 import json
 import os
@@ -75,6 +74,7 @@ async def insert_accounts(
 
 async def measure(size: int) -> dict[str, Any]:
     """Serve the sandbox and the stand-in here, sweep `size` patrons in a child process."""
+    from library_bot.config.settings import encode_key
     from library_bot.sandbox.library import LibrarySandbox
     from library_bot.sandbox.telegram import TelegramStandIn
     from library_bot.storage.migrate import upgrade
@@ -99,7 +99,7 @@ async def measure(size: int) -> dict[str, Any]:
                 "TELEGRAM_BOT_TOKEN": BOT_TOKEN,
                 "TELEGRAM_API_URL": telegram.url,
                 "DATABASE_URL": database_url,
-                "TOKEN_KEYS": base64.urlsafe_b64encode(keys[0]).decode().rstrip("="),
+                "TOKEN_KEYS": encode_key(keys[0]),
                 "LOG_LEVEL": "INFO",  # as `run` logs by default
                 # The child runs in the temporary directory; `bench` is not an installed package.
                 "PYTHONPATH": os.pathsep.join(

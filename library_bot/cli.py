@@ -4,18 +4,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import base64
-import secrets
 import sys
 from collections.abc import Callable, Sequence
 
-from library_bot.config.settings import KEY_BYTES, Settings, SettingsError, load_settings
+from library_bot.config.settings import Settings, SettingsError, load_settings, new_key
 
 EXIT_CONFIG = 2
 
 
 def _generate_key(_: argparse.Namespace) -> int:
-    print(base64.urlsafe_b64encode(secrets.token_bytes(KEY_BYTES)).decode().rstrip("="))
+    print(new_key())
     return 0
 
 

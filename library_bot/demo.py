@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import base64
 import contextlib
 import logging
 import os
@@ -22,11 +21,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from library_bot.config.settings import (
-    KEY_BYTES,
     Settings,
     SettingsError,
     decode_key,
     load_settings,
+    new_key,
 )
 from library_bot.runtime.runner import BotInfo, run_bot
 from library_bot.runtime.signals import stop_on_signals
@@ -106,7 +105,7 @@ def demo_key(data_dir: Path) -> str:
         except ValueError as exc:
             raise SettingsError(f"{path}: {exc}; delete the demo directory to start over") from None
         return text
-    text = base64.urlsafe_b64encode(secrets.token_bytes(KEY_BYTES)).decode().rstrip("=")
+    text = new_key()
     descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(descriptor, "w", encoding="ascii") as handle:
         handle.write(text + "\n")
