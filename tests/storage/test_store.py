@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from datetime import UTC, date, datetime, timedelta
@@ -10,6 +11,7 @@ from typing import Any
 import pytest
 
 from library_bot.storage.crypto import CODE_ALPHABET
+from library_bot.storage.database import Repository
 from library_bot.storage.store import ChatSettings, Store
 from tests.storage.conftest import START, FakeClock, reminder_states, rows
 
@@ -242,3 +244,13 @@ async def test_times_come_back_aware_utc(store: Store) -> None:
         account.token_expires_at is not None
         and account.token_expires_at.utcoffset() == timedelta(0)
     )
+
+
+async def test_the_facade_is_its_repositories_under_their_own_names(store: Store) -> None:
+    """`store.x` is `store.<repository>.x`: one name per operation, wherever it is called."""
+    repositories = [value for value in vars(store).values() if isinstance(value, Repository)]
+    delegated = {name: value for name, value in vars(store).items() if inspect.ismethod(value)}
+    assert len(repositories) == 8 and len(delegated) > 30
+    for name, method in delegated.items():
+        assert method.__name__ == name and method.__self__ in repositories, name
+        assert not hasattr(Store, name), f"{name} is both the façade's and a repository's"
