@@ -26,8 +26,8 @@ from sqlalchemy.sql.expression import Executable
 from library_bot.storage.engine import create_engine, normalize_url, sqlite_pragmas
 
 T = TypeVar("T")
-# The most values one `IN (...)` binds: SQLite allows 32,766 parameters, PostgreSQL 65,535,
-# and long lists plan badly; batches larger than this go in several statements.
+# The most values one `IN (...)` binds: each is a parameter, and every driver caps how many a
+# statement may have; larger batches go in several statements.
 IN_CHUNK = 500
 
 
@@ -86,7 +86,6 @@ class Repository:
     the plain methods build statements that `Store` runs together with other tables' in one."""
 
     def __init__(self, database: Database, now: Callable[[], datetime]) -> None:
-        self._database = database
         self._run = database.run
         self._insert = database.insert
         self._now = now

@@ -4,7 +4,6 @@ to the chat that asked. The code is stored only as its SHA-256, the token only s
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
@@ -37,30 +36,24 @@ class Identity(Protocol):
     def municipality(self) -> str | None: ...
 
 
-@dataclass(frozen=True)
-class PatronIdentity:
-    unique_id: str | None = None
-    municipality: str | None = None
-
-
 def _short_text(value: object, limit: int) -> str | None:
     return value if isinstance(value, str) and 0 < len(value) <= limit else None
 
 
-def patron_identity(identity: Identity | Mapping[str, Any] | None) -> PatronIdentity:
-    """`uniqueId` and `municipality` only: nothing else from userinfo is ever stored.
+def patron_identity(
+    identity: Identity | Mapping[str, Any] | None,
+) -> tuple[str | None, str | None]:
+    """(`uniqueId`, `municipality`) only: nothing else from userinfo is ever stored.
 
     A mapping (userinfo's wire names) is accepted and reduced to the two at once.
     """
     if identity is None:
-        return PatronIdentity()
+        return None, None
     if isinstance(identity, Mapping):
         unique_id, municipality = identity.get("uniqueId"), identity.get("municipality")
     else:
         unique_id, municipality = identity.unique_id, identity.municipality
-    return PatronIdentity(
-        _short_text(unique_id, UNIQUE_ID_MAX), _short_text(municipality, MUNICIPALITY_MAX)
-    )
+    return _short_text(unique_id, UNIQUE_ID_MAX), _short_text(municipality, MUNICIPALITY_MAX)
 
 
 def dropped_tokens(conn: Connection, delete_returning: Executable) -> Dropped:
@@ -86,7 +79,7 @@ class PendingLinks(Repository):
         """A new code for the chat, replacing its older ones; the code and the tokens dropped."""
         sealed = self._cipher.encrypt(token, chat_id)
         expires_at = self._now() + ttl
-        patron = patron_identity(identity)
+        unique_id, municipality = patron_identity(identity)
         replaced = self.of_chat(chat_id)
         for attempt in range(CODE_ATTEMPTS):
             code = new_code()
@@ -95,8 +88,8 @@ class PendingLinks(Repository):
                 chat_id=chat_id,
                 token=sealed,
                 token_expires_at=token_expires_at,
-                unique_id=patron.unique_id,
-                municipality=patron.municipality,
+                unique_id=unique_id,
+                municipality=municipality,
                 expires_at=expires_at,
             )
 
