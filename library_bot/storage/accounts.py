@@ -1,5 +1,5 @@
 """Connected accounts (table `account`): a chat's sealed token and the two things kept from
-userinfo. Tokens are opened here and nowhere else (`Accounts.open`)."""
+userinfo. A token leaves the store only as `Account.token`, opened by `Accounts.open`."""
 
 from __future__ import annotations
 

@@ -65,7 +65,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 Revoker = Callable[[str], Awaitable[bool]]
-# The tables that hold nothing but rows of one chat, besides those holding its tokens.
+# What `forget_chat` deletes besides the two tables holding tokens (which it revokes first).
 CHAT_ONLY_TABLES = (LOGIN_STATE, CALLBACK_REF, REMINDER_LOG, RENEWAL_REFUSAL, CHAT)
 
 
