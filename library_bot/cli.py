@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import base64
-import secrets
 import sys
 from collections.abc import Callable, Sequence
 
@@ -18,11 +16,11 @@ from sqlalchemy.exc import SQLAlchemyError
 from library_bot import demo
 from library_bot.config.logs import setup_logging
 from library_bot.config.settings import (
-    KEY_BYTES,
     LIBRARY_VARIABLES,
     Settings,
     SettingsError,
     load_settings,
+    new_key,
 )
 from library_bot.runtime import maintenance
 from library_bot.runtime.runner import run_bot
@@ -122,7 +120,7 @@ def _rotate_keys(_: argparse.Namespace) -> int:
 
 
 def _generate_key(_: argparse.Namespace) -> int:
-    print(base64.urlsafe_b64encode(secrets.token_bytes(KEY_BYTES)).decode().rstrip("="))
+    print(new_key())
     return 0
 
 

@@ -339,8 +339,8 @@ async def test_every_revision_upgrades_with_data(
             "DK-710104",
         )
         assert (await store.chat(2)).reminders_enabled is False
-        assert await store.reminder_states(1, ["loan:L1:2026-01-13:3"]) == {
-            "loan:L1:2026-01-13:3": "sent"
+        assert await store.begin_reminders_many({1: ["loan:L1:2026-01-13:3"]}) == {
+            1: {"loan:L1:2026-01-13:3": "sent"}
         }
         ref = await store.callback("cb1", 1)
         assert ref is not None and ref.payload["loan_id"] == "L1"
