@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import base64
 import json
 import os
 import secrets
@@ -49,6 +48,7 @@ USER_CALLS = "platform GET /v3/user"
 async def measure(size: int, cluster: Any, rate: float = TELEGRAM_RATE_SHARE) -> dict[str, Any]:
     """One sweep day of `size` cards by two processes; their figures and the checks."""
     from bench.sweep import insert_accounts
+    from library_bot.config.settings import encode_key
     from library_bot.sandbox.library import LibrarySandbox
     from library_bot.sandbox.telegram import TelegramStandIn
     from library_bot.storage.migrate import upgrade
@@ -73,7 +73,7 @@ async def measure(size: int, cluster: Any, rate: float = TELEGRAM_RATE_SHARE) ->
             "TELEGRAM_BOT_TOKEN": BOT_TOKEN,
             "TELEGRAM_API_URL": telegram.url,
             "DATABASE_URL": url,
-            "TOKEN_KEYS": base64.urlsafe_b64encode(keys[0]).decode().rstrip("="),
+            "TOKEN_KEYS": encode_key(keys[0]),
             "SWEEP_CONCURRENCY": str(CONCURRENCY),
             "TELEGRAM_SEND_RATE": str(rate),
             "LOG_LEVEL": "WARNING",

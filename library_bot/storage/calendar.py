@@ -15,16 +15,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Table, delete, insert, select, update
+from sqlalchemy import Delete, delete, insert, select, update
 from sqlalchemy.engine import Connection
 
 from library_bot.storage.crypto import TokenCipher, TokenDecryptError
-from library_bot.storage.database import Database
-from library_bot.storage.tables import CalendarFeedRow
+from library_bot.storage.database import Database, Repository
+from library_bot.storage.tables import CALENDAR_FEED as FEED
 
 log = logging.getLogger(__name__)
-
-FEED: Table = CalendarFeedRow.__table__  # type: ignore[attr-defined]
 
 
 def secret_hash(secret: str) -> str:
@@ -40,16 +38,22 @@ class Feed:
     seen_at: datetime | None
 
 
-class CalendarFeeds:
-    def __init__(self, database: Database, cipher: TokenCipher, clock: Callable[[], datetime]):
-        self._run = database.run
+class CalendarFeeds(Repository):
+    def __init__(
+        self, database: Database, now: Callable[[], datetime], cipher: TokenCipher
+    ) -> None:
+        super().__init__(database, now)
         self._cipher = cipher
-        self._clock = clock
+
+    @staticmethod
+    def of_chat(chat_id: int) -> Delete:
+        """Closing the chat's feed, for `Store` to run with other tables' statements."""
+        return delete(FEED).where(FEED.c.chat_id == chat_id)
 
     async def create(self, chat_id: int, entries: str | None) -> str:
         """A new secret address for the chat (an older one stops working); the raw secret."""
         secret = secrets.token_urlsafe(24)
-        now = self._clock()
+        now = self._now()
         row: dict[str, Any] = {
             "chat_id": chat_id,
             "secret_hash": secret_hash(secret),
@@ -114,7 +118,7 @@ class CalendarFeeds:
         """The entries just seen, for chats that have a feed (others are left alone)."""
         if not entries:
             return
-        now = self._clock()
+        now = self._now()
         statements = [
             update(FEED)
             .where(FEED.c.chat_id == chat_id)

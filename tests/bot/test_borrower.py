@@ -10,11 +10,7 @@ from typing import Any
 
 from library_bot.texts.catalog import borrower as catalogue
 from tests.fixtures.bot import BotFactory, BotHarness
-
-KAREN = "1000000001"  # varied loans, four kinds of holds, debt
-OLE = "1000000002"  # nothing on loan, no holds, debt of 0
-METTE = "1000000003"  # 65 loans
-JONAS = "1000000004"  # one loan, one hold ready for pick-up
+from tests.fixtures.patrons import JONAS, KAREN, METTE, OLE
 
 Messages = list[Any]
 

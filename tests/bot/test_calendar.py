@@ -10,8 +10,9 @@ import pytest
 from icalendar import Calendar
 
 from library_bot.library.models import parse_library_date
-from tests.bot.test_borrower import JONAS, KAREN, buttons, command
+from tests.bot.test_borrower import buttons, command
 from tests.fixtures.bot import BotHarness
+from tests.fixtures.patrons import JONAS, KAREN
 
 URL = re.compile(r"(http://\S+/calendar/[A-Za-z0-9_-]{32}\.ics)")
 USER_CALLS = "platform GET /v3/user"

@@ -18,9 +18,9 @@ from sqlalchemy.engine import Engine
 from library_bot.storage.store import LIVE_LOGIN_STATES
 from library_bot.telegram.handlers import COMMANDS
 from tests.fixtures.bot import DEEP_LINK, BotHarness
+from tests.fixtures.patrons import KAREN
 from tests.fixtures.telegram import TEST_BOT_TOKEN, TEST_BOT_USERNAME
 
-KAREN = "1000000001"
 ALICE, BOB = 7101, 7102  # members of the group; ALICE is Karen, connected in her private chat
 GROUP = -1001234567890
 QUIET = 0.4

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from tests.bot.test_borrower import KAREN, buttons, command
+from tests.bot.test_borrower import buttons, command
 from tests.fixtures.bot import BotHarness
+from tests.fixtures.patrons import KAREN
 
 
 async def test_search_works_before_login(bot: BotHarness) -> None:

@@ -11,12 +11,9 @@ from playwright.async_api import Browser, Page, expect
 
 from library_bot.demo import EXPIRE_ACTION, SWEEP_ACTION, Demo
 from tests.e2e.conftest import ChatPage, new_context, screenshot
+from tests.fixtures.patrons import BABETTE, JONAS, KAREN, PIN
 
 pytestmark = pytest.mark.browser
-
-KAREN = ("1000000001", "1234")
-JONAS = ("1000000004", "1234")
-BABETTE = "870970-basis:23645564"  # "Babettes gæstebud": in the catalogue, not on loan
 
 
 async def log_in_at_library(page: Page, user_id: str, pin: str) -> None:
@@ -46,10 +43,10 @@ async def test_danish_journey(demo: Demo, browser: Browser) -> None:
     before = await chat.count()
     await login_button.click()
     await expect(page).to_have_url(re.compile(r"/oauth/authorize\?"))
-    await expect(page.locator(".hint")).to_contain_text("1000000001")
+    await expect(page.locator(".hint")).to_contain_text(KAREN)
     await screenshot(page, "02-library-login")
     async with page.expect_response(re.compile(r"/oauth/callback\?")) as callback:
-        await log_in_at_library(page, *KAREN)
+        await log_in_at_library(page, KAREN, PIN)
     success = await callback.value
     assert success.status == 200
     await expect(page.locator("h1")).to_have_text("Næsten færdig")
@@ -170,7 +167,7 @@ async def test_english_journey_and_a_denied_login(demo: Demo, browser: Browser) 
     await expect(not_yet).to_contain_text("You are not logged in yet")
     before = await chat.count()
     await not_yet.locator(".kb button.url", has_text="Log in with your library").click()
-    await log_in_at_library(page, *JONAS)
+    await log_in_at_library(page, JONAS, PIN)
     await expect(page.locator("h1")).to_have_text("Almost done")
     await page.get_by_role("link", name="Back to Telegram").click()
     connected = await chat.wait_for_reply(before)

@@ -6,7 +6,8 @@ import datetime as dt
 
 from library_bot.library.models import parse_library_date
 from library_bot.rules import calendar
-from tests.reminders.conftest import KAREN, OLE, Rig
+from tests.fixtures.patrons import KAREN, OLE
+from tests.reminders.conftest import Rig
 
 
 async def test_the_sweep_writes_the_entries_of_chats_with_a_feed(rig: Rig) -> None:
