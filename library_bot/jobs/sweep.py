@@ -31,10 +31,19 @@ from telegram.error import Forbidden, RetryAfter, TelegramError
 from library_bot.library.deadline import Deadline
 from library_bot.library.errors import LibraryError, NotLoggedIn, TokenRejected
 from library_bot.rules import calendar
+from library_bot.rules.notices import (
+    fee_id,
+    new_fees,
+    queue_moves,
+    queue_positions,
+    refused_key,
+)
 from library_bot.rules.polling import next_check
 from library_bot.rules.reminders import candidates
 from library_bot.rules.renewals import refusal_for
+from library_bot.rules.urgency import sort_loans
 from library_bot.services.branches import BranchNames
+from library_bot.storage.notices import Seen
 from library_bot.telegram.ratelimit import SEND_ATTEMPTS
 from library_bot.telegram.ui import (
     login_prompt,
@@ -45,13 +54,19 @@ from library_bot.telegram.ui import (
     stored_rows,
 )
 from library_bot.texts import pick_language, t
-from library_bot.texts.formatting import split_messages
-from library_bot.texts.render import reason_text, render_hold, render_loan
+from library_bot.texts.formatting import is_zero_amount, shorten, split_messages
+from library_bot.texts.render import (
+    TITLE_LIMIT,
+    reason_text,
+    render_debt,
+    render_hold,
+    render_loan,
+)
 
 if TYPE_CHECKING:
     from library_bot.config.settings import Settings
     from library_bot.library.client import LibraryClient
-    from library_bot.library.models import Hold, Loan
+    from library_bot.library.models import BorrowerStatus, Hold, Loan
     from library_bot.storage.store import Account, ChatSettings, Refusal, Store
 
 log = logging.getLogger(__name__)
@@ -106,7 +121,7 @@ class _Due:
     found: list[tuple[str, Any]]
     items: list[_Item] = field(default_factory=list)
     markup: InlineKeyboardMarkup | None = None
-    refusals: dict[str, Refusal] = field(default_factory=dict)
+    refusals: dict[str, Refusal] | None = None  # read by the fetch when a notice needed them
 
 
 class _Sweep:
@@ -141,6 +156,7 @@ class _Sweep:
         self.branches = branches
         self.plans: dict[int, date] = {}  # their next check (rules.polling), written with them
         self.calendar: dict[int, list[calendar.Entry]] = {}  # for the feeds, written with them
+        self.seen: dict[int, Seen] = {}  # what the notices saw (storage.notices), written with them
 
     async def flush(self) -> None:
         """Mark the finished patrons swept, in one transaction rather than one each.
@@ -153,6 +169,9 @@ class _Sweep:
             plans = {chat_id: self.plans.pop(chat_id) for chat_id in done if chat_id in self.plans}
             await self.store.finish_sweeps(done, self.today, plans)
             await self._keep_calendars(done)
+            seen = {chat_id: self.seen.pop(chat_id) for chat_id in done if chat_id in self.seen}
+            if seen:
+                await self.store.notices.keep(seen)
 
     async def _keep_calendars(self, done: list[int]) -> None:
         """The calendar entries of the finished patrons that have a feed (most have none)."""
@@ -200,11 +219,71 @@ class _Sweep:
             return await self._reconnect(account.chat_id, lang)
         days = chat.thresholds(self.settings.REMINDER_DAYS)
         self.plans[account.chat_id] = next_check(
-            status, seen=self.today, days=days, min_loan_days=self.settings.POLL_MIN_LOAN_DAYS
+            status,
+            seen=self.today,
+            days=chat.plan_days(self.settings.REMINDER_DAYS),
+            min_loan_days=self.settings.POLL_MIN_LOAN_DAYS,
         )
         self.calendar[account.chat_id] = calendar.entries(status)
         found = candidates(status, self.today, days)
-        return _Due(account, lang, found) if found else None
+        refusals: dict[str, Refusal] | None = None
+        if "refused" in chat.notices and any(refused_key(x, self.today) for x in status.loans):
+            refusals = await self.store.refusals(account.chat_id)
+            found = self._refused(status, found, refusals)
+        found += await self._notices(account.chat_id, chat, status)
+        return _Due(account, lang, found, refusals=refusals) if found else None
+
+    def _refused(
+        self, status: BorrowerStatus, found: list[tuple[str, Any]], refusals: dict[str, Refusal]
+    ) -> list[tuple[str, Any]]:
+        """A loan the library refused to renew is reminded daily from its due day on: its key
+        of the day takes the place of its usual one."""
+        daily: dict[str, tuple[str, Loan]] = {}
+        for loan in sort_loans(status.loans):
+            key = refused_key(loan, self.today)
+            if key is not None and refusal_for(loan, refusals) is not None:
+                daily[loan.loan_id] = (key, loan)
+        if not daily:
+            return found
+        kept = [
+            daily.pop(thing.loan_id)
+            if key.startswith("loan:") and thing.loan_id in daily
+            else (key, thing)
+            for key, thing in found
+        ]
+        return kept + list(daily.values())
+
+    async def _notices(
+        self, chat_id: int, chat: ChatSettings, status: BorrowerStatus
+    ) -> list[tuple[str, Any]]:
+        """Queue moves and new fees; what was seen is kept when the patron is finished. The
+        chat's entries are read only when a notice has something to compare."""
+        found: list[tuple[str, Any]] = []
+        positions = queue_positions(status.orders) if "queue" in chat.notices else {}
+        fees = {fee_id(debt) for debt in status.debt} if "fees" in chat.notices else set()
+        compare_fees = bool(fees) and chat.fees_known
+        if not positions and not compare_fees:
+            if "fees" in chat.notices and not chat.fees_known:
+                self.seen[chat_id] = Seen(fees=fees, fees_known=True)  # recorded, not told
+            return found
+        entries = await self.store.notices.seen(chat_id)
+        seen = Seen()
+        if positions:
+            last = {
+                item.removeprefix("queue:"): int(value)
+                for item, value in entries.items()
+                if item.startswith("queue:") and value is not None and value.isdigit()
+            }
+            found += queue_moves(status.orders, last)
+            seen.queue = positions
+        if "fees" in chat.notices:
+            if chat.fees_known:
+                known = [item.removeprefix("fee:") for item in entries if item.startswith("fee:")]
+                owed = [debt for debt in status.debt if not is_zero_amount(debt.amount)]
+                found += new_fees(owed, known)
+            seen.fees, seen.fees_known = fees, not chat.fees_known
+        self.seen[chat_id] = seen
+        return found
 
     def _failure(self, chat_id: int, exc: Exception) -> str:
         if isinstance(exc, LibraryError):
@@ -255,9 +334,14 @@ class _Sweep:
             due.found = [(key, thing) for key, thing in due.found if before.get(key) != "sent"]
             if due.found:
                 ready.append(due)
-        if any(key.startswith("loan:") for due in ready for key, _ in due.found):
-            refusals = await self.store.refusals_many([due.account.chat_id for due in ready])
-            for due in ready:
+        unread = [
+            due
+            for due in ready
+            if due.refusals is None and any(key.startswith("loan:") for key, _ in due.found)
+        ]
+        if unread:
+            refusals = await self.store.refusals_many([due.account.chat_id for due in unread])
+            for due in unread:
                 due.refusals = refusals.get(due.account.chat_id, {})
         await asyncio.gather(*(self._render(due) for due in ready))
         # One per loan while few, and "renew all" (`ui.renew_buttons`, as /renew has them).
@@ -288,13 +372,31 @@ class _Sweep:
                 entry = render_hold(thing, self.today, due.lang, branch_names)
                 due.items.append(_Item(key, "ready", entry))
                 continue
-            refusal = refusal_for(thing, due.refusals)
+            if key.startswith("queue:"):
+                entry = t(
+                    due.lang,
+                    "notices.queue",
+                    title=shorten(thing.title, TITLE_LIMIT),
+                    position=key.rsplit(":", 1)[1],
+                )
+                due.items.append(_Item(key, "queue", entry))
+                continue
+            if key.startswith("fee:"):
+                [entry] = render_debt([thing], self.today, due.lang)
+                due.items.append(_Item(key, "fees", entry))
+                continue
+            refusal = refusal_for(thing, due.refusals or {})
             reason = reason_text(refusal.reason, due.lang) if refusal is not None else None
             entry = render_loan(thing, self.today, due.lang, reason)
             if ":unreadable:" in key:
                 due.items.append(_Item(key, "unreadable", entry))
                 continue
-            section = "overdue" if key.endswith(":overdue") else "due"
+            if ":refused:" in key:
+                entry = f"⛔ {entry}"
+                overdue = isinstance(thing.due_date, date) and thing.due_date < self.today
+                section = "overdue" if overdue else "due"
+            else:
+                section = "overdue" if key.endswith(":overdue") else "due"
             # A loan the library refused to renew gets no button.
             due.items.append(_Item(key, section, entry, None if refusal else thing))
 
@@ -311,7 +413,7 @@ class _Sweep:
     ) -> str | None:
         entries: list[str] = []
         owners: list[list[str]] = []  # keys per entry, to mark each part as it is delivered
-        for section in ("overdue", "due", "unreadable", "ready"):
+        for section in ("overdue", "due", "unreadable", "ready", "queue", "fees"):
             chosen = [item for item in items if item.section == section]
             if not chosen:
                 continue

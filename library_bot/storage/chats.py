@@ -14,6 +14,7 @@ from sqlalchemy import Row, delete, exists, false, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.sql.expression import Executable
 
+from library_bot.rules import notices as notice_rules
 from library_bot.storage.database import Repository
 from library_bot.storage.tables import ACCOUNT, CALENDAR_FEED, CHAT
 
@@ -37,6 +38,13 @@ class ChatSettings:
     account_ended: str | None = None  # "expired" | "logged_out" | "rejected"
     # Whether the chat has a calendar feed to keep current (read by `Chats.chat` only).
     has_calendar: bool = False
+    notices: frozenset[str] = notice_rules.DEFAULT_ON  # the notices turned on
+    fees_known: bool = False  # the card's fees were recorded (only later ones are new)
+
+    def plan_days(self, operator_days: Sequence[int]) -> tuple[int, ...]:
+        """The days the polling plan checks loans on: the thresholds, and the due day itself
+        while refused loans are reminded."""
+        return notice_rules.plan_days(self.thresholds(operator_days), self.notices)
 
     def thresholds(self, operator_days: Sequence[int]) -> tuple[int, ...]:
         """The reminder thresholds in force, largest first: the chat's own, else the operator's
@@ -60,6 +68,8 @@ class ChatSettings:
             fresh_login=bool(row.fresh_login),
             account_ended=row.account_ended,
             has_calendar=bool(row._mapping.get("has_calendar", False)),
+            notices=notice_rules.parse(row.notices),
+            fees_known=bool(row.fees_known),
         )
 
 
@@ -149,8 +159,21 @@ class Chats(Repository):
         await self._update(chat_id, {"account_ended": reason})
 
     async def set_connected(self, chat_id: int) -> None:
-        """A new account is connected: no reason for its absence, no fresh login to ask."""
-        await self._update(chat_id, {"account_ended": None, "fresh_login": False})
+        """A new account is connected: no reason for its absence, no fresh login to ask, and
+        its fees still to be recorded (they are not new to the patron)."""
+        await self._update(
+            chat_id, {"account_ended": None, "fresh_login": False, "fees_known": False}
+        )
+
+    async def set_notices(self, chat_id: int, enabled: frozenset[str]) -> ChatSettings:
+        """Turn notices on or off; turning fees off forgets that they were known, so turning
+        them on again records the fees of that day silently."""
+        values: dict[str, Any] = {"notices": notice_rules.dump(enabled)}
+        if "fees" not in enabled:
+            values["fees_known"] = False
+        statement = self.upsert(chat_id, values)
+        row = await self._run(lambda conn: conn.execute(statement).first())
+        return ChatSettings.of_row(chat_id, row)
 
     @staticmethod
     def expired(now: datetime) -> Executable:

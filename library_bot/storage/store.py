@@ -34,6 +34,7 @@ from library_bot.storage.crypto import TokenCipher, TokenDecryptError
 from library_bot.storage.database import Database, execute_all, utc_clock
 from library_bot.storage.links import Dropped, Identity, PendingLinks, dropped_tokens
 from library_bot.storage.logins import LIVE_LOGIN_STATES, LoginStates
+from library_bot.storage.notices import NoticeSeen, Seen
 from library_bot.storage.refusals import REFUSAL_TTL, Refusal, Refusals
 from library_bot.storage.reminder_log import REMINDER_HISTORY, ReminderLog
 from library_bot.storage.rotation import rotate_tokens
@@ -43,6 +44,7 @@ from library_bot.storage.tables import (
     CALLBACK_REF,
     CHAT,
     LOGIN_STATE,
+    NOTICE_SEEN,
     REMINDER_LOG,
     RENEWAL_REFUSAL,
 )
@@ -60,6 +62,7 @@ __all__ = [
     "Identity",
     "Refusal",
     "RemovedAccount",
+    "Seen",
     "Store",
     "new_callback_id",
 ]
@@ -68,7 +71,15 @@ log = logging.getLogger(__name__)
 
 Revoker = Callable[[str], Awaitable[bool]]
 # What `forget_chat` deletes besides the two tables holding tokens (which it revokes first).
-CHAT_ONLY_TABLES = (LOGIN_STATE, CALLBACK_REF, REMINDER_LOG, RENEWAL_REFUSAL, CALENDAR_FEED, CHAT)
+CHAT_ONLY_TABLES = (
+    LOGIN_STATE,
+    CALLBACK_REF,
+    REMINDER_LOG,
+    RENEWAL_REFUSAL,
+    CALENDAR_FEED,
+    NOTICE_SEEN,
+    CHAT,
+)
 
 
 class Store:
@@ -101,6 +112,8 @@ class Store:
         self.renewal_refusals = refusals = Refusals(database, now)
         # Not delegated: its callers (/calendar, the feed, the sweep) say `store.calendar`.
         self.calendar = CalendarFeeds(database, now, cipher)
+        # Not delegated either: the sweep says `store.notices`.
+        self.notices = NoticeSeen(database, now)
 
         # The façade's API: each name is the repository's method of the same name.
         self.chat = chats.chat
@@ -111,6 +124,7 @@ class Store:
         self.set_fresh_login = chats.set_fresh_login
         self.set_account_ended = chats.set_account_ended
         self.set_connected = chats.set_connected
+        self.set_notices = chats.set_notices
 
         self.account = accounts.account
         self.delete_account = accounts.delete_account
@@ -239,8 +253,8 @@ class Store:
         return self.accounts.open(row)
 
     async def remove_account(self, chat_id: int) -> RemovedAccount | None:
-        """`/logout`: remove the account, the chat's pending link and its calendar feed (whose
-        entries would only go stale) in one transaction.
+        """`/logout`: remove the account, the chat's pending link, its calendar feed (whose
+        entries would only go stale) and what its notices saw, in one transaction.
 
         The account's token is returned to be revoked, or None in it when it can no longer be
         decrypted (a key removed too early): the row goes all the same, and the caller says
@@ -250,10 +264,12 @@ class Store:
         links = PendingLinks.of_chat(chat_id)
 
         feed = CalendarFeeds.of_chat(chat_id)
+        seen = delete(NOTICE_SEEN).where(NOTICE_SEEN.c.chat_id == chat_id)
 
         def work(conn: Connection) -> tuple[Row[Any] | None, Dropped]:
             row = conn.execute(account).first()
             conn.execute(feed)
+            conn.execute(seen)
             return row, dropped_tokens(conn, links)
 
         row, dropped = await self.database.run(work)

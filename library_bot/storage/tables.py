@@ -58,6 +58,10 @@ class ChatRow(SQLModel, table=True):
     fresh_login: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
     # Why the chat has no account any more: "expired", "logged_out" or "rejected".
     account_ended: str | None = Field(default=None, max_length=16)
+    # The notices turned on (rules.notices; None: the defaults), and whether the card's fees
+    # are known (if not, the next status's fees are recorded silently rather than told).
+    notices: str | None = Field(default=None, max_length=100)
+    fees_known: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
 
 
 class LoginStateRow(SQLModel, table=True):
@@ -160,6 +164,19 @@ class CalendarFeedRow(SQLModel, table=True):
     created_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
 
 
+class NoticeSeenRow(SQLModel, table=True):
+    """What the notices compare against: `queue:<order id>` -> the position last seen,
+    `fee:<fee id>` (a digest, rules.notices.fee_id) for each fee known."""
+
+    __tablename__ = "notice_seen"
+
+    chat_id: int = Field(
+        primary_key=True, sa_type=BigInteger, sa_column_kwargs={"autoincrement": False}
+    )
+    item: str = Field(primary_key=True, max_length=300)
+    value: str | None = Field(default=None, max_length=16)
+
+
 metadata = SQLModel.metadata
 
 
@@ -180,3 +197,4 @@ CALLBACK_REF = _core(CallbackRefRow)
 REMINDER_LOG = _core(ReminderLogRow)
 RENEWAL_REFUSAL = _core(RenewalRefusalRow)
 CALENDAR_FEED = _core(CalendarFeedRow)
+NOTICE_SEEN = _core(NoticeSeenRow)

@@ -99,11 +99,14 @@ class RenewAll:
 
 @dataclass(frozen=True)
 class ReminderChoice:
-    """/reminders: `op` "on", "off", or "days" with the thresholds to use."""
+    """/reminders: `op` "on", "off", "days" with the thresholds to use, or "notice" with the
+    notice to turn `on` (True) or off."""
 
     ACTION: ClassVar[str] = "rem"
     op: str
     days: tuple[int, ...] | None = None
+    notice: str | None = None
+    on: bool | None = None
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ TABLES = {
     "callback_ref",
     "reminder_log",
     "renewal_refusal",
+    "notice_seen",
 }
 
 

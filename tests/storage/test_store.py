@@ -250,7 +250,7 @@ async def test_the_facade_is_its_repositories_under_their_own_names(store: Store
     """`store.x` is `store.<repository>.x`: one name per operation, wherever it is called."""
     repositories = [value for value in vars(store).values() if isinstance(value, Repository)]
     delegated = {name: value for name, value in vars(store).items() if inspect.ismethod(value)}
-    assert len(repositories) == 9 and len(delegated) > 30
+    assert len(repositories) == 10 and len(delegated) > 30
     for name, method in delegated.items():
         assert method.__name__ == name and method.__self__ in repositories, name
         assert not hasattr(Store, name), f"{name} is both the façade's and a repository's"

@@ -9,6 +9,7 @@ from typing import Any
 from telegram import Update
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
+from library_bot.rules.notices import NOTICES
 from library_bot.services import services
 from library_bot.telegram.buttons import Payload, ReminderChoice, decode
 from library_bot.telegram.ui import (
@@ -71,6 +72,7 @@ async def _status(update: Update, context: Context, lang: str, lead: str | None 
     else:
         lines.append(t(lang, "reminders.status.off"))
     lines.append(t(lang, "reminders.status.howto"))
+    lines.append(t(lang, "notices.heading"))
     op = "off" if chat.reminders_enabled else "on"
     specs: list[tuple[str, Payload]] = [(t(lang, f"reminders.button.{op}"), ReminderChoice(op))]
     for preset in PRESETS:
@@ -78,8 +80,14 @@ async def _status(update: Update, context: Context, lang: str, lead: str | None 
         if chat.reminders_enabled and tuple(days) == preset:
             label = f"✓ {label}"
         specs.append((label, ReminderChoice("days", preset)))
-    toggle, *presets = await callback_buttons(update, context, specs)
-    await reply(update, context, "\n\n".join(lines), buttons=[[toggle], presets[:2], presets[2:]])
+    for name in NOTICES:
+        on = name in chat.notices
+        label = f"{'✅' if on else '⬜'} {t(lang, f'notices.name.{name}')}"
+        specs.append((label, ReminderChoice("notice", notice=name, on=not on)))
+    toggle, *rest = await callback_buttons(update, context, specs)
+    presets, notices = rest[: len(PRESETS)], rest[len(PRESETS) :]
+    rows = [[toggle], presets[:2], presets[2:], *([button] for button in notices)]
+    await reply(update, context, "\n\n".join(lines), buttons=rows)
 
 
 async def reminders_command(update: Update, context: Context) -> None:
@@ -121,6 +129,12 @@ async def reminders_button(update: Update, context: Context) -> None:
             await reply(update, context, t(lang, "reminders.expired_button"))
             return
         await store.set_reminders(ref.chat_id, enabled=True, days=days)
+        await _status(update, context, lang, t(lang, "reminders.saved.days"))
+    elif op == "notice" and choice is not None and choice.notice in NOTICES:
+        chat = await store.chat(ref.chat_id)
+        wanted = {choice.notice} if choice.on else set()
+        enabled = (chat.notices - {choice.notice}) | wanted
+        await store.set_notices(ref.chat_id, frozenset(enabled))
         await _status(update, context, lang, t(lang, "reminders.saved.days"))
     else:
         await reply(update, context, t(lang, "reminders.expired_button"))

@@ -63,4 +63,17 @@ MESSAGES: tuple[Message, ...] = (
         n="max",
     ),
     _("reminders.expired_button", "That button has expired. Send /reminders again."),
+    # Notices no library sends (rules/notices.py), each turned on or off in /reminders.
+    _("reminders.digest.queue", "<b>Nearer the front of the queue</b>"),
+    _("reminders.digest.fees", "<b>New fee</b>"),
+    # TRANSLATORS: {title} is a hold's title, {position} its new place in the queue
+    _("notices.queue", "<b>{title}</b>: now number {position} in the queue"),
+    _(
+        "notices.heading",
+        "<b>Notices</b> (✅ on, ⬜ off; tap a button to change): a loan the library would not "
+        "renew is reminded every day from its due day; a hold moving up its queue; a new fee.",
+    ),
+    _("notices.name.refused", "Not renewable ⛔"),
+    _("notices.name.queue", "Queue moves"),
+    _("notices.name.fees", "New fees"),
 )

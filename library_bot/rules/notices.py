@@ -1,0 +1,97 @@
+"""The notices no library sends by itself, each turned on or off per chat in /reminders.
+
+- `refused`: a loan the library refused to renew, on its due day and every day it is overdue
+  (key `loan:<id>:<due>:refused:<day>`, so at most once a day);
+- `queue` (opt-in): a waiting hold moved up the queue (key `queue:<order id>:<position>`);
+- `fees`: a fee that was not there before (key `fee:<fee id>`); the fees present when the
+  notice is first seen are recorded silently, so only later ones are "new".
+
+The keys go to the reminder ledger like every reminder, which keeps each to exactly once.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+from collections.abc import Iterable, Mapping, Sequence
+
+from library_bot.library.models import Debt, Hold, Loan
+from library_bot.rules.urgency import hold_is_ready
+
+NOTICES: tuple[str, ...] = ("refused", "queue", "fees")
+DEFAULT_ON: frozenset[str] = frozenset({"refused", "fees"})
+
+
+def parse(value: str | None) -> frozenset[str]:
+    """The notices turned on, from the stored text (None: the defaults)."""
+    if value is None:
+        return DEFAULT_ON
+    return frozenset(part for part in value.split(",") if part in NOTICES)
+
+
+def dump(enabled: Iterable[str]) -> str:
+    """The stored text of the notices turned on (in `NOTICES` order; "" when none)."""
+    on = set(enabled)
+    return ",".join(name for name in NOTICES if name in on)
+
+
+def plan_days(thresholds: Sequence[int], enabled: frozenset[str]) -> tuple[int, ...]:
+    """The days the polling plan checks a loan: a refused loan is reminded on its due day."""
+    days = set(thresholds) | ({0} if "refused" in enabled else set())
+    return tuple(sorted(days, reverse=True))
+
+
+def refused_key(loan: Loan, today: dt.date) -> str | None:
+    """The key of today's ⛔ reminder of a loan the library refused to renew, if it is due."""
+    due = loan.due_date
+    if not isinstance(due, dt.date) or due > today:
+        return None
+    return f"loan:{loan.loan_id}:{due.isoformat()}:refused:{today.isoformat()}"
+
+
+def queue_position(hold: Hold) -> int | None:
+    """A waiting hold's place in the queue, when the library sent a whole number."""
+    if hold_is_ready(hold):
+        return None
+    text = (hold.hold_queue_position or "").strip()
+    return int(text) if text.isascii() and text.isdigit() and len(text) < 7 else None
+
+
+def queue_positions(holds: Iterable[Hold]) -> dict[str, int]:
+    """Order id -> queue position, for the waiting holds that have one."""
+    found: dict[str, int] = {}
+    for hold in holds:
+        position = queue_position(hold)
+        if position is not None:
+            found[hold.order_id] = position
+    return found
+
+
+def queue_moves(holds: Iterable[Hold], seen: Mapping[str, int]) -> list[tuple[str, Hold]]:
+    """(key, hold) for each waiting hold now nearer the front than when last seen."""
+    moved: list[tuple[str, Hold]] = []
+    for hold in holds:
+        position = queue_position(hold)
+        before = seen.get(hold.order_id)
+        if position is not None and before is not None and position < before:
+            moved.append((f"queue:{hold.order_id}:{position}", hold))
+    return moved
+
+
+def fee_id(debt: Debt) -> str:
+    """A short digest naming one fee (its date, amount, currency and title): stored instead of
+    the fee itself, and the same in every status that shows it."""
+    when = debt.date.isoformat() if isinstance(debt.date, dt.date) else str(debt.date or "")
+    raw = "\x1f".join((when, debt.amount.strip(), debt.currency.strip(), debt.title.strip()))
+    return hashlib.sha256(raw.encode()).hexdigest()[:16]
+
+
+def new_fees(debts: Iterable[Debt], seen: Iterable[str]) -> list[tuple[str, Debt]]:
+    """(key, fee) for each fee not among those seen before."""
+    known = set(seen)
+    found: dict[str, Debt] = {}
+    for debt in debts:
+        ident = fee_id(debt)
+        if ident not in known:
+            found.setdefault(f"fee:{ident}", debt)
+    return list(found.items())
