@@ -391,8 +391,7 @@ class _Sweep:
             if ":unreadable:" in key:
                 due.items.append(_Item(key, "unreadable", entry))
                 continue
-            if ":refused:" in key:
-                entry = f"⛔ {entry}"
+            if ":refused:" in key:  # marked ⛔ by its reason line, as /loans shows it
                 overdue = isinstance(thing.due_date, date) and thing.due_date < self.today
                 section = "overdue" if overdue else "due"
             else:
