@@ -33,6 +33,7 @@ from library_bot.library.errors import LibraryError, NotLoggedIn, TokenRejected
 from library_bot.rules import calendar
 from library_bot.rules.notices import (
     fee_id,
+    last_day_keys,
     new_fees,
     queue_moves,
     queue_positions,
@@ -74,6 +75,9 @@ log = logging.getLogger(__name__)
 # Seconds the digest may wait for pick-up branch names before showing the ids.
 BRANCH_NAMES_BUDGET = 6.0
 DEFAULT_LEASE = timedelta(minutes=10)
+# How much of a branch's published opening hours a last-pick-up-day nudge shows.
+HOURS_LINES = 10
+HOURS_LINE = 120
 # Failure kinds after which the patron is left unfinished for a retry sweep.
 RETRYABLE = frozenset({"platform", "telegram", "error"})
 
@@ -230,6 +234,8 @@ class _Sweep:
         if "refused" in chat.notices and any(refused_key(x, self.today) for x in status.loans):
             refusals = await self.store.refusals(account.chat_id)
             found = self._refused(status, found, refusals)
+        if "pickup" in chat.notices:
+            found += last_day_keys(status.orders, self.today)
         found += await self._notices(account.chat_id, chat, status)
         return _Due(account, lang, found, refusals=refusals) if found else None
 
@@ -368,6 +374,10 @@ class _Sweep:
         holds = [thing for key, thing in due.found if key.startswith("hold:")]
         branch_names = await self._branch_names(due.account, holds)
         for key, thing in due.found:
+            if ":lastday:" in key:
+                entry = render_hold(thing, self.today, due.lang, branch_names)
+                due.items.append(_Item(key, "lastday", entry + self._hours(thing, due.lang)))
+                continue
             if key.startswith("hold:"):
                 entry = render_hold(thing, self.today, due.lang, branch_names)
                 due.items.append(_Item(key, "ready", entry))
@@ -399,6 +409,21 @@ class _Sweep:
             # A loan the library refused to renew gets no button.
             due.items.append(_Item(key, section, entry, None if refusal else thing))
 
+    def _hours(self, hold: Hold, lang: str) -> str:
+        """The pick-up branch's opening hours as published (free text: which are today's
+        cannot be read reliably), and whether it is temporarily closed; "" when unknown."""
+        agency = (hold.pick_up_agency or "").strip()
+        if not agency:
+            return ""
+        lines = []
+        if self.branches.closed(agency):
+            lines.append(t(lang, "notices.closed"))
+        hours = self.branches.opening_hours(agency, lang)
+        if hours:
+            shown = [shorten(line, HOURS_LINE) for line in hours.splitlines() if line.strip()]
+            lines.append(t(lang, "notices.hours", hours="\n".join(shown[:HOURS_LINES])))
+        return "".join(f"\n{line}" for line in lines)
+
     async def _branch_names(self, account: Account, holds: list[Hold]) -> dict[str, str]:
         """Pick-up branch names for ready holds, as /holds finds them (`BranchNames`: by the
         branch's agency, with the anonymous token); best effort, ids are shown otherwise."""
@@ -412,7 +437,7 @@ class _Sweep:
     ) -> str | None:
         entries: list[str] = []
         owners: list[list[str]] = []  # keys per entry, to mark each part as it is delivered
-        for section in ("overdue", "due", "unreadable", "ready", "queue", "fees"):
+        for section in ("lastday", "overdue", "due", "unreadable", "ready", "queue", "fees"):
             chosen = [item for item in items if item.section == section]
             if not chosen:
                 continue

@@ -91,6 +91,20 @@ OptText = Annotated[str | None, BeforeValidator(_to_str)]
 FirstText = Annotated[str | None, BeforeValidator(lambda v: _to_str(_first(v)))]
 
 
+def _texts(value: object) -> object:
+    """A list of texts (one per language, as `/v3/libraries` sends them); one text alone too."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [item for item in value if isinstance(item, str)]
+    return value
+
+
+Texts = Annotated[list[str], BeforeValidator(_texts)]
+
+
 class Model(BaseModel):
     model_config = ConfigDict(
         extra="ignore", alias_generator=to_camel, populate_by_name=True, frozen=True
@@ -243,6 +257,9 @@ class Branch(Model):
     pickup_allowed: OptText = None
     # The library's own catalogue, where `owned_own_catalogue` says to reserve instead.
     branch_catalogue_url: OptText = None
+    # Free text per language (Danish first), as the library publishes it: not a schedule.
+    opening_hours: Texts = Field(default_factory=list)
+    temporarily_closed: OptText = None
 
     @property
     def allows_pickup(self) -> bool:

@@ -4,7 +4,9 @@
   (key `loan:<id>:<due>:refused:<day>`, so at most once a day);
 - `queue` (opt-in): a waiting hold moved up the queue (key `queue:<order id>:<position>`);
 - `fees`: a fee that was not there before (key `fee:<fee id>`); the fees present when the
-  notice is first seen are recorded silently, so only later ones are "new".
+  notice is first seen are recorded silently, so only later ones are "new";
+- `pickup`: a ready hold's last pick-up day, that morning (key `hold:<id>:lastday:<day>`),
+  with the branch's opening hours as the library publishes them.
 
 The keys go to the reminder ledger like every reminder, which keeps each to exactly once.
 """
@@ -16,10 +18,11 @@ import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 
 from library_bot.library.models import Debt, Hold, Loan
-from library_bot.rules.urgency import hold_is_ready
+from library_bot.rules.polling import last_pick_up_day
+from library_bot.rules.urgency import hold_is_ready, sort_holds
 
-NOTICES: tuple[str, ...] = ("refused", "queue", "fees")
-DEFAULT_ON: frozenset[str] = frozenset({"refused", "fees"})
+NOTICES: tuple[str, ...] = ("refused", "queue", "fees", "pickup")
+DEFAULT_ON: frozenset[str] = frozenset({"refused", "fees", "pickup"})
 
 
 def parse(value: str | None) -> frozenset[str]:
@@ -47,6 +50,15 @@ def refused_key(loan: Loan, today: dt.date) -> str | None:
     if not isinstance(due, dt.date) or due > today:
         return None
     return f"loan:{loan.loan_id}:{due.isoformat()}:refused:{today.isoformat()}"
+
+
+def last_day_keys(holds: Iterable[Hold], today: dt.date) -> list[tuple[str, Hold]]:
+    """(key, hold) for each ready hold whose last pick-up day is today."""
+    return [
+        (f"hold:{hold.order_id}:lastday:{today.isoformat()}", hold)
+        for hold in sort_holds(list(holds))
+        if hold_is_ready(hold) and last_pick_up_day(hold) == today
+    ]
 
 
 def queue_position(hold: Hold) -> int | None:

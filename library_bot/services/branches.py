@@ -39,6 +39,20 @@ class BranchNames:
         self._ttl = ttl
         self._names: dict[str, tuple[str, float]] = {}
         self._catalogues: dict[str, str] = {}
+        self._hours: dict[str, tuple[str, ...]] = {}
+        self._closed: set[str] = set()
+
+    def opening_hours(self, branch_id: str, lang: str) -> str | None:
+        """The branch's opening hours as the library publishes them (free text, no schedule
+        to read today's from), in the patron's language when published in it."""
+        texts = self._hours.get(branch_key(branch_id), ())
+        if not texts:
+            return None
+        return texts[1] if lang == "en" and len(texts) > 1 else texts[0]
+
+    def closed(self, branch_id: str) -> bool:
+        """Whether `/v3/libraries` said the branch is temporarily closed."""
+        return branch_key(branch_id) in self._closed
 
     def catalogue(self, branch_id: str) -> str | None:
         """The branch's own catalogue, as `/v3/libraries` named it (`branchCatalogueUrl`)."""
@@ -74,6 +88,9 @@ class BranchNames:
                 self._names[key] = (branch.branch_name, expires)
             if branch.branch_catalogue_url:
                 self._catalogues[key] = branch.branch_catalogue_url
+            self._hours[key] = tuple(text.strip() for text in branch.opening_hours if text.strip())
+            closed = (branch.temporarily_closed or "").strip().lower() in ("1", "true")
+            (self._closed.add if closed else self._closed.discard)(key)
         return branches
 
     async def check(

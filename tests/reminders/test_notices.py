@@ -132,4 +132,31 @@ async def test_notices_are_toggled_with_buttons_in_reminders(bot: BotHarness) ->
     off = await bot.tap(KAREN_CHAT, on, "✅ Nye gebyrer")
     assert off is not None
     assert "⬜ Nye gebyrer" in [button.text for row in off.buttons for button in row]
-    assert (await bot.store.chat(KAREN_CHAT)).notices == frozenset({"refused", "queue"})
+    assert (await bot.store.chat(KAREN_CHAT)).notices == frozenset({"refused", "queue", "pickup"})
+
+
+async def test_a_ready_holds_last_day_is_nudged_that_morning_with_opening_hours(
+    rig: Rig,
+) -> None:
+    await rig.connect(KAREN_CHAT, KAREN, language="en")
+    await rig.connect(JONAS_CHAT, JONAS)
+    await rig.store.set_notices(JONAS_CHAT, frozenset({"refused", "fees"}))
+    data = rig.sandbox.patron_data(KAREN)
+    [shelf] = [order for order in data.orders if order["status"] == "At reservation shelf"]
+    await rig.sweep()
+    await rig.sweep(today=_day(rig, 1))  # not its last day yet
+    assert not any("Last day to pick up" in text for text in rig.texts(KAREN_CHAT))
+    before = len(rig.telegram.sent(KAREN_CHAT))
+    await rig.sweep(today=_day(rig, 2))
+    await rig.sweep(today=_day(rig, 2))
+    told = [text for text in rig.texts(KAREN_CHAT) if "Last day to pick up: today" in text]
+    assert len(told) == 1 and len(rig.telegram.sent(KAREN_CHAT)) == before + 1
+    assert shelf["title"] in told[0]
+    assert "Opening hours, as the library publishes them:" in told[0]
+    assert "Mon-Fri 08-20\nSat-Sun 10-16" in told[0]  # the English text, as published
+    # Turned off (Jonas): his ready hold's last day passes without a nudge.
+    jonas = rig.sandbox.patron_data(JONAS)
+    [ready] = [order for order in jonas.orders if "pickUpExpiryDate" in order]
+    for days in range(0, 12):
+        await rig.sweep(today=_day(rig, days))
+    assert not any("Sidste dag at hente" in text for text in rig.texts(JONAS_CHAT)), ready

@@ -127,6 +127,7 @@ LIBRARIES: tuple[tuple[str, str, tuple[tuple[str, str, str, str, str], ...]], ..
 )
 
 OPENING_HOURS = ("Man-fre 08-20", "Lør-søn 10-16")
+OPENING_HOURS_EN = ("Mon-Fri 08-20", "Sat-Sun 10-16")
 
 
 @dataclass(frozen=True)
@@ -222,7 +223,9 @@ def branch_json(agency_id: str, branch: tuple[str, str, str, str, str]) -> dict[
         "postalAddress": street,
         "postalCode": postal_code,
         "city": city,
-        "openingHours": list(OPENING_HOURS),
+        # As recorded (libraries_branchIds.snapshot.js): one free text per language, Danish
+        # first, its lines separated by CRLF.
+        "openingHours": ["\r\n".join(OPENING_HOURS), "\r\n".join(OPENING_HOURS_EN)],
         "pickupAllowed": True,
     }
 

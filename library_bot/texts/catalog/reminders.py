@@ -71,9 +71,15 @@ MESSAGES: tuple[Message, ...] = (
     _(
         "notices.heading",
         "<b>Notices</b> (✅ on, ⬜ off; tap a button to change): a loan the library would not "
-        "renew is reminded every day from its due day; a hold moving up its queue; a new fee.",
+        "renew is reminded every day from its due day; a hold moving up its queue; a new fee; "
+        "the last day to pick up a hold, with the branch's opening hours.",
     ),
     _("notices.name.refused", "Not renewable ⛔"),
     _("notices.name.queue", "Queue moves"),
     _("notices.name.fees", "New fees"),
+    _("notices.name.pickup", "Last pick-up day"),
+    _("reminders.digest.lastday", "<b>Last day to pick up: today</b>"),
+    # TRANSLATORS: {hours} is the branch's own text, in Danish unless it publishes English
+    _("notices.hours", "<i>Opening hours, as the library publishes them:</i>\n{hours}"),
+    _("notices.closed", "⚠️ The library says this branch is temporarily closed."),
 )
