@@ -21,7 +21,7 @@ import time
 import warnings
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from telegram import Bot, InlineKeyboardMarkup
@@ -35,6 +35,10 @@ from library_bot.rules.notices import (
     fee_id,
     last_day_keys,
     new_fees,
+    order_check_day,
+    order_overdue,
+    order_shown,
+    placed_time,
     queue_moves,
     queue_positions,
     refused_key,
@@ -75,6 +79,8 @@ log = logging.getLogger(__name__)
 # Seconds the digest may wait for pick-up branch names before showing the ids.
 BRANCH_NAMES_BUDGET = 6.0
 DEFAULT_LEASE = timedelta(minutes=10)
+# Seconds the digest may wait for an ordered work's title before showing its pid.
+TITLE_BUDGET = 4.0
 # How much of a branch's published opening hours a last-pick-up-day nudge shows.
 HOURS_LINES = 10
 HOURS_LINE = 120
@@ -268,12 +274,17 @@ class _Sweep:
         positions = queue_positions(status.orders) if "queue" in chat.notices else {}
         fees = {fee_id(debt) for debt in status.debt} if "fees" in chat.notices else set()
         compare_fees = bool(fees) and chat.fees_known
-        if not positions and not compare_fees:
+        orders = chat.order_check is not None and chat.order_check <= self.today
+        if chat.order_check is not None and not orders:
+            self._plan_by(chat_id, chat.order_check)
+        if not positions and not compare_fees and not orders:
             if "fees" in chat.notices and not chat.fees_known:
                 self.seen[chat_id] = Seen(fees=fees, fees_known=True)  # recorded, not told
             return found
         entries = await self.store.notices.seen(chat_id)
         seen = Seen()
+        if orders:
+            found += self._orders(chat_id, chat, status, entries, seen)
         if positions:
             last = {
                 item.removeprefix("queue:"): int(value)
@@ -290,6 +301,43 @@ class _Sweep:
             seen.fees, seen.fees_known = fees, not chat.fees_known
         self.seen[chat_id] = seen
         return found
+
+    def _orders(
+        self,
+        chat_id: int,
+        chat: ChatSettings,
+        status: BorrowerStatus,
+        entries: dict[str, str | None],
+        seen: Seen,
+    ) -> list[tuple[str, Any]]:
+        """Orders placed through the bot: shown ones are let go, those overdue to show are told
+        (once: their key) and let go, the rest stay watched with the day of their next check."""
+        found: list[tuple[str, Any]] = []
+        now, tz = datetime.now(UTC), self.settings.timezone
+        watched: dict[str, str] = {}
+        check: date | None = None
+        for item, value in entries.items():
+            if not item.startswith("order:") or value is None:
+                continue
+            pid, placed = item.removeprefix("order:"), placed_time(value)
+            if placed is None or order_shown(pid, status):
+                continue
+            if order_overdue(placed, self.today, now, tz):
+                if "orders" in chat.notices:
+                    found.append((f"order:{pid}:{value}", pid))
+                continue
+            watched[pid] = value
+            day = max(order_check_day(placed, tz), self.today + timedelta(days=1))
+            check = day if check is None else min(check, day)
+        seen.orders, seen.order_check = watched, check
+        if check is not None:
+            self._plan_by(chat_id, check)
+        return found
+
+    def _plan_by(self, chat_id: int, day: date) -> None:
+        """The card must be checked on `day` at the latest."""
+        if chat_id in self.plans:
+            self.plans[chat_id] = min(self.plans[chat_id], day)
 
     def _failure(self, chat_id: int, exc: Exception) -> str:
         if isinstance(exc, LibraryError):
@@ -391,6 +439,10 @@ class _Sweep:
                 )
                 due.items.append(_Item(key, "queue", entry))
                 continue
+            if key.startswith("order:"):
+                title = await self._title(thing)
+                due.items.append(_Item(key, "orders", t(due.lang, "notices.order", title=title)))
+                continue
             if key.startswith("fee:"):
                 [entry] = render_debt([thing], self.today, due.lang)
                 due.items.append(_Item(key, "fees", entry))
@@ -408,6 +460,16 @@ class _Sweep:
                 section = "overdue" if key.endswith(":overdue") else "due"
             # A loan the library refused to renew gets no button.
             due.items.append(_Item(key, section, entry, None if refusal else thing))
+
+    async def _title(self, pid: str) -> str:
+        """The ordered work's title (the bot keeps only its pid); the pid when unknown."""
+        try:
+            async with asyncio.timeout(TITLE_BUDGET):
+                works = await self.library.work_public([pid])
+        except (LibraryError, TimeoutError):
+            return pid
+        titles = [work.title for work in works if work.title]
+        return shorten(titles[0], TITLE_LIMIT) if titles else pid
 
     def _hours(self, hold: Hold, lang: str) -> str:
         """The pick-up branch's opening hours as published (free text: which are today's
@@ -437,7 +499,8 @@ class _Sweep:
     ) -> str | None:
         entries: list[str] = []
         owners: list[list[str]] = []  # keys per entry, to mark each part as it is delivered
-        for section in ("lastday", "overdue", "due", "unreadable", "ready", "queue", "fees"):
+        sections = ("lastday", "overdue", "due", "unreadable", "ready", "orders", "queue", "fees")
+        for section in sections:
             chosen = [item for item in items if item.section == section]
             if not chosen:
                 continue

@@ -6,7 +6,9 @@
 - `fees`: a fee that was not there before (key `fee:<fee id>`); the fees present when the
   notice is first seen are recorded silently, so only later ones are "new";
 - `pickup`: a ready hold's last pick-up day, that morning (key `hold:<id>:lastday:<day>`),
-  with the branch's opening hours as the library publishes them.
+  with the branch's opening hours as the library publishes them;
+- `orders`: an order placed through the bot that has not shown up in /v3/user after
+  `ORDER_GRACE` (key `order:<pid>:<placed>`), told once.
 
 The keys go to the reminder ledger like every reminder, which keeps each to exactly once.
 """
@@ -17,12 +19,15 @@ import datetime as dt
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 
-from library_bot.library.models import Debt, Hold, Loan
+from library_bot.library.models import BorrowerStatus, Debt, Hold, Loan
 from library_bot.rules.polling import last_pick_up_day
 from library_bot.rules.urgency import hold_is_ready, sort_holds
 
-NOTICES: tuple[str, ...] = ("refused", "queue", "fees", "pickup")
-DEFAULT_ON: frozenset[str] = frozenset({"refused", "fees", "pickup"})
+NOTICES: tuple[str, ...] = ("refused", "queue", "fees", "pickup", "orders")
+DEFAULT_ON: frozenset[str] = frozenset({"refused", "fees", "pickup", "orders"})
+# How long an order placed through the bot may take to show up in /v3/user.
+ORDER_GRACE = dt.timedelta(hours=24)
+PLACED_FORMAT = "%Y%m%d%H%M"
 
 
 def parse(value: str | None) -> frozenset[str]:
@@ -88,6 +93,41 @@ def queue_moves(holds: Iterable[Hold], seen: Mapping[str, int]) -> list[tuple[st
         if position is not None and before is not None and position < before:
             moved.append((f"queue:{hold.order_id}:{position}", hold))
     return moved
+
+
+def faust(material: str | None) -> str:
+    """The record number a pid ends in (`870970-basis:29318871` -> `29318871`)."""
+    return (material or "").strip().rsplit(":", 1)[-1]
+
+
+def order_shown(pid: str, status: BorrowerStatus) -> bool:
+    """Whether an order for `pid` shows in the status: a hold (or already a loan) of it."""
+    wanted = faust(pid)
+    things: list[Hold | Loan] = [*status.orders, *status.loans]
+    return any(faust(thing.title_id) == wanted for thing in things if thing.title_id)
+
+
+def placed_text(placed: dt.datetime) -> str:
+    return placed.astimezone(dt.UTC).strftime(PLACED_FORMAT)
+
+
+def placed_time(text: str | None) -> dt.datetime | None:
+    try:
+        return dt.datetime.strptime(text or "", PLACED_FORMAT).replace(tzinfo=dt.UTC)
+    except ValueError:
+        return None
+
+
+def order_check_day(placed: dt.datetime, tz: dt.tzinfo) -> dt.date:
+    """The first day on which the order can be overdue to show (a sweep that day may still be
+    early: then the day after)."""
+    return (placed + ORDER_GRACE).astimezone(tz).date()
+
+
+def order_overdue(placed: dt.datetime, today: dt.date, now: dt.datetime, tz: dt.tzinfo) -> bool:
+    """Whether an order placed at `placed` should have shown up by the sweep of `today`."""
+    check = order_check_day(placed, tz)
+    return check < today or (check == today and now >= placed + ORDER_GRACE)
 
 
 def fee_id(debt: Debt) -> str:

@@ -12,7 +12,7 @@ import logging
 
 from library_bot.config.settings import Settings
 from library_bot.library.models import BorrowerStatus
-from library_bot.rules import calendar
+from library_bot.rules import calendar, notices
 from library_bot.rules.polling import next_check
 from library_bot.storage.store import Account, ChatSettings, Store
 
@@ -39,10 +39,12 @@ async def refresh_plan(
         plan = next_check(
             status,
             seen=today,
-            days=chat.thresholds(settings.REMINDER_DAYS),
+            days=chat.plan_days(settings.REMINDER_DAYS),
             min_loan_days=settings.POLL_MIN_LOAN_DAYS,
             swept=False,
         )
+        if chat.order_check is not None:  # an order placed through the bot is watched
+            plan = min(plan, max(chat.order_check, today))
         if plan != account.next_check:
             await store.set_next_checks({account.chat_id: plan})
         if chat.has_calendar:
@@ -51,6 +53,20 @@ async def refresh_plan(
             )
     except Exception:
         log.warning("polling: could not keep the status of chat %s", account.chat_id, exc_info=True)
+
+
+async def watch_order(store: Store, settings: Settings, chat_id: int, pid: str) -> None:
+    """An order placed through the bot: should it not show up in /v3/user within a day, the
+    sweep tells the patron (`rules.notices`). Best effort, and only while the notice is on."""
+    try:
+        chat = await store.chat(chat_id)
+        if "orders" not in chat.notices:
+            return
+        placed = dt.datetime.now(dt.UTC)
+        check = notices.order_check_day(placed, settings.timezone)
+        await store.notices.watch_order(chat_id, pid, notices.placed_text(placed), check)
+    except Exception:
+        log.warning("notices: could not watch an order of chat %s", chat_id, exc_info=True)
 
 
 async def check_soon(store: Store, settings: Settings, chat_id: int) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Row, delete, exists, false, select
@@ -40,6 +40,7 @@ class ChatSettings:
     has_calendar: bool = False
     notices: frozenset[str] = notice_rules.DEFAULT_ON  # the notices turned on
     fees_known: bool = False  # the card's fees were recorded (only later ones are new)
+    order_check: date | None = None  # when an order placed through the bot is next checked
 
     def plan_days(self, operator_days: Sequence[int]) -> tuple[int, ...]:
         """The days the polling plan checks loans on: the thresholds, and the due day itself
@@ -70,6 +71,7 @@ class ChatSettings:
             has_calendar=bool(row._mapping.get("has_calendar", False)),
             notices=notice_rules.parse(row.notices),
             fees_known=bool(row.fees_known),
+            order_check=row.order_check,
         )
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import date
 
 from sqlalchemy import delete, select
 from sqlalchemy.engine import Connection
@@ -26,6 +27,10 @@ class Seen:
     queue: dict[str, int] | None = None
     fees: set[str] | None = None
     fees_known: bool = False
+    # The orders placed through the bot still watched (pid -> placed), and the chat's next
+    # check of them; given together.
+    orders: dict[str, str] | None = None
+    order_check: date | None = None
 
 
 class NoticeSeen(Repository):
@@ -37,6 +42,30 @@ class NoticeSeen(Repository):
         return await self._run(
             lambda conn: {row.item: row.value for row in conn.execute(statement)}
         )
+
+    async def watch_order(self, chat_id: int, pid: str, placed: str, check: date) -> None:
+        """An order placed through the bot, to tell of should it not show up: its pid and
+        when (`rules.notices.placed_text`); the chat's next check is `check` at the latest."""
+        now = self._now()
+        item = f"order:{pid}"[:300]
+
+        def work(conn: Connection) -> None:
+            conn.execute(
+                self._insert(NOTICE_SEEN)
+                .values(chat_id=chat_id, item=item, value=placed)
+                .on_conflict_do_update(index_elements=["chat_id", "item"], set_={"value": placed})
+            )
+            before = conn.execute(
+                select(CHAT.c.order_check).where(CHAT.c.chat_id == chat_id)
+            ).scalar()
+            day = check if before is None else min(before, check)
+            conn.execute(
+                self._insert(CHAT)
+                .values(chat_id=chat_id, created_at=now, updated_at=now, order_check=day)
+                .on_conflict_do_update(index_elements=["chat_id"], set_={"order_check": day})
+            )
+
+        await self._run(work)
 
     async def keep(self, seen: Mapping[int, Seen]) -> None:
         """Replace the kinds given per chat with what was seen, in one transaction."""
@@ -59,15 +88,24 @@ class NoticeSeen(Repository):
                         {"chat_id": chat_id, "item": f"fee:{ident}", "value": None}
                         for ident in what.fees
                     ]
+                if what.orders is not None:
+                    conn.execute(_drop(chat_id, "order:"))
+                    rows += [
+                        {"chat_id": chat_id, "item": f"order:{pid}"[:300], "value": placed}
+                        for pid, placed in what.orders.items()
+                    ]
                 if rows:
                     conn.execute(self._insert(NOTICE_SEEN).values(rows))
+                values: dict[str, object] = {}
                 if what.fees_known:
+                    values["fees_known"] = True
+                if what.orders is not None:
+                    values["order_check"] = what.order_check
+                if values:
                     conn.execute(
                         self._insert(CHAT)
-                        .values(chat_id=chat_id, created_at=now, updated_at=now, fees_known=True)
-                        .on_conflict_do_update(
-                            index_elements=["chat_id"], set_={"fees_known": True}
-                        )
+                        .values(chat_id=chat_id, created_at=now, updated_at=now, **values)
+                        .on_conflict_do_update(index_elements=["chat_id"], set_=values)
                     )
 
         await self._run(work)

@@ -62,6 +62,9 @@ class ChatRow(SQLModel, table=True):
     # are known (if not, the next status's fees are recorded silently rather than told).
     notices: str | None = Field(default=None, max_length=100)
     fees_known: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
+    # The first day an order placed through the bot may be overdue to show in /v3/user (its
+    # entries in `notice_seen`); None: no order is watched.
+    order_check: date | None = None
 
 
 class LoginStateRow(SQLModel, table=True):
@@ -166,7 +169,8 @@ class CalendarFeedRow(SQLModel, table=True):
 
 class NoticeSeenRow(SQLModel, table=True):
     """What the notices compare against: `queue:<order id>` -> the position last seen,
-    `fee:<fee id>` (a digest, rules.notices.fee_id) for each fee known."""
+    `fee:<fee id>` (a digest, rules.notices.fee_id) for each fee known, `order:<pid>` -> when
+    an order placed through the bot was placed (UTC, `%Y%m%d%H%M`) until it shows up."""
 
     __tablename__ = "notice_seen"
 

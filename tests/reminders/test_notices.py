@@ -7,12 +7,14 @@ from __future__ import annotations
 from datetime import date, timedelta
 
 from library_bot.rules.renewals import due_key
+from library_bot.services.polling import watch_order
 from tests.fixtures.bot import BotHarness
-from tests.fixtures.patrons import JONAS, KAREN
+from tests.fixtures.patrons import BABETTE, JONAS, KAREN, LITTLE_PRINCE, OLE
 from tests.reminders.conftest import Rig
 
 KAREN_CHAT = 801
 JONAS_CHAT = 802
+OLE_CHAT = 803
 SNAK = "Snak_om_*stjerner*"  # Karen's loan due today, renewed as often as allowed
 
 
@@ -132,7 +134,8 @@ async def test_notices_are_toggled_with_buttons_in_reminders(bot: BotHarness) ->
     off = await bot.tap(KAREN_CHAT, on, "✅ Nye gebyrer")
     assert off is not None
     assert "⬜ Nye gebyrer" in [button.text for row in off.buttons for button in row]
-    assert (await bot.store.chat(KAREN_CHAT)).notices == frozenset({"refused", "queue", "pickup"})
+    expected = frozenset({"refused", "queue", "pickup", "orders"})
+    assert (await bot.store.chat(KAREN_CHAT)).notices == expected
 
 
 async def test_a_ready_holds_last_day_is_nudged_that_morning_with_opening_hours(
@@ -160,3 +163,45 @@ async def test_a_ready_holds_last_day_is_nudged_that_morning_with_opening_hours(
     for days in range(0, 12):
         await rig.sweep(today=_day(rig, days))
     assert not any("Sidste dag at hente" in text for text in rig.texts(JONAS_CHAT)), ready
+
+
+async def _order(rig: Rig, chat_id: int, token: str, pid: str) -> None:
+    """An order placed through the bot, as /order leaves it: placed, then watched."""
+    result = await rig.library.order(token, [pid], "DK-710100")
+    assert result.ok
+    await watch_order(rig.store, rig.settings, chat_id, pid)
+
+
+async def test_an_order_not_shown_after_a_day_is_told_once(rig: Rig) -> None:
+    token = await rig.connect(OLE_CHAT, OLE)
+    rig.sandbox.order_delay = 10**6  # it never reaches the library system
+    await _order(rig, OLE_CHAT, token, LITTLE_PRINCE)
+    assert (await rig.store.chat(OLE_CHAT)).order_check == _day(rig, 1)
+
+    await rig.sweep()
+    await rig.sweep(today=_day(rig, 1))  # less than a day after it was placed
+    assert rig.texts(OLE_CHAT) == []
+    account = await rig.store.account(OLE_CHAT)
+    assert account is not None and account.next_check == _day(rig, 2)  # checked for it
+
+    await rig.sweep(today=_day(rig, 2))
+    [told] = rig.texts(OLE_CHAT)
+    assert "En bestilling er ikke kommet frem" in told and "Den lille prins" in told
+    for days in (2, 3, 4):
+        await rig.sweep(today=_day(rig, days))
+    assert len(rig.texts(OLE_CHAT)) == 1
+    assert (await rig.store.chat(OLE_CHAT)).order_check is None
+
+
+async def test_an_order_that_shows_up_or_is_not_watched_is_not_told(rig: Rig) -> None:
+    token = await rig.connect(OLE_CHAT, OLE, language="en")
+    await _order(rig, OLE_CHAT, token, LITTLE_PRINCE)  # shows up at once (no delay)
+    jonas = await rig.connect(JONAS_CHAT, JONAS)
+    await rig.store.set_notices(JONAS_CHAT, frozenset({"fees"}))
+    rig.sandbox.order_delay = 10**6
+    await _order(rig, JONAS_CHAT, jonas, BABETTE)  # never shows; the notice is off
+    for days in range(5):
+        await rig.sweep(today=_day(rig, days))
+    assert not any("has not arrived" in text for text in rig.texts(OLE_CHAT))
+    assert not any("ikke kommet frem" in text for text in rig.texts(JONAS_CHAT))
+    assert (await rig.store.chat(OLE_CHAT)).order_check is None

@@ -19,7 +19,7 @@ from library_bot.library.deadline import Deadline
 from library_bot.library.errors import BadRequest, LibraryError, Refused, ServiceUnavailable
 from library_bot.rules.isil import normalise_branch
 from library_bot.services import services
-from library_bot.services.polling import check_soon
+from library_bot.services.polling import check_soon, watch_order
 from library_bot.telegram.buttons import AbortOrder, ButtonId, PlaceOrder, decode
 from library_bot.telegram.ui import (
     PAYLOAD_TITLE,
@@ -235,6 +235,7 @@ async def place_order(
         return
     log.info("order placed for chat %s", chat_id_of(update))
     await check_soon(svc.store, svc.settings, chat_id_of(update))  # a new hold: checked daily
+    await watch_order(svc.store, svc.settings, chat_id_of(update), pid)
     if result.ors_id:
         text = t(
             lang, "borrower.order.placed", title=title, branch=branch_name, ors_id=result.ors_id

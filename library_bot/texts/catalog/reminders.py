@@ -72,12 +72,20 @@ MESSAGES: tuple[Message, ...] = (
         "notices.heading",
         "<b>Notices</b> (✅ on, ⬜ off; tap a button to change): a loan the library would not "
         "renew is reminded every day from its due day; a hold moving up its queue; a new fee; "
-        "the last day to pick up a hold, with the branch's opening hours.",
+        "the last day to pick up a hold, with the branch's opening hours; an order placed here "
+        "that has not shown up after a day.",
     ),
     _("notices.name.refused", "Not renewable ⛔"),
     _("notices.name.queue", "Queue moves"),
     _("notices.name.fees", "New fees"),
     _("notices.name.pickup", "Last pick-up day"),
+    _("notices.name.orders", "Orders not arrived"),
+    _("reminders.digest.orders", "<b>An order has not arrived</b>"),
+    _(
+        "notices.order",
+        "<b>{title}</b>: you ordered it here more than a day ago, but your library does not "
+        "show it yet. Orders can take a while; if it is still missing, ask your library.",
+    ),
     _("reminders.digest.lastday", "<b>Last day to pick up: today</b>"),
     # TRANSLATORS: {hours} is the branch's own text, in Danish unless it publishes English
     _("notices.hours", "<i>Opening hours, as the library publishes them:</i>\n{hours}"),

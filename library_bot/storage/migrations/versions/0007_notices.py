@@ -1,5 +1,6 @@
-"""Notices: the toggles per chat, whether its fees are known, and what the notices compare
-against (queue positions last seen, the digests of the fees known).
+"""Notices: the toggles per chat, whether its fees are known, when an order placed through the
+bot is next checked, and what the notices compare against (queue positions last seen, the
+digests of the fees known, the orders placed through the bot not yet shown).
 
 Revision ID: 0007
 Revises: 0006
@@ -25,6 +26,7 @@ def upgrade() -> None:
         batch.add_column(
             sa.Column("fees_known", sa.Boolean(), server_default=sa.false(), nullable=False)
         )
+        batch.add_column(sa.Column("order_check", sa.Date(), nullable=True))
     op.create_table(
         "notice_seen",
         sa.Column("chat_id", sa.BigInteger(), autoincrement=False, nullable=False),
@@ -37,5 +39,6 @@ def upgrade() -> None:
 def downgrade() -> None:
     op.drop_table("notice_seen")
     with op.batch_alter_table("chat") as batch:
+        batch.drop_column("order_check")
         batch.drop_column("fees_known")
         batch.drop_column("notices")
