@@ -15,6 +15,7 @@ COMMANDS = (
     "order",
     "search",
     "renew",
+    "away",
     "reminders",
     "calendar",
     "language",

@@ -30,7 +30,7 @@ from library_bot.rules.renewals import due_key, raw_reason, refusal_for, renew_w
 from library_bot.rules.urgency import sort_loans
 from library_bot.services import calendar, services
 from library_bot.telegram.buttons import RenewAll, RenewLoan, decode
-from library_bot.telegram.handlers.common import loans_status
+from library_bot.telegram.handlers.common import borrower_status, loans_status
 from library_bot.telegram.ui import (
     SHORT_TITLE,
     Context,
@@ -42,6 +42,8 @@ from library_bot.telegram.ui import (
     one_per_row,
     plain,
     renew_buttons,
+    reply,
+    require_account,
     send,
     send_messages,
     today_in,
@@ -51,13 +53,15 @@ from library_bot.texts.formatting import format_date, shorten, split_messages
 from library_bot.texts.render import reason_text
 
 if TYPE_CHECKING:
-    from library_bot.library.models import Loan, RenewResult
-    from library_bot.storage.store import Refusal
+    from library_bot.library.models import BorrowerStatus, Loan, RenewResult
+    from library_bot.storage.store import CallbackRef, Refusal
 
 log = logging.getLogger(__name__)
 
 # Renewals in flight at once for "renew all": quick for 60+ loans, gentle on the platform.
 RENEW_CONCURRENCY = 6
+# The longest trip /away renews for (a loan period is rarely longer than a month or two).
+MAX_AWAY_DAYS = 60
 # Titles named in "left alone" before "…".
 LEFT_ALONE_TITLES = 8
 
@@ -243,12 +247,50 @@ async def renew_all_callback(update: Update, context: Context) -> None:
     listed = set(tapped.loans) if tapped.loans is not None else None
     chat = await svc.store.chat(chat_id)
     window = renew_window(chat.reminders_enabled, chat.thresholds(svc.settings.REMINDER_DAYS))
-    refusals = await svc.store.refusals(chat_id)
     siblings = {
         button.loan_id: row
         for row in await svc.store.callbacks_many(_sibling_ids(update), chat_id)
         if (button := decode(row.payload, RenewLoan)) is not None
     }
+    done = await renew_due(
+        context,
+        chat_id,
+        account.token,
+        status,
+        lang,
+        window=window,
+        deadline=deadline,
+        listed=listed,
+        siblings=siblings,
+    )
+    if isinstance(done, TokenRejected):
+        await answer_library_error(update, context, done, lang, edit=False)
+        return
+    lines, labels = done
+    await edit_buttons(update, labels)
+    messages = split_messages(lines, header=t(lang, "borrower.renew.results"), separator="\n")
+    await send_messages(update, context, messages)
+
+
+async def renew_due(
+    context: Context,
+    chat_id: int,
+    token: str,
+    status: BorrowerStatus,
+    lang: str,
+    *,
+    window: int,
+    deadline: Deadline,
+    listed: set[str] | None = None,
+    siblings: Mapping[str, CallbackRef] | None = None,
+) -> tuple[list[str], dict[str, str]] | TokenRejected:
+    """Renew the loans due within `window` days (of `listed`, when given), each at most once:
+    the result lines (renewed, refused and why, unknown), and new labels for the loan buttons
+    claimed from `siblings` (loan id -> its button in the tapped message)."""
+    svc = services(context)
+    library = svc.library
+    refusals = await svc.store.refusals(chat_id)
+    siblings = siblings or {}
     today = today_in(context)
     todo: list[tuple[Loan, str | None]] = []  # the loan, and its button's data if it has one
     notes: list[str] = []
@@ -278,10 +320,9 @@ async def renew_all_callback(update: Update, context: Context) -> None:
             todo.append((loan, f"{RenewLoan.ACTION}:{sibling.id}"))
         else:
             todo.append((loan, None))
-    outcomes = await _renew_each(account.token, [loan for loan, _ in todo], library, deadline)
+    outcomes = await _renew_each(token, [loan for loan, _ in todo], library, deadline)
     if isinstance(outcomes, TokenRejected):
-        await answer_library_error(update, context, outcomes, lang, edit=False)
-        return
+        return outcomes
     lines: list[str] = []
     labels: dict[str, str] = {}
     for (loan, data), outcome in zip(todo, outcomes, strict=True):
@@ -301,9 +342,7 @@ async def renew_all_callback(update: Update, context: Context) -> None:
         )
     if not todo and not notes:
         lines = [t(lang, "borrower.renew.nothing_due", days=window)]
-    await edit_buttons(update, labels)
-    messages = split_messages(lines, header=t(lang, "borrower.renew.results"), separator="\n")
-    await send_messages(update, context, messages)
+    return lines, labels
 
 
 async def _renew_each(
@@ -340,9 +379,48 @@ async def _renew_each(
     ]
 
 
+def away_days(words: Sequence[str]) -> int | None:
+    """`/away <days>`: a whole number of days from 1 to `MAX_AWAY_DAYS`, else None."""
+    if len(words) != 1 or not words[0].isascii() or not words[0].isdigit():
+        return None
+    days = int(words[0])
+    return days if 1 <= days <= MAX_AWAY_DAYS else None
+
+
+async def away_command(update: Update, context: Context) -> None:
+    """`/away <days>`: before a trip, renew every loan due within that many days (each at most
+    once, as "renew all" does) and say what could not be renewed, and why."""
+    lang = await lang_of(update, context)
+    days = away_days(context.args or [])
+    if days is None:
+        await reply(update, context, t(lang, "notices.away.usage", max=MAX_AWAY_DAYS))
+        return
+    account = await require_account(update, context)
+    if account is None:
+        return
+    deadline = Deadline()
+    chat_id = chat_id_of(update)
+    status = await borrower_status(update, context, account, lang, deadline)
+    if status is None:
+        return
+    if not status.loans:
+        await reply(update, context, t(lang, "borrower.renew.empty"))
+        return
+    done = await renew_due(
+        context, chat_id, account.token, status, lang, window=days, deadline=deadline
+    )
+    if isinstance(done, TokenRejected):
+        await answer_library_error(update, context, done, lang, edit=False)
+        return
+    lines, _ = done
+    header = t(lang, "notices.away.header", count=days)
+    await send_messages(update, context, split_messages(lines, header=header, separator="\n"))
+
+
 def handlers() -> list[BaseHandler[Any, Any, Any]]:
     return [
         CommandHandler("renew", renew_command),
+        CommandHandler("away", away_command),
         CallbackQueryHandler(renew_callback, pattern=rf"^{RenewLoan.ACTION}:"),
         CallbackQueryHandler(renew_all_callback, pattern=rf"^{RenewAll.ACTION}:"),
     ]

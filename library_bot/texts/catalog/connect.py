@@ -29,6 +29,7 @@ MESSAGES: tuple[Message, ...] = (
         "/search &lt;words&gt; – search for materials\n"
         "/order &lt;material id&gt; [pick-up branch] – place a hold\n"
         "/renew – renew loans\n"
+        "/away &lt;days&gt; – before a trip: renew what is due within that many days\n"
         "/reminders – due-date reminders\n"
         "/calendar – your due dates in your calendar\n"
         "/language – choose the language\n"

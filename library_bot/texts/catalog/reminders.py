@@ -80,6 +80,16 @@ MESSAGES: tuple[Message, ...] = (
     _("notices.name.fees", "New fees"),
     _("notices.name.pickup", "Last pick-up day"),
     _("notices.name.orders", "Orders not arrived"),
+    _(
+        "notices.away.usage",
+        "Give the number of days you will be away, from 1 to {max}, e.g. <code>/away 14</code>: "
+        "I renew every loan due within them and tell you what could not be renewed.",
+    ),
+    _n(
+        "notices.away.header",
+        "🧳 <b>Before your trip</b>: the loans due within {count} day",
+        "🧳 <b>Before your trip</b>: the loans due within {count} days",
+    ),
     _("reminders.digest.orders", "<b>An order has not arrived</b>"),
     _(
         "notices.order",
