@@ -131,7 +131,9 @@ class _Due:
     found: list[tuple[str, Any]]
     items: list[_Item] = field(default_factory=list)
     markup: InlineKeyboardMarkup | None = None
-    refusals: dict[str, Refusal] | None = None  # read by the fetch when a notice needed them
+    refusals: dict[str, Refusal] = field(default_factory=dict)
+    # Loans due today or overdue, while refused loans are reminded daily (the "refused" notice).
+    refusable: list[Loan] = field(default_factory=list)
 
 
 class _Sweep:
@@ -236,22 +238,23 @@ class _Sweep:
         )
         self.calendar[account.chat_id] = calendar.entries(status)
         found = candidates(status, self.today, days)
-        refusals: dict[str, Refusal] | None = None
-        if "refused" in chat.notices and any(refused_key(x, self.today) for x in status.loans):
-            refusals = await self.store.refusals(account.chat_id)
-            found = self._refused(status, found, refusals)
+        refusable: list[Loan] = []
+        if "refused" in chat.notices:
+            refusable = [loan for loan in status.loans if refused_key(loan, self.today)]
         if "pickup" in chat.notices:
             found += last_day_keys(status.orders, self.today)
         found += await self._notices(account.chat_id, chat, status)
-        return _Due(account, lang, found, refusals=refusals) if found else None
+        if not found and not refusable:
+            return None
+        return _Due(account, lang, found, refusable=refusable)
 
     def _refused(
-        self, status: BorrowerStatus, found: list[tuple[str, Any]], refusals: dict[str, Refusal]
+        self, loans: list[Loan], found: list[tuple[str, Any]], refusals: dict[str, Refusal]
     ) -> list[tuple[str, Any]]:
         """A loan the library refused to renew is reminded daily from its due day on: its key
         of the day takes the place of its usual one."""
         daily: dict[str, tuple[str, Loan]] = {}
-        for loan in sort_loans(status.loans):
+        for loan in sort_loans(loans):
             key = refused_key(loan, self.today)
             if key is not None and refusal_for(loan, refusals) is not None:
                 daily[loan.loan_id] = (key, loan)
@@ -379,6 +382,19 @@ class _Sweep:
 
     async def _prepare(self, group: list[_Due]) -> list[_Due]:
         """Record the intents (before any sending) and keep the patrons with news."""
+        # Refusals for the whole group in one read: they mark loans, and turn a refused loan's
+        # reminder into a daily one (the "refused" notice).
+        reading = [
+            due
+            for due in group
+            if due.refusable or any(key.startswith("loan:") for key, _ in due.found)
+        ]
+        if reading:
+            refusals = await self.store.refusals_many([due.account.chat_id for due in reading])
+            for due in reading:
+                due.refusals = refusals.get(due.account.chat_id, {})
+                if due.refusable and due.refusals:
+                    due.found = self._refused(due.refusable, due.found, due.refusals)
         states = await self.store.begin_reminders_many(
             {due.account.chat_id: [key for key, _ in due.found] for due in group}
         )
@@ -388,15 +404,6 @@ class _Sweep:
             due.found = [(key, thing) for key, thing in due.found if before.get(key) != "sent"]
             if due.found:
                 ready.append(due)
-        unread = [
-            due
-            for due in ready
-            if due.refusals is None and any(key.startswith("loan:") for key, _ in due.found)
-        ]
-        if unread:
-            refusals = await self.store.refusals_many([due.account.chat_id for due in unread])
-            for due in unread:
-                due.refusals = refusals.get(due.account.chat_id, {})
         await asyncio.gather(*(self._render(due) for due in ready))
         # One per loan while few, and "renew all" (`ui.renew_buttons`, as /renew has them).
         buttons = []
@@ -447,7 +454,7 @@ class _Sweep:
                 [entry] = render_debt([thing], self.today, due.lang)
                 due.items.append(_Item(key, "fees", entry))
                 continue
-            refusal = refusal_for(thing, due.refusals or {})
+            refusal = refusal_for(thing, due.refusals)
             reason = reason_text(refusal.reason, due.lang) if refusal is not None else None
             entry = render_loan(thing, self.today, due.lang, reason)
             if ":unreadable:" in key:

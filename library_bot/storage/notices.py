@@ -13,9 +13,8 @@ from datetime import date
 
 from sqlalchemy import delete, select
 from sqlalchemy.engine import Connection
-from sqlalchemy.sql.expression import Executable
 
-from library_bot.storage.database import Repository
+from library_bot.storage.database import Repository, chunks
 from library_bot.storage.tables import CHAT, NOTICE_SEEN
 
 
@@ -68,50 +67,71 @@ class NoticeSeen(Repository):
         await self._run(work)
 
     async def keep(self, seen: Mapping[int, Seen]) -> None:
-        """Replace the kinds given per chat with what was seen, in one transaction."""
+        """Replace the kinds given per chat with what was seen: one statement per kind for all
+        the chats (the sweep's batch), not one per chat."""
         if not seen:
             return
         now = self._now()
+        rows: list[dict[str, object]] = []
+        dropped: dict[str, list[int]] = {"queue:": [], "fee:": [], "order:": []}
+        known: list[int] = []
+        checks: dict[int, date | None] = {}
+        for chat_id, what in seen.items():
+            if what.queue is not None:
+                dropped["queue:"].append(chat_id)
+                rows += [
+                    {"chat_id": chat_id, "item": f"queue:{order}"[:300], "value": str(pos)}
+                    for order, pos in what.queue.items()
+                ]
+            if what.fees is not None:
+                dropped["fee:"].append(chat_id)
+                rows += [
+                    {"chat_id": chat_id, "item": f"fee:{ident}", "value": None}
+                    for ident in what.fees
+                ]
+            if what.orders is not None:
+                dropped["order:"].append(chat_id)
+                checks[chat_id] = what.order_check
+                rows += [
+                    {"chat_id": chat_id, "item": f"order:{pid}"[:300], "value": placed}
+                    for pid, placed in what.orders.items()
+                ]
+            if what.fees_known:
+                known.append(chat_id)
 
         def work(conn: Connection) -> None:
-            for chat_id, what in seen.items():
-                rows: list[dict[str, object]] = []
-                if what.queue is not None:
-                    conn.execute(_drop(chat_id, "queue:"))
-                    rows += [
-                        {"chat_id": chat_id, "item": f"queue:{order}"[:300], "value": str(pos)}
-                        for order, pos in what.queue.items()
-                    ]
-                if what.fees is not None:
-                    conn.execute(_drop(chat_id, "fee:"))
-                    rows += [
-                        {"chat_id": chat_id, "item": f"fee:{ident}", "value": None}
-                        for ident in what.fees
-                    ]
-                if what.orders is not None:
-                    conn.execute(_drop(chat_id, "order:"))
-                    rows += [
-                        {"chat_id": chat_id, "item": f"order:{pid}"[:300], "value": placed}
-                        for pid, placed in what.orders.items()
-                    ]
-                if rows:
-                    conn.execute(self._insert(NOTICE_SEEN).values(rows))
-                values: dict[str, object] = {}
-                if what.fees_known:
-                    values["fees_known"] = True
-                if what.orders is not None:
-                    values["order_check"] = what.order_check
-                if values:
+            for prefix, chat_ids in dropped.items():
+                for chunk in chunks(chat_ids):
                     conn.execute(
-                        self._insert(CHAT)
-                        .values(chat_id=chat_id, created_at=now, updated_at=now, **values)
-                        .on_conflict_do_update(index_elements=["chat_id"], set_=values)
+                        delete(NOTICE_SEEN).where(
+                            NOTICE_SEEN.c.chat_id.in_(chunk),
+                            NOTICE_SEEN.c.item.startswith(prefix, autoescape=True),
+                        )
                     )
+            for part in chunks(rows):
+                conn.execute(self._insert(NOTICE_SEEN).values(list(part)))
+            for chunk in chunks(known):
+                statement = self._insert(CHAT).values(
+                    [
+                        {
+                            "chat_id": chat_id,
+                            "created_at": now,
+                            "updated_at": now,
+                            "fees_known": True,
+                        }
+                        for chat_id in chunk
+                    ]
+                )
+                conn.execute(
+                    statement.on_conflict_do_update(
+                        index_elements=["chat_id"], set_={"fees_known": True}
+                    )
+                )
+            for chat_id, day in checks.items():
+                conn.execute(
+                    self._insert(CHAT)
+                    .values(chat_id=chat_id, created_at=now, updated_at=now, order_check=day)
+                    .on_conflict_do_update(index_elements=["chat_id"], set_={"order_check": day})
+                )
 
         await self._run(work)
-
-
-def _drop(chat_id: int, prefix: str) -> Executable:
-    return delete(NOTICE_SEEN).where(
-        NOTICE_SEEN.c.chat_id == chat_id, NOTICE_SEEN.c.item.startswith(prefix, autoescape=True)
-    )
