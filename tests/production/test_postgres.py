@@ -240,12 +240,35 @@ async def _seed_0005(conn: AsyncConnection) -> None:
     await conn.execute(sa.text("UPDATE account SET next_check = '2026-01-20' WHERE chat_id = 1"))
 
 
+async def _seed_0006(conn: AsyncConnection) -> None:
+    """Revision 0005's rows, and a calendar feed (its secret's hash, no entries yet)."""
+    await _seed_0005(conn)
+    await conn.execute(
+        sa.text(
+            "INSERT INTO calendar_feed (chat_id, secret_hash, created_at) "
+            "VALUES (1, :hash, :now)"
+        ),
+        {"hash": "ab" * 32, "now": NOW},
+    )
+
+
+async def _seed_0007(conn: AsyncConnection) -> None:
+    """Revision 0006's rows, notices chosen, and what they saw (a queue position, a fee)."""
+    await _seed_0006(conn)
+    await conn.execute(sa.text("UPDATE chat SET notices = 'queue,fees' WHERE chat_id = 1"))
+    await conn.execute(
+        sa.text("INSERT INTO notice_seen (chat_id, item, value) VALUES (1, 'queue:O1', '3')")
+    )
+
+
 SEEDS: dict[str, Seed] = {
     "0001": _seed_0001,
     "0002": _seed_0001,
     "0003": _seed_0003,
     "0004": _seed_0004,
     "0005": _seed_0005,
+    "0006": _seed_0006,
+    "0007": _seed_0007,
 }
 
 
@@ -339,6 +362,8 @@ async def test_every_revision_upgrades_with_data(
             "DK-710104",
         )
         assert (await store.chat(2)).reminders_enabled is False
+        assert chat.notices == frozenset({"queue", "fees"})
+        assert await store.notices.seen(1) == {"queue:O1": "3"}
         assert await store.begin_reminders_many({1: ["loan:L1:2026-01-13:3"]}) == {
             1: {"loan:L1:2026-01-13:3": "sent"}
         }
