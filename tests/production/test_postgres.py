@@ -245,8 +245,7 @@ async def _seed_0006(conn: AsyncConnection) -> None:
     await _seed_0005(conn)
     await conn.execute(
         sa.text(
-            "INSERT INTO calendar_feed (chat_id, secret_hash, created_at) "
-            "VALUES (1, :hash, :now)"
+            "INSERT INTO calendar_feed (chat_id, secret_hash, created_at) VALUES (1, :hash, :now)"
         ),
         {"hash": "ab" * 32, "now": NOW},
     )
