@@ -47,6 +47,10 @@ async def test_order_with_the_patrons_own_library(bot: BotHarness) -> None:
     assert "Den lille prins er bestilt" in done.text
     assert done.buttons == []
     assert bot.sandbox.calls[ORDER_CALLS] == 1
+    # Watched until it shows up in /v3/user (the "orders" notice): its pid and when, no more.
+    [(item, placed_at)] = (await bot.store.notices.seen(30)).items()
+    assert item == f"order:{LITTLE_PRINCE}" and placed_at is not None and len(placed_at) == 12
+    assert (await bot.store.chat(30)).order_check is not None
 
 
 async def test_a_given_branch_is_normalised_saved_and_reused(bot: BotHarness) -> None:
