@@ -308,7 +308,8 @@ def score(
     seen = checked or set()
     f.late_reminders += sum(1 for key in new if key.startswith("loan:") and key not in seen)
     for key in seen:
-        if key.startswith("hold:") and key not in tally.noticed:
+        # Hold-ready notices only: a last-pick-up-day nudge (`hold:<id>:lastday:<day>`) is not one.
+        if key.startswith("hold:") and key.endswith(":ready") and key not in tally.noticed:
             tally.noticed.add(key)
             hold_id = key.split(":")[1]
             ready = card.ready.get(hold_id, today - 1)
