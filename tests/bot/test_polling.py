@@ -46,13 +46,15 @@ def test_nothing_due_waits_for_the_shortest_loan_less_the_largest_threshold() ->
     assert plan(status(), days=(10, 0)) == day(1)  # thresholds beyond the loan period: daily
 
 
-def test_a_loan_is_checked_on_each_threshold_day_then_daily_when_overdue() -> None:
+def test_a_loan_is_checked_on_each_threshold_day_and_its_first_overdue_day() -> None:
     assert plan(status([loan(day(20))])) == day(4)  # the new-loan bound comes first
     assert plan(status([loan(day(20))]), min_loan_days=30) == day(17)  # due minus 3
     assert plan(status([loan(day(3))])) == day(2)  # today's 3-day reminder is sent: the 1-day
     assert plan(status([loan(day(1))])) == day(1)
     assert plan(status([loan(day(0))])) == day(1)  # first overdue day
-    assert plan(status([loan(day(-4))])) == day(1)
+    # Its overdue reminder was sent: nothing more for it; a renewal is a new loan.
+    assert plan(status([loan(day(-1))])) == day(4)
+    assert plan(status([loan(day(-4))]), min_loan_days=30) == day(27)
     assert plan(status([loan("next Tuesday")])) == day(1)  # unreadable: daily
 
 

@@ -15,7 +15,7 @@ from tests.bot.test_order import LITTLE_PRINCE
 from tests.fixtures.bot import BotHarness
 from tests.reminders.conftest import KAREN, OLE, Rig
 
-KAREN_CHAT = 601  # an overdue loan: checked daily
+KAREN_CHAT = 601  # loans due today and tomorrow: checked daily
 OLE_CHAT = 602  # nothing on loan: left alone until a new loan could need a reminder
 USER_CALLS = "platform GET /v3/user"
 
