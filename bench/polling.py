@@ -278,8 +278,8 @@ class Figures:
             f"card per day); longest hold-ready delay {self.max_hold_delay} day(s)",
             f"  target calls <= {CALLS_TARGET}: "
             f"{'met' if self.planned <= CALLS_TARGET else 'NOT met'}; the plan makes "
-            f"{self.planned - floor:.3f} more than the floor (checks on the threshold days of "
-            f"loans returned or renewed since the last check, which only a call can tell)",
+            f"{self.planned - floor:.3f} more than the floor (mostly checks on the threshold "
+            f"days of loans returned or renewed since the last check, which only a call can tell)",
         ]
 
 
