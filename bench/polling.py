@@ -31,6 +31,10 @@ Reminder thresholds 3, 1 and 0 days (the default `REMINDER_DAYS`), shortest loan
 `POLL_MIN_LOAN_DAYS` 7. The first `--warm-up` days (default 7) are not counted in the calls: on
 day 0 every card is checked, as after the upgrade that adds the plan, once.
 
+After the three lines the issue asks for, it prints the floor (`Floor`): the calls of a plan
+that obeys the same rules but is told every return and renewal for free, so checks only on the
+days the rules force; no plan can go below it on this population.
+
 `--real N` also runs the same model for N cards through the real sweep
 (`library_bot.jobs.reminders.sweep`
 with its `today`) against the library sandbox over loopback, the Telegram stand-in and a SQLite
