@@ -43,7 +43,9 @@ async def test_only_ten_results_are_shown(bot: BotHarness) -> None:
 
 async def test_usage_no_hits_too_long_and_control_characters(bot: BotHarness) -> None:
     bot.add_chat(53, language_code="en")
-    [usage] = await command(bot, 53, "/search")
+    [ask] = await command(bot, 53, "/search")  # a bare /search asks for the words
+    assert ask.text == "🔎 What are you looking for? Type a title, an author or a subject."
+    [usage] = await command(bot, 53, '/search "\\"')  # no words once quotes are dropped
     assert "/search Karen Blixen" in usage.text
     [none] = await command(bot, 53, "/search zzzyyyxxx")
     assert none.text == "🔎 No results for “zzzyyyxxx”. Try other words."

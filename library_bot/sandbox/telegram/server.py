@@ -129,6 +129,9 @@ class SentMessage:
         raise KeyError(f"no button with {text!r} in message {self.message_id}: {self.buttons}")
 
 
+_DEFAULT_SCOPE = json.dumps({"type": "default"})
+
+
 class ApiError(Exception):
     """An error answer of the Bot API."""
 
@@ -961,11 +964,16 @@ class TelegramStandIn:
 
     # ---- commands
 
-    @staticmethod
-    def _scope_key(params: dict[str, Any]) -> str:
+    def _scope_key(self, params: dict[str, Any]) -> str:
         scope = _as_json(params.get("scope") or {"type": "default"}, "can't parse scope JSON")
         if not isinstance(scope, dict) or "type" not in scope:
             raise _bad("can't parse BotCommandScope JSON object")
+        if scope["type"] == "chat":
+            # As Telegram: a chat's scope names a chat the bot knows.
+            chat_id = str(scope.get("chat_id", ""))
+            if not re.fullmatch(r"-?\d+", chat_id) or int(chat_id) not in self._chats:
+                raise _bad("chat not found")
+            scope["chat_id"] = int(chat_id)
         return json.dumps(scope, sort_keys=True)
 
     @staticmethod
@@ -993,12 +1001,15 @@ class TelegramStandIn:
         if len(commands) > 100:
             raise _bad("too many commands")
         key = (self._scope_key(params), self._language(params))
+        default = key[0] == _DEFAULT_SCOPE  # `commands` mirrors the default scope only
         if commands:
             bot.scoped_commands[key] = commands
-            self.commands[key[1] or None] = commands
+            if default:
+                self.commands[key[1] or None] = commands
         else:
             bot.scoped_commands.pop(key, None)
-            self.commands.pop(key[1] or None, None)
+            if default:
+                self.commands.pop(key[1] or None, None)
         self._bump()
         return True
 
@@ -1009,7 +1020,8 @@ class TelegramStandIn:
     async def _delete_commands(self, bot: _Bot, params: dict[str, Any]) -> bool:
         key = (self._scope_key(params), self._language(params))
         bot.scoped_commands.pop(key, None)
-        self.commands.pop(key[1] or None, None)
+        if key[0] == _DEFAULT_SCOPE:
+            self.commands.pop(key[1] or None, None)
         self._bump()
         return True
 

@@ -5,7 +5,8 @@
 is registered last, in the same group.
 """
 
-# The chat commands of the operator contract, in the order Telegram's menu shows them.
+# The chat commands of the operator contract (and /recommend, /events, /news beyond it), in the
+# order Telegram's menu shows them.
 COMMANDS = (
     "start",
     "help",
@@ -15,6 +16,9 @@ COMMANDS = (
     "debt",
     "order",
     "search",
+    "recommend",
+    "events",
+    "news",
     "renew",
     "reminders",
     "language",

@@ -21,6 +21,7 @@ from library_bot.telegram.handlers.common import (
     send_login,
     url_button_allowed,
 )
+from library_bot.telegram.menu import set_chat_menu
 from library_bot.texts import t
 from library_bot.texts.formatting import format_date
 
@@ -112,5 +113,6 @@ async def forget_tapped(update: Update, context: Context) -> None:
         revoked = await svc.library.revoke(account.token)
         key = "connect.forgotten" if revoked else "connect.forgotten_not_revoked"
     await svc.store.forget_chat(chat_id)
+    await set_chat_menu(context.bot, chat_id, None)  # the saved language is gone, so its menu
     # The answer keeps the patron's language even though the saved choice is gone.
     await reply(update, context, t(lang, key))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from telegram import Update
+from telegram.constants import ChatType
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
 from library_bot.services import services
@@ -16,6 +17,7 @@ from library_bot.telegram.handlers.common import (
     reply,
     resolve_callback,
 )
+from library_bot.telegram.menu import set_chat_menu
 from library_bot.texts import LANGUAGES, t
 
 AUTO = "auto"
@@ -48,6 +50,10 @@ async def language_tapped(update: Update, context: Context) -> None:
     choice = ref.payload.get("lang")
     saved = choice if choice in LANGUAGES else None
     await services(context).store.set_language(chat_id_of(update), saved)
+    chat = update.effective_chat
+    if chat is not None and chat.type == ChatType.PRIVATE:
+        # The menu follows the choice (a group's menu stays everyone's own language).
+        await set_chat_menu(context.bot, chat.id, saved)
     lang = await lang_of(update, context)
     key = "connect.language_set" if saved else "connect.language_set_auto"
     await reply(update, context, t(lang, key))
