@@ -4,9 +4,16 @@ the real bot against the library sandbox and the Bot API stand-in."""
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 from collections.abc import Callable
+from types import SimpleNamespace
+from typing import Any, cast
+
+from telegram import Chat, Message, Update, User
 
 from library_bot.telegram.handlers import COMMANDS
+from library_bot.telegram.handlers.search import is_search_reply
+from library_bot.texts import t
 from tests.bot.test_borrower import JONAS, KAREN, OLE, buttons, command
 from tests.fixtures.bot import BotHarness
 
@@ -29,7 +36,7 @@ async def test_events_of_the_cards_library_soonest_first(bot: BotHarness) -> Non
     assert text.startswith("📅 Det sker på dit bibliotek")
     titles = ["Mød forfatteren", "Højtlæsning for de mindste", "Digital hjælp"]
     assert all(title in text for title in titles)
-    assert [text.index(title) for title in titles] == sorted(text.index(t) for t in titles)
+    assert [text.index(title) for title in titles] == sorted(text.index(title) for title in titles)
     assert "kl. 19:00–21:00" in text and "Pris: 50 kr." in text
     assert any(f"📍 {branch}" in text for branch in COPENHAGEN_BRANCHES)
     assert "<b>Mød forfatteren</b>" in reply.html and "<p>" not in reply.html
@@ -196,3 +203,26 @@ async def _until(done: Callable[[], bool]) -> None:
             if done():
                 return
             await asyncio.sleep(0.02)
+
+
+def test_a_reply_to_the_prompt_is_the_search_in_any_process() -> None:
+    """With Telegram's ForceReply the words come as a reply to the prompt, which any process
+    (webhook mode, several of them) recognises without the first one's memory."""
+    bot_user = User(123456, "Library Bot", is_bot=True)
+    patron = User(90, "Karen", is_bot=False)
+    chat = Chat(90, "private")
+    now = dt.datetime.now(dt.UTC)
+    context = cast("Any", SimpleNamespace(bot=SimpleNamespace(id=bot_user.id)))
+
+    def words(replied_text: str | None, sender: User = bot_user) -> Update:
+        replied = None
+        if replied_text is not None:
+            replied = Message(1, now, chat, from_user=sender, text=replied_text)
+        message = Message(2, now, chat, from_user=patron, text="blixen", reply_to_message=replied)
+        return Update(1, message=message)
+
+    for lang in ("da", "en"):
+        assert is_search_reply(words(t(lang, "whatson.search.ask")), context)
+    assert not is_search_reply(words(None), context)
+    assert not is_search_reply(words("Something else"), context)
+    assert not is_search_reply(words(t("en", "whatson.search.ask"), patron), context)
