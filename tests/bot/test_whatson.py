@@ -9,6 +9,7 @@ from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any, cast
 
+from sqlalchemy import text as sql
 from telegram import Chat, Message, Update, User
 
 from library_bot.telegram.handlers import COMMANDS
@@ -145,6 +146,11 @@ async def test_free_text_offers_a_search_in_the_patrons_language(bot: BotHarness
     assert buttons(dansk) == ["🔎 Søg efter »<b>Tove & Gift</b>«"]
     [long] = await command(bot, 78, "ø" * 300)
     assert "højst 200 tegn" in long.text and long.buttons == []
+    # A login page's one-time code typed as it is, a secret: no search, nothing stored.
+    stored = await _button_rows(bot)
+    [code] = await command(bot, 78, "abcd-2345")
+    assert "/help" in code.text and code.buttons == []
+    assert await _button_rows(bot) == stored
 
 
 async def test_a_bare_search_asks_and_the_next_message_is_the_search(bot: BotHarness) -> None:
@@ -195,6 +201,13 @@ async def test_menus_per_language_and_per_chat_after_language(bot: BotHarness) -
     prompt = await bot.send(80, "/language")
     await bot.tap(80, prompt, "Automatic (from Telegram)")
     await _until(lambda: bot.telegram.chat_commands(80)[3]["description"].startswith("Dine"))
+
+
+async def _button_rows(bot: BotHarness) -> int:
+    def count(conn: Any) -> int:
+        return int(conn.execute(sql("SELECT count(*) FROM callback_ref")).scalar_one())
+
+    return await bot.store.database.run(count)
 
 
 async def _until(done: Callable[[], bool]) -> None:

@@ -14,6 +14,7 @@ from telegram import Update
 from telegram.constants import ChatType
 from telegram.ext import BaseHandler, CallbackQueryHandler
 
+from library_bot.storage.crypto import CODE_ALPHABET, CODE_LENGTH, normalize_code
 from library_bot.telegram.handlers.borrower import shorten
 from library_bot.telegram.handlers.common import (
     Context,
@@ -35,6 +36,13 @@ from library_bot.texts import Raw, t
 BUTTON_QUERY = 40
 
 
+def looks_like_link_code(text: str) -> bool:
+    """A login page's one-time code typed as it is: a secret, never kept in a button's payload
+    (it gets the hint towards /help instead)."""
+    code = normalize_code(text)
+    return len(code) == CODE_LENGTH and all(char in CODE_ALPHABET for char in code)
+
+
 async def offer_search(update: Update, context: Context) -> bool:
     """Answer a plain message of a private chat as a search; False when it is not one."""
     chat = update.effective_chat
@@ -47,7 +55,7 @@ async def offer_search(update: Update, context: Context) -> bool:
         await run_search(update, context, lang, message.text)
         return True
     query = clean_query(message.text)
-    if not query:
+    if not query or looks_like_link_code(query):
         return False
     if len(query) > MAX_QUERY:
         await reply(update, context, t(lang, "whatson.freetext.too_long", limit=MAX_QUERY))
