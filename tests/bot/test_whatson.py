@@ -4,6 +4,7 @@ the real bot against the library sandbox and the Bot API stand-in."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import datetime as dt
 from collections.abc import Callable
 from types import SimpleNamespace
@@ -85,6 +86,12 @@ async def test_events_and_news_need_a_login_and_say_when_the_platform_fails(
     [down] = await command(bot, 74, "/news")
     assert "svarer ikke" in down.text
     bot.sandbox.faults.down.clear()
+    # A status with no library, so none is sent, and no site the platform reaches for the
+    # login: the platform's 500 "DDBCMS-API not available ..." is about the library.
+    record = bot.sandbox._state.record(KAREN)
+    record.patron = dataclasses.replace(record.patron, agency="")
+    [none] = await command(bot, 74, "/events")
+    assert none.text.startswith("Dit bibliotek deler ikke sine arrangementer og nyheder"), none.text
 
 
 # --- /recommend -----------------------------------------------------------------------------

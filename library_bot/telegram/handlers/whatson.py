@@ -37,6 +37,9 @@ EVENTS_ASKED = 30
 EVENTS_SHOWN = 8
 NEWS_ASKED = 10
 NEWS_SHOWN = 5
+# The platform's 500 for a library whose site it does not reach (serviceprovider `ddbcms.js`):
+# an answer about the library, not an outage to try again after.
+NO_CONTENT_SERVICE = "ddbcms-api not available"
 
 
 def one_message(entries: Sequence[str], *, header: str, footer: str = "") -> tuple[str, int]:
@@ -69,7 +72,10 @@ async def library_items(
     try:
         items = await deadline.run(fetch(account, [agency] if agency else None))
     except LibraryError as exc:
-        await answer_library_error(update, context, exc, lang)
+        if exc.status == 500 and NO_CONTENT_SERVICE in (exc.code or "").lower():
+            await reply(update, context, t(lang, "whatson.no_content"))
+        else:
+            await answer_library_error(update, context, exc, lang)
         return None
     return lang, items
 

@@ -13,6 +13,10 @@ DA: dict[str, str] = {
         "/recommend – forslag ud fra dine lån\n"
         "Skriv bare, hvad du leder efter, så tilbyder jeg at søge efter det."
     ),
+    "whatson.no_content": (
+        "Dit bibliotek deler ikke sine arrangementer og nyheder gennem bibliotekernes fælles "
+        "platform. Se dem på bibliotekets hjemmeside."
+    ),
     # /events
     "whatson.events.header": "📅 <b>Det sker på dit bibliotek</b>",
     "whatson.events.none": "📅 Dit bibliotek har ingen kommende arrangementer lige nu.",
@@ -53,6 +57,10 @@ EN: dict[str, str] = {
         "/news – news from your library\n"
         "/recommend – suggestions based on your loans\n"
         "Or just type what you are looking for, and I offer to search for it."
+    ),
+    "whatson.no_content": (
+        "Your library does not share its events and news through the libraries' common "
+        "platform. See them on the library's website."
     ),
     # /events
     "whatson.events.header": "📅 <b>What's on at your library</b>",
