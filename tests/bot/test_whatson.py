@@ -16,7 +16,7 @@ from telegram import Chat, Message, Update, User
 from library_bot.telegram.handlers import COMMANDS
 from library_bot.telegram.handlers.search import is_search_reply
 from library_bot.texts import t
-from tests.bot.test_borrower import JONAS, KAREN, OLE, buttons, command
+from tests.bot.test_borrower import JONAS, KAREN, METTE, OLE, buttons, command
 from tests.fixtures.bot import BotHarness
 
 COPENHAGEN_BRANCHES = (
@@ -129,11 +129,25 @@ async def test_no_loans_and_nothing_to_recommend(bot: BotHarness) -> None:
     [reply] = await command(bot, 76, "/recommend")
     assert reply.text.startswith("💡 You have no loans or holds right now")
     assert bot.sandbox.calls["platform GET /v3/recommend"] == 0
-    # A loan the recommender does not know: "no suggestions", not a failure.
+    # A loan with no record id of the national bibliography: nothing to base suggestions on.
     loans = bot.sandbox.patron_data(OLE).loans
+    loans.append({"loanId": "2", "dueDate": "2030-01-01", "title": "Y", "titleId": "lokal-7"})
+    [unknown] = await command(bot, 76, "/recommend")
+    assert unknown.text.startswith("💡 I found no suggestions based on your loans right now")
+    assert bot.sandbox.calls["platform GET /v3/recommend"] == 0
+    # A loan the recommender does not know: "no suggestions", not a failure.
     loans.append({"loanId": "1", "dueDate": "2030-01-01", "title": "X", "titleId": "99999999"})
     [none] = await command(bot, 76, "/recommend")
     assert none.text.startswith("💡 I found no suggestions based on your loans right now")
+
+
+async def test_everything_already_on_loan_is_never_suggested(bot: BotHarness) -> None:
+    # Mette's 65 loans cover the whole sandbox catalogue: all of it goes in `ignore`.
+    await bot.connect(82, METTE, language_code="en")
+    [reply] = await command(bot, 82, "/recommend")
+    assert reply.text.startswith("💡 I found no suggestions based on your loans right now")
+    assert bot.sandbox.calls["platform GET /v3/recommend"] == 1
+    assert bot.sandbox.calls["platform GET /v3/work"] == 0
 
 
 # --- free text and a bare /search -----------------------------------------------------------

@@ -41,6 +41,8 @@ if TYPE_CHECKING:
 NATIONAL_BIBLIOGRAPHY = "870970-basis"
 TITLE_ID = re.compile(r"^\d{6,12}$")
 LIKES = 10
+# Bounds the query string for a patron with very many loans.
+IGNORES = 100
 # Asked for more than shown: a suggestion /v3/work does not know is left out.
 ASKED = 15
 SHOWN = 10
@@ -62,7 +64,7 @@ def likes_and_ignores(status: BorrowerStatus) -> tuple[list[str], list[str]]:
     loans = sorted(status.loans, key=_recent_first)
     liked = [loan.title_id for loan in loans] or [hold.title_id for hold in status.orders]
     everything = [loan.title_id for loan in loans] + [hold.title_id for hold in status.orders]
-    return _pids(liked)[:LIKES], _pids(everything)
+    return _pids(liked)[:LIKES], _pids(everything)[:IGNORES]
 
 
 def _pids(title_ids: Sequence[str | None]) -> list[str]:
@@ -80,7 +82,10 @@ async def recommend_command(update: Update, context: Context) -> None:
         return
     likes, ignores = likes_and_ignores(status)
     if not likes:
-        await reply(update, context, t(lang, "whatson.recommend.no_loans"))
+        # Loans or holds with no record id of the national bibliography give nothing to like.
+        nothing = not status.loans and not status.orders
+        key = "whatson.recommend.no_loans" if nothing else "whatson.recommend.none"
+        await reply(update, context, t(lang, key))
         return
     library = services(context).library
     try:
