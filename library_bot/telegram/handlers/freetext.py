@@ -50,7 +50,7 @@ async def offer_search(update: Update, context: Context) -> bool:
     if chat is None or chat.type != ChatType.PRIVATE or message is None or not message.text:
         return False
     lang = await lang_of(update, context)
-    waited = awaiting_words(context)
+    waited = awaiting_words(update, context)
     if waited or is_search_reply(update, context):
         await run_search(update, context, lang, message.text)
         return True

@@ -87,11 +87,19 @@ async def ask_for_words(update: Update, context: Context, lang: str) -> None:
     )
 
 
-def awaiting_words(context: Context) -> bool:
-    """True (once) when the chat's last bare /search is still waiting for its words."""
-    if context.chat_data is None:
+def awaiting_words(update: Update, context: Context) -> bool:
+    """True (once) when the chat's last bare /search is still waiting for its words.
+
+    Read without creating: every plain message asks, and a chat that never sent a bare
+    /search keeps no `chat_data` entry in memory.
+    """
+    chat_id = chat_id_of(update)
+    data = context.application.chat_data.get(chat_id)
+    if not data:
         return False
-    asked = context.chat_data.pop(AWAITING_WORDS, None)
+    asked = data.pop(AWAITING_WORDS, None)
+    if not data:
+        context.application.drop_chat_data(chat_id)
     return isinstance(asked, float) and time.monotonic() - asked < AWAIT_SECONDS
 
 
