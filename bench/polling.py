@@ -407,14 +407,15 @@ async def real(cards: int = REAL_CARDS, days: int = REAL_DAYS, *, seed: int = 18
     from library_bot.sandbox.telegram import TelegramStandIn
     from library_bot.storage.migrate import upgrade
     from library_bot.storage.store import Store
-    from library_bot.storage.tables import ReminderLogRow
+    from library_bot.storage.tables import REMINDER_LOG
 
     started = time.perf_counter()
     library = Library(cards, seed, PERIODS)
     tallies = [Tally() for _ in range(cards)]
     figures = Figures(cards, days, 1, mix_start=library.mix(), label="real sweep")
-    log_table: Any = ReminderLogRow.__table__  # type: ignore[attr-defined]
-    sent_query = select(log_table.c.chat_id, log_table.c.key).where(log_table.c.state == "sent")
+    sent_query = select(REMINDER_LOG.c.chat_id, REMINDER_LOG.c.key).where(
+        REMINDER_LOG.c.state == "sent"
+    )
     keys = [secrets.token_bytes(32)]
     token = "123456:BENCH-polling"
     async with LibrarySandbox() as sandbox, TelegramStandIn() as telegram:

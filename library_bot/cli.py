@@ -8,26 +8,27 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import base64
-import secrets
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
+from typing import Any, TypeVar
 
 from sqlalchemy.exc import SQLAlchemyError
 
 from library_bot import demo
 from library_bot.config.logs import setup_logging
 from library_bot.config.settings import (
-    KEY_BYTES,
     LIBRARY_VARIABLES,
     Settings,
     SettingsError,
     load_settings,
+    new_key,
 )
 from library_bot.runtime import maintenance
 from library_bot.runtime.runner import run_bot
 from library_bot.runtime.signals import stop_on_signals
 from library_bot.sandbox.cli import serve as serve_sandbox
+
+T = TypeVar("T")
 
 EXIT_CONFIG = 2
 EXIT_FAILED = 1
@@ -41,11 +42,15 @@ def settings_for(command: str, *required: str) -> Settings:
     return settings
 
 
-def _database_error(command: str, exc: Exception) -> int:
-    # Parameters are hidden by the engine, so the message carries no token.
-    reason = str(getattr(exc, "orig", None) or exc).splitlines()[0]
-    print(f"library-bot {command}: database error: {reason}", file=sys.stderr)
-    return EXIT_FAILED
+def _on_database(command: str, work: Coroutine[Any, Any, T]) -> T | None:
+    """Run `work`; None after saying why the database refused (parameters are hidden by the
+    engine, so the message carries no token)."""
+    try:
+        return asyncio.run(work)
+    except (SQLAlchemyError, OSError) as exc:
+        reason = str(getattr(exc, "orig", None) or exc).splitlines()[0]
+        print(f"library-bot {command}: database error: {reason}", file=sys.stderr)
+        return None
 
 
 def _run(_: argparse.Namespace) -> int:
@@ -103,26 +108,24 @@ def _remind(args: argparse.Namespace) -> int:
 
 def _migrate(_: argparse.Namespace) -> int:
     settings = settings_for("migrate", "DATABASE_URL")
-    try:
-        revision = asyncio.run(maintenance.migrate(settings))
-    except (SQLAlchemyError, OSError) as exc:
-        return _database_error("migrate", exc)
+    revision = _on_database("migrate", maintenance.migrate(settings))
+    if revision is None:
+        return EXIT_FAILED
     print(f"database schema at revision {revision} (head)")
     return 0
 
 
 def _rotate_keys(_: argparse.Namespace) -> int:
     settings = settings_for("rotate-keys", "DATABASE_URL", "TOKEN_KEYS")
-    try:
-        rotated = asyncio.run(maintenance.rotate_keys(settings))
-    except (SQLAlchemyError, OSError) as exc:
-        return _database_error("rotate-keys", exc)
+    rotated = _on_database("rotate-keys", maintenance.rotate_keys(settings))
+    if rotated is None:
+        return EXIT_FAILED
     print(f"re-encrypted {rotated} token{'' if rotated == 1 else 's'} under the newest key")
     return 0
 
 
 def _generate_key(_: argparse.Namespace) -> int:
-    print(base64.urlsafe_b64encode(secrets.token_bytes(KEY_BYTES)).decode().rstrip("="))
+    print(new_key())
     return 0
 
 

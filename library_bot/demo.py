@@ -9,7 +9,6 @@ would when a real token expires.
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextlib
 import logging
 import os
@@ -22,10 +21,10 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from library_bot.config.logs import setup_logging
 from library_bot.config.settings import (
-    KEY_BYTES,
     Settings,
     SettingsError,
     decode_key,
+    new_key,
 )
 from library_bot.jobs.sweep import sweep
 from library_bot.library.client import LibraryClient
@@ -82,6 +81,7 @@ TRY_THESE = (
         "reserved by another patron and marked so from then on",
     ),
     ("/loans as patron 1000000003", "a due date sent as dd/mm/yyyy is read and sorted"),
+    ("/calendar", "a private calendar feed of the due dates; open it, renew, open it again"),
     ("/logout, then /login", "a link to end the library login's session; a fresh login next"),
     ("a chat in English", "reminders and login pages in English, with no /language"),
     (f'"{LOSE_ACTION}", then an order', "placed once; the bot says it may have gone through"),
@@ -110,7 +110,7 @@ def demo_key(data_dir: Path) -> str:
         except ValueError as exc:
             raise SettingsError(f"{path}: {exc}; delete the demo directory to start over") from None
         return text
-    text = base64.urlsafe_b64encode(secrets.token_bytes(KEY_BYTES)).decode().rstrip("=")
+    text = new_key()
     descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(descriptor, "w", encoding="ascii") as handle:
         handle.write(text + "\n")

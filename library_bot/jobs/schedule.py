@@ -18,7 +18,7 @@ from telegram.ext import Application, ContextTypes
 
 from library_bot.jobs.sweep import sweep
 from library_bot.services import Services, services
-from library_bot.telegram.handlers.common import chat_lang, send_login
+from library_bot.telegram.ui import chat_lang, send_login
 from library_bot.texts import t
 
 log = logging.getLogger(__name__)
@@ -60,7 +60,12 @@ async def _run_sweep(context: Context, day: date | None, attempt: int) -> None:
     if day is not None and day != now_day:
         return  # a retry that slipped past midnight: the new day's sweep takes over
     report = await sweep(
-        store=svc.store, library=svc.library, bot=context.bot, settings=svc.settings, today=day
+        store=svc.store,
+        library=svc.library,
+        bot=context.bot,
+        settings=svc.settings,
+        today=day,
+        branches=svc.branches,
     )
     svc.metrics.sweep(report)
     if report.needs_retry and attempt < len(RETRY_DELAYS) and context.job_queue is not None:

@@ -14,7 +14,6 @@ the same day picks them up again.
 from __future__ import annotations
 
 import asyncio
-import html
 import logging
 import os
 import socket
@@ -25,19 +24,26 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup
-from telegram.constants import ParseMode
+from telegram import Bot, InlineKeyboardMarkup
 from telegram.error import BadRequest as TelegramBadRequest
 from telegram.error import Forbidden, RetryAfter, TelegramError
 
+from library_bot.library.deadline import Deadline
 from library_bot.library.errors import LibraryError, NotLoggedIn, TokenRejected
+from library_bot.rules import calendar
 from library_bot.rules.polling import next_check
 from library_bot.rules.reminders import candidates
 from library_bot.rules.renewals import refusal_for
-from library_bot.telegram.handlers.borrower import BranchNames, Deadline
-from library_bot.telegram.handlers.common import NO_PREVIEW, ref_button, url_button_allowed
-from library_bot.telegram.handlers.renew import loan_payload
+from library_bot.services.branches import BranchNames
 from library_bot.telegram.ratelimit import SEND_ATTEMPTS
+from library_bot.telegram.ui import (
+    login_prompt,
+    one_per_row,
+    renew_buttons,
+    send,
+    stored_buttons,
+    stored_rows,
+)
 from library_bot.texts import pick_language, t
 from library_bot.texts.formatting import split_messages
 from library_bot.texts.render import reason_text, render_hold, render_loan
@@ -50,11 +56,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-MESSAGE_LIMIT = 4096
-MAX_RENEW_BUTTONS = 20
 # Seconds the digest may wait for pick-up branch names before showing the ids.
 BRANCH_NAMES_BUDGET = 6.0
-BUTTON_TITLE_CHARS = 32
 DEFAULT_LEASE = timedelta(minutes=10)
 # Failure kinds after which the patron is left unfinished for a retry sweep.
 RETRYABLE = frozenset({"platform", "telegram", "error"})
@@ -94,13 +97,6 @@ class _Item:
     loan: Loan | None = None
 
 
-def _button_title(title: str) -> str:
-    title = " ".join(title.split()) or "?"
-    if len(title) > BUTTON_TITLE_CHARS:
-        title = title[: BUTTON_TITLE_CHARS - 1].rstrip() + "…"
-    return title
-
-
 @dataclass
 class _Due:
     """A patron with something to remind, on the way from a fetch worker to delivery."""
@@ -131,6 +127,7 @@ class _Sweep:
         settings: Settings,
         today: date,
         flush_every: int,
+        branches: BranchNames,
     ) -> None:
         self.store = store
         self.library = library
@@ -140,9 +137,10 @@ class _Sweep:
         self.report = SweepReport(day=today)
         self.flush_every = flush_every
         self.done: list[int] = []  # finished patrons not yet written back
-        # Pick-up branch names as /holds shows them, looked up once per sweep per agency.
-        self.names = BranchNames()
-        self.plans: dict[int, date] = {}  # their next check (bot/polling.py), written with them
+        # Pick-up branch names as /holds shows them (the process's cache inside `run`).
+        self.branches = branches
+        self.plans: dict[int, date] = {}  # their next check (rules.polling), written with them
+        self.calendar: dict[int, list[calendar.Entry]] = {}  # for the feeds, written with them
 
     async def flush(self) -> None:
         """Mark the finished patrons swept, in one transaction rather than one each.
@@ -154,6 +152,20 @@ class _Sweep:
         if done:
             plans = {chat_id: self.plans.pop(chat_id) for chat_id in done if chat_id in self.plans}
             await self.store.finish_sweeps(done, self.today, plans)
+            await self._keep_calendars(done)
+
+    async def _keep_calendars(self, done: list[int]) -> None:
+        """The calendar entries of the finished patrons that have a feed (most have none)."""
+        seen = {chat_id: self.calendar.pop(chat_id) for chat_id in done if chat_id in self.calendar}
+        if not seen:
+            return
+        try:
+            feeds = await self.store.calendar.with_feeds(seen)
+            await self.store.calendar.remember(
+                {chat_id: calendar.dumps(seen[chat_id]) for chat_id in feeds}
+            )
+        except Exception:  # the feed keeps its last entries; reminders matter more
+            log.warning("reminders: could not keep %s calendar feeds", len(seen), exc_info=True)
 
     async def settle(self, chat_id: int, kind: str | None) -> None:
         """Count a failure; finish the patron unless a retry sweep should try again."""
@@ -190,6 +202,7 @@ class _Sweep:
         self.plans[account.chat_id] = next_check(
             status, seen=self.today, days=days, min_loan_days=self.settings.POLL_MIN_LOAN_DAYS
         )
+        self.calendar[account.chat_id] = calendar.entries(status)
         found = candidates(status, self.today, days)
         return _Due(account, lang, found) if found else None
 
@@ -247,18 +260,24 @@ class _Sweep:
             for due in ready:
                 due.refusals = refusals.get(due.account.chat_id, {})
         await asyncio.gather(*(self._render(due) for due in ready))
-        buttons = [self._renew_buttons(due) for due in ready]
-        ids = iter(
-            await self.store.put_callbacks_many(
-                [
-                    (due.account.chat_id, action, payload)
-                    for due, rows in zip(ready, buttons, strict=True)
-                    for _, action, payload in rows
-                ]
-            )
+        # One per loan while few, and "renew all" (`ui.renew_buttons`, as /renew has them).
+        buttons = []
+        for due in ready:
+            loans = [item.loan for item in due.items if item.loan]
+            buttons.append(renew_buttons(loans, due.lang, every=loans, digest=True))
+        ids = await self.store.put_callbacks_many(
+            [
+                (due.account.chat_id, action, payload)
+                for due, specs in zip(ready, buttons, strict=True)
+                for action, payload in stored_rows(specs)
+            ]
         )
-        for due, rows in zip(ready, buttons, strict=True):
-            due.markup = _markup([(label, action, next(ids)) for label, action, _ in rows])
+        taken = 0
+        for due, specs in zip(ready, buttons, strict=True):
+            mine = ids[taken : taken + len(specs)]
+            taken += len(specs)
+            if specs:
+                due.markup = InlineKeyboardMarkup(one_per_row(stored_buttons(specs, mine)))
         return ready
 
     async def _render(self, due: _Due) -> None:
@@ -285,7 +304,7 @@ class _Sweep:
         if not any(h.pick_up_agency for h in holds):
             return {}
         agencies = (h.pick_up_agency for h in holds)
-        return await self.names.lookup(self.library, agencies, Deadline(BRANCH_NAMES_BUDGET))
+        return await self.branches.lookup(self.library, agencies, Deadline(BRANCH_NAMES_BUDGET))
 
     async def _send_digest(
         self, chat_id: int, lang: str, items: list[_Item], markup: InlineKeyboardMarkup | None
@@ -307,7 +326,6 @@ class _Sweep:
             entries,
             header=t(lang, "reminders.digest.header"),
             footer=t(lang, "reminders.digest.footer"),
-            limit=MESSAGE_LIMIT,
         )
         left = list(zip(entries, owners, strict=True))
         for index, part in enumerate(parts):
@@ -325,33 +343,18 @@ class _Sweep:
             self.report.reminders += len(keys)
         return None
 
-    @staticmethod
-    def _renew_buttons(due: _Due) -> list[tuple[str, str, dict[str, Any]]]:
-        """(label, action, payload) per button: one per loan while few, and "renew all"."""
-        loans = [item.loan for item in due.items if item.loan]
-        if not loans:
-            return []
-        rows: list[tuple[str, str, dict[str, Any]]] = []
-        if len(loans) <= MAX_RENEW_BUTTONS:
-            for loan in loans:
-                text = t(due.lang, "reminders.button.renew", title=_button_title(loan.title))
-                rows.append((_plain(text), "renew", loan_payload(loan, due.lang)))
-        every = {"loans": [loan.loan_id for loan in loans]}
-        rows.append((t(due.lang, "reminders.button.renew_all"), "renewall", every))
-        return rows
-
     async def _reconnect(self, chat_id: int, lang: str) -> str | None:
         """The token was refused: say so once with a login button, then forget the account."""
-        state = await self.store.create_login_state(chat_id)
-        url = self.library.authorize_url(redirect_uri=self.settings.redirect_uri, state=state)
-        text = t(lang, "reminders.reconnect")
-        markup = None
-        if url_button_allowed(url):
-            button = InlineKeyboardButton(t(lang, "reminders.reconnect.button"), url=url)
-            markup = InlineKeyboardMarkup([[button]])
-        else:
-            text = f"{text}\n\n{t(lang, 'connect.login_prompt_link', url=url)}"
-        failure = await self._send(chat_id, text, markup)
+        prompt = await login_prompt(
+            self.store,
+            self.library,
+            self.settings,
+            chat_id,
+            lang,
+            lead=t(lang, "reminders.reconnect"),
+            button="reminders.reconnect.button",
+        )
+        failure = await self._send(chat_id, prompt.text, prompt.markup)
         if failure in RETRYABLE:
             return failure  # keep the account so the retry sweep tells them
         # Deleted after the message, so a crash in between repeats the message, never skips it.
@@ -367,13 +370,7 @@ class _Sweep:
         """Send one message; None when delivered, else the kind of failure."""
         for _ in range(SEND_ATTEMPTS):
             try:
-                await self.bot.send_message(
-                    chat_id,
-                    text,
-                    parse_mode=ParseMode.HTML,
-                    link_preview_options=NO_PREVIEW,
-                    reply_markup=markup,
-                )
+                await send(self.bot, chat_id, text, buttons=markup)
                 return None
             except RetryAfter as exc:
                 # PTB's AIORateLimiter already paced us; a bare Bot lands here on a 429.
@@ -401,18 +398,6 @@ def _seconds(exc: RetryAfter) -> float:
     return value.total_seconds() if isinstance(value, timedelta) else float(value)
 
 
-def _plain(text: str) -> str:
-    """Button texts are not HTML: undo the escaping `t` applies to parameters."""
-    return html.unescape(text)
-
-
-def _markup(buttons: list[tuple[str, str, str]]) -> InlineKeyboardMarkup | None:
-    """One button per row from (label, action, stored id)."""
-    if not buttons:
-        return None
-    return InlineKeyboardMarkup([[ref_button(*button)] for button in buttons])
-
-
 def default_worker() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
@@ -428,15 +413,25 @@ async def sweep(
     concurrency: int | None = None,
     batch_size: int | None = None,
     lease: timedelta = DEFAULT_LEASE,
+    branches: BranchNames | None = None,
 ) -> SweepReport:
-    """One sweep over every patron not yet finished today; never raises for one patron."""
+    """One sweep over every patron not yet finished today; never raises for one patron.
+
+    `branches`: the process's branch names (`Services.branches`), else a cache for this sweep.
+    """
     started = time.monotonic()
     day = today or datetime.now(settings.timezone).date()
     worker = worker or default_worker()
     workers = concurrency or settings.SWEEP_CONCURRENCY
     batch = batch_size or max(50, workers * 4)
     state = _Sweep(
-        store=store, library=library, bot=bot, settings=settings, today=day, flush_every=batch
+        store=store,
+        library=library,
+        bot=bot,
+        settings=settings,
+        today=day,
+        flush_every=batch,
+        branches=branches or BranchNames(),
     )
     claimed: asyncio.Queue[tuple[Account, ChatSettings] | None] = asyncio.Queue(maxsize=batch)
     # Fetching waits for delivery (Telegram's pace), so memory stays flat. It waits as a

@@ -1,4 +1,4 @@
-"""Typed async client for the library services: see `client.LibraryClient`."""
+"""Layer: the library services: typed async client (`client.LibraryClient`), models, errors."""
 
 from library_bot.library.client import LibraryClient
 from library_bot.library.errors import (

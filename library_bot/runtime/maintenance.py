@@ -11,10 +11,13 @@ from library_bot.storage.store import Store
 from library_bot.telegram.botapi import build_bot
 
 
-async def migrate(settings: Settings) -> str | None:
+async def migrate(settings: Settings) -> str:
     """Upgrade the schema to the newest revision; the revision the database is at then."""
     await upgrade(settings.DATABASE_URL)
-    return await database_revision(settings.DATABASE_URL)
+    revision = await database_revision(settings.DATABASE_URL)
+    if revision is None:
+        raise RuntimeError("the database has no schema revision after its upgrade")
+    return revision
 
 
 async def rotate_keys(settings: Settings) -> int:

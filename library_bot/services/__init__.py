@@ -1,5 +1,5 @@
-"""The process's shared parts, built once and passed in explicitly: settings, store, library
-client and metrics, for the Telegram side, the jobs and the web server alike."""
+"""Layer: the services, the process's shared parts, built once and passed in
+explicitly (settings, store, library client, metrics) to the Telegram side, jobs and web server."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+from library_bot.services.branches import BranchNames
 from library_bot.services.metrics import Metrics
 
 if TYPE_CHECKING:
@@ -26,7 +27,8 @@ class Services:
     library: LibraryClient
     metrics: Metrics = field(default_factory=Metrics)
     bot_username: str = ""
-    extras: dict[str, Any] = field(default_factory=dict)
+    # Kept for the process: names change rarely, and every /holds and /order would ask again.
+    branches: BranchNames = field(default_factory=BranchNames)
 
     def chat_link(self, start: str | None = None, *, username: str | None = None) -> str:
         """`{TELEGRAM_LINK_URL}/<bot username>[?start=<code>]`: the private chat with the bot."""

@@ -1,7 +1,8 @@
-"""Keeping each card's polling plan (`rules.polling`) up to date from what commands see.
+"""What the bot keeps from each status a command fetched: the card's polling plan
+(`rules.polling`) and, when the chat has one, its calendar feed's entries.
 
-The sweep writes the plan with the reminders it settles; a command that fetched the status
-plans from it for free, and an order placed through the bot asks for a check tomorrow.
+The sweep writes both with the reminders it settles; a command that fetched the status
+updates them for free, and an order placed through the bot asks for a check tomorrow.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import logging
 
 from library_bot.config.settings import Settings
 from library_bot.library.models import BorrowerStatus
+from library_bot.rules import calendar
 from library_bot.rules.polling import next_check
 from library_bot.storage.store import Account, ChatSettings, Store
 
@@ -43,10 +45,12 @@ async def refresh_plan(
         )
         if plan != account.next_check:
             await store.set_next_checks({account.chat_id: plan})
+        if chat.has_calendar:
+            await store.calendar.remember(
+                {account.chat_id: calendar.dumps(calendar.entries(status))}
+            )
     except Exception:
-        log.warning(
-            "polling: could not refresh the plan of chat %s", account.chat_id, exc_info=True
-        )
+        log.warning("polling: could not keep the status of chat %s", account.chat_id, exc_info=True)
 
 
 async def check_soon(store: Store, settings: Settings, chat_id: int) -> None:

@@ -21,6 +21,7 @@ from library_bot.texts.formatting import (
     is_zero_amount,
     parse_amount,
     relative_days,
+    shorten,
 )
 
 TITLE_LIMIT: Final = 300
@@ -34,10 +35,7 @@ __all__ = ["debt_total", "reason_text", "render_debt", "render_hold", "render_lo
 
 def _text(value: str | None, limit: int = FIELD_LIMIT) -> str:
     """Plain library text, shortened to `limit` characters, then HTML-escaped."""
-    value = " ".join((value or "").split())
-    if len(value) > limit:
-        value = value[: limit - 1].rstrip() + "…"
-    return html.escape(value, quote=False)
+    return html.escape(shorten(value or "", limit), quote=False)
 
 
 def _title(value: str | None, lang: str) -> str:
@@ -185,7 +183,4 @@ def reason_text(raw: str, lang: str) -> str:
             return t(lang, key)
     if not raw.strip():
         return t(lang, "borrower.renew.reason.unknown")
-    text = " ".join(raw.split())
-    if len(text) > REASON_LIMIT:
-        text = text[: REASON_LIMIT - 1].rstrip() + "…"
-    return t(lang, "borrower.renew.reason.code", code=text)
+    return t(lang, "borrower.renew.reason.code", code=shorten(raw, REASON_LIMIT))

@@ -15,8 +15,8 @@ from typing import Final
 from babel.dates import format_skeleton
 
 from library_bot.library.models import Event, NewsItem
-from library_bot.texts import Raw, t
-from library_bot.texts.formatting import LOCALES, format_date
+from library_bot.texts import LOCALES, Raw, t
+from library_bot.texts.formatting import format_date
 
 TITLE_LIMIT: Final = 120
 LEAD_LIMIT: Final = 200

@@ -16,6 +16,7 @@ from library_bot.library.client import LibraryClient
 from library_bot.library.errors import TokenRejected
 from library_bot.storage.tables import LoginStateRow
 from tests.fixtures.bot import DEEP_LINK, BotFactory, BotHarness
+from tests.fixtures.patrons import KAREN, OLE
 
 CHAT = 5001
 OTHER_CHAT = 5002
@@ -26,7 +27,7 @@ def _state_of(url: str) -> str:
     return parse_qs(urlsplit(url).query)["state"][0]
 
 
-async def _success_page(bot: BotHarness, chat_id: int, user_id: str = "1000000001") -> str:
+async def _success_page(bot: BotHarness, chat_id: int, user_id: str = KAREN) -> str:
     bot.add_chat(chat_id)
     redirect = await bot.log_in_at_library(await bot.login_url(chat_id), user_id)
     page = await bot.follow(redirect)
@@ -152,7 +153,7 @@ async def test_expired_state(bot: BotHarness) -> None:
 
 async def test_phishing_code_refused_in_another_chat(bot: BotHarness) -> None:
     # The attacker's chat makes the link; the victim (patron 2) logs in with it.
-    code = await _success_page(bot, CHAT, user_id="1000000002")
+    code = await _success_page(bot, CHAT, user_id=OLE)
     bot.add_chat(OTHER_CHAT)
     refused = await bot.send(OTHER_CHAT, f"/start {code}")
     assert "ikke gyldig her" in refused.text

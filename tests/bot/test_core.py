@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextvars
 import json
 import secrets
@@ -18,7 +17,7 @@ import pytest
 from sqlalchemy import update
 from telegram import Bot
 
-from library_bot.config.settings import Settings
+from library_bot.config.settings import Settings, new_key
 from library_bot.jobs.schedule import token_expiry_job
 from library_bot.library.client import LibraryClient
 from library_bot.runtime.runner import BotInfo, run_bot
@@ -117,7 +116,7 @@ async def test_webhook_mode(bot_factory: BotFactory) -> None:
 async def test_shutdown_is_quick_and_leaves_no_tasks(
     telegram: Any, library_sandbox: Any, tmp_path: Any
 ) -> None:
-    key = base64.urlsafe_b64encode(secrets.token_bytes(32)).decode().rstrip("=")
+    key = new_key()
     settings = Settings(
         _env_file=None,  # type: ignore[call-arg]
         **library_environment(library_sandbox),

@@ -5,9 +5,10 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from urllib.parse import parse_qs, urlsplit
 
-from tests.bot.test_borrower import KAREN, command
+from tests.bot.test_borrower import command
 from tests.bot.test_core import _run_expiry_job, _set_expiry
 from tests.fixtures.bot import BotHarness
+from tests.fixtures.patrons import KAREN
 
 CHAT = 7101
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from tests.bot.test_borrower import JONAS, KAREN, OLE, buttons, command, wait_answer
+from tests.bot.test_borrower import buttons, command, wait_answer
 from tests.fixtures.bot import BotFactory, BotHarness
+from tests.fixtures.patrons import JONAS, KAREN, LITTLE_PRINCE, OLE
 
-LITTLE_PRINCE = "870970-basis:22677608"  # in the catalogue, not on loan or on hold for anyone
 ORDER_CALLS = "platform GET /v3/order"
 KVINDEN_I_BURET = "870970-basis:27015794"  # on the shelf at DK-710100, orderable elsewhere
 NET_AUDIOBOOK = "870970-basis:51371213"  # net only: owned_wrong_mediumType everywhere

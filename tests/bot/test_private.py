@@ -18,9 +18,9 @@ from sqlalchemy.engine import Engine
 from library_bot.storage.store import LIVE_LOGIN_STATES
 from library_bot.telegram.handlers import COMMANDS
 from tests.fixtures.bot import DEEP_LINK, BotHarness
+from tests.fixtures.patrons import KAREN
 from tests.fixtures.telegram import TEST_BOT_TOKEN, TEST_BOT_USERNAME
 
-KAREN = "1000000001"
 ALICE, BOB = 7101, 7102  # members of the group; ALICE is Karen, connected in her private chat
 GROUP = -1001234567890
 QUIET = 0.4
@@ -244,7 +244,7 @@ async def test_a_commands_buttons_are_stored_in_one_statement(bot: BotHarness) -
 
 def test_the_guard_knows_every_contract_command() -> None:
     # A new command is private by default: only these may answer in a group.
-    from library_bot.telegram.handlers.common import GROUP_COMMANDS
+    from library_bot.telegram.guard import GROUP_COMMANDS
 
     assert {"start", "help", "language"} == GROUP_COMMANDS
     assert set(COMMANDS) >= GROUP_COMMANDS

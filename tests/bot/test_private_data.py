@@ -11,9 +11,9 @@ import httpx
 import pytest
 
 from tests.fixtures.bot import DEEP_LINK, BotHarness
+from tests.fixtures.patrons import KAREN
 
 CHAT = 5301
-KAREN = "1000000001"
 # Made-up numbers in the odd places a future configuration might put them.
 OTHER_CPRS = ("2412851234", "3112999998", "0707070707")
 # Every attribute hejmdal can map for a client (src/utils/attribute.mapper.util.js).

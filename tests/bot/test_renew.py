@@ -8,8 +8,9 @@ from typing import Any
 
 from library_bot.library.models import parse_library_date
 from library_bot.texts.formatting import format_date
-from tests.bot.test_borrower import KAREN, METTE, OLE, buttons, command, wait_answer
+from tests.bot.test_borrower import buttons, command, wait_answer
 from tests.fixtures.bot import BotHarness
+from tests.fixtures.patrons import KAREN, METTE, OLE
 
 RENEW_CALLS = "platform GET /v3/renew"
 

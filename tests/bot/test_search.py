@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from tests.bot.test_borrower import KAREN, buttons, command
+from tests.bot.test_borrower import buttons, command
 from tests.fixtures.bot import BotHarness
+from tests.fixtures.patrons import KAREN
 
 
 async def test_search_works_before_login(bot: BotHarness) -> None:
@@ -25,7 +26,7 @@ async def test_search_works_before_login(bot: BotHarness) -> None:
 async def test_titles_with_markup_characters_are_escaped(bot: BotHarness) -> None:
     bot.add_chat(51, language_code="en")
     [reply] = await command(bot, 51, "/search rødt & sort")
-    assert "1 results for “rødt & sort”" in reply.text
+    assert "1 result for “rødt & sort”" in reply.text
     assert "Rødt & sort <2. udgave>" in reply.text
     assert "Rødt &amp; sort &lt;2. udgave&gt;" in reply.html
     [stars] = await command(bot, 51, "/search snak_om_*stjerner*")

@@ -15,10 +15,10 @@ from library_bot.storage.store import Store
 from library_bot.storage.tables import AccountRow, PendingLinkRow
 from tests.fixtures.bot import DEEP_LINK, BotHarness
 from tests.fixtures.database import new_key
+from tests.fixtures.patrons import KAREN
 from tests.storage.conftest import FakeClock
 
 CHAT = 5401
-KAREN = "1000000001"
 REVOKE = "oauth DELETE /oauth/revoke"
 
 

@@ -16,8 +16,9 @@ from telegram import Chat, Message, Update, User
 from library_bot.telegram.handlers import COMMANDS
 from library_bot.telegram.handlers.search import is_search_reply
 from library_bot.texts import t
-from tests.bot.test_borrower import JONAS, KAREN, METTE, OLE, buttons, command
+from tests.bot.test_borrower import buttons, command
 from tests.fixtures.bot import BotHarness
+from tests.fixtures.patrons import JONAS, KAREN, METTE, OLE
 
 COPENHAGEN_BRANCHES = (
     "Københavns Hovedbibliotek",
@@ -48,7 +49,7 @@ async def test_events_of_the_cards_library_soonest_first(bot: BotHarness) -> Non
 
 async def test_events_in_english_and_only_coming_ones(bot: BotHarness) -> None:
     await bot.connect(71, JONAS, language_code="en")
-    content = bot.sandbox._platform.content  # the sandbox's site content, to age one event
+    content = bot.sandbox.content  # the sandbox's site content, to age one event
     first = content.items["events"]["710100"][0]
     first["field_ding_event_date"]["value"] = {
         "from": "2020-01-01 10:00:00",

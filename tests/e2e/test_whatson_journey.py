@@ -9,7 +9,8 @@ from playwright.async_api import Browser, expect
 
 from library_bot.demo import Demo
 from tests.e2e.conftest import ChatPage, new_context
-from tests.e2e.test_journey import KAREN, log_in_at_library
+from tests.e2e.test_journey import log_in_at_library
+from tests.fixtures.patrons import KAREN, PIN
 
 pytestmark = pytest.mark.browser
 
@@ -22,7 +23,7 @@ async def test_events_news_suggestions_and_free_text(demo: Demo, browser: Browse
     prompt = await chat.send("/login")
     before = await chat.count()
     await prompt.locator(".kb button.url").first.click()
-    await log_in_at_library(page, *KAREN)
+    await log_in_at_library(page, KAREN, PIN)
     await page.get_by_role("link", name="Tilbage til Telegram").click()
     await expect(await chat.wait_for_reply(before)).to_contain_text("Forbundet")
 

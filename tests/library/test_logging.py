@@ -12,6 +12,7 @@ from library_bot.config.logs import HTTP_LOGGERS, RedactingFilter, install_log_r
 from library_bot.library.client import LibraryClient
 from library_bot.library.errors import ServiceUnavailable
 from library_bot.library.models import Session
+from tests.fixtures.patrons import KAREN
 from tests.library.conftest import REDIRECT_URI, login_code
 
 if TYPE_CHECKING:
@@ -63,7 +64,7 @@ async def test_no_secret_in_captured_logs(
     grant = await client.exchange_code(code, redirect_uri=REDIRECT_URI)
     await client.userinfo(grant.access_token)
     await client.user(grant.access_token)
-    session_token, ticket_id = library_sandbox.open_ticket("1000000001")
+    session_token, ticket_id = library_sandbox.open_ticket(KAREN)
     await client.get_ticket(Session(token=session_token, id=str(ticket_id)))
     public = await client.public_token()
     await client.search_public("kongens")

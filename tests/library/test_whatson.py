@@ -8,11 +8,11 @@ from zoneinfo import ZoneInfo
 
 from library_bot.library.client import LibraryClient
 from library_bot.library.models import Event, NewsItem, parse_cms_time
+from tests.fixtures.patrons import KAREN
 
 if TYPE_CHECKING:
     from library_bot.sandbox.library import LibrarySandbox
 
-KAREN = "1000000001"
 CPH = ZoneInfo("Europe/Copenhagen")
 BLIXEN_FARM = "870970-basis:27247164"  # "Den afrikanske farm", Karen Blixen
 BLIXEN_BABETTE = "870970-basis:23645564"  # "Babettes gæstebud", Karen Blixen

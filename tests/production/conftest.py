@@ -20,9 +20,6 @@ from library_bot.storage.store import Store
 from tests.fixtures.bot import library_environment, new_key
 from tests.fixtures.telegram import TEST_BOT_TOKEN
 
-KAREN = "1000000001"  # loans overdue / due today / tomorrow / in 3 days, holds ready, debt
-OLE = "1000000002"  # nothing on loan
-JONAS = "1000000004"  # one loan due in 3 days, one hold ready
 WEBHOOK_SECRET = "webhook-Secret_0123456789abcdef"
 
 Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]

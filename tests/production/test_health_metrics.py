@@ -20,8 +20,8 @@ from library_bot.jobs.sweep import SweepReport
 from library_bot.services.metrics import Metrics
 from library_bot.storage.store import Store
 from tests.fixtures.bot import BotFactory, BotHarness
+from tests.fixtures.patrons import KAREN
 from tests.production.conftest import (
-    KAREN,
     Running,
     connect_directly,
     make_settings,

@@ -14,11 +14,11 @@ from library_bot.config.logs import setup_logging
 from library_bot.runtime.maintenance import remind_once
 from library_bot.sandbox.library import LibrarySandbox
 from tests.fixtures.bot import DEEP_LINK, BotFactory
+from tests.fixtures.patrons import KAREN, LITTLE_PRINCE
 from tests.fixtures.telegram import TEST_BOT_TOKEN
-from tests.production.conftest import KAREN, WEBHOOK_SECRET
+from tests.production.conftest import WEBHOOK_SECRET
 
 CHAT = 7301
-LITTLE_PRINCE = "870970-basis:22677608"
 
 
 @pytest.mark.parametrize("fmt", ["text", "json"])

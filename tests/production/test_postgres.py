@@ -31,8 +31,9 @@ from library_bot.storage.migrate import alembic_config, database_revision, head_
 from library_bot.storage.store import Store
 from tests.fixtures.bot import BotHarness
 from tests.fixtures.database import PostgresCluster, key_text
+from tests.fixtures.patrons import JONAS, KAREN, OLE
 from tests.fixtures.telegram import TEST_BOT_TOKEN
-from tests.production.conftest import JONAS, KAREN, OLE, connect_directly, make_settings
+from tests.production.conftest import connect_directly, make_settings
 
 pytestmark = pytest.mark.postgres
 
@@ -338,8 +339,8 @@ async def test_every_revision_upgrades_with_data(
             "DK-710104",
         )
         assert (await store.chat(2)).reminders_enabled is False
-        assert await store.reminder_states(1, ["loan:L1:2026-01-13:3"]) == {
-            "loan:L1:2026-01-13:3": "sent"
+        assert await store.begin_reminders_many({1: ["loan:L1:2026-01-13:3"]}) == {
+            1: {"loan:L1:2026-01-13:3": "sent"}
         }
         ref = await store.callback("cb1", 1)
         assert ref is not None and ref.payload["loan_id"] == "L1"

@@ -10,8 +10,8 @@ from urllib.parse import urlsplit
 import pytest
 
 from tests.fixtures.bot import BotFactory
+from tests.fixtures.patrons import KAREN
 from tests.fixtures.proxy import ForwardProxy
-from tests.production.conftest import KAREN
 
 CHAT = 7401
 

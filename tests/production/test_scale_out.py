@@ -13,10 +13,9 @@ from library_bot.jobs.sweep import SweepReport, sweep
 from library_bot.library.client import LibraryClient
 from library_bot.storage.store import Store
 from tests.fixtures.bot import DEEP_LINK, BotFactory, new_key
+from tests.fixtures.patrons import JONAS, KAREN
 from tests.fixtures.telegram import TEST_BOT_TOKEN
 from tests.production.conftest import (
-    JONAS,
-    KAREN,
     WEBHOOK_SECRET,
     LoadBalancer,
     connect_directly,

@@ -17,8 +17,9 @@ from library_bot.config.settings import decode_key
 from library_bot.storage.migrate import upgrade
 from library_bot.storage.store import Store
 from tests.fixtures.bot import library_environment, new_key
+from tests.fixtures.patrons import KAREN
 from tests.fixtures.telegram import TEST_BOT_TOKEN
-from tests.production.conftest import KAREN, connect_directly, wait_for_call
+from tests.production.conftest import connect_directly, wait_for_call
 
 ROOT = Path(__file__).resolve().parents[2]
 CHAT = 7501

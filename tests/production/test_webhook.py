@@ -6,7 +6,8 @@ import json
 import time
 
 from tests.fixtures.bot import BotFactory, BotHarness
-from tests.production.conftest import KAREN, WEBHOOK_SECRET
+from tests.fixtures.patrons import KAREN
+from tests.production.conftest import WEBHOOK_SECRET
 
 CHAT = 7101
 HEADER = "X-Telegram-Bot-Api-Secret-Token"

@@ -18,10 +18,6 @@ from library_bot.storage.store import Store
 from tests.fixtures.database import key_text
 from tests.fixtures.telegram import TEST_BOT_TOKEN
 
-KAREN = "1000000001"  # overdue, due today / tomorrow / in 3 days, 3 in 20 days, 2 holds ready
-OLE = "1000000002"  # nothing on loan
-JONAS = "1000000004"  # one loan due in 3 days, one hold ready
-
 
 @dataclass
 class Rig:

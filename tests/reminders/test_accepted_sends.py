@@ -8,7 +8,8 @@ from datetime import timedelta
 import pytest
 
 from library_bot.telegram.botapi import build_bot
-from tests.reminders.conftest import JONAS, Rig
+from tests.fixtures.patrons import JONAS
+from tests.reminders.conftest import Rig
 
 LEASE = timedelta(minutes=5)
 

@@ -10,8 +10,8 @@ from pathlib import Path
 from library_bot.storage.store import Store
 from tests.fixtures.bot import BotHarness
 from tests.fixtures.database import key_text
+from tests.fixtures.patrons import JONAS
 from tests.fixtures.telegram import TEST_BOT_TOKEN
-from tests.reminders.conftest import JONAS
 
 CHAT = 601
 EN_CHAT = 602

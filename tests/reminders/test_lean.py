@@ -18,8 +18,10 @@ from library_bot.sandbox.library import LibrarySandbox
 from library_bot.sandbox.telegram import TelegramStandIn
 from library_bot.storage.store import Store
 from library_bot.telegram.botapi import TolerantBot, build_bot, telegram_request
+from tests.fixtures.patrons import KAREN
 from tests.fixtures.telegram import TEST_BOT_TOKEN
-from tests.reminders.conftest import KAREN, Rig
+from tests.reminders.conftest import Rig
+from tests.storage.conftest import reminder_states
 
 LEASE = timedelta(minutes=5)
 
@@ -35,17 +37,15 @@ async def test_begin_reminders_reports_states_and_records_intents(
 ) -> None:
     store = await Store.open(database_url, store_keys)
     try:
-        assert await store.begin_reminders(7, ["a", "b"]) == {}
-        assert await store.reminder_states(7, ["a", "b"]) == {"a": "intent", "b": "intent"}
+        assert await store.begin_reminders_many({7: ["a", "b"]}) == {}
+        assert await reminder_states(store, 7) == {"a": "intent", "b": "intent"}
         await store.mark_sent(7, ["a"])
-        assert await store.begin_reminders(7, ["a", "b", "c"]) == {"a": "sent", "b": "intent"}
-        # A sent key stays sent; the new one is now an intent.
-        assert await store.reminder_states(7, ["a", "b", "c"]) == {
-            "a": "sent",
-            "b": "intent",
-            "c": "intent",
+        assert await store.begin_reminders_many({7: ["a", "b", "c"], 8: ["a"]}) == {
+            7: {"a": "sent", "b": "intent"}
         }
-        assert await store.reminder_states(8, ["a"]) == {}  # per chat
+        # A sent key stays sent; the new one is now an intent; chats are apart.
+        assert await reminder_states(store, 7) == {"a": "sent", "b": "intent", "c": "intent"}
+        assert await reminder_states(store, 8) == {"a": "intent"}
     finally:
         await store.close()
 

@@ -4,22 +4,19 @@ plan, and a command's fresh status replaces it (sandbox, Telegram stand-in, real
 from __future__ import annotations
 
 from datetime import date, timedelta
-from typing import Any
 
 from sqlalchemy import select
 
 from library_bot.storage.store import Store
-from library_bot.storage.tables import AccountRow
+from library_bot.storage.tables import ACCOUNT
 from tests.bot.test_borrower import command
-from tests.bot.test_order import LITTLE_PRINCE
 from tests.fixtures.bot import BotHarness
-from tests.reminders.conftest import KAREN, OLE, Rig
+from tests.fixtures.patrons import KAREN, LITTLE_PRINCE, OLE
+from tests.reminders.conftest import Rig
 
 KAREN_CHAT = 601  # an overdue loan: checked daily
 OLE_CHAT = 602  # nothing on loan: left alone until a new loan could need a reminder
 USER_CALLS = "platform GET /v3/user"
-
-ACCOUNT: Any = AccountRow.__table__  # type: ignore[attr-defined]
 
 
 async def planned(store: Store, chat_id: int) -> date | None:

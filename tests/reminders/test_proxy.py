@@ -5,8 +5,9 @@ from __future__ import annotations
 from library_bot.jobs.sweep import sweep
 from library_bot.library.client import LibraryClient
 from library_bot.telegram.botapi import build_bot
+from tests.fixtures.patrons import JONAS
 from tests.fixtures.proxy import ForwardProxy
-from tests.reminders.conftest import JONAS, Rig
+from tests.reminders.conftest import Rig
 
 
 async def test_remind_sweep_goes_through_the_proxy(rig: Rig, forward_proxy: ForwardProxy) -> None:

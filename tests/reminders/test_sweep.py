@@ -11,8 +11,9 @@ from telegram import Bot
 
 from library_bot.library.models import Loan
 from library_bot.rules.reminders import loan_key
+from tests.fixtures.patrons import JONAS, KAREN, OLE
 from tests.fixtures.telegram import TEST_BOT_TOKEN
-from tests.reminders.conftest import JONAS, KAREN, OLE, Rig
+from tests.reminders.conftest import Rig
 
 KAREN_CHAT = 501
 JONAS_CHAT = 502
@@ -97,7 +98,7 @@ async def test_second_sweep_the_same_day_sends_nothing(rig: Rig) -> None:
     again = await rig.sweep()
     assert again.messages == 0 and again.patrons == 0
     # Even a patron the day's sweep had not finished gets nothing twice.
-    await rig.store.finish_sweep(KAREN_CHAT, date(2000, 1, 1))
+    await rig.store.finish_sweeps([KAREN_CHAT], date(2000, 1, 1))
     assert (await rig.sweep()).messages == 0
     assert len(rig.telegram.sent(KAREN_CHAT)) == 1
 

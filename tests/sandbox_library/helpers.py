@@ -5,6 +5,7 @@ from __future__ import annotations
 import httpx
 
 from library_bot.sandbox.library import LibrarySandbox
+from tests.fixtures.patrons import KAREN
 
 REDIRECT = "http://127.0.0.1:8080/oauth/callback"
 
@@ -12,7 +13,7 @@ REDIRECT = "http://127.0.0.1:8080/oauth/callback"
 def form(
     sandbox: LibrarySandbox,
     *,
-    user_id: str = "1000000001",
+    user_id: str = KAREN,
     pin: str = "1234",
     action: str = "login",
     state: str = "s-1",
@@ -54,9 +55,7 @@ async def exchange(
     )
 
 
-async def login(
-    client: httpx.AsyncClient, sandbox: LibrarySandbox, user_id: str = "1000000001"
-) -> str:
+async def login(client: httpx.AsyncClient, sandbox: LibrarySandbox, user_id: str = KAREN) -> str:
     """The whole code flow as a browser and a bot would do it; the patron's token."""
     code = await get_code(client, sandbox, user_id=user_id)
     response = await exchange(client, sandbox, code)

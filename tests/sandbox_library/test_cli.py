@@ -10,6 +10,8 @@ from pathlib import Path
 
 import httpx
 
+from tests.fixtures.patrons import JONAS, KAREN, METTE, OLE
+
 SCRIPT = Path(sys.executable).parent / "library-bot"
 NAMES = ["OAUTH_URL", "AUTH_URL", "LOGIN_URL", "PLATFORM_URL", "CLIENT_ID", "CLIENT_SECRET"]
 
@@ -56,7 +58,7 @@ def test_sandbox_command_prints_env_and_patrons_and_serves():
         assert len({env[name] for name in NAMES[:4]}) == 4
         assert patrons[0].startswith("patron 1000000001 1234 ")
         assert [line.split(" ")[1] for line in patrons] == [
-            "1000000001", "1000000002", "1000000003", "1000000004",
+            KAREN, OLE, METTE, JONAS,
         ]  # fmt: skip
         assert all(len(line.split(" ", 3)[3]) > 5 for line in patrons)
         response = httpx.post(
@@ -87,7 +89,7 @@ def test_sandbox_command_delays_orders_as_for_a_person():
             f"{url}/oauth/authorize",
             data={
                 "response_type": "code", "client_id": env["CLIENT_ID"], "redirect_uri": redirect,
-                "agency": "710100", "user_id": "1000000002", "pin": "1234", "action": "login",
+                "agency": "710100", "user_id": OLE, "pin": "1234", "action": "login",
             },
         )  # fmt: skip
         code = httpx.URL(login.headers["location"]).params["code"]

@@ -10,6 +10,7 @@ import pytest
 
 from library_bot.sandbox.library import LibrarySandbox
 from library_bot.sandbox.library.state import loopback_url
+from tests.fixtures.patrons import KAREN, OLE
 from tests.sandbox_library.helpers import REDIRECT, exchange, form, get_code, login
 
 
@@ -168,9 +169,9 @@ async def test_state_is_optional(library_sandbox, client):
 @pytest.mark.parametrize(
     ("user_id", "pin", "agency"),
     [
-        ("1000000001", "9999", "710100"),
+        (KAREN, "9999", "710100"),
         ("1999999999", "1234", "710100"),
-        ("1000000001", "1234", "746100"),
+        (KAREN, "1234", "746100"),
     ],
 )
 async def test_wrong_credentials_reshow_the_form_without_a_code(
@@ -318,11 +319,11 @@ async def test_userinfo_returns_guid_and_municipality_only(library_sandbox, clie
     # Stable per patron, different between patrons.
     again = await client.get(
         f"{library_sandbox.urls.oauth}/userinfo",
-        params={"access_token": library_sandbox.issue_token("1000000001")},
+        params={"access_token": library_sandbox.issue_token(KAREN)},
     )
     other = await client.get(
         f"{library_sandbox.urls.oauth}/userinfo",
-        params={"access_token": library_sandbox.issue_token("1000000002")},
+        params={"access_token": library_sandbox.issue_token(OLE)},
     )
     assert again.json()["attributes"]["uniqueId"] == attributes["uniqueId"]
     assert other.json()["attributes"]["uniqueId"] != attributes["uniqueId"]
@@ -338,7 +339,7 @@ async def test_userinfo_without_a_good_token_is_401_with_empty_body(
 
 
 async def test_userinfo_refuses_an_expired_token(library_sandbox, client):
-    token = library_sandbox.issue_token("1000000001")
+    token = library_sandbox.issue_token(KAREN)
     library_sandbox.expire_token(token)
     response = await client.get(
         f"{library_sandbox.urls.oauth}/userinfo", params={"access_token": token}

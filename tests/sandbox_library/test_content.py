@@ -10,6 +10,7 @@ from datetime import datetime
 import pytest
 
 from library_bot.sandbox.library import LibrarySandbox
+from tests.fixtures.patrons import KAREN
 from tests.sandbox_library.helpers import anonymous_token
 
 FIELD_KEYS = {"name", "value", "attr"}
@@ -55,7 +56,7 @@ async def test_content_per_agency_as_array_of_strings(library_sandbox, client, k
 
 
 async def test_events_are_upcoming_with_the_recorded_date_shape(library_sandbox, client):
-    token = library_sandbox.issue_token("1000000001")
+    token = library_sandbox.issue_token(KAREN)
     # No agency: the patron's own library.
     response = await get(client, library_sandbox, "/v3/events", token)
     events = response.json()["data"]
@@ -78,7 +79,7 @@ async def test_limit_offset_nids_and_fields(library_sandbox, client):
     )
     assert page.json()["data"] == [second]
     nids = json.dumps([str(first["nid"]), "9"])
-    patron = library_sandbox.issue_token("1000000001")
+    patron = library_sandbox.issue_token(KAREN)
     by_nid = await get(client, library_sandbox, "/v3/events", patron, nids=nids)
     assert by_nid.json()["data"] == [first, None]
     # By nid, the platform asks for the login's library only: an anonymous token has none.

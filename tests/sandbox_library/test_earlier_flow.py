@@ -5,6 +5,7 @@ from __future__ import annotations
 import httpx
 
 from library_bot.sandbox.library import LibrarySandbox
+from tests.fixtures.patrons import JONAS, KAREN, OLE
 from tests.sandbox_library.helpers import anonymous_token
 
 
@@ -62,12 +63,12 @@ async def log_in_at_login_page(
     )
     assert page.status_code == 200
     assert page.headers["content-type"].startswith("text/html")
-    assert 'action="/login"' in page.text and "1000000001" in page.text
+    assert 'action="/login"' in page.text and KAREN in page.text
     form = {
         "token": token,
         "returnurl": RETURN,
         "agency": "710100",
-        "user_id": "1000000001",
+        "user_id": KAREN,
         "pin": "1234",
         "action": "login",
         **fields,
@@ -97,13 +98,13 @@ async def test_anonymous_token_opens_the_login_page_and_the_ticket_follows(libra
     assert len(attributes["birthYear"]) == 4 and attributes["birthYear"].isdigit()
     assert attributes["municipality"] == "101"
     assert attributes["agencies"] == [
-        {"userId": "1000000001", "agencyId": "710100", "userIdType": "LOCAL"},
-        {"userId": "1000000001", "agencyId": "751000", "userIdType": "LOCAL"},
+        {"userId": KAREN, "agencyId": "710100", "userIdType": "LOCAL"},
+        {"userId": KAREN, "agencyId": "751000", "userIdType": "LOCAL"},
     ]
 
 
 async def test_a_ticket_is_read_once(library_sandbox, client):
-    session_token, session_id = library_sandbox.open_ticket("1000000002")
+    session_token, session_id = library_sandbox.open_ticket(OLE)
     url = f"{library_sandbox.urls.login}/getTicket/{session_token}/{session_id}"
     first = await client.get(url)
     assert first.json()["attributes"]["municipality"] == "101"
@@ -124,7 +125,7 @@ async def test_wrong_pin_shows_the_form_again_and_cancel_goes_back(library_sandb
 
 async def test_without_returnurl_the_page_shows_the_session(library_sandbox, client):
     token = await anonymous_token(client, library_sandbox)
-    form = {"token": token, "agency": "710100", "user_id": "1000000004", "pin": "1234"}
+    form = {"token": token, "agency": "710100", "user_id": JONAS, "pin": "1234"}
     page = await client.post(f"{library_sandbox.urls.login}/login", data=form)
     assert page.status_code == 200
     session_token = page.text.split("id=tickettoken>")[1].split("<")[0]
@@ -132,7 +133,7 @@ async def test_without_returnurl_the_page_shows_the_session(library_sandbox, cli
     ticket = await client.get(
         f"{library_sandbox.urls.login}/getTicket/{session_token}/{session_id}"
     )
-    assert ticket.json()["attributes"]["agencies"][0]["userId"] == "1000000004"
+    assert ticket.json()["attributes"]["agencies"][0]["userId"] == JONAS
 
 
 async def test_single_sign_on_offers_to_continue(library_sandbox):
@@ -152,7 +153,7 @@ async def test_single_sign_on_offers_to_continue(library_sandbox):
 
 async def test_cpr_only_when_configured(client):
     async with LibrarySandbox(release_cpr=True) as sandbox:
-        session_token, session_id = sandbox.open_ticket("1000000002")
+        session_token, session_id = sandbox.open_ticket(OLE)
         ticket = await client.get(f"{sandbox.urls.login}/getTicket/{session_token}/{session_id}")
         cpr = ticket.json()["attributes"]["cpr"]
         assert isinstance(cpr, str) and len(cpr) == 10 and cpr.isdigit()
@@ -165,7 +166,7 @@ async def test_login_page_refuses_unknown_tokens_and_foreign_return_addresses(
     unknown = await client.get(url, params={"token": "nope"})
     assert unknown.status_code == 403
     assert "ugyldigt token" in unknown.text
-    expired = library_sandbox.issue_token("1000000001")
+    expired = library_sandbox.issue_token(KAREN)
     library_sandbox.expire_token(expired)
     assert (await client.get(url, params={"token": expired})).status_code == 403
     token = await anonymous_token(client, library_sandbox)
@@ -176,7 +177,7 @@ async def test_login_page_refuses_unknown_tokens_and_foreign_return_addresses(
 
 
 async def test_ticket_needs_the_matching_session_token(library_sandbox, client):
-    session_token, session_id = library_sandbox.open_ticket("1000000001")
+    session_token, session_id = library_sandbox.open_ticket(KAREN)
     for path, ticket_id, token in (
         (f"wrong/{session_id}", session_id, "wrong"),
         (f"{session_token}/1", 1, session_token),

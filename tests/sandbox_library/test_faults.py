@@ -6,8 +6,11 @@ import time
 
 import httpx
 import pytest
+from aiohttp import web
+from aiohttp.typedefs import Handler
 
 from library_bot.sandbox.library import Faults, LibrarySandbox
+from tests.fixtures.patrons import KAREN, OLE
 from tests.sandbox_library.helpers import get_code
 
 
@@ -16,7 +19,7 @@ async def user(client, sandbox: LibrarySandbox, token: str) -> httpx.Response:
 
 
 async def test_latency_is_added(library_sandbox, client):
-    token = library_sandbox.issue_token("1000000002")
+    token = library_sandbox.issue_token(OLE)
     library_sandbox.faults.latency["platform"] = 0.2
     started = time.monotonic()
     assert (await user(client, library_sandbox, token)).status_code == 200
@@ -29,7 +32,7 @@ async def test_latency_is_added(library_sandbox, client):
 
 
 async def test_down_answers_503_in_each_service_envelope(library_sandbox, client):
-    token = library_sandbox.issue_token("1000000002")
+    token = library_sandbox.issue_token(OLE)
     library_sandbox.faults.down.add("*")
     platform = await user(client, library_sandbox, token)
     assert platform.status_code == 503
@@ -44,7 +47,7 @@ async def test_down_answers_503_in_each_service_envelope(library_sandbox, client
 
 
 async def test_refused_connections_close_without_an_answer(library_sandbox, client):
-    token = library_sandbox.issue_token("1000000002")
+    token = library_sandbox.issue_token(OLE)
     library_sandbox.faults.down.add("platform")
     library_sandbox.faults.refuse_connections.add("platform")
     with pytest.raises(httpx.TransportError):
@@ -56,7 +59,7 @@ async def test_refused_connections_close_without_an_answer(library_sandbox, clie
 async def test_error_rate_is_reproducible(client):
     async def outcomes() -> list[int]:
         async with LibrarySandbox(seed=7) as sandbox:
-            token = sandbox.issue_token("1000000002")
+            token = sandbox.issue_token(OLE)
             sandbox.faults.error_rate["platform"] = 0.5
             return [(await user(client, sandbox, token)).status_code for _ in range(20)]
 
@@ -66,7 +69,7 @@ async def test_error_rate_is_reproducible(client):
 
 
 async def test_error_rate_one_always_fails(library_sandbox, client):
-    token = library_sandbox.issue_token("1000000002")
+    token = library_sandbox.issue_token(OLE)
     library_sandbox.faults.error_rate["*"] = 1.0
     response = await user(client, library_sandbox, token)
     assert response.status_code == 500
@@ -74,7 +77,7 @@ async def test_error_rate_one_always_fails(library_sandbox, client):
 
 
 async def test_malformed_body(library_sandbox, client):
-    token = library_sandbox.issue_token("1000000002")
+    token = library_sandbox.issue_token(OLE)
     library_sandbox.faults.malformed.add("platform")
     response = await user(client, library_sandbox, token)
     assert response.status_code == 200
@@ -83,7 +86,7 @@ async def test_malformed_body(library_sandbox, client):
 
 
 async def test_fail_next_is_a_queue_per_path(library_sandbox, client):
-    token = library_sandbox.issue_token("1000000002")
+    token = library_sandbox.issue_token(OLE)
     library_sandbox.faults.fail_next["/v3/user"] = [503, 401]
     first = await user(client, library_sandbox, token)
     assert first.status_code == 503 and first.json()["error"] == "service_unavailable"
@@ -100,7 +103,7 @@ async def test_fail_next_is_a_queue_per_path(library_sandbox, client):
         },
     )
     assert order.status_code == 500 and order.json()["error"] == "order not placed"
-    assert library_sandbox.patron_data("1000000002").orders == []
+    assert library_sandbox.patron_data(OLE).orders == []
     library_sandbox.faults.fail_next["/userinfo"] = [401]
     info = await client.get(
         f"{library_sandbox.urls.oauth}/userinfo", params={"access_token": token}
@@ -109,11 +112,11 @@ async def test_fail_next_is_a_queue_per_path(library_sandbox, client):
 
 
 async def test_calls_are_counted(library_sandbox, client):
-    token = library_sandbox.issue_token("1000000001")
+    token = library_sandbox.issue_token(KAREN)
     await user(client, library_sandbox, token)
     await user(client, library_sandbox, token)
     await get_code(client, library_sandbox)
-    session_token, session_id = library_sandbox.open_ticket("1000000001")
+    session_token, session_id = library_sandbox.open_ticket(KAREN)
     body = {"token": session_token, "id": session_id}
     await client.get(f"{library_sandbox.urls.login}/getTicket/{session_token}/{session_id}")
     calls = library_sandbox.calls
@@ -124,7 +127,7 @@ async def test_calls_are_counted(library_sandbox, client):
 
 
 async def test_http_control_endpoints(library_sandbox, client):
-    token = library_sandbox.issue_token("1000000002")
+    token = library_sandbox.issue_token(OLE)
     control = f"{library_sandbox.urls.oauth}/_sandbox"  # any host will do
     response = await client.post(
         f"{control}/faults", json={"down": ["platform"], "latency": {"auth": 0.01}}
@@ -187,23 +190,23 @@ async def order_1984(client, sandbox: LibrarySandbox, token: str) -> httpx.Respo
 
 
 async def test_drop_reads_the_request_and_closes_without_handling_it(library_sandbox, client):
-    token = library_sandbox.issue_token("1000000002")
+    token = library_sandbox.issue_token(OLE)
     library_sandbox.faults.drop.add("/v3/order")
     with pytest.raises(httpx.RemoteProtocolError):
         await order_1984(client, library_sandbox, token)
     assert library_sandbox.calls["platform GET /v3/order"] == 1
-    assert library_sandbox.patron_data("1000000002").orders == []
+    assert library_sandbox.patron_data(OLE).orders == []
     # Only that path: the rest of the platform answers.
     assert (await user(client, library_sandbox, token)).status_code == 200
 
 
 async def test_lose_answer_handles_the_request_and_closes_before_answering(library_sandbox, client):
-    token = library_sandbox.issue_token("1000000002")
+    token = library_sandbox.issue_token(OLE)
     library_sandbox.faults.lose_answer.add("platform")
     with pytest.raises(httpx.RemoteProtocolError):
         await order_1984(client, library_sandbox, token)
     library_sandbox.faults.lose_answer.clear()
-    [placed] = library_sandbox.patron_data("1000000002").orders
+    [placed] = library_sandbox.patron_data(OLE).orders
     assert placed["title"] == "1984"
 
 
@@ -218,7 +221,7 @@ async def test_drop_through_the_control_endpoint(library_sandbox, client):
 
 
 async def test_refuse_orders_queues_order_system_reasons(library_sandbox, client):
-    token = library_sandbox.issue_token("1000000002")
+    token = library_sandbox.issue_token(OLE)
     url = f"{library_sandbox.urls.platform}/_sandbox/faults"
     await client.post(url, json={"refuse_orders": ["unknown_user", "service_unavailable"]})
     first = await order_1984(client, library_sandbox, token)
@@ -232,7 +235,7 @@ async def test_refuse_orders_queues_order_system_reasons(library_sandbox, client
 
 
 async def test_lose_next_loses_one_answer_only(library_sandbox, client):
-    token = library_sandbox.issue_token("1000000002")
+    token = library_sandbox.issue_token(OLE)
     library_sandbox.faults.lose_next.append("/v3/order")
     with pytest.raises(httpx.RemoteProtocolError):
         await order_1984(client, library_sandbox, token)
@@ -240,10 +243,30 @@ async def test_lose_next_loses_one_answer_only(library_sandbox, client):
     second = await order_1984(client, library_sandbox, token)
     assert second.json()["data"]["status"] == "ok"
     # Both were placed: the first one's answer was lost, not its effect.
-    assert len(library_sandbox.patron_data("1000000002").orders) == 2
+    assert len(library_sandbox.patron_data(OLE).orders) == 2
     url = f"{library_sandbox.urls.platform}/_sandbox/faults"
     await client.post(url, json={"drop_next": ["/v3/order"]})
     with pytest.raises(httpx.RemoteProtocolError):
         await order_1984(client, library_sandbox, token)
-    assert len(library_sandbox.patron_data("1000000002").orders) == 2
+    assert len(library_sandbox.patron_data(OLE).orders) == 2
     assert (await order_1984(client, library_sandbox, token)).status_code == 200
+
+
+async def test_middlewares_see_every_service_and_a_faulted_answer(client):
+    seen: list[tuple[str, int]] = []
+
+    @web.middleware
+    async def watch(request: web.Request, handler: Handler) -> web.StreamResponse:
+        response = await handler(request)
+        seen.append((request.path, response.status))
+        return response
+
+    sandbox = LibrarySandbox()
+    sandbox.middlewares.append(watch)
+    async with sandbox:
+        token = sandbox.issue_token(KAREN)
+        sandbox.faults.fail_next["/v3/user"] = [502]
+        assert (await user(client, sandbox, token)).status_code == 502
+        await get_code(client, sandbox)
+    assert seen[0] == ("/v3/user", 502)
+    assert ("/oauth/authorize", 302) in seen

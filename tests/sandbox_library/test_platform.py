@@ -12,6 +12,7 @@ import pytest
 
 from library_bot.library.models import parse_library_date
 from library_bot.sandbox.library import LibrarySandbox
+from tests.fixtures.patrons import JONAS, KAREN, METTE, OLE
 from tests.sandbox_library.helpers import anonymous_token
 
 TZ = ZoneInfo("Europe/Copenhagen")
@@ -77,7 +78,7 @@ async def test_borrower_status_fields_and_types(library_sandbox, client):
 
 
 async def test_karen_has_the_documented_mix(library_sandbox, client):
-    data = await user(client, library_sandbox, "1000000001")
+    data = await user(client, library_sandbox, KAREN)
     today = library_sandbox.today
     offsets = sorted((day_of(loan["dueDate"]) - today).days for loan in data["loans"])
     assert offsets[:4] == [-2, 0, 1, 3] and 20 in offsets and len(offsets) == 7
@@ -95,12 +96,12 @@ async def test_karen_has_the_documented_mix(library_sandbox, client):
 
 
 async def test_dates_come_in_all_production_shapes(library_sandbox, client):
-    data = await user(client, library_sandbox, "1000000001")
+    data = await user(client, library_sandbox, KAREN)
     dues = [loan["dueDate"] for loan in data["loans"]]
     assert any(DATE.match(d) for d in dues)
     assert any(WITH_OFFSET.match(d) for d in dues)
     assert any(ZULU.match(d) for d in dues)
-    mette = await user(client, library_sandbox, "1000000003")
+    mette = await user(client, library_sandbox, METTE)
     odd = [
         loan["dueDate"]
         for loan in mette["loans"]
@@ -110,36 +111,36 @@ async def test_dates_come_in_all_production_shapes(library_sandbox, client):
 
 
 async def test_other_patrons(library_sandbox, client):
-    ole = await user(client, library_sandbox, "1000000002")
+    ole = await user(client, library_sandbox, OLE)
     assert ole["loans"] == [] and ole["orders"] == []
     assert len(ole["debt"]) == 1 and ole["debt"][0]["amount"] == "0"
-    mette = await user(client, library_sandbox, "1000000003")
+    mette = await user(client, library_sandbox, METTE)
     assert len(mette["loans"]) == 65
     assert len({loan["loanId"] for loan in mette["loans"]}) == 65
-    jonas = await user(client, library_sandbox, "1000000004")
+    jonas = await user(client, library_sandbox, JONAS)
     assert [(day_of(x["dueDate"]) - library_sandbox.today).days for x in jonas["loans"]] == [3]
     assert [order["status"] for order in jonas["orders"]] == ["Available for pickup"]
 
 
 async def test_patron_data_is_live(library_sandbox, client):
-    library_sandbox.patron_data("1000000002").loans.append(
+    library_sandbox.patron_data(OLE).loans.append(
         {"loanId": "1", "dueDate": "2030-01-01", "title": "T", "creator": "C",
          "materialId": "m", "titleId": "t"}
     )  # fmt: skip
-    data = await user(client, library_sandbox, "1000000002")
+    data = await user(client, library_sandbox, OLE)
     assert [loan["loanId"] for loan in data["loans"]] == ["1"]
 
 
 async def test_pretty_output(library_sandbox, client):
     response = await get(
-        client, library_sandbox, "/v3/user", library_sandbox.issue_token("1000000002"),
+        client, library_sandbox, "/v3/user", library_sandbox.issue_token(OLE),
         pretty="true",
     )  # fmt: skip
     assert response.text.startswith('{\n  "statusCode": 200')
 
 
 async def test_bearer_header_works_but_not_both(library_sandbox, client):
-    token = library_sandbox.issue_token("1000000001")
+    token = library_sandbox.issue_token(KAREN)
     url = f"{library_sandbox.urls.platform}/v3/user"
     header = {"Authorization": f"Bearer {token}"}
     assert (await client.get(url, headers=header)).status_code == 200
@@ -150,7 +151,7 @@ async def test_bearer_header_works_but_not_both(library_sandbox, client):
 
 @pytest.mark.parametrize("kind", ["expired", "unknown", "missing"])
 async def test_bad_tokens_are_401_invalid_token(library_sandbox, client, kind):
-    token: str | None = library_sandbox.issue_token("1000000001")
+    token: str | None = library_sandbox.issue_token(KAREN)
     if kind == "expired":
         library_sandbox.expire_token(token)
     elif kind == "unknown":
@@ -167,9 +168,9 @@ async def test_bad_tokens_are_401_invalid_token(library_sandbox, client, kind):
 
 
 async def test_expire_all_tokens_and_token_lifetime(library_sandbox, client):
-    short = library_sandbox.issue_token("1000000001", expires_in=0)
+    short = library_sandbox.issue_token(KAREN, expires_in=0)
     assert (await get(client, library_sandbox, "/v3/user", short)).status_code == 401
-    token = library_sandbox.issue_token("1000000001")
+    token = library_sandbox.issue_token(KAREN)
     library_sandbox.expire_all_tokens()
     assert (await get(client, library_sandbox, "/v3/user", token)).status_code == 401
 
@@ -184,7 +185,7 @@ async def test_expire_all_tokens_and_token_lifetime(library_sandbox, client):
     ],
 )
 async def test_order_validation(library_sandbox, client, params, error):
-    token = library_sandbox.issue_token("1000000002")
+    token = library_sandbox.issue_token(OLE)
     response = await get(client, library_sandbox, "/v3/order", token, **params)
     assert response.status_code == 400
     body = response.json()
@@ -201,7 +202,7 @@ async def order(client, sandbox: LibrarySandbox, token: str, faust: str, branch:
 
 
 async def test_order_is_placed_and_shows_up_as_a_hold(library_sandbox, client):
-    token = library_sandbox.issue_token("1000000002")
+    token = library_sandbox.issue_token(OLE)
     response = await order(client, library_sandbox, token, "22871420", "DK-710104")
     assert response.status_code == 200
     body = response.json()
@@ -209,7 +210,7 @@ async def test_order_is_placed_and_shows_up_as_a_hold(library_sandbox, client):
     assert body["data"]["status"] == "ok"
     ors_id = body["data"]["orsId"]
     assert isinstance(ors_id, str) and ors_id.isdigit()
-    orders = (await user(client, library_sandbox, "1000000002"))["orders"]
+    orders = (await user(client, library_sandbox, OLE))["orders"]
     assert len(orders) == 1
     hold = orders[0]
     assert hold["title"] == "1984" and hold["creator"] == "George Orwell"
@@ -228,7 +229,7 @@ async def test_order_is_placed_and_shows_up_as_a_hold(library_sandbox, client):
     )  # fmt: skip
     assert cancel.status_code == 200
     assert cancel.json() == {"statusCode": 200, "data": {"deleted": True, "orderId": order_id}}
-    assert len((await user(client, library_sandbox, "1000000002"))["orders"]) == 1
+    assert len((await user(client, library_sandbox, OLE))["orders"]) == 1
     gone = await get(
         client, library_sandbox, "/v3/order", token,
         orderId=order_id, orderType="normal", delete="true",
@@ -240,19 +241,19 @@ async def test_order_is_placed_and_shows_up_as_a_hold(library_sandbox, client):
 async def test_orders_are_asynchronous(client):
     now = [1000.0]
     async with LibrarySandbox(order_delay=5, clock=lambda: now[0]) as sandbox:
-        token = sandbox.issue_token("1000000002")
+        token = sandbox.issue_token(OLE)
         placed = await order(client, sandbox, token, "22871420", "DK-710104")
         assert placed.json()["data"]["status"] == "ok"
-        assert (await user(client, sandbox, "1000000002"))["orders"] == []
+        assert (await user(client, sandbox, OLE))["orders"] == []
         now[0] += 4.9
-        assert (await user(client, sandbox, "1000000002"))["orders"] == []
+        assert (await user(client, sandbox, OLE))["orders"] == []
         now[0] += 0.2
-        [hold] = (await user(client, sandbox, "1000000002"))["orders"]
+        [hold] = (await user(client, sandbox, OLE))["orders"]
         assert hold["title"] == "1984" and hold["status"] == "In process"
 
 
 async def test_order_refusals_use_the_order_systems_reasons(library_sandbox, client):
-    token = library_sandbox.issue_token("1000000001")
+    token = library_sandbox.issue_token(KAREN)
     own = await order(client, library_sandbox, token, "27015794", "DK-710100")
     assert own.status_code == 500
     body = own.json()
@@ -278,7 +279,7 @@ async def test_order_refusals_use_the_order_systems_reasons(library_sandbox, cli
 
 async def test_order_system_down(library_sandbox, client):
     library_sandbox.faults.down.add("orders")
-    token = library_sandbox.issue_token("1000000002")
+    token = library_sandbox.issue_token(OLE)
     response = await order(client, library_sandbox, token, "22871420", "DK-710100")
     assert response.status_code == 503
     assert response.json() == {"statusCode": 503, "error": "service_unavailable"}
@@ -286,8 +287,8 @@ async def test_order_system_down(library_sandbox, client):
 
 
 async def test_renew_counts_from_today(library_sandbox, client):
-    token = library_sandbox.issue_token("1000000001")
-    loans = library_sandbox.patron_data("1000000001").loans
+    token = library_sandbox.issue_token(KAREN)
+    loans = library_sandbox.patron_data(KAREN).loans
     later = next(loan for loan in loans if loan["title"] == "Den afrikanske farm")
     assert day_of(later["dueDate"]) == library_sandbox.today + timedelta(days=20)
     response = await get(client, library_sandbox, "/v3/renew", token, loanId=later["loanId"])
@@ -304,8 +305,8 @@ async def test_renew_counts_from_today(library_sandbox, client):
 
 
 async def test_renew_refused_for_a_reserved_loan(library_sandbox, client):
-    token = library_sandbox.issue_token("1000000001")
-    loans = (await user(client, library_sandbox, "1000000001"))["loans"]
+    token = library_sandbox.issue_token(KAREN)
+    loans = (await user(client, library_sandbox, KAREN))["loans"]
     refused = next(loan for loan in loans if loan["title"] == "Kongens fald")
     response = await get(client, library_sandbox, "/v3/renew", token, loanId=refused["loanId"])
     assert response.status_code == 500
@@ -321,33 +322,33 @@ async def test_renew_refused_for_a_reserved_loan(library_sandbox, client):
 
 
 async def test_renewals_stop_at_the_maximum(library_sandbox, client):
-    token = library_sandbox.issue_token("1000000004")
-    [loan] = library_sandbox.patron_data("1000000004").loans
+    token = library_sandbox.issue_token(JONAS)
+    [loan] = library_sandbox.patron_data(JONAS).loans
     for _ in range(3):
         ok = await get(client, library_sandbox, "/v3/renew", token, loanId=loan["loanId"])
         assert ok.status_code == 200
     refused = await get(client, library_sandbox, "/v3/renew", token, loanId=loan["loanId"])
     assert refused.json() == {"statusCode": 500, "error": "Maximum Renewals Exceeded"}
     # Karen's loan due today has used its renewals already.
-    karen = library_sandbox.issue_token("1000000001")
+    karen = library_sandbox.issue_token(KAREN)
     stars = next(
-        x for x in library_sandbox.patron_data("1000000001").loans if x["title"].startswith("Snak")
+        x for x in library_sandbox.patron_data(KAREN).loans if x["title"].startswith("Snak")
     )
     used = await get(client, library_sandbox, "/v3/renew", karen, loanId=stars["loanId"])
     assert used.json()["error"] == "Maximum Renewals Exceeded"
 
 
 async def test_renew_a_loan_with_the_foreign_date_format(library_sandbox, client):
-    token = library_sandbox.issue_token("1000000003")
-    odd = next(x for x in library_sandbox.patron_data("1000000003").loans if "/" in x["dueDate"])
+    token = library_sandbox.issue_token(METTE)
+    odd = next(x for x in library_sandbox.patron_data(METTE).loans if "/" in x["dueDate"])
     response = await get(client, library_sandbox, "/v3/renew", token, loanId=odd["loanId"])
     new_due = library_sandbox.today + timedelta(days=30)
     assert day_of(response.json()["data"]["returnDate"]) == new_due
 
 
 async def test_a_patron_the_library_system_refuses(library_sandbox, client):
-    library_sandbox.refuse_patron("1000000002")
-    token = library_sandbox.issue_token("1000000002")
+    library_sandbox.refuse_patron(OLE)
+    token = library_sandbox.issue_token(OLE)
     response = await get(client, library_sandbox, "/v3/user", token)
     assert response.status_code == 500
     assert response.json() == {"statusCode": 500, "error": "User authentication failed"}
@@ -370,7 +371,7 @@ async def test_work_has_list_valued_fields(library_sandbox, client):
 
 
 async def test_search(library_sandbox, client):
-    token = library_sandbox.issue_token("1000000001")  # a patron token works too
+    token = library_sandbox.issue_token(KAREN)  # a patron token works too
     response = await get(client, library_sandbox, "/v3/search", token, q="BLIXEN")
     assert response.status_code == 200
     body = response.json()

@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 from library_bot.sandbox.library import LibrarySandbox
+from tests.fixtures.patrons import JONAS, KAREN, OLE
 
 OFFSET_DATE_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}$")
 
@@ -107,7 +108,7 @@ def orders_by_status(body: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 async def test_user_is_shaped_as_recorded(library_sandbox, client):
-    body = await get(client, library_sandbox, "/v3/user", library_sandbox.issue_token("1000000001"))
+    body = await get(client, library_sandbox, "/v3/user", library_sandbox.issue_token(KAREN))
     recorded = RECORDED_USER["data"]
     data = body["data"]
     # Every recorded field, of the recorded type (the spec's `mail` comes beside them).
@@ -124,7 +125,7 @@ async def test_user_is_shaped_as_recorded(library_sandbox, client):
 
 
 async def test_user_dates_include_date_times_with_offsets(library_sandbox, client):
-    body = await get(client, library_sandbox, "/v3/user", library_sandbox.issue_token("1000000001"))
+    body = await get(client, library_sandbox, "/v3/user", library_sandbox.issue_token(KAREN))
     loans = body["data"]["loans"]
     assert any(OFFSET_DATE_TIME.match(loan["dueDate"]) for loan in loans)
     shelf = orders_by_status(body)["At reservation shelf"]
@@ -133,14 +134,14 @@ async def test_user_dates_include_date_times_with_offsets(library_sandbox, clien
 
 
 async def test_user_authentication_failed_as_recorded(library_sandbox, client):
-    library_sandbox.refuse_patron("1000000004")
-    token = library_sandbox.issue_token("1000000004")
+    library_sandbox.refuse_patron(JONAS)
+    token = library_sandbox.issue_token(JONAS)
     assert await get(client, library_sandbox, "/v3/user", token) == RECORDED_USER_FAILED
 
 
 async def test_renew_as_recorded(library_sandbox, client):
-    token = library_sandbox.issue_token("1000000004")
-    [loan] = library_sandbox.patron_data("1000000004").loans
+    token = library_sandbox.issue_token(JONAS)
+    [loan] = library_sandbox.patron_data(JONAS).loans
     body = await get(client, library_sandbox, "/v3/renew", token, loanId=loan["loanId"])
     assert shape(body) == shape(RECORDED_RENEWED)
     assert OFFSET_DATE_TIME.match(body["data"]["returnDate"])
@@ -149,7 +150,7 @@ async def test_renew_as_recorded(library_sandbox, client):
 
 
 async def test_order_as_recorded(library_sandbox, client):
-    token = library_sandbox.issue_token("1000000002")
+    token = library_sandbox.issue_token(OLE)
     invalid = await get(client, library_sandbox, "/v3/order", token, pids="[]")
     assert invalid == RECORDED_ORDER_INVALID
     placed = await get(
@@ -160,8 +161,8 @@ async def test_order_as_recorded(library_sandbox, client):
 
 
 async def test_cancel_with_a_long_base64_order_id_as_recorded(library_sandbox, client):
-    token = library_sandbox.issue_token("1000000001")
-    dune = next(o for o in library_sandbox.patron_data("1000000001").orders if o["title"] == "Dune")
+    token = library_sandbox.issue_token(KAREN)
+    dune = next(o for o in library_sandbox.patron_data(KAREN).orders if o["title"] == "Dune")
     order_id = dune["orderId"]
     assert order_id.startswith("NCIP") and order_id.endswith("==") and len(order_id) > 64
     assert b"|" in base64.b64decode(order_id[4:], validate=True)

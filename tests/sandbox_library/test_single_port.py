@@ -7,6 +7,7 @@ import socket
 from httpx import URL
 
 from library_bot.sandbox.library import LibrarySandbox
+from tests.fixtures.patrons import KAREN
 from tests.sandbox_library.helpers import anonymous_token, login
 
 
@@ -25,7 +26,7 @@ async def test_single_port_serves_every_flow(client):
         assert refused.status_code == 403
         page = await client.get(f"{urls.login}/login", params={"token": anonymous})
         assert page.status_code == 200 and 'action="/login"' in page.text
-        session_token, session_id = sandbox.open_ticket("1000000001")
+        session_token, session_id = sandbox.open_ticket(KAREN)
         ticket = await client.get(f"{urls.login}/getTicket/{session_token}/{session_id}")
         assert ticket.json()["attributes"]["municipality"] == "101"
         info = await client.get(f"{urls.oauth}/userinfo", params={"access_token": token})

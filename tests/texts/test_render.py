@@ -177,12 +177,12 @@ def test_debt_entries_and_total() -> None:
         Debt(amount="10", currency="DKK", title=""),
     ]
     assert render_debt(items, TODAY, "da") == [
-        "<b>Sen aflevering</b>\n2. nov. · 45,50 kr.",
-        "<b>Gebyr</b>\n10,00 kr.",
+        "<b>Sen aflevering</b>\n2. nov. · 45,50\u00a0kr.",
+        "<b>Gebyr</b>\n10,00\u00a0kr.",
     ]
     assert render_debt(items, TODAY, "en") == [
-        "<b>Sen aflevering</b>\n2 Nov · DKK 45.50",
-        "<b>Fee</b>\nDKK 10.00",
+        "<b>Sen aflevering</b>\n2 Nov · DKK\u00a045.50",
+        "<b>Fee</b>\nDKK\u00a010.00",
     ]
     assert debt_total(items) == ("55.50", "DKK")
 

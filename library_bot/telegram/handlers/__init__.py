@@ -1,8 +1,7 @@
-"""Thin PTB handlers, one module per area, each exposing `handlers() -> list[BaseHandler]`.
+"""Thin PTB handlers, one module per command area, each exposing `handlers() -> list[BaseHandler]`.
 
-`library_bot.telegram.app` discovers the modules with `pkgutil`; `common` holds shared helpers and
-`fallback`
-is registered last, in the same group.
+`library_bot.telegram.app` lists the areas explicitly, `fallback` last in the same group; what
+they share is in `library_bot.telegram.ui` (and `common`, how the borrower commands start).
 """
 
 # The chat commands of the operator contract (and /recommend, /events, /news beyond it), in the
@@ -21,6 +20,7 @@ COMMANDS = (
     "news",
     "renew",
     "reminders",
+    "calendar",
     "language",
     "logout",
     "forget",

@@ -15,14 +15,7 @@ from telegram.constants import ChatType
 from telegram.ext import BaseHandler, CallbackQueryHandler
 
 from library_bot.storage.crypto import CODE_ALPHABET, CODE_LENGTH, normalize_code
-from library_bot.telegram.handlers.borrower import shorten
-from library_bot.telegram.handlers.common import (
-    Context,
-    callback_buttons,
-    lang_of,
-    reply,
-    resolve_callback,
-)
+from library_bot.telegram.buttons import SearchWords, decode
 from library_bot.telegram.handlers.search import (
     MAX_QUERY,
     awaiting_words,
@@ -30,7 +23,9 @@ from library_bot.telegram.handlers.search import (
     is_search_reply,
     run_search,
 )
+from library_bot.telegram.ui import Context, callback_buttons, lang_of, reply, resolve_callback
 from library_bot.texts import Raw, t
+from library_bot.texts.formatting import shorten
 
 # Longest query shown in the button (the search itself uses all of it).
 BUTTON_QUERY = 40
@@ -61,7 +56,7 @@ async def offer_search(update: Update, context: Context) -> bool:
         await reply(update, context, t(lang, "whatson.freetext.too_long", limit=MAX_QUERY))
         return True
     label = t(lang, "whatson.freetext.button", query=Raw(shorten(query, BUTTON_QUERY)))
-    [button] = await callback_buttons(update, context, [(label, "find", {"q": query})])
+    [button] = await callback_buttons(update, context, [(label, SearchWords(query))])
     await reply(update, context, t(lang, "whatson.freetext.offer"), buttons=[[button]])
     return True
 
@@ -72,8 +67,9 @@ async def find_tapped(update: Update, context: Context) -> None:
     if ref is None:
         return
     lang = await lang_of(update, context)
-    await run_search(update, context, lang, str(ref.payload.get("q", "")))
+    words = decode(ref.payload, SearchWords)
+    await run_search(update, context, lang, words.q if words is not None else "")
 
 
 def handlers() -> list[BaseHandler[Any, Any, Any]]:
-    return [CallbackQueryHandler(find_tapped, pattern=r"^find:")]
+    return [CallbackQueryHandler(find_tapped, pattern=rf"^{SearchWords.ACTION}:")]

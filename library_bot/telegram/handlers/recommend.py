@@ -15,12 +15,17 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from telegram import InlineKeyboardButton, Update
-from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
+from telegram.ext import BaseHandler, CommandHandler
 
+from library_bot.library.deadline import Deadline
 from library_bot.library.errors import LibraryError
 from library_bot.services import services
-from library_bot.telegram.handlers.borrower import Deadline, borrower_status, shorten
-from library_bot.telegram.handlers.common import (
+from library_bot.telegram.buttons import OrderFound, Payload
+from library_bot.telegram.handlers.common import borrower_status
+from library_bot.telegram.handlers.order import valid_pid
+from library_bot.telegram.handlers.whatson import one_message
+from library_bot.telegram.ui import (
+    BUTTON_TITLE,
     Context,
     answer_library_error,
     callback_buttons,
@@ -28,10 +33,8 @@ from library_bot.telegram.handlers.common import (
     reply,
     require_account,
 )
-from library_bot.telegram.handlers.order import valid_pid
-from library_bot.telegram.handlers.search import BUTTON_TITLE, search_callback
-from library_bot.telegram.handlers.whatson import one_message
 from library_bot.texts import Raw, t
+from library_bot.texts.formatting import shorten
 from library_bot.texts.render import render_work
 
 if TYPE_CHECKING:
@@ -108,11 +111,12 @@ async def recommend_command(update: Update, context: Context) -> None:
         header=t(lang, "whatson.recommend.header"),
         footer=t(lang, "whatson.recommend.footer"),
     )
-    specs: list[tuple[str, str, dict[str, Any]]] = []
+    specs: list[tuple[str, Payload]] = []
     for number, work in enumerate(shown[:count], start=1):
         title = shorten(work.title or t(lang, "render.untitled"), BUTTON_TITLE)
         label = t(lang, "borrower.search.button", number=number, title=Raw(title))
-        specs.append((label, "rec", {"pid": work.pid}))
+        # A search result's "Order" (`handlers.search`): the confirmation of `/order <pid>`.
+        specs.append((label, OrderFound(work.pid or "")))
     rows: list[list[InlineKeyboardButton]] = [
         [button] for button in await callback_buttons(update, context, specs)
     ]
@@ -120,8 +124,4 @@ async def recommend_command(update: Update, context: Context) -> None:
 
 
 def handlers() -> list[BaseHandler[Any, Any, Any]]:
-    return [
-        CommandHandler("recommend", recommend_command),
-        # A suggestion's "Order" button: the confirmation of `/order <pid>`, as for a search.
-        CallbackQueryHandler(search_callback, pattern=r"^rec:"),
-    ]
+    return [CommandHandler("recommend", recommend_command)]

@@ -11,28 +11,33 @@ import time
 import unicodedata
 from typing import Any
 
-from telegram import ForceReply, InlineKeyboardButton, Update
+from telegram import ForceReply, Update
 from telegram.constants import ParseMode
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
+from library_bot.library.deadline import Deadline
 from library_bot.library.errors import LibraryError
 from library_bot.services import services
-from library_bot.telegram.handlers.borrower import Deadline, public_failure, send_messages, shorten
-from library_bot.telegram.handlers.common import (
+from library_bot.telegram.buttons import OrderFound, Payload, decode
+from library_bot.telegram.handlers.order import prepare_order, valid_pid
+from library_bot.telegram.ui import (
     NO_PREVIEW,
+    SHORT_TITLE,
     Context,
     answer_library_error,
     callback_buttons,
     chat_id_of,
     lang_of,
+    one_per_row,
+    public_failure,
     reply,
     require_account,
     resolve_callback,
     send,
+    send_messages,
 )
-from library_bot.telegram.handlers.order import prepare_order, valid_pid
 from library_bot.texts import LANGUAGES, Raw, t
-from library_bot.texts.formatting import split_messages
+from library_bot.texts.formatting import shorten, split_messages
 from library_bot.texts.render import render_work
 
 MAX_RESULTS = 10
@@ -42,7 +47,6 @@ AWAIT_SECONDS = 600.0
 # Longer queries are refused: nobody types that much, and the platform's CQL parser need not
 # see it.
 MAX_QUERY = 200
-BUTTON_TITLE = 32
 
 
 def clean_query(text: str) -> str:
@@ -141,16 +145,14 @@ async def run_search(update: Update, context: Context, lang: str, words: str) ->
     else:
         header = t(lang, "borrower.search.header", count=count, query=query)
     entries: list[str] = []
-    specs: list[tuple[str, str, dict[str, Any]]] = []
+    specs: list[tuple[str, Payload]] = []
     for number, work in enumerate(works, start=1):
         entries.append(f"{number}. {render_work(work, lang)}")
         if work.pid and valid_pid(work.pid):
-            title = shorten(work.title or t(lang, "render.untitled"), BUTTON_TITLE)
+            title = shorten(work.title or t(lang, "render.untitled"), SHORT_TITLE)
             text = t(lang, "borrower.search.button", number=number, title=Raw(title))
-            specs.append((text, "search", {"pid": work.pid}))
-    buttons: list[list[InlineKeyboardButton]] = [
-        [button] for button in await callback_buttons(update, context, specs)
-    ]
+            specs.append((text, OrderFound(work.pid)))
+    buttons = one_per_row(await callback_buttons(update, context, specs))
     footer = t(lang, "borrower.search.footer") if buttons else ""
     messages = split_messages(entries, header=header, footer=footer)
     await send_messages(update, context, messages, buttons)
@@ -165,9 +167,10 @@ async def search_callback(update: Update, context: Context) -> None:
     account = await require_account(update, context)
     if account is None:
         return
-    pid = str(ref.payload.get("pid", ""))
+    found = decode(ref.payload, OrderFound)
+    pid = found.pid if found is not None else ""
     if not valid_pid(pid):
-        await send(context, chat_id_of(update), t(lang, "common.stale_button"))
+        await send(context.bot, chat_id_of(update), t(lang, "common.stale_button"))
         return
     await prepare_order(update, context, account, lang, pid=pid)
 
@@ -175,5 +178,5 @@ async def search_callback(update: Update, context: Context) -> None:
 def handlers() -> list[BaseHandler[Any, Any, Any]]:
     return [
         CommandHandler("search", search_command),
-        CallbackQueryHandler(search_callback, pattern=r"^search:"),
+        CallbackQueryHandler(search_callback, pattern=rf"^{OrderFound.ACTION}:"),
     ]

@@ -11,7 +11,7 @@ from telegram import Update
 from telegram.ext import BaseHandler, CommandHandler
 
 from library_bot.services import services
-from library_bot.telegram.handlers.common import Context, chat_id_of, lang_of, reply
+from library_bot.telegram.ui import Context, chat_id_of, lang_of, reply
 from library_bot.texts import t
 
 if TYPE_CHECKING:

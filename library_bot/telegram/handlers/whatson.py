@@ -14,10 +14,12 @@ from typing import TYPE_CHECKING, Any
 from telegram import Update
 from telegram.ext import BaseHandler, CommandHandler
 
+from library_bot.library.deadline import Deadline
 from library_bot.library.errors import LibraryError
+from library_bot.rules.isil import normalise_branch
 from library_bot.services import services
-from library_bot.telegram.handlers.borrower import Deadline, borrower_status, normalise_branch
-from library_bot.telegram.handlers.common import (
+from library_bot.telegram.handlers.common import borrower_status
+from library_bot.telegram.ui import (
     Context,
     answer_library_error,
     chat_and_lang,
