@@ -240,12 +240,32 @@ async def _seed_0005(conn: AsyncConnection) -> None:
     await conn.execute(sa.text("UPDATE account SET next_check = '2026-01-20' WHERE chat_id = 1"))
 
 
+async def _seed_0006(conn: AsyncConnection) -> None:
+    """Revision 0005's rows, and a calendar feed (its entries sealed, as the store keeps them)."""
+    await _seed_0005(conn)
+    meta = sa.MetaData()
+    await conn.run_sync(meta.reflect)
+    await conn.execute(
+        meta.tables["calendar_feed"].insert(),
+        [
+            {
+                "chat_id": 1,
+                "secret_hash": "0" * 64,
+                "entries": "v1.kid.sealed",
+                "seen_at": NOW,
+                "created_at": NOW,
+            }
+        ],
+    )
+
+
 SEEDS: dict[str, Seed] = {
     "0001": _seed_0001,
     "0002": _seed_0001,
     "0003": _seed_0003,
     "0004": _seed_0004,
     "0005": _seed_0005,
+    "0006": _seed_0006,
 }
 
 
