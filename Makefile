@@ -6,14 +6,41 @@ STAMP := $(VENV)/.installed
 # Exact versions of every package, for the venv, the container and CI alike (`make lock`).
 LOCK := constraints.txt
 LOCK_VENV := .lock-venv
+# Patron texts (README, "Translating"): English in library_bot/texts/catalog, the other
+# languages in $(LOCALE)/<lang>/LC_MESSAGES/messages.po; the .mo files are build output.
+LOCALE := library_bot/texts/locale
+POT := $(LOCALE)/messages.pot
+MO := $(patsubst %.po,%.mo,$(wildcard $(LOCALE)/*/LC_MESSAGES/messages.po))
 
-.PHONY: demo test lint typecheck pytest bench browser clean lock
+.PHONY: demo test lint typecheck pytest bench browser clean lock messages extract-messages compile-messages
 
 $(STAMP): pyproject.toml $(LOCK)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --constraint $(LOCK) --upgrade pip setuptools
 	$(BIN)/python -m pip install --quiet --constraint $(LOCK) -e '.[dev]'
+	$(BIN)/pybabel --quiet compile --domain messages --directory $(LOCALE)
 	touch $(STAMP)
+
+# The template from the source (msgctxt = key, msgid = English), then every .po updated from it.
+# The creation date is dropped so that the files change only when the texts do.
+messages: extract-messages
+	$(BIN)/pybabel --quiet update --input-file $(POT) --output-dir $(LOCALE) \
+		--ignore-obsolete --width 76
+	sed -i '/^"POT-Creation-Date: /d' $(POT) $(LOCALE)/*/LC_MESSAGES/messages.po
+
+# tests/texts runs this into a scratch file to check that the checked-in template is current.
+extract-messages: | $(STAMP)
+	$(BIN)/pybabel --quiet extract --mapping-file library_bot/texts/babel.cfg \
+		--no-default-keywords --keyword '_:1c,2' --keyword '_n:1c,2,3' \
+		--add-comments TRANSLATORS: --strip-comment-tags --add-location file --width 76 \
+		--project library-bot --copyright-holder library-bot \
+		--header-comment '# Patron texts of library-bot (English source), made by `make messages`.' \
+		--output-file $(POT) library_bot/texts/catalog
+
+compile-messages: $(MO)
+
+$(LOCALE)/%/LC_MESSAGES/messages.mo: $(LOCALE)/%/LC_MESSAGES/messages.po | $(STAMP)
+	$(BIN)/pybabel --quiet compile --domain messages --input-file $< --output-file $@
 
 # Resolve pyproject.toml afresh in a throwaway venv and pin what it installed (see README).
 lock:
@@ -32,17 +59,18 @@ browser:
 		echo "installing Debian's chromium for the browser tests"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-color-emoji >/dev/null; }
 
-demo: $(STAMP)
+demo: $(STAMP) $(MO)
 	$(BIN)/library-bot demo
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-pytest: $(STAMP) browser
+pytest: $(STAMP) browser $(MO)
 	$(BIN)/pytest -q
 
 test: lint typecheck pytest

@@ -13,11 +13,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import base64
 import contextlib
 import os
 import re
-import secrets
 import signal
 import sys
 import tempfile
@@ -32,7 +30,7 @@ from urllib.parse import parse_qs, urljoin, urlsplit
 
 import httpx
 
-from library_bot.config.settings import Settings
+from library_bot.config.settings import Settings, new_key
 from library_bot.runtime.runner import BotInfo, run_bot
 from library_bot.runtime.signals import stop_on_signals
 from library_bot.sandbox.library import LibrarySandbox, TestPatron
@@ -80,7 +78,7 @@ class Rig:
 def _settings(
     sandbox: LibrarySandbox, telegram: TelegramStandIn, directory: str, *, throttle: bool
 ) -> Settings:
-    key = base64.urlsafe_b64encode(secrets.token_bytes(32)).decode().rstrip("=")
+    key = new_key()
     values: dict[str, Any] = {
         **sandbox.env(),
         "TELEGRAM_BOT_TOKEN": BOT_TOKEN,

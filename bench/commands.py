@@ -50,23 +50,18 @@ class TimedSandbox(LibrarySandbox):
         self.user_seconds: dict[str, collections.deque[float]] = collections.defaultdict(
             collections.deque
         )
+        self.middlewares.append(self._timer)
 
-    def _new_app(self) -> web.Application:
-        app = super()._new_app()
-
-        @web.middleware
-        async def timer(request: web.Request, handler: Handler) -> web.StreamResponse:
-            started = time.perf_counter()
-            response = await handler(request)
-            if request.path == "/v3/user":
-                # The bot sends its token as a header; the spec's query parameter also counts.
-                bearer = request.headers.get("Authorization", "").removeprefix("Bearer ")
-                token = bearer or request.query.get("access_token", "")
-                self.user_seconds[token].append(time.perf_counter() - started)
-            return response
-
-        app.middlewares.append(timer)
-        return app
+    @web.middleware
+    async def _timer(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        started = time.perf_counter()
+        response = await handler(request)
+        if request.path == "/v3/user":
+            # The bot sends its token as a header; the spec's query parameter also counts.
+            bearer = request.headers.get("Authorization", "").removeprefix("Bearer ")
+            token = bearer or request.query.get("access_token", "")
+            self.user_seconds[token].append(time.perf_counter() - started)
+        return response
 
 
 @dataclass
@@ -149,13 +144,13 @@ async def loans(rig: Rig, chat_id: int) -> float:
     instead (stand-in internals, read only), so the figures are the bot's, not the harness's.
     """
     telegram = rig.telegram
-    messages = telegram._chats[chat_id].messages
+    messages = telegram.state.chats[chat_id].messages
     expected = len(messages) + 2  # the patron's message and the bot's reply
     started = time.perf_counter()
     await telegram.send_text(chat_id, "/loans")
     async with asyncio.timeout(REPLY_TIMEOUT):
         while True:
-            changed = telegram._changed
+            changed = telegram.state.changed
             if len(messages) >= expected:
                 break
             await changed.wait()

@@ -2,7 +2,7 @@
 
 A throwaway cluster (`tests.fixtures.database.running_postgres`, the tests' own), the library
 sandbox with 50 ms platform latency and the Telegram stand-in enforcing 30 messages per second
-run here; two child processes run `library_bot.jobs.reminders.sweep` at once against one database,
+run here; two child processes run `library_bot.jobs.sweep.sweep` at once against one database,
 each with
 `SWEEP_CONCURRENCY` 32 and half of Telegram's rate (`TELEGRAM_SEND_RATE` 14.75, as an operator
 running two processes sets it). Every card is due for a check (the day after the upgrade, the
@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import base64
 import json
 import os
 import secrets
@@ -47,25 +46,10 @@ USER_CALLS = "platform GET /v3/user"
 RSS_MARKS = (0.1, 0.5)  # shares of the sweep's time at which the peak RSS so far is noted
 
 
-def _count_refusals(telegram: Any) -> list[int]:
-    """Count the stand-in's 429 answers (each costs a process a pause of a second or more)."""
-    check = telegram._check_rate
-    count = [0]
-
-    def counted() -> None:
-        try:
-            check()
-        except Exception:
-            count[0] += 1
-            raise
-
-    setattr(telegram, "_check_rate", counted)  # noqa: B010
-    return count
-
-
 async def measure(size: int, cluster: Any, rate: float = TELEGRAM_RATE_SHARE) -> dict[str, Any]:
     """One sweep day of `size` cards by two processes; their figures and the checks."""
     from bench.sweep import insert_accounts
+    from library_bot.config.settings import encode_key
     from library_bot.sandbox.library import LibrarySandbox
     from library_bot.sandbox.telegram import TelegramStandIn
     from library_bot.storage.migrate import upgrade
@@ -76,7 +60,6 @@ async def measure(size: int, cluster: Any, rate: float = TELEGRAM_RATE_SHARE) ->
     async with LibrarySandbox() as sandbox, TelegramStandIn(rate_limit=TELEGRAM_RATE) as telegram:
         telegram.add_bot(BOT_TOKEN)
         sandbox.faults.latency = {"platform": LATENCY}
-        refused = _count_refusals(telegram)
         patrons = sandbox.add_patrons(size, due_every=DUE_EVERY)
         chats = [FIRST_CHAT + offset for offset in range(size)]
         tokens = []
@@ -91,7 +74,7 @@ async def measure(size: int, cluster: Any, rate: float = TELEGRAM_RATE_SHARE) ->
             "TELEGRAM_BOT_TOKEN": BOT_TOKEN,
             "TELEGRAM_API_URL": telegram.url,
             "DATABASE_URL": url,
-            "TOKEN_KEYS": base64.urlsafe_b64encode(keys[0]).decode().rstrip("="),
+            "TOKEN_KEYS": encode_key(keys[0]),
             "SWEEP_CONCURRENCY": str(CONCURRENCY),
             "TELEGRAM_SEND_RATE": str(rate),
             "LOG_LEVEL": "WARNING",
@@ -130,7 +113,7 @@ async def measure(size: int, cluster: Any, rate: float = TELEGRAM_RATE_SHARE) ->
         "calls": calls,
         "messages": messages,
         "expected_messages": size // DUE_EVERY,
-        "refused": refused[0],
+        "refused": telegram.send_rate.refused,  # 429s: each a pause of a second or more
         "duplicates": sum(max(0, n - 1) for n in delivered)
         + max(0, sum(r["patrons"] for r in reports) - size),
         "patrons": [r["patrons"] for r in reports],
@@ -179,9 +162,10 @@ async def child(worker: str) -> None:
     from bench.sweep import peak_rss_kb
     from library_bot.config.logs import setup_logging
     from library_bot.config.settings import load_settings
-    from library_bot.jobs.reminders import build_bot, sweep
+    from library_bot.jobs.sweep import sweep
     from library_bot.library.client import LibraryClient
     from library_bot.storage.store import Store
+    from library_bot.telegram.botapi import build_bot
 
     settings = load_settings()
     setup_logging(settings.LOG_LEVEL, settings.LOG_FORMAT, stream=sys.stderr)

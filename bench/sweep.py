@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import base64
 import cProfile
 import json
 import os
@@ -45,10 +44,9 @@ async def insert_accounts(
     """Connected accounts straight into the table: 10,000 logins would bench the login."""
     from library_bot.storage.crypto import TokenCipher
     from library_bot.storage.store import Store
-    from library_bot.storage.tables import AccountRow
+    from library_bot.storage.tables import ACCOUNT
 
     cipher = TokenCipher(keys)
-    table: Any = AccountRow.__table__  # type: ignore[attr-defined]
     now = datetime.now(UTC)
     rows: list[dict[str, Any]] = [
         {
@@ -69,13 +67,14 @@ async def insert_accounts(
     store = await Store.open(database_url, keys)
     try:
         # One executemany in one transaction; the store API has no bulk insert to offer.
-        await store.database.run(lambda conn: conn.execute(table.insert(), rows))
+        await store.database.run(lambda conn: conn.execute(ACCOUNT.insert(), rows))
     finally:
         await store.close()
 
 
 async def measure(size: int) -> dict[str, Any]:
     """Serve the sandbox and the stand-in here, sweep `size` patrons in a child process."""
+    from library_bot.config.settings import encode_key
     from library_bot.sandbox.library import LibrarySandbox
     from library_bot.sandbox.telegram import TelegramStandIn
     from library_bot.storage.migrate import upgrade
@@ -100,7 +99,7 @@ async def measure(size: int) -> dict[str, Any]:
                 "TELEGRAM_BOT_TOKEN": BOT_TOKEN,
                 "TELEGRAM_API_URL": telegram.url,
                 "DATABASE_URL": database_url,
-                "TOKEN_KEYS": base64.urlsafe_b64encode(keys[0]).decode().rstrip("="),
+                "TOKEN_KEYS": encode_key(keys[0]),
                 "LOG_LEVEL": "INFO",  # as `run` logs by default
                 # The child runs in the temporary directory; `bench` is not an installed package.
                 "PYTHONPATH": os.pathsep.join(
@@ -141,9 +140,10 @@ async def child() -> None:
     """One sweep from the environment's settings; prints its measurements as JSON."""
     from library_bot.config.logs import setup_logging
     from library_bot.config.settings import load_settings
-    from library_bot.jobs.reminders import build_bot, sweep
+    from library_bot.jobs.sweep import sweep
     from library_bot.library.client import LibraryClient
     from library_bot.storage.store import Store
+    from library_bot.telegram.botapi import build_bot
 
     settings = load_settings()
     # Logging as `run` sets it up, so its cost (and any per-request line) is counted.

@@ -8,9 +8,7 @@ would when a real token expires.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
-import base64
 import contextlib
 import logging
 import os
@@ -21,23 +19,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from library_bot.config.logs import setup_logging
 from library_bot.config.settings import (
-    KEY_BYTES,
     Settings,
     SettingsError,
     decode_key,
-    load_settings,
+    new_key,
 )
+from library_bot.jobs.sweep import sweep
+from library_bot.library.client import LibraryClient
 from library_bot.runtime.runner import BotInfo, run_bot
 from library_bot.runtime.signals import stop_on_signals
 from library_bot.sandbox.library import LibrarySandbox
 from library_bot.sandbox.telegram import TelegramStandIn
+from library_bot.storage.store import Store
+from library_bot.telegram.botapi import build_bot
 
 if TYPE_CHECKING:
     from telegram import Bot
-
-    from library_bot.library.client import LibraryClient
-    from library_bot.storage.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -82,9 +81,14 @@ TRY_THESE = (
         "reserved by another patron and marked so from then on",
     ),
     ("/loans as patron 1000000003", "a due date sent as dd/mm/yyyy is read and sorted"),
+    ("/calendar", "a private calendar feed of the due dates; open it, renew, open it again"),
     ("/logout, then /login", "a link to end the library login's session; a fresh login next"),
     ("a chat in English", "reminders and login pages in English, with no /language"),
     (f'"{LOSE_ACTION}", then an order', "placed once; the bot says it may have gone through"),
+    ("/events, /news", "what is on at the card's library, soonest first; its latest news"),
+    ("/recommend", "works like your recent loans, each with an Order button"),
+    ("karen blixen (no command)", "offered as a search; a bare /search asks for the words"),
+    ("/language", "the chat's command menu follows the chosen language"),
 )
 # Quieter than `run` unless the operator asks: the console should show the address to open.
 DEMO_LOG_LEVEL = "WARNING"
@@ -106,7 +110,7 @@ def demo_key(data_dir: Path) -> str:
         except ValueError as exc:
             raise SettingsError(f"{path}: {exc}; delete the demo directory to start over") from None
         return text
-    text = base64.urlsafe_b64encode(secrets.token_bytes(KEY_BYTES)).decode().rstrip("=")
+    text = new_key()
     descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(descriptor, "w", encoding="ascii") as handle:
         handle.write(text + "\n")
@@ -171,8 +175,6 @@ class Demo:
 
     async def run_reminder_sweep(self) -> str:
         """One reminder sweep now (the chat page's button); its one-line summary."""
-        from library_bot.jobs.reminders import sweep
-
         if self._store is None or self._library is None or self._sweep_bot is None:
             return "The bot is still starting; try again in a moment."
         report = await sweep(
@@ -208,10 +210,6 @@ async def start_demo(
     `base` supplies the operator's reminder, time zone, logging and tuning values (the defaults
     when None); the library, Telegram, database and key settings are always the demo's own.
     """
-    from library_bot.jobs.reminders import build_bot
-    from library_bot.library.client import LibraryClient
-    from library_bot.storage.store import Store
-
     base = base or Settings(_env_file=None)
     token_key = demo_key(data_dir)
     token = bot_token or new_bot_token()
@@ -337,8 +335,6 @@ async def serve(
     out: TextIO | None = None,
 ) -> int:
     """Run the demo until SIGINT or SIGTERM."""
-    from library_bot.config.logs import setup_logging
-
     token, client_secret = new_bot_token(), secrets.token_urlsafe(24)
     level = base.LOG_LEVEL if "LOG_LEVEL" in base.model_fields_set else DEMO_LOG_LEVEL
     setup_logging(level, base.LOG_FORMAT, secrets=[token, client_secret])
@@ -352,11 +348,3 @@ async def serve(
             await stop.wait()
             print("Stopping…", file=out or sys.stdout, flush=True)
     return 0
-
-
-def demo_command(args: argparse.Namespace) -> int:
-    """`library-bot demo`: `PORT` (when set) is the chat page's port; `.demo/` holds the data."""
-    base = load_settings()
-    chat_port = base.PORT if "PORT" in base.model_fields_set else None
-    data_dir = Path(getattr(args, "data_dir", None) or DEFAULT_DIR)
-    return asyncio.run(serve(data_dir, base=base, chat_port=chat_port))

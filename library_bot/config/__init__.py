@@ -1,0 +1,1 @@
+"""Layer: configuration: settings from the environment, proxies, logging and redaction."""

@@ -1,8 +1,10 @@
-"""Logging setup (`text` or `json`) with a redaction filter on the one root handler.
+"""Logging setup (`text` or `json`), and the one redaction of secrets from log records.
 
-The filter sits on the handler, not on a logger, so it sees every record that is emitted,
-whichever library logged it (httpx logs request URLs with the bot token in them, aiohttp logs
-callback URLs with `code` and `state`).
+`setup_logging` puts the filter on the one root handler, not on a logger, so it sees every
+record that is emitted, whichever library logged it (httpx logs request URLs with the bot
+token in them, aiohttp logs callback URLs with `code` and `state`). `install_log_redaction`
+puts the same filter on the HTTP libraries' own loggers, for a process that logs through
+handlers of its own (tests, an embedding application).
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ _PATTERNS: Final[tuple[tuple[re.Pattern[str], str], ...]] = (
     # The same names as JSON or repr'd dict keys.
     (
         re.compile(
-            r"(?i)([\"']((?:access_|refresh_|id_)?token|code|state|client_secret|password|pin)"
+            r"(?i)([\"']((?:access_|refresh_|id_)?token|code|state|client_secret|password|pin|cpr)"
             r"[\"']\s*:\s*[\"'])[^\"']*"
         ),
         rf"\g<1>{MASK}",
@@ -46,6 +48,7 @@ _PATTERNS: Final[tuple[tuple[re.Pattern[str], str], ...]] = (
     (re.compile(r"(?i)\b(Bearer\s+)[A-Za-z0-9\-._~+/=]+"), rf"\g<1>{MASK}"),
     (re.compile(r"(?i)\b(Basic\s+)[A-Za-z0-9+/]{4,}={0,2}"), rf"\g<1>{MASK}"),
     (re.compile(r"(/getTicket/)[^/\s?#]+/[^/\s?#\"']+"), rf"\g<1>{MASK}/{MASK}"),
+    (re.compile(r"(/getTicket/)[^/\s?#\"'*]+"), rf"\g<1>{MASK}"),
     # Danish civil registration numbers (CPR).
     (re.compile(r"\b\d{6}-?\d{4}\b"), "**********"),
 )
@@ -91,9 +94,7 @@ class RedactingFilter(logging.Filter):
         for secret in self._secrets:
             if secret in text:
                 text = text.replace(secret, MASK)
-        for pattern, replacement in _PATTERNS:
-            text = pattern.sub(replacement, text)
-        return text
+        return redact(text)
 
     def filter(self, record: logging.LogRecord) -> bool:
         try:
@@ -113,6 +114,35 @@ class RedactingFilter(logging.Filter):
             if name not in _RECORD_FIELDS and isinstance(value, str):
                 setattr(record, name, self.redact(value))
         return True
+
+
+def redact(text: str) -> str:
+    """`text` with every known secret shape masked (no registered values)."""
+    for pattern, replacement in _PATTERNS:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+# Loggers that print request URLs. Filters on a logger do not apply to records of its
+# children, so httpcore's sub-loggers are listed one by one.
+HTTP_LOGGERS: Final = (
+    "httpx",
+    "httpcore",
+    "httpcore.connection",
+    "httpcore.http11",
+    "httpcore.http2",
+    "httpcore.proxy",
+    "httpcore.socks",
+)
+
+
+def install_log_redaction(names: tuple[str, ...] = HTTP_LOGGERS) -> None:
+    """Attach a `RedactingFilter` to the HTTP libraries' loggers; calling it again changes
+    nothing. `run` calls it at start-up; tests call it before capturing logs."""
+    for name in names:
+        logger = logging.getLogger(name)
+        if not any(isinstance(existing, RedactingFilter) for existing in logger.filters):
+            logger.addFilter(RedactingFilter())
 
 
 class JsonFormatter(logging.Formatter):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+import secrets
 from datetime import time
 from typing import Annotated, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -27,6 +28,16 @@ KEY_BYTES = 32
 
 class SettingsError(Exception):
     """A configuration problem, phrased as one line that names the variable."""
+
+
+def encode_key(key: bytes) -> str:
+    """A key as `TOKEN_KEYS` takes it: URL-safe base64 without padding (`decode_key` reverses)."""
+    return base64.urlsafe_b64encode(key).decode("ascii").rstrip("=")
+
+
+def new_key() -> str:
+    """A fresh random `TOKEN_KEYS` entry (`library-bot generate-key`, the demo's key)."""
+    return encode_key(secrets.token_bytes(KEY_BYTES))
 
 
 def decode_key(text: str) -> bytes:

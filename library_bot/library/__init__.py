@@ -1,6 +1,6 @@
-"""Typed async client for the library services: see `client.LibraryClient`."""
+"""Layer: the library services: typed async client (`client.LibraryClient`), models, errors."""
 
-from library_bot.library.client import LibraryClient, install_log_redaction
+from library_bot.library.client import LibraryClient
 from library_bot.library.errors import (
     BadRequest,
     LibraryError,
@@ -20,5 +20,4 @@ __all__ = [
     "Refused",
     "ServiceUnavailable",
     "TokenRejected",
-    "install_log_redaction",
 ]

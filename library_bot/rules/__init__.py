@@ -1,0 +1,1 @@
+"""Layer: pure rules: urgency, reminder keys, renewals, ISIL, the polling plan (no I/O)."""

@@ -17,24 +17,17 @@ the first day from `start` on which something can be due:
 
 `start` is `seen + 1` after a sweep (that day's reminders are settled) and `seen` after a
 command, whose status may hold something the sweep has not yet sent today. The plan is pure:
-the store keeps its result per card, and the sweep claims only cards planned for the day.
+the store keeps its result per card (`services.polling`), and the sweep claims only cards
+planned for the day.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import logging
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
 
-from library_bot.texts.render import hold_is_ready
-
-if TYPE_CHECKING:
-    from library_bot.config.settings import Settings
-    from library_bot.library.models import BorrowerStatus, Hold, Loan
-    from library_bot.storage.store import Account, ChatSettings, Store
-
-log = logging.getLogger(__name__)
+from library_bot.library.models import BorrowerStatus, Hold, Loan
+from library_bot.rules.urgency import hold_is_ready
 
 DEFAULT_MIN_LOAN_DAYS = 7
 
@@ -119,48 +112,3 @@ def next_check(
             if plan == start:
                 return start
     return plan
-
-
-# --- keeping the plan: the sweep writes it with `finish_sweeps`; commands through these -------
-
-
-async def refresh_plan(
-    store: Store,
-    settings: Settings,
-    account: Account,
-    status: BorrowerStatus,
-    *,
-    chat: ChatSettings | None = None,
-) -> None:
-    """A command fetched the status: plan from it, for free, and write it only when it moved.
-
-    Best effort: the plan only saves calls, and a failure here must not spoil the patron's
-    answer. `chat` is the chat's settings when the caller has them already.
-    """
-    today = dt.datetime.now(settings.timezone).date()
-    try:
-        if chat is None:
-            chat = await store.chat(account.chat_id)
-        plan = next_check(
-            status,
-            seen=today,
-            days=chat.thresholds(settings.REMINDER_DAYS),
-            min_loan_days=settings.POLL_MIN_LOAN_DAYS,
-            swept=False,
-        )
-        if plan != account.next_check:
-            await store.set_next_checks({account.chat_id: plan})
-    except Exception:
-        log.warning(
-            "polling: could not refresh the plan of chat %s", account.chat_id, exc_info=True
-        )
-
-
-async def check_soon(store: Store, settings: Settings, chat_id: int) -> None:
-    """Something changed that the last status does not show (an order was placed): the next
-    sweep checks the card, and from then on its waiting hold keeps it daily."""
-    today = dt.datetime.now(settings.timezone).date()
-    try:
-        await store.set_next_checks({chat_id: today})
-    except Exception:
-        log.warning("polling: could not plan a check of chat %s", chat_id, exc_info=True)

@@ -6,27 +6,29 @@ PTB's own `run_polling` / `run_webhook` own the loop and the web server; we need
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
 import logging
 import socket
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
 from aiohttp import web
-from telegram import BotCommand, Update
+from telegram import Update
 
-from library_bot.config.settings import LIBRARY_VARIABLES, Settings, SettingsError
-from library_bot.metrics import Metrics
-from library_bot.runtime.signals import stop_on_signals
+from library_bot.config.logs import install_log_redaction
+from library_bot.config.settings import Settings, SettingsError
+from library_bot.jobs.schedule import schedule_jobs
+from library_bot.library.client import LibraryClient
 from library_bot.services import Services
+from library_bot.services.metrics import Metrics
+from library_bot.storage.migrate import upgrade
+from library_bot.storage.store import Store
 from library_bot.telegram.app import build_application
-from library_bot.telegram.handlers import COMMANDS
-from library_bot.texts import t
+from library_bot.telegram.menu import bot_commands
+from library_bot.web import create_web_app, stop_accepting
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +37,6 @@ POLL_TIMEOUT = 30
 # `setWebhook` retried after a failure: first after this many seconds, doubling up to the cap.
 WEBHOOK_RETRY_FIRST = 1.0
 WEBHOOK_RETRY_CAP = 60.0
-STATE_PURGE_INTERVAL = timedelta(hours=1)
 
 
 @dataclass(frozen=True)
@@ -45,11 +46,6 @@ class BotInfo:
     web_url: str
     public_url: str
     bot_username: str
-
-
-def bot_commands(lang: str) -> list[BotCommand]:
-    """The contract's commands with their menu descriptions in `lang`."""
-    return [BotCommand(name, t(lang, f"commands.{name}")) for name in COMMANDS]
 
 
 def _bind(host: str, port: int) -> socket.socket:
@@ -84,10 +80,6 @@ async def run_bot(
     on_ready: Callable[[BotInfo], None] | None = None,
 ) -> None:
     """Run until `stop` is set, then shut everything down within `SHUTDOWN_SECONDS`."""
-    from library_bot.library.client import LibraryClient, install_log_redaction
-    from library_bot.storage.migrate import upgrade
-    from library_bot.storage.store import Store
-
     keys = settings.token_keys
     if not keys:
         raise SettingsError("TOKEN_KEYS: required by `library-bot run`, but not set")
@@ -108,8 +100,7 @@ async def run_bot(
         # PTB's DEBUG lines dump whole updates and requests: patrons' messages, link codes,
         # login states. Keep them out even when the operator asks for DEBUG.
         logging.getLogger("telegram").setLevel(max(logging.INFO, logging.getLogger().level))
-        services = Services(settings=settings, store=store, library=library)
-        metrics.attach(services)
+        services = Services(settings=settings, store=store, library=library, metrics=metrics)
         application = build_application(services, polling=not webhook)
 
         await application.initialize()
@@ -117,8 +108,6 @@ async def run_bot(
         # initialize() called getMe; the answer is kept on the bot.
         services.bot_username = application.bot.username
         await _set_commands(application.bot)
-
-        from library_bot.web import create_web_app
 
         web_app = create_web_app(services, application)
         # No access log: the callback's query carries the code and the state.
@@ -143,7 +132,7 @@ async def run_bot(
                 timeout=POLL_TIMEOUT, allowed_updates=Update.ALL_TYPES
             )
         await application.start()
-        _schedule_jobs(application)
+        schedule_jobs(application, services)
         log.info(
             "bot @%s running (%s); web server at %s",
             services.bot_username,
@@ -205,8 +194,6 @@ async def _cancel(task: asyncio.Task[None]) -> None:
 
 async def _stop_updates(application: Any, web_app: web.Application) -> None:
     """Stop taking updates, then let the ones in flight finish (and the jobs with them)."""
-    from library_bot.web import stop_accepting
-
     stop_accepting(web_app)
     try:
         async with asyncio.timeout(SHUTDOWN_SECONDS - 2):
@@ -216,45 +203,3 @@ async def _stop_updates(application: Any, web_app: web.Application) -> None:
                 await application.stop()
     except TimeoutError:
         log.warning("in-flight updates did not finish within %ss", SHUTDOWN_SECONDS - 2)
-
-
-def _schedule_jobs(application: Any) -> None:
-    from library_bot.telegram.handlers.connect import purge_expired_job, token_expiry_job
-
-    settings: Settings = application.bot_data["services"].settings
-    queue = application.job_queue
-    assert queue is not None
-    at = settings.REMINDER_TIME.replace(tzinfo=settings.timezone)
-    queue.run_daily(token_expiry_job, time=at, name="token-expiry")
-    queue.run_repeating(
-        purge_expired_job, interval=STATE_PURGE_INTERVAL, first=60, name="purge-expired"
-    )
-    try:
-        # The reminders engineer's sweep; absent until that part lands.
-        from library_bot.jobs.reminders import schedule
-    except ImportError:
-        log.debug("reminder sweep not available")
-    else:
-        schedule(application)
-
-
-def main(args: argparse.Namespace) -> int:
-    """`library-bot run`: configure, run until SIGTERM/SIGINT, exit 0."""
-    from library_bot.cli import settings_for
-    from library_bot.config.logs import setup_logging
-
-    settings = settings_for("run", "TELEGRAM_BOT_TOKEN", "TOKEN_KEYS", *LIBRARY_VARIABLES)
-    secrets = [
-        value.get_secret_value()
-        for value in (settings.TELEGRAM_BOT_TOKEN, settings.CLIENT_SECRET, settings.WEBHOOK_SECRET)
-        if value is not None
-    ]
-    secrets += settings.proxies.passwords()
-    setup_logging(settings.LOG_LEVEL, settings.LOG_FORMAT, secrets=secrets)
-
-    async def serve() -> None:
-        with stop_on_signals() as stop:
-            await run_bot(settings, stop=stop)
-
-    asyncio.run(serve())
-    return 0

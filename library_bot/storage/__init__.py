@@ -1,0 +1,1 @@
+"""Layer: storage: tables, migrations, encrypted tokens and the `Store` API."""

@@ -16,7 +16,8 @@ from collections.abc import Sequence
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-KEY_BYTES = 32
+from library_bot.config.settings import KEY_BYTES
+
 NONCE_BYTES = 12
 ENVELOPE_VERSION = "v1"
 # No I, L, O, 0 or 1: the patron may read the code off one screen and type it on another.

@@ -38,11 +38,6 @@ def normalize_url(url: str) -> URL:
     return parsed
 
 
-def is_sqlite(url: str | URL) -> bool:
-    parsed = url if isinstance(url, URL) else normalize_url(url)
-    return parsed.get_backend_name() == "sqlite"
-
-
 def sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     # Set per connection: WAL lets readers run beside the single writer, and busy_timeout
     # makes concurrent writers queue instead of failing with "database is locked".

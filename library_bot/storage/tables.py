@@ -1,4 +1,5 @@
-"""The tables. Alembic's `versions/` creates exactly these; the run-time never calls create_all.
+"""The tables, each declared once as a SQLModel class; Alembic's `versions/` creates exactly
+these (the run-time never calls create_all), and the store's statements use their Core tables.
 
 Times are stored as UTC (SQLite keeps them naive, PostgreSQL as timestamptz) and always come
 back timezone-aware. Secrets are stored only as ciphertext (tokens) or SHA-256 (states, codes).
@@ -10,7 +11,7 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, Column, DateTime, Index, Text, false
+from sqlalchemy import JSON, BigInteger, Column, DateTime, Index, Table, Text, false
 from sqlalchemy.engine import Dialect
 from sqlalchemy.types import TypeDecorator
 from sqlmodel import Field, SQLModel
@@ -144,4 +145,38 @@ class RenewalRefusalRow(SQLModel, table=True):
     refused_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
 
 
+class CalendarFeedRow(SQLModel, table=True):
+    """A chat's calendar subscription: the hash of its secret address, and the entries of the
+    last status seen (encrypted like tokens: reading habits are personal)."""
+
+    __tablename__ = "calendar_feed"
+
+    chat_id: int = Field(
+        primary_key=True, sa_type=BigInteger, sa_column_kwargs={"autoincrement": False}
+    )
+    secret_hash: str = Field(max_length=64, unique=True)
+    entries: str | None = Field(default=None, sa_type=Text)
+    seen_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    created_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
+
+
 metadata = SQLModel.metadata
+
+
+def _core(model: type[SQLModel]) -> Table:
+    table = getattr(model, "__table__", None)
+    assert isinstance(table, Table)
+    return table
+
+
+# The Core tables the statements use: the ones SQLModel built from the classes above, so each
+# table is declared once. Rows are read and written through Core, never as ORM objects: the
+# sweep's hot path cannot afford an identity map and attribute instrumentation per row.
+CHAT = _core(ChatRow)
+LOGIN_STATE = _core(LoginStateRow)
+PENDING_LINK = _core(PendingLinkRow)
+ACCOUNT = _core(AccountRow)
+CALLBACK_REF = _core(CallbackRefRow)
+REMINDER_LOG = _core(ReminderLogRow)
+RENEWAL_REFUSAL = _core(RenewalRefusalRow)
+CALENDAR_FEED = _core(CalendarFeedRow)

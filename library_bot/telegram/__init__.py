@@ -1,0 +1,1 @@
+"""Layer: the Telegram side: the bot factory, the application, UI helpers and handlers."""

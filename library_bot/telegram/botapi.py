@@ -19,10 +19,11 @@ from typing import TYPE_CHECKING, Any
 import httpx
 from httpx_aiohttp import AiohttpTransport
 from telegram.error import TelegramError
-from telegram.ext import BaseRateLimiter, ExtBot
+from telegram.ext import ExtBot
 from telegram.request import HTTPXRequest
 
 from library_bot.config.proxies import tls_context
+from library_bot.telegram.ratelimit import paced_rate_limiter
 
 if TYPE_CHECKING:
     from telegram import Update
@@ -33,6 +34,14 @@ if TYPE_CHECKING:
 __all__ = ["ApiHealth", "TolerantBot", "build_bot", "telegram_request"]
 
 log = logging.getLogger(__name__)
+
+# Connections to the Bot API for sends. httpx's pool (httpcore) does work quadratic in its
+# connections for every request: at 64 it cost about 4 ms of CPU per `/loans` under load
+# (bench.commands), at 8 about 1.5 ms; sends are paced at 30 a second anyway.
+CONNECTION_POOL = 8
+SEND_READ_TIMEOUT = 10.0
+# Longer than the long poll's own timeout, so an empty poll is not cut short.
+POLL_READ_TIMEOUT = 40.0
 
 # Consecutive failed `getUpdates` calls after which Telegram counts as failing: one failure
 # is a blip PTB retries within a second; two in a row are not.
@@ -134,30 +143,33 @@ def telegram_request(
         ),
         proxy=httpx.Proxy(proxy) if proxy else None,
     )
+    # No write timeout: the aiohttp transport applies httpx's connect, read and pool timeouts
+    # only (aiohttp has none for writing), so PTB's would be ignored.
     return HTTPXRequest(
         connection_pool_size=connection_pool_size,
         read_timeout=read_timeout,
-        write_timeout=read_timeout,
         connect_timeout=connect_timeout,
         pool_timeout=pool_timeout,
         httpx_kwargs={"trust_env": False, "transport": transport},
     )
 
 
-def build_bot(
-    settings: Settings,
-    *,
-    request: HTTPXRequest | None = None,
-    get_updates_request: HTTPXRequest | None = None,
-    rate_limiter: BaseRateLimiter[Any] | None = None,
-) -> TolerantBot:
-    """The bot for `settings`: Bot API address, token, requests (see `telegram_request`)."""
+def build_bot(settings: Settings, *, polling: bool = False) -> TolerantBot:
+    """The one bot of `run`, `remind --once` and the demo: Bot API address and token from
+    `settings`, sends paced by `TELEGRAM_SEND_RATE`, and with `polling` a long-poll request of
+    its own (it holds its connection for the poll timeout)."""
     assert settings.TELEGRAM_BOT_TOKEN is not None
     return TolerantBot(
         settings.TELEGRAM_BOT_TOKEN.get_secret_value(),
         base_url=f"{settings.TELEGRAM_API_URL}/bot",
         base_file_url=f"{settings.TELEGRAM_API_URL}/file/bot",
-        request=request or telegram_request(settings, connection_pool_size=8, read_timeout=10.0),
-        get_updates_request=get_updates_request,
-        rate_limiter=rate_limiter,
+        request=telegram_request(
+            settings, connection_pool_size=CONNECTION_POOL, read_timeout=SEND_READ_TIMEOUT
+        ),
+        get_updates_request=(
+            telegram_request(settings, connection_pool_size=2, read_timeout=POLL_READ_TIMEOUT)
+            if polling
+            else None
+        ),
+        rate_limiter=paced_rate_limiter(settings.TELEGRAM_SEND_RATE),
     )

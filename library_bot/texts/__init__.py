@@ -1,26 +1,39 @@
-"""Patron-facing texts in Danish and English, as Telegram HTML.
+"""Patron-facing texts in Danish and English, as Telegram HTML, from gettext catalogues.
 
-Every module in `library_bot.texts.catalog` defines `DA` and `EN` dicts with the same keys, prefixed
-by
-its area (`common.`, `render.`, ...). They are discovered with `pkgutil`, so adding a module is
-enough, and merged once at import; a key defined twice is an error at load time rather than a
-silent override.
+English is the source: every module in `library_bot.texts.catalog` holds a `MESSAGES` tuple of
+`_(key, text)` / `_n(key, singular, plural)` entries, discovered with `pkgutil` (adding a module
+is enough) and merged once at import; a key defined twice is an error at load time rather than a
+silent override. Danish comes from `locale/da/LC_MESSAGES/messages.mo`, compiled from the .po a
+translator edits (`make messages`, `make compile-messages`), looked up with the key as msgctxt.
 """
 
 from __future__ import annotations
 
+import functools
+import gettext
 import html
 import importlib
 import pkgutil
+import string
 from collections.abc import Mapping
 from decimal import Decimal
+from pathlib import Path
 from types import MappingProxyType, ModuleType
 from typing import Final
 
+from babel import Locale
+from babel.numbers import format_decimal
+
 from library_bot.texts import catalog
+from library_bot.texts.catalog import Message
 
 LANGUAGES: tuple[str, ...] = ("da", "en")
 DEFAULT_LANGUAGE: Final = "da"
+SOURCE_LANGUAGE: Final = "en"
+# Babel locales of the languages: numbers, dates and money (`library_bot.texts.formatting`).
+LOCALES: Final = {"da": "da_DK", "en": "en_GB"}
+LOCALE_DIR: Final = Path(__file__).parent / "locale"
+DOMAIN: Final = "messages"
 
 __all__ = ["DEFAULT_LANGUAGE", "LANGUAGES", "Raw", "keys", "pick_language", "t"]
 
@@ -31,36 +44,100 @@ class Raw(str):
     __slots__ = ()
 
 
-def load_catalogue(package: ModuleType = catalog) -> Mapping[str, Mapping[str, str]]:
-    """Every module of `package` merged per language; RuntimeError on a key defined twice."""
-    merged: dict[str, dict[str, str]] = {lang: {} for lang in LANGUAGES}
+def load_messages(package: ModuleType = catalog) -> Mapping[str, Message]:
+    """Every `MESSAGES` entry of `package`'s modules by key; RuntimeError on a key defined twice."""
+    merged: dict[str, Message] = {}
     origin: dict[str, str] = {}
     for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
         module = importlib.import_module(f"{package.__name__}.{info.name}")
-        for lang in LANGUAGES:
-            table = getattr(module, lang.upper(), None)
-            if not isinstance(table, dict):
-                raise RuntimeError(f"text catalogue {module.__name__} has no {lang.upper()} dict")
-            for key, text in table.items():
-                if not isinstance(key, str) or not isinstance(text, str):
-                    raise RuntimeError(f"text catalogue {module.__name__}: {key!r} is not str")
-                if key in merged[lang]:
-                    raise RuntimeError(
-                        f"text key {key!r} is defined in both {origin[key]} and {module.__name__}"
-                    )
-                merged[lang][key] = text
-                origin.setdefault(key, module.__name__)
-    return MappingProxyType({lang: MappingProxyType(table) for lang, table in merged.items()})
+        entries = getattr(module, "MESSAGES", None)
+        if not isinstance(entries, tuple | list):
+            raise RuntimeError(f"text catalogue {module.__name__} has no MESSAGES tuple")
+        for message in entries:
+            if not isinstance(message, Message):
+                raise RuntimeError(f"text catalogue {module.__name__}: {message!r} is not _(...)")
+            if message.key in merged:
+                raise RuntimeError(
+                    f"text key {message.key!r} is defined in both {origin[message.key]} "
+                    f"and {module.__name__}"
+                )
+            merged[message.key] = message
+            origin[message.key] = module.__name__
+    return MappingProxyType(merged)
 
 
-_CATALOGUE: Final = load_catalogue()
+def load_translations(directory: Path = LOCALE_DIR) -> Mapping[str, gettext.NullTranslations]:
+    """The compiled catalogue of each language; English, the source, needs none."""
+    found: dict[str, gettext.NullTranslations] = {SOURCE_LANGUAGE: gettext.NullTranslations()}
+    for lang in LANGUAGES:
+        if lang == SOURCE_LANGUAGE:
+            continue
+        try:
+            found[lang] = gettext.translation(DOMAIN, directory, [lang])
+        except FileNotFoundError:
+            raise RuntimeError(
+                f"no compiled {lang} texts in {directory}: run `make compile-messages`"
+            ) from None
+    return MappingProxyType(found)
 
 
-def _param(value: object) -> object:
-    # Numbers pass through untouched so `{n:d}`-style format specs keep working.
-    if isinstance(value, Raw) or (
-        isinstance(value, int | float | Decimal) and not isinstance(value, bool)
-    ):
+_MESSAGES: Final = load_messages()
+_TRANSLATIONS: Final = load_translations()
+_LOCALES: Final = {lang: Locale.parse(code) for lang, code in LOCALES.items()}
+
+
+def _template(lang: str, message: Message, params: Mapping[str, object]) -> str:
+    translations = _TRANSLATIONS.get(lang, _TRANSLATIONS[DEFAULT_LANGUAGE])
+    if message.plural is None:
+        return translations.pgettext(message.key, message.text)
+    n = params[message.n]  # KeyError, like any missing param
+    if not isinstance(n, int) or isinstance(n, bool):
+        raise TypeError(f"{message.key}: the plural count {message.n!r} is not an int: {n!r}")
+    return translations.npgettext(message.key, message.text, message.plural, n)
+
+
+def load_catalogue(package: ModuleType = catalog) -> Mapping[str, Mapping[str, str]]:
+    """Every template per language, a plural one in its plural form (enough to look a text up).
+
+    RuntimeError on a key defined twice.
+    """
+    messages = load_messages(package)
+    return MappingProxyType(
+        {
+            lang: MappingProxyType(
+                {key: _template(lang, message, {message.n: 2}) for key, message in messages.items()}
+            )
+            for lang in LANGUAGES
+        }
+    )
+
+
+@functools.lru_cache(maxsize=1024)
+def _bare_fields(template: str) -> frozenset[str]:
+    """Fields the template shows as plain `{name}`: their numbers get the locale's grouping."""
+    bare: set[str] = set()
+    styled: set[str] = set()
+    for _, field, spec, conversion in string.Formatter().parse(template):
+        if field is None:
+            continue
+        if spec or conversion or not field.isidentifier():
+            styled.add(field.split(".", 1)[0].split("[", 1)[0])
+        else:
+            bare.add(field)
+    return frozenset(bare - styled)
+
+
+def _param(value: object, bare: bool, lang: str) -> object:
+    if isinstance(value, Raw):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        # 1.234 / 1,234; a template with its own format spec (`{n:d}`) gets the number.
+        if not bare:
+            return value
+        if -1000 < value < 1000:  # nothing to group, and both locales write ASCII digits
+            return str(value)
+        return format_decimal(value, locale=_LOCALES.get(lang, _LOCALES[DEFAULT_LANGUAGE]))
+    if isinstance(value, float | Decimal):
         return value
     return html.escape(str(value))
 
@@ -69,19 +146,19 @@ def t(lang: str, key: str, /, **params: object) -> str:
     """The text `key` in `lang`, formatted with HTML-escaped `params` (Raw ones are kept).
 
     Returns `Raw`, so a text can be passed into another text without being escaped twice.
-    An unknown language falls back to Danish; a key missing from one language falls back to the
-    other (a patron gets an answer), and a key missing everywhere raises KeyError.
+    Integer params are shown with the locale's digit grouping. A plural text (`_n`) takes its
+    form from the number in its count param (`count` unless the catalogue names another).
+    An unknown language falls back to Danish; a text not (or not yet) translated is shown in
+    English (a patron gets an answer), and a key missing everywhere raises KeyError.
     """
-    table = _CATALOGUE.get(lang, _CATALOGUE[DEFAULT_LANGUAGE])
-    template = table.get(key)
-    if template is None:
-        for other in LANGUAGES:
-            template = _CATALOGUE[other].get(key)
-            if template is not None:
-                break
-        else:
-            raise KeyError(key)
-    return Raw(template.format_map({name: _param(value) for name, value in params.items()}))
+    message = _MESSAGES[key]
+    template = _template(lang, message, params)
+    bare = _bare_fields(template)
+    return Raw(
+        template.format_map(
+            {name: _param(value, name in bare, lang) for name, value in params.items()}
+        )
+    )
 
 
 def pick_language(saved: str | None, telegram_code: str | None) -> str:
@@ -95,5 +172,6 @@ def pick_language(saved: str | None, telegram_code: str | None) -> str:
 
 
 def keys(lang: str) -> frozenset[str]:
-    """Every text key known in `lang` (Danish for an unknown language)."""
-    return frozenset(_CATALOGUE.get(lang, _CATALOGUE[DEFAULT_LANGUAGE]))
+    """Every text key (each is known in every language: an untranslated one is shown in English)."""
+    del lang
+    return frozenset(_MESSAGES)

@@ -15,11 +15,10 @@ from decimal import Decimal, InvalidOperation
 from typing import Final
 
 from babel.dates import format_skeleton
-from babel.numbers import format_decimal
+from babel.numbers import format_currency, get_currency_symbol
 
-from library_bot.texts import t
+from library_bot.texts import LOCALES, t
 
-LOCALES: Final = {"da": "da_DK", "en": "en_GB"}
 ELLIPSIS: Final = "…"
 MESSAGE_LIMIT: Final = 4096
 
@@ -54,8 +53,7 @@ def relative_days(due: dt.date, today: dt.date, lang: str) -> str:
     elif days > 1:
         text = t(lang, "render.in_days", days=days)
     else:
-        late = -days
-        text = t(lang, "render.overdue_one" if late == 1 else "render.overdue_other", days=late)
+        text = t(lang, "render.overdue", days=-days)
     return str(text)
 
 
@@ -72,19 +70,32 @@ def parse_amount(amount: str) -> Decimal | None:
 
 
 def format_amount(amount: str, currency: str, lang: str) -> str:
-    """ "45.50", "DKK" -> "45,50 kr." / "DKK 45.50"; an unparseable amount is shown as sent."""
-    currency = (currency or "").strip()
+    """ "45.50", "DKK" -> "45,50 kr." / "DKK 45.50" (Babel's currency format, no-break space).
+
+    No currency is Danish kroner; an unparseable amount is shown as sent.
+    """
+    code = (currency or "").strip() or "DKK"
+    if len(code) == 3 and code.isalpha():
+        code = code.upper()
     value = parse_amount(str(amount))
     if value is None:
         return f"{amount} {currency}".strip()
+    locale = _locale(lang)
     try:
-        number = str(format_decimal(value, format="#,##0.00", locale=_locale(lang)))
-    except decimal.InvalidOperation:  # too many digits to round to øre ("1E100"): as sent
+        text = str(format_currency(value, code, locale=locale))
+    except (decimal.InvalidOperation, ValueError):  # too many digits to round ("1E100")
         return f"{amount} {currency}".strip()
-    if lang == "en":
-        return f"{currency} {number}".strip()
-    unit = "kr." if currency.upper() in {"DKK", ""} else currency
-    return f"{number} {unit}"
+    # CLDR's currency spacing, which Babel leaves out: a symbol ending in a letter is kept
+    # apart from the digits that follow it ("DKK 45.50", not "DKK45.50").
+    symbol = str(get_currency_symbol(code, locale=locale))
+    sign, rest = ("-", text[1:]) if text.startswith("-") else ("", text)
+    if (
+        rest.startswith(symbol)
+        and symbol[-1:].isalpha()
+        and rest[len(symbol) : len(symbol) + 1].isdigit()
+    ):
+        text = f"{sign}{symbol}\u00a0{rest[len(symbol) :]}"
+    return text
 
 
 def is_zero_amount(amount: str) -> bool:
@@ -98,6 +109,13 @@ def is_zero_amount(amount: str) -> bool:
 def utf16_len(text: str) -> int:
     """Length as Telegram counts it: UTF-16 code units."""
     return len(text.encode("utf-16-le")) // 2
+
+
+def shorten(text: str, limit: int) -> str:
+    """Plain text single-spaced and cut to `limit` characters with an ellipsis (button labels,
+    stored titles, quoted codes)."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + ELLIPSIS
 
 
 def truncate_html(text: str, limit: int, *, ellipsis: str = ELLIPSIS) -> str:

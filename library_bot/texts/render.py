@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import datetime as dt
 import html
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from decimal import Decimal
-from typing import Final, Literal
+from typing import Final
 
 from library_bot.library.models import Debt, Hold, Loan, Work
+from library_bot.rules.urgency import hold_is_ready, loan_urgency
 from library_bot.texts import Raw, t
 from library_bot.texts.formatting import (
     format_amount,
@@ -20,38 +21,21 @@ from library_bot.texts.formatting import (
     is_zero_amount,
     parse_amount,
     relative_days,
+    shorten,
 )
 
-Urgency = Literal["overdue", "due_today", "due_soon", "later", "unknown"]
-
-DUE_SOON_DAYS: Final = 3
 TITLE_LIMIT: Final = 300
 FIELD_LIMIT: Final = 200
-READY_STATUSES: Final = frozenset({"available for pickup", "at reservation shelf"})
 MARKS: Final[Mapping[str, str]] = {"overdue": "🔴 ", "due_today": "🟡 ", "due_soon": "🟡 "}
 READY_MARK: Final = "🟢 "
 SEP: Final = " · "
 
-__all__ = [
-    "Urgency",
-    "debt_total",
-    "hold_is_ready",
-    "loan_urgency",
-    "render_debt",
-    "render_hold",
-    "render_loan",
-    "render_work",
-    "sort_holds",
-    "sort_loans",
-]
+__all__ = ["debt_total", "reason_text", "render_debt", "render_hold", "render_loan", "render_work"]
 
 
 def _text(value: str | None, limit: int = FIELD_LIMIT) -> str:
     """Plain library text, shortened to `limit` characters, then HTML-escaped."""
-    value = " ".join((value or "").split())
-    if len(value) > limit:
-        value = value[: limit - 1].rstrip() + "…"
-    return html.escape(value, quote=False)
+    return html.escape(shorten(value or "", limit), quote=False)
 
 
 def _title(value: str | None, lang: str) -> str:
@@ -75,31 +59,6 @@ def _line(*parts: str) -> str:
     return SEP.join(part for part in parts if part)
 
 
-def loan_urgency(loan: Loan, today: dt.date) -> Urgency:
-    """How pressing a loan is; "unknown" when its due date could not be read."""
-    due = loan.due_date
-    if not isinstance(due, dt.date):
-        return "unknown"
-    days = (due - today).days
-    if days < 0:
-        return "overdue"
-    if days == 0:
-        return "due_today"
-    if days <= DUE_SOON_DAYS:
-        return "due_soon"
-    return "later"
-
-
-def sort_loans(loans: Iterable[Loan]) -> list[Loan]:
-    """By due date, soonest first; loans without a readable date last, in their given order."""
-
-    def key(loan: Loan) -> tuple[int, dt.date]:
-        due = loan.due_date
-        return (0, due) if isinstance(due, dt.date) else (1, dt.date.max)
-
-    return sorted(loans, key=key)
-
-
 def render_loan(loan: Loan, today: dt.date, lang: str, cannot_renew: str | None = None) -> str:
     """Marked title, then creator and due date with days left or overdue (a date that could
     not be read is shown as sent, flagged); `cannot_renew` is why the library refused."""
@@ -112,31 +71,6 @@ def render_loan(loan: Loan, today: dt.date, lang: str, cannot_renew: str | None 
     if cannot_renew:
         entry += "\n" + t(lang, "borrower.renew.cannot", reason=Raw(cannot_renew))
     return entry
-
-
-def hold_is_ready(hold: Hold) -> bool:
-    """Waiting on the pick-up shelf: by status, or because it has a pick-up number."""
-    return hold.status.strip().casefold() in READY_STATUSES or bool((hold.pick_up_id or "").strip())
-
-
-def _queue_position(hold: Hold) -> int | None:
-    try:
-        return int((hold.hold_queue_position or "").strip())
-    except ValueError:
-        return None
-
-
-def sort_holds(holds: Iterable[Hold]) -> list[Hold]:
-    """Ready for pick-up first (soonest last day first), then by queue position; stable."""
-
-    def key(hold: Hold) -> tuple[int, dt.date, int]:
-        if hold_is_ready(hold):
-            last = hold.pick_up_expiry_date
-            return (0, last if isinstance(last, dt.date) else dt.date.max, 0)
-        position = _queue_position(hold)
-        return (1, dt.date.max, position if position is not None else 1 << 62)
-
-    return sorted(holds, key=key)
 
 
 def _hold_status(hold: Hold, lang: str) -> str:
@@ -215,3 +149,38 @@ def render_work(work: Work, lang: str) -> str:
     """Title, then creator, year and material type as far as they are known."""
     details = _line(_text(work.creator), _text(work.date, 20), _text(work.type, 60))
     return f"{_title(work.title, lang)}\n{details}" if details else _title(work.title, lang)
+
+
+# Substrings of refusal texts seen from library systems (NCIP problem types among them), and
+# what they mean in plain words; anything else is quoted as the library sent it.
+REASONS: tuple[tuple[str, str], ...] = (
+    ("outstanding request", "borrower.renew.reason.reserved"),
+    ("reserv", "borrower.renew.reason.reserved"),
+    ("hold", "borrower.renew.reason.reserved"),
+    ("maximum renewals", "borrower.renew.reason.max"),
+    ("max", "borrower.renew.reason.max"),
+    ("limit", "borrower.renew.reason.max"),
+    ("too early", "borrower.renew.reason.too_early"),
+    ("too_early", "borrower.renew.reason.too_early"),
+    ("not renewable", "borrower.renew.reason.not_renewable"),
+    ("not_renewable", "borrower.renew.reason.not_renewable"),
+    ("debt", "borrower.renew.reason.debt"),
+    ("fee", "borrower.renew.reason.debt"),
+    ("unknown loan", "borrower.renew.reason.not_found"),
+    ("not found", "borrower.renew.reason.not_found"),
+    ("not_found", "borrower.renew.reason.not_found"),
+)
+
+
+REASON_LIMIT = 120
+
+
+def reason_text(raw: str, lang: str) -> str:
+    """Why a renewal was refused: plain words for a known text, else the text quoted."""
+    lowered = raw.lower().replace("-", " ")
+    for needle, key in REASONS:
+        if needle in lowered:
+            return t(lang, key)
+    if not raw.strip():
+        return t(lang, "borrower.renew.reason.unknown")
+    return t(lang, "borrower.renew.reason.code", code=shorten(raw, REASON_LIMIT))

@@ -1,4 +1,4 @@
-"""The bot's HTTP server: OAuth callback pages, health, metrics and the Telegram webhook."""
+"""Layer: the bot's HTTP server: OAuth callback pages, health, metrics, the Telegram webhook."""
 
 from __future__ import annotations
 
@@ -11,8 +11,9 @@ from typing import Any
 from aiohttp import web
 from telegram import Update
 
-from library_bot.metrics import CONTENT_TYPE, metrics_of
 from library_bot.services import Services
+from library_bot.services.metrics import CONTENT_TYPE
+from library_bot.web.calendar import calendar_feed
 from library_bot.web.oauth import logout_redirect, oauth_callback
 
 log = logging.getLogger(__name__)
@@ -34,11 +35,11 @@ def create_web_app(services: Services, application: Any) -> web.Application:
     app[SERVICES] = services
     app[APPLICATION] = application
     app[ACCEPTING] = {"updates": True}
-    metrics_of(services)
     app.router.add_get("/oauth/callback", _callback)
     app.router.add_get("/oauth/logout", _logout)
     app.router.add_get("/health", _health)
     app.router.add_get("/metrics", _metrics)
+    app.router.add_get("/calendar/{name}", _calendar)
     if services.settings.WEBHOOK_SECRET is not None:
         app.router.add_post("/telegram/webhook", _webhook)
     return app
@@ -55,6 +56,10 @@ async def _callback(request: web.Request) -> web.StreamResponse:
 
 async def _logout(request: web.Request) -> web.StreamResponse:
     return await logout_redirect(request, request.app[SERVICES])
+
+
+async def _calendar(request: web.Request) -> web.Response:
+    return await calendar_feed(request, request.app[SERVICES])
 
 
 async def _health(request: web.Request) -> web.Response:
@@ -82,7 +87,7 @@ async def _health(request: web.Request) -> web.Response:
 
 async def _metrics(request: web.Request) -> web.Response:
     services = request.app[SERVICES]
-    body = await metrics_of(services).render(services.store)
+    body = await services.metrics.render(services.store)
     return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE})
 
 

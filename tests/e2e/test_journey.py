@@ -6,16 +6,14 @@ from __future__ import annotations
 import re
 
 import pytest
+from icalendar import Calendar
 from playwright.async_api import Browser, Page, expect
 
 from library_bot.demo import EXPIRE_ACTION, SWEEP_ACTION, Demo
 from tests.e2e.conftest import ChatPage, new_context, screenshot
+from tests.fixtures.patrons import BABETTE, JONAS, KAREN, PIN
 
 pytestmark = pytest.mark.browser
-
-KAREN = ("1000000001", "1234")
-JONAS = ("1000000004", "1234")
-BABETTE = "870970-basis:23645564"  # "Babettes gæstebud": in the catalogue, not on loan
 
 
 async def log_in_at_library(page: Page, user_id: str, pin: str) -> None:
@@ -45,10 +43,10 @@ async def test_danish_journey(demo: Demo, browser: Browser) -> None:
     before = await chat.count()
     await login_button.click()
     await expect(page).to_have_url(re.compile(r"/oauth/authorize\?"))
-    await expect(page.locator(".hint")).to_contain_text("1000000001")
+    await expect(page.locator(".hint")).to_contain_text(KAREN)
     await screenshot(page, "02-library-login")
     async with page.expect_response(re.compile(r"/oauth/callback\?")) as callback:
-        await log_in_at_library(page, *KAREN)
+        await log_in_at_library(page, KAREN, PIN)
     success = await callback.value
     assert success.status == 200
     await expect(page.locator("h1")).to_have_text("Næsten færdig")
@@ -169,7 +167,7 @@ async def test_english_journey_and_a_denied_login(demo: Demo, browser: Browser) 
     await expect(not_yet).to_contain_text("You are not logged in yet")
     before = await chat.count()
     await not_yet.locator(".kb button.url", has_text="Log in with your library").click()
-    await log_in_at_library(page, *JONAS)
+    await log_in_at_library(page, JONAS, PIN)
     await expect(page.locator("h1")).to_have_text("Almost done")
     await page.get_by_role("link", name="Back to Telegram").click()
     connected = await chat.wait_for_reply(before)
@@ -181,4 +179,20 @@ async def test_english_journey_and_a_denied_login(demo: Demo, browser: Browser) 
     holds = await chat.send("/holds")
     await expect(holds).to_contain_text("Ready for pick-up")
     await chat.screenshot("06-english")
+
+    # The calendar address, fetched as a calendar application would, and read by icalendar.
+    made = await chat.send("/calendar")
+    await expect(made).to_contain_text("Your library calendar")
+    url = re.search(r"http\S+/calendar/\S+\.ics", await made.inner_text())
+    assert url is not None
+    feed = await page.request.get(url.group(0))
+    assert feed.status == 200 and feed.headers["content-type"].startswith("text/calendar")
+    events = Calendar.from_ical(await feed.body()).walk("VEVENT")
+    summaries = sorted(str(event["summary"]) for event in events)
+    assert summaries[0].startswith("📚 Due: Lykke-Per")
+    assert summaries[1].startswith("📦 Last day to pick up: ")
+    await chat.screenshot("07-calendar")
+    closed = await chat.send("/calendar off")
+    await expect(closed).to_contain_text("The calendar address is closed")
+    assert (await page.request.get(url.group(0))).status == 404
     await context.close()

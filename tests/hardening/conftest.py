@@ -15,15 +15,11 @@ from typing import Any
 from telegram import Bot
 from telegram.request import HTTPXRequest
 
-from library_bot.jobs.reminders import SweepReport, sweep
+from library_bot.jobs.sweep import SweepReport, sweep
 from library_bot.library.client import LibraryClient
 from library_bot.texts import load_catalogue
 from tests.fixtures.bot import BotHarness
 
-KAREN = "1000000001"  # loans due soon and overdue, holds ready, debt
-OLE = "1000000002"  # nothing on loan: free to order anything
-JONAS = "1000000004"  # one loan due in 3 days, one hold ready
-PID = "870970-basis:29318871"  # a title in the sandbox's catalogue
 ANSWER_SECONDS = 10.0
 QUIET_SECONDS = 0.4  # how long to wait for a second, unwanted answer
 

@@ -13,18 +13,8 @@ from collections.abc import Callable
 import pytest
 
 from tests.fixtures.bot import BotFactory, BotHarness
-from tests.hardening.conftest import (
-    JONAS,
-    KAREN,
-    OLE,
-    PID,
-    answers,
-    callback_answer,
-    fragment,
-    says,
-    send,
-    tap,
-)
+from tests.fixtures.patrons import JONAS, KAREN, OLE, PID
+from tests.hardening.conftest import answers, callback_answer, fragment, says, send, tap
 
 LIBRARY_TIMEOUT = 0.5
 SLOW = 1.5  # beyond the client's time-out

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from library_bot.telegram.handlers import COMMANDS as CONTRACT_COMMANDS
 from tests.fixtures.bot import BotHarness
-from tests.hardening.conftest import KAREN
+from tests.fixtures.patrons import KAREN
 
 T = TypeVar("T")
 # Every contract command, and one that does not exist.

@@ -14,7 +14,8 @@ from collections.abc import Callable
 import pytest
 
 from tests.fixtures.bot import BotFactory, BotHarness
-from tests.hardening.conftest import JONAS, fragment, says, sweeper
+from tests.fixtures.patrons import JONAS
+from tests.hardening.conftest import fragment, says, sweeper
 
 LIBRARY_TIMEOUT = 0.5
 SLOW = 1.5

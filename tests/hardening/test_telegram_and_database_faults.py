@@ -7,15 +7,8 @@ import asyncio
 import pytest
 
 from tests.fixtures.bot import BotHarness
-from tests.hardening.conftest import (
-    KAREN,
-    OLE,
-    PID,
-    answers,
-    database_locked,
-    says,
-    send,
-)
+from tests.fixtures.patrons import KAREN, OLE, PID
+from tests.hardening.conftest import answers, database_locked, says, send
 
 
 @pytest.mark.parametrize("command", ["/loans", "/holds", "/debt", "/search kongens fald"])

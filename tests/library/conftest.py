@@ -10,12 +10,13 @@ import httpx
 import pytest
 
 from library_bot.library.client import LibraryClient
+from tests.fixtures.patrons import KAREN
 
 if TYPE_CHECKING:
     from library_bot.sandbox.library import LibrarySandbox
 
 REDIRECT_URI = "http://127.0.0.1:9/oauth/callback"
-PATRON = "1000000001"
+PATRON = KAREN
 
 
 def make_client(sandbox: LibrarySandbox, **overrides: Any) -> LibraryClient:

@@ -18,8 +18,7 @@ import pytest
 from library_bot.library.client import LibraryClient
 from library_bot.library.errors import ServiceUnavailable
 from tests.fixtures.loopback import LoopbackServer
-
-PID = "870970-basis:29318871"
+from tests.fixtures.patrons import PID
 
 
 class DroppingServer(LoopbackServer):

@@ -9,6 +9,7 @@ import pytest
 
 from library_bot.library.client import LibraryClient
 from library_bot.library.errors import BadRequest, TokenRejected
+from tests.fixtures.patrons import OLE
 from tests.library.conftest import REDIRECT_URI, login_code, make_client
 
 if TYPE_CHECKING:
@@ -80,7 +81,7 @@ async def test_userinfo_with_a_bad_token(client: LibraryClient) -> None:
 async def test_userinfo_of_an_expired_token(
     library_sandbox: LibrarySandbox, client: LibraryClient
 ) -> None:
-    token = library_sandbox.issue_token("1000000002")
+    token = library_sandbox.issue_token(OLE)
     assert (await client.userinfo(token)).unique_id
     library_sandbox.expire_token(token)
     with pytest.raises(TokenRejected):

@@ -11,6 +11,7 @@ import pytest
 
 from library_bot.library.client import PUBLIC_TOKEN_MARGIN, LibraryClient
 from library_bot.library.errors import BadRequest, NotLoggedIn
+from tests.fixtures.patrons import KAREN
 from tests.library.conftest import make_client
 
 if TYPE_CHECKING:
@@ -92,7 +93,7 @@ async def test_login_page_and_ticket(
         page = await http.get(url)
     assert page.status_code == 200 and "html" in page.headers["content-type"]
     # The browser comes back with the session token and id: the sandbox's hook stands in.
-    session_token, ticket_id = library_sandbox.open_ticket("1000000001")
+    session_token, ticket_id = library_sandbox.open_ticket(KAREN)
     session = client.session_from_return({"token": session_token, "id": str(ticket_id)})
     ticket = await client.get_ticket(session)
     assert ticket.id == session.id

@@ -15,17 +15,17 @@ from library_bot.library.errors import (
     ServiceUnavailable,
     TokenRejected,
 )
+from tests.fixtures.patrons import KAREN, OLE, PID
 from tests.library.conftest import make_client
 
 if TYPE_CHECKING:
     from library_bot.sandbox.library import LibrarySandbox
 
 ORDER_CALLS = "platform GET /v3/order"
-PID = "870970-basis:29318871"
 
 
 async def test_expired_token(library_sandbox: LibrarySandbox, client: LibraryClient) -> None:
-    token = library_sandbox.issue_token("1000000001")
+    token = library_sandbox.issue_token(KAREN)
     library_sandbox.expire_token(token)
     with pytest.raises(TokenRejected) as caught:
         await client.user(token)
@@ -36,7 +36,7 @@ async def test_expired_token(library_sandbox: LibrarySandbox, client: LibraryCli
 async def test_order_not_placed_is_not_retried(
     library_sandbox: LibrarySandbox, client: LibraryClient
 ) -> None:
-    token = library_sandbox.issue_token("1000000002")
+    token = library_sandbox.issue_token(OLE)
     library_sandbox.faults.fail_next["/v3/order"] = [500]
     before = library_sandbox.calls[ORDER_CALLS]
     with pytest.raises(OrderRefused) as caught:
@@ -48,7 +48,7 @@ async def test_order_not_placed_is_not_retried(
 
 async def test_order_system_down(library_sandbox: LibrarySandbox, client: LibraryClient) -> None:
     library_sandbox.faults.down.add("orders")
-    token = library_sandbox.issue_token("1000000002")
+    token = library_sandbox.issue_token(OLE)
     with pytest.raises(ServiceUnavailable) as caught:
         await client.order(token, [PID], "DK-710100")
     assert caught.value.code == "service_unavailable"
@@ -58,7 +58,7 @@ async def test_order_system_down(library_sandbox: LibrarySandbox, client: Librar
 async def test_order_validation_is_a_bad_request(
     library_sandbox: LibrarySandbox, client: LibraryClient
 ) -> None:
-    token = library_sandbox.issue_token("1000000002")
+    token = library_sandbox.issue_token(OLE)
     with pytest.raises(BadRequest) as caught:
         await client.order(token, [PID], "")
     assert caught.value.status == 400
@@ -68,7 +68,7 @@ async def test_order_validation_is_a_bad_request(
 async def test_order_refused_by_the_order_system(
     library_sandbox: LibrarySandbox, client: LibraryClient
 ) -> None:
-    token = library_sandbox.issue_token("1000000001")
+    token = library_sandbox.issue_token(KAREN)
     # The pick-up library has it on its own shelves (sandbox contract, issue 15).
     with pytest.raises(OrderRefused) as caught:
         await client.order(token, ["870970-basis:27015794"], "DK-710100")
@@ -79,7 +79,7 @@ async def test_order_refused_by_the_order_system(
 async def test_cancelling_an_unknown_order_is_refused(
     library_sandbox: LibrarySandbox, client: LibraryClient
 ) -> None:
-    token = library_sandbox.issue_token("1000000001")
+    token = library_sandbox.issue_token(KAREN)
     with pytest.raises(Refused) as caught:
         await client.cancel_order(token, "no-such-order")
     assert not isinstance(caught.value, OrderRefused)
@@ -87,8 +87,8 @@ async def test_cancelling_an_unknown_order_is_refused(
 
 
 async def test_refused_renewal(library_sandbox: LibrarySandbox, client: LibraryClient) -> None:
-    token = library_sandbox.issue_token("1000000001")
-    reserved = library_sandbox.patron_data("1000000001").loans[3]["loanId"]
+    token = library_sandbox.issue_token(KAREN)
+    reserved = library_sandbox.patron_data(KAREN).loans[3]["loanId"]
     with pytest.raises(Refused) as caught:
         await client.renew(token, reserved)
     assert not isinstance(caught.value, OrderRefused)
@@ -101,7 +101,7 @@ async def test_refused_renewal(library_sandbox: LibrarySandbox, client: LibraryC
 async def test_platform_down(library_sandbox: LibrarySandbox, client: LibraryClient) -> None:
     library_sandbox.faults.down.add("platform")
     with pytest.raises(ServiceUnavailable) as caught:
-        await client.user(library_sandbox.issue_token("1000000001"))
+        await client.user(library_sandbox.issue_token(KAREN))
     assert caught.value.status == 503
 
 
@@ -109,7 +109,7 @@ async def test_server_error_on_a_read(
     library_sandbox: LibrarySandbox, client: LibraryClient
 ) -> None:
     library_sandbox.faults.fail_next["/v3/user"] = [500]
-    token = library_sandbox.issue_token("1000000001")
+    token = library_sandbox.issue_token(KAREN)
     with pytest.raises(ServiceUnavailable) as caught:
         await client.user(token)
     assert caught.value.status == 500
@@ -119,11 +119,11 @@ async def test_server_error_on_a_read(
 async def test_malformed_body(library_sandbox: LibrarySandbox, client: LibraryClient) -> None:
     library_sandbox.faults.malformed.add("platform")
     with pytest.raises(ServiceUnavailable, match="malformed response from") as caught:
-        await client.user(library_sandbox.issue_token("1000000001"))
+        await client.user(library_sandbox.issue_token(KAREN))
     assert "access_token" not in str(caught.value)
     library_sandbox.faults.malformed = {"oauth"}
     with pytest.raises(ServiceUnavailable, match="malformed response from"):
-        await client.userinfo(library_sandbox.issue_token("1000000001"))
+        await client.userinfo(library_sandbox.issue_token(KAREN))
 
 
 async def test_reads_are_retried_once_on_connection_errors(
@@ -134,7 +134,7 @@ async def test_reads_are_retried_once_on_connection_errors(
         library_sandbox, on_call=lambda name, outcome, _: outcomes.append((name, outcome))
     )
     library_sandbox.faults.refuse_connections.add("platform")
-    token = library_sandbox.issue_token("1000000001")
+    token = library_sandbox.issue_token(KAREN)
     before = library_sandbox.calls.copy()
     try:
         with pytest.raises(ServiceUnavailable):
@@ -159,10 +159,10 @@ async def test_slow_order_times_out_once(library_sandbox: LibrarySandbox) -> Non
     started = time.monotonic()
     try:
         with pytest.raises(ServiceUnavailable) as caught:
-            await library.order(library_sandbox.issue_token("1000000002"), [PID], "DK-710100")
+            await library.order(library_sandbox.issue_token(OLE), [PID], "DK-710100")
         elapsed = time.monotonic() - started
         with pytest.raises(ServiceUnavailable):
-            await library.user(library_sandbox.issue_token("1000000002"))
+            await library.user(library_sandbox.issue_token(OLE))
     finally:
         await library.aclose()
     assert caught.value.code == "timeout"
@@ -175,11 +175,11 @@ async def test_revoke_never_raises(library_sandbox: LibrarySandbox) -> None:
     try:
         library_sandbox.faults.latency["oauth"] = 2.0
         started = time.monotonic()
-        assert await library.revoke(library_sandbox.issue_token("1000000001")) is False
+        assert await library.revoke(library_sandbox.issue_token(KAREN)) is False
         assert time.monotonic() - started < 1.2
         library_sandbox.faults.latency.clear()
         library_sandbox.faults.down.add("oauth")
-        assert await library.revoke(library_sandbox.issue_token("1000000001")) is False
+        assert await library.revoke(library_sandbox.issue_token(KAREN)) is False
     finally:
         await library.aclose()
 

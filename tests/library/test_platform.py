@@ -10,6 +10,7 @@ import pytest
 
 from library_bot.library.client import LibraryClient
 from library_bot.library.errors import TokenRejected
+from tests.fixtures.patrons import JONAS, KAREN, METTE, OLE
 
 if TYPE_CHECKING:
     from library_bot.sandbox.library import LibrarySandbox
@@ -29,9 +30,9 @@ def shape(raw: str) -> str:
 async def test_borrower_status_of_karen(
     library_sandbox: LibrarySandbox, client: LibraryClient
 ) -> None:
-    token = library_sandbox.issue_token("1000000001")
+    token = library_sandbox.issue_token(KAREN)
     status = await client.user(token)
-    raw = library_sandbox.patron_data("1000000001")
+    raw = library_sandbox.patron_data(KAREN)
 
     assert status.name == "Karen Jensen"
     assert len(status.loans) == 7
@@ -64,13 +65,13 @@ async def test_borrower_status_of_karen(
 async def test_overdue_loan_is_in_the_past(
     library_sandbox: LibrarySandbox, client: LibraryClient
 ) -> None:
-    status = await client.user(library_sandbox.issue_token("1000000001"))
+    status = await client.user(library_sandbox.issue_token(KAREN))
     dates = [loan.due_date for loan in status.loans if isinstance(loan.due_date, dt.date)]
     assert min(dates) < dt.datetime.now(client.timezone).date()
 
 
 async def test_patron_with_nothing(library_sandbox: LibrarySandbox, client: LibraryClient) -> None:
-    status = await client.user(library_sandbox.issue_token("1000000002"))
+    status = await client.user(library_sandbox.issue_token(OLE))
     assert status.loans == [] and status.orders == []
     assert [debt.amount for debt in status.debt] == ["0"]
 
@@ -78,9 +79,9 @@ async def test_patron_with_nothing(library_sandbox: LibrarySandbox, client: Libr
 async def test_long_list_reads_the_danish_day_first_date(
     library_sandbox: LibrarySandbox, client: LibraryClient
 ) -> None:
-    status = await client.user(library_sandbox.issue_token("1000000003"))
+    status = await client.user(library_sandbox.issue_token(METTE))
     assert len(status.loans) == 65
-    raw = library_sandbox.patron_data("1000000003").loans
+    raw = library_sandbox.patron_data(METTE).loans
     [(text, loan)] = [
         (item["dueDate"], loan)
         for item, loan in zip(raw, status.loans, strict=True)
@@ -93,27 +94,27 @@ async def test_long_list_reads_the_danish_day_first_date(
 
 
 async def test_order_then_cancel(library_sandbox: LibrarySandbox, client: LibraryClient) -> None:
-    token = library_sandbox.issue_token("1000000002")
+    token = library_sandbox.issue_token(OLE)
     before = library_sandbox.calls["platform GET /v3/order"]
     result = await client.order(token, ["870970-basis:29318871"], "DK-710100")
     assert result.status == "ok"
     assert result.ors_id
     assert library_sandbox.calls["platform GET /v3/order"] == before + 1
 
-    hold = (await client.user(library_sandbox.issue_token("1000000001"))).orders[0]
+    hold = (await client.user(library_sandbox.issue_token(KAREN))).orders[0]
     cancelled = await client.cancel_order(
-        library_sandbox.issue_token("1000000001"), hold.order_id, hold.order_type
+        library_sandbox.issue_token(KAREN), hold.order_id, hold.order_type
     )
     assert cancelled.order_id == hold.order_id
     assert cancelled.deleted is True
-    after = await client.user(library_sandbox.issue_token("1000000001"))
+    after = await client.user(library_sandbox.issue_token(KAREN))
     assert hold.order_id not in {other.order_id for other in after.orders}
 
 
 async def test_renew_moves_the_due_date(
     library_sandbox: LibrarySandbox, client: LibraryClient
 ) -> None:
-    token = library_sandbox.issue_token("1000000004")
+    token = library_sandbox.issue_token(JONAS)
     loan = (await client.user(token)).loans[0]
     renewed = await client.renew(token, loan.loan_id)
     assert renewed.loan_id == loan.loan_id
@@ -125,7 +126,7 @@ async def test_renew_moves_the_due_date(
 async def test_work_search_and_libraries(
     library_sandbox: LibrarySandbox, client: LibraryClient
 ) -> None:
-    token = library_sandbox.issue_token("1000000001")
+    token = library_sandbox.issue_token(KAREN)
     works = await client.work(token, ["870970-basis:29318871"])
     assert len(works) == 1
     assert works[0].pid == "870970-basis:29318871"
@@ -153,7 +154,7 @@ async def test_from_settings_and_call_metrics(library_sandbox: LibrarySandbox) -
     )
     try:
         assert library.timeout == 4
-        token = library_sandbox.issue_token("1000000002")
+        token = library_sandbox.issue_token(OLE)
         assert (await library.user(token)).name == "Ole Hansen"
         library_sandbox.expire_token(token)
         with pytest.raises(TokenRejected):

@@ -53,7 +53,13 @@ def open_store(
     return opener
 
 
-async def rows(store: Store, sql: str) -> list[tuple[object, ...]]:
+async def rows(store: Store, sql: str, **params: object) -> list[tuple[object, ...]]:
     return await store.database.run(
-        lambda conn: [tuple(row) for row in conn.execute(text(sql)).all()]
+        lambda conn: [tuple(row) for row in conn.execute(text(sql), params).all()]
     )
+
+
+async def reminder_states(store: Store, chat_id: int) -> dict[str, str]:
+    """The chat's reminder ledger, key -> "intent" | "sent", as stored."""
+    found = await rows(store, "SELECT key, state FROM reminder_log WHERE chat_id = :c", c=chat_id)
+    return {str(key): str(state) for key, state in found}

@@ -14,7 +14,7 @@ OpenStore = Callable[..., AbstractAsyncContextManager[Store]]
 
 async def test_twenty_concurrent_claims_one_winner(open_store: OpenStore) -> None:
     async with open_store(use_clock=False) as first, open_store(use_clock=False) as second:
-        callback_id = await first.put_callback(1, "order", {"pid": "p"})
+        [callback_id] = await first.put_callbacks(1, [("order", {"pid": "p"})])
         claims = await asyncio.gather(
             *((first if n % 2 else second).claim_callback(callback_id, 1) for n in range(20))
         )
@@ -25,9 +25,9 @@ async def test_concurrent_state_and_code_are_single_use(open_store: OpenStore) -
     async with open_store(use_clock=False) as first, open_store(use_clock=False) as second:
         state = await first.create_login_state(1)
         consumed = await asyncio.gather(
-            *((first if n % 2 else second).consume_login_state(state) for n in range(10))
+            *((first if n % 2 else second).take_login_state(state) for n in range(10))
         )
-        assert consumed.count(1) == 1 and consumed.count(None) == 9
+        assert consumed.count((1, False)) == 1 and consumed.count(None) == 9
         code = await first.create_pending_link(1, "token", None, {})
         linked = await asyncio.gather(
             *((first if n % 2 else second).complete_link(1, code) for n in range(10))
@@ -50,7 +50,7 @@ async def test_two_sweepers_get_disjoint_batches_covering_everyone(
             while batch := await store.claim_sweep_batch(day, worker, 5, timedelta(minutes=5)):
                 for account, _settings in batch:
                     seen.append(account.chat_id)
-                    await store.finish_sweep(account.chat_id, day)
+                    await store.finish_sweeps([account.chat_id], day)
             return seen
 
         # Several sweepers per process, two processes' worth of stores, all at once.

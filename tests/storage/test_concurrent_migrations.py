@@ -42,7 +42,7 @@ async def test_concurrent_upgrades_in_one_process(postgres_cluster: PostgresClus
 async def test_processes_starting_at_once(postgres_cluster: PostgresCluster) -> None:
     url = await postgres_cluster.new_database("race")
     script = (
-        "import asyncio, sys; from storage.migrate import upgrade; "
+        "import asyncio, sys; from library_bot.storage.migrate import upgrade; "
         "asyncio.run(upgrade(sys.argv[1]))"
     )
     processes = [

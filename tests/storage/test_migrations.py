@@ -12,6 +12,7 @@ from library_bot.storage.migrate import database_revision, downgrade, head_revis
 from library_bot.storage.tables import metadata
 
 TABLES = {
+    "calendar_feed",
     "chat",
     "login_state",
     "pending_link",

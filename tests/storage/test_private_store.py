@@ -50,13 +50,13 @@ async def test_login_states_per_chat_are_capped_newest_kept(
         assert await rows(store, "SELECT count(*) FROM login_state WHERE chat_id = 11") == [
             (LIVE_LOGIN_STATES,)
         ]
-        assert await store.consume_login_state(states[-1]) == ALICE
-        assert await store.consume_login_state(other) == BOB
+        assert await store.take_login_state(states[-1]) == (ALICE, False)
+        assert await store.take_login_state(other) == (BOB, False)
         clock.advance(timedelta(seconds=1))
         newer = [await store.create_login_state(ALICE) for _ in range(LIVE_LOGIN_STATES)]
         for state in newer:
-            assert await store.consume_login_state(state) == ALICE
-        assert await store.consume_login_state(states[0]) is None
+            assert await store.take_login_state(state) == (ALICE, False)
+        assert await store.take_login_state(states[0]) is None
 
 
 async def test_migration_binds_private_buttons_and_drops_everything_of_groups(

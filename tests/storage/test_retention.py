@@ -25,7 +25,7 @@ async def test_reminder_history_is_kept_90_days(open_store: OpenStore, clock: Fa
 
 async def test_buttons_are_kept_a_day(open_store: OpenStore, clock: FakeClock) -> None:
     async with open_store() as store:
-        button = await store.put_callback(1, "renew", {"loan_id": "L1"})
+        [button] = await store.put_callbacks(1, [("renew", {"loan_id": "L1"})])
         clock.advance(CALLBACK_TTL)
         assert await store.callback(button, 1) is None
         assert await store.purge_expired() == 1

@@ -19,7 +19,8 @@ CPR = "0101701234"
 
 async def _everything_stored(store: Store) -> str:
     dump = []
-    for table in ("chat", "login_state", "pending_link", "account", "callback_ref", "reminder_log"):
+    tables = ("chat", "login_state", "pending_link", "account", "callback_ref", "reminder_log")
+    for table in (*tables, "calendar_feed"):
         dump.append(str(await rows(store, f"SELECT * FROM {table}")))  # noqa: S608
     return "\n".join(dump)
 

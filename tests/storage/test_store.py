@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from datetime import UTC, date, datetime, timedelta
@@ -10,8 +11,9 @@ from typing import Any
 import pytest
 
 from library_bot.storage.crypto import CODE_ALPHABET
+from library_bot.storage.database import Repository
 from library_bot.storage.store import ChatSettings, Store
-from tests.storage.conftest import START, FakeClock, rows
+from tests.storage.conftest import START, FakeClock, reminder_states, rows
 
 OpenStore = Callable[..., AbstractAsyncContextManager[Store]]
 TOKEN = "tok-3b1f9e2d7c-secret-access-token"
@@ -50,16 +52,18 @@ async def test_login_state_single_use_and_hashed(store: Store) -> None:
     assert len(state) >= 43  # 256 bits, URL-safe
     stored = await rows(store, "SELECT state_hash FROM login_state")
     assert state not in str(stored)
-    assert await store.consume_login_state(state) == 5
-    assert await store.consume_login_state(state) is None
-    assert await store.consume_login_state("never-issued") is None
+    assert await store.take_login_state(state) == (5, False)
+    assert await store.take_login_state(state) is None
+    assert await store.take_login_state("never-issued") is None
 
 
 async def test_login_state_expires(open_store: OpenStore, clock: FakeClock) -> None:
     async with open_store() as store:
         state = await store.create_login_state(5, ttl=timedelta(minutes=10))
         clock.advance(timedelta(minutes=10, seconds=1))
-        assert await store.consume_login_state(state) is None
+        # Taken all the same, naming its chat for the "expired" page.
+        assert await store.take_login_state(state) == (5, True)
+        assert await store.take_login_state(state) is None
         assert await rows(store, "SELECT * FROM login_state") == []
 
 
@@ -123,7 +127,7 @@ async def test_accounts_expiring_until_warned(store: Store) -> None:
 
 async def test_callbacks_belong_to_their_chat_and_are_claimed_once(store: Store) -> None:
     payload: dict[str, Any] = {"loanId": "L1", "pids": ["870970-basis:1"]}
-    callback_id = await store.put_callback(7, "renew", payload)
+    [callback_id] = await store.put_callbacks(7, [("renew", payload)])
     assert len(f"renew:{callback_id}".encode()) <= 64
     assert await store.callback(callback_id, 8) is None
     assert await store.claim_callback(callback_id, 8) is None
@@ -138,9 +142,9 @@ async def test_callbacks_belong_to_their_chat_and_are_claimed_once(store: Store)
 
 async def test_callbacks_expire_after_a_day(open_store: OpenStore, clock: FakeClock) -> None:
     async with open_store() as store:
-        old = await store.put_callback(7, "order", {})
+        [old] = await store.put_callbacks(7, [("order", {})])
         clock.advance(timedelta(hours=23))
-        young = await store.put_callback(7, "order", {})
+        [young] = await store.put_callbacks(7, [("order", {})])
         clock.advance(timedelta(hours=2))
         assert await store.claim_callback(old, 7) is None
         assert await store.purge_expired() == 1
@@ -165,13 +169,13 @@ async def test_sweep_batches_skip_finished_leased_inactive_and_muted(
         assert [account.chat_id for account, _ in second] == [5, 6, 7]
         assert second[0][1].reminder_days == (2,) and second[0][1].language == "en"
         for chat_id in (1, 5, 6, 7):
-            await store.finish_sweep(chat_id, today)
+            await store.finish_sweeps([chat_id], today)
         # Chat 2 is still leased: nobody gets it until the lease runs out.
         assert await store.claim_sweep_batch(today, "w2", 10, timedelta(minutes=5)) == []
         clock.advance(timedelta(minutes=6))
         retried = await store.claim_sweep_batch(today, "w2", 10, timedelta(minutes=5))
         assert [account.chat_id for account, _ in retried] == [2]
-        await store.finish_sweep(2, today)
+        await store.finish_sweeps([2], today)
         tomorrow = await store.claim_sweep_batch(
             today + timedelta(days=1), "w1", 10, timedelta(minutes=5)
         )
@@ -180,22 +184,22 @@ async def test_sweep_batches_skip_finished_leased_inactive_and_muted(
 
 async def test_reminder_ledger(store: Store) -> None:
     keys = ["loan:L1:2026-01-23:3", "loan:L2:2026-01-21:1"]
-    assert await store.reminder_states(1, keys) == {}
-    await store.record_intents(1, keys)
-    assert await store.reminder_states(1, keys) == dict.fromkeys(keys, "intent")
+    assert await store.begin_reminders_many({1: keys}) == {}
+    assert await reminder_states(store, 1) == dict.fromkeys(keys, "intent")
     await store.mark_sent(1, keys[:1])
-    await store.record_intents(1, [*keys, "hold:H1:ready"])  # existing keys untouched
-    assert await store.reminder_states(1, [*keys, "hold:H1:ready", "other"]) == {
+    # Existing keys untouched; the states before are returned.
+    assert await store.begin_reminders_many({1: [*keys, "hold:H1:ready"]}) == {
+        1: {keys[0]: "sent", keys[1]: "intent"}
+    }
+    assert await reminder_states(store, 1) == {
         keys[0]: "sent",
         keys[1]: "intent",
         "hold:H1:ready": "intent",
     }
     await store.mark_sent(1, ["loan:L3:2026-01-20:0"])  # sent without an intent first
-    assert await store.reminder_states(1, ["loan:L3:2026-01-20:0"]) == {
-        "loan:L3:2026-01-20:0": "sent"
-    }
-    assert await store.reminder_states(2, keys) == {}
-    await store.record_intents(1, [])
+    assert (await reminder_states(store, 1))["loan:L3:2026-01-20:0"] == "sent"
+    assert await reminder_states(store, 2) == {}
+    assert await store.begin_reminders_many({1: []}) == {}
     await store.mark_sent(1, [])
 
 
@@ -205,8 +209,8 @@ async def test_forget_chat_leaves_nothing(store: Store) -> None:
         await store.set_language(chat_id, "da")
         await store.create_login_state(chat_id)
         await store.create_pending_link(chat_id, "pending", None, {})
-        await store.put_callback(chat_id, "order", {"pid": "x"})
-        await store.record_intents(chat_id, ["loan:L1:2026-01-23:3"])
+        await store.put_callbacks(chat_id, [("order", {"pid": "x"})])
+        await store.begin_reminders_many({chat_id: ["loan:L1:2026-01-23:3"]})
         await store.record_refusal(chat_id, "L1", "2026-01-23", "Maximum Renewals Exceeded")
     await store.forget_chat(1)
     for table in (
@@ -240,3 +244,13 @@ async def test_times_come_back_aware_utc(store: Store) -> None:
         account.token_expires_at is not None
         and account.token_expires_at.utcoffset() == timedelta(0)
     )
+
+
+async def test_the_facade_is_its_repositories_under_their_own_names(store: Store) -> None:
+    """`store.x` is `store.<repository>.x`: one name per operation, wherever it is called."""
+    repositories = [value for value in vars(store).values() if isinstance(value, Repository)]
+    delegated = {name: value for name, value in vars(store).items() if inspect.ismethod(value)}
+    assert len(repositories) == 9 and len(delegated) > 30
+    for name, method in delegated.items():
+        assert method.__name__ == name and method.__self__ in repositories, name
+        assert not hasattr(Store, name), f"{name} is both the façade's and a repository's"

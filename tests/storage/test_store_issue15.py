@@ -64,6 +64,6 @@ async def test_an_expired_login_state_still_names_its_chat(
 
 async def test_the_buttons_of_a_message_in_one_query(store: Store) -> None:
     ids = await store.put_callbacks(1, [("renew", {"loan_id": "A"}), ("renew", {"loan_id": "B"})])
-    other = await store.put_callback(2, "renew", {"loan_id": "C"})
+    [other] = await store.put_callbacks(2, [("renew", {"loan_id": "C"})])
     found = await store.callbacks_many([*ids, other, "unknown"], 1)
     assert sorted(ref.payload["loan_id"] for ref in found) == ["A", "B"]

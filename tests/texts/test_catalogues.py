@@ -1,18 +1,38 @@
-"""Every catalogue module: same keys and placeholders in both languages, valid Telegram HTML."""
+"""t() and the catalogue modules: keys, escaping, plurals, numbers, valid Telegram HTML.
+
+The gettext side (every text translated, same placeholders, the .pot current) is in
+test_messages.py.
+"""
 
 from __future__ import annotations
 
+import datetime as dt
 import importlib
 import string
 import sys
 from pathlib import Path
 
 import pytest
+from babel.messages.catalog import Catalog
+from babel.messages.mofile import write_mo
+from babel.numbers import format_decimal
 
-from library_bot.texts import LANGUAGES, Raw, keys, load_catalogue, pick_language, t
+import library_bot.texts as texts
+from library_bot.texts import (
+    LANGUAGES,
+    Raw,
+    keys,
+    load_catalogue,
+    load_messages,
+    load_translations,
+    pick_language,
+    t,
+)
+from library_bot.texts.formatting import relative_days
 from tests.texts.telegram_html import assert_telegram_html, telegram_html_problems
 
 CATALOGUE = load_catalogue()
+MESSAGES = load_messages()
 
 
 def _placeholders(template: str) -> set[str]:
@@ -20,10 +40,8 @@ def _placeholders(template: str) -> set[str]:
 
 
 def test_both_languages_have_exactly_the_same_keys() -> None:
-    da, en = set(CATALOGUE["da"]), set(CATALOGUE["en"])
-    assert da - en == set(), "only in Danish"
-    assert en - da == set(), "only in English"
-    assert keys("da") == keys("en") == frozenset(da)
+    assert set(CATALOGUE["da"]) == set(CATALOGUE["en"]) == set(MESSAGES)
+    assert keys("da") == keys("en") == keys("fr") == frozenset(MESSAGES)
 
 
 def test_keys_are_prefixed_by_their_area() -> None:
@@ -39,14 +57,16 @@ def test_same_placeholders_in_both_languages(key: str) -> None:
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_every_text_is_non_empty_valid_telegram_html(lang: str) -> None:
+@pytest.mark.parametrize("n", [0, 1, 2, 1234])
+def test_every_text_is_non_empty_valid_telegram_html(lang: str, n: int) -> None:
     for key, template in CATALOGUE[lang].items():
         assert template.strip(), key
-        params = {name: "Æ & <x> 3" for name in _placeholders(template)}
+        params: dict[str, object] = {name: "Æ & <x> 3" for name in _placeholders(template)}
+        params[MESSAGES[key].n] = n  # a plural's count (ignored by the others)
         try:
             text = t(lang, key, **params)
         except (ValueError, TypeError):  # a numeric format spec: try a number
-            text = t(lang, key, **dict.fromkeys(params, 3))
+            text = t(lang, key, **dict.fromkeys(params, n))
         assert text.strip(), key
         assert_telegram_html(text)
 
@@ -89,6 +109,79 @@ def test_unknown_language_is_danish_and_a_missing_key_raises() -> None:
         t("da", "common.no_such_key")
     with pytest.raises(KeyError):
         t("da", "render.hold.branch")  # its parameter is missing
+    with pytest.raises(KeyError):
+        t("da", "borrower.search.header", query="x")  # a plural without its count
+    with pytest.raises(TypeError):
+        t("da", "borrower.search.header", query="x", count="3")
+
+
+@pytest.mark.parametrize(
+    ("lang", "n", "expected"),
+    [
+        ("da", 0, "🔎 <b>0 resultater</b> for »ø«"),
+        ("da", 1, "🔎 <b>1 resultat</b> for »ø«"),
+        ("da", 2, "🔎 <b>2 resultater</b> for »ø«"),
+        ("da", 1234, "🔎 <b>1.234 resultater</b> for »ø«"),
+        ("en", 1, "🔎 <b>1 result</b> for “ø”"),
+        ("en", 21, "🔎 <b>21 results</b> for “ø”"),
+        ("en", 1234567, "🔎 <b>1,234,567 results</b> for “ø”"),
+    ],
+)
+def test_plurals_follow_the_count_and_numbers_are_grouped(lang: str, n: int, expected: str) -> None:
+    assert t(lang, "borrower.search.header", count=n, query="ø") == expected
+
+
+def test_a_plural_can_follow_a_param_other_than_count() -> None:
+    assert t("da", "connect.expiry_warning", days=1).startswith(
+        "⏳ Dit bibliotekslogin udløber om 1 dag."
+    )
+    assert t("da", "connect.expiry_warning", days=3).startswith(
+        "⏳ Dit bibliotekslogin udløber om 3 dage."
+    )
+    assert t("en", "connect.expiry_warning", days=1).startswith(
+        "⏳ Your library login expires in 1 day."
+    )
+    assert t("en", "connect.expiry_warning", days=3).startswith(
+        "⏳ Your library login expires in 3 days."
+    )
+    today = dt.date(2026, 11, 22)
+    assert relative_days(dt.date(2026, 11, 1), today, "da") == "21 dage over tid"
+    assert relative_days(dt.date(2026, 11, 21), today, "en") == "1 day overdue"
+
+
+def test_numbers_are_grouped_unless_the_template_formats_them() -> None:
+    assert t("da", "borrower.loans.header", count=12345) == "📚 <b>Dine lån</b> (12.345)"
+    assert t("en", "borrower.loans.header", count=12345) == "📚 <b>Your loans</b> (12,345)"
+    assert t("fr", "borrower.loans.header", count=1000) == "📚 <b>Dine lån</b> (1.000)"
+    # bool is no number here; a Raw number-like string is left alone.
+    assert t("en", "borrower.loans.header", count=True) == "📚 <b>Your loans</b> (True)"
+    assert t("en", "borrower.loans.header", count=Raw("1234")) == "📚 <b>Your loans</b> (1234)"
+    for lang, code in texts.LOCALES.items():  # small numbers skip Babel: the same text
+        for n in (-1000, -999, -1, 0, 7, 999, 1000, 10**9):
+            assert texts._param(n, True, lang) == format_decimal(n, locale=code), (lang, n)
+    # A field with its own format spec gets the number itself.
+    assert texts._bare_fields("{a} {b:d} {c!r} {d.real} {a:>3}") == frozenset()
+    assert texts._bare_fields("{a} {b:d} {c}") == {"a", "c"}
+
+
+def test_a_text_not_translated_yet_is_shown_in_english(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    catalog = Catalog(locale="da")
+    catalog.add("Yes", "Jo", context="common.yes")
+    folder = tmp_path / "da" / "LC_MESSAGES"
+    folder.mkdir(parents=True)
+    with (folder / "messages.mo").open("wb") as fh:
+        write_mo(fh, catalog)
+    monkeypatch.setattr(texts, "_TRANSLATIONS", load_translations(tmp_path))
+    assert t("da", "common.yes") == "Jo"
+    assert t("da", "common.no") == "No"
+    assert t("da", "borrower.search.header", count=1, query="x") == "🔎 <b>1 result</b> for “x”"
+
+
+def test_missing_compiled_texts_are_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(RuntimeError, match="make compile-messages"):
+        load_translations(tmp_path)
 
 
 @pytest.mark.parametrize(
@@ -109,22 +202,38 @@ def test_pick_language(saved: str | None, telegram: str | None, expected: str) -
     assert pick_language(saved, telegram) == expected
 
 
-def test_a_duplicate_key_fails_at_load(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    package = tmp_path / "dupcat"
+def _package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, modules: dict[str, str]) -> str:
+    package = tmp_path / "scratchcat"
     package.mkdir()
     (package / "__init__.py").write_text("")
-    for name in ("one", "two"):
-        (package / f"{name}.py").write_text(
-            f"DA = {{'x.same': 'da {name}'}}\nEN = {{'x.same': 'en {name}'}}\n"
-        )
+    for name, source in modules.items():
+        (package / f"{name}.py").write_text(source)
     monkeypatch.syspath_prepend(str(tmp_path))
-    try:
-        module = importlib.import_module("dupcat")
-        with pytest.raises(RuntimeError, match=r"x\.same"):
-            load_catalogue(module)
-    finally:
-        for name in ("dupcat", "dupcat.one", "dupcat.two"):
-            sys.modules.pop(name, None)
+    return package.name
+
+
+@pytest.fixture
+def scratch_modules() -> object:
+    yield
+    for name in [name for name in sys.modules if name.startswith("scratchcat")]:
+        sys.modules.pop(name, None)
+
+
+@pytest.mark.usefixtures("scratch_modules")
+def test_a_duplicate_key_fails_at_load(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    source = "from library_bot.texts.catalog import _\nMESSAGES = (_('x.same', 'en {name}'),)\n"
+    name = _package(tmp_path, monkeypatch, {"one": source, "two": source})
+    with pytest.raises(RuntimeError, match=r"x\.same"):
+        load_catalogue(importlib.import_module(name))
+
+
+@pytest.mark.usefixtures("scratch_modules")
+def test_a_module_in_the_old_dict_form_fails_at_load(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    name = _package(tmp_path, monkeypatch, {"old": "DA = {'x.a': 'a'}\nEN = {'x.a': 'a'}\n"})
+    with pytest.raises(RuntimeError, match=r"old has no MESSAGES"):
+        load_messages(importlib.import_module(name))
 
 
 def test_the_checker_catches_bad_html() -> None:

@@ -14,6 +14,7 @@ from library_bot.texts.formatting import (
     format_date,
     is_zero_amount,
     relative_days,
+    shorten,
     split_messages,
     truncate_html,
     utf16_len,
@@ -59,13 +60,19 @@ def test_relative_days(days: int, da: str, en: str) -> None:
 @pytest.mark.parametrize(
     ("amount", "currency", "da", "en"),
     [
-        ("45.50", "DKK", "45,50 kr.", "DKK 45.50"),
-        ("45", "DKK", "45,00 kr.", "DKK 45.00"),
-        ("1234.5", "DKK", "1.234,50 kr.", "DKK 1,234.50"),
-        ("12,75", "DKK", "12,75 kr.", "DKK 12.75"),
-        ("3.5", "EUR", "3,50 EUR", "EUR 3.50"),
+        # Babel's currency formats, with a no-break space between amount and unit.
+        ("45.50", "DKK", "45,50\u00a0kr.", "DKK\u00a045.50"),
+        ("45", "DKK", "45,00\u00a0kr.", "DKK\u00a045.00"),
+        ("1234.5", "DKK", "1.234,50\u00a0kr.", "DKK\u00a01,234.50"),
+        ("1234567", "DKK", "1.234.567,00\u00a0kr.", "DKK\u00a01,234,567.00"),
+        ("12,75", "dkk", "12,75\u00a0kr.", "DKK\u00a012.75"),
+        ("-5", "DKK", "-5,00\u00a0kr.", "-DKK\u00a05.00"),
+        ("5", "", "5,00\u00a0kr.", "DKK\u00a05.00"),
+        ("3.5", "EUR", "3,50\u00a0€", "€3.50"),
+        ("3.5", "SEK", "3,50\u00a0SEK", "SEK\u00a03.50"),
         ("ca. 40", "DKK", "ca. 40 DKK", "ca. 40 DKK"),
         ("NaN", "DKK", "NaN DKK", "NaN DKK"),
+        ("1E100", "DKK", "1E100 DKK", "1E100 DKK"),
     ],
 )
 def test_format_amount(amount: str, currency: str, da: str, en: str) -> None:
@@ -171,3 +178,9 @@ def test_split_messages_shortens_an_entry_longer_than_a_message() -> None:
 def test_split_messages_empty() -> None:
     assert split_messages([]) == []
     assert split_messages([], header="Ingen lån") == ["Ingen lån"]
+
+
+def test_shorten_plain_text() -> None:
+    assert shorten("  a \n b  ", 10) == "a b"
+    assert shorten("abcdefghij", 5) == "abcd…"
+    assert shorten("abc defghij", 5) == "abc…"

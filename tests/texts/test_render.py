@@ -8,18 +8,9 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from library_bot.library.models import BorrowerStatus, Debt, Hold, Loan, Work
+from library_bot.rules.urgency import hold_is_ready, loan_urgency, sort_holds, sort_loans
 from library_bot.texts.formatting import split_messages, utf16_len
-from library_bot.texts.render import (
-    debt_total,
-    hold_is_ready,
-    loan_urgency,
-    render_debt,
-    render_hold,
-    render_loan,
-    render_work,
-    sort_holds,
-    sort_loans,
-)
+from library_bot.texts.render import debt_total, render_debt, render_hold, render_loan, render_work
 from tests.texts.telegram_html import assert_telegram_html
 
 TODAY = dt.date(2026, 11, 26)
@@ -186,12 +177,12 @@ def test_debt_entries_and_total() -> None:
         Debt(amount="10", currency="DKK", title=""),
     ]
     assert render_debt(items, TODAY, "da") == [
-        "<b>Sen aflevering</b>\n2. nov. · 45,50 kr.",
-        "<b>Gebyr</b>\n10,00 kr.",
+        "<b>Sen aflevering</b>\n2. nov. · 45,50\u00a0kr.",
+        "<b>Gebyr</b>\n10,00\u00a0kr.",
     ]
     assert render_debt(items, TODAY, "en") == [
-        "<b>Sen aflevering</b>\n2 Nov · DKK 45.50",
-        "<b>Fee</b>\nDKK 10.00",
+        "<b>Sen aflevering</b>\n2 Nov · DKK\u00a045.50",
+        "<b>Fee</b>\nDKK\u00a010.00",
     ]
     assert debt_total(items) == ("55.50", "DKK")
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import datetime as dt
 
 from library_bot.library.models import Loan
-from library_bot.rules.renewals import due_key, reason_text, refusal_for, renew_window
+from library_bot.rules.renewals import due_key, refusal_for, renew_window
 from library_bot.storage.store import ChatSettings, Refusal
+from library_bot.texts.render import reason_text
 
 NOW = dt.datetime(2026, 11, 22, tzinfo=dt.UTC)
 
@@ -34,6 +35,6 @@ def test_a_refusal_applies_while_the_due_date_is_the_same() -> None:
 
 
 def test_renew_window_is_the_largest_threshold_or_seven_days() -> None:
-    assert renew_window(ChatSettings(1), (3, 1, 0)) == 3
-    assert renew_window(ChatSettings(1, reminder_days=(10, 2)), (3, 1, 0)) == 10
-    assert renew_window(ChatSettings(1, reminders_enabled=False), (3, 1, 0)) == 7
+    assert renew_window(True, ChatSettings(1).thresholds((3, 1, 0))) == 3
+    assert renew_window(True, ChatSettings(1, reminder_days=(10, 2)).thresholds((3, 1, 0))) == 10
+    assert renew_window(False, (3, 1, 0)) == 7

@@ -52,6 +52,21 @@ def _field(name: str, value: Any, attr: list[str] | None = None) -> dict[str, An
     return {"name": name, "value": value, "attr": attr or []}
 
 
+def _address(prefix: str, label: str, street: str, postal_code: str, city: str) -> dict[str, Any]:
+    """An address as the content service spells it out: one field per part, in this order."""
+    parts = {
+        "thoroughfare": street,
+        "premise": "",
+        "postal_code": postal_code,
+        "locality": city,
+        "country": "DK",
+    }
+    return {
+        f"{prefix}__{part}": _field(f"{label} ({part.replace('_', ' ')})", [value])
+        for part, value in parts.items()
+    }
+
+
 def _terms(name: str, *terms: str) -> dict[str, Any]:
     return {"name": name, "terms": list(terms)}
 
@@ -117,15 +132,7 @@ class Content:
                 "field_ding_event_list_image": _field(
                     "List image", self._image(agency_id, nid), ["image/jpeg"]
                 ),
-                "field_ding_event_location__thoroughfare": _field(
-                    "Location (thoroughfare)", [street]
-                ),
-                "field_ding_event_location__premise": _field("Location (premise)", [""]),
-                "field_ding_event_location__postal_code": _field(
-                    "Location (postal code)", [postal_code]
-                ),
-                "field_ding_event_location__locality": _field("Location (locality)", [city]),
-                "field_ding_event_location__country": _field("Location (country)", ["DK"]),
+                **_address("field_ding_event_location", "Location", street, postal_code, city),
                 "field_ding_event_location__name_line": _field(
                     "Location (name line)", [branch_name]
                 ),
@@ -172,15 +179,7 @@ class Content:
         slug = name.lower().replace(" ", "-")
         item.update(
             {
-                "field_ding_library_addresse__thoroughfare": _field(
-                    "Adresse (thoroughfare)", [street]
-                ),
-                "field_ding_library_addresse__premise": _field("Adresse (premise)", [""]),
-                "field_ding_library_addresse__postal_code": _field(
-                    "Adresse (postal code)", [postal_code]
-                ),
-                "field_ding_library_addresse__locality": _field("Adresse (locality)", [city]),
-                "field_ding_library_addresse__country": _field("Adresse (country)", ["DK"]),
+                **_address("field_ding_library_addresse", "Adresse", street, postal_code, city),
                 "field_ding_library_body": _field("Body", f"<p>{'. '.join(OPENING_HOURS)}</p>"),
                 "field_ding_library_lead": _field("Lead", f"Velkommen til {name}."),
                 "field_ding_library_mail": _field("E-mail", [f"{branch_id.lower()}@sandbox.test"]),

@@ -19,19 +19,30 @@ from urllib.parse import urlsplit
 from aiohttp import web
 
 from library_bot.sandbox.library import pages
-from library_bot.sandbox.library.data import LIBRARIES, PatronRecord
-from library_bot.sandbox.library.oauth import (
+from library_bot.sandbox.library.data import PatronRecord
+from library_bot.sandbox.library.login import (
+    SESSION_EXPIRED,
     SSO_COOKIE,
     WRONG_LOGIN,
-    basic_credentials,
-    form_required,
-    found,
-    with_query,
+    login_form,
+    set_sso_cookie,
+    start_sso,
+    typed_login,
 )
-from library_bot.sandbox.library.responses import json_response, oauth_error
+from library_bot.sandbox.library.parsing import (
+    basic_credentials,
+    form_fields,
+    form_required,
+    query_and_form,
+)
+from library_bot.sandbox.library.responses import (
+    found,
+    html_response,
+    json_response,
+    oauth_error,
+)
 from library_bot.sandbox.library.state import TOKEN_LIFETIME, SandboxState, SessionRecord
 
-AGENCY_IDS = {agency_id for agency_id, _, _ in LIBRARIES}
 INVALID_TOKEN = (
     "Du har ikke adgang til denne side. Dette kan skyldes, at der benyttes et ugyldigt token.",
     "You have no access to this page. This may be because the token is invalid.",
@@ -49,7 +60,7 @@ class EarlierFlow:
         credentials = basic_credentials(request)
         if credentials is None or not self.state.client_ok(*credentials):
             return oauth_error(401, "invalid_client", "Invalid client: client is invalid")
-        form = {k: v for k, v in (await request.post()).items() if isinstance(v, str)}
+        form = await form_fields(request)
         if form.get("grant_type") != "password":
             return oauth_error(
                 400, "unsupported_grant_type", "Unsupported grant type: `grant_type` is invalid"
@@ -64,49 +75,36 @@ class EarlierFlow:
             {"access_token": token, "token_type": "bearer", "expires_in": TOKEN_LIFETIME}
         )
 
-    def _html(self, text: str, status: int = 200) -> web.Response:
-        return web.Response(text=text, status=status, content_type="text/html", charset="utf-8")
-
     def _form(
-        self,
-        request: web.Request,
-        params: dict[str, str],
-        *,
-        error: str | None = None,
+        self, request: web.Request, params: dict[str, str], *, error: str | None = None
     ) -> web.Response:
         fields = {"token": params.get("token", "")}
         if params.get("returnurl"):
             fields["returnurl"] = params["returnurl"]
-        cookie = request.cookies.get(SSO_COOKIE)
-        sso_user = self.state.sso_sessions.get(cookie) if cookie else None
-        text = pages.login_page(
+        return login_form(
+            self.state,
+            request,
+            params,
             fields=fields,
-            patrons=[record.patron for record in self.state.test_patrons],
-            agency=params.get("agency") or params.get("presel") or "",
-            user_id=params.get("user_id", ""),
-            error=error or params.get("error") or None,
-            sso_name=self.state.records[sso_user].patron.name if sso_user else None,
             action="/login",
+            error=error or params.get("error") or None,
         )
-        return self._html(text)
 
     def _return_ok(self, url: str) -> bool:
         """The client's return address: a registered redirect URI, or on loopback."""
         return bool(urlsplit(url).scheme) and self.state.redirect_ok(url)
 
     def _back(self, params: dict[str, str], **query: str) -> web.Response:
-        return found(with_query(params["returnurl"], **query))
+        return found(params["returnurl"], **query)
 
     async def login(self, request: web.Request) -> web.Response:
-        params = dict(request.query)
-        if request.method == "POST":
-            params.update({k: v for k, v in (await request.post()).items() if isinstance(v, str)})
+        params = await query_and_form(request)
         token = params.get("token", "")
         if not token or self.state.token(token) is None:
-            return self._html(pages.error_page(*INVALID_TOKEN), 403)
+            return html_response(pages.error_page(*INVALID_TOKEN), 403)
         returnurl = params.get("returnurl", "")
         if returnurl and not self._return_ok(returnurl):
-            return self._html(
+            return html_response(
                 pages.error_page("Ugyldig returnurl.", "Invalid returnurl for this client."), 400
             )
         if request.method == "GET":
@@ -115,32 +113,25 @@ class EarlierFlow:
         if action == "deny":
             if returnurl:
                 return self._back(params, error="LoginCancelled")
-            return self._html(pages.error_page("Login annulleret.", "Login cancelled."))
+            return html_response(pages.error_page("Login annulleret.", "Login cancelled."))
         record: PatronRecord | None
-        cookie = request.cookies.get(SSO_COOKIE, "")
         if action == "continue":
+            cookie = request.cookies.get(SSO_COOKIE, "")
             user_id = self.state.sso_sessions.get(cookie)
             if user_id is None:
-                return self._form(request, params, error="Sessionen er udløbet. / Session expired.")
+                return self._form(request, params, error=SESSION_EXPIRED)
             record = self.state.record(user_id)
         else:
-            agency = params.get("agency", "")
-            record = None
-            if not agency or agency in AGENCY_IDS:
-                record = self.state.check_login(
-                    params.get("user_id", ""), params.get("pin", ""), agency
-                )
+            record = typed_login(self.state, params)
             if record is None:
                 return self._form(request, params, error=WRONG_LOGIN)
-            cookie = secrets.token_urlsafe(18)
-            self.state.sso_sessions[cookie] = record.patron.user_id
+            cookie = start_sso(self.state, record.patron.user_id)
         session_token, session_id = self.state.new_session(token, record.patron.user_id)
         if returnurl:
             response = self._back(params, token=session_token, id=str(session_id))
         else:
-            response = self._html(pages.ticket_page(session_token, session_id))
-        response.set_cookie(SSO_COOKIE, cookie, httponly=True, samesite="Lax", path="/")
-        return response
+            response = html_response(pages.ticket_page(session_token, session_id))
+        return set_sso_cookie(response, cookie)
 
     async def ticket(self, request: web.Request) -> web.Response:
         raw_id = request.match_info["id"]

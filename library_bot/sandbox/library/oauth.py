@@ -7,66 +7,37 @@ ends that session but leaves the token working, as production does.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import secrets
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from aiohttp import web
 
 from library_bot.sandbox.library import pages
-from library_bot.sandbox.library.data import LIBRARIES, PatronRecord
-from library_bot.sandbox.library.responses import json_response, oauth_error
-from library_bot.sandbox.library.state import TOKEN_LIFETIME, SandboxState
-
-SSO_COOKIE = "sandbox_sso"
-FORM_TYPE = "application/x-www-form-urlencoded"
-AGENCY_IDS = {agency_id for agency_id, _, _ in LIBRARIES}
-WRONG_LOGIN = (
-    "Forkert låner-id eller pinkode for det valgte bibliotek. "
-    "/ Wrong user id or PIN for the chosen library."
+from library_bot.sandbox.library.data import PatronRecord
+from library_bot.sandbox.library.login import (
+    SESSION_EXPIRED,
+    SSO_COOKIE,
+    WRONG_LOGIN,
+    login_form,
+    set_sso_cookie,
+    sso_user,
+    start_sso,
+    typed_login,
 )
-
-
-def with_query(url: str, **params: str) -> str:
-    """`url` with `params` added to whatever query it already has."""
-    parts = urlsplit(url)
-    query = parse_qsl(parts.query, keep_blank_values=True) + list(params.items())
-    return urlunsplit(parts._replace(query=urlencode(query)))
-
-
-def found(url: str) -> web.Response:
-    return web.Response(status=302, headers={"Location": url})
-
-
-def basic_credentials(request: web.Request) -> tuple[str, str] | None:
-    header = request.headers.get("Authorization", "")
-    scheme, _, value = header.partition(" ")
-    if scheme.lower() != "basic":
-        return None
-    try:
-        decoded = base64.b64decode(value.strip(), validate=True).decode()
-    except (binascii.Error, UnicodeDecodeError):
-        return None
-    client_id, sep, secret = decoded.partition(":")
-    return (client_id, secret) if sep else None
-
-
-def bearer_token(request: web.Request) -> str | None:
-    scheme, _, value = request.headers.get("Authorization", "").partition(" ")
-    return value.strip() or None if scheme.lower() == "bearer" else None
-
-
-def form_required(request: web.Request) -> web.Response | None:
-    if request.content_type != FORM_TYPE:
-        return oauth_error(
-            400,
-            "invalid_request",
-            "Invalid request: content must be application/x-www-form-urlencoded",
-        )
-    return None
-
+from library_bot.sandbox.library.parsing import (
+    basic_credentials,
+    bearer_token,
+    form_fields,
+    form_required,
+    query_and_form,
+)
+from library_bot.sandbox.library.responses import (
+    found,
+    html_response,
+    json_response,
+    oauth_error,
+)
+from library_bot.sandbox.library.state import TOKEN_LIFETIME, SandboxState
 
 _UNKNOWN = object()
 
@@ -103,17 +74,14 @@ class CodeFlow:
     def __init__(self, state: SandboxState) -> None:
         self.state = state
 
-    def _html(self, text: str, status: int = 200) -> web.Response:
-        return web.Response(text=text, status=status, content_type="text/html", charset="utf-8")
-
     def _bad_client_page(self, client_id: str, redirect_uri: str) -> web.Response | None:
         """Unknown clients and unregistered redirect URIs never get a redirect."""
         if not secrets.compare_digest(client_id, self.state.client_id):
-            return self._html(
+            return html_response(
                 pages.error_page("Ukendt klient.", "Unknown client (client_id)."), 400
             )
         if not redirect_uri or not self.state.redirect_ok(redirect_uri):
-            return self._html(
+            return html_response(
                 pages.error_page(
                     "Ugyldig redirect_uri for denne klient.",
                     "Invalid redirect_uri for this client.",
@@ -122,17 +90,8 @@ class CodeFlow:
             )
         return None
 
-    def _sso_user(self, request: web.Request) -> str | None:
-        cookie = request.cookies.get(SSO_COOKIE)
-        return self.state.sso_sessions.get(cookie) if cookie else None
-
     def _form(
-        self,
-        request: web.Request,
-        params: dict[str, str],
-        *,
-        error: str | None = None,
-        status: int = 200,
+        self, request: web.Request, params: dict[str, str], *, error: str | None = None
     ) -> web.Response:
         fields = {
             "response_type": "code",
@@ -141,28 +100,23 @@ class CodeFlow:
         }
         if "state" in params:
             fields["state"] = params["state"]
-        agency = params.get("agency") or params.get("presel") or ""
-        sso_user = None if params.get("force_login") == "1" else self._sso_user(request)
-        sso_name = self.state.records[sso_user].patron.name if sso_user else None
-        text = pages.login_page(
+        return login_form(
+            self.state,
+            request,
+            params,
             fields=fields,
-            patrons=[record.patron for record in self.state.test_patrons],
-            agency=agency,
-            user_id=params.get("user_id", ""),
+            action="/oauth/authorize",
             error=error,
-            sso_name=sso_name,
+            offer_sso=params.get("force_login") != "1",
         )
-        return self._html(text, status)
 
     def _redirect(self, params: dict[str, str], **extra: str) -> web.Response:
         if "state" in params:
             extra["state"] = params["state"]
-        return found(with_query(params["redirect_uri"], **extra))
+        return found(params["redirect_uri"], **extra)
 
     async def authorize(self, request: web.Request) -> web.Response:
-        params = dict(request.query)
-        if request.method == "POST":
-            params.update({k: v for k, v in (await request.post()).items() if isinstance(v, str)})
+        params = await query_and_form(request)
         bad = self._bad_client_page(params.get("client_id", ""), params.get("redirect_uri", ""))
         if bad is not None:
             return bad
@@ -175,29 +129,23 @@ class CodeFlow:
             return self._redirect(params, error="access_denied")
         if action == "continue":
             cookie = request.cookies.get(SSO_COOKIE, "")
-            user_id = self.state.sso_sessions.get(cookie)
+            user_id = sso_user(self.state, request)
             if user_id is None:
-                return self._form(request, params, error="Sessionen er udløbet. / Session expired.")
+                return self._form(request, params, error=SESSION_EXPIRED)
             code = self.state.new_code(user_id, params["redirect_uri"], cookie)
             return self._redirect(params, code=code)
-        agency = params.get("agency", "")
-        if agency and agency not in AGENCY_IDS:
-            return self._form(request, params, error=WRONG_LOGIN)
-        record = self.state.check_login(params.get("user_id", ""), params.get("pin", ""), agency)
+        record = typed_login(self.state, params)
         if record is None:
             return self._form(request, params, error=WRONG_LOGIN)
-        sso = secrets.token_urlsafe(18)
-        self.state.sso_sessions[sso] = record.patron.user_id
+        sso = start_sso(self.state, record.patron.user_id)
         code = self.state.new_code(record.patron.user_id, params["redirect_uri"], sso)
-        response = self._redirect(params, code=code)
-        response.set_cookie(SSO_COOKIE, sso, httponly=True, samesite="Lax", path="/")
-        return response
+        return set_sso_cookie(self._redirect(params, code=code), sso)
 
     async def token(self, request: web.Request) -> web.Response:
         bad = form_required(request)
         if bad is not None:
             return bad
-        form = {k: v for k, v in (await request.post()).items() if isinstance(v, str)}
+        form = await form_fields(request)
         grant_type = form.get("grant_type", "")
         if not grant_type:
             return oauth_error(
@@ -278,11 +226,11 @@ class CodeFlow:
         redirect_uri = request.query.get("redirect_uri", "")
         if redirect_uri:
             if not self.state.redirect_ok(redirect_uri):
-                return self._html(
+                return html_response(
                     pages.error_page("Ugyldig redirect_uri.", "Invalid redirect_uri."), 400
                 )
             response = found(redirect_uri)
         else:
-            response = self._html(pages.logged_out_page())
+            response = html_response(pages.logged_out_page())
         response.del_cookie(SSO_COOKIE, path="/")
         return response

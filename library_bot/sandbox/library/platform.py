@@ -11,9 +11,10 @@ See `docs/service-behaviour.md` for what the sandbox chose where production is n
 
 from __future__ import annotations
 
+import functools
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import datetime, time, timedelta
 from typing import Any
 from urllib.parse import quote
@@ -33,8 +34,8 @@ from library_bot.sandbox.library.data import (
     work_json,
 )
 from library_bot.sandbox.library.faults import Faults
-from library_bot.sandbox.library.oauth import bearer_token
-from library_bot.sandbox.library.responses import envelope, json_response, platform_error
+from library_bot.sandbox.library.parsing import bearer_token, query_and_form
+from library_bot.sandbox.library.responses import envelope, platform_error
 from library_bot.sandbox.library.state import SandboxState, TokenRecord
 
 MAX_LIMIT = 50
@@ -53,8 +54,43 @@ UNKNOWN_LOAN_TEXT = "Agency authentication failed"  # recorded for a loan id tha
 UNKNOWN_ORDER_TEXT = "Unknown Request"
 
 
-class InvalidParameter(Exception):
+class Refusal(Exception):
+    """An error answer of the platform, raised where it is found and answered by `@endpoint`."""
+
+    def __init__(
+        self, status: int, error: str, description: str | None = None, **extra: Any
+    ) -> None:
+        super().__init__(error)
+        self.status = status
+        self.error = error
+        self.description = description
+        self.extra = extra
+
+    def response(self) -> web.Response:
+        return platform_error(self.status, self.error, self.description, **self.extra)
+
+
+class InvalidParameter(Refusal):
     """A 400 of the platform; the message is the envelope's `error`."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(400, message)
+
+
+Endpoint = Callable[["Platform", web.Request], Awaitable[web.Response]]
+
+
+def endpoint(handler: Endpoint) -> Endpoint:
+    """A platform endpoint: a `Refusal` raised anywhere in it is its answer."""
+
+    @functools.wraps(handler)
+    async def answer(platform: Platform, request: web.Request) -> web.Response:
+        try:
+            return await handler(platform, request)
+        except Refusal as refusal:
+            return refusal.response()
+
+    return answer
 
 
 def json_list(params: dict[str, str], name: str, *, required: bool = True) -> list[str] | None:
@@ -156,57 +192,41 @@ class Platform:
             (entry, set(WORD.findall(f"{entry[1]} {entry[2]}".lower()))) for entry in CATALOGUE
         ]
 
-    async def _params(self, request: web.Request) -> dict[str, str]:
-        params = dict(request.query)
-        if request.method == "POST" and request.content_type in (
-            "application/x-www-form-urlencoded",
-            "multipart/form-data",
-        ):
-            form = await request.post()
-            params.update({k: v for k, v in form.items() if isinstance(v, str)})
-        return params
-
-    def _token(
-        self, request: web.Request, params: dict[str, str]
-    ) -> tuple[TokenRecord | None, web.Response | None]:
+    async def _authorized(self, request: web.Request) -> tuple[dict[str, str], TokenRecord]:
+        """The request's parameters and its token (a patron's or an anonymous one)."""
+        params = await query_and_form(request)
         in_query = params.get("access_token", "")
         in_header = bearer_token(request)
         if in_query and in_header:
-            return None, platform_error(
+            raise Refusal(
                 400, "access token must be given either as a parameter or as a header, not both"
             )
         token = in_query or in_header
         if not token:
-            return None, platform_error(401, "invalid_token", "No access token was provided")
+            raise Refusal(401, "invalid_token", "No access token was provided")
         found = self.state.token(token)
         if found is None:
-            return None, platform_error(401, "invalid_token", "The access token expired")
-        return found, None
+            raise Refusal(401, "invalid_token", "The access token expired")
+        return params, found
 
-    def _patron(
-        self, request: web.Request, params: dict[str, str]
-    ) -> tuple[str | None, web.Response | None]:
-        found, error = self._token(request, params)
-        if error is not None:
-            return None, error
-        assert found is not None
+    async def _patron(self, request: web.Request) -> tuple[dict[str, str], str]:
+        """The request's parameters and the logged-in patron's id."""
+        params, found = await self._authorized(request)
         if found.user_id is None:
-            return None, platform_error(403, "not logged in")
-        return found.user_id, None
+            raise Refusal(403, "not logged in")
+        return params, found.user_id
 
     @staticmethod
-    def _pretty(params: dict[str, str]) -> bool:
-        return params.get("pretty", "").lower() in ("1", "true", "yes")
+    def _envelope(params: dict[str, str], data: Any, **extra: Any) -> web.Response:
+        pretty = params.get("pretty", "").lower() in ("1", "true", "yes")
+        return envelope(data, pretty=pretty, **extra)
 
+    @endpoint
     async def user(self, request: web.Request) -> web.Response:
-        params = await self._params(request)
-        user_id, error = self._patron(request, params)
-        if error is not None:
-            return error
-        assert user_id is not None
+        params, user_id = await self._patron(request)
         record = self.state.record(user_id)
         if record.data.refused_by_library:
-            return platform_error(500, "User authentication failed")
+            raise Refusal(500, "User authentication failed")
         self.state.arrived_orders()
         data = record.data
         body = {
@@ -221,37 +241,29 @@ class Platform:
             "ddbcmsapi": DDBCMSAPI,
             "agency": record.patron.agency,
         }
-        return envelope(body, pretty=self._pretty(params))
+        return self._envelope(params, body)
 
+    @endpoint
     async def order(self, request: web.Request) -> web.Response:
-        params = await self._params(request)
-        user_id, error = self._patron(request, params)
-        if error is not None:
-            return error
-        assert user_id is not None
+        params, user_id = await self._patron(request)
         if self.faults().is_down("orders"):
-            return platform_error(503, "service_unavailable")
+            raise Refusal(503, "service_unavailable")
         if params.get("delete", "").lower() not in ("", "false"):
             return self._cancel(user_id, params)
-        try:
-            pids = json_list(params, "pids")
-        except InvalidParameter as exc:
-            return platform_error(400, str(exc))
+        pids = json_list(params, "pids")
         if not pids:
-            return platform_error(400, "missing pids parameter")
+            raise InvalidParameter("missing pids parameter")
         branch = params.get("pickUpBranch", "").strip()
         if not branch:
-            return platform_error(400, "pickUpBranch must be provided")
+            raise InvalidParameter("pickUpBranch must be provided")
         if not branch.upper().startswith("DK-"):
             branch = f"DK-{branch}"
         branch = branch.upper()
-        refusal = self._refusal(pids, branch)
-        if refusal is not None:
-            return refusal
+        self._check_order(pids, branch)
         queued = self.faults().refuse_orders
         if queued:
             code = queued.pop(0)
-            return platform_error(503 if code == "service_unavailable" else 500, code)
+            raise Refusal(503 if code == "service_unavailable" else 500, code)
         entry = next(e for e in CATALOGUE if e[0] in {faust_of(p) for p in pids})
         record = self.state.record(user_id)
         now = datetime.now(self.state.tz).replace(microsecond=0)
@@ -277,108 +289,84 @@ class Platform:
                 "titleId": entry[0],
             },
         )
-        return envelope({"status": "ok", "orsId": ors_id}, pretty=self._pretty(params))
+        return self._envelope(params, {"status": "ok", "orsId": ors_id})
 
-    def _refusal(self, pids: list[str], branch: str) -> web.Response | None:
-        """The order system's reason for not placing an order, or None when it is placed."""
+    def _check_order(self, pids: list[str], branch: str) -> None:
+        """Raise the order system's reason for not placing an order, if it has one."""
         wanted = [faust_of(p) for p in pids]
         entries = [e for e in CATALOGUE if e[0] in wanted]
         if not entries:
-            return platform_error(500, "not_owned_no_ILL_loc")
+            raise Refusal(500, "not_owned_no_ILL_loc")
         if not BRANCH_ID.fullmatch(branch) or branch not in self.branch_ids:
-            return platform_error(500, "unknown_pickupAgency")
+            raise Refusal(500, "unknown_pickupAgency")
         if all("(net)" in entry[4] for entry in entries):
-            return platform_error(500, "owned_wrong_mediumType")
+            raise Refusal(500, "owned_wrong_mediumType")
         if all((entry[0], branch) in OWN_CATALOGUE for entry in entries):
-            body = {
-                "statusCode": 500,
-                "error": "owned_own_catalogue",
-                "orderUrl": own_catalogue_url(branch, entries[0][0]),
-            }
-            return json_response(body, 500)
-        return None
+            order_url = own_catalogue_url(branch, entries[0][0])
+            raise Refusal(500, "owned_own_catalogue", orderUrl=order_url)
 
     def _cancel(self, user_id: str, params: dict[str, str]) -> web.Response:
         order_id = params.get("orderId", "")
         if not order_id:
-            return platform_error(400, "missing orderId parameter")
+            raise InvalidParameter("missing orderId parameter")
         data = self.state.record(user_id).data
         for index, existing in enumerate(data.orders):
             if existing["orderId"] == order_id:
                 del data.orders[index]
-                return envelope({"deleted": True, "orderId": order_id}, pretty=self._pretty(params))
-        return platform_error(500, UNKNOWN_ORDER_TEXT)
+                return self._envelope(params, {"deleted": True, "orderId": order_id})
+        raise Refusal(500, UNKNOWN_ORDER_TEXT)
 
+    @endpoint
     async def renew(self, request: web.Request) -> web.Response:
-        params = await self._params(request)
-        user_id, error = self._patron(request, params)
-        if error is not None:
-            return error
-        assert user_id is not None
+        params, user_id = await self._patron(request)
         loan_id = params.get("loanId", "")
         if not loan_id:
-            return platform_error(400, ' requires property "loanId"')
+            raise InvalidParameter(' requires property "loanId"')
         data = self.state.record(user_id).data
         loan = next((loan for loan in data.loans if loan["loanId"] == loan_id), None)
         if loan is None:
-            return platform_error(500, UNKNOWN_LOAN_TEXT)
+            raise Refusal(500, UNKNOWN_LOAN_TEXT)
         if loan_id in data.unrenewable:
-            return platform_error(500, RESERVED_BY_OTHERS)
+            raise Refusal(500, RESERVED_BY_OTHERS)
         if data.renewals.get(loan_id, 0) >= MAX_RENEWALS:
-            return platform_error(500, MAX_RENEWALS_TEXT)
+            raise Refusal(500, MAX_RENEWALS_TEXT)
         data.renewals[loan_id] = data.renewals.get(loan_id, 0) + 1
         # A renewal counts from today, not from the old due date.
         new_due = self.state.today + timedelta(days=RENEW_DAYS)
         return_date = datetime.combine(new_due, time(), self.state.tz).isoformat()
         loan["dueDate"] = return_date
-        return envelope({"loanId": loan_id, "returnDate": return_date}, pretty=self._pretty(params))
+        return self._envelope(params, {"loanId": loan_id, "returnDate": return_date})
 
+    @endpoint
     async def work(self, request: web.Request) -> web.Response:
-        params = await self._params(request)
-        _, error = self._token(request, params)
-        if error is not None:
-            return error
-        try:
-            pids = json_list(params, "pids") or []
-        except InvalidParameter as exc:
-            return platform_error(400, str(exc))
+        params, _ = await self._authorized(request)
+        pids = json_list(params, "pids") or []
         if len(pids) > MAX_LIMIT:
-            return platform_error(400, f"at most {MAX_LIMIT} pids per request")
+            raise InvalidParameter(f"at most {MAX_LIMIT} pids per request")
         by_pid = {pid(entry[0]): entry for entry in CATALOGUE}
-        works = [work_json(by_pid[p]) for p in pids if p in by_pid]
-        return envelope(works, pretty=self._pretty(params))
+        return self._envelope(params, [work_json(by_pid[p]) for p in pids if p in by_pid])
 
+    @endpoint
     async def search(self, request: web.Request) -> web.Response:
-        params = await self._params(request)
-        _, error = self._token(request, params)
-        if error is not None:
-            return error
+        params, _ = await self._authorized(request)
         query = params.get("q", "").strip()
-        try:
-            if not query:
-                raise InvalidParameter("missing q parameter")
-            limit = int_param(params, "limit", 10, 1, MAX_LIMIT)
-            offset = int_param(params, "offset", 0, 0, 1_000_000)
-        except InvalidParameter as exc:
-            return platform_error(400, str(exc))
+        if not query:
+            raise InvalidParameter("missing q parameter")
+        limit = int_param(params, "limit", 10, 1, MAX_LIMIT)
+        offset = int_param(params, "offset", 0, 0, 1_000_000)
         words = query_words(query)
         hits = [
             entry
             for entry, index in self._search_index
             if all(any(term.startswith(word) for term in index) for word in words)
         ]
-        data: list[dict[str, Any]] = [work_json(e) for e in hits[offset : offset + limit]]
-        return envelope(data, pretty=self._pretty(params), hitCount=len(hits))
+        data = [work_json(e) for e in hits[offset : offset + limit]]
+        return self._envelope(params, data, hitCount=len(hits))
 
+    @endpoint
     async def libraries(self, request: web.Request) -> web.Response:
-        params = await self._params(request)
-        _, error = self._token(request, params)
-        if error is not None:
-            return error
-        try:
-            wanted = json_list(params, "agencyIds", required=False)
-        except InvalidParameter as exc:
-            return platform_error(400, str(exc))
+        params, _ = await self._authorized(request)
+        wanted = json_list(params, "agencyIds", required=False)
         agencies = None if wanted is None else {a.removeprefix("DK-") for a in wanted}
         branches = [
             branch_json(agency_id, branch)
@@ -386,39 +374,36 @@ class Platform:
             if agencies is None or agency_id in agencies
             for branch in entries
         ]
-        return envelope(branches, pretty=self._pretty(params))
+        return self._envelope(params, branches)
 
+    @endpoint
     async def events(self, request: web.Request) -> web.Response:
         return await self._cms(request, "events")
 
+    @endpoint
     async def news(self, request: web.Request) -> web.Response:
         return await self._cms(request, "news")
 
+    @endpoint
     async def library(self, request: web.Request) -> web.Response:
         return await self._cms(request, "library")
 
     async def _cms(self, request: web.Request, kind: str) -> web.Response:
         """Content of the libraries' own sites, passed through as the platform does."""
-        params = await self._params(request)
-        found, error = self._token(request, params)
-        if error is not None:
-            return error
-        assert found is not None
-        try:
-            agencies = agency_list(params)
-            nids = json_list(params, "nids", required=False)
-            limit = int_param(params, "limit", DEFAULT_CMS_LIMIT, 1)
-            offset = int_param(params, "offset", 0, 0)
-            fields = json_list(params, "fields", required=False)
-        except InvalidParameter as exc:
-            return platform_error(400, str(exc))
+        params, found = await self._authorized(request)
+        agencies = agency_list(params)
+        nids = json_list(params, "nids", required=False)
+        limit = int_param(params, "limit", DEFAULT_CMS_LIMIT, 1)
+        offset = int_param(params, "offset", 0, 0)
+        fields = json_list(params, "fields", required=False)
         if nids is not None:
             # As the platform does: fetching by nid passes no agency on, only the login's.
             agencies = []
         if not agencies and found.user_id is not None:
-            agencies = [self.state.record(found.user_id).patron.agency]
+            own = self.state.record(found.user_id).patron.agency
+            agencies = [own] if own else []  # a login with no library: no site to ask
         if not agencies:
-            return platform_error(
+            raise Refusal(
                 500,
                 "DDBCMS-API not available for the current library. Make sure that DDBCMS-API "
                 "is running in the relevant DDBCMS deployment (agency: undefined), and that "
@@ -429,35 +414,29 @@ class Platform:
             items = list(self.content.by_nids(kind, nids))
         else:
             items = list(self.content.listing(kind, agencies, offset, limit))
-        data = [select_fields(item, fields) for item in items]
-        return envelope(data, pretty=self._pretty(params))
+        return self._envelope(params, [select_fields(item, fields) for item in items])
 
+    @endpoint
     async def recommend(self, request: web.Request) -> web.Response:
-        params = await self._params(request)
-        _, error = self._token(request, params)
-        if error is not None:
-            return error
-        try:
-            likes = json_list(params, "like", required=False)
-            if likes is None:
-                # The validator's message (its leading space included).
-                raise InvalidParameter(' requires property "like"')
-            ignore = set(json_list(params, "ignore", required=False) or [])
-            limit = int_param(params, "limit", 10, 1, MAX_LIMIT)
-            offset = int_param(params, "offset", 0, 0)
-            fields = json_list(params, "fields", required=False)
-        except InvalidParameter as exc:
-            return platform_error(400, str(exc))
+        params, _ = await self._authorized(request)
+        likes = json_list(params, "like", required=False)
+        if likes is None:
+            # The validator's message (its leading space included).
+            raise InvalidParameter(' requires property "like"')
+        ignore = set(json_list(params, "ignore", required=False) or [])
+        limit = int_param(params, "limit", 10, 1, MAX_LIMIT)
+        offset = int_param(params, "offset", 0, 0)
+        fields = json_list(params, "fields", required=False)
         by_pid = {pid(entry[0]): entry for entry in CATALOGUE}
         liked = [by_pid[p] for p in likes if p in by_pid]
         if not liked:
             quoted = ", ".join(f"'{p}'" for p in likes)
-            return platform_error(500, f"Could not find any works for pids [{quoted}]")
+            raise Refusal(500, f"Could not find any works for pids [{quoted}]")
         data = [
             select_fields(item, fields)
             for item in recommendations(liked, ignore)[offset : offset + limit]
         ]
-        return envelope(data, pretty=self._pretty(params))
+        return self._envelope(params, data)
 
     async def not_found(self, request: web.Request) -> web.Response:
         return platform_error(404, "404 Not Found")

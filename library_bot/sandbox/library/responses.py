@@ -1,9 +1,11 @@
-"""Response shapes of the access service (OAuth JSON) and the data platform (envelopes)."""
+"""Response shapes of the access service (OAuth JSON, pages, redirects) and the data platform
+(envelopes)."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from aiohttp import web
 
@@ -48,11 +50,13 @@ def envelope(data: Any, *, pretty: bool = False, **extra: Any) -> web.Response:
     return json_response({"statusCode": 200, "data": data, **extra}, pretty=pretty)
 
 
-def platform_error(status: int, error: str, description: str | None = None) -> web.Response:
+def platform_error(
+    status: int, error: str, description: str | None = None, **extra: Any
+) -> web.Response:
     body: dict[str, Any] = {"statusCode": status, "error": error}
     if description is not None:
         body["error_description"] = description
-    return json_response(body, status)
+    return json_response(body | extra, status)
 
 
 def service_error(service: str, status: int, path: str = "") -> web.Response:
@@ -74,3 +78,21 @@ def malformed(service: str) -> web.Response:
     """A 200 whose body is cut off mid-JSON, as a crashed proxy might send."""
     text = '{"access_token":"' if service in OAUTH_SERVICES else '{"statusCode":200,"data":{"'
     return web.Response(text=text, status=200, content_type="application/json")
+
+
+def html_response(text: str, status: int = 200) -> web.Response:
+    return web.Response(text=text, status=status, content_type="text/html", charset="utf-8")
+
+
+def _with_query(url: str, **params: str) -> str:
+    """`url` with `params` added to whatever query it already has."""
+    parts = urlsplit(url)
+    query = parse_qsl(parts.query, keep_blank_values=True) + list(params.items())
+    return urlunsplit(parts._replace(query=urlencode(query)))
+
+
+def found(url: str, **params: str) -> web.Response:
+    """A redirect to `url` with `params` added to its query (both flows send the browser back
+    to the client so)."""
+    location = _with_query(url, **params) if params else url
+    return web.Response(status=302, headers={"Location": location})

@@ -1,40 +1,33 @@
-"""`LibrarySandbox`: the four services on loopback, with fault injection and test hooks.
+"""`LibrarySandbox`: the four services on loopback, and the hooks tests drive them with.
 
-Every host also serves the control endpoints, so another process can drive the sandbox:
-`GET|POST /_sandbox/faults` (JSON with the fields of `Faults`; fields present are replaced),
-`POST /_sandbox/reset` (clears faults and call counts) and `GET /_sandbox/calls`.
-Access logging is off: request lines carry tokens in their query strings.
+What each service answers is in `oauth`, `earlier` and `platform`; which path goes where, with
+faults applied, in `apps`; the endpoints another process drives the sandbox through in `control`.
 """
 
 from __future__ import annotations
 
-import asyncio
 import collections
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from aiohttp import web
+from aiohttp.typedefs import Middleware
 
+from library_bot.sandbox.library.apps import ServiceApps
+from library_bot.sandbox.library.cms import Content
 from library_bot.sandbox.library.data import PatronData, TestPatron
-from library_bot.sandbox.library.earlier import EarlierFlow
 from library_bot.sandbox.library.faults import SERVICES, Faults
-from library_bot.sandbox.library.oauth import CodeFlow
-from library_bot.sandbox.library.platform import Platform
-from library_bot.sandbox.library.responses import json_response, malformed, service_error
 from library_bot.sandbox.library.state import (
     DEFAULT_USERINFO_ATTRIBUTES,
     TOKEN_LIFETIME,
     SandboxState,
 )
-
-Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-CONTROL = "/_sandbox"
-SHUTDOWN_TIMEOUT = 1.0
+from library_bot.sandbox.serving import Served, base_url, serve
 
 
 @dataclass(frozen=True)
@@ -47,17 +40,7 @@ class SandboxUrls:
     platform: str
 
 
-def base_url(host: str, port: int) -> str:
-    if host in ("0.0.0.0", ""):
-        host = "127.0.0.1"
-    elif host == "::":
-        host = "::1"
-    if ":" in host:
-        host = f"[{host}]"
-    return f"http://{host}:{port}"
-
-
-class LibrarySandbox:
+class LibrarySandbox(Served):
     """Stand-ins for the access service and the data platform, with test patrons."""
 
     def __init__(
@@ -99,9 +82,9 @@ class LibrarySandbox:
             order_delay=order_delay,
         )
         self.patrons: list[TestPatron] = [r.patron for r in self._state.test_patrons]
-        self._code = CodeFlow(self._state)
-        self._earlier = EarlierFlow(self._state)
-        self._platform = Platform(self._state, lambda: self.faults)
+        # aiohttp middlewares for every service, for benchmarks that time requests inside
+        self.middlewares: list[Middleware] = []
+        self._apps = ServiceApps(self._state, lambda: self.faults, self.calls, self.middlewares)
         self._runners: list[web.AppRunner] = []
         self._urls: SandboxUrls | None = None
 
@@ -122,11 +105,13 @@ class LibrarySandbox:
             raise RuntimeError("the sandbox is already started")
         try:
             if self.single_port:
-                url = await self._serve(self._single_app(), self.port)
+                url = await self._serve(self._apps.single_app(), self.port)
                 self._urls = SandboxUrls(url, url, url, url)
             else:
                 urls = [
-                    await self._serve(self._service_app(name), self.port + i if self.port else 0)
+                    await self._serve(
+                        self._apps.service_app(name), self.port + i if self.port else 0
+                    )
                     for i, name in enumerate(SERVICES)
                 ]
                 self._urls = SandboxUrls(*urls)
@@ -140,23 +125,10 @@ class LibrarySandbox:
             await runner.cleanup()
         self._urls = None
 
-    async def __aenter__(self) -> LibrarySandbox:
-        await self.start()
-        return self
-
-    async def __aexit__(self, *_: object) -> None:
-        await self.stop()
-
     async def _serve(self, app: web.Application, port: int) -> str:
-        runner = web.AppRunner(
-            app, access_log=None, handle_signals=False, shutdown_timeout=SHUTDOWN_TIMEOUT
-        )
-        await runner.setup()
+        runner, bound = await serve(app, self.host, port)
         self._runners.append(runner)
-        site = web.TCPSite(runner, self.host, port)
-        await site.start()
-        bound = runner.addresses[0][1]
-        return base_url(self.host, int(bound))
+        return base_url(self.host, bound)
 
     # --- test hooks ------------------------------------------------------------------------
 
@@ -215,6 +187,11 @@ class LibrarySandbox:
         for token in list(self._state.tokens):
             self.expire_token(token)
 
+    @property
+    def content(self) -> Content:
+        """The libraries' site content (events, news, pages) the platform passes through."""
+        return self._apps.platform.content
+
     def patron_data(self, user_id: str) -> PatronData:
         return self._state.record(user_id).data
 
@@ -250,142 +227,3 @@ class LibrarySandbox:
             state.records[record.patron.user_id] = record
             added.append(record.patron)
         return added
-
-    # --- apps ------------------------------------------------------------------------------
-
-    def _guard(self, service: str, handler: Handler) -> Handler:
-        async def guarded(request: web.Request) -> web.StreamResponse:
-            return await self._answer(service, request, handler)
-
-        return guarded
-
-    async def _answer(
-        self, service: str, request: web.Request, handler: Handler
-    ) -> web.StreamResponse:
-        resource = request.match_info.route.resource
-        route = resource.canonical if resource is not None else request.path
-        if route.startswith("/{"):
-            route = request.path
-        self.calls[f"{service} {request.method} {route}"] += 1
-        faults = self.faults
-        delay = faults.delay(service)
-        if delay > 0:
-            await asyncio.sleep(delay)
-        if faults.refuses(service):
-            return self._hang_up(request)
-        if faults.is_down(service):
-            return service_error(service, 503, request.path)
-        status = faults.pop_failure(request.path)
-        if status is not None:
-            return service_error(service, status, request.path)
-        rate = faults.rate(service)
-        if rate > 0 and self._state.random.random() < rate:
-            return service_error(service, 500, request.path)
-        if faults.is_malformed(service):
-            return malformed(service)
-        if faults.drops(service, request.path):
-            await request.read()
-            return self._hang_up(request)
-        response = await handler(request)
-        if faults.loses_answer(service, request.path):
-            return self._hang_up(request)
-        return response
-
-    @staticmethod
-    def _hang_up(request: web.Request) -> web.StreamResponse:
-        """Close the connection with no answer at all."""
-        if request.transport is not None:
-            request.transport.abort()
-        # Nothing is written to an aborted transport; this response is never sent.
-        return web.Response(status=503)
-
-    def _routes(self, service: str) -> list[tuple[str, str, Handler]]:
-        code, earlier, platform = self._code, self._earlier, self._platform
-        if service == "oauth":
-            return [
-                ("GET", "/oauth/authorize", code.authorize),
-                ("POST", "/oauth/authorize", code.authorize),
-                ("POST", "/oauth/token", code.token),
-                ("GET", "/userinfo", code.userinfo),
-                ("DELETE", "/oauth/revoke", code.revoke),
-                ("GET", "/logout", code.logout),
-            ]
-        if service == "auth":
-            return [("POST", "/oauth/token", earlier.token)]
-        if service == "login":
-            return [
-                ("GET", "/login", earlier.login),
-                ("POST", "/login", earlier.login),
-                ("GET", "/getTicket/{token}/{id}", earlier.ticket),
-            ]
-        endpoints: list[tuple[str, Handler]] = [
-            ("/v3/user", platform.user),
-            ("/v3/order", platform.order),
-            ("/v3/renew", platform.renew),
-            ("/v3/work", platform.work),
-            ("/v3/search", platform.search),
-            ("/v3/libraries", platform.libraries),
-            ("/v3/library", platform.library),
-            ("/v3/events", platform.events),
-            ("/v3/news", platform.news),
-            ("/v3/recommend", platform.recommend),
-        ]
-        return [(method, path, h) for path, h in endpoints for method in ("GET", "POST")]
-
-    def _control(self, app: web.Application) -> None:
-        app.router.add_get(f"{CONTROL}/faults", self._get_faults)
-        app.router.add_post(f"{CONTROL}/faults", self._set_faults)
-        app.router.add_post(f"{CONTROL}/reset", self._reset)
-        app.router.add_get(f"{CONTROL}/calls", self._calls)
-
-    def _new_app(self) -> web.Application:
-        return web.Application(client_max_size=256 * 1024)
-
-    def _service_app(self, service: str) -> web.Application:
-        app = self._new_app()
-        self._control(app)
-        for method, path, handler in self._routes(service):
-            app.router.add_route(method, path, self._guard(service, handler))
-        app.router.add_route("*", "/{tail:.*}", self._guard(service, self._platform.not_found))
-        return app
-
-    def _single_app(self) -> web.Application:
-        """All four services on one port; `/oauth/token` is told apart by its grant type."""
-        app = self._new_app()
-        self._control(app)
-        oauth_token = self._guard("oauth", self._code.token)
-        auth_token = self._guard("auth", self._earlier.token)
-
-        async def token(request: web.Request) -> web.StreamResponse:
-            form = await request.post() if request.content_type.endswith("urlencoded") else {}
-            password = form.get("grant_type") == "password"
-            return await (auth_token if password else oauth_token)(request)
-
-        app.router.add_post("/oauth/token", token)
-        for service in SERVICES:
-            for method, path, handler in self._routes(service):
-                if path != "/oauth/token":
-                    app.router.add_route(method, path, self._guard(service, handler))
-        app.router.add_route("*", "/{tail:.*}", self._guard("platform", self._platform.not_found))
-        return app
-
-    async def _get_faults(self, request: web.Request) -> web.Response:
-        return json_response(self.faults.to_json())
-
-    async def _set_faults(self, request: web.Request) -> web.Response:
-        try:
-            changes: Any = await request.json()
-            if not isinstance(changes, dict):
-                raise ValueError("the body must be a JSON object")
-            self.faults.update(changes)
-        except (ValueError, TypeError) as exc:
-            return json_response({"error": str(exc)}, 400)
-        return json_response(self.faults.to_json())
-
-    async def _reset(self, request: web.Request) -> web.Response:
-        self.faults.clear()
-        self.calls.clear()
-        return json_response({"reset": True})
-
-    async def _calls(self, request: web.Request) -> web.Response:
-        return json_response(dict(self.calls))

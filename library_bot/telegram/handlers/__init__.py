@@ -1,11 +1,11 @@
-"""Thin PTB handlers, one module per area, each exposing `handlers() -> list[BaseHandler]`.
+"""Thin PTB handlers, one module per command area, each exposing `handlers() -> list[BaseHandler]`.
 
-`library_bot.telegram.app` discovers the modules with `pkgutil`; `common` holds shared helpers and
-`fallback`
-is registered last, in the same group.
+`library_bot.telegram.app` lists the areas explicitly, `fallback` last in the same group; what
+they share is in `library_bot.telegram.ui` (and `common`, how the borrower commands start).
 """
 
-# The chat commands of the operator contract, in the order Telegram's menu shows them.
+# The chat commands of the operator contract (and /recommend, /events, /news beyond it), in the
+# order Telegram's menu shows them.
 COMMANDS = (
     "start",
     "help",
@@ -15,8 +15,12 @@ COMMANDS = (
     "debt",
     "order",
     "search",
+    "recommend",
+    "events",
+    "news",
     "renew",
     "reminders",
+    "calendar",
     "language",
     "logout",
     "forget",

@@ -7,28 +7,27 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import urlencode
 
-from telegram import InlineKeyboardButton, Update
-from telegram.error import Forbidden, TelegramError
+from telegram import Update
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
 from library_bot.services import services
-from library_bot.telegram.handlers.common import (
+from library_bot.telegram.buttons import ForgetChoice, decode
+from library_bot.telegram.menu import set_chat_menu
+from library_bot.telegram.ui import (
     Context,
     callback_buttons,
     chat_id_of,
-    chat_lang,
     lang_of,
     reply,
     resolve_callback,
     send_login,
-    url_button_allowed,
+    url_button,
 )
 from library_bot.texts import t
 from library_bot.texts.formatting import format_date
 
 log = logging.getLogger(__name__)
 
-EXPIRY_WARNING = timedelta(days=3)
 # The access service's tokens live thirty days (production notes): the latest a token whose
 # expiry is unknown stops working.
 TOKEN_LIFETIME = timedelta(days=30)
@@ -39,7 +38,7 @@ def handlers() -> list[BaseHandler[Any, Any, Any]]:
         CommandHandler("login", login),
         CommandHandler("logout", logout),
         CommandHandler("forget", forget),
-        CallbackQueryHandler(forget_tapped, pattern=r"^forget:"),
+        CallbackQueryHandler(forget_tapped, pattern=rf"^{ForgetChoice.ACTION}:"),
     ]
 
 
@@ -66,23 +65,39 @@ async def logout(update: Update, context: Context) -> None:
     await svc.store.set_account_ended(chat_id, "logged_out")
     await svc.store.set_fresh_login(chat_id, True)
     # Forgotten here whatever the access service says; the reply says what happened there.
-    if removed.token is None:
-        key = "connect.logged_out_unreadable"  # a key removed before `rotate-keys` ran
-    elif await svc.library.revoke(removed.token):
-        key = "connect.logged_out"
-    else:
-        key = "connect.logged_out_unrevoked"
+    # No token: its key was removed before `rotate-keys` ran.
+    key = LOGOUT_TEXTS[await revoke(context, removed.token)]
     until = removed.token_expires_at or datetime.now(UTC) + TOKEN_LIFETIME
     date = format_date(until.astimezone(svc.settings.timezone).date(), lang)
     done = t(lang, key, date=date)
     url = f"{svc.settings.PUBLIC_URL}/oauth/logout?{urlencode({'lang': lang})}"
-    if url_button_allowed(url):
-        button = InlineKeyboardButton(t(lang, "connect.logout_button"), url=url)
-        await reply(
-            update, context, f"{done}\n\n{t(lang, 'connect.logout_sso')}", buttons=[[button]]
-        )
+    button = url_button(t(lang, "connect.logout_button"), url)
+    if button is not None:
+        await reply(update, context, f"{done}\n\n{t(lang, 'connect.logout_sso')}", buttons=button)
     else:
         await reply(update, context, f"{done}\n\n{t(lang, 'connect.logout_sso_link', url=url)}")
+
+
+# What the patron is told after the token was revoked (True), not revoked (False), or there
+# was none to revoke (None).
+LOGOUT_TEXTS = {
+    True: "connect.logged_out",
+    False: "connect.logged_out_unrevoked",
+    None: "connect.logged_out_unreadable",
+}
+FORGET_TEXTS = {
+    True: "connect.forgotten",
+    False: "connect.forgotten_not_revoked",
+    None: "connect.forgotten_no_login",
+}
+
+
+async def revoke(context: Context, token: str | None) -> bool | None:
+    """Revoke a token the bot has forgotten, best effort (`LibraryClient.revoke` never raises):
+    True when the access service confirmed, False when not, None when there was no token."""
+    if token is None:
+        return None
+    return await services(context).library.revoke(token)
 
 
 async def forget(update: Update, context: Context) -> None:
@@ -91,8 +106,8 @@ async def forget(update: Update, context: Context) -> None:
         update,
         context,
         [
-            (t(lang, "connect.forget_yes"), "forget", {"confirm": True}),
-            (t(lang, "connect.forget_no"), "forget", {"confirm": False}),
+            (t(lang, "connect.forget_yes"), ForgetChoice(confirm=True)),
+            (t(lang, "connect.forget_no"), ForgetChoice(confirm=False)),
         ],
     )
     # The confirming button comes first (operator contract).
@@ -104,53 +119,15 @@ async def forget_tapped(update: Update, context: Context) -> None:
     if ref is None:
         return
     lang = await lang_of(update, context)
-    if not ref.payload.get("confirm"):
+    choice = decode(ref.payload, ForgetChoice)
+    if choice is None or not choice.confirm:
         await reply(update, context, t(lang, "connect.forget_kept"))
         return
     svc = services(context)
     chat_id = chat_id_of(update)
     account = await svc.store.delete_account(chat_id)
-    key = "connect.forgotten_no_login"
-    if account is not None:
-        revoked = await svc.library.revoke(account.token)
-        key = "connect.forgotten" if revoked else "connect.forgotten_not_revoked"
+    key = FORGET_TEXTS[await revoke(context, account.token if account else None)]
     await svc.store.forget_chat(chat_id)
+    await set_chat_menu(context.bot, chat_id, None)  # the saved language is gone, so its menu
     # The answer keeps the patron's language even though the saved choice is gone.
     await reply(update, context, t(lang, key))
-
-
-async def token_expiry_job(context: Context) -> None:
-    """Daily: forget tokens that have expired and say so once; warn once three days ahead."""
-    store = services(context).store
-    now = datetime.now(UTC)
-    for chat_id in await store.expired_accounts(now):
-        # delete_account is atomic: with several processes only one of them tells the patron.
-        if await store.delete_account(chat_id) is not None:
-            await store.set_account_ended(chat_id, "expired")
-            await _notify(context, chat_id, "connect.expired")
-    for account in await store.accounts_expiring(now + EXPIRY_WARNING):
-        expires_at = account.token_expires_at
-        if expires_at is None or expires_at <= now:
-            continue  # expired since the first query; the next run forgets it
-        await store.mark_expiry_warned(account.chat_id)
-        days = max(1, -(-(expires_at - now) // timedelta(days=1)))
-        await _notify(context, account.chat_id, "connect.expiry_warning", days=days)
-
-
-async def _notify(context: Context, chat_id: int, key: str, **params: object) -> None:
-    """A token notice with the login button; a blocked or failing chat does not stop the job."""
-    try:
-        lang = await chat_lang(context, chat_id)
-        await send_login(context, chat_id, lang, lead=t(lang, key, **params))
-    except Forbidden:
-        log.info("chat %s blocked the bot; token notice not delivered", chat_id)
-    except TelegramError as exc:
-        log.warning("token notice to chat %s failed: %s", chat_id, type(exc).__name__)
-
-
-async def purge_expired_job(context: Context) -> None:
-    """Hourly: drop expired login states and pending links (revoking their tokens), old
-    buttons, old reminder history and long-blocked chats (`Store.purge_expired`)."""
-    removed = await services(context).store.purge_expired()
-    if removed:
-        log.debug("purged %s expired rows", removed)

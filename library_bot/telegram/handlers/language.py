@@ -5,10 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from telegram import Update
+from telegram.constants import ChatType
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
 from library_bot.services import services
-from library_bot.telegram.handlers.common import (
+from library_bot.telegram.buttons import LanguageChoice, decode
+from library_bot.telegram.menu import set_chat_menu
+from library_bot.telegram.ui import (
     Context,
     callback_buttons,
     chat_id_of,
@@ -24,7 +27,7 @@ AUTO = "auto"
 def handlers() -> list[BaseHandler[Any, Any, Any]]:
     return [
         CommandHandler("language", language),
-        CallbackQueryHandler(language_tapped, pattern=r"^lang:"),
+        CallbackQueryHandler(language_tapped, pattern=rf"^{LanguageChoice.ACTION}:"),
     ]
 
 
@@ -34,7 +37,7 @@ async def language(update: Update, context: Context) -> None:
     saved = (await services(context).store.chat(chat_id)).language
     current = t(lang, f"connect.language_{saved}") if saved else t(lang, "connect.language_auto")
     specs = [
-        (t(lang, f"connect.language_{choice}"), "lang", {"lang": choice})
+        (t(lang, f"connect.language_{choice}"), LanguageChoice(choice))
         for choice in (*LANGUAGES, AUTO)
     ]
     rows = [[button] for button in await callback_buttons(update, context, specs)]
@@ -45,9 +48,13 @@ async def language_tapped(update: Update, context: Context) -> None:
     ref = await resolve_callback(update, context)
     if ref is None:
         return
-    choice = ref.payload.get("lang")
-    saved = choice if choice in LANGUAGES else None
+    choice = decode(ref.payload, LanguageChoice)
+    saved = choice.lang if choice is not None and choice.lang in LANGUAGES else None
     await services(context).store.set_language(chat_id_of(update), saved)
+    chat = update.effective_chat
+    if chat is not None and chat.type == ChatType.PRIVATE:
+        # The menu follows the choice (a group's menu stays everyone's own language).
+        await set_chat_menu(context.bot, chat.id, saved)
     lang = await lang_of(update, context)
     key = "connect.language_set" if saved else "connect.language_set_auto"
     await reply(update, context, t(lang, key))

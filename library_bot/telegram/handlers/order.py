@@ -15,36 +15,33 @@ from typing import TYPE_CHECKING, Any
 from telegram import Update
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
+from library_bot.library.deadline import Deadline
 from library_bot.library.errors import BadRequest, LibraryError, Refused, ServiceUnavailable
-from library_bot.rules.polling import check_soon
+from library_bot.rules.isil import normalise_branch
 from library_bot.services import services
-from library_bot.telegram.handlers.borrower import (
+from library_bot.services.polling import check_soon
+from library_bot.telegram.buttons import AbortOrder, ButtonId, PlaceOrder, decode
+from library_bot.telegram.ui import (
     PAYLOAD_TITLE,
-    Deadline,
-    branch_names,
-    claim_once,
-    normalise_branch,
-    peek_callback,
-    public_failure,
-    shorten,
-)
-from library_bot.telegram.handlers.common import (
-    ButtonId,
     Context,
     answer_library_error,
     callback_buttons,
     chat_id_of,
+    claim_once,
     lang_of,
+    peek_callback,
+    public_failure,
     reply,
     require_account,
     resolve_callback,
     send,
 )
 from library_bot.texts import t
+from library_bot.texts.formatting import shorten
 
 if TYPE_CHECKING:
     from library_bot.library.models import Work
-    from library_bot.storage.store import Account, CallbackRef
+    from library_bot.storage.store import Account
 
 log = logging.getLogger(__name__)
 
@@ -113,15 +110,15 @@ async def prepare_order(
         await answer_library_error(update, context, exc, lang)
         return
     if work is None or not work.title:
-        await send(context, chat_id, t(lang, "borrower.order.not_found", pid=pid))
+        await send(context.bot, chat_id, t(lang, "borrower.order.not_found", pid=pid))
         return
     title, creator = work.title, work.creator
     branch = branch or home
     if branch is None:
-        await send(context, chat_id, t(lang, "borrower.order.no_branch", pid=pid))
+        await send(context.bot, chat_id, t(lang, "borrower.order.no_branch", pid=pid))
         return
     # Checked before asking, so "Yes" is never offered for a branch the platform will refuse.
-    checked = await branch_names(context).check(svc.library, branch, deadline)
+    checked = await svc.branches.check(svc.library, branch, deadline)
     if checked.known is False or not checked.pickup:
         if not given:
             await _forget_branch(context, chat_id, branch)
@@ -130,19 +127,18 @@ async def prepare_order(
             if not checked.known
             else "borrower.order.branch_no_pickup"
         )
-        name = branch_names(context).known(branch) or branch
-        await send(context, chat_id, t(lang, key, branch=name, pid=pid))
+        name = svc.branches.known(branch) or branch
+        await send(context.bot, chat_id, t(lang, key, branch=name, pid=pid))
         return
     if given:
         await svc.store.set_pickup_branch(chat_id, branch)
-    names = await branch_names(context).lookup(svc.library, [branch], deadline)
-    payload = {"pid": pid, "branch": branch, "title": shorten(title, PAYLOAD_TITLE)}
+    names = await svc.branches.lookup(svc.library, [branch], deadline)
     yes, no = await callback_buttons(
         update,
         context,
         [
-            (t(lang, "borrower.order.yes"), "order", payload),
-            (t(lang, "borrower.order.no"), "order", {"abort": ButtonId(0)}),
+            (t(lang, "borrower.order.yes"), PlaceOrder(pid, branch, shorten(title, PAYLOAD_TITLE))),
+            (t(lang, "borrower.order.no"), AbortOrder(ButtonId.of(0))),
         ],
     )
     text = t(
@@ -154,7 +150,7 @@ async def prepare_order(
         pid=pid,
     )
     # A new message: a search result list keeps its other buttons.
-    await send(context, chat_id, text, buttons=[[yes, no]])
+    await send(context.bot, chat_id, text, buttons=[[yes, no]])
 
 
 async def _nothing() -> None:
@@ -183,19 +179,26 @@ async def order_callback(update: Update, context: Context) -> None:
     """The `order` buttons: "yes" places the order once; "no" leaves it."""
     lang = await lang_of(update, context)
     peek = await peek_callback(update, context)
-    if peek is not None and "abort" in peek.payload:
+    if peek is not None and decode(peek.payload, AbortOrder) is not None:
         await _abort(update, context, lang)
         return
     claimed = await claim_once(update, context, lang, "borrower.order.already")
-    if claimed is not None:
-        await place_order(update, context, *claimed, lang)
+    if claimed is None:
+        return
+    account, ref = claimed
+    order = decode(ref.payload, PlaceOrder)
+    if order is None:
+        await send(context.bot, chat_id_of(update), t(lang, "common.stale_button"))
+        return
+    await place_order(update, context, account, order, lang)
 
 
 async def _abort(update: Update, context: Context, lang: str) -> None:
     ref = await resolve_callback(update, context)
-    if ref is None:
+    abort = decode(ref.payload, AbortOrder) if ref is not None else None
+    if abort is None:
         return
-    confirm = await services(context).store.callback(str(ref.payload["abort"]), chat_id_of(update))
+    confirm = await services(context).store.callback(abort.abort, chat_id_of(update))
     done = confirm is not None and confirm.used_at is not None
     await reply(
         update, context, t(lang, "borrower.order.already" if done else "borrower.order.aborted")
@@ -203,15 +206,13 @@ async def _abort(update: Update, context: Context, lang: str) -> None:
 
 
 async def place_order(
-    update: Update, context: Context, account: Account, ref: CallbackRef, lang: str
+    update: Update, context: Context, account: Account, order: PlaceOrder, lang: str
 ) -> None:
     """One `/v3/order` call, its answer or refusal told in plain words."""
     svc = services(context)
-    payload = ref.payload
-    pid = str(payload.get("pid", ""))
-    branch = str(payload.get("branch", ""))
-    title = str(payload.get("title") or pid)
-    branch_name = branch_names(context).known(branch) or branch
+    pid, branch = order.pid, order.branch
+    title = order.title or pid
+    branch_name = svc.branches.known(branch) or branch
     try:
         result = await Deadline().run(svc.library.order(account.token, [pid], branch))
     except LibraryError as exc:
@@ -222,7 +223,7 @@ async def place_order(
             await _forget_branch(context, chat_id_of(update), branch)
         text = _refusal(exc, lang, title=title, pid=pid, branch=branch, branch_name=branch_name)
         if text is not None and (exc.code or "").strip().lower() == "owned_own_catalogue":
-            url = exc.url or branch_names(context).catalogue(branch)
+            url = exc.url or svc.branches.catalogue(branch)
             if url and url.startswith(("https://", "http://")):
                 text = f"{text}\n{t(lang, 'borrower.order.catalogue', url=url)}"
         if text is not None:
@@ -230,7 +231,7 @@ async def place_order(
             return
         await answer_library_error(update, context, exc, lang)
         if isinstance(exc, ServiceUnavailable):
-            await send(context, chat_id_of(update), t(lang, "borrower.order.maybe"))
+            await send(context.bot, chat_id_of(update), t(lang, "borrower.order.maybe"))
         return
     log.info("order placed for chat %s", chat_id_of(update))
     await check_soon(svc.store, svc.settings, chat_id_of(update))  # a new hold: checked daily
@@ -303,5 +304,5 @@ def _refusal(
 def handlers() -> list[BaseHandler[Any, Any, Any]]:
     return [
         CommandHandler("order", order_command),
-        CallbackQueryHandler(order_callback, pattern=r"^order:"),
+        CallbackQueryHandler(order_callback, pattern=rf"^{PlaceOrder.ACTION}:"),
     ]

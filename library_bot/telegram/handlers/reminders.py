@@ -10,7 +10,8 @@ from telegram import Update
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
 from library_bot.services import services
-from library_bot.telegram.handlers.common import (
+from library_bot.telegram.buttons import Payload, ReminderChoice, decode
+from library_bot.telegram.ui import (
     Context,
     callback_buttons,
     chat_id_of,
@@ -20,7 +21,6 @@ from library_bot.telegram.handlers.common import (
 )
 from library_bot.texts import Raw, t
 
-ACTION = "rem"
 MAX_DAY = 30
 MAX_VALUES = 5
 PRESETS: tuple[tuple[int, ...], ...] = ((3, 1, 0), (7, 3, 1), (5, 2, 0), (1, 0))
@@ -61,7 +61,9 @@ async def _status(update: Update, context: Context, lang: str, lead: str | None 
         # Reminders need a library account to read the loans from: say so before the settings.
         lines.append(t(lang, "reminders.status.no_account"))
     if chat.reminders_enabled:
-        described = t(lang, "reminders.status.days", days=join_days(days, lang))
+        # One day reads "1 day"; a list of them takes the plural.
+        count = days[0] if len(days) == 1 else len(days)
+        described = t(lang, "reminders.status.days", days=join_days(days, lang), count=count)
         if chat.reminder_days is None:
             described = Raw(f"{described} {t(lang, 'reminders.status.default')}")
         lines.append(t(lang, "reminders.status.on", days=described))
@@ -70,18 +72,14 @@ async def _status(update: Update, context: Context, lang: str, lead: str | None 
         lines.append(t(lang, "reminders.status.off"))
     lines.append(t(lang, "reminders.status.howto"))
     op = "off" if chat.reminders_enabled else "on"
-    specs = [(t(lang, f"reminders.button.{op}"), ACTION, _op(op))]
+    specs: list[tuple[str, Payload]] = [(t(lang, f"reminders.button.{op}"), ReminderChoice(op))]
     for preset in PRESETS:
         label = t(lang, "reminders.button.days", days=", ".join(str(day) for day in preset))
         if chat.reminders_enabled and tuple(days) == preset:
             label = f"✓ {label}"
-        specs.append((label, ACTION, {"op": "days", "days": list(preset)}))
+        specs.append((label, ReminderChoice("days", preset)))
     toggle, *presets = await callback_buttons(update, context, specs)
     await reply(update, context, "\n\n".join(lines), buttons=[[toggle], presets[:2], presets[2:]])
-
-
-def _op(name: str) -> dict[str, Any]:
-    return {"op": name}
 
 
 async def reminders_command(update: Update, context: Context) -> None:
@@ -112,12 +110,13 @@ async def reminders_button(update: Update, context: Context) -> None:
         return
     lang = await lang_of(update, context)
     store = services(context).store
-    op = ref.payload.get("op")
+    choice = decode(ref.payload, ReminderChoice)
+    op = choice.op if choice is not None else None
     if op in ("on", "off"):
         await store.set_reminders(ref.chat_id, enabled=op == "on")
         await _status(update, context, lang, t(lang, f"reminders.saved.{op}"))
     elif op == "days":
-        days = parse_days([str(day) for day in ref.payload.get("days", [])])
+        days = parse_days([str(day) for day in (choice.days if choice else None) or ()])
         if days is None:
             await reply(update, context, t(lang, "reminders.expired_button"))
             return
@@ -130,5 +129,5 @@ async def reminders_button(update: Update, context: Context) -> None:
 def handlers() -> list[BaseHandler[Any, Any, Any]]:
     return [
         CommandHandler("reminders", reminders_command),
-        CallbackQueryHandler(reminders_button, pattern=rf"^{ACTION}:"),
+        CallbackQueryHandler(reminders_button, pattern=rf"^{ReminderChoice.ACTION}:"),
     ]

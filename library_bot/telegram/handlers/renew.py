@@ -1,21 +1,20 @@
 """/renew: the loans with a button each and "renew all"; each result is reported.
 
-The `renew` (payload `{"loan_id", "title", "due"}`) and `renewall` (payload `{"loans": [ids]}`)
-buttons are also put in reminder digests. Each loan is tried at most once per message: a
-loan's button is single use (its stored row is claimed), and "renew all" claims the rows of
-the loan buttons beside it before renewing those loans, so neither renews what the other did.
-"Renew all" covers only the loans the message listed that are due within the renewal window
-(`library_bot.rules.renewals.renew_window`), read fresh, and says what it left alone. Renewals are
-never
-retried. After a tap, the message's keyboard is edited in place: ✅ and the new date, or ⛔
-and the reason; a refusal is remembered, so the loan is marked and gets no button again.
+The `renew` (`buttons.RenewLoan`) and `renewall` (`buttons.RenewAll`) buttons are also put in
+reminder digests; `ui.renew_buttons` builds both sets. Each loan is tried at most once per
+message: a loan's button is single use (its stored row is claimed), and "renew all" claims the
+rows of the loan buttons beside it before renewing those loans, so neither renews what the
+other did. "Renew all" covers only the loans the message listed that are due within the
+renewal window (`library_bot.rules.renewals.renew_window`), read fresh, and says what it left
+alone. Renewals are never retried. After a tap, the message's keyboard is edited in place: ✅
+and the new date, or ⛔ and the reason; a refusal is remembered, so the loan is marked and
+gets no button again.
 """
 
 from __future__ import annotations
 
 import asyncio
 import datetime as dt
-import html
 import logging
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -25,29 +24,31 @@ from telegram.error import BadRequest as TelegramBadRequest
 from telegram.error import TelegramError
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
+from library_bot.library.deadline import Deadline
 from library_bot.library.errors import LibraryError, Refused, ServiceUnavailable, TokenRejected
-from library_bot.rules.renewals import due_key, raw_reason, reason_text, refusal_for, renew_window
-from library_bot.services import services
-from library_bot.telegram.handlers.borrower import (
-    PAYLOAD_TITLE,
-    Deadline,
-    claim_once,
-    loans_status,
-    send_messages,
-    shorten,
-    today_in,
-)
-from library_bot.telegram.handlers.common import (
+from library_bot.rules.renewals import due_key, raw_reason, refusal_for, renew_window
+from library_bot.rules.urgency import sort_loans
+from library_bot.services import calendar, services
+from library_bot.telegram.buttons import RenewAll, RenewLoan, decode
+from library_bot.telegram.handlers.common import loans_status
+from library_bot.telegram.ui import (
+    SHORT_TITLE,
     Context,
     answer_library_error,
     callback_buttons,
     chat_id_of,
+    claim_once,
     lang_of,
+    one_per_row,
+    plain,
+    renew_buttons,
     send,
+    send_messages,
+    today_in,
 )
 from library_bot.texts import Raw, t
-from library_bot.texts.formatting import format_date, split_messages
-from library_bot.texts.render import sort_loans
+from library_bot.texts.formatting import format_date, shorten, split_messages
+from library_bot.texts.render import reason_text
 
 if TYPE_CHECKING:
     from library_bot.library.models import Loan, RenewResult
@@ -55,19 +56,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-# Telegram allows 100 buttons per message; one is "renew all".
-MAX_LOAN_BUTTONS = 99
-BUTTON_TITLE = 32
 # Renewals in flight at once for "renew all": quick for 60+ loans, gentle on the platform.
 RENEW_CONCURRENCY = 6
 # Titles named in "left alone" before "…".
 LEFT_ALONE_TITLES = 8
-
-
-def loan_payload(loan: Loan, lang: str) -> dict[str, Any]:
-    """The stored payload of a loan's renew button (also used by reminder digests)."""
-    title = loan.title or t(lang, "render.untitled")
-    return {"loan_id": loan.loan_id, "title": shorten(title, PAYLOAD_TITLE), "due": due_key(loan)}
 
 
 def result_line(
@@ -90,35 +82,16 @@ def result_line(
 
 def button_label(title: str, outcome: RenewResult | LibraryError, today: dt.date, lang: str) -> str:
     """The tapped loan's button after the answer (plain text: buttons are not HTML)."""
-    short = Raw(shorten(title, BUTTON_TITLE))
+    short = Raw(shorten(title, SHORT_TITLE))
     if isinstance(outcome, Refused):
-        reason = Raw(shorten(_plain(reason_text(raw_reason(outcome), lang)), 40))
-        return _plain(t(lang, "borrower.renew.button_refused", title=short, reason=reason))
+        reason = Raw(shorten(plain(reason_text(raw_reason(outcome), lang)), 40))
+        return plain(t(lang, "borrower.renew.button_refused", title=short, reason=reason))
     if isinstance(outcome, LibraryError):
-        return _plain(t(lang, "borrower.renew.button_unknown", title=short))
+        return plain(t(lang, "borrower.renew.button_unknown", title=short))
     if outcome.return_date is None:
-        return _plain(t(lang, "borrower.renew.button_ok_no_date", title=short))
+        return plain(t(lang, "borrower.renew.button_ok_no_date", title=short))
     date = Raw(format_date(outcome.return_date, lang, today=today))
-    return _plain(t(lang, "borrower.renew.button_ok", title=short, date=date))
-
-
-def _plain(text: str) -> str:
-    """Undo the HTML escaping of `t` (button labels and parameters inside them are plain)."""
-    return html.unescape(text)
-
-
-async def tell_failure(update: Update, context: Context, exc: LibraryError, lang: str) -> None:
-    """Report a failed call in a new message, so the tapped list or digest stays in the chat.
-
-    A refused token still goes through `answer_library_error` (forget and reconnect prompt),
-    which sends rather than edits.
-    """
-    if isinstance(exc, TokenRejected):
-        await answer_library_error(update, context, exc, lang)
-        return
-    log.warning("renewal failed: %s (%s)", type(exc).__name__, exc.code or exc.status)
-    key = "common.unavailable" if isinstance(exc, ServiceUnavailable) else "common.malformed"
-    await send(context, chat_id_of(update), t(lang, key))
+    return plain(t(lang, "borrower.renew.button_ok", title=short, date=date))
 
 
 def _title(loan: Loan, lang: str) -> str:
@@ -134,6 +107,8 @@ async def remember(
         await store.record_refusal(chat_id, loan_id, due, raw_reason(outcome))
     elif not isinstance(outcome, LibraryError):
         await store.clear_refusal(chat_id, loan_id)
+        if isinstance(outcome.return_date, dt.date):
+            await calendar.renewed(store, chat_id, loan_id, outcome.return_date)
 
 
 async def edit_buttons(update: Update, labels: Mapping[str, str]) -> None:
@@ -171,22 +146,9 @@ async def renew_command(update: Update, context: Context) -> None:
     loans = sort_loans(status.loans)
     refusals = await svc.store.refusals(chat_id)
     open_loans = [loan for loan in loans if refusal_for(loan, refusals) is None]
-    specs: list[tuple[str, str, dict[str, Any]]] = []
-    if open_loans:
-        # Every loan of the list, refused ones too, so "renew all" can say what it left alone.
-        every = {"loans": [loan.loan_id for loan in loans]}
-        specs.append((t(lang, "borrower.renew.all"), "renewall", every))
-    for loan in open_loans[:MAX_LOAN_BUTTONS]:
-        text = t(
-            lang,
-            "borrower.renew.button",
-            title=Raw(shorten(_title(loan, lang), BUTTON_TITLE)),
-            due=Raw(format_date(loan.due_date, lang, today=today)),
-        )
-        specs.append((text, "renew", loan_payload(loan, lang)))
-    buttons: list[list[InlineKeyboardButton]] = [
-        [button] for button in await callback_buttons(update, context, specs)
-    ]
+    # "Renew all" lists every loan, refused ones too, so it can say what it left alone.
+    specs = renew_buttons(open_loans, lang, every=loans, today=today)
+    buttons = one_per_row(await callback_buttons(update, context, specs))
     refused_lines = []
     for loan in loans:
         found = refusal_for(loan, refusals)
@@ -210,8 +172,12 @@ async def renew_callback(update: Update, context: Context) -> None:
         return
     account, ref = claimed
     chat_id = chat_id_of(update)
-    title = str(ref.payload.get("title") or t(lang, "render.untitled"))
-    loan_id = str(ref.payload.get("loan_id", ""))
+    tapped = decode(ref.payload, RenewLoan)
+    if tapped is None:
+        await send(context.bot, chat_id, t(lang, "common.stale_button"))
+        return
+    title = tapped.title or t(lang, "render.untitled")
+    loan_id = tapped.loan_id
     outcome: RenewResult | LibraryError
     try:
         outcome = await Deadline().run(services(context).library.renew(account.token, loan_id))
@@ -224,11 +190,11 @@ async def renew_callback(update: Update, context: Context) -> None:
             )
         if isinstance(exc, ServiceUnavailable) and exc.status is None:
             # Sent once and never answered readably: it may have gone through.
-            await send(context, chat_id, result_line(title, exc, today_in(context), lang))
+            await send(context.bot, chat_id, result_line(title, exc, today_in(context), lang))
             return
-        await tell_failure(update, context, exc, lang)
+        await answer_library_error(update, context, exc, lang, edit=False)
         return
-    await remember(context, chat_id, loan_id, str(ref.payload.get("due", "")), outcome)
+    await remember(context, chat_id, loan_id, tapped.due, outcome)
     await edit_buttons(
         update, {_data(update): button_label(title, outcome, today_in(context), lang)}
     )
@@ -249,7 +215,8 @@ def _sibling_ids(update: Update) -> list[str]:
         button.callback_data.partition(":")[2]
         for row in message.reply_markup.inline_keyboard
         for button in row
-        if isinstance(button.callback_data, str) and button.callback_data.startswith("renew:")
+        if isinstance(button.callback_data, str)
+        and button.callback_data.startswith(f"{RenewLoan.ACTION}:")
     ]
 
 
@@ -267,18 +234,20 @@ async def renew_all_callback(update: Update, context: Context) -> None:
     try:
         status = await deadline.run(library.user(account.token))
     except LibraryError as exc:
-        await tell_failure(update, context, exc, lang)
+        await answer_library_error(update, context, exc, lang, edit=False)
         return
     if not status.loans:
-        await send(context, chat_id, t(lang, "borrower.renew.empty"))
+        await send(context.bot, chat_id, t(lang, "borrower.renew.empty"))
         return
-    listed_raw = ref.payload.get("loans")
-    listed = {str(x) for x in listed_raw} if isinstance(listed_raw, list) else None
-    window = renew_window(await svc.store.chat(chat_id), svc.settings.REMINDER_DAYS)
+    tapped = decode(ref.payload, RenewAll) or RenewAll()
+    listed = set(tapped.loans) if tapped.loans is not None else None
+    chat = await svc.store.chat(chat_id)
+    window = renew_window(chat.reminders_enabled, chat.thresholds(svc.settings.REMINDER_DAYS))
     refusals = await svc.store.refusals(chat_id)
     siblings = {
-        str(row.payload.get("loan_id", "")): row
+        button.loan_id: row
         for row in await svc.store.callbacks_many(_sibling_ids(update), chat_id)
+        if (button := decode(row.payload, RenewLoan)) is not None
     }
     today = today_in(context)
     todo: list[tuple[Loan, str | None]] = []  # the loan, and its button's data if it has one
@@ -306,12 +275,12 @@ async def renew_all_callback(update: Update, context: Context) -> None:
             if await svc.store.claim_callback(sibling.id, chat_id) is None:
                 notes.append(t(lang, "borrower.renew.tried_here", title=title))
                 continue
-            todo.append((loan, f"renew:{sibling.id}"))
+            todo.append((loan, f"{RenewLoan.ACTION}:{sibling.id}"))
         else:
             todo.append((loan, None))
     outcomes = await _renew_each(account.token, [loan for loan, _ in todo], library, deadline)
     if isinstance(outcomes, TokenRejected):
-        await tell_failure(update, context, outcomes, lang)
+        await answer_library_error(update, context, outcomes, lang, edit=False)
         return
     lines: list[str] = []
     labels: dict[str, str] = {}
@@ -326,8 +295,9 @@ async def renew_all_callback(update: Update, context: Context) -> None:
         names = ", ".join(shorten(_title(loan, lang), 40) for loan in later[:LEFT_ALONE_TITLES])
         if len(later) > LEFT_ALONE_TITLES:
             names += ", …"
+        within = t(lang, "borrower.renew.days", days=window)
         lines.append(
-            t(lang, "borrower.renew.left_alone", count=len(later), days=window, titles=names)
+            t(lang, "borrower.renew.left_alone", count=len(later), days=within, titles=names)
         )
     if not todo and not notes:
         lines = [t(lang, "borrower.renew.nothing_due", days=window)]
@@ -373,6 +343,6 @@ async def _renew_each(
 def handlers() -> list[BaseHandler[Any, Any, Any]]:
     return [
         CommandHandler("renew", renew_command),
-        CallbackQueryHandler(renew_callback, pattern=r"^renew:"),
-        CallbackQueryHandler(renew_all_callback, pattern=r"^renewall:"),
+        CallbackQueryHandler(renew_callback, pattern=rf"^{RenewLoan.ACTION}:"),
+        CallbackQueryHandler(renew_all_callback, pattern=rf"^{RenewAll.ACTION}:"),
     ]

@@ -11,7 +11,7 @@ from telegram import Update
 from telegram.ext import BaseHandler, CommandHandler
 
 from library_bot.services import services
-from library_bot.telegram.handlers.common import Context, chat_id_of, lang_of, reply
+from library_bot.telegram.ui import Context, chat_id_of, lang_of, reply
 from library_bot.texts import t
 
 if TYPE_CHECKING:
@@ -148,7 +148,7 @@ async def start(update: Update, context: Context) -> None:
 
 async def help_command(update: Update, context: Context) -> None:
     lang = await lang_of(update, context)
-    await reply(update, context, t(lang, "connect.help"))
+    await reply(update, context, f"{t(lang, 'connect.help')}\n{t(lang, 'whatson.help')}")
 
 
 async def _redeem(update: Update, context: Context, code: str, lang: str) -> None:

@@ -2,34 +2,24 @@
 
 from __future__ import annotations
 
-DA: dict[str, str] = {
-    "commands.start": "Velkomst og kom i gang",
-    "commands.help": "Se alle kommandoer",
-    "commands.login": "Forbind din lånerkonto",
-    "commands.loans": "Dine lån og afleveringsdatoer",
-    "commands.holds": "Dine reserveringer",
-    "commands.debt": "Gebyrer og mellemværende",
-    "commands.order": "Bestil et materiale",
-    "commands.search": "Søg i bibliotekets materialer",
-    "commands.renew": "Forny lån",
-    "commands.reminders": "Påmindelser om afleveringer",
-    "commands.language": "Vælg sprog",
-    "commands.logout": "Log ud af lånerkontoen",
-    "commands.forget": "Slet alt, hvad botten ved om dig",
-}
+from library_bot.texts.catalog import Message, _
 
-EN: dict[str, str] = {
-    "commands.start": "Welcome and how to begin",
-    "commands.help": "List all commands",
-    "commands.login": "Connect your library account",
-    "commands.loans": "Your loans and due dates",
-    "commands.holds": "Your holds",
-    "commands.debt": "Fees you owe",
-    "commands.order": "Place a hold on a material",
-    "commands.search": "Search the library's materials",
-    "commands.renew": "Renew loans",
-    "commands.reminders": "Due-date reminders",
-    "commands.language": "Choose the language",
-    "commands.logout": "Log out of the library account",
-    "commands.forget": "Delete everything the bot knows about you",
-}
+MESSAGES: tuple[Message, ...] = (
+    _("commands.start", "Welcome and how to begin"),
+    _("commands.help", "List all commands"),
+    _("commands.login", "Connect your library account"),
+    _("commands.loans", "Your loans and due dates"),
+    _("commands.holds", "Your holds"),
+    _("commands.debt", "Fees you owe"),
+    _("commands.order", "Place a hold on a material"),
+    _("commands.search", "Search the library's materials"),
+    _("commands.renew", "Renew loans"),
+    _("commands.reminders", "Due-date reminders"),
+    _("commands.language", "Choose the language"),
+    _("commands.logout", "Log out of the library account"),
+    _("commands.forget", "Delete everything the bot knows about you"),
+    _("commands.calendar", "Your due dates in your calendar"),
+    _("commands.events", "Events at your library"),
+    _("commands.news", "News from your library"),
+    _("commands.recommend", "Suggestions from your loans"),
+)

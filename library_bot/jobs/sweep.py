@@ -1,0 +1,496 @@
+"""The reminder sweep: due dates, overdue loans and holds ready for pick-up, exactly once.
+
+Exactly once rests on the store: every reminder has a key (`loan:<id>:<due>:<threshold>`,
+`loan:<id>:<due>:overdue`, `hold:<id>:ready`); the intent is recorded before a message is sent
+and the delivery after it. A key left at "intent" (a crash while sending) is sent again by the
+next sweep, so at most the one message in flight repeats, and a "sent" key never does.
+
+Patrons are claimed from the store in batches with a lease (`FOR UPDATE SKIP LOCKED` on
+PostgreSQL), so memory stays flat and several processes can sweep one database at once. A
+patron whose platform call failed is not finished: the lease runs out and a retry sweep later
+the same day picks them up again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import socket
+import time
+import warnings
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from telegram import Bot, InlineKeyboardMarkup
+from telegram.error import BadRequest as TelegramBadRequest
+from telegram.error import Forbidden, RetryAfter, TelegramError
+
+from library_bot.library.deadline import Deadline
+from library_bot.library.errors import LibraryError, NotLoggedIn, TokenRejected
+from library_bot.rules import calendar
+from library_bot.rules.polling import next_check
+from library_bot.rules.reminders import candidates
+from library_bot.rules.renewals import refusal_for
+from library_bot.services.branches import BranchNames
+from library_bot.telegram.ratelimit import SEND_ATTEMPTS
+from library_bot.telegram.ui import (
+    login_prompt,
+    one_per_row,
+    renew_buttons,
+    send,
+    stored_buttons,
+    stored_rows,
+)
+from library_bot.texts import pick_language, t
+from library_bot.texts.formatting import split_messages
+from library_bot.texts.render import reason_text, render_hold, render_loan
+
+if TYPE_CHECKING:
+    from library_bot.config.settings import Settings
+    from library_bot.library.client import LibraryClient
+    from library_bot.library.models import Hold, Loan
+    from library_bot.storage.store import Account, ChatSettings, Refusal, Store
+
+log = logging.getLogger(__name__)
+
+# Seconds the digest may wait for pick-up branch names before showing the ids.
+BRANCH_NAMES_BUDGET = 6.0
+DEFAULT_LEASE = timedelta(minutes=10)
+# Failure kinds after which the patron is left unfinished for a retry sweep.
+RETRYABLE = frozenset({"platform", "telegram", "error"})
+
+
+@dataclass
+class SweepReport:
+    """What one sweep did; `failures` counts patrons per kind of failure."""
+
+    day: date
+    patrons: int = 0
+    messages: int = 0
+    reminders: int = 0
+    failures: Counter[str] = field(default_factory=Counter)
+    duration: float = 0.0
+
+    @property
+    def needs_retry(self) -> bool:
+        return any(self.failures[kind] for kind in RETRYABLE)
+
+    def summary(self) -> str:
+        failed = ", ".join(f"{kind} {n}" for kind, n in sorted(self.failures.items())) or "none"
+        return (
+            f"reminder sweep {self.day.isoformat()}: {self.patrons} patrons, "
+            f"{self.messages} messages, {self.reminders} reminders, failures: {failed}, "
+            f"{self.duration:.1f} s"
+        )
+
+
+@dataclass(frozen=True)
+class _Item:
+    """One reminder: its key, the HTML entry, and the loan it is about (for a renew button)."""
+
+    key: str
+    section: str
+    entry: str
+    loan: Loan | None = None
+
+
+@dataclass
+class _Due:
+    """A patron with something to remind, on the way from a fetch worker to delivery."""
+
+    account: Account
+    lang: str
+    found: list[tuple[str, Any]]
+    items: list[_Item] = field(default_factory=list)
+    markup: InlineKeyboardMarkup | None = None
+    refusals: dict[str, Refusal] = field(default_factory=dict)
+
+
+class _Sweep:
+    """One sweep's shared state; a fresh one per call keeps nothing at module level.
+
+    Fetch workers read `/v3/user` and hand patrons with something due to one delivery stage,
+    which takes every patron waiting and records their intents (and their buttons) in one
+    transaction per group, then sends the group's digests side by side. Store round trips
+    thus come per group, not per patron, and the workers never wait on the store or Telegram.
+    """
+
+    def __init__(
+        self,
+        *,
+        store: Store,
+        library: LibraryClient,
+        bot: Bot,
+        settings: Settings,
+        today: date,
+        flush_every: int,
+        branches: BranchNames,
+    ) -> None:
+        self.store = store
+        self.library = library
+        self.bot = bot
+        self.settings = settings
+        self.today = today
+        self.report = SweepReport(day=today)
+        self.flush_every = flush_every
+        self.done: list[int] = []  # finished patrons not yet written back
+        # Pick-up branch names as /holds shows them (the process's cache inside `run`).
+        self.branches = branches
+        self.plans: dict[int, date] = {}  # their next check (rules.polling), written with them
+        self.calendar: dict[int, list[calendar.Entry]] = {}  # for the feeds, written with them
+
+    async def flush(self) -> None:
+        """Mark the finished patrons swept, in one transaction rather than one each.
+
+        Safe to defer: a patron is only listed after their digest was marked sent, so should
+        the process die first, the next sweep finds every key "sent" and sends nothing.
+        """
+        done, self.done = self.done, []
+        if done:
+            plans = {chat_id: self.plans.pop(chat_id) for chat_id in done if chat_id in self.plans}
+            await self.store.finish_sweeps(done, self.today, plans)
+            await self._keep_calendars(done)
+
+    async def _keep_calendars(self, done: list[int]) -> None:
+        """The calendar entries of the finished patrons that have a feed (most have none)."""
+        seen = {chat_id: self.calendar.pop(chat_id) for chat_id in done if chat_id in self.calendar}
+        if not seen:
+            return
+        try:
+            feeds = await self.store.calendar.with_feeds(seen)
+            await self.store.calendar.remember(
+                {chat_id: calendar.dumps(seen[chat_id]) for chat_id in feeds}
+            )
+        except Exception:  # the feed keeps its last entries; reminders matter more
+            log.warning("reminders: could not keep %s calendar feeds", len(seen), exc_info=True)
+
+    async def settle(self, chat_id: int, kind: str | None) -> None:
+        """Count a failure; finish the patron unless a retry sweep should try again."""
+        if kind is not None:
+            self.report.failures[kind] += 1
+        if kind not in RETRYABLE:
+            self.done.append(chat_id)
+            if len(self.done) >= self.flush_every:
+                await self.flush()
+
+    async def fetch(self, account: Account, chat: ChatSettings) -> _Due | None:
+        """The patron's status; what is due goes to delivery, everyone else is settled here."""
+        self.report.patrons += 1
+        try:
+            outcome = await self._fetch(account, chat)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            outcome = self._failure(account.chat_id, exc)
+        if isinstance(outcome, _Due):
+            return outcome
+        await self.settle(account.chat_id, outcome)
+        return None
+
+    async def _fetch(self, account: Account, chat: ChatSettings) -> _Due | str | None:
+        if not chat.reminders_enabled or not chat.active:
+            return None
+        lang = pick_language(chat.language, chat.telegram_language)
+        try:
+            status = await self.library.user(account.token)
+        except (TokenRejected, NotLoggedIn):
+            return await self._reconnect(account.chat_id, lang)
+        days = chat.thresholds(self.settings.REMINDER_DAYS)
+        self.plans[account.chat_id] = next_check(
+            status, seen=self.today, days=days, min_loan_days=self.settings.POLL_MIN_LOAN_DAYS
+        )
+        self.calendar[account.chat_id] = calendar.entries(status)
+        found = candidates(status, self.today, days)
+        return _Due(account, lang, found) if found else None
+
+    def _failure(self, chat_id: int, exc: Exception) -> str:
+        if isinstance(exc, LibraryError):
+            log.warning(
+                "reminders: platform failed for chat %s: %s (%s)",
+                chat_id,
+                type(exc).__name__,
+                exc.code or exc.status,
+            )
+            return "platform"
+        log.error("reminders: unexpected failure for chat %s", chat_id, exc_info=exc)
+        return "error"
+
+    async def deliver(self, group: list[_Due]) -> None:
+        """Intents and buttons for the whole group in two transactions, then the digests."""
+        try:
+            ready = await self._prepare(group)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            for due in group:
+                await self.settle(due.account.chat_id, self._failure(due.account.chat_id, exc))
+            return
+        waiting = {due.account.chat_id for due in ready}
+        for due in group:
+            if due.account.chat_id not in waiting:
+                await self.settle(due.account.chat_id, None)  # everything was sent before
+        await asyncio.gather(*(self._deliver(due) for due in ready))
+
+    async def _deliver(self, due: _Due) -> None:
+        chat_id = due.account.chat_id
+        try:
+            outcome = await self._send_digest(chat_id, due.lang, due.items, due.markup)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            outcome = self._failure(chat_id, exc)
+        await self.settle(chat_id, outcome)
+
+    async def _prepare(self, group: list[_Due]) -> list[_Due]:
+        """Record the intents (before any sending) and keep the patrons with news."""
+        states = await self.store.begin_reminders_many(
+            {due.account.chat_id: [key for key, _ in due.found] for due in group}
+        )
+        ready: list[_Due] = []
+        for due in group:
+            before = states.get(due.account.chat_id, {})
+            due.found = [(key, thing) for key, thing in due.found if before.get(key) != "sent"]
+            if due.found:
+                ready.append(due)
+        if any(key.startswith("loan:") for due in ready for key, _ in due.found):
+            refusals = await self.store.refusals_many([due.account.chat_id for due in ready])
+            for due in ready:
+                due.refusals = refusals.get(due.account.chat_id, {})
+        await asyncio.gather(*(self._render(due) for due in ready))
+        # One per loan while few, and "renew all" (`ui.renew_buttons`, as /renew has them).
+        buttons = []
+        for due in ready:
+            loans = [item.loan for item in due.items if item.loan]
+            buttons.append(renew_buttons(loans, due.lang, every=loans, digest=True))
+        ids = await self.store.put_callbacks_many(
+            [
+                (due.account.chat_id, action, payload)
+                for due, specs in zip(ready, buttons, strict=True)
+                for action, payload in stored_rows(specs)
+            ]
+        )
+        taken = 0
+        for due, specs in zip(ready, buttons, strict=True):
+            mine = ids[taken : taken + len(specs)]
+            taken += len(specs)
+            if specs:
+                due.markup = InlineKeyboardMarkup(one_per_row(stored_buttons(specs, mine)))
+        return ready
+
+    async def _render(self, due: _Due) -> None:
+        holds = [thing for key, thing in due.found if key.startswith("hold:")]
+        branch_names = await self._branch_names(due.account, holds)
+        for key, thing in due.found:
+            if key.startswith("hold:"):
+                entry = render_hold(thing, self.today, due.lang, branch_names)
+                due.items.append(_Item(key, "ready", entry))
+                continue
+            refusal = refusal_for(thing, due.refusals)
+            reason = reason_text(refusal.reason, due.lang) if refusal is not None else None
+            entry = render_loan(thing, self.today, due.lang, reason)
+            if ":unreadable:" in key:
+                due.items.append(_Item(key, "unreadable", entry))
+                continue
+            section = "overdue" if key.endswith(":overdue") else "due"
+            # A loan the library refused to renew gets no button.
+            due.items.append(_Item(key, section, entry, None if refusal else thing))
+
+    async def _branch_names(self, account: Account, holds: list[Hold]) -> dict[str, str]:
+        """Pick-up branch names for ready holds, as /holds finds them (`BranchNames`: by the
+        branch's agency, with the anonymous token); best effort, ids are shown otherwise."""
+        if not any(h.pick_up_agency for h in holds):
+            return {}
+        agencies = (h.pick_up_agency for h in holds)
+        return await self.branches.lookup(self.library, agencies, Deadline(BRANCH_NAMES_BUDGET))
+
+    async def _send_digest(
+        self, chat_id: int, lang: str, items: list[_Item], markup: InlineKeyboardMarkup | None
+    ) -> str | None:
+        entries: list[str] = []
+        owners: list[list[str]] = []  # keys per entry, to mark each part as it is delivered
+        for section in ("overdue", "due", "unreadable", "ready"):
+            chosen = [item for item in items if item.section == section]
+            if not chosen:
+                continue
+            heading = t(lang, f"reminders.digest.{section}")
+            first, *rest = chosen
+            entries.append(f"{heading}\n{first.entry}")
+            owners.append([first.key])
+            for item in rest:
+                entries.append(item.entry)
+                owners.append([item.key])
+        parts = split_messages(
+            entries,
+            header=t(lang, "reminders.digest.header"),
+            footer=t(lang, "reminders.digest.footer"),
+        )
+        left = list(zip(entries, owners, strict=True))
+        for index, part in enumerate(parts):
+            last = index == len(parts) - 1
+            if last:
+                keys = [key for _, owned in left for key in owned]
+            else:
+                keys = [key for entry, owned in left if entry in part for key in owned]
+                left = [(entry, owned) for entry, owned in left if entry not in part]
+            failure = await self._send(chat_id, part, markup if last else None)
+            if failure is not None:
+                return failure
+            await self.store.mark_sent(chat_id, keys)
+            self.report.messages += 1
+            self.report.reminders += len(keys)
+        return None
+
+    async def _reconnect(self, chat_id: int, lang: str) -> str | None:
+        """The token was refused: say so once with a login button, then forget the account."""
+        prompt = await login_prompt(
+            self.store,
+            self.library,
+            self.settings,
+            chat_id,
+            lang,
+            lead=t(lang, "reminders.reconnect"),
+            button="reminders.reconnect.button",
+        )
+        failure = await self._send(chat_id, prompt.text, prompt.markup)
+        if failure in RETRYABLE:
+            return failure  # keep the account so the retry sweep tells them
+        # Deleted after the message, so a crash in between repeats the message, never skips it.
+        await self.store.delete_account(chat_id)
+        await self.store.set_account_ended(chat_id, "rejected")
+        if failure is None:
+            self.report.messages += 1
+        return "token_rejected"
+
+    async def _send(
+        self, chat_id: int, text: str, markup: InlineKeyboardMarkup | None
+    ) -> str | None:
+        """Send one message; None when delivered, else the kind of failure."""
+        for _ in range(SEND_ATTEMPTS):
+            try:
+                await send(self.bot, chat_id, text, buttons=markup)
+                return None
+            except RetryAfter as exc:
+                # PTB's AIORateLimiter already paced us; a bare Bot lands here on a 429.
+                await asyncio.sleep(_seconds(exc))
+            except Forbidden:
+                log.info("reminders: chat %s blocked the bot; marked inactive", chat_id)
+                await self.store.set_active(chat_id, False)
+                return "blocked"
+            except TelegramBadRequest as exc:
+                if "chat not found" in exc.message.lower():
+                    await self.store.set_active(chat_id, False)
+                    return "blocked"
+                log.warning("reminders: Telegram refused a message to chat %s: %s", chat_id, exc)
+                return "telegram"
+            except TelegramError as exc:
+                log.warning("reminders: sending to chat %s failed: %s", chat_id, exc)
+                return "telegram"
+        return "telegram"
+
+
+def _seconds(exc: RetryAfter) -> float:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # PTB warns about the int form of `retry_after`
+        value = exc.retry_after
+    return value.total_seconds() if isinstance(value, timedelta) else float(value)
+
+
+def default_worker() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+async def sweep(
+    *,
+    store: Store,
+    library: LibraryClient,
+    bot: Bot,
+    settings: Settings,
+    today: date | None = None,
+    worker: str | None = None,
+    concurrency: int | None = None,
+    batch_size: int | None = None,
+    lease: timedelta = DEFAULT_LEASE,
+    branches: BranchNames | None = None,
+) -> SweepReport:
+    """One sweep over every patron not yet finished today; never raises for one patron.
+
+    `branches`: the process's branch names (`Services.branches`), else a cache for this sweep.
+    """
+    started = time.monotonic()
+    day = today or datetime.now(settings.timezone).date()
+    worker = worker or default_worker()
+    workers = concurrency or settings.SWEEP_CONCURRENCY
+    batch = batch_size or max(50, workers * 4)
+    state = _Sweep(
+        store=store,
+        library=library,
+        bot=bot,
+        settings=settings,
+        today=day,
+        flush_every=batch,
+        branches=branches or BranchNames(),
+    )
+    claimed: asyncio.Queue[tuple[Account, ChatSettings] | None] = asyncio.Queue(maxsize=batch)
+    # Fetching waits for delivery (Telegram's pace), so memory stays flat. It waits as a
+    # whole: the gate closes at `2 * workers` digests waiting and opens again at `workers`,
+    # letting all workers go at once. Their requests then go out together and the answers
+    # come back together, one wake-up of the process for many patrons instead of one each.
+    due: asyncio.Queue[_Due | None] = asyncio.Queue()
+    room = asyncio.Event()
+    room.set()
+
+    async def produce() -> None:
+        # Batches follow each other in chat id order, so each patron is taken at most once by
+        # this sweep even if their lease runs out meanwhile (a later sweep retries them).
+        # Should the producer fail, the task group cancels the workers; no sentinel needed.
+        after: int | None = None
+        while leased := await store.claim_sweep_batch(day, worker, batch, lease, after=after):
+            for pair in leased:
+                await claimed.put(pair)
+            after = leased[-1][0].chat_id
+        for _ in range(workers):
+            await claimed.put(None)
+
+    async def fetch() -> None:
+        while (pair := await claimed.get()) is not None:
+            await room.wait()
+            found = await state.fetch(*pair)
+            if found is not None:
+                due.put_nowait(found)
+                if due.qsize() >= 2 * workers:
+                    room.clear()
+
+    async def fetch_all() -> None:
+        async with asyncio.TaskGroup() as fetchers:
+            fetchers.create_task(produce())
+            for _ in range(workers):
+                fetchers.create_task(fetch())
+        await due.put(None)
+
+    async def deliver() -> None:
+        # Everyone waiting goes in one group, up to `workers` digests in flight at once.
+        finished = False
+        while not finished:
+            group: list[_Due] = []
+            item = await due.get()
+            while item is not None:
+                group.append(item)
+                if len(group) >= workers or due.empty():
+                    break
+                item = due.get_nowait()
+            finished = item is None
+            if due.qsize() <= workers:
+                room.set()
+            if group:
+                await state.deliver(group)
+
+    async with asyncio.TaskGroup() as group:
+        group.create_task(fetch_all())
+        group.create_task(deliver())
+    await state.flush()
+    state.report.duration = time.monotonic() - started
+    log.info("%s", state.report.summary())
+    return state.report

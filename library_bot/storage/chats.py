@@ -1,0 +1,162 @@
+"""A chat's settings (table `chat`): language, reminders, pick-up branch, why it has no account.
+
+A chat without a row has the defaults; the first change makes the row (an upsert).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import Row, delete, exists, false, select
+from sqlalchemy.engine import Connection
+from sqlalchemy.sql.expression import Executable
+
+from library_bot.storage.database import Repository
+from library_bot.storage.tables import ACCOUNT, CALENDAR_FEED, CHAT
+
+# A chat that blocked the bot cannot send /forget: its settings go this long after, once it
+# has no account left (a blocked chat's token runs out within thirty days).
+BLOCKED_CHAT_RETENTION = timedelta(days=90)
+
+
+@dataclass(frozen=True)
+class ChatSettings:
+    """A chat's preferences; the defaults apply when the chat has no row."""
+
+    chat_id: int
+    language: str | None = None
+    reminders_enabled: bool = True
+    reminder_days: tuple[int, ...] | None = None  # None: the operator's REMINDER_DAYS
+    pickup_branch: str | None = None
+    active: bool = True
+    telegram_language: str | None = None  # Telegram's language_code, as last seen
+    fresh_login: bool = False  # ask the access service for a fresh login next time
+    account_ended: str | None = None  # "expired" | "logged_out" | "rejected"
+    # Whether the chat has a calendar feed to keep current (read by `Chats.chat` only).
+    has_calendar: bool = False
+
+    def thresholds(self, operator_days: Sequence[int]) -> tuple[int, ...]:
+        """The reminder thresholds in force, largest first: the chat's own, else the operator's
+        `REMINDER_DAYS` (the one rule the sweep, the polling plan, /reminders and "renew all"
+        share)."""
+        days = self.reminder_days if self.reminder_days is not None else operator_days
+        return tuple(sorted(set(days), reverse=True))
+
+    @classmethod
+    def of_row(cls, chat_id: int, row: Row[Any] | None) -> ChatSettings:
+        if row is None:
+            return cls(chat_id=chat_id)
+        return cls(
+            chat_id=chat_id,
+            language=row.language,
+            reminders_enabled=bool(row.reminders_enabled),
+            reminder_days=_days_tuple(row.reminder_days),
+            pickup_branch=row.pickup_branch,
+            active=bool(row.active),
+            telegram_language=row.telegram_language,
+            fresh_login=bool(row.fresh_login),
+            account_ended=row.account_ended,
+            has_calendar=bool(row._mapping.get("has_calendar", False)),
+        )
+
+
+def _days_text(days: Sequence[int]) -> str | None:
+    if any(day < 0 for day in days):
+        raise ValueError("reminder days must not be negative")
+    unique = sorted(set(days), reverse=True)
+    return ",".join(str(day) for day in unique) if unique else None
+
+
+def _days_tuple(value: str | None) -> tuple[int, ...] | None:
+    if not value:
+        return None
+    return tuple(int(part) for part in value.split(",") if part)
+
+
+def reminder_values(enabled: bool | None, days: Sequence[int] | None) -> dict[str, Any]:
+    """The columns `Store.set_reminders` changes: only what is given."""
+    values: dict[str, Any] = {}
+    if enabled is not None:
+        values["reminders_enabled"] = enabled
+    if days is not None:
+        values["reminder_days"] = _days_text(days)
+    return values
+
+
+def settings_of(conn: Connection, chat_ids: list[int]) -> dict[int, ChatSettings]:
+    """The settings of these chats in one query (the sweep's claimed batch)."""
+    found: dict[int, ChatSettings] = {chat_id: ChatSettings(chat_id) for chat_id in chat_ids}
+    if chat_ids:
+        for row in conn.execute(select(CHAT).where(CHAT.c.chat_id.in_(chat_ids))).all():
+            found[int(row.chat_id)] = ChatSettings.of_row(int(row.chat_id), row)
+    return found
+
+
+class Chats(Repository):
+    async def chat(self, chat_id: int) -> ChatSettings:
+        """The chat's settings, and whether it has a calendar feed (in the same read)."""
+        has_calendar = exists().where(CALENDAR_FEED.c.chat_id == chat_id)
+        statement = select(CHAT, has_calendar.label("has_calendar")).where(
+            CHAT.c.chat_id == chat_id
+        )
+
+        def work(conn: Connection) -> ChatSettings:
+            row = conn.execute(statement).first()
+            if row is None:  # no settings saved: defaults, and whether a feed exists all the same
+                return ChatSettings(
+                    chat_id, has_calendar=bool(conn.execute(select(has_calendar)).scalar())
+                )
+            return ChatSettings.of_row(chat_id, row)
+
+        return await self._run(work)
+
+    def upsert(self, chat_id: int, values: dict[str, Any]) -> Executable:
+        """Set `values`, making the row if the chat has none; returns the whole row."""
+        now = self._now()
+        return (
+            self._insert(CHAT)
+            .values(chat_id=chat_id, created_at=now, updated_at=now, **values)
+            .on_conflict_do_update(index_elements=["chat_id"], set_={**values, "updated_at": now})
+            .returning(*CHAT.c)
+        )
+
+    async def _update(self, chat_id: int, values: dict[str, Any]) -> None:
+        statement = self.upsert(chat_id, values)
+        # Fetched: SQLite cannot commit while a RETURNING statement still has rows to give.
+        await self._run(lambda conn: conn.execute(statement).first())
+
+    async def set_language(self, chat_id: int, language: str | None) -> None:
+        await self._update(chat_id, {"language": language})
+
+    async def set_pickup_branch(self, chat_id: int, branch: str | None) -> None:
+        await self._update(chat_id, {"pickup_branch": branch})
+
+    async def set_active(self, chat_id: int, active: bool) -> None:
+        await self._update(chat_id, {"active": active})
+
+    async def set_telegram_language(self, chat_id: int, code: str | None) -> None:
+        """Remember Telegram's `language_code` (cut to 16 characters) for unasked messages."""
+        await self._update(chat_id, {"telegram_language": (code or None) and code[:16]})
+
+    async def set_fresh_login(self, chat_id: int, fresh: bool) -> None:
+        await self._update(chat_id, {"fresh_login": fresh})
+
+    async def set_account_ended(self, chat_id: int, reason: str | None) -> None:
+        """Why the chat has no account any more (None once a new one is connected)."""
+        await self._update(chat_id, {"account_ended": reason})
+
+    async def set_connected(self, chat_id: int) -> None:
+        """A new account is connected: no reason for its absence, no fresh login to ask."""
+        await self._update(chat_id, {"account_ended": None, "fresh_login": False})
+
+    @staticmethod
+    def expired(now: datetime) -> Executable:
+        """The settings of chats that blocked the bot long enough ago and have no account."""
+        return delete(CHAT).where(
+            CHAT.c.active == false(),
+            CHAT.c.updated_at <= now - BLOCKED_CHAT_RETENTION,
+            ~exists().where(ACCOUNT.c.chat_id == CHAT.c.chat_id),
+        )

@@ -1,0 +1,74 @@
+"""Refused renewals (table `renewal_refusal`): a loan the library would not renew, with its
+reason as sent, so the bot stops offering it while the due date holds."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import delete, select
+from sqlalchemy.engine import Connection
+
+from library_bot.storage.database import Repository, chunks
+from library_bot.storage.tables import RENEWAL_REFUSAL
+
+# How long a refused renewal is remembered (while the due date stays the same): after that
+# the bot offers the loan again, as a reservation may have been cancelled meanwhile.
+REFUSAL_TTL = timedelta(days=7)
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A renewal the library refused: the reason as sent, for the loan's due date then."""
+
+    loan_id: str
+    due: str
+    reason: str
+    refused_at: datetime
+
+
+class Refusals(Repository):
+    async def record_refusal(self, chat_id: int, loan_id: str, due: str, reason: str) -> None:
+        """Remember that the library refused to renew `loan_id` (due `due`), and why."""
+        values = {"due": due[:64], "reason": reason[:200], "refused_at": self._now()}
+        statement = (
+            self._insert(RENEWAL_REFUSAL)
+            .values(chat_id=chat_id, loan_id=loan_id[:300], **values)
+            .on_conflict_do_update(index_elements=["chat_id", "loan_id"], set_=values)
+        )
+        await self._run(lambda conn: conn.execute(statement))
+
+    async def refusals(self, chat_id: int) -> dict[str, Refusal]:
+        """Loan id -> the refusal still remembered (younger than `REFUSAL_TTL`)."""
+        return (await self.refusals_many([chat_id])).get(chat_id, {})
+
+    async def refusals_many(self, chat_ids: Sequence[int]) -> dict[int, dict[str, Refusal]]:
+        """`refusals` for several chats in one query (the sweep's groups)."""
+        found: dict[int, dict[str, Refusal]] = {}
+        unique = list(dict.fromkeys(chat_ids))
+        if not unique:
+            return found
+        since = self._now() - REFUSAL_TTL
+
+        def work(conn: Connection) -> None:
+            for chunk in chunks(unique):
+                rows = conn.execute(
+                    select(RENEWAL_REFUSAL).where(
+                        RENEWAL_REFUSAL.c.chat_id.in_(chunk),
+                        RENEWAL_REFUSAL.c.refused_at > since,
+                    )
+                )
+                for row in rows:
+                    found.setdefault(int(row.chat_id), {})[row.loan_id] = Refusal(
+                        row.loan_id, row.due, row.reason, row.refused_at
+                    )
+
+        await self._run(work)
+        return found
+
+    async def clear_refusal(self, chat_id: int, loan_id: str) -> None:
+        statement = delete(RENEWAL_REFUSAL).where(
+            RENEWAL_REFUSAL.c.chat_id == chat_id, RENEWAL_REFUSAL.c.loan_id == loan_id
+        )
+        await self._run(lambda conn: conn.execute(statement))

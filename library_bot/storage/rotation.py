@@ -1,0 +1,69 @@
+"""Key rotation: every stored token (accounts and pending links) re-sealed under the newest key,
+in batches, so that an older key can then be removed from `TOKEN_KEYS`."""
+
+from __future__ import annotations
+
+import logging
+from functools import partial
+from typing import Any
+
+from sqlalchemy import Row, Table, not_, select, update
+from sqlalchemy.engine import Connection
+from sqlalchemy.sql.expression import Executable
+
+from library_bot.storage.crypto import TokenCipher, TokenDecryptError
+from library_bot.storage.database import Database, execute_all
+from library_bot.storage.tables import ACCOUNT, PENDING_LINK
+
+log = logging.getLogger(__name__)
+ROTATE_BATCH = 200
+# Each table holding sealed tokens, by the column its batches are ordered by.
+SEALED = ((ACCOUNT, "chat_id"), (PENDING_LINK, "code_hash"))
+
+
+def _all_rows(query: Executable, conn: Connection) -> list[Row[Any]]:
+    return list(conn.execute(query).all())
+
+
+async def rotate_tokens(database: Database, cipher: TokenCipher) -> int:
+    """Re-encrypt every token not sealed under the newest key; how many were."""
+    rotated = 0
+    for table, key_column in SEALED:
+        rotated += await _rotate_table(database, cipher, table, key_column)
+    return rotated
+
+
+async def _rotate_table(
+    database: Database, cipher: TokenCipher, table: Table, key_column: str
+) -> int:
+    rotated = 0
+    pk = table.c[key_column]
+    last: Any = None
+    while True:
+        query = (
+            select(pk.label("pk"), table.c.chat_id, table.c.token)
+            .where(not_(table.c.token.startswith(cipher.current_prefix)))
+            .order_by(pk)
+            .limit(ROTATE_BATCH)
+        )
+        if last is not None:
+            query = query.where(pk > last)
+        rows = await database.run(partial(_all_rows, query))
+        if not rows:
+            return rotated
+        updates = []
+        for row in rows:
+            try:
+                plain = cipher.decrypt(row.token, int(row.chat_id))
+            except TokenDecryptError as exc:
+                log.warning("cannot rotate the token of chat %s: %s", row.chat_id, exc)
+                continue
+            values: dict[str, Any] = {"token": cipher.encrypt(plain, int(row.chat_id))}
+            if "key_id" in table.c:
+                values["key_id"] = cipher.current_key_id
+            # Only if unchanged meanwhile: a concurrent re-login must not be undone.
+            updates.append(
+                update(table).where(pk == row.pk, table.c.token == row.token).values(**values)
+            )
+        rotated += sum(await database.run(partial(execute_all, statements=updates)))
+        last = rows[-1].pk

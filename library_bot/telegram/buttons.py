@@ -1,0 +1,152 @@
+"""What each inline button stands for: one small typed payload per kind of button.
+
+A button's callback data is only `<ACTION>:<stored id>` (within Telegram's 64 bytes); its
+payload is kept in the store (`Store.put_callbacks`) as the JSON object `encode` makes and is
+read back with `decode`. The shapes are those the stored buttons always had, so buttons shown
+before an upgrade keep working after it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from functools import cache
+from typing import Any, ClassVar, Protocol, TypeVar
+
+from pydantic import TypeAdapter, ValidationError
+
+
+class Payload(Protocol):
+    ACTION: ClassVar[str]
+
+
+P = TypeVar("P", bound=Payload)
+
+
+class ButtonId(str):
+    """In a payload handed to `ui.callback_buttons`: the stored id of button number n of the
+    same batch (a "no" button that must know its "yes"). `ButtonId.of(0)`."""
+
+    __slots__ = ()
+
+    @classmethod
+    def of(cls, index: int) -> ButtonId:
+        return cls(index)
+
+
+@dataclass(frozen=True)
+class CancelHold:
+    """A hold in /holds ("cancel?"), and the "yes" that cancels it (`confirm`)."""
+
+    ACTION: ClassVar[str] = "cancel"
+    order_id: str
+    order_type: str | None = None
+    title: str = ""
+    confirm: bool = False
+
+
+@dataclass(frozen=True)
+class KeepHold:
+    """The "no" beside a cancel's "yes" (`keep`: the "yes" button's stored id)."""
+
+    ACTION: ClassVar[str] = "cancel"
+    keep: str
+    title: str = ""
+
+
+@dataclass(frozen=True)
+class PlaceOrder:
+    """ "Yes" under an order's confirmation: places it, once."""
+
+    ACTION: ClassVar[str] = "order"
+    pid: str
+    branch: str = ""
+    title: str = ""
+
+
+@dataclass(frozen=True)
+class AbortOrder:
+    """ "No" under an order's confirmation (`abort`: the "yes" button's stored id)."""
+
+    ACTION: ClassVar[str] = "order"
+    abort: str
+
+
+@dataclass(frozen=True)
+class OrderFound:
+    """A search result's "Order": leads to the confirmation of `/order <pid>`."""
+
+    ACTION: ClassVar[str] = "search"
+    pid: str
+
+
+@dataclass(frozen=True)
+class SearchWords:
+    """Free text's "🔎 Search for »…«": the search, as `/search <words>` would run it."""
+
+    ACTION: ClassVar[str] = "find"
+    q: str
+
+
+@dataclass(frozen=True)
+class RenewLoan:
+    """One loan's renew button (/renew and reminder digests); `due` as the loan had it."""
+
+    ACTION: ClassVar[str] = "renew"
+    loan_id: str
+    title: str = ""
+    due: str = ""
+
+
+@dataclass(frozen=True)
+class RenewAll:
+    """ "Renew all": the loans of the message it is under (None: every loan)."""
+
+    ACTION: ClassVar[str] = "renewall"
+    loans: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class ReminderChoice:
+    """/reminders: `op` "on", "off", or "days" with the thresholds to use."""
+
+    ACTION: ClassVar[str] = "rem"
+    op: str
+    days: tuple[int, ...] | None = None
+
+
+@dataclass(frozen=True)
+class LanguageChoice:
+    """/language: "da", "en" or "auto"."""
+
+    ACTION: ClassVar[str] = "lang"
+    lang: str
+
+
+@dataclass(frozen=True)
+class ForgetChoice:
+    """/forget: delete everything (`confirm`), or keep it."""
+
+    ACTION: ClassVar[str] = "forget"
+    confirm: bool
+
+
+def encode(payload: Payload) -> dict[str, Any]:
+    """The JSON object stored for `payload` (fields left at None are left out)."""
+    fields = asdict(payload)  # type: ignore[call-overload]
+    return {key: value for key, value in fields.items() if value is not None}
+
+
+@cache
+def _adapter(kind: type[Any]) -> TypeAdapter[Any]:
+    return TypeAdapter(kind)
+
+
+def decode(stored: dict[str, Any], *kinds: type[P]) -> P | None:
+    """The first of `kinds` the stored payload is, else None (a button of no known shape)."""
+    for kind in kinds:
+        try:
+            found: P = _adapter(kind).validate_python(stored)
+        except ValidationError:
+            continue
+        return found
+    return None

@@ -1,0 +1,50 @@
+"""`/calendar`: a private subscription address for the patron's due dates and pick-up days.
+
+`/calendar` makes the address (with the status just fetched in it), `/calendar new` replaces
+it (the old one stops working) and `/calendar off` closes it. Only a hash of the secret is
+stored, so the bot cannot show an address again: a patron who lost it makes a new one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from telegram import Update
+from telegram.ext import BaseHandler, CommandHandler
+
+from library_bot.rules import calendar
+from library_bot.services import services
+from library_bot.telegram.handlers.common import command_status
+from library_bot.telegram.ui import Context, chat_id_of, lang_of, reply
+from library_bot.texts import t
+
+
+def handlers() -> list[BaseHandler[Any, Any, Any]]:
+    return [CommandHandler("calendar", calendar_command)]
+
+
+async def calendar_command(update: Update, context: Context) -> None:
+    svc = services(context)
+    chat_id = chat_id_of(update)
+    words = [word.lower() for word in context.args or []]
+    if words == ["off"]:
+        lang = await lang_of(update, context)
+        closed = await svc.store.calendar.drop(chat_id)
+        await reply(update, context, t(lang, "calendar.off" if closed else "calendar.none"))
+        return
+    if words not in ([], ["new"]):
+        await reply(update, context, t(await lang_of(update, context), "calendar.unknown"))
+        return
+    if not svc.settings.PUBLIC_URL:
+        await reply(update, context, t(await lang_of(update, context), "calendar.no_public_url"))
+        return
+    if not words and (await svc.store.chat(chat_id)).has_calendar:
+        await reply(update, context, t(await lang_of(update, context), "calendar.exists"))
+        return
+    started = await command_status(update, context)
+    if started is None:
+        return
+    lang, status = started
+    secret = await svc.store.calendar.create(chat_id, calendar.dumps(calendar.entries(status)))
+    url = f"{svc.settings.PUBLIC_URL.rstrip('/')}/calendar/{secret}.ics"
+    await reply(update, context, t(lang, "calendar.made", url=url))

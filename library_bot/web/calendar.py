@@ -1,0 +1,49 @@
+"""`GET /calendar/<secret>.ics`: a patron's calendar feed, from what the bot last saw.
+
+Serving it never calls the library services: the entries are kept with the feed. A wrong or
+closed address is a plain 404, the same for both, and the secret is never logged (the
+server keeps no access log).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+from aiohttp import web
+
+from library_bot.rules import calendar
+from library_bot.services import Services
+from library_bot.texts import pick_language
+from library_bot.texts.ical import render_feed
+
+SUFFIX = ".ics"
+# What `secrets.token_urlsafe(24)` makes; anything else is not worth a database query.
+SECRET = re.compile(r"[A-Za-z0-9_-]{32}")
+CONTENT_TYPE = "text/calendar; charset=utf-8"
+
+
+async def calendar_feed(request: web.Request, services: Services) -> web.Response:
+    name = request.match_info.get("name", "")
+    secret = name.removesuffix(SUFFIX)
+    if not name.endswith(SUFFIX) or not SECRET.fullmatch(secret):
+        raise web.HTTPNotFound(text="no such calendar")
+    feed = await services.store.calendar.open(secret)
+    if feed is None:
+        raise web.HTTPNotFound(text="no such calendar")
+    chat = await services.store.chat(feed.chat_id)
+    body = render_feed(
+        calendar.loads(feed.entries) if feed.entries else [],
+        pick_language(chat.language, chat.telegram_language),
+        seen_at=feed.seen_at or dt.datetime.now(dt.UTC),
+    )
+    return web.Response(
+        body=body,
+        headers={
+            "Content-Type": CONTENT_TYPE,
+            "Content-Disposition": 'inline; filename="library.ics"',
+            # Private: the feed is one patron's; clients fetch again after REFRESH anyway.
+            "Cache-Control": "private, max-age=900",
+            "X-Robots-Tag": "noindex",
+        },
+    )

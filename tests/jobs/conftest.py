@@ -1,0 +1,83 @@
+"""A rig for sweeps: the library sandbox, the Telegram stand-in, a real store and client."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from telegram import Bot
+
+from library_bot.config.settings import Settings
+from library_bot.jobs.sweep import SweepReport, sweep
+from library_bot.library.client import LibraryClient
+from library_bot.sandbox.library import LibrarySandbox
+from library_bot.sandbox.telegram import TelegramStandIn
+from library_bot.storage.store import Store
+from tests.fixtures.database import key_text
+from tests.fixtures.telegram import TEST_BOT_TOKEN
+
+
+@dataclass
+class Rig:
+    sandbox: LibrarySandbox
+    telegram: TelegramStandIn
+    store: Store
+    library: LibraryClient
+    bot: Bot
+    settings: Settings
+
+    async def connect(self, chat_id: int, user_id: str, *, language: str = "da") -> str:
+        """A connected patron, the way `/start <code>` leaves one; returns the token."""
+        self.telegram.add_chat(chat_id, language_code=language)
+        token = self.sandbox.issue_token(user_id)
+        code = await self.store.create_pending_link(chat_id, token, None, {"uniqueId": user_id})
+        assert await self.store.complete_link(chat_id, code) is not None
+        await self.store.set_language(chat_id, language)
+        return token
+
+    async def sweep(self, **kwargs: Any) -> SweepReport:
+        kwargs.setdefault("today", self.sandbox.today)
+        kwargs.setdefault("bot", self.bot)
+        return await sweep(store=self.store, library=self.library, settings=self.settings, **kwargs)
+
+    def texts(self, chat_id: int) -> list[str]:
+        return [message.text for message in self.telegram.sent(chat_id)]
+
+
+def rig_settings(
+    sandbox: LibrarySandbox, telegram: TelegramStandIn, database_url: str, keys: list[bytes]
+) -> Settings:
+    return Settings(
+        _env_file=None,  # type: ignore[call-arg]
+        **sandbox.env(),
+        TELEGRAM_BOT_TOKEN=TEST_BOT_TOKEN,
+        TELEGRAM_API_URL=telegram.url,
+        DATABASE_URL=database_url,
+        TOKEN_KEYS=",".join(key_text(key) for key in keys),
+        PUBLIC_URL="http://127.0.0.1:9",
+        SWEEP_CONCURRENCY=4,
+        HTTP_PROXY=None,
+        HTTPS_PROXY=None,
+        ALL_PROXY=None,
+    )
+
+
+@pytest.fixture
+async def rig(
+    library_sandbox: LibrarySandbox,
+    telegram: TelegramStandIn,
+    database_url: str,
+    store_keys: list[bytes],
+) -> AsyncIterator[Rig]:
+    settings = rig_settings(library_sandbox, telegram, database_url, store_keys)
+    store = await Store.open(database_url, store_keys)
+    library = LibraryClient.from_settings(settings)
+    bot = Bot(TEST_BOT_TOKEN, base_url=f"{telegram.url}/bot")
+    try:
+        async with bot:
+            yield Rig(library_sandbox, telegram, store, library, bot, settings)
+    finally:
+        await library.aclose()
+        await store.close()

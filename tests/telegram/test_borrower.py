@@ -1,0 +1,313 @@
+"""/loans, /holds (and cancelling a hold) and /debt: the real handlers against the sandbox."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from collections.abc import Callable
+from typing import Any
+
+from library_bot.texts.catalog import borrower as catalogue
+from tests.fixtures.bot import BotFactory, BotHarness
+from tests.fixtures.patrons import JONAS, KAREN, METTE, OLE
+
+Messages = list[Any]
+
+
+async def command(
+    bot: BotHarness,
+    chat_id: int,
+    text: str,
+    *,
+    until: Callable[[Messages], bool] | None = None,
+    timeout: float = 10,  # noqa: ASYNC109
+) -> Messages:
+    """Send `text`; the bot's new messages once `until` holds (default: the first one came)."""
+    before = len(bot.telegram.sent(chat_id))
+    await bot.telegram.send_text(chat_id, text)
+    done = until or (lambda messages: len(messages) >= 1)
+    async with asyncio.timeout(timeout):
+        while True:
+            new: Messages = bot.telegram.sent(chat_id)[before:]
+            if new and done(new):
+                return new
+            await asyncio.sleep(0.01)
+
+
+def buttons(message: Any) -> list[str]:
+    return [button.text for row in message.buttons for button in row]
+
+
+async def wait_answer(bot: BotHarness, query_id: str, timeout: float = 5) -> dict[str, Any]:  # noqa: ASYNC109
+    async with asyncio.timeout(timeout):
+        while True:
+            answer: dict[str, Any] | None = bot.telegram.callback_answers.get(query_id)
+            if answer is not None:
+                return answer
+            await asyncio.sleep(0.01)
+
+
+# --- /loans ---------------------------------------------------------------------------------
+
+
+async def test_loans_are_sorted_marked_and_escaped_in_danish(bot: BotHarness) -> None:
+    await bot.connect(1, KAREN)
+    [reply] = await command(bot, 1, "/loans")
+    text = reply.text
+    assert "Dine lån (7)" in text
+    # Soonest first: overdue, today, tomorrow, in 3 days, then the later ones.
+    order = [
+        text.index(title)
+        for title in (
+            "Rødt & sort <2. udgave>",
+            "Snak_om_*stjerner*",
+            "Æbler, øl og ålegræs",
+            "Kongens fald",
+            "Den afrikanske farm",
+        )
+    ]
+    assert order == sorted(order)
+    assert "2 dage over tid" in text
+    assert "(i dag)" in text and "(i morgen)" in text and "(om 3 dage)" in text
+    assert "🔴 Rødt & sort" in text
+    assert "Ærø Østergård" in text
+    # Danish dates as a Danish reader writes them ("24. nov.").
+    assert re.search(r"afleveres \d{1,2}\. [a-zæøå]{3}\.", text)
+    assert "<b>Rødt &amp; sort &lt;2. udgave&gt;</b>" in reply.html
+
+
+async def test_loans_in_english(bot: BotHarness) -> None:
+    await bot.connect(2, KAREN, language_code="en")
+    [reply] = await command(bot, 2, "/loans")
+    assert "Your loans (7)" in reply.text
+    assert "2 days overdue" in reply.text
+    assert "(tomorrow)" in reply.text
+    assert re.search(r"due \d{1,2} [A-Z][a-z]{2}", reply.text)
+
+
+def _loan_count(messages: Messages) -> int:
+    return sum(len(re.findall(r"afleveres ", m.text)) for m in messages)
+
+
+async def test_sixty_five_loans_are_split_without_cutting_an_entry(bot: BotHarness) -> None:
+    await bot.connect(3, METTE)
+    messages = await command(bot, 3, "/loans", until=lambda new: _loan_count(new) >= 65)
+    assert len(messages) > 1
+    assert _loan_count(messages) == 65
+    assert "Dine lån (65)" in messages[0].text
+    for message in messages:
+        assert len(message.text) <= 4096
+        # Every entry is whole: a bold title followed by its due line.
+        for entry in message.html.split("\n\n")[1 if message is messages[0] else 0 :]:
+            assert entry.count("<b>") == entry.count("</b>") == 1, entry
+            assert "afleveres" in entry, entry
+    # The Danish day-first date (dd/mm/yyyy) is read: shown, sorted and counted like the rest.
+    everything = "\n".join(m.text for m in messages)
+    assert not re.search(r"\d{2}/\d{2}/\d{4}", everything)
+    assert everything.count(" (") == 1 + 65  # the header, and every entry's days left
+
+
+async def test_no_loans(bot: BotHarness) -> None:
+    await bot.connect(4, OLE, language_code="en")
+    [reply] = await command(bot, 4, "/loans")
+    assert reply.text == "📚 You have no loans right now."
+
+
+# --- /holds and cancelling ------------------------------------------------------------------
+
+
+async def test_holds_ready_first_with_branch_names(bot: BotHarness) -> None:
+    await bot.connect(5, KAREN)
+    [reply] = await command(bot, 5, "/holds")
+    text = reply.text
+    assert "Dine reserveringer (4)" in text
+    ready = text.index("Klar til afhentning")
+    waiting = text.index("Venter")
+    assert ready < text.index("Kvinden i buret") < text.index("Frøken Smillas") < waiting
+    assert waiting < text.index("Hundrede års ensomhed") and waiting < text.index("Dune")
+    assert "Afhentningsnr. 4" in text and "Afhentningsnr. 17" in text
+    assert "hentes senest" in text
+    assert "nr. 4 i køen" in text
+    assert "Behandles" in text
+    assert "Afhentes på Vesterbro Bibliotek" in text
+    assert "Afhentes på Københavns Hovedbibliotek" in text
+    assert buttons(reply) == [
+        "✖ Annullér: Kvinden i buret",
+        "✖ Annullér: Frøken Smillas fornemmelse for sne",
+        "✖ Annullér: Hundrede års ensomhed",
+        "✖ Annullér: Dune",
+    ]
+    # Branch names are public data, fetched with the anonymous token and then cached.
+    calls = bot.sandbox.calls["platform GET /v3/libraries"]
+    assert calls == 1
+    await command(bot, 5, "/holds")
+    assert bot.sandbox.calls["platform GET /v3/libraries"] == calls
+
+
+async def test_holds_show_the_isil_id_when_branch_names_fail(bot: BotHarness) -> None:
+    await bot.connect(6, JONAS, language_code="en")
+    bot.sandbox.faults.fail_next["/v3/libraries"] = [500, 500]
+    [reply] = await command(bot, 6, "/holds")
+    assert "Pick up at DK-710100" in reply.text
+    assert "Klara og solen" in reply.text
+    assert "Pick-up no. 23" in reply.text
+
+
+async def test_no_holds(bot: BotHarness) -> None:
+    await bot.connect(7, OLE)
+    [reply] = await command(bot, 7, "/holds")
+    assert reply.text == "📌 Du har ingen reserveringer lige nu."
+    assert reply.buttons == []
+
+
+async def test_cancel_a_hold_after_confirmation(bot: BotHarness) -> None:
+    await bot.connect(8, KAREN, language_code="en")
+    [holds] = await command(bot, 8, "/holds")
+    confirm = await bot.tap(8, holds, "✖ Cancel: Dune")
+    assert confirm is not None
+    assert confirm.text == "Do you want to cancel your hold on Dune?"
+    # The confirming button comes first.
+    assert buttons(confirm) == ["✖ Yes, cancel it", "No, keep it"]
+    assert len(bot.sandbox.patron_data(KAREN).orders) == 4
+    done = await bot.tap(8, confirm, "✖ Yes, cancel it")
+    assert done is not None
+    assert done.text == "✅ Your hold on Dune is cancelled."
+    assert done.buttons == []
+    titles = [order["title"] for order in bot.sandbox.patron_data(KAREN).orders]
+    assert "Dune" not in titles and len(titles) == 3
+
+
+async def test_keep_a_hold(bot: BotHarness) -> None:
+    await bot.connect(9, KAREN)
+    [holds] = await command(bot, 9, "/holds")
+    confirm = await bot.tap(9, holds, "✖ Annullér: Kvinden i buret")
+    assert confirm is not None
+    kept = await bot.tap(9, confirm, "Nej, behold den")
+    assert kept is not None
+    assert "er beholdt" in kept.text
+    assert len(bot.sandbox.patron_data(KAREN).orders) == 4
+    assert bot.sandbox.calls["platform GET /v3/order"] == 0
+
+
+async def test_cancelling_a_hold_that_is_gone_says_why(bot: BotHarness) -> None:
+    await bot.connect(10, KAREN)
+    [holds] = await command(bot, 10, "/holds")
+    confirm = await bot.tap(10, holds, "✖ Annullér: Dune")
+    assert confirm is not None
+    bot.sandbox.patron_data(KAREN).orders.clear()
+    refused = await bot.tap(10, confirm, "✖ Ja, annullér den")
+    assert refused is not None
+    assert refused.text.startswith("Reserveringen af Dune findes ikke længere")
+
+
+# --- /debt ----------------------------------------------------------------------------------
+
+
+async def test_debt_lists_items_and_total(bot: BotHarness) -> None:
+    await bot.connect(11, KAREN)
+    [reply] = await command(bot, 11, "/debt")
+    assert "Det skylder du biblioteket" in reply.text
+    assert "Rødt & sort <2. udgave>" in reply.text
+    # Babel's currency format keeps amount and unit together with a no-break space.
+    assert "45,50\u00a0kr." in reply.text and "20,00\u00a0kr." in reply.text
+    assert "I alt: 65,50\u00a0kr." in reply.text
+
+
+async def test_debt_in_english(bot: BotHarness) -> None:
+    await bot.connect(12, KAREN, language_code="en")
+    [reply] = await command(bot, 12, "/debt")
+    assert "What you owe the library" in reply.text
+    assert "DKK\u00a045.50" in reply.text
+    assert "Total: DKK\u00a065.50" in reply.text
+
+
+async def test_zero_debt_means_owing_nothing(bot: BotHarness) -> None:
+    await bot.connect(13, OLE)
+    [reply] = await command(bot, 13, "/debt")
+    assert reply.text == "💚 Du skylder ikke biblioteket noget."
+
+
+async def test_jonas_owes_nothing_and_has_one_loan(bot: BotHarness) -> None:
+    await bot.connect(14, JONAS, language_code="en")
+    [debt] = await command(bot, 14, "/debt")
+    assert debt.text == "💚 You owe the library nothing."
+    [loans] = await command(bot, 14, "/loans")
+    assert "Your loans (1)" in loans.text and "Lykke-Per" in loans.text
+    assert "(in 3 days)" in loans.text
+
+
+# --- not connected and failures -------------------------------------------------------------
+
+
+async def test_not_connected_gets_the_login_button(bot: BotHarness) -> None:
+    bot.add_chat(15, language_code="en")
+    for text in ("/loans", "/holds", "/debt", "/renew", "/order 870970-basis:22677608"):
+        [reply] = await command(bot, 15, text)
+        assert "not logged in" in reply.text, text
+        assert reply.buttons or "http" in reply.text, text
+    assert sum(bot.sandbox.calls[f"platform GET /v3/{name}"] for name in ("user", "order")) == 0
+
+
+async def test_platform_down(bot: BotHarness) -> None:
+    await bot.connect(16, KAREN)
+    bot.sandbox.faults.down.add("platform")
+    for text in ("/loans", "/holds", "/debt"):
+        [reply] = await command(bot, 16, text)
+        assert "svarer ikke" in reply.text, text
+
+
+async def test_platform_error_500_and_malformed(bot: BotHarness) -> None:
+    await bot.connect(17, KAREN, language_code="en")
+    bot.sandbox.faults.fail_next["/v3/user"] = [500]
+    [reply] = await command(bot, 17, "/loans")
+    assert "not answering" in reply.text
+    bot.sandbox.faults.malformed.add("platform")
+    [reply] = await command(bot, 17, "/holds")
+    assert "not answering" in reply.text or "unexpected" in reply.text
+    bot.sandbox.faults.malformed.clear()
+    [reply] = await command(bot, 17, "/loans")
+    assert "Your loans (7)" in reply.text
+
+
+async def test_slow_platform_answers_within_the_time_limit(bot_factory: BotFactory) -> None:
+    bot = await bot_factory(LIBRARY_TIMEOUT=1.0)
+    await bot.connect(18, KAREN)
+    bot.sandbox.faults.latency["platform"] = 4.0
+    started = time.monotonic()
+    [reply] = await command(bot, 18, "/holds", timeout=10)
+    assert "svarer ikke" in reply.text
+    assert time.monotonic() - started < 4.0
+
+
+async def test_expired_token_leads_to_the_reconnect_prompt(bot: BotHarness) -> None:
+    await bot.connect(19, KAREN)
+    account = await bot.store.account(19)
+    assert account is not None
+    bot.sandbox.expire_token(account.token)
+    [reply] = await command(bot, 19, "/debt")
+    assert "Log ind igen" in reply.text or "udløbet" in reply.text
+    assert reply.buttons or "http" in reply.text
+    assert await bot.store.account(19) is None
+
+
+def test_catalogue_keys_are_borrower_keys() -> None:
+    # Placeholders and translations of every catalogue: tests/texts/test_messages.py.
+    assert catalogue.MESSAGES
+    for message in catalogue.MESSAGES:
+        assert message.key.startswith("borrower."), message.key
+
+
+async def test_user_authentication_failed_is_told_as_the_library_not_accepting_you(
+    bot: BotHarness,
+) -> None:
+    await bot.connect(12, KAREN, language_code="en")
+    bot.sandbox.refuse_patron(KAREN)  # /v3/user: 500 "User authentication failed", as recorded
+    [reply] = await command(bot, 12, "/loans")
+    assert reply.text.startswith("⚠️ Your library could not look you up as a patron right now")
+    assert "(“User authentication failed”)" in reply.text
+    assert await bot.store.account(12) is not None  # not a reason to forget the login
+    bot.sandbox.refuse_patron(KAREN, False)
+    [holds] = await command(bot, 12, "/holds")
+    # The recorded shapes: a hold "At reservation shelf" with its last day, an NCIP order id.
+    assert "Ready for pick-up" in holds.text and "collect by" in holds.text

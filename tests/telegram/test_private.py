@@ -1,0 +1,250 @@
+"""Private by design: accounts only in private chats, buttons bound to their user, edits that
+re-run nothing, a cap on login states, and a command's buttons stored in one transaction.
+
+All against the real bot, the Telegram stand-in (groups, members, edits) and the sandbox.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import httpx
+from sqlalchemy import event, text
+from sqlalchemy.engine import Engine
+
+from library_bot.storage.store import LIVE_LOGIN_STATES
+from library_bot.telegram.handlers import COMMANDS
+from tests.fixtures.bot import DEEP_LINK, BotHarness
+from tests.fixtures.patrons import KAREN
+from tests.fixtures.telegram import TEST_BOT_TOKEN, TEST_BOT_USERNAME
+
+ALICE, BOB = 7101, 7102  # members of the group; ALICE is Karen, connected in her private chat
+GROUP = -1001234567890
+QUIET = 0.4
+ACCOUNT_COMMANDS = [
+    "/login",
+    "/start ABCD2345",
+    "/loans",
+    "/holds",
+    "/debt",
+    "/order 870970-basis:29318871",
+    "/renew",
+    "/reminders off",
+    "/logout",
+    "/forget",
+    "/search kongens fald",
+    "/nonsense",
+]
+
+
+async def _rows(bot: BotHarness, sql: str) -> list[tuple[Any, ...]]:
+    return await bot.store.database.run(
+        lambda conn: [tuple(row) for row in conn.execute(text(sql)).all()]
+    )
+
+
+async def _dump(bot: BotHarness) -> str:
+    tables = ("chat", "login_state", "pending_link", "account", "callback_ref", "reminder_log")
+    return "\n".join([str(await _rows(bot, f"SELECT * FROM {table}")) for table in tables])  # noqa: S608
+
+
+async def _until(done: Callable[[], bool]) -> None:
+    async with asyncio.timeout(10):
+        while True:
+            if done():
+                return
+            await asyncio.sleep(0.01)
+
+
+async def _answers(bot: BotHarness, chat_id: int, before: int, count: int = 1) -> list[Any]:
+    await _until(lambda: len(bot.telegram.sent(chat_id)) >= before + count)
+    await asyncio.sleep(QUIET)
+    return bot.telegram.sent(chat_id)[before:]
+
+
+async def _answer_of(bot: BotHarness, query_id: str) -> dict[str, Any]:
+    await _until(lambda: query_id in bot.telegram.callback_answers)
+    return bot.telegram.callback_answers[query_id]
+
+
+async def _group_with_karen(bot: BotHarness) -> None:
+    await bot.connect(ALICE, KAREN, language_code="en")
+    bot.add_chat(BOB, language_code="da")
+    bot.telegram.add_group(GROUP, title="Book club")
+
+
+async def test_group_account_commands_point_to_a_private_chat_and_touch_nothing(
+    bot: BotHarness,
+) -> None:
+    await _group_with_karen(bot)
+    stored = await _dump(bot)
+    platform = bot.sandbox.calls.copy()
+    for command in ACCOUNT_COMMANDS:
+        for member in (ALICE, BOB):
+            before = len(bot.telegram.sent(GROUP))
+            await bot.telegram.send_text(GROUP, command, user_id=member)
+            [reply] = await _answers(bot, GROUP, before)
+            assert f"https://t.me/{TEST_BOT_USERNAME}" in reply.text, (command, reply.text)
+            assert "🔒" in reply.text and "Kongens fald" not in reply.text
+            assert reply.buttons[0][0].url == f"https://t.me/{TEST_BOT_USERNAME}"
+    # Nothing read from the platform, nothing written: no state, link, button or settings row.
+    assert bot.sandbox.calls == platform
+    assert await _dump(bot) == stored
+    assert await bot.store.account(ALICE) is not None  # Karen is still connected, privately
+
+
+async def test_group_still_gets_start_help_and_other_bots_commands_are_left_alone(
+    bot: BotHarness,
+) -> None:
+    await _group_with_karen(bot)
+    before = len(bot.telegram.sent(GROUP))
+    await bot.telegram.send_text(GROUP, "/help", user_id=BOB)
+    await bot.telegram.send_text(GROUP, f"/start@{TEST_BOT_USERNAME}", user_id=BOB)
+    await bot.telegram.send_text(GROUP, "/loans@some_other_bot", user_id=BOB)
+    help_reply, start_reply = await _answers(bot, GROUP, before, count=2)
+    assert "/loans" in help_reply.text and "🔒" not in help_reply.text
+    assert "🔒" not in start_reply.text
+    # The private chat's commands are untouched by the guard.
+    reply = await bot.send(ALICE, "/debt")
+    assert "45.50" in reply.text
+
+
+async def test_channel_posts_get_the_pointer(bot: BotHarness) -> None:
+    channel = -1009876543210
+    bot.telegram.add_group(channel, title="News", chat_type="channel")
+    before = len(bot.telegram.sent(channel))
+    await bot.telegram.send_text(channel, "/loans")
+    [reply] = await _answers(bot, channel, before)
+    assert "🔒" in reply.text and await _rows(bot, "SELECT * FROM login_state") == []
+
+
+async def _post_with_button(bot: BotHarness, chat_id: int, data: str) -> int:
+    """A message with one button in `chat_id`, as an earlier version of the bot sent it."""
+    async with httpx.AsyncClient() as http:
+        response = await http.post(
+            f"{bot.telegram.url}/bot{TEST_BOT_TOKEN}/sendMessage",
+            json={
+                "chat_id": chat_id,
+                "text": "Forny",
+                "reply_markup": {"inline_keyboard": [[{"text": "Forny", "callback_data": data}]]},
+            },
+        )
+    return int(response.json()["result"]["message_id"])
+
+
+async def test_account_buttons_in_a_group_are_refused_and_not_claimed(bot: BotHarness) -> None:
+    await _group_with_karen(bot)
+    [ref_id] = await bot.store.put_callbacks(
+        GROUP, [("renew", {"loan_id": "L1", "title": "x"})], user_id=ALICE
+    )
+    message_id = await _post_with_button(bot, GROUP, f"renew:{ref_id}")
+    platform = bot.sandbox.calls.copy()
+    for member in (ALICE, BOB):
+        query_id = await bot.telegram.tap(GROUP, message_id, f"renew:{ref_id}", user_id=member)
+        answer = await _answer_of(bot, query_id)
+        assert f"t.me/{TEST_BOT_USERNAME}" in answer["text"] and "🔒" in answer["text"]
+    await asyncio.sleep(QUIET)
+    assert bot.sandbox.calls == platform
+    [(used_at,)] = await _rows(bot, "SELECT used_at FROM callback_ref")
+    assert used_at is None
+    assert len(bot.telegram.sent(GROUP)) == 1  # only the posted message: no answer in the chat
+
+
+async def test_a_button_works_only_for_the_user_who_was_shown_it(bot: BotHarness) -> None:
+    await _group_with_karen(bot)
+    before = len(bot.telegram.sent(GROUP))
+    await bot.telegram.send_text(GROUP, "/language", user_id=BOB)
+    [prompt] = await _answers(bot, GROUP, before)
+    english = prompt.button("English").callback_data
+    # Alice presses Bob's button: refused politely, nothing changes.
+    query_id = await bot.telegram.tap(GROUP, prompt.message_id, english, user_id=ALICE)
+    # In the presser's language (the group has none saved): Alice reads English.
+    assert "the person who asked" in (await _answer_of(bot, query_id))["text"]
+    await asyncio.sleep(QUIET)
+    assert (await bot.store.chat(GROUP)).language is None
+    assert bot.telegram.sent(GROUP)[-1].edits == 0
+    # Bob's own press works.
+    await bot.telegram.tap(GROUP, prompt.message_id, english, user_id=BOB)
+    await _until(lambda: bot.telegram.sent(GROUP)[-1].edits == 1)
+    assert (await bot.store.chat(GROUP)).language == "en"
+
+
+async def test_buttons_are_stored_with_their_user(bot: BotHarness) -> None:
+    await bot.connect(ALICE, KAREN)
+    await bot.send(ALICE, "/renew")
+    owners = await _rows(bot, "SELECT DISTINCT chat_id, user_id FROM callback_ref")
+    assert owners == [(ALICE, ALICE)]
+
+
+async def test_an_edited_message_does_not_run_a_command_again(bot: BotHarness) -> None:
+    await bot.connect(ALICE, KAREN)
+    before = len(bot.telegram.sent(ALICE))
+    message_id = await bot.telegram.send_text(ALICE, "/help")
+    await _answers(bot, ALICE, before)
+    await bot.telegram.edit_text(ALICE, message_id, "/logout")
+    await bot.telegram.edit_text(ALICE, message_id, "/help")
+    await asyncio.sleep(1.0)
+    assert len(bot.telegram.sent(ALICE)) == before + 1
+    assert await bot.store.account(ALICE) is not None
+
+
+async def test_login_spam_keeps_a_few_states_and_the_newest_link_works(bot: BotHarness) -> None:
+    chat = 7103
+    bot.add_chat(chat, language_code="en")
+    urls = [await bot.login_url(chat) for _ in range(3 * LIVE_LOGIN_STATES)]
+    # Every /login answered with a working prompt; the table holds the newest few only.
+    assert len(set(urls)) == len(urls)
+    assert await _rows(bot, "SELECT count(*) FROM login_state") == [(LIVE_LOGIN_STATES,)]
+    page = await bot.follow(await bot.log_in_at_library(urls[-1], KAREN))
+    found = DEEP_LINK.search(page.text)
+    assert page.status_code == 200 and found
+    reply = await bot.send(chat, f"/start {found.group(1)}")
+    assert "✅" in reply.text
+    # The oldest links were dropped: their callback says so and spends no token call.
+    old = await bot.follow(await bot.log_in_at_library(urls[0], KAREN))
+    assert old.status_code == 410
+
+
+@contextmanager
+def _callback_inserts() -> Iterator[list[int]]:
+    """Every INSERT into callback_ref any engine runs, as the number of rows it carried."""
+    seen: list[int] = []
+
+    def count(*args: Any) -> None:
+        _, _, statement, params, _, many = args
+        if statement.lstrip().upper().startswith("INSERT INTO CALLBACK_REF"):
+            seen.append(len(params) if many else 1)
+
+    event.listen(Engine, "before_cursor_execute", count)
+    try:
+        yield seen
+    finally:
+        event.remove(Engine, "before_cursor_execute", count)
+
+
+async def test_a_commands_buttons_are_stored_in_one_statement(bot: BotHarness) -> None:
+    await bot.connect(ALICE, KAREN)
+    for command in ("/renew", "/holds", "/reminders", "/language", "/forget"):
+        with _callback_inserts() as inserts:
+            reply = await bot.send(ALICE, command)
+            await asyncio.sleep(0.2)  # /holds may split its answer; buttons come last
+        buttons = sum(
+            1
+            for message in bot.telegram.sent(ALICE)
+            for row in message.buttons
+            for button in row
+            if button.callback_data and message.message_id >= reply.message_id
+        )
+        assert buttons >= 2, command
+        assert inserts == [buttons], (command, inserts)
+
+
+def test_the_guard_knows_every_contract_command() -> None:
+    # A new command is private by default: only these may answer in a group.
+    from library_bot.telegram.guard import GROUP_COMMANDS
+
+    assert {"start", "help", "language"} == GROUP_COMMANDS
+    assert set(COMMANDS) >= GROUP_COMMANDS

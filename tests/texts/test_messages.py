@@ -1,0 +1,220 @@
+"""The gettext catalogues: every text translated, the same placeholders and tags in every form,
+the checked-in template current, the .po compiling to the .mo in use, and every key used exists."""
+
+from __future__ import annotations
+
+import ast
+import gettext
+import io
+import re
+import shutil
+import string
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from babel.messages.catalog import Catalog, Message
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+
+import library_bot
+import library_bot.texts as texts
+from library_bot.texts import LOCALE_DIR, keys, load_messages
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = Path(library_bot.__file__).parent
+POT = LOCALE_DIR / "messages.pot"
+TRANSLATED = ("da",)  # every language but the English source
+MESSAGES = load_messages()
+_TAG = re.compile(r"</?[A-Za-z][^>]*>")
+
+
+def _po(lang: str) -> Catalog:
+    with (LOCALE_DIR / lang / "LC_MESSAGES" / "messages.po").open("rb") as fh:
+        return read_po(fh, locale=lang)
+
+
+def _entries(catalog: Catalog) -> dict[str, Message]:
+    return {str(message.context): message for message in catalog if message.id}
+
+
+def _forms(value: str | tuple[str, ...] | list[str]) -> list[str]:
+    return [value] if isinstance(value, str) else list(value)
+
+
+def _shape(template: str) -> tuple[set[str], Counter[str]]:
+    """What must survive translation: the `{name}` fields and the HTML tags."""
+    fields = {name for _, name, _, _ in string.Formatter().parse(template) if name is not None}
+    return fields, Counter(_TAG.findall(template))
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_every_text_has_a_danish_translation_and_nothing_else_is_there(lang: str) -> None:
+    entries = _entries(_po(lang))
+    assert set(MESSAGES) - set(entries) == set(), "not in the .po: run `make messages`"
+    assert set(entries) - set(MESSAGES) == set(), "in the .po only: run `make messages`"
+    for key, message in MESSAGES.items():
+        entry = entries[key]
+        source = message.text if message.plural is None else (message.text, message.plural)
+        # The msgid is what the lookup uses: a stale one shows the patron English.
+        assert entry.id == source, f"{key}: the .po has an old English text (`make messages`)"
+        assert not entry.fuzzy, f"{key}: fuzzy, the translator has to check it"
+        forms = _forms(entry.string)
+        assert len(forms) == (1 if message.plural is None else 2), key
+        assert all(form.strip() for form in forms), f"{key}: not translated"
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_placeholders_and_tags_are_the_same_in_every_form(lang: str) -> None:
+    entries = _entries(_po(lang))
+    for key, message in MESSAGES.items():
+        english = [message.text] + ([message.plural] if message.plural is not None else [])
+        shape = _shape(english[0])
+        for text in english[1:] + _forms(entries[key].string):
+            assert _shape(text) == shape, f"{key}: {text!r} differs from {english[0]!r}"
+
+
+def test_the_shape_check_can_fail() -> None:
+    assert _shape("<b>{count}</b> x") != _shape("<b>{n}</b> x")
+    assert _shape("<b>{count}</b> x") != _shape("<i>{count}</i> x")
+    assert _shape("<b>{count}</b> x") != _shape("{count} x")
+
+
+def test_danish_plural_forms() -> None:
+    catalog = _po("da")
+    assert catalog.plural_forms == "nplurals=2; plural=(n != 1);"
+    assert not catalog.fuzzy
+
+
+def test_the_checked_in_template_is_what_make_messages_extracts(tmp_path: Path) -> None:
+    make = shutil.which("make")
+    assert make is not None, "make is needed to run the same extraction as `make messages`"
+    fresh = tmp_path / "messages.pot"
+    result = subprocess.run(  # noqa: S603 - our own Makefile, fixed arguments
+        [
+            make,
+            "--no-print-directory",
+            "-s",
+            "-C",
+            str(ROOT),
+            "extract-messages",
+            f"POT={fresh}",
+            f"BIN={Path(sys.executable).parent}",
+            "STAMP=",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+
+    def load(path: Path) -> list[tuple[object, ...]]:
+        with path.open("rb") as fh:
+            catalog = read_po(fh)
+        return [
+            (m.context, m.id, tuple(m.auto_comments), tuple(sorted(m.flags)), tuple(m.locations))
+            for m in catalog
+            if m.id
+        ]
+
+    extracted = load(fresh)
+    assert {entry[0] for entry in extracted} == set(MESSAGES)
+    assert load(POT) == extracted, "the template is out of date: run `make messages`"
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_the_po_compiles_to_the_catalogue_in_use(lang: str) -> None:
+    catalog = _po(lang)
+    problems = [(message.context, errors) for message, errors in catalog.check() if errors]
+    assert problems == []
+    buffer = io.BytesIO()
+    write_mo(buffer, catalog)
+    buffer.seek(0)
+    fresh = gettext.GNUTranslations(buffer)
+    in_use = texts._TRANSLATIONS[lang]
+    for key, message in MESSAGES.items():
+        if message.plural is None:
+            assert in_use.pgettext(key, message.text) == fresh.pgettext(key, message.text), (
+                f"{key}: the .mo is older than the .po: run `make compile-messages`"
+            )
+            continue
+        for n in (0, 1, 2, 5, 21, 101):
+            expected = fresh.npgettext(key, message.text, message.plural, n)
+            assert in_use.npgettext(key, message.text, message.plural, n) == expected, key
+
+
+# --- the keys the code uses -------------------------------------------------------------
+
+_AREAS = sorted({key.split(".", 1)[0] for key in MESSAGES})
+_KEY = re.compile(rf"^(?:{'|'.join(_AREAS)})\.[a-z0-9_]+(?:\.[a-z0-9_]+)*$")
+_PREFIX = re.compile(rf"^(?:{'|'.join(_AREAS)})\.[a-z0-9_.]*$")
+# Strings shaped like a text key that are something else.
+NOT_TEXT_KEYS = frozenset({"borrower.branch_names"})  # a cache entry of the bot's data
+
+
+def _sources() -> list[Path]:
+    catalog = PACKAGE / "texts" / "catalog"
+    return [path for path in sorted(PACKAGE.rglob("*.py")) if catalog not in path.parents]
+
+
+def _used_keys() -> tuple[set[str], set[str]]:
+    """Every string in the code that looks like a text key, and every f-string key prefix."""
+    whole: set[str] = set()
+    prefixes: set[str] = set()
+    for path in _sources():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        in_fstrings = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.JoinedStr) and node.values:
+                in_fstrings.update(id(value) for value in node.values)
+                first = node.values[0]
+                if isinstance(first, ast.Constant) and _PREFIX.match(str(first.value)):
+                    prefixes.add(str(first.value))
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and id(node) not in in_fstrings
+                and _KEY.match(node.value)
+            ):
+                whole.add(node.value)
+    return whole - NOT_TEXT_KEYS, prefixes
+
+
+def test_every_key_the_code_uses_exists() -> None:
+    whole, prefixes = _used_keys()
+    assert len(whole) > 100  # the scan does find the keys
+    assert whole - keys("da") == set()
+    assert prefixes  # f"connect.language_{choice}" and the like
+    for prefix in prefixes:
+        assert any(key.startswith(prefix) for key in keys("da")), prefix
+
+
+def test_every_t_call_passes_the_params_its_text_needs() -> None:
+    """t(lang, "key", ...) with a literal key: each `{field}` and a plural's count is passed."""
+    checked = 0
+    for path in _sources():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id == "t"
+                and len(node.args) >= 2
+                and isinstance(node.args[1], ast.Constant)
+                and isinstance(node.args[1].value, str)
+            ):
+                continue
+            if any(keyword.arg is None for keyword in node.keywords):  # **params
+                continue
+            message = MESSAGES[node.args[1].value]
+            given = {keyword.arg for keyword in node.keywords}
+            needed = _shape(message.text)[0]
+            if message.plural is not None:
+                needed |= _shape(message.plural)[0] | {message.n}
+            where = f"{path.relative_to(PACKAGE.parent)}:{node.lineno} {message.key}"
+            assert needed <= given, f"{where}: missing {sorted(needed - given)}"
+            checked += 1
+    assert checked > 100
