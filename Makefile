@@ -76,7 +76,7 @@ pytest: $(STAMP) browser $(MO)
 test: lint typecheck pytest
 
 bench: $(STAMP)
-	$(BIN)/python -m bench
+	$(BIN)/python -m bench $(if $(FULL),--full)
 
 clean:
 	rm -rf $(VENV) $(LOCK_VENV) .mypy_cache .ruff_cache .pytest_cache

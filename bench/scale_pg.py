@@ -43,6 +43,7 @@ ROOT = Path(__file__).resolve().parent.parent
 RATIO_BOUND = 1.15
 RSS_GROWTH_BOUND = 0.10
 USER_CALLS = "platform GET /v3/user"
+RSS_MARKS = (0.1, 0.5)  # shares of the sweep's time at which the peak RSS so far is noted
 
 
 async def measure(size: int, cluster: Any, rate: float = TELEGRAM_RATE_SHARE) -> dict[str, Any]:
@@ -121,6 +122,7 @@ async def measure(size: int, cluster: Any, rate: float = TELEGRAM_RATE_SHARE) ->
         "bound": bound,
         "ratio": wall / bound,
         "rss_mb": [r["peak_rss_mb"] for r in reports],
+        "rss_marks_mb": [r["rss_marks_mb"] for r in reports],
         "cpu_ms_per_card": [1000 * r["cpu"] / max(1, r["patrons"]) for r in reports],
         "store_ms_per_card": 1000 * sum(r["store_seconds"] for r in reports) / size,
     }
@@ -171,18 +173,35 @@ async def child(worker: str) -> None:
     store_seconds = _time_store(store)
     library = LibraryClient.from_settings(settings)
     bot = build_bot(settings)
+    samples: list[tuple[float, float]] = []  # (seconds into the sweep, peak RSS so far in MB)
+
+    async def sample() -> None:
+        while True:
+            samples.append((time.time() - started, peak_rss_kb() / 1024))
+            await asyncio.sleep(1.0)
+
     try:
         async with bot:
             before = resource.getrusage(resource.RUSAGE_SELF)
             started = time.time()
-            report = await sweep(
-                store=store, library=library, bot=bot, settings=settings, worker=worker
-            )
+            sampler = asyncio.create_task(sample())
+            try:
+                report = await sweep(
+                    store=store, library=library, bot=bot, settings=settings, worker=worker
+                )
+            finally:
+                sampler.cancel()
             ended = time.time()
             after = resource.getrusage(resource.RUSAGE_SELF)
     finally:
         await library.aclose()
         await store.close()
+    # The peak so far at a tenth and at half of the sweep: a plateau (caches filled, the
+    # pipeline full) tells apart from memory that grows with the cards swept.
+    marks = [
+        max((mb for at, mb in samples if at <= share * (ended - started)), default=0.0)
+        for share in RSS_MARKS
+    ]
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     print(
         json.dumps(
@@ -195,6 +214,7 @@ async def child(worker: str) -> None:
                 "ended": ended,
                 "cpu": cpu,
                 "peak_rss_mb": peak_rss_kb() / 1024,
+                "rss_marks_mb": marks,
                 "store_seconds": store_seconds[0],
             }
         )
@@ -208,6 +228,9 @@ def _verdict(ok: bool) -> str:
 def report_lines(result: dict[str, Any]) -> list[str]:
     ratio = result["ratio"]
     rss = " / ".join(f"{mb:.1f}" for mb in result["rss_mb"])
+    marks = ", ".join(
+        " / ".join(f"{mb:.1f}" for mb in process) for process in result.get("rss_marks_mb", [])
+    )
     cpu = " / ".join(f"{ms:.2f}" for ms in result["cpu_ms_per_card"])
     return [
         f"postgres sweep {result['size']:,} cards, {PROCESSES} processes: "
@@ -218,7 +241,8 @@ def report_lines(result: dict[str, Any]) -> list[str]:
         f"(bound {RATIO_BOUND}: {_verdict(ratio <= RATIO_BOUND)})",
         f"  duplicates: {result['duplicates']} ({_verdict(result['duplicates'] == 0)}); "
         f"Telegram 429 answers: {result['refused']}",
-        f"  peak RSS per process: {rss} MB; CPU per card per process: {cpu} ms; "
+        f"  peak RSS per process: {rss} MB (after 10 % / 50 % of the sweep: {marks} MB); "
+        f"CPU per card per process: {cpu} ms; "
         f"waiting on the database {result['store_ms_per_card']:.3f} ms per card",
     ]
 

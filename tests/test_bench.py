@@ -32,6 +32,8 @@ def test_polling_bench_prints_its_three_lines() -> None:
     assert f"platform calls per card per day: {figures.planned:.3f} (naive 1.000)" in text
     assert "missed or late reminders: 0" in text and "hold-ready notices late: 0" in text
     assert figures.planned < 0.6 and figures.reminders > 0
+    assert f"floor for any plan obeying the rules: {figures.lowest:.3f}" in text
+    assert 0 < figures.lowest <= figures.planned
 
 
 async def test_polling_bench_drives_the_real_sweep() -> None:

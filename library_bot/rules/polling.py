@@ -5,8 +5,10 @@ the cards that can need the patron. From the last status seen on day `seen`, the
 the first day from `start` on which something can be due:
 
 - a loan: its first threshold day (due date minus the largest threshold), then each further
-  threshold day and the first overdue day; while overdue, or with a due date that could not be
-  read, every day (an overdue loan, or one the library refused to renew, can be reminded daily);
+  threshold day and the first overdue day, and nothing after it (the overdue reminder is sent
+  once per due date; a renewal is a new due date at least `min_loan_days` after the renewal
+  day, which the bound for anything new covers); with a due date that could not be read,
+  every day (its reminder is keyed by the text, which can change any day);
 - a hold still waiting: every day, since a hold can become ready on any day;
 - a hold ready for pick-up: its last pick-up day (every day when that is unknown);
 - anything new: a loan taken after the check is due `min_loan_days` later at the earliest, so
@@ -41,14 +43,13 @@ def last_pick_up_day(hold: Hold) -> dt.date | None:
     return last if isinstance(last, dt.date) else None
 
 
-def loan_check(due: dt.date | None, start: dt.date, days: Sequence[int]) -> dt.date:
-    """The first day from `start` on which this loan can be reminded."""
-    if due is None or start > due:
-        return start  # unreadable, or overdue: daily
-    if not days:
-        return due + dt.timedelta(days=1)  # only the overdue reminder
+def loan_check(due: dt.date | None, start: dt.date, days: Sequence[int]) -> dt.date | None:
+    """The first day from `start` on which this loan can be reminded; None when none is left
+    (past its first overdue day)."""
+    if due is None:
+        return start  # unreadable: daily
     steps = sorted({due - dt.timedelta(days=day) for day in days} | {due + dt.timedelta(days=1)})
-    return next(day for day in steps if day >= start)
+    return next((day for day in steps if day >= start), None)
 
 
 def hold_check(hold: Hold, start: dt.date) -> dt.date | None:
@@ -99,9 +100,11 @@ def next_check(
     start = seen + dt.timedelta(days=1) if swept else seen
     plan = new_loan_check(seen, thresholds, min_loan_days)
     for loan in status.loans:
-        plan = min(plan, loan_check(due_of(loan), start, thresholds))
-        if plan == start:
-            return start
+        when = loan_check(due_of(loan), start, thresholds)
+        if when is not None:
+            plan = min(plan, when)
+            if plan == start:
+                return start
     for hold in status.orders:
         when = hold_check(hold, start)
         if when is not None:

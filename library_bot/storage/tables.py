@@ -107,7 +107,7 @@ class AccountRow(SQLModel, table=True):
     swept_on: date | None = None
     lease_owner: str | None = Field(default=None, max_length=200)
     lease_until: datetime | None = Field(default=None, sa_type=UTCDateTime)
-    # The polling plan (bot/polling.py): the sweep skips the card before this day; None: daily.
+    # The polling plan (`rules.polling`): the sweep skips the card before this day; None: daily.
     next_check: date | None = None
 
 
