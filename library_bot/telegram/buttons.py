@@ -95,6 +95,23 @@ class RenewAll:
 
     ACTION: ClassVar[str] = "renewall"
     loans: tuple[str, ...] | None = None
+    # The stored ids of the loan buttons of the message on every page (None: the keyboard's).
+    buttons: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class ListPage:
+    """A long list paged through one edited message: /loans, /holds or /renew (`kind`).
+
+    The page is in the callback data (`page:<stored id>:<n>`), so one row serves every page.
+    `buttons` maps a loan to its renew button's stored id and `head` is the "renew all" button's,
+    so every page of a /renew message shows the same single-use buttons.
+    """
+
+    ACTION: ClassVar[str] = "page"
+    kind: str
+    buttons: dict[str, str] | None = None
+    head: str | None = None
 
 
 @dataclass(frozen=True)
