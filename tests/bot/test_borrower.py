@@ -172,6 +172,36 @@ async def test_holds_ready_first_with_branch_names(bot: BotHarness) -> None:
     assert bot.sandbox.calls["platform GET /v3/libraries"] == calls
 
 
+async def test_many_holds_page_with_their_cancel_buttons(bot: BotHarness) -> None:
+    await bot.connect(10, KAREN, language_code="en")
+    orders = bot.sandbox.patron_data(KAREN).orders
+    waiting = orders[3]
+    for number in range(16):
+        extra = dict(waiting, orderId=f"extra-{number}", title=f"Extra {number:02d}")
+        extra["holdQueuePosition"] = str(10 + number)
+        orders.append(extra)
+    [first] = await command(bot, 10, "/holds")
+    lines = first.text.splitlines()
+    assert lines[0] == "📌 Your holds (20)"
+    assert lines[1] == "2 ready for pick-up · 18 waiting"
+    assert first.text.endswith("Tap a button to cancel a hold.")
+    labels = buttons(first)
+    assert labels[-2:] == ["1/3", "▶"]
+    cancels = [text for text in labels if text.startswith("✖ Cancel: ")]
+    assert len(cancels) == 8 and cancels[0] == "✖ Cancel: Kvinden i buret"
+    assert "Extra 15" not in first.text
+    last = await bot.tap(10, first, "▶")
+    assert last is not None
+    last = await bot.tap(10, last, "▶")
+    assert last is not None and last.message_id == first.message_id
+    assert buttons(last)[-2:] == ["◀", "3/3"]
+    assert "Extra 15" in last.text and "Kvinden i buret" not in last.text
+    assert len(last.text) <= 4096
+    # A cancel button of a later page works like any other.
+    confirm = await bot.tap(10, last, "✖ Cancel: Extra 15")
+    assert confirm is not None and confirm.text == "Do you want to cancel your hold on Extra 15?"
+
+
 async def test_holds_show_the_isil_id_when_branch_names_fail(bot: BotHarness) -> None:
     await bot.connect(6, JONAS, language_code="en")
     bot.sandbox.faults.fail_next["/v3/libraries"] = [500, 500]
