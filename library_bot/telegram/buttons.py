@@ -72,6 +72,24 @@ class AbortOrder:
 
 
 @dataclass(frozen=True)
+class PickBranch:
+    """A branch in the pick-up branch picker: saves it and asks about ordering `pid` there."""
+
+    ACTION: ClassVar[str] = "branch"
+    pid: str
+    branch: str
+
+
+@dataclass(frozen=True)
+class ChooseBranch:
+    """ "Change pick-up branch" under an order's confirmation: the picker for `pid`."""
+
+    ACTION: ClassVar[str] = "branch"
+    pid: str
+    title: str = ""
+
+
+@dataclass(frozen=True)
 class OrderFound:
     """A search result's "Order": leads to the confirmation of `/order <pid>`."""
 

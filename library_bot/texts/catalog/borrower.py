@@ -109,7 +109,21 @@ MESSAGES: tuple[Message, ...] = (
         "borrower.order.confirm",
         "Do you want to order <b>{title}</b>{creator}?\n"
         "Pick-up at <b>{branch}</b>.\n"
-        "<i>Another library: <code>/order {pid} DK-</code>… (the library's id)</i>",
+        "<i>Another branch: the button below, or <code>/order {pid} Vesterbro</code></i>",
+    ),
+    _("borrower.order.change_branch", "📍 Change pick-up branch"),
+    _("borrower.order.pick_branch", "📍 Where do you want to pick up <b>{title}</b>?"),
+    _("borrower.order.branch_button", "{branch}"),
+    _("borrower.order.branch_saved", "✓ {branch}"),
+    _(
+        "borrower.order.branch_not_found",
+        "Your library has no pick-up branch called “{wanted}”. Choose one of these:",
+    ),
+    _("borrower.order.branch_several", "“{wanted}” fits several branches. Which one?"),
+    _(
+        "borrower.order.no_branches",
+        "I cannot list your library's branches right now. Give the branch's id instead, e.g. "
+        "<code>/order {pid} DK-710100</code>.",
     ),
     _("borrower.order.creator", " by {creator}"),
     _("borrower.order.yes", "📥 Yes, order it"),
