@@ -154,21 +154,21 @@ async def renew_command(update: Update, context: Context) -> None:
     # Every button of the message is stored now, whichever page shows it, so a loan has one
     # single-use button however the patron pages. "Renew all" lists every loan, refused ones
     # too, so it can say what it left alone, and knows every loan button to claim.
-    loan_buttons = tuple(ButtonId.of(2 + index) for index in range(len(open_loans)))
+    loan_buttons = tuple(ButtonId.of(1 + index) for index in range(len(open_loans)))
+    mapped: dict[str, str] = dict(
+        zip((loan.loan_id for loan in open_loans), loan_buttons, strict=True)
+    )
     payloads: list[Payload] = [
-        ListPage(
-            "renew",
-            {loan.loan_id: button for loan, button in zip(open_loans, loan_buttons, strict=True)},
-            ButtonId.of(1),
-        ),
         RenewAll(tuple(loan.loan_id for loan in loans), loan_buttons),
         *(renew_payload(loan, lang) for loan in open_loans),
     ]
+    paged = len(loans) > RENEW_PER_PAGE
+    if paged:  # the row the ◀ ▶ buttons point at
+        payloads.append(ListPage("renew", mapped, ButtonId.of(0)))
     ids = await store_payloads(update, context, payloads)
-    listing = ListPage(
-        "renew", dict(zip((loan.loan_id for loan in open_loans), ids[2:], strict=True)), ids[1]
-    )
-    await _show(update, context, lang, status.loans, 0, ids[0], listing, today, fresh=True)
+    listing = ListPage("renew", {loan_id: ids[int(i)] for loan_id, i in mapped.items()}, ids[0])
+    ref_id = ids[-1] if paged else None
+    await _show(update, context, lang, status.loans, 0, ref_id, listing, today, fresh=True)
 
 
 async def show_page(
@@ -188,7 +188,7 @@ async def _show(
     lang: str,
     loans: Sequence[Loan],
     page: int,
-    ref_id: str,
+    ref_id: str | None,
     listing: ListPage,
     today: dt.date,
     *,
@@ -231,7 +231,7 @@ async def _show(
             due=Raw(format_date(loan.due_date, lang, today=today)),
         )
         buttons.append([ref_button(plain(label), RenewLoan.ACTION, button_id)])
-    if pages > 1:
+    if pages > 1 and ref_id is not None:
         buttons.append(page_row(lang, ref_id, page, pages))
     refused = sum(1 for loan in ordered if refusal_for(loan, refusals) is not None)
     window = await _window(context, chat_id)
