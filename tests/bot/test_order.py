@@ -306,3 +306,13 @@ async def test_every_order_system_reason_in_words(bot: BotHarness) -> None:
         assert told is not None and words in told.text, (code, told.text)
         assert bot.sandbox.calls[ORDER_CALLS] == index + 1
     assert not [o for o in bot.sandbox.patron_data(KAREN).orders if o["title"] == "Den lille prins"]
+
+
+async def test_a_name_when_the_branches_cannot_be_listed(bot: BotHarness) -> None:
+    await bot.connect(47, KAREN, language_code="en")
+    bot.sandbox.faults.fail_next["/v3/libraries"] = [500, 500, 500]
+    [told] = await command(bot, 47, f"/order {LITTLE_PRINCE} Vesterbro")
+    assert told.text.startswith("I cannot list your library's branches right now.")
+    assert f"/order {LITTLE_PRINCE} DK-710100" in told.text
+    assert (await bot.store.chat(47)).pickup_branch is None
+    assert bot.sandbox.calls[ORDER_CALLS] == 0

@@ -139,7 +139,7 @@ async def prepare_order(
         named = [(branch_key(b.branch_id), b.branch_name or "") for b in choices or []]
         found = match_branch(wanted, named)
         if len(found) != 1:
-            if choices is None:
+            if not choices:
                 await send(context.bot, chat_id, t(lang, "borrower.order.no_branches", pid=pid))
                 return
             key = "borrower.order.branch_several" if found else "borrower.order.branch_not_found"

@@ -1,14 +1,16 @@
 """/renew: the loans with a button each and "renew all"; each result is reported.
 
-The `renew` (`buttons.RenewLoan`) and `renewall` (`buttons.RenewAll`) buttons are also put in
-reminder digests; `ui.renew_buttons` builds both sets. Each loan is tried at most once per
+A list longer than a page (`RENEW_PER_PAGE`) opens with a summary and pages through one edited
+message (◀ ▶); every loan's button is stored when the list is sent, so each page shows the
+same buttons. The `renew` (`buttons.RenewLoan`) and `renewall` (`buttons.RenewAll`) buttons
+are also put in reminder digests (`ui.renew_buttons`). Each loan is tried at most once per
 message: a loan's button is single use (its stored row is claimed), and "renew all" claims the
-rows of the loan buttons beside it before renewing those loans, so neither renews what the
-other did. "Renew all" covers only the loans the message listed that are due within the
-renewal window (`library_bot.rules.renewals.renew_window`), read fresh, and says what it left
-alone. Renewals are never retried. After a tap, the message's keyboard is edited in place: ✅
-and the new date, or ⛔ and the reason; a refusal is remembered, so the loan is marked and
-gets no button again.
+rows of the message's loan buttons (of every page) before renewing those loans, so neither
+renews what the other did. "Renew all" covers only the loans the message listed that are due
+within the renewal window (`library_bot.rules.renewals.renew_window`), read fresh, and reports
+the counts and only what was not renewed. Renewals are never retried. After a tap, the
+message's keyboard is edited in place: ✅ and the new date, or ⛔ and the reason; a refusal is
+remembered, so the loan is marked and gets no button again.
 """
 
 from __future__ import annotations
