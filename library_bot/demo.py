@@ -85,6 +85,10 @@ TRY_THESE = (
     ("/logout, then /login", "a link to end the library login's session; a fresh login next"),
     ("a chat in English", "reminders and login pages in English, with no /language"),
     (f'"{LOSE_ACTION}", then an order', "placed once; the bot says it may have gone through"),
+    ("/events, /news", "what is on at the card's library, soonest first; its latest news"),
+    ("/recommend", "works like your recent loans, each with an Order button"),
+    ("karen blixen (no command)", "offered as a search; a bare /search asks for the words"),
+    ("/language", "the chat's command menu follows the chosen language"),
 )
 # Quieter than `run` unless the operator asks: the console should show the address to open.
 DEMO_LOG_LEVEL = "WARNING"

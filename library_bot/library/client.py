@@ -40,7 +40,10 @@ from library_bot.library.models import (
     BorrowerStatus,
     Branch,
     CancelResult,
+    Event,
+    NewsItem,
     OrderResult,
+    Recommendation,
     RenewResult,
     SearchResult,
     Session,
@@ -76,6 +79,11 @@ PUBLIC_TOKEN_MARGIN = 60.0
 # Lifetime assumed when a token response carries no `expires_in`.
 DEFAULT_TOKEN_LIFETIME = 3600.0
 MAX_CODE_LENGTH = 100
+# The platform's bump limit for /work and /recommend (spec section 8).
+MAX_LIMIT = 50
+# /v3/recommend's answer (a 500) when it knows none of the liked works (recorded in
+# serviceprovider's `recommend_error_invalid_pid.auto.js`): there is nothing to suggest.
+_NOTHING_TO_RECOMMEND = "could not find any works"
 
 # Endpoint name -> how it is named in messages (never a URL: getTicket's path holds a token).
 LABELS: Mapping[str, str] = MappingProxyType(
@@ -93,6 +101,9 @@ LABELS: Mapping[str, str] = MappingProxyType(
         "work": "data platform /v3/work",
         "search": "data platform /v3/search",
         "libraries": "data platform /v3/libraries",
+        "events": "data platform /v3/events",
+        "news": "data platform /v3/news",
+        "recommend": "data platform /v3/recommend",
     }
 )
 _TOKEN_ENDPOINTS = frozenset({"exchange_code", "password_grant"})
@@ -775,6 +786,68 @@ class LibraryClient:
             )
             data = _data(body, "libraries")
             return _parse_list(Branch, data, tz=self.timezone, endpoint="libraries")
+
+    async def events(
+        self, access_token: str, agency_ids: list[str] | None = None, *, limit: int = 10
+    ) -> list[Event]:
+        """The library's events as its site lists them (the platform does not sort or filter).
+
+        `agency_ids` (ISIL, `DK-710100`) goes as the JSON array of strings of spec 9.6; without
+        it the platform uses the library of the token's patron.
+        """
+        return await self._cms("events", "/v3/events", Event, access_token, agency_ids, limit)
+
+    async def news(
+        self, access_token: str, agency_ids: list[str] | None = None, *, limit: int = 10
+    ) -> list[NewsItem]:
+        """The library's news items (see `events`)."""
+        return await self._cms("news", "/v3/news", NewsItem, access_token, agency_ids, limit)
+
+    async def _cms(
+        self,
+        endpoint: str,
+        path: str,
+        model: type[M],
+        access_token: str,
+        agency_ids: list[str] | None,
+        limit: int,
+    ) -> list[M]:
+        with self._metered(endpoint):
+            params = {"limit": str(max(1, limit))}
+            if agency_ids:
+                params["agency"] = json.dumps(agency_ids)
+            body = await self._platform(endpoint, path, access_token, params, retry=True)
+            data = _data(body, endpoint)
+            if isinstance(data, list):
+                data = [item for item in data if item is not None]  # `null` for an unknown nid
+            return _parse_list(model, data, tz=self.timezone, endpoint=endpoint)
+
+    async def recommend(
+        self,
+        access_token: str,
+        like: list[str],
+        *,
+        ignore: list[str] | None = None,
+        limit: int = 10,
+    ) -> list[Recommendation]:
+        """Works like the `like` pids, best first; `limit` is capped at the platform's 50.
+
+        A like the recommender does not know is an answer, not a failure: no suggestions.
+        """
+        with self._metered("recommend"):
+            params = {"like": json.dumps(like), "limit": str(max(1, min(limit, MAX_LIMIT)))}
+            if ignore:
+                params["ignore"] = json.dumps(ignore)
+            try:
+                body = await self._platform(
+                    "recommend", "/v3/recommend", access_token, params, retry=True
+                )
+            except ServiceUnavailable as exc:
+                if exc.status == 500 and _NOTHING_TO_RECOMMEND in (exc.code or "").lower():
+                    return []
+                raise
+            data = _data(body, "recommend")
+            return _parse_list(Recommendation, data, tz=self.timezone, endpoint="recommend")
 
     # --- public data with the cached anonymous token ----------------------------------------
 

@@ -247,3 +247,123 @@ class Branch(Model):
     @property
     def allows_pickup(self) -> bool:
         return (self.pickup_allowed or "1").strip().lower() not in ("0", "false", "no")
+
+
+# --- content of the library's own site (/v3/events, /v3/news) and /v3/recommend --------------
+#
+# The platform passes the content service's items through: every field is
+# `{"name": <label>, "value": ..., "attr": [...]}`, taxonomy fields `{"name", "terms"}`, `nid` a
+# number, `created` Unix seconds, an event's date `{"from": "YYYY-MM-DD hh:mm:ss", "to": ...}`
+# in local time (serviceprovider's recorded `events*.snapshot.js`, `news*.snapshot.js`).
+
+
+def _cms_value(value: object) -> object:
+    """A content-service field's value: `{"value": ...}` unwrapped, lists to their first."""
+    if isinstance(value, dict):
+        value = value.get("value")
+    return _first(value)
+
+
+def _cms_terms(value: object) -> object:
+    """A taxonomy field's first term (`{"name", "terms": [...]}`)."""
+    if isinstance(value, dict):
+        return _first(value.get("terms"))
+    return _first(value)
+
+
+def parse_cms_time(value: object, tz: ZoneInfo = DEFAULT_TZ) -> dt.datetime | None:
+    """A moment in `tz` from `YYYY-MM-DD hh:mm:ss` (local: the recorded times carry no zone),
+    any ISO 8601 form, or Unix seconds; None for anything else."""
+    if isinstance(value, bool) or value is None or value == "":
+        return None
+    moment: dt.datetime
+    if isinstance(value, int | float):
+        try:
+            return dt.datetime.fromtimestamp(value, tz)
+        except (OverflowError, OSError, ValueError):
+            return None
+    text = str(value).strip()
+    if text.isdigit():
+        return parse_cms_time(int(text), tz)
+    try:
+        moment = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        return moment.replace(tzinfo=tz)
+    try:
+        return moment.astimezone(tz)
+    except OverflowError:
+        return None
+
+
+def _cms_time_in_zone(value: object, info: ValidationInfo) -> dt.datetime | None:
+    return parse_cms_time(_cms_value(value), (info.context or {}).get("tz", DEFAULT_TZ))
+
+
+CmsText = Annotated[str | None, BeforeValidator(lambda v: _to_str(_cms_value(v)) or None)]
+CmsTerm = Annotated[str | None, BeforeValidator(lambda v: _to_str(_cms_terms(v)) or None)]
+CmsTime = Annotated[dt.datetime | None, BeforeValidator(_cms_time_in_zone)]
+
+
+class CmsModel(BaseModel):
+    """An item of the content service, by its snake_case field names (no camel aliases)."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    nid: OptText = None
+    title: CmsText = None
+    created: CmsTime = None
+    changed: CmsTime = None
+
+
+def _event_date(value: object, info: ValidationInfo) -> object:
+    """`field_ding_event_date`'s value `{"from", "to"}`, kept as a dict of moments."""
+    inner = value.get("value") if isinstance(value, dict) else None
+    if not isinstance(inner, dict):
+        return {}
+    tz = (info.context or {}).get("tz", DEFAULT_TZ)
+    return {key: parse_cms_time(inner.get(key), tz) for key in ("from", "to")}
+
+
+class Event(CmsModel):
+    """An event at the library (`/v3/events`)."""
+
+    lead: CmsText = Field(default=None, alias="field_ding_event_lead")
+    body: CmsText = Field(default=None, alias="field_ding_event_body")
+    dates: Annotated[dict[str, dt.datetime | None], BeforeValidator(_event_date)] = Field(
+        default_factory=dict, alias="field_ding_event_date"
+    )
+    place: CmsText = Field(default=None, alias="field_ding_event_location__name_line")
+    street: CmsText = Field(default=None, alias="field_ding_event_location__thoroughfare")
+    price: CmsText = Field(default=None, alias="field_ding_event_price")
+    category: CmsTerm = Field(default=None, alias="field_ding_event_category")
+    target: CmsTerm = Field(default=None, alias="field_ding_event_target")
+
+    model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True)
+
+    @property
+    def starts(self) -> dt.datetime | None:
+        return self.dates.get("from")
+
+    @property
+    def ends(self) -> dt.datetime | None:
+        return self.dates.get("to")
+
+
+class NewsItem(CmsModel):
+    """A news item of the library (`/v3/news`)."""
+
+    lead: CmsText = Field(default=None, alias="field_ding_news_lead")
+    body: CmsText = Field(default=None, alias="field_ding_news_body")
+    category: CmsTerm = Field(default=None, alias="field_ding_news_category")
+
+    model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True)
+
+
+class Recommendation(Model):
+    """One work `/v3/recommend` suggests: its `pid`, a similarity `val`, and what it came `from`."""
+
+    pid: Text
+    val: float | None = None
+    source: list[str] = Field(default_factory=list, alias="from")

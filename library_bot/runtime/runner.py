@@ -16,7 +16,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from aiohttp import web
-from telegram import BotCommand, Update
+from telegram import Update
 
 from library_bot.config.logs import install_log_redaction
 from library_bot.config.settings import Settings, SettingsError
@@ -27,8 +27,7 @@ from library_bot.services.metrics import Metrics
 from library_bot.storage.migrate import upgrade
 from library_bot.storage.store import Store
 from library_bot.telegram.app import build_application
-from library_bot.telegram.handlers import COMMANDS
-from library_bot.texts import t
+from library_bot.telegram.menu import bot_commands
 from library_bot.web import create_web_app, stop_accepting
 
 log = logging.getLogger(__name__)
@@ -47,11 +46,6 @@ class BotInfo:
     web_url: str
     public_url: str
     bot_username: str
-
-
-def bot_commands(lang: str) -> list[BotCommand]:
-    """The contract's commands with their menu descriptions in `lang`."""
-    return [BotCommand(name, t(lang, f"commands.{name}")) for name in COMMANDS]
 
 
 def _bind(host: str, port: int) -> socket.socket:

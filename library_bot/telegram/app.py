@@ -21,12 +21,15 @@ from library_bot.telegram.handlers import (
     calendar,
     connect,
     fallback,
+    freetext,
     language,
     order,
+    recommend,
     reminders,
     renew,
     search,
     start,
+    whatson,
 )
 from library_bot.telegram.ratelimit import FairUpdateProcessor
 from library_bot.telegram.ui import answer_query, error_text, lang_of, send
@@ -89,6 +92,9 @@ def area_handlers() -> list[BaseHandler[Any, Any, Any]]:
         renew,
         reminders,
         calendar,
+        whatson,
+        recommend,
+        freetext,
         language,
         fallback,
     )

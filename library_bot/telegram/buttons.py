@@ -98,6 +98,14 @@ class OrderFound:
 
 
 @dataclass(frozen=True)
+class SearchWords:
+    """Free text's "🔎 Search for »…«": the search, as `/search <words>` would run it."""
+
+    ACTION: ClassVar[str] = "find"
+    q: str
+
+
+@dataclass(frozen=True)
 class RenewLoan:
     """One loan's renew button (/renew and reminder digests); `due` as the loan had it."""
 

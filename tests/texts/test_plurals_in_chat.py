@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from tests.bot.test_borrower import command
 from tests.fixtures.bot import BotHarness
 from tests.fixtures.patrons import KAREN
+from tests.telegram.test_borrower import command
 
 
 async def test_reminder_days_read_as_one_day_or_several(bot: BotHarness) -> None:

@@ -403,7 +403,8 @@ class Platform:
             # As the platform does: fetching by nid passes no agency on, only the login's.
             agencies = []
         if not agencies and found.user_id is not None:
-            agencies = [self.state.record(found.user_id).patron.agency]
+            own = self.state.record(found.user_id).patron.agency
+            agencies = [own] if own else []  # a login with no library: no site to ask
         if not agencies:
             raise Refusal(
                 500,

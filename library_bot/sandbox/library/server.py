@@ -19,6 +19,7 @@ from aiohttp import web
 from aiohttp.typedefs import Middleware
 
 from library_bot.sandbox.library.apps import ServiceApps
+from library_bot.sandbox.library.cms import Content
 from library_bot.sandbox.library.data import PatronData, TestPatron
 from library_bot.sandbox.library.faults import SERVICES, Faults
 from library_bot.sandbox.library.state import (
@@ -185,6 +186,11 @@ class LibrarySandbox(Served):
     def expire_all_tokens(self) -> None:
         for token in list(self._state.tokens):
             self.expire_token(token)
+
+    @property
+    def content(self) -> Content:
+        """The libraries' site content (events, news, pages) the platform passes through."""
+        return self._apps.platform.content
 
     def patron_data(self, user_id: str) -> PatronData:
         return self._state.record(user_id).data

@@ -24,8 +24,19 @@ _COMMAND_NAME = re.compile(r"[a-z0-9_]{1,32}")
 Command = dict[str, str]
 
 
-def _key(params: Params) -> tuple[str, str]:
-    return scope_key(params), language_code(params)
+DEFAULT_SCOPE = json.dumps({"type": "default"})
+
+
+def _key(state: State, params: Params) -> tuple[str, str]:
+    key = scope_key(params)
+    scope = json.loads(key)
+    if scope["type"] == "chat":
+        # As Telegram: a chat's scope names a chat the bot knows (a string id is the same chat).
+        chat_id = str(scope.get("chat_id", ""))
+        if not re.fullmatch(r"-?\d+", chat_id) or int(chat_id) not in state.chats:
+            raise bad("chat not found")
+        key = json.dumps(scope | {"chat_id": int(chat_id)}, sort_keys=True)
+    return key, language_code(params)
 
 
 def menu(state: State, chat_id: int) -> list[Command]:
@@ -67,23 +78,25 @@ class Commands:
             commands.append({"command": command, "description": description})
         if len(commands) > MAX_COMMANDS:
             raise bad("too many commands")
-        key = _key(params)
+        key = _key(self.state, params)
         if not commands:
             self._forget(bot, key)
             return True
         bot.scoped_commands[key] = commands
-        self.state.commands[key[1] or None] = commands
+        if key[0] == DEFAULT_SCOPE:  # `commands` mirrors the default scope only
+            self.state.commands[key[1] or None] = commands
         self.state.bump()
         return True
 
     async def get_commands(self, bot: Bot, params: Params) -> list[Command]:
-        return list(bot.scoped_commands.get(_key(params), []))
+        return list(bot.scoped_commands.get(_key(self.state, params), []))
 
     async def delete_commands(self, bot: Bot, params: Params) -> bool:
-        self._forget(bot, _key(params))
+        self._forget(bot, _key(self.state, params))
         return True
 
     def _forget(self, bot: Bot, key: tuple[str, str]) -> None:
         bot.scoped_commands.pop(key, None)
-        self.state.commands.pop(key[1] or None, None)
+        if key[0] == DEFAULT_SCOPE:
+            self.state.commands.pop(key[1] or None, None)
         self.state.bump()

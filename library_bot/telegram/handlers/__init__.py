@@ -4,7 +4,8 @@
 they share is in `library_bot.telegram.ui` (and `common`, how the borrower commands start).
 """
 
-# The chat commands of the operator contract, in the order Telegram's menu shows them.
+# The chat commands of the operator contract (and /recommend, /events, /news beyond it), in the
+# order Telegram's menu shows them.
 COMMANDS = (
     "start",
     "help",
@@ -14,6 +15,9 @@ COMMANDS = (
     "debt",
     "order",
     "search",
+    "recommend",
+    "events",
+    "news",
     "renew",
     "reminders",
     "calendar",

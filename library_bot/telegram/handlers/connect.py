@@ -12,6 +12,7 @@ from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
 from library_bot.services import services
 from library_bot.telegram.buttons import ForgetChoice, decode
+from library_bot.telegram.menu import set_chat_menu
 from library_bot.telegram.ui import (
     Context,
     callback_buttons,
@@ -127,5 +128,6 @@ async def forget_tapped(update: Update, context: Context) -> None:
     account = await svc.store.delete_account(chat_id)
     key = FORGET_TEXTS[await revoke(context, account.token if account else None)]
     await svc.store.forget_chat(chat_id)
+    await set_chat_menu(context.bot, chat_id, None)  # the saved language is gone, so its menu
     # The answer keeps the patron's language even though the saved choice is gone.
     await reply(update, context, t(lang, key))

@@ -1,4 +1,5 @@
-"""Last resort: unknown commands and plain text get a short hint towards /help.
+"""Last resort: unknown commands get a short hint towards /help; plain text in a private chat
+is offered as a search (`freetext`), elsewhere it gets the hint too.
 
 Registered after every area handler in the same group, so it only sees what none of them took
 (a handler in a later group would also fire for commands that were answered).
@@ -11,6 +12,7 @@ from typing import Any
 from telegram import Update
 from telegram.ext import BaseHandler, MessageHandler, filters
 
+from library_bot.telegram.handlers.freetext import offer_search
 from library_bot.telegram.ui import Context, lang_of, reply
 from library_bot.texts import t
 
@@ -28,5 +30,7 @@ async def unknown_command(update: Update, context: Context) -> None:
 
 
 async def plain_text(update: Update, context: Context) -> None:
+    if await offer_search(update, context):
+        return
     lang = await lang_of(update, context)
     await reply(update, context, t(lang, "connect.hint"))

@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from telegram import Update
+from telegram.constants import ChatType
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
 from library_bot.services import services
 from library_bot.telegram.buttons import LanguageChoice, decode
+from library_bot.telegram.menu import set_chat_menu
 from library_bot.telegram.ui import (
     Context,
     callback_buttons,
@@ -49,6 +51,10 @@ async def language_tapped(update: Update, context: Context) -> None:
     choice = decode(ref.payload, LanguageChoice)
     saved = choice.lang if choice is not None and choice.lang in LANGUAGES else None
     await services(context).store.set_language(chat_id_of(update), saved)
+    chat = update.effective_chat
+    if chat is not None and chat.type == ChatType.PRIVATE:
+        # The menu follows the choice (a group's menu stays everyone's own language).
+        await set_chat_menu(context.bot, chat.id, saved)
     lang = await lang_of(update, context)
     key = "connect.language_set" if saved else "connect.language_set_auto"
     await reply(update, context, t(lang, key))

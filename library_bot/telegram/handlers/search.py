@@ -1,15 +1,18 @@
 """/search <words>: the catalogue through the data platform, public (anonymous token).
 
-Works before login. Each result gets an "Order" button that leads to the same confirmation as
-`/order <material id>` (which does need a login).
+A bare /search asks for the words (`ask_for_words`). Works before login. Each result gets an
+"Order" button that leads to the same confirmation as `/order <material id>` (which does need a
+login).
 """
 
 from __future__ import annotations
 
+import time
 import unicodedata
 from typing import Any
 
-from telegram import Update
+from telegram import ForceReply, Update
+from telegram.constants import ParseMode
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
 from library_bot.library.deadline import Deadline
@@ -18,6 +21,7 @@ from library_bot.services import services
 from library_bot.telegram.buttons import OrderFound, Payload, decode
 from library_bot.telegram.handlers.order import prepare_order, valid_pid
 from library_bot.telegram.ui import (
+    NO_PREVIEW,
     SHORT_TITLE,
     Context,
     answer_library_error,
@@ -32,11 +36,14 @@ from library_bot.telegram.ui import (
     send,
     send_messages,
 )
-from library_bot.texts import Raw, t
+from library_bot.texts import LANGUAGES, Raw, t
 from library_bot.texts.formatting import shorten, split_messages
 from library_bot.texts.render import render_work
 
 MAX_RESULTS = 10
+# chat_data key and lifetime of a bare /search waiting for its words.
+AWAITING_WORDS = "search.awaiting_words"
+AWAIT_SECONDS = 600.0
 # Longer queries are refused: nobody types that much, and the platform's CQL parser need not
 # see it.
 MAX_QUERY = 200
@@ -59,7 +66,59 @@ def to_cql(query: str) -> str:
 
 async def search_command(update: Update, context: Context) -> None:
     lang = await lang_of(update, context)
-    query = clean_query(" ".join(context.args or []))
+    words = " ".join(context.args or [])
+    if not clean_query(words):
+        await ask_for_words(update, context, lang)
+        return
+    await run_search(update, context, lang, words)
+
+
+async def ask_for_words(update: Update, context: Context, lang: str) -> None:
+    """A bare /search: ask for the words; the chat's next plain message is the search.
+
+    Remembered in this process's `chat_data`; the prompt also asks Telegram for a reply to it,
+    which any process recognises (`is_search_reply`).
+    """
+    if context.chat_data is not None:
+        context.chat_data[AWAITING_WORDS] = time.monotonic()
+    placeholder = t(lang, "whatson.search.placeholder")
+    await context.bot.send_message(
+        chat_id_of(update),
+        t(lang, "whatson.search.ask"),
+        parse_mode=ParseMode.HTML,
+        link_preview_options=NO_PREVIEW,
+        reply_markup=ForceReply(input_field_placeholder=placeholder),
+    )
+
+
+def awaiting_words(update: Update, context: Context) -> bool:
+    """True (once) when the chat's last bare /search is still waiting for its words.
+
+    Read without creating: every plain message asks, and a chat that never sent a bare
+    /search keeps no `chat_data` entry in memory.
+    """
+    chat_id = chat_id_of(update)
+    data = context.application.chat_data.get(chat_id)
+    if not data:
+        return False
+    asked = data.pop(AWAITING_WORDS, None)
+    if not data:
+        context.application.drop_chat_data(chat_id)
+    return isinstance(asked, float) and time.monotonic() - asked < AWAIT_SECONDS
+
+
+def is_search_reply(update: Update, context: Context) -> bool:
+    """True for a reply to this bot's "what are you looking for?" prompt."""
+    message = update.effective_message
+    replied = message.reply_to_message if message is not None else None
+    if replied is None or replied.from_user is None or replied.from_user.id != context.bot.id:
+        return False
+    return (replied.text or "") in {t(lang, "whatson.search.ask") for lang in LANGUAGES}
+
+
+async def run_search(update: Update, context: Context, lang: str, words: str) -> None:
+    """Search for the patron's `words` and list the results with an Order button each."""
+    query = clean_query(words)
     if not query:
         await reply(update, context, t(lang, "borrower.search.usage"))
         return

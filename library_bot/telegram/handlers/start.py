@@ -148,7 +148,7 @@ async def start(update: Update, context: Context) -> None:
 
 async def help_command(update: Update, context: Context) -> None:
     lang = await lang_of(update, context)
-    await reply(update, context, t(lang, "connect.help"))
+    await reply(update, context, f"{t(lang, 'connect.help')}\n{t(lang, 'whatson.help')}")
 
 
 async def _redeem(update: Update, context: Context, code: str, lang: str) -> None:

@@ -19,4 +19,7 @@ MESSAGES: tuple[Message, ...] = (
     _("commands.logout", "Log out of the library account"),
     _("commands.forget", "Delete everything the bot knows about you"),
     _("commands.calendar", "Your due dates in your calendar"),
+    _("commands.events", "Events at your library"),
+    _("commands.news", "News from your library"),
+    _("commands.recommend", "Suggestions from your loans"),
 )

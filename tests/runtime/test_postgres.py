@@ -1,0 +1,411 @@
+"""PostgreSQL 15: the connect journey, a reminder sweep, the migrations and `library-bot migrate`.
+
+Every test here runs on the throwaway cluster that `tests/fixtures/database.py` starts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+import subprocess
+import sys
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+import pytest
+import sqlalchemy as sa
+from alembic.script import ScriptDirectory
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import AsyncConnection
+from telegram import Bot
+
+from library_bot.jobs.sweep import sweep
+from library_bot.library.client import LibraryClient
+from library_bot.storage.crypto import TokenCipher, key_id
+from library_bot.storage.engine import create_engine
+from library_bot.storage.migrate import alembic_config, database_revision, head_revision, upgrade
+from library_bot.storage.store import Store
+from tests.fixtures.bot import BotHarness
+from tests.fixtures.database import PostgresCluster, key_text
+from tests.fixtures.patrons import JONAS, KAREN, OLE
+from tests.fixtures.telegram import TEST_BOT_TOKEN
+from tests.runtime.conftest import connect_directly, make_settings
+
+pytestmark = pytest.mark.postgres
+
+CHAT = 7401
+KEY = secrets.token_bytes(32)
+NOW = datetime.now(UTC).replace(microsecond=0)
+ROOT = Path(__file__).resolve().parents[2]
+
+# --- the journey and the sweep ----------------------------------------------------------------
+
+
+async def test_connect_journey_on_postgres(bot_pg: BotHarness) -> None:
+    assert bot_pg.settings.DATABASE_URL.startswith("postgresql+asyncpg://")
+    await bot_pg.connect(CHAT, KAREN)
+    loans = await bot_pg.send(CHAT, "/loans")
+    assert "Kongens fald" in loans.text
+    account = await bot_pg.store.account(CHAT)
+    assert account is not None and account.unique_id
+    # At rest the token is sealed, never the plain value.
+    url = make_url(bot_pg.settings.DATABASE_URL)
+    connection = await asyncpg.connect(
+        host=url.host, port=url.port, user=url.username, database=url.database
+    )
+    try:
+        stored = await connection.fetchval("SELECT token FROM account WHERE chat_id = $1", CHAT)
+    finally:
+        await connection.close()
+    assert account.token not in stored
+    logout = await bot_pg.send(CHAT, "/logout")
+    assert logout.text
+    assert await bot_pg.store.account(CHAT) is None
+
+
+async def test_reminder_sweep_on_postgres(
+    postgres_url: str, library_sandbox: Any, telegram: Any
+) -> None:
+    settings = make_settings(telegram, library_sandbox, postgres_url, SWEEP_CONCURRENCY=4)
+    store = await Store.open(postgres_url, settings.token_keys)
+    library = LibraryClient.from_settings(settings)
+    try:
+        for chat_id, patron in ((7411, KAREN), (7412, JONAS), (7413, OLE)):
+            await connect_directly(store, library_sandbox, telegram, chat_id, patron)
+        async with Bot(TEST_BOT_TOKEN, base_url=f"{telegram.url}/bot") as bot:
+            kwargs: dict[str, Any] = {
+                "store": store,
+                "library": library,
+                "bot": bot,
+                "settings": settings,
+                "today": library_sandbox.today,
+            }
+            first = await sweep(**kwargs)
+            again = await sweep(**kwargs)
+    finally:
+        await library.aclose()
+        await store.close()
+    assert (first.patrons, first.messages) == (3, 2)
+    assert first.reminders > 2 and not first.failures
+    assert (again.messages, again.reminders) == (0, 0)  # exactly once
+    assert len(telegram.sent(7411)) == 1 and len(telegram.sent(7412)) == 1
+    assert telegram.sent(7413) == []
+    assert "Kongens fald" in telegram.sent(7411)[0].text
+
+
+# --- migrations -------------------------------------------------------------------------------
+
+Seed = Callable[[AsyncConnection], Awaitable[None]]
+
+
+async def _seed_0001(conn: AsyncConnection) -> None:
+    """Representative rows of every table of revision 0001."""
+    await _seed_rows(conn)
+
+
+async def _seed_0003(conn: AsyncConnection) -> None:
+    """The same patrons once the userinfo JSON is gone: identity in columns of its own."""
+    await _seed_rows(conn)
+
+
+async def _seed_rows(conn: AsyncConnection) -> None:
+    """The representative rows, each with the columns its table has at this revision."""
+    cipher = TokenCipher([KEY])
+    meta = sa.MetaData()
+    await conn.run_sync(meta.reflect)
+
+    async def put(name: str, rows: list[dict[str, Any]]) -> None:
+        table = meta.tables[name]
+        await conn.execute(
+            table.insert(), [{k: v for k, v in row.items() if k in table.c} for row in rows]
+        )
+
+    await put(
+        "chat",
+        [
+            {
+                "chat_id": 1,
+                "language": "en",
+                "reminders_enabled": True,
+                "reminder_days": "5,1",
+                "pickup_branch": "DK-710104",
+                "active": True,
+                "created_at": NOW,
+                "updated_at": NOW,
+            },
+            {
+                "chat_id": 2,
+                "language": None,
+                "reminders_enabled": False,
+                "reminder_days": None,
+                "pickup_branch": None,
+                "active": False,
+                "created_at": NOW,
+                "updated_at": NOW,
+            },
+        ],
+    )
+    await put(
+        "login_state",
+        [{"state_hash": "a" * 64, "chat_id": 1, "expires_at": NOW + timedelta(minutes=10)}],
+    )
+    await put(
+        "pending_link",
+        [
+            {
+                "code_hash": "b" * 64,
+                "chat_id": 1,
+                "token": cipher.encrypt("pending-token", 1),
+                "token_expires_at": None,
+                "attributes": {"uniqueId": "u-1"},
+                "unique_id": "u-1",
+                "expires_at": NOW + timedelta(minutes=10),
+            }
+        ],
+    )
+    await put(
+        "account",
+        [
+            {
+                "chat_id": 1,
+                "token": cipher.encrypt("token-of-chat-1", 1),
+                "key_id": key_id(KEY),
+                "token_expires_at": NOW + timedelta(days=30),
+                "unique_id": "u-1",
+                "municipality": "101",
+                "attributes": {"uniqueId": "u-1", "municipality": "101"},
+                "connected_at": NOW,
+                "expiry_warned": False,
+                "swept_on": NOW.date() - timedelta(days=1),
+                "lease_owner": None,
+                "lease_until": None,
+            }
+        ],
+    )
+    await put(
+        "callback_ref",
+        [
+            {
+                "id": "cb1",
+                "chat_id": 1,
+                "action": "renew",
+                "payload": {"loan_id": "L1", "title": "Kongens fald"},
+                "created_at": NOW,
+                "used_at": None,
+                "user_id": 1,  # from 0002 on, a button names the user it was shown to
+            }
+        ],
+    )
+    await put(
+        "reminder_log",
+        [
+            {
+                "chat_id": 1,
+                "key": "loan:L1:2026-01-13:3",
+                "state": "sent",
+                "created_at": NOW,
+                "sent_at": NOW,
+            }
+        ],
+    )
+
+
+# Rows to seed at each revision; a new migration needs its predecessor here (the walk asks).
+async def _seed_0004(conn: AsyncConnection) -> None:
+    await _seed_0001(conn)
+    meta = sa.MetaData()
+    await conn.run_sync(meta.reflect)
+    t = meta.tables
+    await conn.execute(
+        t["renewal_refusal"].insert(),
+        [
+            {
+                "chat_id": 1,
+                "loan_id": "NCIPMDAxOXwwMDAwMDMyNDg0fFJvc2VuLCBNaWNoYWVsfFNtdXR8fHw=",
+                "due": "2026-01-13",
+                "reason": "Renewal Not Allowed - Item Has Outstanding Requests",
+                "refused_at": NOW,
+            }
+        ],
+    )
+
+
+async def _seed_0005(conn: AsyncConnection) -> None:
+    """Revision 0004's rows, and a polling plan on one account."""
+    await _seed_0004(conn)
+    await conn.execute(sa.text("UPDATE account SET next_check = '2026-01-20' WHERE chat_id = 1"))
+
+
+async def _seed_0006(conn: AsyncConnection) -> None:
+    """Revision 0005's rows, and a calendar feed (its entries sealed, as the store keeps them)."""
+    await _seed_0005(conn)
+    meta = sa.MetaData()
+    await conn.run_sync(meta.reflect)
+    await conn.execute(
+        meta.tables["calendar_feed"].insert(),
+        [
+            {
+                "chat_id": 1,
+                "secret_hash": "0" * 64,
+                "entries": "v1.kid.sealed",
+                "seen_at": NOW,
+                "created_at": NOW,
+            }
+        ],
+    )
+
+
+SEEDS: dict[str, Seed] = {
+    "0001": _seed_0001,
+    "0002": _seed_0001,
+    "0003": _seed_0003,
+    "0004": _seed_0004,
+    "0005": _seed_0005,
+    "0006": _seed_0006,
+}
+
+
+def _revisions() -> list[str]:
+    script = ScriptDirectory.from_config(alembic_config())
+    return [rev.revision for rev in reversed(list(script.walk_revisions("base", "heads")))]
+
+
+async def _dump(url: str) -> dict[str, set[tuple[tuple[str, str], ...]]]:
+    """Every row of every table (but alembic's), as sorted (column, repr(value)) tuples."""
+    engine = create_engine(url)
+    try:
+        async with engine.connect() as conn:
+            meta = sa.MetaData()
+            await conn.run_sync(meta.reflect)
+            found: dict[str, set[tuple[tuple[str, str], ...]]] = {}
+            for name, table in meta.tables.items():
+                if name == "alembic_version":
+                    continue
+                rows = (await conn.execute(sa.select(table))).mappings().all()
+                found[name] = {tuple(sorted((k, repr(v)) for k, v in row.items())) for row in rows}
+            return found
+    finally:
+        await engine.dispose()
+
+
+def _survived(
+    before: set[tuple[tuple[str, str], ...]], after: set[tuple[tuple[str, str], ...]]
+) -> bool:
+    """Each row before is in `after`, compared on the columns the older row had that the
+    table still has (a revision may drop a column on purpose: 0003 drops userinfo JSON)."""
+    kept = {name for row in after for name, _ in row}
+    for old in before:
+        columns = {k: v for k, v in old if k in kept}
+        if not any(all(dict(new).get(k) == v for k, v in columns.items()) for new in after):
+            return False
+    return True
+
+
+async def _seed(url: str, revision: str) -> None:
+    assert revision in SEEDS, f"add representative rows for revision {revision} to SEEDS"
+    engine = create_engine(url)
+    try:
+        async with engine.begin() as conn:
+            await SEEDS[revision](conn)
+    finally:
+        await engine.dispose()
+
+
+@pytest.mark.parametrize("backend", ["postgres", "sqlite"])
+async def test_every_revision_upgrades_with_data(
+    backend: str, postgres_cluster: PostgresCluster, tmp_path: Path
+) -> None:
+    revisions = _revisions()
+    assert revisions[-1] == head_revision()
+    for index, revision in enumerate(revisions):
+        if backend == "postgres":
+            url = await postgres_cluster.new_database("m")
+        else:
+            url = f"sqlite+aiosqlite:///{tmp_path / f'walk{index}.db'}"
+        previous = revisions[index - 1] if index else None
+        before: dict[str, set[tuple[tuple[str, str], ...]]] = {}
+        if previous is not None:
+            await upgrade(url, previous)
+            await _seed(url, previous)
+            before = await _dump(url)
+        await upgrade(url, revision)
+        assert await database_revision(url) == revision
+        after = await _dump(url)
+        for table, rows in before.items():
+            assert table in after, f"{previous} -> {revision} dropped table {table}"
+            assert _survived(rows, after[table]), f"{previous} -> {revision} lost rows of {table}"
+
+    # The head's seed must also be what the current code reads.
+    url = (
+        await postgres_cluster.new_database("m")
+        if backend == "postgres"
+        else f"sqlite+aiosqlite:///{tmp_path / 'head.db'}"
+    )
+    await upgrade(url)
+    await _seed(url, revisions[-1])
+    store = await Store.open(url, [KEY])
+    try:
+        assert await store.count_accounts() == 1
+        account = await store.account(1)
+        assert account is not None and account.token == "token-of-chat-1"
+        chat = await store.chat(1)
+        assert (chat.language, chat.reminder_days, chat.pickup_branch) == (
+            "en",
+            (5, 1),
+            "DK-710104",
+        )
+        assert (await store.chat(2)).reminders_enabled is False
+        assert await store.begin_reminders_many({1: ["loan:L1:2026-01-13:3"]}) == {
+            1: {"loan:L1:2026-01-13:3": "sent"}
+        }
+        ref = await store.callback("cb1", 1)
+        assert ref is not None and ref.payload["loan_id"] == "L1"
+    finally:
+        await store.close()
+
+
+async def test_migrate_command_on_postgres(
+    postgres_cluster: PostgresCluster, tmp_path: Path
+) -> None:
+    url = await postgres_cluster.new_database("m")
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(tmp_path),
+        "DATABASE_URL": url,
+        "TOKEN_KEYS": key_text(KEY),
+    }
+    command = [sys.executable, "-m", "library_bot.cli", "migrate"]
+    first = await asyncio.to_thread(
+        subprocess.run,
+        command,
+        env={**env, "PYTHONPATH": str(ROOT)},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert first.returncode == 0, first.stderr
+    assert f"revision {head_revision()}" in first.stdout
+    assert await database_revision(url) == head_revision()
+    again = await asyncio.to_thread(
+        subprocess.run,
+        command,
+        env={**env, "PYTHONPATH": str(ROOT)},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert again.returncode == 0, again.stderr  # idempotent
+    store = await Store.open(url, [KEY])
+    try:
+        assert await store.count_accounts() == 0
+        assert await store.ping()
+    finally:
+        await store.close()

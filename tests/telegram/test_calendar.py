@@ -1,0 +1,135 @@
+"""/calendar: a private iCalendar feed of due dates and pick-up days that follows renewals."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import re
+
+import pytest
+from icalendar import Calendar
+
+from library_bot.library.models import parse_library_date
+from tests.fixtures.bot import BotHarness
+from tests.fixtures.patrons import JONAS, KAREN
+from tests.telegram.test_borrower import buttons, command
+
+URL = re.compile(r"(http://\S+/calendar/[A-Za-z0-9_-]{32}\.ics)")
+USER_CALLS = "platform GET /v3/user"
+
+
+async def feed_url(bot: BotHarness, chat_id: int, text: str = "/calendar") -> str:
+    [reply] = await command(bot, chat_id, text)
+    found = URL.search(reply.text)
+    assert found is not None, reply.text
+    return found.group(1)
+
+
+async def events(bot: BotHarness, url: str) -> dict[str, tuple[dt.date, str]]:
+    """UID -> (day, summary) of the feed, as a calendar application reads it."""
+    response = await bot.http.get(url)
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/calendar")
+    calendar = Calendar.from_ical(response.content)
+    found = {}
+    for event in calendar.walk("VEVENT"):
+        start = event.decoded("dtstart")
+        assert isinstance(start, dt.date) and not isinstance(start, dt.datetime)  # all day
+        assert event.decoded("dtend") == start + dt.timedelta(days=1)
+        found[str(event["uid"])] = (start, str(event["summary"]))
+    return found
+
+
+def due_dates(bot: BotHarness, user_id: str) -> dict[str, dt.date]:
+    found = {}
+    for loan in bot.sandbox.patron_data(user_id).loans:
+        due = parse_library_date(loan["dueDate"])
+        if isinstance(due, dt.date):
+            found[loan["title"]] = due
+    return found
+
+
+async def test_the_feed_holds_every_due_date_and_serves_without_platform_calls(
+    bot: BotHarness, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    await bot.connect(70, KAREN, language_code="en")
+    url = await feed_url(bot, 70)
+    calls = bot.sandbox.calls[USER_CALLS]
+    found = await events(bot, url)
+    await events(bot, url)
+    assert bot.sandbox.calls[USER_CALLS] == calls  # the feed is served from what was seen
+    expected = {(due, f"📚 Due: {title}") for title, due in due_dates(bot, KAREN).items()}
+    assert set(found.values()) >= expected
+    assert len(found) == len(set(found))
+    secret = url.rsplit("/", 1)[1].removesuffix(".ics")
+    # The bot logs nothing of it (the test's own HTTP client logs its request line).
+    logged = [
+        r.getMessage() for r in caplog.records if not r.name.startswith(("httpx", "httpcore"))
+    ]
+    assert logged and not [line for line in logged if secret in line]
+    assert await bot.store.calendar.open(secret) is not None
+    # Only the hash is stored.
+    assert secret not in repr(await bot.store.calendar.entries_of(70))
+
+
+async def test_a_ready_hold_is_its_last_pick_up_day_in_danish(bot: BotHarness) -> None:
+    await bot.connect(71, JONAS)
+    found = await events(bot, await feed_url(bot, 71))
+    summaries = [summary for _, summary in found.values()]
+    assert any(summary.startswith("📦 Sidste dag at hente: ") for summary in summaries)
+    assert any(summary.startswith("📚 Afleveres: ") for summary in summaries)
+
+
+async def test_a_renewal_moves_the_event_instead_of_adding_one(bot: BotHarness) -> None:
+    await bot.connect(72, KAREN, language_code="en")
+    url = await feed_url(bot, 72)
+    before = await events(bot, url)
+    [(uid, (old_day, _))] = [
+        (uid, event) for uid, event in before.items() if event[1] == "📚 Due: Den afrikanske farm"
+    ]
+    [listing] = await command(bot, 72, "/renew")
+    label = next(text for text in buttons(listing) if "Den afrikanske farm" in text)
+    assert await bot.tap(72, listing, label) is not None
+    new_day = due_dates(bot, KAREN)["Den afrikanske farm"]
+    assert new_day > old_day
+    after = await events(bot, url)
+    assert after[uid] == (new_day, "📚 Due: Den afrikanske farm")
+    assert len(after) == len(before)
+
+
+async def test_off_closes_the_address_and_new_replaces_it(bot: BotHarness) -> None:
+    await bot.connect(73, KAREN, language_code="en")
+    first = await feed_url(bot, 73)
+    [again] = await command(bot, 73, "/calendar")
+    assert "You already have a calendar address" in again.text
+    second = await feed_url(bot, 73, "/calendar new")
+    assert second != first
+    assert (await bot.http.get(first)).status_code == 404
+    assert (await bot.http.get(second)).status_code == 200
+    [off] = await command(bot, 73, "/calendar off")
+    assert off.text == "📅 The calendar address is closed. /calendar makes a new one."
+    assert (await bot.http.get(second)).status_code == 404
+    [none] = await command(bot, 73, "/calendar off")
+    assert none.text == "You have no calendar address. /calendar makes one."
+
+
+async def test_wrong_addresses_are_404(bot: BotHarness) -> None:
+    base = f"{bot.info.web_url}/calendar"
+    for name in ("x.ics", "A" * 32 + ".ics", "A" * 32, "../../etc/passwd.ics", "%00.ics"):
+        assert (await bot.http.get(f"{base}/{name}")).status_code == 404
+
+
+async def test_logout_and_forget_close_the_feed(bot: BotHarness) -> None:
+    await bot.connect(74, KAREN, language_code="en")
+    url = await feed_url(bot, 74)
+    await command(bot, 74, "/logout")
+    assert (await bot.http.get(url)).status_code == 404
+
+
+async def test_calendar_asks_to_log_in_first(bot: BotHarness) -> None:
+    bot.add_chat(75, language_code="en")
+    [reply] = await command(bot, 75, "/calendar")
+    assert "log in" in reply.text.lower()
+    assert URL.search(reply.text) is None
+    assert await bot.store.calendar.entries_of(75) is None

@@ -1,0 +1,83 @@
+"""Telegram's language remembered from every update, and logging out for real (issue 15)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from urllib.parse import parse_qs, urlsplit
+
+from tests.fixtures.bot import BotHarness
+from tests.fixtures.patrons import KAREN
+from tests.telegram.test_borrower import command
+from tests.telegram.test_core import _run_expiry_job, _set_expiry
+
+CHAT = 7101
+
+
+async def test_telegram_language_is_remembered_and_used_for_expiry_notices(
+    bot: BotHarness,
+) -> None:
+    # English Telegram, and never /language: the chat's own choice stays unset.
+    await bot.connect(CHAT, KAREN, language_code="en")
+    chat = await bot.store.chat(CHAT)
+    assert chat.language is None and chat.telegram_language == "en"
+    await _set_expiry(bot, CHAT, datetime.now(UTC) - timedelta(minutes=1))
+    before = len(bot.telegram.sent(CHAT))
+    await _run_expiry_job(bot)  # a message nobody asked for
+    expired = await bot.next_message(CHAT, before)
+    assert expired.text.startswith("🔑 Your library login has expired")
+    # What actually happened, also when the patron writes afterwards.
+    [again] = await command(bot, CHAT, "/loans")
+    assert again.text.startswith("🔑 Your library login has expired")
+
+
+async def test_logout_revokes_offers_the_sso_logout_and_asks_for_a_fresh_login(
+    bot: BotHarness,
+) -> None:
+    await bot.connect(CHAT, KAREN, language_code="en")
+    first = await bot.login_url(CHAT)
+    assert "force_login" not in first
+    [reply] = await command(bot, CHAT, "/logout")
+    assert reply.text.startswith("👋 You are logged out here. I deleted your access")
+    assert "The next /login asks for your card number and pin again" in reply.text
+    # The link to end the single sign-on session goes through the bot's page, no token in it.
+    account_link = next(
+        (b.url for row in reply.buttons for b in row if b.url),
+        reply.text[reply.text.index("http") :] if "http" in reply.text else None,
+    )
+    assert account_link is not None
+    assert account_link.startswith(f"{bot.info.public_url}/oauth/logout?")
+    assert "token" not in account_link
+    assert bot.sandbox.calls["oauth DELETE /oauth/revoke"] == 1
+    # The page sends the browser on to the access service's logout, without a token.
+    hop = await bot.http.get(account_link.replace(bot.info.public_url, bot.info.web_url))
+    assert hop.status_code == 302
+    target = hop.headers["location"]
+    assert target.startswith(f"{bot.sandbox.env()['OAUTH_URL']}/logout?")
+    assert "access_token" not in target
+    assert parse_qs(urlsplit(target).query)["redirect_uri"] == [
+        f"{bot.info.public_url}/oauth/callback"
+    ]
+    # The access service ends the session and comes back: a page in the chat's language (the
+    # bot's page left it in a cookie, which the browser, here the test's client, sends back).
+    back = await bot.http.get(target)
+    assert back.status_code in (302, 303)
+    page = await bot.http.get(
+        back.headers["location"].replace(bot.info.public_url, bot.info.web_url),
+        headers={"Accept-Language": "da"},
+    )
+    assert page.status_code == 200 and "You are logged out" in page.text
+    assert "Back to the chat" in page.text
+    # The next login asks for the card number and pin again.
+    assert "force_login=1" in await bot.login_url(CHAT)
+    [told] = await command(bot, CHAT, "/loans")
+    assert told.text.startswith("🔑 You logged out.")
+    # Connecting again ends the fresh-login request.
+    await bot.connect(CHAT, KAREN, language_code="en")
+    assert "force_login" not in await bot.login_url(CHAT)
+
+
+async def test_forget_says_what_was_deleted(bot: BotHarness) -> None:
+    bot.add_chat(CHAT + 1, language_code="en")
+    prompt = await bot.send(CHAT + 1, "/forget")
+    done = await bot.tap(CHAT + 1, prompt, "🗑 Yes, delete everything")
+    assert done is not None and "(you were not logged in)" in done.text

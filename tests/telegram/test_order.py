@@ -1,0 +1,318 @@
+"""/order: the id's form, the confirmation, exactly one order, and the refusals in words."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from tests.fixtures.bot import BotFactory, BotHarness
+from tests.fixtures.patrons import JONAS, KAREN, LITTLE_PRINCE, OLE
+from tests.telegram.test_borrower import buttons, command, wait_answer
+
+ORDER_CALLS = "platform GET /v3/order"
+KVINDEN_I_BURET = "870970-basis:27015794"  # on the shelf at DK-710100, orderable elsewhere
+NET_AUDIOBOOK = "870970-basis:51371213"  # net only: owned_wrong_mediumType everywhere
+
+
+async def confirmation(bot: BotHarness, chat_id: int, text: str) -> Any:
+    [reply] = await command(bot, chat_id, text)
+    return reply
+
+
+async def told_already(
+    bot: BotHarness, chat_id: int, answers: list[dict[str, Any]], needle: str, *, after: int
+) -> None:
+    """A losing tap is told "already ordered": in its answer, or in a message if it lost a race."""
+    if any(needle in (answer.get("text") or "") for answer in answers):
+        return
+    await bot.telegram.wait_for(chat_id, needle, after=after, timeout=3)
+
+
+async def test_order_with_the_patrons_own_library(bot: BotHarness) -> None:
+    await bot.connect(30, KAREN)
+    ask = await confirmation(bot, 30, f"/order {LITTLE_PRINCE}")
+    assert "Vil du bestille Den lille prins af Antoine de Saint-Exupéry?" in ask.text
+    # No branch given or saved: the patron's agency from /v3/user, by its name.
+    assert "Afhentes på Københavns Hovedbibliotek." in ask.text
+    assert buttons(ask) == ["📥 Ja, bestil", "Nej", "📍 Skift afhentningssted"]
+    done = await bot.tap(30, ask, "📥 Ja, bestil")
+    assert done is not None
+    orders = bot.sandbox.patron_data(KAREN).orders
+    placed = orders[-1]
+    assert placed["title"] == "Den lille prins"
+    assert placed["pickUpAgency"] == "DK-710100"
+    # The order's number is the order system's `orsId`; its hold has an NCIP id of its own.
+    assert "Bestillingsnummer: " in done.text
+    assert placed["orderId"] not in done.text
+    assert "Den lille prins er bestilt" in done.text
+    assert done.buttons == []
+    assert bot.sandbox.calls[ORDER_CALLS] == 1
+
+
+async def test_a_given_branch_is_normalised_saved_and_reused(bot: BotHarness) -> None:
+    await bot.connect(31, JONAS, language_code="en")
+    ask = await confirmation(bot, 31, f"/order {LITTLE_PRINCE} 751011")
+    assert "Pick-up at Viby Bibliotek." in ask.text
+    assert (await bot.store.chat(31)).pickup_branch == "DK-751011"
+    ask = await confirmation(bot, 31, "/order 870970-basis:06442885")
+    assert "Do you want to order The Hobbit by J.R.R. Tolkien?" in ask.text
+    assert "Pick-up at Viby Bibliotek." in ask.text
+    done = await bot.tap(31, ask, "📥 Yes, order it")
+    assert done is not None and "The Hobbit is ordered for pick-up at Viby Bibliotek" in done.text
+    assert bot.sandbox.patron_data(JONAS).orders[-1]["pickUpAgency"] == "DK-751011"
+
+
+async def test_saying_no_orders_nothing(bot: BotHarness) -> None:
+    await bot.connect(32, KAREN, language_code="en")
+    ask = await confirmation(bot, 32, f"/order {LITTLE_PRINCE}")
+    answer = await bot.tap(32, ask, "No")
+    assert answer is not None and answer.text == "👍 Nothing ordered."
+    assert bot.sandbox.calls[ORDER_CALLS] == 0
+
+
+async def test_a_double_tap_places_one_order(bot: BotHarness) -> None:
+    await bot.connect(33, KAREN)
+    ask = await confirmation(bot, 33, f"/order {LITTLE_PRINCE}")
+    data = ask.button("Ja, bestil").callback_data
+    first = await bot.telegram.tap(33, ask.message_id, data)
+    second = await bot.telegram.tap(33, ask.message_id, data)
+    await bot.telegram.wait_for(33, "er bestilt")
+    answers = [await wait_answer(bot, first), await wait_answer(bot, second)]
+    await told_already(bot, 33, answers, "allerede bestilt", after=ask.message_id)
+    assert bot.sandbox.calls[ORDER_CALLS] == 1
+    assert [o["title"] for o in bot.sandbox.patron_data(KAREN).orders].count("Den lille prins") == 1
+
+
+async def test_racing_updates_place_one_order(bot: BotHarness) -> None:
+    await bot.connect(34, KAREN, language_code="en")
+    ask = await confirmation(bot, 34, f"/order {LITTLE_PRINCE}")
+    data = ask.button("Yes, order it").callback_data
+    # Slow the platform a little so both updates are in flight at once.
+    bot.sandbox.faults.latency["platform"] = 0.2
+    queries = await asyncio.gather(*(bot.telegram.tap(34, ask.message_id, data) for _ in range(3)))
+    answers = [await wait_answer(bot, query) for query in queries]
+    await bot.telegram.wait_for(34, "is ordered")
+    await told_already(bot, 34, answers, "already ordered", after=ask.message_id)
+    assert bot.sandbox.calls[ORDER_CALLS] == 1
+
+
+async def test_the_id_and_branch_are_checked(bot: BotHarness) -> None:
+    await bot.connect(35, KAREN, language_code="en")
+    [usage] = await command(bot, 35, "/order")
+    assert "870970-basis:12345678" in usage.text
+    [bad] = await command(bot, 35, "/order <b>x</b>")
+    assert "“<b>x</b>” does not look like a material id" in bad.text
+    [bad_branch] = await command(bot, 35, f"/order {LITTLE_PRINCE} 12345")
+    assert "“12345” does not look like a library" in bad_branch.text
+    [unknown] = await command(bot, 35, "/order 870970-basis:99999999")
+    assert "I cannot find the material 870970-basis:99999999" in unknown.text
+    assert bot.sandbox.calls[ORDER_CALLS] == 0
+    assert (await bot.store.chat(35)).pickup_branch is None
+
+
+COPENHAGEN_PICKUP = [
+    "Islands Brygge Bibliotek",
+    "Københavns Hovedbibliotek",
+    "Nørrebro Bibliotek",
+    "Vesterbro Bibliotek",
+]
+
+
+async def test_a_branch_by_name_is_found_and_saved(bot: BotHarness) -> None:
+    await bot.connect(43, KAREN, language_code="en")
+    # Case and accents ignored, a unique prefix is enough.
+    ask = await confirmation(bot, 43, f"/order {LITTLE_PRINCE} norrebro")
+    assert "Pick-up at Nørrebro Bibliotek." in ask.text
+    assert (await bot.store.chat(43)).pickup_branch == "DK-710117"
+    ask = await confirmation(bot, 43, f"/order {LITTLE_PRINCE} islands brygge")
+    assert "Pick-up at Islands Brygge Bibliotek." in ask.text
+    ask = await confirmation(bot, 43, f"/order {LITTLE_PRINCE} Vesterbro")
+    assert "Pick-up at Vesterbro Bibliotek." in ask.text
+    done = await bot.tap(43, ask, "📥 Yes, order it")
+    assert done is not None and "ordered for pick-up at Vesterbro Bibliotek" in done.text
+    assert bot.sandbox.patron_data(KAREN).orders[-1]["pickUpAgency"] == "DK-710104"
+    # Saved: the next order goes there without asking.
+    ask = await confirmation(bot, 43, "/order 870970-basis:06442885")
+    assert "Pick-up at Vesterbro Bibliotek." in ask.text
+
+
+async def test_an_unknown_or_unclear_name_offers_the_branches(bot: BotHarness) -> None:
+    await bot.connect(44, KAREN, language_code="en")
+    [picker] = await command(bot, 44, f"/order {LITTLE_PRINCE} Aarhus")
+    assert picker.text.startswith("Your library has no pick-up branch called “Aarhus”.")
+    assert "Where do you want to pick up Den lille prins?" in picker.text
+    assert buttons(picker) == COPENHAGEN_PICKUP
+    [several] = await command(bot, 44, f"/order {LITTLE_PRINCE} bibliotek")
+    assert several.text.startswith("“bibliotek” fits several branches.")
+    assert buttons(several) == [
+        "Islands Brygge Bibliotek",
+        "Nørrebro Bibliotek",
+        "Vesterbro Bibliotek",
+    ]
+    assert (await bot.store.chat(44)).pickup_branch is None
+    # Picking one saves it and asks about the order in the same message.
+    ask = await bot.tap(44, several, "Islands Brygge Bibliotek")
+    assert ask is not None and ask.message_id == several.message_id
+    assert "Pick-up at Islands Brygge Bibliotek." in ask.text
+    assert (await bot.store.chat(44)).pickup_branch == "DK-710111"
+    assert bot.sandbox.calls[ORDER_CALLS] == 0
+
+
+async def test_change_the_pick_up_branch_with_buttons(bot: BotHarness) -> None:
+    await bot.connect(45, KAREN, language_code="en")
+    ask = await confirmation(bot, 45, f"/order {LITTLE_PRINCE}")
+    assert "Pick-up at Københavns Hovedbibliotek." in ask.text
+    picker = await bot.tap(45, ask, "📍 Change pick-up branch")
+    assert picker is not None and picker.message_id == ask.message_id
+    assert picker.text == "📍 Where do you want to pick up Den lille prins?"
+    # Only the branches of the patron's library that take pick-ups, by name.
+    assert buttons(picker) == COPENHAGEN_PICKUP
+    assert all(len(b.callback_data.encode()) <= 64 for row in picker.buttons for b in row)
+    again = await bot.tap(45, picker, "Vesterbro Bibliotek")
+    assert again is not None and "Pick-up at Vesterbro Bibliotek." in again.text
+    done = await bot.tap(45, again, "📥 Yes, order it")
+    assert done is not None and "ordered for pick-up at Vesterbro Bibliotek" in done.text
+    assert bot.sandbox.patron_data(KAREN).orders[-1]["pickUpAgency"] == "DK-710104"
+    assert bot.sandbox.calls[ORDER_CALLS] == 1
+    # The saved branch is marked in the picker next time.
+    ask = await confirmation(bot, 45, "/order 870970-basis:06442885")
+    picker = await bot.tap(45, ask, "📍 Change pick-up branch")
+    assert picker is not None and "✓ Vesterbro Bibliotek" in buttons(picker)
+
+
+async def test_a_branch_that_takes_no_pick_ups_is_not_offered(bot: BotHarness) -> None:
+    await bot.connect(46, KAREN, language_code="en")
+    bot.sandbox.no_pickup.add("DK-710111")
+    [picker] = await command(bot, 46, f"/order {LITTLE_PRINCE} islands")
+    assert "no pick-up branch called “islands”" in picker.text
+    assert "Islands Brygge Bibliotek" not in buttons(picker)
+
+
+async def test_owned_own_catalogue_means_reserve_it_at_that_library(bot: BotHarness) -> None:
+    await bot.connect(36, KAREN, language_code="en")
+    ask = await confirmation(bot, 36, f"/order {KVINDEN_I_BURET} DK-710100")
+    assert "Kvinden i buret" in ask.text
+    refused = await bot.tap(36, ask, "📥 Yes, order it")
+    assert refused is not None
+    # Not "you already have it": the pick-up library has it on its own shelves.
+    assert refused.text.startswith(
+        "Københavns Hovedbibliotek has Kvinden i buret on its own shelves, so it cannot be "
+        "ordered through me. Reserve it in that library's own catalogue, or choose another "
+        "pick-up branch"
+    )
+    assert "The library's catalogue: http" in refused.text  # the refusal's orderUrl
+    assert "already" not in refused.text
+    # At another branch the same material is orderable.
+    ask = await confirmation(bot, 36, f"/order {KVINDEN_I_BURET} DK-710104")
+    done = await bot.tap(36, ask, "📥 Yes, order it")
+    assert done is not None and "Kvinden i buret is ordered for pick-up at" in done.text
+
+
+async def test_net_only_material_and_no_lender(bot: BotHarness) -> None:
+    await bot.connect(37, KAREN)
+    ask = await confirmation(bot, 37, f"/order {NET_AUDIOBOOK}")
+    refused = await bot.tap(37, ask, "📥 Ja, bestil")
+    assert refused is not None
+    assert "er en type materiale, der ikke kan bestilles til afhentning" in refused.text
+    assert "/search" in refused.text
+
+
+async def test_order_system_down(bot: BotHarness) -> None:
+    await bot.connect(38, KAREN, language_code="en")
+    ask = await confirmation(bot, 38, f"/order {LITTLE_PRINCE}")
+    bot.sandbox.faults.down.add("orders")
+    refused = await bot.tap(38, ask, "📥 Yes, order it")
+    assert refused is not None and "order system is down" in refused.text
+    assert bot.sandbox.calls[ORDER_CALLS] == 1
+
+
+async def test_unknown_branch_is_checked_before_confirming(bot: BotHarness) -> None:
+    await bot.connect(39, OLE, language_code="en")
+    ask = await confirmation(bot, 39, f"/order {LITTLE_PRINCE} DK-710104")
+    assert "Pick-up at" in ask.text
+    assert (await bot.store.chat(39)).pickup_branch == "DK-710104"
+    [told] = await command(bot, 39, f"/order {LITTLE_PRINCE} DK-123456")
+    # No "Yes" to tap: the branch is refused before the confirmation, and not saved.
+    assert told.buttons == []
+    assert told.text.startswith("I cannot find the pick-up branch DK-123456 at the libraries")
+    assert (await bot.store.chat(39)).pickup_branch == "DK-710104"
+    assert bot.sandbox.calls[ORDER_CALLS] == 0
+
+
+async def test_order_not_placed_and_an_unknown_outcome(bot: BotHarness) -> None:
+    await bot.connect(40, KAREN, language_code="en")
+    ask = await confirmation(bot, 40, f"/order {LITTLE_PRINCE}")
+    bot.sandbox.faults.fail_next["/v3/order"] = [500]
+    refused = await bot.tap(40, ask, "📥 Yes, order it")
+    assert refused is not None
+    assert refused.text == (
+        "The library could not order Den lille prins. Try again later, or ask your library."
+    )
+    # A gateway error says nothing about the order: the patron is told to check, not retry.
+    ask = await confirmation(bot, 40, f"/order {LITTLE_PRINCE}")
+    bot.sandbox.faults.fail_next["/v3/order"] = [502]
+    await bot.tap(40, ask, "📥 Yes, order it")
+    await bot.telegram.wait_for(40, "may have gone through", after=ask.message_id)
+    [edited] = [m for m in bot.telegram.sent(40) if m.message_id == ask.message_id]
+    assert "not answering" in edited.text
+    assert bot.sandbox.calls[ORDER_CALLS] == 2
+
+
+async def test_expired_token_on_confirming(bot: BotHarness) -> None:
+    await bot.connect(41, KAREN)
+    ask = await confirmation(bot, 41, f"/order {LITTLE_PRINCE}")
+    account = await bot.store.account(41)
+    assert account is not None
+    bot.sandbox.expire_token(account.token)
+    await bot.tap(41, ask, "📥 Ja, bestil")
+    await bot.telegram.wait_for(41, "Log ind igen", after=ask.message_id)
+    assert await bot.store.account(41) is None
+
+
+async def test_order_within_the_time_limit_when_the_work_service_hangs(
+    bot_factory: BotFactory,
+) -> None:
+    bot = await bot_factory(LIBRARY_TIMEOUT=1.0)
+    await bot.connect(42, KAREN, language_code="en")
+    bot.sandbox.faults.latency["platform"] = 3.0
+    [reply] = await command(bot, 42, f"/order {LITTLE_PRINCE}", timeout=5)
+    assert "not answering" in reply.text
+
+
+# Every reason of the order system (production-notes), as the patron reads it in English.
+REASONS = {
+    "owned_own_catalogue": "on its own shelves, so it cannot be ordered through me",
+    "owned_wrong_mediumType": "is a kind of material that cannot be ordered for pick-up",
+    "not_owned_wrong_ILL_mediumType": "is a kind of material that cannot be ordered for pick-up",
+    "not_owned_no_ILL_loc": "No library can lend Den lille prins to you",
+    "unknown_pickupAgency": "does not exist at the libraries, so nothing was ordered",
+    "unknown_user": "The library does not know you as a patron for this order",
+    "invalid_order": "The order system rejected the order of Den lille prins as invalid",
+    "ORS_error": "The order system failed, so Den lille prins was not ordered",
+    "service_unavailable": "order system is down right now, so Den lille prins was not ordered",
+    "authentication_error": "could not confirm who you are, so Den lille prins was not ordered",
+    "order not placed": "The library could not order Den lille prins",
+    # An unknown code: a generic refusal that quotes it.
+    "a_code_nobody_knows": "refused to order Den lille prins, saying “a_code_nobody_knows”",
+}
+
+
+async def test_every_order_system_reason_in_words(bot: BotHarness) -> None:
+    await bot.connect(42, KAREN, language_code="en")
+    for index, (code, words) in enumerate(REASONS.items()):
+        ask = await confirmation(bot, 42, f"/order {LITTLE_PRINCE} DK-710104")
+        bot.sandbox.faults.refuse_orders.append(code)
+        told = await bot.tap(42, ask, "📥 Yes, order it")
+        assert told is not None and words in told.text, (code, told.text)
+        assert bot.sandbox.calls[ORDER_CALLS] == index + 1
+    assert not [o for o in bot.sandbox.patron_data(KAREN).orders if o["title"] == "Den lille prins"]
+
+
+async def test_a_name_when_the_branches_cannot_be_listed(bot: BotHarness) -> None:
+    await bot.connect(47, KAREN, language_code="en")
+    bot.sandbox.faults.fail_next["/v3/libraries"] = [500, 500, 500]
+    [told] = await command(bot, 47, f"/order {LITTLE_PRINCE} Vesterbro")
+    assert told.text.startswith("I cannot list your library's branches right now.")
+    assert f"/order {LITTLE_PRINCE} DK-710100" in told.text
+    assert (await bot.store.chat(47)).pickup_branch is None
+    assert bot.sandbox.calls[ORDER_CALLS] == 0

@@ -1,0 +1,226 @@
+"""/renew: a button per loan and "renew all", each result reported."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import Any
+
+from library_bot.library.models import parse_library_date
+from library_bot.texts.formatting import format_date
+from tests.fixtures.bot import BotHarness
+from tests.fixtures.patrons import KAREN, METTE, OLE
+from tests.telegram.test_borrower import buttons, command, wait_answer
+
+RENEW_CALLS = "platform GET /v3/renew"
+
+
+def due_of(bot: BotHarness, user_id: str, title: str) -> dt.date:
+    [loan] = [x for x in bot.sandbox.patron_data(user_id).loans if x["title"] == title]
+    due = parse_library_date(loan["dueDate"])
+    assert isinstance(due, dt.date)
+    return due
+
+
+async def test_renew_lists_every_loan_with_a_button(bot: BotHarness) -> None:
+    await bot.connect(60, KAREN)
+    [reply] = await command(bot, 60, "/renew")
+    assert reply.text.startswith("🔄 Forny lån (7)")
+    labels = buttons(reply)
+    assert labels[0] == "🔄 Forny alle"
+    assert len(labels) == 8
+    # Soonest due first, with the due date; markup characters stay as they are in a button.
+    assert re.fullmatch(r"🔄 Rødt & sort <2\. udgave> · \d{1,2}\. [a-zæøå]{3}\.", labels[1])
+    assert labels[2].startswith("🔄 Snak_om_*stjerner* · ")
+    assert all(len(b.callback_data or "") <= 64 for row in reply.buttons for b in row)
+
+
+def message(bot: BotHarness, chat_id: int, message_id: int) -> Any:
+    [found] = [m for m in bot.telegram.sent(chat_id) if m.message_id == message_id]
+    return found
+
+
+async def test_renew_one_loan_edits_its_button(bot: BotHarness) -> None:
+    await bot.connect(61, KAREN, language_code="en")
+    [listing] = await command(bot, 61, "/renew")
+    before = due_of(bot, KAREN, "Den afrikanske farm")
+    label = next(text for text in buttons(listing) if "Den afrikanske farm" in text)
+    sent = len(bot.telegram.sent(61))
+    edited = await bot.tap(61, listing, label)
+    assert edited is not None and edited.message_id == listing.message_id
+    after = due_of(bot, KAREN, "Den afrikanske farm")
+    assert after > before
+    expected = format_date(after, "en", today=bot.sandbox.today)
+    # The keyboard is edited in place: ✅ and the new date; no new message.
+    assert f"✅ Den afrikanske farm · {expected}" in buttons(edited)
+    assert label not in buttons(edited)
+    assert len(bot.telegram.sent(61)) == sent
+    assert edited.text == listing.text
+    # The same button a second time renews nothing more.
+    data = message(bot, 61, listing.message_id).button(f"✅ Den afrikanske farm · {expected}")
+    query = await bot.telegram.tap(61, listing.message_id, data.callback_data)
+    answer = await wait_answer(bot, query)
+    assert "already been tried" in (answer.get("text") or "")
+    assert bot.sandbox.calls[RENEW_CALLS] == 1
+
+
+async def test_a_refused_renewal_is_marked_and_remembered(bot: BotHarness) -> None:
+    await bot.connect(62, KAREN)
+    [listing] = await command(bot, 62, "/renew")
+    label = next(text for text in buttons(listing) if "Kongens fald" in text)
+    edited = await bot.tap(62, listing, label)
+    assert edited is not None
+    assert "⛔ Kongens fald: reserveret af en anden låner" in buttons(edited)
+    # Remembered: /renew marks it and offers no button for it; /loans marks it too.
+    [again] = await command(bot, 62, "/renew")
+    assert "⛔ Kongens fald: kan ikke fornys – reserveret af en anden låner" in again.text
+    assert not [text for text in buttons(again) if "Kongens fald" in text]
+    [loans] = await command(bot, 62, "/loans")
+    entry = next(part for part in loans.text.split("\n\n") if "Kongens fald" in part)
+    assert entry.endswith("⛔ kan ikke fornys: reserveret af en anden låner")
+    # "Renew all" from the new list leaves it alone, saying why.
+    result = await bot.tap(62, again, "🔄 Forny alle")
+    assert result is not None
+    assert bot.sandbox.calls[RENEW_CALLS] == 1 + 3  # Kongens fald is not tried again
+    told = await bot.telegram.wait_for(62, "🔄 Fornyelse", after=again.message_id)
+    assert "⛔ Kongens fald: kan ikke fornys – reserveret af en anden låner" in told.text
+
+
+async def test_renew_all_renews_the_loans_due_soon_and_says_what_it_left(
+    bot: BotHarness,
+) -> None:
+    await bot.connect(63, KAREN, language_code="en")
+    [listing] = await command(bot, 63, "/renew")
+    await bot.tap(63, listing, "🔄 Renew all")
+    result = await bot.telegram.wait_for(63, "🔄 Renewal", after=listing.message_id)
+    lines = result.text.splitlines()
+    # Within the largest reminder threshold (3 days by default): four loans, tried once each.
+    assert bot.sandbox.calls[RENEW_CALLS] == 4
+    # The counts first, then only the failures: the renewed loans' dates are on their buttons.
+    assert lines[1] == "✅ 2 renewed · ⛔ 2 refused"
+    assert not [line for line in lines[2:] if line.startswith("✅ ")]
+    assert "⛔ Kongens fald: can't be renewed – reserved by another patron" in lines
+    assert any(
+        line.startswith("⛔ Snak_om_*stjerner*: can't be renewed – it has been") for line in lines
+    )
+    assert lines[-1].startswith("⏭ 3 loans were left alone, as they are not due within 3 days: ")
+    assert "Den afrikanske farm" in lines[-1]
+    # The loans' buttons in the list are edited in place.
+    labels = buttons(message(bot, 63, listing.message_id))
+    assert any(text.startswith("✅ Rødt & sort") for text in labels)
+    assert any(text.startswith("⛔ Kongens fald") for text in labels)
+    assert any(text.startswith("🔄 Den afrikanske farm") for text in labels)
+
+
+async def test_each_loan_is_tried_at_most_once_per_message(bot: BotHarness) -> None:
+    await bot.connect(68, KAREN, language_code="en")
+    [older] = await command(bot, 68, "/renew")
+    [listing] = await command(bot, 68, "/renew")
+    label = next(text for text in buttons(listing) if "Æbler" in text)
+    # The answer is lost: the outcome is unknown, so the loan must not be renewed again.
+    bot.sandbox.faults.fail_next["/v3/renew"] = [502]
+    await bot.tap(68, listing, label)
+    await bot.telegram.wait_for(68, "not answering", after=listing.message_id)
+    assert bot.sandbox.calls[RENEW_CALLS] == 1
+    await bot.tap(68, listing, "🔄 Renew all")
+    result = await bot.telegram.wait_for(68, "🔄 Renewal", after=listing.message_id)
+    # The single tap's loan is not renewed again by "renew all" of the same message.
+    assert "↩️ Æbler, øl og ålegræs: already tried from this message" in result.text
+    assert bot.sandbox.calls[RENEW_CALLS] == 1 + 3
+    # An older message's "renew all" renews nothing again: the renewed loan is not due soon
+    # any more, and the refused ones are remembered. Only the loan whose outcome was unknown
+    # is tried, once, from this other message.
+    await bot.tap(68, older, "🔄 Renew all")
+    later = await bot.telegram.wait_for(
+        68, lambda m: m.text.startswith("🔄 Renewal") and m.message_id > result.message_id
+    )
+    assert bot.sandbox.calls[RENEW_CALLS] == 1 + 3 + 1
+    assert "✅ 1 renewed" in later.text
+    assert not [line for line in later.text.splitlines() if line.startswith("✅ Æbler")]
+    assert "⛔ Kongens fald: can't be renewed – reserved by another patron" in later.text
+
+
+def current(bot: BotHarness, chat_id: int, listing: Any) -> Any:
+    return message(bot, chat_id, listing.message_id)
+
+
+async def test_renew_sixty_five_loans_pages_and_renews_each_once(bot: BotHarness) -> None:
+    await bot.connect(64, METTE)
+    await command(bot, 64, "/reminders 30")  # the renewal window follows the largest threshold
+    [listing] = await command(bot, 64, "/renew")
+    assert listing.text.startswith("🔄 Forny lån (65)")
+    today = bot.sandbox.today
+    dues = [parse_library_date(loan["dueDate"]) for loan in bot.sandbox.patron_data(METTE).loans]
+    assert all(isinstance(due, dt.date) for due in dues)
+    overdue = sum((due - today).days < 0 for due in dues)  # type: ignore[operator]
+    soon = sum(0 <= (due - today).days <= 30 for due in dues)  # type: ignore[operator]
+    assert 30 < overdue + soon < 65
+    # A summary, and one page of ten loans: "renew all" on top, ◀ n/7 ▶ below.
+    assert listing.text.splitlines()[2] == (
+        f"{overdue} over tid · {soon} skal afleveres inden for 30 dage"
+    )
+    labels = buttons(listing)
+    assert labels[0] == "🔄 Forny alle" and labels[-2:] == ["1/7", "▶"]
+    assert len(labels) == 1 + 10 + 2
+    assert all(len(b.callback_data.encode()) <= 64 for row in listing.buttons for b in row)
+    # Page 2 is the same message, edited; one of its loans is renewed from there.
+    page2 = await bot.tap(64, listing, "▶")
+    assert page2 is not None and page2.message_id == listing.message_id
+    assert buttons(page2)[-3:] == ["◀", "2/7", "▶"]
+    loan = buttons(page2)[1]
+    assert loan not in labels
+    await bot.tap(64, page2, loan)
+    assert bot.sandbox.calls[RENEW_CALLS] == 1
+    # Paging shows the loans fresh (the renewed one has moved on), each with the same button:
+    # the renewed loan's is marked as tried.
+    title = loan.removeprefix("🔄 ").split(" · ")[0]
+    shown = await bot.tap(64, current(bot, 64, listing), "◀")
+    found: list[str] = []
+    while True:
+        assert shown is not None and shown.message_id == listing.message_id
+        found += [text for text in buttons(shown) if title in text]
+        if "▶" not in buttons(shown):
+            break
+        shown = await bot.tap(64, shown, "▶")
+    assert len([text for text in found if text.startswith("↩️ ")]) == 1, found
+    again = current(bot, 64, listing)
+    before = len(bot.telegram.sent(64))
+    await bot.tap(64, again, "🔄 Forny alle", timeout=10)
+    result = await bot.telegram.wait_for(64, "🔄 Fornyelse", after=listing.message_id, timeout=20)
+    # Every loan due within the window once, the one renewed from page 2 not again.
+    assert bot.sandbox.calls[RENEW_CALLS] == overdue + soon
+    assert f"↩️ {title}: allerede forsøgt fra denne besked" in result.text
+    # The counts, then only the failures: no line per renewed loan.
+    assert result.text.splitlines()[1].startswith(f"✅ {overdue + soon - 1} fornyet")
+    assert len([m for m in bot.telegram.sent(64)[before:] if "Fornyelse" in m.text]) == 1
+    assert all(len(m.text) <= 4096 for m in bot.telegram.sent(64))
+    assert f"⏭ {65 - overdue - soon} lån blev ikke fornyet" in result.text
+
+
+async def test_nothing_to_renew(bot: BotHarness) -> None:
+    await bot.connect(65, OLE)
+    [reply] = await command(bot, 65, "/renew")
+    assert reply.text == "🔄 Du har ingen lån at forny."
+    assert reply.buttons == []
+
+
+async def test_renewing_while_the_platform_is_down_keeps_the_list(bot: BotHarness) -> None:
+    await bot.connect(66, KAREN)
+    [listing] = await command(bot, 66, "/renew")
+    bot.sandbox.faults.down.add("platform")
+    result = await bot.tap(66, listing, "🔄 Forny alle")
+    assert result is not None and "svarer ikke" in result.text
+    [again] = [m for m in bot.telegram.sent(66) if m.message_id == listing.message_id]
+    assert again.text == listing.text
+
+
+async def test_renewing_with_an_expired_token(bot: BotHarness) -> None:
+    await bot.connect(67, KAREN, language_code="en")
+    [listing] = await command(bot, 67, "/renew")
+    account = await bot.store.account(67)
+    assert account is not None
+    bot.sandbox.expire_token(account.token)
+    label = next(text for text in buttons(listing) if "Lykke" in text or "farm" in text)
+    await bot.tap(67, listing, label)
+    await bot.telegram.wait_for(67, "Log in again", after=listing.message_id)
+    assert await bot.store.account(67) is None
