@@ -29,6 +29,21 @@ def loan_urgency(loan: Loan, today: dt.date) -> Urgency:
     return "later"
 
 
+def due_counts(loans: Iterable[Loan], today: dt.date, within: int) -> tuple[int, int]:
+    """(overdue, due within `within` days from today, today included): a long list's summary."""
+    overdue = soon = 0
+    for loan in loans:
+        due = loan.due_date
+        if not isinstance(due, dt.date):
+            continue
+        days = (due - today).days
+        if days < 0:
+            overdue += 1
+        elif days <= within:
+            soon += 1
+    return overdue, soon
+
+
 def sort_loans(loans: Iterable[Loan]) -> list[Loan]:
     """By due date, soonest first; loans without a readable date last, in their given order."""
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from library_bot.library.errors import LibraryError
-from library_bot.rules.isil import agencies_of, branch_key
+from library_bot.rules.isil import agencies_of, branch_key, fold_name
 
 if TYPE_CHECKING:
     from library_bot.library.client import LibraryClient
@@ -41,6 +41,7 @@ class BranchNames:
         self._catalogues: dict[str, str] = {}
         self._hours: dict[str, tuple[str, ...]] = {}
         self._closed: set[str] = set()
+        self._pickup: dict[str, tuple[list[Branch], float]] = {}
 
     def opening_hours(self, branch_id: str, lang: str) -> str | None:
         """The branch's opening hours as the library publishes them (free text, no schedule
@@ -121,3 +122,20 @@ class BranchNames:
                 names[branch_id] = name
                 names[branch_key(branch_id)] = name
         return names
+
+    async def pickup_branches(
+        self, library: LibraryClient, agency: str, deadline: Deadline
+    ) -> list[Branch] | None:
+        """The branches of `agency`'s library where patrons may pick up (`pickupAllowed`), by
+        name; None when `/v3/libraries` could not be asked."""
+        key = branch_key(agency)
+        cached = self._pickup.get(key)
+        if cached is not None and cached[1] >= time.monotonic():
+            return cached[0]
+        branches = await self._fetch(library, [key], deadline)
+        if branches is None:
+            return None
+        unique = {branch_key(b.branch_id): b for b in branches if b.allows_pickup and b.branch_name}
+        found = sorted(unique.values(), key=lambda b: fold_name(b.branch_name or ""))
+        self._pickup[key] = (found, time.monotonic() + self._ttl)
+        return found

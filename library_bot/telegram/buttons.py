@@ -72,6 +72,24 @@ class AbortOrder:
 
 
 @dataclass(frozen=True)
+class PickBranch:
+    """A branch in the pick-up branch picker: saves it and asks about ordering `pid` there."""
+
+    ACTION: ClassVar[str] = "branch"
+    pid: str
+    branch: str
+
+
+@dataclass(frozen=True)
+class ChooseBranch:
+    """ "Change pick-up branch" under an order's confirmation: the picker for `pid`."""
+
+    ACTION: ClassVar[str] = "branch"
+    pid: str
+    title: str = ""
+
+
+@dataclass(frozen=True)
 class OrderFound:
     """A search result's "Order": leads to the confirmation of `/order <pid>`."""
 
@@ -103,6 +121,23 @@ class RenewAll:
 
     ACTION: ClassVar[str] = "renewall"
     loans: tuple[str, ...] | None = None
+    # The stored ids of the loan buttons of the message on every page (None: the keyboard's).
+    buttons: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class ListPage:
+    """A long list paged through one edited message: /loans, /holds or /renew (`kind`).
+
+    The page is in the callback data (`page:<stored id>:<n>`), so one row serves every page.
+    `buttons` maps a loan to its renew button's stored id and `head` is the "renew all" button's,
+    so every page of a /renew message shows the same single-use buttons.
+    """
+
+    ACTION: ClassVar[str] = "page"
+    kind: str
+    buttons: dict[str, str] | None = None
+    head: str | None = None
 
 
 @dataclass(frozen=True)

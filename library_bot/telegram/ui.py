@@ -32,7 +32,7 @@ from library_bot.library.errors import (
 from library_bot.rules.renewals import due_key
 from library_bot.services import services
 from library_bot.storage.store import new_callback_id
-from library_bot.telegram.buttons import ButtonId, Payload, RenewAll, RenewLoan, encode
+from library_bot.telegram.buttons import ButtonId, ListPage, Payload, RenewAll, RenewLoan, encode
 from library_bot.texts import Raw, pick_language, t
 from library_bot.texts.formatting import MESSAGE_LIMIT, format_date, shorten
 
@@ -232,16 +232,51 @@ async def callback_buttons(
     Each is bound to the chat and to the user who sent the update: nobody else can press it.
     A `ButtonId` in a payload becomes the stored id of that button of the batch.
     """
-    ids = [new_callback_id() for _ in specs]
-    rows = [
-        (action, {k: ids[int(v)] if isinstance(v, ButtonId) else v for k, v in stored.items()})
-        for action, stored in stored_rows(specs)
-    ]
+    ids = await store_payloads(update, context, [payload for _, payload in specs])
+    return stored_buttons(specs, ids)
+
+
+async def store_payloads(
+    update: Update, context: Context, payloads: Sequence[Payload]
+) -> list[str]:
+    """Store `payloads` as `callback_buttons` does (bound to the chat and user, `ButtonId`s made
+    stored ids of the batch); their stored ids in order."""
+    ids = [new_callback_id() for _ in payloads]
+    rows = [(payload.ACTION, _bind(encode(payload), ids)) for payload in payloads]
     user = update.effective_user
     await services(context).store.put_callbacks(
         chat_id_of(update), rows, user_id=user.id if user else None, ids=ids
     )
-    return stored_buttons(specs, ids)
+    return ids
+
+
+def _bind(value: Any, ids: Sequence[str]) -> Any:
+    """`value` with each `ButtonId` in it (also inside lists and dicts) made a stored id."""
+    if isinstance(value, ButtonId):
+        return ids[int(value)]
+    if isinstance(value, dict):
+        return {key: _bind(item, ids) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_bind(item, ids) for item in value]
+    return value
+
+
+def page_button(label: str, ref_id: str, page: int) -> InlineKeyboardButton:
+    """A button showing page `page` of the long list stored under `ref_id` (`ListPage`)."""
+    return ref_button(label, ListPage.ACTION, f"{ref_id}:{page}")
+
+
+def page_row(lang: str, ref_id: str, page: int, pages: int) -> list[InlineKeyboardButton]:
+    """◀ page/pages ▶ under a long list (no ◀ on the first page, no ▶ on the last); the middle
+    button shows the same page again, fresh."""
+    row = []
+    if page > 0:
+        row.append(page_button(t(lang, "borrower.page.previous"), ref_id, page - 1))
+    position = t(lang, "borrower.page.position", page=page + 1, pages=pages)
+    row.append(page_button(position, ref_id, page))
+    if page < pages - 1:
+        row.append(page_button(t(lang, "borrower.page.next"), ref_id, page + 1))
+    return row
 
 
 def one_per_row(buttons: Sequence[InlineKeyboardButton]) -> list[list[InlineKeyboardButton]]:
@@ -263,7 +298,11 @@ async def answer_query(update: Update, text: str | None = None) -> None:
 def ref_id_of(update: Update) -> str:
     """The stored callback row a tapped button points at (`<action>:<id>`)."""
     query = update.callback_query
-    return str(query.data or "").partition(":")[2] if query is not None else ""
+    if query is None:
+        return ""
+    # "<action>:<id>", or "<action>:<id>:<page>" for a page of a long list.
+    parts = str(query.data or "").split(":", 2)
+    return parts[1] if len(parts) > 1 else ""
 
 
 async def peek_callback(update: Update, context: Context) -> CallbackRef | None:

@@ -204,3 +204,25 @@ def split_messages(
     if current:
         messages.append(separator.join(current))
     return messages
+
+
+def paginate(
+    entries: Sequence[str], *, per_page: int, limit: int, separator: str = "\n\n"
+) -> list[list[str]]:
+    """`entries` in pages of at most `per_page`, each page's joined HTML within `limit` (UTF-16
+    units); an entry longer than `limit` is shortened with "…". At least one (empty) page."""
+    pages: list[list[str]] = []
+    current: list[str] = []
+    size = 0
+    sep = utf16_len(separator)
+    for entry in entries:
+        part = truncate_html(entry, limit)
+        part_size = utf16_len(part)
+        if current and (len(current) >= per_page or size + sep + part_size > limit):
+            pages.append(current)
+            current, size = [], 0
+        size += (sep if current else 0) + part_size
+        current.append(part)
+    if current or not pages:
+        pages.append(current)
+    return pages

@@ -13,7 +13,7 @@ from decimal import Decimal
 from typing import Final
 
 from library_bot.library.models import Debt, Hold, Loan, Work
-from library_bot.rules.urgency import hold_is_ready, loan_urgency
+from library_bot.rules.urgency import due_counts, hold_is_ready, loan_urgency
 from library_bot.texts import Raw, t
 from library_bot.texts.formatting import (
     format_amount,
@@ -30,7 +30,16 @@ MARKS: Final[Mapping[str, str]] = {"overdue": "🔴 ", "due_today": "🟡 ", "du
 READY_MARK: Final = "🟢 "
 SEP: Final = " · "
 
-__all__ = ["debt_total", "reason_text", "render_debt", "render_hold", "render_loan", "render_work"]
+__all__ = [
+    "debt_total",
+    "holds_summary",
+    "loans_summary",
+    "reason_text",
+    "render_debt",
+    "render_hold",
+    "render_loan",
+    "render_work",
+]
 
 
 def _text(value: str | None, limit: int = FIELD_LIMIT) -> str:
@@ -71,6 +80,35 @@ def render_loan(loan: Loan, today: dt.date, lang: str, cannot_renew: str | None 
     if cannot_renew:
         entry += "\n" + t(lang, "borrower.renew.cannot", reason=Raw(cannot_renew))
     return entry
+
+
+def loans_summary(
+    loans: Sequence[Loan], today: dt.date, lang: str, within: int, refused: int = 0
+) -> str:
+    """ "17 overdue · 4 due within 3 days" (and how many can't be renewed): a list's first line."""
+    overdue, soon = due_counts(loans, today, within)
+    days = t(lang, "borrower.renew.days", days=within)
+    parts = []
+    if overdue:
+        parts.append(t(lang, "borrower.summary.overdue", count=overdue))
+    if soon:
+        parts.append(t(lang, "borrower.summary.soon", count=soon, days=days))
+    if not parts:
+        parts.append(t(lang, "borrower.summary.calm", days=days))
+    if refused:
+        parts.append(t(lang, "borrower.summary.refused", count=refused))
+    return SEP.join(parts)
+
+
+def holds_summary(holds: Sequence[Hold], lang: str) -> str:
+    """ "2 ready for pick-up · 9 waiting": a long list of holds' first line."""
+    ready = sum(1 for hold in holds if hold_is_ready(hold))
+    parts = []
+    if ready:
+        parts.append(t(lang, "borrower.summary.ready", count=ready))
+    if len(holds) > ready:
+        parts.append(t(lang, "borrower.summary.waiting", count=len(holds) - ready))
+    return SEP.join(parts)
 
 
 def _hold_status(hold: Hold, lang: str) -> str:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import re
 import time
 from collections.abc import Callable
 from typing import Any
 
+from library_bot.library.models import parse_library_date
 from library_bot.texts.catalog import borrower as catalogue
 from tests.fixtures.bot import BotFactory, BotHarness
 from tests.fixtures.patrons import JONAS, KAREN, METTE, OLE
@@ -86,26 +88,51 @@ async def test_loans_in_english(bot: BotHarness) -> None:
     assert re.search(r"due \d{1,2} [A-Z][a-z]{2}", reply.text)
 
 
-def _loan_count(messages: Messages) -> int:
-    return sum(len(re.findall(r"afleveres ", m.text)) for m in messages)
-
-
-async def test_sixty_five_loans_are_split_without_cutting_an_entry(bot: BotHarness) -> None:
+async def test_sixty_five_loans_page_through_one_message(bot: BotHarness) -> None:
     await bot.connect(3, METTE)
-    messages = await command(bot, 3, "/loans", until=lambda new: _loan_count(new) >= 65)
-    assert len(messages) > 1
-    assert _loan_count(messages) == 65
-    assert "Dine lån (65)" in messages[0].text
-    for message in messages:
-        assert len(message.text) <= 4096
+    [first] = await command(bot, 3, "/loans")
+    lines = first.text.splitlines()
+    assert lines[0] == "📚 Dine lån (65)"
+    today = bot.sandbox.today
+    dues = [parse_library_date(loan["dueDate"]) for loan in bot.sandbox.patron_data(METTE).loans]
+    days = [(due - today).days for due in dues if isinstance(due, dt.date)]
+    assert len(days) == 65
+    overdue = sum(d < 0 for d in days)
+    soon = sum(0 <= d <= 3 for d in days)
+    assert lines[1] == f"{overdue} over tid · {soon} skal afleveres inden for 3 dage"
+    labels = buttons(first)
+    pages = int(labels[0].split("/")[1])
+    assert labels == ["1/" + str(pages), "▶"] and pages > 1
+    seen: list[str] = []
+    shown = first
+    for page in range(1, pages + 1):
+        assert shown.message_id == first.message_id
+        assert len(shown.text) <= 4096
+        assert all(len(b.callback_data.encode()) <= 64 for row in shown.buttons for b in row)
         # Every entry is whole: a bold title followed by its due line.
-        for entry in message.html.split("\n\n")[1 if message is messages[0] else 0 :]:
+        entries = shown.html.split("\n\n")[1:]
+        assert 0 < len(entries) <= 10
+        for entry in entries:
             assert entry.count("<b>") == entry.count("</b>") == 1, entry
             assert "afleveres" in entry, entry
+        seen.extend(entries)
+        expected = ([] if page == 1 else ["◀"]) + [f"{page}/{pages}"]
+        expected += [] if page == pages else ["▶"]
+        assert buttons(shown) == expected
+        if page < pages:
+            edited = await bot.tap(3, shown, "▶")
+            assert edited is not None
+            shown = edited
+    assert len(seen) == 65
+    # No new message: every page was the same one, edited.
+    assert [m.message_id for m in bot.telegram.sent(3)][-1] == first.message_id
     # The Danish day-first date (dd/mm/yyyy) is read: shown, sorted and counted like the rest.
-    everything = "\n".join(m.text for m in messages)
+    everything = "\n".join(seen)
     assert not re.search(r"\d{2}/\d{2}/\d{4}", everything)
-    assert everything.count(" (") == 1 + 65  # the header, and every entry's days left
+    assert everything.count(" (") == 65  # every entry's days left
+    back = await bot.tap(3, shown, "◀")
+    assert back is not None and back.text.startswith("📚 Dine lån (65)")
+    assert buttons(back)[-2:] == [f"{pages - 1}/{pages}", "▶"]
 
 
 async def test_no_loans(bot: BotHarness) -> None:
@@ -143,6 +170,36 @@ async def test_holds_ready_first_with_branch_names(bot: BotHarness) -> None:
     assert calls == 1
     await command(bot, 5, "/holds")
     assert bot.sandbox.calls["platform GET /v3/libraries"] == calls
+
+
+async def test_many_holds_page_with_their_cancel_buttons(bot: BotHarness) -> None:
+    await bot.connect(10, KAREN, language_code="en")
+    orders = bot.sandbox.patron_data(KAREN).orders
+    waiting = orders[3]
+    for number in range(16):
+        extra = dict(waiting, orderId=f"extra-{number}", title=f"Extra {number:02d}")
+        extra["holdQueuePosition"] = str(10 + number)
+        orders.append(extra)
+    [first] = await command(bot, 10, "/holds")
+    lines = first.text.splitlines()
+    assert lines[0] == "📌 Your holds (20)"
+    assert lines[1] == "2 ready for pick-up · 18 waiting"
+    assert first.text.endswith("Tap a button to cancel a hold.")
+    labels = buttons(first)
+    assert labels[-2:] == ["1/3", "▶"]
+    cancels = [text for text in labels if text.startswith("✖ Cancel: ")]
+    assert len(cancels) == 8 and cancels[0] == "✖ Cancel: Kvinden i buret"
+    assert "Extra 15" not in first.text
+    last = await bot.tap(10, first, "▶")
+    assert last is not None
+    last = await bot.tap(10, last, "▶")
+    assert last is not None and last.message_id == first.message_id
+    assert buttons(last)[-2:] == ["◀", "3/3"]
+    assert "Extra 15" in last.text and "Kvinden i buret" not in last.text
+    assert len(last.text) <= 4096
+    # A cancel button of a later page works like any other.
+    confirm = await bot.tap(10, last, "✖ Cancel: Extra 15")
+    assert confirm is not None and confirm.text == "Do you want to cancel your hold on Extra 15?"
 
 
 async def test_holds_show_the_isil_id_when_branch_names_fail(bot: BotHarness) -> None:

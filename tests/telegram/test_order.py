@@ -34,7 +34,7 @@ async def test_order_with_the_patrons_own_library(bot: BotHarness) -> None:
     assert "Vil du bestille Den lille prins af Antoine de Saint-Exupéry?" in ask.text
     # No branch given or saved: the patron's agency from /v3/user, by its name.
     assert "Afhentes på Københavns Hovedbibliotek." in ask.text
-    assert buttons(ask) == ["📥 Ja, bestil", "Nej"]
+    assert buttons(ask) == ["📥 Ja, bestil", "Nej", "📍 Skift afhentningssted"]
     done = await bot.tap(30, ask, "📥 Ja, bestil")
     assert done is not None
     orders = bot.sandbox.patron_data(KAREN).orders
@@ -106,12 +106,90 @@ async def test_the_id_and_branch_are_checked(bot: BotHarness) -> None:
     assert "870970-basis:12345678" in usage.text
     [bad] = await command(bot, 35, "/order <b>x</b>")
     assert "“<b>x</b>” does not look like a material id" in bad.text
-    [bad_branch] = await command(bot, 35, f"/order {LITTLE_PRINCE} Aarhus")
-    assert "“Aarhus” does not look like a library" in bad_branch.text
+    [bad_branch] = await command(bot, 35, f"/order {LITTLE_PRINCE} 12345")
+    assert "“12345” does not look like a library" in bad_branch.text
     [unknown] = await command(bot, 35, "/order 870970-basis:99999999")
     assert "I cannot find the material 870970-basis:99999999" in unknown.text
     assert bot.sandbox.calls[ORDER_CALLS] == 0
     assert (await bot.store.chat(35)).pickup_branch is None
+
+
+COPENHAGEN_PICKUP = [
+    "Islands Brygge Bibliotek",
+    "Københavns Hovedbibliotek",
+    "Nørrebro Bibliotek",
+    "Vesterbro Bibliotek",
+]
+
+
+async def test_a_branch_by_name_is_found_and_saved(bot: BotHarness) -> None:
+    await bot.connect(43, KAREN, language_code="en")
+    # Case and accents ignored, a unique prefix is enough.
+    ask = await confirmation(bot, 43, f"/order {LITTLE_PRINCE} norrebro")
+    assert "Pick-up at Nørrebro Bibliotek." in ask.text
+    assert (await bot.store.chat(43)).pickup_branch == "DK-710117"
+    ask = await confirmation(bot, 43, f"/order {LITTLE_PRINCE} islands brygge")
+    assert "Pick-up at Islands Brygge Bibliotek." in ask.text
+    ask = await confirmation(bot, 43, f"/order {LITTLE_PRINCE} Vesterbro")
+    assert "Pick-up at Vesterbro Bibliotek." in ask.text
+    done = await bot.tap(43, ask, "📥 Yes, order it")
+    assert done is not None and "ordered for pick-up at Vesterbro Bibliotek" in done.text
+    assert bot.sandbox.patron_data(KAREN).orders[-1]["pickUpAgency"] == "DK-710104"
+    # Saved: the next order goes there without asking.
+    ask = await confirmation(bot, 43, "/order 870970-basis:06442885")
+    assert "Pick-up at Vesterbro Bibliotek." in ask.text
+
+
+async def test_an_unknown_or_unclear_name_offers_the_branches(bot: BotHarness) -> None:
+    await bot.connect(44, KAREN, language_code="en")
+    [picker] = await command(bot, 44, f"/order {LITTLE_PRINCE} Aarhus")
+    assert picker.text.startswith("Your library has no pick-up branch called “Aarhus”.")
+    assert "Where do you want to pick up Den lille prins?" in picker.text
+    assert buttons(picker) == COPENHAGEN_PICKUP
+    [several] = await command(bot, 44, f"/order {LITTLE_PRINCE} bibliotek")
+    assert several.text.startswith("“bibliotek” fits several branches.")
+    assert buttons(several) == [
+        "Islands Brygge Bibliotek",
+        "Nørrebro Bibliotek",
+        "Vesterbro Bibliotek",
+    ]
+    assert (await bot.store.chat(44)).pickup_branch is None
+    # Picking one saves it and asks about the order in the same message.
+    ask = await bot.tap(44, several, "Islands Brygge Bibliotek")
+    assert ask is not None and ask.message_id == several.message_id
+    assert "Pick-up at Islands Brygge Bibliotek." in ask.text
+    assert (await bot.store.chat(44)).pickup_branch == "DK-710111"
+    assert bot.sandbox.calls[ORDER_CALLS] == 0
+
+
+async def test_change_the_pick_up_branch_with_buttons(bot: BotHarness) -> None:
+    await bot.connect(45, KAREN, language_code="en")
+    ask = await confirmation(bot, 45, f"/order {LITTLE_PRINCE}")
+    assert "Pick-up at Københavns Hovedbibliotek." in ask.text
+    picker = await bot.tap(45, ask, "📍 Change pick-up branch")
+    assert picker is not None and picker.message_id == ask.message_id
+    assert picker.text == "📍 Where do you want to pick up Den lille prins?"
+    # Only the branches of the patron's library that take pick-ups, by name.
+    assert buttons(picker) == COPENHAGEN_PICKUP
+    assert all(len(b.callback_data.encode()) <= 64 for row in picker.buttons for b in row)
+    again = await bot.tap(45, picker, "Vesterbro Bibliotek")
+    assert again is not None and "Pick-up at Vesterbro Bibliotek." in again.text
+    done = await bot.tap(45, again, "📥 Yes, order it")
+    assert done is not None and "ordered for pick-up at Vesterbro Bibliotek" in done.text
+    assert bot.sandbox.patron_data(KAREN).orders[-1]["pickUpAgency"] == "DK-710104"
+    assert bot.sandbox.calls[ORDER_CALLS] == 1
+    # The saved branch is marked in the picker next time.
+    ask = await confirmation(bot, 45, "/order 870970-basis:06442885")
+    picker = await bot.tap(45, ask, "📍 Change pick-up branch")
+    assert picker is not None and "✓ Vesterbro Bibliotek" in buttons(picker)
+
+
+async def test_a_branch_that_takes_no_pick_ups_is_not_offered(bot: BotHarness) -> None:
+    await bot.connect(46, KAREN, language_code="en")
+    bot.sandbox.no_pickup.add("DK-710111")
+    [picker] = await command(bot, 46, f"/order {LITTLE_PRINCE} islands")
+    assert "no pick-up branch called “islands”" in picker.text
+    assert "Islands Brygge Bibliotek" not in buttons(picker)
 
 
 async def test_owned_own_catalogue_means_reserve_it_at_that_library(bot: BotHarness) -> None:
@@ -232,3 +310,13 @@ async def test_every_order_system_reason_in_words(bot: BotHarness) -> None:
         assert told is not None and words in told.text, (code, told.text)
         assert bot.sandbox.calls[ORDER_CALLS] == index + 1
     assert not [o for o in bot.sandbox.patron_data(KAREN).orders if o["title"] == "Den lille prins"]
+
+
+async def test_a_name_when_the_branches_cannot_be_listed(bot: BotHarness) -> None:
+    await bot.connect(47, KAREN, language_code="en")
+    bot.sandbox.faults.fail_next["/v3/libraries"] = [500, 500, 500]
+    [told] = await command(bot, 47, f"/order {LITTLE_PRINCE} Vesterbro")
+    assert told.text.startswith("I cannot list your library's branches right now.")
+    assert f"/order {LITTLE_PRINCE} DK-710100" in told.text
+    assert (await bot.store.chat(47)).pickup_branch is None
+    assert bot.sandbox.calls[ORDER_CALLS] == 0

@@ -96,8 +96,9 @@ async def test_renew_all_renews_the_loans_due_soon_and_says_what_it_left(
     lines = result.text.splitlines()
     # Within the largest reminder threshold (3 days by default): four loans, tried once each.
     assert bot.sandbox.calls[RENEW_CALLS] == 4
-    assert sum(line.startswith("✅ ") for line in lines) == 2
-    assert any(line.startswith("✅ Rødt & sort <2. udgave>: new due date") for line in lines)
+    # The counts first, then only the failures: the renewed loans' dates are on their buttons.
+    assert lines[1] == "✅ 2 renewed · ⛔ 2 refused"
+    assert not [line for line in lines[2:] if line.startswith("✅ ")]
     assert "⛔ Kongens fald: can't be renewed – reserved by another patron" in lines
     assert any(
         line.startswith("⛔ Snak_om_*stjerner*: can't be renewed – it has been") for line in lines
@@ -134,38 +135,66 @@ async def test_each_loan_is_tried_at_most_once_per_message(bot: BotHarness) -> N
         68, lambda m: m.text.startswith("🔄 Renewal") and m.message_id > result.message_id
     )
     assert bot.sandbox.calls[RENEW_CALLS] == 1 + 3 + 1
-    assert "✅ Æbler, øl og ålegræs: new due date" in later.text
-    assert "✅ Rødt & sort" not in later.text
+    assert "✅ 1 renewed" in later.text
+    assert not [line for line in later.text.splitlines() if line.startswith("✅ Æbler")]
     assert "⛔ Kongens fald: can't be renewed – reserved by another patron" in later.text
 
 
-async def test_renew_all_sixty_five_loans(bot: BotHarness) -> None:
+def current(bot: BotHarness, chat_id: int, listing: Any) -> Any:
+    return message(bot, chat_id, listing.message_id)
+
+
+async def test_renew_sixty_five_loans_pages_and_renews_each_once(bot: BotHarness) -> None:
     await bot.connect(64, METTE)
     await command(bot, 64, "/reminders 30")  # the renewal window follows the largest threshold
     [listing] = await command(bot, 64, "/renew")
-    assert "Forny lån (65)" in listing.text
-    assert len(buttons(listing)) == 66
+    assert listing.text.startswith("🔄 Forny lån (65)")
     today = bot.sandbox.today
-    soon = 0
-    for loan in bot.sandbox.patron_data(METTE).loans:
-        due = parse_library_date(loan["dueDate"])
-        assert isinstance(due, dt.date)
-        soon += (due - today).days <= 30
-    assert 30 < soon < 65
-    before = len(bot.telegram.sent(64))
-    await bot.tap(64, listing, "🔄 Forny alle", timeout=10)
-
-    def tried() -> int:
-        return sum(
-            m.text.count("\n✅ ") + m.text.count("\n⛔ ") for m in bot.telegram.sent(64)[before:]
-        )
-
-    await bot.telegram.wait_for(64, lambda _: tried() >= soon, after=listing.message_id)
-    assert bot.sandbox.calls[RENEW_CALLS] == soon
-    assert all(len(m.text) <= 4096 for m in bot.telegram.sent(64))
-    await bot.telegram.wait_for(
-        64, f"⏭ {65 - soon} lån blev ikke fornyet", after=listing.message_id
+    dues = [parse_library_date(loan["dueDate"]) for loan in bot.sandbox.patron_data(METTE).loans]
+    assert all(isinstance(due, dt.date) for due in dues)
+    overdue = sum((due - today).days < 0 for due in dues)  # type: ignore[operator]
+    soon = sum(0 <= (due - today).days <= 30 for due in dues)  # type: ignore[operator]
+    assert 30 < overdue + soon < 65
+    # A summary, and one page of ten loans: "renew all" on top, ◀ n/7 ▶ below.
+    assert listing.text.splitlines()[2] == (
+        f"{overdue} over tid · {soon} skal afleveres inden for 30 dage"
     )
+    labels = buttons(listing)
+    assert labels[0] == "🔄 Forny alle" and labels[-2:] == ["1/7", "▶"]
+    assert len(labels) == 1 + 10 + 2
+    assert all(len(b.callback_data.encode()) <= 64 for row in listing.buttons for b in row)
+    # Page 2 is the same message, edited; one of its loans is renewed from there.
+    page2 = await bot.tap(64, listing, "▶")
+    assert page2 is not None and page2.message_id == listing.message_id
+    assert buttons(page2)[-3:] == ["◀", "2/7", "▶"]
+    loan = buttons(page2)[1]
+    assert loan not in labels
+    await bot.tap(64, page2, loan)
+    assert bot.sandbox.calls[RENEW_CALLS] == 1
+    # Paging shows the loans fresh (the renewed one has moved on), each with the same button:
+    # the renewed loan's is marked as tried.
+    title = loan.removeprefix("🔄 ").split(" · ")[0]
+    shown = await bot.tap(64, current(bot, 64, listing), "◀")
+    found: list[str] = []
+    while True:
+        assert shown is not None and shown.message_id == listing.message_id
+        found += [text for text in buttons(shown) if title in text]
+        if "▶" not in buttons(shown):
+            break
+        shown = await bot.tap(64, shown, "▶")
+    assert len([text for text in found if text.startswith("↩️ ")]) == 1, found
+    again = current(bot, 64, listing)
+    before = len(bot.telegram.sent(64))
+    await bot.tap(64, again, "🔄 Forny alle", timeout=10)
+    result = await bot.telegram.wait_for(64, "🔄 Fornyelse", after=listing.message_id, timeout=20)
+    # Every loan due within the window once, the one renewed from page 2 not again.
+    assert bot.sandbox.calls[RENEW_CALLS] == overdue + soon
+    assert f"↩️ {title}: allerede forsøgt fra denne besked" in result.text
+    # The counts, then only the failures: no line per renewed loan.
+    assert result.text.splitlines()[1].startswith(f"✅ {overdue + soon - 1} fornyet")
+    assert len([m for m in bot.telegram.sent(64)[before:] if "Fornyelse" in m.text]) == 1
+    assert all(len(m.text) <= 4096 for m in bot.telegram.sent(64))
+    assert f"⏭ {65 - overdue - soon} lån blev ikke fornyet" in result.text
 
 
 async def test_nothing_to_renew(bot: BotHarness) -> None:

@@ -73,7 +73,7 @@ async def test_the_order_button_leads_to_the_order_confirmation(bot: BotHarness)
     ask = await bot.tap(55, results, "📥 Bestil 1: The Hobbit")
     assert ask is not None
     assert "Vil du bestille The Hobbit af J.R.R. Tolkien?" in ask.text
-    assert buttons(ask) == ["📥 Ja, bestil", "Nej"]
+    assert buttons(ask) == ["📥 Ja, bestil", "Nej", "📍 Skift afhentningssted"]
     # The result list stays as it was.
     [again] = [m for m in bot.telegram.sent(55) if m.message_id == results.message_id]
     assert again.text == results.text and again.buttons == results.buttons

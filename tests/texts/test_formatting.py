@@ -13,6 +13,7 @@ from library_bot.texts.formatting import (
     format_amount,
     format_date,
     is_zero_amount,
+    paginate,
     relative_days,
     shorten,
     split_messages,
@@ -184,3 +185,15 @@ def test_shorten_plain_text() -> None:
     assert shorten("  a \n b  ", 10) == "a b"
     assert shorten("abcdefghij", 5) == "abcd…"
     assert shorten("abc defghij", 5) == "abc…"
+
+
+def test_paginate_keeps_entries_whole_within_count_and_size() -> None:
+    entries = [f"<b>{n}</b>\n" + "x" * (50 + 37 * (n % 7)) for n in range(65)]
+    pages = paginate(entries, per_page=10, limit=1000)
+    assert [entry for page in pages for entry in page] == entries
+    assert all(0 < len(page) <= 10 for page in pages)
+    assert all(utf16_len("\n\n".join(page)) <= 1000 for page in pages)
+    assert paginate([], per_page=10, limit=1000) == [[]]
+    # An entry longer than a page is shortened, not lost.
+    [[long]] = paginate(["<b>" + "y" * 3000 + "</b>"], per_page=10, limit=1000)
+    assert utf16_len(long) <= 1000 and long.endswith("…</b>")

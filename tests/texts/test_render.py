@@ -10,7 +10,14 @@ import pytest
 from library_bot.library.models import BorrowerStatus, Debt, Hold, Loan, Work
 from library_bot.rules.urgency import hold_is_ready, loan_urgency, sort_holds, sort_loans
 from library_bot.texts.formatting import split_messages, utf16_len
-from library_bot.texts.render import debt_total, render_debt, render_hold, render_loan, render_work
+from library_bot.texts.render import (
+    debt_total,
+    loans_summary,
+    render_debt,
+    render_hold,
+    render_loan,
+    render_work,
+)
 from tests.texts.telegram_html import assert_telegram_html
 
 TODAY = dt.date(2026, 11, 26)
@@ -244,3 +251,13 @@ def test_a_refused_renewal_is_marked_in_the_entry() -> None:
     entry = render_loan(loan(TODAY), TODAY, "en", "reserved by another patron")
     assert entry.endswith("\n⛔ can't be renewed: reserved by another patron")
     assert_telegram_html(entry)
+
+
+def test_loans_summary_counts_overdue_due_soon_and_refused() -> None:
+    loans = [loan(days(d)) for d in (-9, -1, -1, 0, 3, 4, 30)] + [loan("31/02/2026")]
+    assert loans_summary(loans, TODAY, "en", 3) == "3 overdue · 2 due within 3 days"
+    assert loans_summary(loans, TODAY, "da", 7, refused=1) == (
+        "3 over tid · 3 skal afleveres inden for 7 dage · ⛔ 1 kan ikke fornys"
+    )
+    assert loans_summary([loan(days(1))], TODAY, "en", 1) == "1 due within 1 day"
+    assert loans_summary([loan(days(9))], TODAY, "en", 3) == "nothing due within 3 days"

@@ -374,6 +374,9 @@ class Platform:
             if agencies is None or agency_id in agencies
             for branch in entries
         ]
+        for branch in branches:
+            if branch["branchId"] in self.state.no_pickup:
+                branch["pickupAllowed"] = False
         return self._envelope(params, branches)
 
     @endpoint

@@ -196,6 +196,11 @@ class LibrarySandbox(Served):
         return self._state.record(user_id).data
 
     @property
+    def no_pickup(self) -> set[str]:
+        """Branch ids `/v3/libraries` lists with `pickupAllowed` false (a test hook)."""
+        return self._state.no_pickup
+
+    @property
     def order_delay(self) -> float:
         return self._state.order_delay
 

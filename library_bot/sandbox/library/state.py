@@ -86,6 +86,8 @@ class SandboxState:
         self.userinfo_extra: dict[str, Any] = {}
         self.revoked: set[str] = set()  # tokens revoked through DELETE /oauth/revoke
         self.order_delay = order_delay
+        # Branches that take no pick-ups (`pickupAllowed` false, as some service points).
+        self.no_pickup: set[str] = set()
         self.pending_orders: list[PendingOrder] = []
         self.factory = PatronFactory(today, tz)
         self.records: dict[str, PatronRecord] = {}

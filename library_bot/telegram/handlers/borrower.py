@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -12,14 +13,14 @@ from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
 from library_bot.library.deadline import Deadline
 from library_bot.library.errors import LibraryError, Refused, ServiceUnavailable
-from library_bot.rules.renewals import refusal_for
+from library_bot.rules.renewals import refusal_for, renew_window
 from library_bot.rules.urgency import hold_is_ready, sort_holds, sort_loans
 from library_bot.services import services
-from library_bot.telegram.buttons import ButtonId, CancelHold, KeepHold, Payload, decode
+from library_bot.telegram.buttons import ButtonId, CancelHold, KeepHold, ListPage, Payload, decode
+from library_bot.telegram.handlers import renew
 from library_bot.telegram.handlers.common import command_status, loans_status
 from library_bot.telegram.ui import (
     BUTTON_TITLE,
-    MAX_BUTTONS,
     PAYLOAD_TITLE,
     Context,
     answer_library_error,
@@ -28,24 +29,47 @@ from library_bot.telegram.ui import (
     claim_once,
     lang_of,
     one_per_row,
+    page_row,
     peek_callback,
     reply,
     resolve_callback,
     send,
     send_messages,
+    store_payloads,
     today_in,
 )
 from library_bot.texts import Raw, t
-from library_bot.texts.formatting import format_amount, is_zero_amount, shorten, split_messages
-from library_bot.texts.render import debt_total, reason_text, render_debt, render_hold, render_loan
+from library_bot.texts.formatting import (
+    format_amount,
+    is_zero_amount,
+    paginate,
+    shorten,
+    split_messages,
+)
+from library_bot.texts.render import (
+    debt_total,
+    holds_summary,
+    loans_summary,
+    reason_text,
+    render_debt,
+    render_hold,
+    render_loan,
+)
 
 if TYPE_CHECKING:
-    from library_bot.storage.store import Account
+    from library_bot.library.models import BorrowerStatus
+    from library_bot.storage.store import Account, Refusal
 
 log = logging.getLogger(__name__)
 
 
 # --- /loans ---------------------------------------------------------------------------------
+
+# A page of a long list: this many entries at most, within this many characters, so the header,
+# the summary and the footer fit beside them in one message.
+LOANS_PER_PAGE = 10
+HOLDS_PER_PAGE = 8
+PAGE_LIMIT = 3400
 
 
 async def loans_command(update: Update, context: Context) -> None:
@@ -56,14 +80,49 @@ async def loans_command(update: Update, context: Context) -> None:
     if started is None:
         return
     lang, status = started
+    await show_loans(update, context, lang, status, refusals)
+
+
+async def show_loans(
+    update: Update,
+    context: Context,
+    lang: str,
+    status: BorrowerStatus,
+    refusals: Mapping[str, Refusal],
+    page: int = 0,
+    ref_id: str | None = None,
+) -> None:
+    """The summary and one page of the loans; ◀ ▶ under a list longer than a page."""
     today = today_in(context)
     entries = []
+    refused = 0
     for loan in sort_loans(status.loans):
         refusal = refusal_for(loan, refusals)
         reason = reason_text(refusal.reason, lang) if refusal is not None else None
+        refused += refusal is not None
         entries.append(render_loan(loan, today, lang, reason))
-    header = t(lang, "borrower.loans.header", count=len(status.loans))
-    await send_messages(update, context, split_messages(entries, header=header))
+    window = await renew_window_of(update, context)
+    header = "\n".join(
+        (
+            t(lang, "borrower.loans.header", count=len(status.loans)),
+            loans_summary(status.loans, today, lang, window, refused),
+        )
+    )
+    pages = paginate(entries, per_page=LOANS_PER_PAGE, limit=PAGE_LIMIT)
+    page = max(0, min(page, len(pages) - 1))
+    buttons = None
+    if len(pages) > 1:
+        if ref_id is None:
+            [ref_id] = await store_payloads(update, context, [ListPage("loans")])
+        buttons = [page_row(lang, ref_id, page, len(pages))]
+    await reply(update, context, "\n\n".join((header, *pages[page])), buttons=buttons)
+
+
+async def renew_window_of(update: Update, context: Context) -> int:
+    """The days "renew all" covers for this chat, which a list's summary counts as due soon."""
+    svc = services(context)
+    chat = await svc.store.chat(chat_id_of(update))
+    return renew_window(chat.reminders_enabled, chat.thresholds(svc.settings.REMINDER_DAYS))
 
 
 # --- /holds and cancelling one -------------------------------------------------------------
@@ -75,6 +134,19 @@ async def holds_command(update: Update, context: Context) -> None:
     if started is None:
         return
     lang, status = started
+    await show_holds(update, context, lang, status, deadline)
+
+
+async def show_holds(
+    update: Update,
+    context: Context,
+    lang: str,
+    status: BorrowerStatus,
+    deadline: Deadline,
+    page: int = 0,
+    ref_id: str | None = None,
+) -> None:
+    """One page of the holds with a cancel button each; ◀ ▶ under a list longer than a page."""
     if not status.orders:
         await reply(update, context, t(lang, "borrower.holds.empty"))
         return
@@ -96,19 +168,56 @@ async def holds_command(update: Update, context: Context) -> None:
             entry = f"{t(lang, 'borrower.holds.waiting')}\n{entry}"
             waiting_seen = True
         entries.append(entry)
+    pages = paginate(entries, per_page=HOLDS_PER_PAGE, limit=PAGE_LIMIT)
+    page = max(0, min(page, len(pages) - 1))
+    first = sum(len(earlier) for earlier in pages[:page])
     specs: list[tuple[str, Payload]] = []
-    for hold in holds[:MAX_BUTTONS]:
+    for hold in holds[first : first + len(pages[page])]:
         title = hold.title or t(lang, "render.untitled")
         payload = CancelHold(hold.order_id, hold.order_type, shorten(title, PAYLOAD_TITLE))
         text = t(lang, "borrower.holds.cancel_button", title=Raw(shorten(title, BUTTON_TITLE)))
         specs.append((text, payload))
     buttons = one_per_row(await callback_buttons(update, context, specs))
-    messages = split_messages(
-        entries,
-        header=t(lang, "borrower.holds.header", count=len(holds)),
-        footer=t(lang, "borrower.holds.footer"),
+    if len(pages) > 1:
+        if ref_id is None:
+            [ref_id] = await store_payloads(update, context, [ListPage("holds")])
+        buttons.append(page_row(lang, ref_id, page, len(pages)))
+    header = "\n".join(
+        (t(lang, "borrower.holds.header", count=len(holds)), holds_summary(holds, lang))
     )
-    await send_messages(update, context, messages, buttons)
+    text = "\n\n".join((header, *pages[page], t(lang, "borrower.holds.footer")))
+    await reply(update, context, text, buttons=buttons)
+
+
+# --- paging ---------------------------------------------------------------------------------
+
+
+async def page_callback(update: Update, context: Context) -> None:
+    """◀ ▶ under a long list: the list read fresh, the asked page shown in the same message."""
+    ref = await resolve_callback(update, context)
+    listing = decode(ref.payload, ListPage) if ref is not None else None
+    if ref is None or listing is None:
+        return
+    query = update.callback_query
+    assert query is not None
+    try:
+        page = int(str(query.data).split(":", 2)[2])
+    except (IndexError, ValueError):
+        page = 0
+    if listing.kind == "renew":
+        await renew.show_page(update, context, page, ref.id, listing)
+        return
+    if listing.kind == "holds":
+        deadline = Deadline()
+        started = await command_status(update, context, deadline, edit=False)
+        if started is not None:
+            await show_holds(update, context, *started, deadline, page, ref.id)
+        return
+    reading = asyncio.ensure_future(services(context).store.refusals(chat_id_of(update)))
+    started = await loans_status(update, context, "borrower.loans.empty", edit=False)
+    refusals = await reading
+    if started is not None:
+        await show_loans(update, context, *started, refusals, page, ref.id)
 
 
 async def cancel_callback(update: Update, context: Context) -> None:
@@ -222,4 +331,5 @@ def handlers() -> list[BaseHandler[Any, Any, Any]]:
         CommandHandler("holds", holds_command),
         CommandHandler("debt", debt_command),
         CallbackQueryHandler(cancel_callback, pattern=rf"^{CancelHold.ACTION}:"),
+        CallbackQueryHandler(page_callback, pattern=rf"^{ListPage.ACTION}:"),
     ]

@@ -32,23 +32,26 @@ async def borrower_status(
     lang: str,
     deadline: Deadline,
     chat: ChatSettings | None = None,
+    *,
+    edit: bool = True,
 ) -> BorrowerStatus | None:
     """`/v3/user` for the patron, or None after the patron has been told what went wrong.
 
     `chat` (the settings the caller already read, if any) saves the plan a read of its own.
+    `edit=False` tells a failure in a new message, so a tapped list stays in the chat.
     """
     svc = services(context)
     try:
         status = await deadline.run(svc.library.user(account.token))
     except LibraryError as exc:
-        await answer_library_error(update, context, exc, lang)
+        await answer_library_error(update, context, exc, lang, edit=edit)
         return None
     await refresh_plan(svc.store, svc.settings, account, status, chat=chat)
     return status
 
 
 async def command_status(
-    update: Update, context: Context, deadline: Deadline | None = None
+    update: Update, context: Context, deadline: Deadline | None = None, *, edit: bool = True
 ) -> tuple[str, BorrowerStatus] | None:
     """How every borrower command starts: the language, a connected account, a fresh status.
 
@@ -58,16 +61,17 @@ async def command_status(
     account = await require_account(update, context)
     if account is None:
         return None
-    status = await borrower_status(update, context, account, lang, deadline or Deadline(), chat)
+    deadline = deadline or Deadline()
+    status = await borrower_status(update, context, account, lang, deadline, chat, edit=edit)
     return None if status is None else (lang, status)
 
 
 async def loans_status(
-    update: Update, context: Context, empty_key: str
+    update: Update, context: Context, empty_key: str, *, edit: bool = True
 ) -> tuple[str, BorrowerStatus] | None:
     """`command_status` for the commands about loans: None also when there are none, after
     telling the patron so with the text `empty_key`."""
-    started = await command_status(update, context)
+    started = await command_status(update, context, edit=edit)
     if started is None:
         return None
     lang, status = started

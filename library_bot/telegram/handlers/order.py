@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from telegram import Update
@@ -17,11 +18,21 @@ from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
 from library_bot.library.deadline import Deadline
 from library_bot.library.errors import BadRequest, LibraryError, Refused, ServiceUnavailable
-from library_bot.rules.isil import normalise_branch
+from library_bot.rules.isil import branch_key, match_branch, normalise_branch
 from library_bot.services import services
 from library_bot.services.polling import check_soon, watch_order
-from library_bot.telegram.buttons import AbortOrder, ButtonId, PlaceOrder, decode
+from library_bot.telegram.buttons import (
+    AbortOrder,
+    ButtonId,
+    ChooseBranch,
+    Payload,
+    PickBranch,
+    PlaceOrder,
+    decode,
+)
 from library_bot.telegram.ui import (
+    BUTTON_TITLE,
+    MAX_BUTTONS,
     PAYLOAD_TITLE,
     Context,
     answer_library_error,
@@ -29,7 +40,9 @@ from library_bot.telegram.ui import (
     chat_id_of,
     claim_once,
     lang_of,
+    one_per_row,
     peek_callback,
+    plain,
     public_failure,
     reply,
     require_account,
@@ -40,7 +53,7 @@ from library_bot.texts import t
 from library_bot.texts.formatting import shorten
 
 if TYPE_CHECKING:
-    from library_bot.library.models import Work
+    from library_bot.library.models import Branch, Work
     from library_bot.storage.store import Account
 
 log = logging.getLogger(__name__)
@@ -48,6 +61,8 @@ log = logging.getLogger(__name__)
 PID = re.compile(r"^\d{6}-[a-z]+:[A-Za-z0-9_\-]+$")
 # Longest id or branch echoed back to the patron when it is refused.
 ECHO_LIMIT = 60
+# Longest text taken for a branch's name.
+NAME_LIMIT = 100
 
 
 def valid_pid(text: str) -> bool:
@@ -61,7 +76,7 @@ async def order_command(update: Update, context: Context) -> None:
     if account is None:
         return
     args = list(context.args or [])
-    if not args or len(args) > 2:
+    if not args:
         await reply(update, context, t(lang, "borrower.order.usage"))
         return
     pid = args[0].strip()
@@ -69,16 +84,18 @@ async def order_command(update: Update, context: Context) -> None:
         await reply(update, context, t(lang, "borrower.order.bad_id", pid=shorten(pid, ECHO_LIMIT)))
         return
     branch: str | None = None
-    if len(args) == 2:
-        branch = normalise_branch(args[1])
+    wanted: str | None = None
+    if len(args) > 1:
+        # A branch id, or a branch's name ("Vesterbro", "islands brygge").
+        text = " ".join(args[1:])
+        branch = normalise_branch(text)
         if branch is None:
-            await reply(
-                update,
-                context,
-                t(lang, "borrower.order.bad_branch", branch=shorten(args[1], ECHO_LIMIT)),
-            )
-            return
-    await prepare_order(update, context, account, lang, pid=pid, branch=branch)
+            if len(text) > NAME_LIMIT or not any(char.isalpha() for char in text):
+                echo = shorten(text, ECHO_LIMIT)
+                await reply(update, context, t(lang, "borrower.order.bad_branch", branch=echo))
+                return
+            wanted = text
+    await prepare_order(update, context, account, lang, pid=pid, branch=branch, wanted=wanted)
 
 
 async def prepare_order(
@@ -89,17 +106,21 @@ async def prepare_order(
     *,
     pid: str,
     branch: str | None = None,
+    wanted: str | None = None,
+    edit: bool = False,
 ) -> None:
     """Ask for confirmation of ordering `pid`, to be picked up at `branch` (or the default).
 
-    Also the target of a search result's "Order" button. A given branch becomes the patron's
-    saved choice; otherwise the saved choice, else the patron's own library (`/v3/user`).
+    Also the target of a search result's "Order" button and of the branch picker (`edit`: in
+    the tapped message). A given branch (or the one branch of the patron's library whose name
+    `wanted` is) becomes the patron's saved choice; otherwise the saved choice, else the
+    patron's own library (`/v3/user`).
     """
     svc = services(context)
     chat_id = chat_id_of(update)
     deadline = Deadline()
-    given = branch is not None
-    if branch is None:
+    given = branch is not None or wanted is not None
+    if branch is None and wanted is None:
         branch = normalise_branch((await svc.store.chat(chat_id)).pickup_branch)
     try:
         work, home = await asyncio.gather(
@@ -113,6 +134,20 @@ async def prepare_order(
         await send(context.bot, chat_id, t(lang, "borrower.order.not_found", pid=pid))
         return
     title, creator = work.title, work.creator
+    if wanted is not None:
+        choices = await svc.branches.pickup_branches(svc.library, home, deadline) if home else None
+        named = [(branch_key(b.branch_id), b.branch_name or "") for b in choices or []]
+        found = match_branch(wanted, named)
+        if len(found) != 1:
+            if not choices:
+                await send(context.bot, chat_id, t(lang, "borrower.order.no_branches", pid=pid))
+                return
+            key = "borrower.order.branch_several" if found else "borrower.order.branch_not_found"
+            lead = t(lang, key, wanted=shorten(wanted, ECHO_LIMIT))
+            fits = [b for b in choices if branch_key(b.branch_id) in found] or choices
+            await _picker(update, context, lang, pid, title, fits, lead=lead, edit=edit)
+            return
+        branch = found[0]
     branch = branch or home
     if branch is None:
         await send(context.bot, chat_id, t(lang, "borrower.order.no_branch", pid=pid))
@@ -133,12 +168,14 @@ async def prepare_order(
     if given:
         await svc.store.set_pickup_branch(chat_id, branch)
     names = await svc.branches.lookup(svc.library, [branch], deadline)
-    yes, no = await callback_buttons(
+    short = shorten(title, PAYLOAD_TITLE)
+    yes, no, change = await callback_buttons(
         update,
         context,
         [
-            (t(lang, "borrower.order.yes"), PlaceOrder(pid, branch, shorten(title, PAYLOAD_TITLE))),
+            (t(lang, "borrower.order.yes"), PlaceOrder(pid, branch, short)),
             (t(lang, "borrower.order.no"), AbortOrder(ButtonId.of(0))),
+            (t(lang, "borrower.order.change_branch"), ChooseBranch(pid, short)),
         ],
     )
     text = t(
@@ -149,8 +186,81 @@ async def prepare_order(
         branch=names.get(branch, branch),
         pid=pid,
     )
+    if edit:
+        await reply(update, context, text, buttons=[[yes, no], [change]])
+        return
     # A new message: a search result list keeps its other buttons.
-    await send(context.bot, chat_id, text, buttons=[[yes, no]])
+    await send(context.bot, chat_id, text, buttons=[[yes, no], [change]])
+
+
+# --- the pick-up branch picker ----------------------------------------------------------------
+
+
+async def branch_callback(update: Update, context: Context) -> None:
+    """ "Change pick-up branch" shows the picker; a branch in it saves that branch and asks
+    again about the order, in the same message."""
+    lang = await lang_of(update, context)
+    ref = await resolve_callback(update, context)
+    if ref is None:
+        return
+    tapped = decode(ref.payload, PickBranch, ChooseBranch)
+    if not isinstance(tapped, PickBranch | ChooseBranch):
+        await send(context.bot, chat_id_of(update), t(lang, "common.stale_button"))
+        return
+    account = await require_account(update, context)
+    if account is None:
+        return
+    if isinstance(tapped, PickBranch):
+        await prepare_order(
+            update, context, account, lang, pid=tapped.pid, branch=tapped.branch, edit=True
+        )
+        return
+    svc = services(context)
+    deadline = Deadline()
+    try:
+        home = await _home_branch(context, account, deadline)
+    except LibraryError as exc:
+        await answer_library_error(update, context, exc, lang, edit=False)
+        return
+    choices = await svc.branches.pickup_branches(svc.library, home, deadline) if home else None
+    if not choices:
+        await send(
+            context.bot, chat_id_of(update), t(lang, "borrower.order.no_branches", pid=tapped.pid)
+        )
+        return
+    await _picker(update, context, lang, tapped.pid, tapped.title, choices, edit=True)
+
+
+async def _picker(
+    update: Update,
+    context: Context,
+    lang: str,
+    pid: str,
+    title: str,
+    branches: Sequence[Branch],
+    *,
+    lead: str | None = None,
+    edit: bool = False,
+) -> None:
+    """The branches to pick up `pid` at, one button each; the saved one marked ✓."""
+    saved = normalise_branch((await services(context).store.chat(chat_id_of(update))).pickup_branch)
+    specs: list[tuple[str, Payload]] = []
+    for branch in branches[:MAX_BUTTONS]:
+        branch_id = branch_key(branch.branch_id)
+        name = shorten(branch.branch_name or branch_id, BUTTON_TITLE)
+        key = (
+            "borrower.order.branch_saved" if branch_id == saved else "borrower.order.branch_button"
+        )
+        label = plain(t(lang, key, branch=name))
+        specs.append((label, PickBranch(pid, branch_id)))
+    buttons = one_per_row(await callback_buttons(update, context, specs))
+    text = t(lang, "borrower.order.pick_branch", title=title or pid)
+    if lead:
+        text = f"{lead}\n\n{text}"
+    if edit:
+        await reply(update, context, text, buttons=buttons)
+    else:
+        await send(context.bot, chat_id_of(update), text, buttons=buttons)
 
 
 async def _nothing() -> None:
@@ -306,4 +416,5 @@ def handlers() -> list[BaseHandler[Any, Any, Any]]:
     return [
         CommandHandler("order", order_command),
         CallbackQueryHandler(order_callback, pattern=rf"^{PlaceOrder.ACTION}:"),
+        CallbackQueryHandler(branch_callback, pattern=rf"^{PickBranch.ACTION}:"),
     ]

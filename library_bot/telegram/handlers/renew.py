@@ -1,14 +1,16 @@
 """/renew: the loans with a button each and "renew all"; each result is reported.
 
-The `renew` (`buttons.RenewLoan`) and `renewall` (`buttons.RenewAll`) buttons are also put in
-reminder digests; `ui.renew_buttons` builds both sets. Each loan is tried at most once per
+A list longer than a page (`RENEW_PER_PAGE`) opens with a summary and pages through one edited
+message (◀ ▶); every loan's button is stored when the list is sent, so each page shows the
+same buttons. The `renew` (`buttons.RenewLoan`) and `renewall` (`buttons.RenewAll`) buttons
+are also put in reminder digests (`ui.renew_buttons`). Each loan is tried at most once per
 message: a loan's button is single use (its stored row is claimed), and "renew all" claims the
-rows of the loan buttons beside it before renewing those loans, so neither renews what the
-other did. "Renew all" covers only the loans the message listed that are due within the
-renewal window (`library_bot.rules.renewals.renew_window`), read fresh, and says what it left
-alone. Renewals are never retried. After a tap, the message's keyboard is edited in place: ✅
-and the new date, or ⛔ and the reason; a refusal is remembered, so the loan is marked and
-gets no button again.
+rows of the message's loan buttons (of every page) before renewing those loans, so neither
+renews what the other did. "Renew all" covers only the loans the message listed that are due
+within the renewal window (`library_bot.rules.renewals.renew_window`), read fresh, and reports
+the counts and only what was not renewed. Renewals are never retried. After a tap, the
+message's keyboard is edited in place: ✅ and the new date, or ⛔ and the reason; a refusal is
+remembered, so the loan is marked and gets no button again.
 """
 
 from __future__ import annotations
@@ -29,28 +31,29 @@ from library_bot.library.errors import LibraryError, Refused, ServiceUnavailable
 from library_bot.rules.renewals import due_key, raw_reason, refusal_for, renew_window
 from library_bot.rules.urgency import sort_loans
 from library_bot.services import calendar, services
-from library_bot.telegram.buttons import RenewAll, RenewLoan, decode
+from library_bot.telegram.buttons import ButtonId, ListPage, Payload, RenewAll, RenewLoan, decode
 from library_bot.telegram.handlers.common import borrower_status, loans_status
 from library_bot.telegram.ui import (
     SHORT_TITLE,
     Context,
     answer_library_error,
-    callback_buttons,
     chat_id_of,
     claim_once,
     lang_of,
-    one_per_row,
+    page_row,
     plain,
-    renew_buttons,
+    ref_button,
+    renew_payload,
     reply,
     require_account,
     send,
     send_messages,
+    store_payloads,
     today_in,
 )
 from library_bot.texts import Raw, t
 from library_bot.texts.formatting import format_date, shorten, split_messages
-from library_bot.texts.render import reason_text
+from library_bot.texts.render import SEP, loans_summary, reason_text
 
 if TYPE_CHECKING:
     from library_bot.library.models import BorrowerStatus, Loan, RenewResult
@@ -139,6 +142,10 @@ async def edit_buttons(update: Update, labels: Mapping[str, str]) -> None:
         log.warning("renew buttons not updated: %s", type(exc).__name__)
 
 
+# Loans on a page of /renew, each with its button (or its ⛔ line).
+RENEW_PER_PAGE = 10
+
+
 async def renew_command(update: Update, context: Context) -> None:
     started = await loans_status(update, context, "borrower.renew.empty")
     if started is None:
@@ -146,26 +153,108 @@ async def renew_command(update: Update, context: Context) -> None:
     lang, status = started
     svc = services(context)
     today = today_in(context)
-    chat_id = chat_id_of(update)
     loans = sort_loans(status.loans)
-    refusals = await svc.store.refusals(chat_id)
+    refusals = await svc.store.refusals(chat_id_of(update))
     open_loans = [loan for loan in loans if refusal_for(loan, refusals) is None]
-    # "Renew all" lists every loan, refused ones too, so it can say what it left alone.
-    specs = renew_buttons(open_loans, lang, every=loans, today=today)
-    buttons = one_per_row(await callback_buttons(update, context, specs))
-    refused_lines = []
-    for loan in loans:
+    # Every button of the message is stored now, whichever page shows it, so a loan has one
+    # single-use button however the patron pages. "Renew all" lists every loan, refused ones
+    # too, so it can say what it left alone, and knows every loan button to claim.
+    loan_buttons = tuple(ButtonId.of(1 + index) for index in range(len(open_loans)))
+    mapped: dict[str, str] = dict(
+        zip((loan.loan_id for loan in open_loans), loan_buttons, strict=True)
+    )
+    payloads: list[Payload] = [
+        RenewAll(tuple(loan.loan_id for loan in loans), loan_buttons),
+        *(renew_payload(loan, lang) for loan in open_loans),
+    ]
+    paged = len(loans) > RENEW_PER_PAGE
+    if paged:  # the row the ◀ ▶ buttons point at
+        payloads.append(ListPage("renew", mapped, ButtonId.of(0)))
+    ids = await store_payloads(update, context, payloads)
+    listing = ListPage("renew", {loan_id: ids[int(i)] for loan_id, i in mapped.items()}, ids[0])
+    ref_id = ids[-1] if paged else None
+    await _show(update, context, lang, status.loans, 0, ref_id, listing, today, fresh=True)
+
+
+async def show_page(
+    update: Update, context: Context, page: int, ref_id: str, listing: ListPage
+) -> None:
+    """Page `page` of a /renew message, the loans read fresh, its stored buttons kept."""
+    started = await loans_status(update, context, "borrower.renew.empty", edit=False)
+    if started is None:
+        return
+    lang, status = started
+    await _show(update, context, lang, status.loans, page, ref_id, listing, today_in(context))
+
+
+async def _show(
+    update: Update,
+    context: Context,
+    lang: str,
+    loans: Sequence[Loan],
+    page: int,
+    ref_id: str | None,
+    listing: ListPage,
+    today: dt.date,
+    *,
+    fresh: bool = False,
+) -> None:
+    svc = services(context)
+    chat_id = chat_id_of(update)
+    ordered = sort_loans(loans)
+    refusals = await svc.store.refusals(chat_id)
+    mapped = listing.buttons or {}
+    pages = max(1, -(-len(ordered) // RENEW_PER_PAGE))
+    page = max(0, min(page, pages - 1))
+    shown = ordered[page * RENEW_PER_PAGE : (page + 1) * RENEW_PER_PAGE]
+    used: set[str] = set()
+    if not fresh:
+        wanted = [mapped[loan.loan_id] for loan in shown if loan.loan_id in mapped]
+        rows = await svc.store.callbacks_many(wanted, chat_id)
+        used = {row.id for row in rows if row.used_at is not None}
+    lines: list[str] = []
+    buttons: list[list[InlineKeyboardButton]] = []
+    if listing.head is not None:
+        buttons.append([ref_button(t(lang, "borrower.renew.all"), RenewAll.ACTION, listing.head)])
+    for loan in shown:
+        title = _title(loan, lang)
         found = refusal_for(loan, refusals)
         if found is not None:
             reason = Raw(reason_text(found.reason, lang))
-            refused_lines.append(
-                t(lang, "borrower.renew.refused", title=_title(loan, lang), reason=reason)
-            )
-    header = t(lang, "borrower.renew.header", count=len(loans))
-    if refused_lines:
-        header = Raw(f"{header}\n")  # a blank line before the loans it will not offer
-    messages = split_messages(refused_lines, header=header, separator="\n")
-    await send_messages(update, context, messages, buttons)
+            lines.append(t(lang, "borrower.renew.refused", title=title, reason=reason))
+            continue
+        button_id = mapped.get(loan.loan_id)
+        if button_id is None:
+            # Borrowed since the list was made: it has no button of this message.
+            lines.append(t(lang, "borrower.renew.not_listed", title=title))
+            continue
+        key = "borrower.renew.button_tried" if button_id in used else "borrower.renew.button"
+        label = t(
+            lang,
+            key,
+            title=Raw(shorten(title, SHORT_TITLE)),
+            due=Raw(format_date(loan.due_date, lang, today=today)),
+        )
+        buttons.append([ref_button(plain(label), RenewLoan.ACTION, button_id)])
+    if pages > 1 and ref_id is not None:
+        buttons.append(page_row(lang, ref_id, page, pages))
+    refused = sum(1 for loan in ordered if refusal_for(loan, refusals) is not None)
+    window = await _window(context, chat_id)
+    header = "\n".join(
+        (
+            t(lang, "borrower.renew.header", count=len(ordered)),
+            loans_summary(ordered, today, lang, window, refused),
+        )
+    )
+    text = "\n\n".join((header, "\n".join(lines))) if lines else header
+    [text, *_] = split_messages([text])  # bounded by the page size; never over the limit
+    await reply(update, context, text, buttons=buttons)
+
+
+async def _window(context: Context, chat_id: int) -> int:
+    svc = services(context)
+    chat = await svc.store.chat(chat_id)
+    return renew_window(chat.reminders_enabled, chat.thresholds(svc.settings.REMINDER_DAYS))
 
 
 async def renew_callback(update: Update, context: Context) -> None:
@@ -245,11 +334,12 @@ async def renew_all_callback(update: Update, context: Context) -> None:
         return
     tapped = decode(ref.payload, RenewAll) or RenewAll()
     listed = set(tapped.loans) if tapped.loans is not None else None
-    chat = await svc.store.chat(chat_id)
-    window = renew_window(chat.reminders_enabled, chat.thresholds(svc.settings.REMINDER_DAYS))
+    window = await _window(context, chat_id)
+    # A paged /renew names its loan buttons (every page's); a digest's are all in its keyboard.
+    sibling_ids = list(tapped.buttons) if tapped.buttons is not None else _sibling_ids(update)
     siblings = {
         button.loan_id: row
-        for row in await svc.store.callbacks_many(_sibling_ids(update), chat_id)
+        for row in await svc.store.callbacks_many(sibling_ids, chat_id)
         if (button := decode(row.payload, RenewLoan)) is not None
     }
     done = await renew_due(
@@ -323,14 +413,29 @@ async def renew_due(
     outcomes = await _renew_each(token, [loan for loan, _ in todo], library, deadline)
     if isinstance(outcomes, TokenRejected):
         return outcomes
+    # The counts, then only what needs the patron's attention: the renewed loans' new dates
+    # are on their buttons and in /loans.
     lines: list[str] = []
     labels: dict[str, str] = {}
+    counts = {"ok": 0, "refused": 0, "unknown": 0}
     for (loan, data), outcome in zip(todo, outcomes, strict=True):
         title = _title(loan, lang)
         await remember(context, chat_id, loan.loan_id, due_key(loan), outcome)
+        if isinstance(outcome, Refused):
+            counts["refused"] += 1
+        elif isinstance(outcome, LibraryError):
+            counts["unknown"] += 1
+        else:
+            counts["ok"] += 1
+            continue
         lines.append(result_line(title, outcome, today, lang))
         if data is not None:
             labels[data] = button_label(title, outcome, today, lang)
+    for (loan, data), outcome in zip(todo, outcomes, strict=True):
+        if data is not None and data not in labels:
+            labels[data] = button_label(_title(loan, lang), outcome, today, lang)
+    if todo:
+        lines.insert(0, _counts(counts, lang))
     lines.extend(notes)
     if later:
         names = ", ".join(shorten(_title(loan, lang), 40) for loan in later[:LEFT_ALONE_TITLES])
@@ -343,6 +448,16 @@ async def renew_due(
     if not todo and not notes:
         lines = [t(lang, "borrower.renew.nothing_due", days=window)]
     return lines, labels
+
+
+def _counts(counts: Mapping[str, int], lang: str) -> str:
+    """ "✅ 30 renewed · ⛔ 2 refused · ⚠️ 1 without an answer" (the kinds that happened)."""
+    parts = [
+        t(lang, f"borrower.renew.count_{kind}", count=count)
+        for kind, count in counts.items()
+        if count
+    ]
+    return SEP.join(parts)
 
 
 async def _renew_each(

@@ -8,6 +8,20 @@ MESSAGES: tuple[Message, ...] = (
     # /loans
     _("borrower.loans.header", "📚 <b>Your loans</b> ({count})"),
     _("borrower.loans.empty", "📚 You have no loans right now."),
+    # A long list's summary line, its parts joined by " · "
+    _n("borrower.summary.overdue", "{count} overdue", "{count} overdue"),
+    # TRANSLATORS: {days} is borrower.renew.days ("3 days")
+    _n("borrower.summary.soon", "{count} due within {days}", "{count} due within {days}"),
+    # TRANSLATORS: {days} is borrower.renew.days ("3 days")
+    _("borrower.summary.calm", "nothing due within {days}"),
+    _n("borrower.summary.refused", "⛔ {count} can't be renewed", "⛔ {count} can't be renewed"),
+    _n("borrower.summary.ready", "{count} ready for pick-up", "{count} ready for pick-up"),
+    _n("borrower.summary.waiting", "{count} waiting", "{count} waiting"),
+    # The buttons that page through a long list (one edited message)
+    _("borrower.page.previous", "◀"),
+    _("borrower.page.next", "▶"),
+    # TRANSLATORS: the button between ◀ and ▶: page {page} of {pages}
+    _("borrower.page.position", "{page}/{pages}"),
     # /holds
     _("borrower.holds.header", "📌 <b>Your holds</b> ({count})"),
     _("borrower.holds.ready", "<b>Ready for pick-up</b>"),
@@ -95,7 +109,21 @@ MESSAGES: tuple[Message, ...] = (
         "borrower.order.confirm",
         "Do you want to order <b>{title}</b>{creator}?\n"
         "Pick-up at <b>{branch}</b>.\n"
-        "<i>Another library: <code>/order {pid} DK-</code>… (the library's id)</i>",
+        "<i>Another branch: the button below, or <code>/order {pid} Vesterbro</code></i>",
+    ),
+    _("borrower.order.change_branch", "📍 Change pick-up branch"),
+    _("borrower.order.pick_branch", "📍 Where do you want to pick up <b>{title}</b>?"),
+    _("borrower.order.branch_button", "{branch}"),
+    _("borrower.order.branch_saved", "✓ {branch}"),
+    _(
+        "borrower.order.branch_not_found",
+        "Your library has no pick-up branch called “{wanted}”. Choose one of these:",
+    ),
+    _("borrower.order.branch_several", "“{wanted}” fits several branches. Which one?"),
+    _(
+        "borrower.order.no_branches",
+        "I cannot list your library's branches right now. Give the branch's id instead, e.g. "
+        "<code>/order {pid} DK-710100</code>.",
     ),
     _("borrower.order.creator", " by {creator}"),
     _("borrower.order.yes", "📥 Yes, order it"),
@@ -210,6 +238,20 @@ MESSAGES: tuple[Message, ...] = (
     _("borrower.renew.button_ok_no_date", "✅ {title}"),
     _("borrower.renew.button_refused", "⛔ {title}: {reason}"),
     _("borrower.renew.button_unknown", "⚠️ {title}: no answer"),
+    # A loan button already tapped, when its page is shown again
+    _("borrower.renew.button_tried", "↩️ {title} · {due}"),
+    # The counts that open the results of "renew all", joined by " · "
+    _n("borrower.renew.count_ok", "✅ {count} renewed", "✅ {count} renewed"),
+    _n("borrower.renew.count_refused", "⛔ {count} refused", "⛔ {count} refused"),
+    _n(
+        "borrower.renew.count_unknown",
+        "⚠️ {count} without an answer",
+        "⚠️ {count} without an answer",
+    ),
+    _(
+        "borrower.renew.not_listed",
+        "➕ <b>{title}</b>: borrowed since this list was made – send /renew again to renew it",
+    ),
     _n(
         "borrower.renew.left_alone",
         "⏭ {count} loan was left alone, as it is not due within {days}: {titles}",
