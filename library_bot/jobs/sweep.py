@@ -395,6 +395,10 @@ class _Sweep:
                 due.refusals = refusals.get(due.account.chat_id, {})
                 if due.refusable and due.refusals:
                     due.found = self._refused(due.refusable, due.found, due.refusals)
+                    if any(key.startswith("loan:") and ":refused:" in key for key, _ in due.found):
+                        # Reminded daily while it is due or overdue: the plan checks tomorrow
+                        # (it plans nothing after a loan's first overdue day by itself).
+                        self._plan_by(due.account.chat_id, self.today + timedelta(days=1))
         states = await self.store.begin_reminders_many(
             {due.account.chat_id: [key for key, _ in due.found] for due in group}
         )

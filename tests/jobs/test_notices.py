@@ -61,6 +61,11 @@ async def test_the_polling_plan_keeps_a_refused_loan_daily(rig: Rig) -> None:
     await rig.sweep()
     account = await rig.store.account(KAREN_CHAT)
     assert account is not None and account.next_check == _day(rig, 1)
+    # Past its first overdue day the plan alone would wait; the daily reminder keeps it daily.
+    for days in (1, 2, 3):
+        await rig.sweep(today=_day(rig, days))
+        account = await rig.store.account(KAREN_CHAT)
+        assert account is not None and account.next_check == _day(rig, days + 1)
 
 
 async def test_a_hold_moving_up_the_queue_is_told_once_in_english_when_turned_on(
