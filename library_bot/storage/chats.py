@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Row, delete, exists, false, select
+from sqlalchemy import Row, bindparam, delete, exists, false, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.sql.expression import Executable
 
@@ -107,20 +107,25 @@ def settings_of(conn: Connection, chat_ids: list[int]) -> dict[int, ChatSettings
     return found
 
 
+# Built once: every command reads its chat's settings, and building a statement costs more
+# than running it.
+_HAS_FEED = exists().where(CALENDAR_FEED.c.chat_id == bindparam("chat_id"))
+_CHAT_READ = select(CHAT, _HAS_FEED.label("has_calendar")).where(
+    CHAT.c.chat_id == bindparam("chat_id")
+)
+_FEED_EXISTS = select(_HAS_FEED)
+
+
 class Chats(Repository):
     async def chat(self, chat_id: int) -> ChatSettings:
         """The chat's settings, and whether it has a calendar feed (in the same read)."""
-        has_calendar = exists().where(CALENDAR_FEED.c.chat_id == chat_id)
-        statement = select(CHAT, has_calendar.label("has_calendar")).where(
-            CHAT.c.chat_id == chat_id
-        )
+        values = {"chat_id": chat_id}
 
         def work(conn: Connection) -> ChatSettings:
-            row = conn.execute(statement).first()
+            row = conn.execute(_CHAT_READ, values).first()
             if row is None:  # no settings saved: defaults, and whether a feed exists all the same
-                return ChatSettings(
-                    chat_id, has_calendar=bool(conn.execute(select(has_calendar)).scalar())
-                )
+                feed = bool(conn.execute(_FEED_EXISTS, values).scalar())
+                return ChatSettings(chat_id, has_calendar=feed)
             return ChatSettings.of_row(chat_id, row)
 
         return await self._run(work)

@@ -65,6 +65,8 @@ MAX_RENEW_BUTTONS = 99
 MAX_DIGEST_RENEW_BUTTONS = 20
 # `LibraryError.code` of a patron the library system did not accept (recorded for /v3/user).
 USER_REFUSED = "user authentication failed"
+# Where `chat_and_lang` leaves this update's settings read for `chat_settings` (PTB's chat_data).
+SETTINGS_READ = "ui.settings_read"
 
 
 # --- the chat and its language --------------------------------------------------------------
@@ -95,11 +97,23 @@ async def chat_and_lang(update: Update, context: Context) -> tuple[ChatSettings 
         return None, pick_language(None, code)
     store = services(context).store
     settings = await store.chat(chat.id)
+    if context.chat_data is not None:
+        context.chat_data[SETTINGS_READ] = (update.update_id, settings)
     # Only a private chat's: in a group the sender's language is not the chat's, and a group
     # gets no row of its own (nothing is kept for groups).
     if code and chat.type == "private" and code[:16] != settings.telegram_language:
         await store.set_telegram_language(chat.id, code)
     return settings, pick_language(settings.language, code or settings.telegram_language)
+
+
+async def chat_settings(update: Update, context: Context) -> ChatSettings:
+    """The chat's settings as `chat_and_lang` read them for this update, else read now: a
+    command's helpers share one read (each costs a database round trip per command)."""
+    found = context.chat_data.get(SETTINGS_READ) if context.chat_data is not None else None
+    if isinstance(found, tuple) and found[0] == update.update_id:
+        settings: ChatSettings = found[1]
+        return settings
+    return await services(context).store.chat(chat_id_of(update))
 
 
 async def chat_lang(context: Context, chat_id: int) -> str:

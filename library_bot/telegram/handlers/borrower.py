@@ -26,6 +26,7 @@ from library_bot.telegram.ui import (
     answer_library_error,
     callback_buttons,
     chat_id_of,
+    chat_settings,
     claim_once,
     lang_of,
     one_per_row,
@@ -120,9 +121,9 @@ async def show_loans(
 
 async def renew_window_of(update: Update, context: Context) -> int:
     """The days "renew all" covers for this chat, which a list's summary counts as due soon."""
-    svc = services(context)
-    chat = await svc.store.chat(chat_id_of(update))
-    return renew_window(chat.reminders_enabled, chat.thresholds(svc.settings.REMINDER_DAYS))
+    chat = await chat_settings(update, context)
+    days = chat.thresholds(services(context).settings.REMINDER_DAYS)
+    return renew_window(chat.reminders_enabled, days)
 
 
 # --- /holds and cancelling one -------------------------------------------------------------
