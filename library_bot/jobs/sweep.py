@@ -295,14 +295,18 @@ class _Sweep:
                 if item.startswith("queue:") and value is not None and value.isdigit()
             }
             found += queue_moves(status.orders, last)
-            seen.queue = positions
+            # Written only when it moved: most days nothing does, and every card is swept.
+            seen.queue = positions if positions != last else None
         if "fees" in chat.notices:
             if chat.fees_known:
                 known = [item.removeprefix("fee:") for item in entries if item.startswith("fee:")]
                 owed = [debt for debt in status.debt if not is_zero_amount(debt.amount)]
                 found += new_fees(owed, known)
-            seen.fees, seen.fees_known = fees, not chat.fees_known
-        self.seen[chat_id] = seen
+                seen.fees = fees if fees != set(known) else None
+            else:
+                seen.fees, seen.fees_known = fees, True
+        if seen != Seen():
+            self.seen[chat_id] = seen
         return found
 
     def _orders(

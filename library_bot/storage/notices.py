@@ -11,10 +11,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
 
-from sqlalchemy import delete, select
+from sqlalchemy import bindparam, delete, insert, select
 from sqlalchemy.engine import Connection
 
-from library_bot.storage.database import Repository, chunks
+from library_bot.storage.database import Repository
 from library_bot.storage.tables import CHAT, NOTICE_SEEN
 
 
@@ -30,6 +30,12 @@ class Seen:
     # check of them; given together.
     orders: dict[str, str] | None = None
     order_check: date | None = None
+
+
+# A chat's entries of one kind (`kind` is its prefix and `%`; the prefixes hold no wildcard).
+_DROP_KIND = delete(NOTICE_SEEN).where(
+    NOTICE_SEEN.c.chat_id == bindparam("chat"), NOTICE_SEEN.c.item.like(bindparam("kind"))
+)
 
 
 class NoticeSeen(Repository):
@@ -99,39 +105,45 @@ class NoticeSeen(Repository):
             if what.fees_known:
                 known.append(chat_id)
 
+        # One compiled statement each, run for many rows (executemany): a multi-row VALUES is
+        # compiled afresh for every batch size, which cost more than the sweep's other writes.
+        drops = [
+            {"chat": chat_id, "kind": f"{prefix}%"}
+            for prefix, chat_ids in dropped.items()
+            for chat_id in chat_ids
+        ]
+        marks = [{"chat_id": chat_id, "now": now} for chat_id in known]
+        order_checks = [
+            {"chat_id": chat_id, "now": now, "day": day} for chat_id, day in checks.items()
+        ]
+        mark_known = (
+            self._insert(CHAT)
+            .values(
+                chat_id=bindparam("chat_id"),
+                created_at=bindparam("now"),
+                updated_at=bindparam("now"),
+                fees_known=True,
+            )
+            .on_conflict_do_update(index_elements=["chat_id"], set_={"fees_known": True})
+        )
+        insert_check = self._insert(CHAT).values(
+            chat_id=bindparam("chat_id"),
+            created_at=bindparam("now"),
+            updated_at=bindparam("now"),
+            order_check=bindparam("day"),
+        )
+        set_check = insert_check.on_conflict_do_update(
+            index_elements=["chat_id"], set_={"order_check": insert_check.excluded.order_check}
+        )
+
         def work(conn: Connection) -> None:
-            for prefix, chat_ids in dropped.items():
-                for chunk in chunks(chat_ids):
-                    conn.execute(
-                        delete(NOTICE_SEEN).where(
-                            NOTICE_SEEN.c.chat_id.in_(chunk),
-                            NOTICE_SEEN.c.item.startswith(prefix, autoescape=True),
-                        )
-                    )
-            for part in chunks(rows):
-                conn.execute(self._insert(NOTICE_SEEN).values(list(part)))
-            for chunk in chunks(known):
-                statement = self._insert(CHAT).values(
-                    [
-                        {
-                            "chat_id": chat_id,
-                            "created_at": now,
-                            "updated_at": now,
-                            "fees_known": True,
-                        }
-                        for chat_id in chunk
-                    ]
-                )
-                conn.execute(
-                    statement.on_conflict_do_update(
-                        index_elements=["chat_id"], set_={"fees_known": True}
-                    )
-                )
-            for chat_id, day in checks.items():
-                conn.execute(
-                    self._insert(CHAT)
-                    .values(chat_id=chat_id, created_at=now, updated_at=now, order_check=day)
-                    .on_conflict_do_update(index_elements=["chat_id"], set_={"order_check": day})
-                )
+            if drops:
+                conn.execute(_DROP_KIND, drops)
+            if rows:
+                conn.execute(insert(NOTICE_SEEN), rows)
+            if marks:
+                conn.execute(mark_known, marks)
+            if order_checks:
+                conn.execute(set_check, order_checks)
 
         await self._run(work)
