@@ -167,7 +167,9 @@ class _Sweep:
         # Pick-up branch names as /holds shows them (the process's cache inside `run`).
         self.branches = branches
         self.plans: dict[int, date] = {}  # their next check (rules.polling), written with them
-        self.calendar: dict[int, list[calendar.Entry]] = {}  # for the feeds, written with them
+        # The statuses seen, until their patrons finish: the few with a calendar feed keep its
+        # entries (worked out then, not for every card).
+        self.statuses: dict[int, BorrowerStatus] = {}
         self.seen: dict[int, Seen] = {}  # what the notices saw (storage.notices), written with them
 
     async def flush(self) -> None:
@@ -187,13 +189,13 @@ class _Sweep:
 
     async def _keep_calendars(self, done: list[int]) -> None:
         """The calendar entries of the finished patrons that have a feed (most have none)."""
-        seen = {chat_id: self.calendar.pop(chat_id) for chat_id in done if chat_id in self.calendar}
+        seen = {chat_id: self.statuses.pop(chat_id) for chat_id in done if chat_id in self.statuses}
         if not seen:
             return
         try:
             feeds = await self.store.calendar.with_feeds(seen)
             await self.store.calendar.remember(
-                {chat_id: calendar.dumps(seen[chat_id]) for chat_id in feeds}
+                {chat_id: calendar.dumps(calendar.entries(seen[chat_id])) for chat_id in feeds}
             )
         except Exception:  # the feed keeps its last entries; reminders matter more
             log.warning("reminders: could not keep %s calendar feeds", len(seen), exc_info=True)
@@ -236,7 +238,7 @@ class _Sweep:
             days=chat.plan_days(self.settings.REMINDER_DAYS),
             min_loan_days=self.settings.POLL_MIN_LOAN_DAYS,
         )
-        self.calendar[account.chat_id] = calendar.entries(status)
+        self.statuses[account.chat_id] = status
         found = candidates(status, self.today, days)
         refusable: list[Loan] = []
         if "refused" in chat.notices:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Delete, delete, insert, select, update
+from sqlalchemy import Delete, bindparam, delete, insert, select, update
 from sqlalchemy.engine import Connection
 
 from library_bot.storage.crypto import TokenCipher, TokenDecryptError
@@ -36,6 +36,14 @@ class Feed:
     chat_id: int
     entries: str | None
     seen_at: datetime | None
+
+
+# One compiled statement for a sweep's whole batch (executemany).
+_REMEMBER = (
+    update(FEED)
+    .where(FEED.c.chat_id == bindparam("chat"))
+    .values(entries=bindparam("sealed"), seen_at=bindparam("now"))
+)
 
 
 class CalendarFeeds(Repository):
@@ -119,18 +127,11 @@ class CalendarFeeds(Repository):
         if not entries:
             return
         now = self._now()
-        statements = [
-            update(FEED)
-            .where(FEED.c.chat_id == chat_id)
-            .values(entries=self._cipher.encrypt(text, chat_id), seen_at=now)
+        rows = [
+            {"chat": chat_id, "sealed": self._cipher.encrypt(text, chat_id), "now": now}
             for chat_id, text in entries.items()
         ]
-
-        def work(conn: Connection) -> None:
-            for statement in statements:
-                conn.execute(statement)
-
-        await self._run(work)
+        await self._run(lambda conn: conn.execute(_REMEMBER, rows))
 
     async def rotate(self) -> int:
         """Re-seal every feed's entries under the newest key; how many were."""
