@@ -12,7 +12,9 @@ import pytest
 
 from library_bot.storage.crypto import CODE_ALPHABET
 from library_bot.storage.database import Repository
+from library_bot.storage.notices import Seen
 from library_bot.storage.store import ChatSettings, Store
+from library_bot.storage.tables import metadata
 from tests.storage.conftest import START, FakeClock, reminder_states, rows
 
 OpenStore = Callable[..., AbstractAsyncContextManager[Store]]
@@ -212,16 +214,13 @@ async def test_forget_chat_leaves_nothing(store: Store) -> None:
         await store.put_callbacks(chat_id, [("order", {"pid": "x"})])
         await store.begin_reminders_many({chat_id: ["loan:L1:2026-01-23:3"]})
         await store.record_refusal(chat_id, "L1", "2026-01-23", "Maximum Renewals Exceeded")
+        await store.calendar.create(chat_id, "[]")
+        await store.notices.keep({chat_id: Seen(fees={"f1"})})
     await store.forget_chat(1)
-    for table in (
-        "chat",
-        "login_state",
-        "pending_link",
-        "account",
-        "callback_ref",
-        "reminder_log",
-        "renewal_refusal",
-    ):
+    # Every table that keeps something per chat, including any a later revision adds.
+    tables = sorted(name for name, table in metadata.tables.items() if "chat_id" in table.c)
+    assert len(tables) == 9
+    for table in tables:
         assert await rows(store, f"SELECT * FROM {table} WHERE chat_id = 1") == [], table  # noqa: S608
         assert len(await rows(store, f"SELECT * FROM {table} WHERE chat_id = 2")) == 1, table  # noqa: S608
     assert await store.chat(1) == ChatSettings(1)
