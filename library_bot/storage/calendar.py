@@ -25,6 +25,11 @@ from library_bot.storage.tables import CALENDAR_FEED as FEED
 log = logging.getLogger(__name__)
 
 
+# A feed address's secret: 192 random bits, 32 URL-safe characters.
+SECRET_BYTES = 24
+SECRET_CHARS = 32
+
+
 def secret_hash(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
@@ -60,7 +65,7 @@ class CalendarFeeds(Repository):
 
     async def create(self, chat_id: int, entries: str | None) -> str:
         """A new secret address for the chat (an older one stops working); the raw secret."""
-        secret = secrets.token_urlsafe(24)
+        secret = secrets.token_urlsafe(SECRET_BYTES)
         now = self._now()
         row: dict[str, Any] = {
             "chat_id": chat_id,

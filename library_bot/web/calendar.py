@@ -14,12 +14,13 @@ from aiohttp import web
 
 from library_bot.rules import calendar
 from library_bot.services import Services
+from library_bot.storage.calendar import SECRET_CHARS
 from library_bot.texts import pick_language
 from library_bot.texts.ical import render_feed
 
 SUFFIX = ".ics"
-# What `secrets.token_urlsafe(24)` makes; anything else is not worth a database query.
-SECRET = re.compile(r"[A-Za-z0-9_-]{32}")
+# What the store makes (`token_urlsafe`); anything else is not worth a database query.
+SECRET = re.compile(rf"[A-Za-z0-9_-]{{{SECRET_CHARS}}}")
 CONTENT_TYPE = "text/calendar; charset=utf-8"
 
 
