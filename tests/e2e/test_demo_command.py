@@ -49,7 +49,7 @@ async def test_demo_command_prints_the_address_and_stops_on_ctrl_c(tmp_path: Pat
         assert "Telegram sandbox" in page.text
         patrons = [line for line in printed if line.startswith("patron ")]
         assert "patron 1000000001 1234 " in patrons[0]
-        assert len(patrons) == 4
+        assert len(patrons) == 7  # four patrons and the family of three
     finally:
         if process.returncode is None:
             process.send_signal(signal.SIGINT)

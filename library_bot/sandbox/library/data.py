@@ -21,6 +21,9 @@ CURRENCY = "DKK"
 # The content service's base address, named `ddbcmsapi` in /v3/user as the recorded answers do.
 DDBCMSAPI = "https://cmscontent.sandbox.test/"
 MAX_RENEWALS = 3  # renewals per loan the test libraries allow
+# The test family's user ids (parent, child, child at Frederiksberg) and its factory's first id.
+FAMILY_IDS = ("1000000005", "1000000006", "1000000007")
+FAMILY_FIRST_ID = 4_200_000
 
 # (faust number, title, creator, year, type). Ids look like `870970-basis:<faust>`.
 CATALOGUE: tuple[tuple[str, str, str, str, str], ...] = (
@@ -281,9 +284,9 @@ def _catalogue(faust: str) -> tuple[str, str, str, str, str]:
 class PatronFactory:
     """Builds patrons with unique loan and order ids."""
 
-    def __init__(self, today: date, tz: ZoneInfo) -> None:
+    def __init__(self, today: date, tz: ZoneInfo, *, first_id: int = 4_100_000) -> None:
         self.dates = Dates(today, tz)
-        self._next_id = 4_100_000
+        self._next_id = first_id
 
     def next_id(self) -> str:
         self._next_id += 1
@@ -351,11 +354,12 @@ class PatronFactory:
         birth: str = "0101",
         year: str = "1980",
         agencies: tuple[str, ...] = ("710100",),
+        address: str | None = None,
     ) -> PatronRecord:
         return PatronRecord(
             patron=patron,
             data=data,
-            address=f"Bibliotekvej {number}",
+            address=address or f"Bibliotekvej {number}",
             postal_code="2300",
             municipality="101",
             gender=gender,
@@ -486,6 +490,104 @@ class PatronFactory:
                 gender="m",
                 birth="0712",
                 year="2001",
+            ),
+        ]
+
+    def family(self) -> list[PatronRecord]:
+        """One household with three cards at two libraries: a parent and a child at Københavns
+        Biblioteker, a child at Frederiksberg Bibliotek (ids and pins are relied on by tests).
+
+        Built by a factory of its own (`FAMILY_FIRST_ID`), so the four patrons above and the
+        synthetic ones keep their loan ids and date shapes.
+        """
+        c = _catalogue
+        anna = PatronData(
+            loans=[
+                self.loan(c("52115939"), 1),
+                self.loan(c("47325218"), 12),
+                self.loan(c("51588344"), 24),
+            ],
+            orders=[self.order(c("28447391"), status="Active", queue=3, ordered=-9)],
+            debt=[self.debt("30.00", "Min geniale veninde", 9)],
+        )
+        sofie = PatronData(
+            loans=[
+                self.loan(c("27562159"), -1),
+                self.loan(c("53061407"), 0),
+                self.loan(c("22981346"), 3),
+            ],
+            orders=[self.order(c("22252852"), status="In process", queue=2, ordered=-4)],
+            debt=[self.debt("0", "", 0)],
+        )
+        # "Ternet Ninja" (due today) is reserved by another child: its renewal is refused.
+        sofie.unrenewable.add(sofie.loans[1]["loanId"])
+        emil = PatronData(
+            loans=[
+                self.loan(c("28530080"), 2),
+                self.loan(c("06442885"), 16),
+            ],
+            orders=[
+                self.order(
+                    c("22406094"),
+                    status="Available for pickup",
+                    queue=0,
+                    ordered=-10,
+                    branch="DK-714703",
+                    expiry_in=3,
+                    shelf="12",
+                )
+            ],
+            debt=[self.debt("0", "", 0)],
+        )
+        # One household: the same address and municipality (userinfo's), two libraries.
+        home = "Bibliotekvej 5"
+        return [
+            self.record(
+                TestPatron(
+                    FAMILY_IDS[0],
+                    DEFAULT_PIN,
+                    "710100",
+                    "Anna Holm",
+                    "family, the parent (Københavns Biblioteker): a loan due tomorrow, "
+                    "a hold in the queue, a fee",
+                ),
+                anna,
+                number=5,
+                birth="1206",
+                year="1984",
+                address=home,
+            ),
+            self.record(
+                TestPatron(
+                    FAMILY_IDS[1],
+                    DEFAULT_PIN,
+                    "710100",
+                    "Sofie Holm",
+                    "family, a child (Københavns Biblioteker): one loan overdue, "
+                    "one due today (renewal refused), a hold in process",
+                ),
+                sofie,
+                number=6,
+                birth="0403",
+                year="2015",
+                address=home,
+            ),
+            self.record(
+                TestPatron(
+                    FAMILY_IDS[2],
+                    DEFAULT_PIN,
+                    "714700",
+                    "Emil Holm",
+                    "family, a child (Frederiksberg Bibliotek, choose it when logging in): "
+                    "a loan due in 2 days, a hold ready at Sønderjyllands Allé",
+                ),
+                emil,
+                number=7,
+                gender="m",
+                birth="2109",
+                year="2017",
+                agencies=("714700",),
+                address=home,
             ),
         ]
 

@@ -25,6 +25,7 @@ button{flex:1;padding:11px;font-size:16px;border-radius:8px;border:0;cursor:poin
 .hint{margin-top:20px;font-size:14px;color:#3d4753}
 .hint table{width:100%;border-collapse:collapse;margin-top:6px}
 .hint td{padding:4px 6px;border-top:1px solid #e3e7ec;vertical-align:top}
+.library{color:#1b5e9c}
 code{font-size:13px}
 .brand{font-size:13px;color:#69737f;margin-bottom:14px}
 """
@@ -72,9 +73,12 @@ def login_page(
             "<div class=buttons><button class=login name=action value=continue>"
             "Fortsæt / Continue</button></div></form></div>"
         )
+    library_names = {agency_id: name for agency_id, name, _ in LIBRARIES}
     rows = "".join(
         f"<tr><td><code>{escape(p.user_id)}</code></td><td><code>{escape(p.pin)}</code></td>"
-        f"<td>{escape(p.name)}<br><small>{escape(p.description)}</small></td></tr>"
+        f"<td>{escape(p.name)} <small class=library>"
+        f"{escape(library_names.get(p.agency, p.agency))} ({escape(p.agency)})</small>"
+        f"<br><small>{escape(p.description)}</small></td></tr>"
         for p in patrons
     )
     body = f"""
@@ -95,7 +99,8 @@ def login_page(
 <button class=deny type=submit name=action value=deny formnovalidate>Afvis
 <span class=en>Deny</span></button>
 </div></form>
-<div class=hint><b>Testlånere</b> <span class=en>Test patrons (library 710100)</span>
+<div class=hint><b>Testlånere</b> (vælg deres bibliotek ovenfor)
+<span class=en>Test patrons (choose their library above)</span>
 <table>{rows}</table></div>
 </div>"""
     return _page("Log ind · Log in", body)

@@ -12,7 +12,7 @@ from typing import Any
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo
 
-from library_bot.sandbox.library.data import PatronFactory, PatronRecord
+from library_bot.sandbox.library.data import FAMILY_FIRST_ID, PatronFactory, PatronRecord
 
 TOKEN_LIFETIME = 2_592_000  # thirty days, as production
 CODE_LIFETIME = 300.0
@@ -91,7 +91,10 @@ class SandboxState:
         self.pending_orders: list[PendingOrder] = []
         self.factory = PatronFactory(today, tz)
         self.records: dict[str, PatronRecord] = {}
-        self.test_patrons = self.factory.test_patrons()
+        self.test_patrons = [
+            *self.factory.test_patrons(),
+            *PatronFactory(today, tz, first_id=FAMILY_FIRST_ID).family(),
+        ]
         for record in self.test_patrons:
             self.records[record.patron.user_id] = record
         self.synthetic_count = 0

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import httpx
 
-from tests.fixtures.patrons import JONAS, KAREN, METTE, OLE
+from tests.fixtures.patrons import FAMILY, JONAS, KAREN, METTE, OLE
 
 SCRIPT = Path(sys.executable).parent / "library-bot"
 NAMES = ["OAUTH_URL", "AUTH_URL", "LOGIN_URL", "PLATFORM_URL", "CLIENT_ID", "CLIENT_SECRET"]
@@ -27,7 +27,7 @@ def run_sandbox(*args: str) -> tuple[subprocess.Popen[str], dict[str, str], list
     assert process.stdout is not None
     env: dict[str, str] = {}
     patrons: list[str] = []
-    while len(patrons) < 4:
+    while len(patrons) < 7:
         line = process.stdout.readline()
         assert line, process.stderr.read() if process.stderr else "no output"
         line = line.rstrip("\n")
@@ -58,7 +58,7 @@ def test_sandbox_command_prints_env_and_patrons_and_serves():
         assert len({env[name] for name in NAMES[:4]}) == 4
         assert patrons[0].startswith("patron 1000000001 1234 ")
         assert [line.split(" ")[1] for line in patrons] == [
-            KAREN, OLE, METTE, JONAS,
+            KAREN, OLE, METTE, JONAS, *FAMILY,
         ]  # fmt: skip
         assert all(len(line.split(" ", 3)[3]) > 5 for line in patrons)
         response = httpx.post(
