@@ -14,7 +14,7 @@ import logging
 import os
 import secrets
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -31,6 +31,7 @@ from library_bot.library.client import LibraryClient
 from library_bot.runtime.runner import BotInfo, run_bot
 from library_bot.runtime.signals import stop_on_signals
 from library_bot.sandbox.library import LibrarySandbox
+from library_bot.sandbox.library.data import FAMILY_IDS, LIBRARIES, TestPatron
 from library_bot.sandbox.telegram import TelegramStandIn
 from library_bot.storage.store import Store
 from library_bot.telegram.botapi import build_bot
@@ -82,6 +83,11 @@ TRY_THESE = (
     ),
     ("/loans as patron 1000000003", "a due date sent as dd/mm/yyyy is read and sorted"),
     ("/calendar", "a private calendar feed of the due dates; open it, renew, open it again"),
+    (
+        "/login as the family, three times",
+        "three cards in one chat: /cards names them; /loans, /holds, /debt, /renew and the "
+        "reminders show a section per card; /order asks which card",
+    ),
     ("/logout, then /login", "a link to end the library login's session; a fresh login next"),
     ("a chat in English", "reminders and login pages in English, with no /language"),
     (f'"{LOSE_ACTION}", then an order', "placed once; the bot says it may have gone through"),
@@ -306,15 +312,36 @@ async def running_demo(data_dir: Path = DEFAULT_DIR, **options: Any) -> AsyncIte
         await demo.stop()
 
 
+def family_guide(patrons: Sequence[TestPatron]) -> list[str]:
+    """How to log the test family's three cards into one chat."""
+    libraries = {agency_id: name for agency_id, name, _ in LIBRARIES}
+    family = [p for p in patrons if p.user_id in FAMILY_IDS]
+    return [
+        f"A family in one chat: send /login {len(family)} times, each time logging in as the "
+        "next of them",
+        "(choose their library on the login page; the chat page's browser stays logged in as",
+        "the last one, so type the next one's user id rather than pressing Continue):",
+        *(
+            f"  {p.user_id} {p.pin}  {p.name:<11} {libraries.get(p.agency, p.agency)} ({p.agency})"
+            for p in family
+        ),
+        "then /cards lists their cards by first name, and /loans, /holds and /debt show a "
+        "section per card.",
+    ]
+
+
 def banner(demo: Demo) -> str:
     """What the console shows: the one address to open, then the test patrons."""
     lines = [
         "library-bot demo is running.",
         "",
         f"Open {demo.chat_url} in a browser: it is the Telegram chat with the bot.",
-        "Type /start, then /login, and log in as a test patron (library 710100):",
+        "Type /start, then /login, and log in as a test patron (at library 710100 unless",
+        "said otherwise; the login page lists them too):",
         "",
         *(f"patron {p.user_id} {p.pin} {p.description}" for p in demo.sandbox.patrons),
+        "",
+        *family_guide(demo.sandbox.patrons),
         "",
         f'"{SWEEP_ACTION}" on the page sends due-date reminders now.',
         "",

@@ -50,6 +50,11 @@ async def test_demo_command_prints_the_address_and_stops_on_ctrl_c(tmp_path: Pat
         patrons = [line for line in printed if line.startswith("patron ")]
         assert "patron 1000000001 1234 " in patrons[0]
         assert len(patrons) == 7  # four patrons and the family of three
+        # The guide to logging the family's three cards into one chat, each with its library.
+        guide = "".join(printed)
+        assert "A family in one chat: send /login 3 times" in guide
+        assert re.search(r"1000000005 1234 +Anna Holm +Københavns Biblioteker \(710100\)", guide)
+        assert re.search(r"1000000007 1234 +Emil Holm +Frederiksberg Bibliotek \(714700\)", guide)
     finally:
         if process.returncode is None:
             process.send_signal(signal.SIGINT)

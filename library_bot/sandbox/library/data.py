@@ -548,8 +548,7 @@ class PatronFactory:
                     DEFAULT_PIN,
                     "710100",
                     "Anna Holm",
-                    "family, the parent (Københavns Biblioteker): a loan due tomorrow, "
-                    "a hold in the queue, a fee",
+                    "family (parent): a loan due tomorrow, a hold in the queue, a fee",
                 ),
                 anna,
                 number=5,
@@ -563,8 +562,7 @@ class PatronFactory:
                     DEFAULT_PIN,
                     "710100",
                     "Sofie Holm",
-                    "family, a child (Københavns Biblioteker): one loan overdue, "
-                    "one due today (renewal refused), a hold in process",
+                    "family (child): a loan overdue, one due today (renewal refused), a hold",
                 ),
                 sofie,
                 number=6,
@@ -578,8 +576,8 @@ class PatronFactory:
                     DEFAULT_PIN,
                     "714700",
                     "Emil Holm",
-                    "family, a child (Frederiksberg Bibliotek, choose it when logging in): "
-                    "a loan due in 2 days, a hold ready at Sønderjyllands Allé",
+                    "family (child) at Frederiksberg Bibliotek 714700: a loan due in 2 days, "
+                    "a hold ready for pick-up",
                 ),
                 emil,
                 number=7,
