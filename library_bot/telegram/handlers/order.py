@@ -121,7 +121,7 @@ async def prepare_order(
     deadline = Deadline()
     given = branch is not None or wanted is not None
     if branch is None and wanted is None:
-        branch = normalise_branch((await svc.store.chat(chat_id)).pickup_branch)
+        branch = normalise_branch(account.pickup_branch)
     try:
         work, home = await asyncio.gather(
             _work(context, pid, deadline),
@@ -243,7 +243,8 @@ async def _picker(
     edit: bool = False,
 ) -> None:
     """The branches to pick up `pid` at, one button each; the saved one marked ✓."""
-    saved = normalise_branch((await services(context).store.chat(chat_id_of(update))).pickup_branch)
+    account = await services(context).store.account(chat_id_of(update))
+    saved = normalise_branch(account.pickup_branch if account else None)
     specs: list[tuple[str, Payload]] = []
     for branch in branches[:MAX_BUTTONS]:
         branch_id = branch_key(branch.branch_id)
@@ -357,7 +358,8 @@ async def place_order(
 
 async def _forget_branch(context: Context, chat_id: int, branch: str) -> None:
     store = services(context).store
-    if normalise_branch((await store.chat(chat_id)).pickup_branch) == branch:
+    account = await store.account(chat_id)
+    if account is not None and normalise_branch(account.pickup_branch) == branch:
         await store.set_pickup_branch(chat_id, None)
 
 

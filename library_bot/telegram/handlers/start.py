@@ -154,9 +154,10 @@ async def help_command(update: Update, context: Context) -> None:
 async def _redeem(update: Update, context: Context, code: str, lang: str) -> None:
     """Connect the account only if this chat is the one that asked for `/login`."""
     chat_id = chat_id_of(update)
-    account = None
+    linked = None
     if 0 < len(code) <= MAX_CODE_LENGTH and code.isprintable():
-        account = await services(context).store.complete_link(chat_id, code)
+        linked = await services(context).store.complete_link(chat_id, code)
+    account = None if linked is None else linked.account
     if account is None:
         log.info("chat %s sent a link code that is not valid for it", chat_id)
         await reply(update, context, t(lang, "connect.code_invalid"))
