@@ -10,7 +10,7 @@ import pytest
 from icalendar import Calendar
 from playwright.async_api import Browser, Locator, Page, expect
 
-from library_bot.demo import Demo
+from library_bot.demo import SWEEP_ACTION, Demo
 from tests.e2e.conftest import ChatPage, new_context
 from tests.fixtures.patrons import ANNA, COPENHAGEN, EMIL, FREDERIKSBERG, PIN, SOFIE
 
@@ -42,8 +42,9 @@ async def log_in_at_library(page: Page, user_id: str, agency: str) -> None:
     await page.locator("button.login[value=login]").click()
 
 
-async def add_card(chat: ChatPage, user_id: str, agency: str) -> Locator:
-    """/login, the login page, "Tilbage til Telegram": the chat's answer to the completed login."""
+async def add_card(chat: ChatPage, user_id: str, agency: str, mark: str = "✅") -> Locator:
+    """/login, the login page, "Tilbage til Telegram": the chat's answer to the completed login,
+    which starts with `mark` (✅ a card connected, 🔄 a card logged in again)."""
     page = chat.page
     prompt = await chat.send("/login")
     before = await chat.count()
@@ -53,7 +54,7 @@ async def add_card(chat: ChatPage, user_id: str, agency: str) -> Locator:
     await page.get_by_role("link", name="Tilbage til Telegram").click()
     await expect(page).to_have_url(re.compile(rf"^{re.escape(chat.url)}"))
     connected = await chat.wait_for_reply(before)
-    await expect(connected).to_contain_text("✅")
+    await expect(connected).to_contain_text(mark)
     return connected
 
 
@@ -99,10 +100,12 @@ async def test_a_family_logs_in_three_cards_from_one_chat(demo: Demo, browser: B
     chat = ChatPage(await context.new_page(), demo.chat_url)
     await chat.open()
     await chat.send("/start")
-    for user_id, agency, name in FAMILY:
+    for number, (user_id, agency, name) in enumerate(FAMILY, start=1):
         connected = await add_card(chat, user_id, agency)
-        # Each new card is named by its holder's first name, from /v3/user.
-        await expect(connected).to_contain_text(name)
+        if number > 1:
+            # A card added to a chat that has one is named by its holder's first name, from
+            # /v3/user (the first login says "connected" as it always has).
+            await expect(connected).to_contain_text(name)
     cards = await chat.send("/cards")
     for _, _, name in FAMILY:
         await expect(cards).to_contain_text(name)
@@ -112,10 +115,23 @@ async def test_a_family_logs_in_three_cards_from_one_chat(demo: Demo, browser: B
     await expect(cards.locator(".kb button", has_text="✏️")).to_have_count(3)
     await expect(cards.locator(".kb button", has_text="🚪")).to_have_count(3)
     # The same patron again refreshes that card: still three.
-    await add_card(chat, SOFIE, COPENHAGEN)
+    refreshed = await add_card(chat, SOFIE, COPENHAGEN, mark="🔄")
+    await expect(refreshed).to_contain_text("Sofie")
     again = await chat.send("/cards")
     await expect(again.locator(".kb button", has_text="🚪")).to_have_count(3)
     await chat.screenshot("family-cards")
+
+    # The reminder sweep: one digest for the chat, a section per card with something due.
+    before = await chat.count()
+    await chat.page.get_by_role("button", name=SWEEP_ACTION).click()
+    await expect(chat.page.locator("#toast")).to_contain_text("3 patrons, 1 messages")
+    await chat.wait_for_reply(before)
+    html = await bodies_since(chat, before)
+    headings = [html.index(f"👤 <b>{name}</b>") for _, _, name in FAMILY]
+    assert headings == sorted(headings), html
+    assert headings[0] < html.index("Min geniale veninde") < headings[1]  # Anna's, tomorrow
+    assert headings[1] < html.index("Pippi Langstrømpe") < headings[2]  # Sofie's, overdue
+    assert headings[2] < html.index("Ringenes Herre")  # Emil's hold, ready
     await context.close()
 
 
@@ -131,6 +147,7 @@ async def test_a_family_sees_a_section_per_card(demo: Demo, browser: Browser) ->
 
     # /loans: one section per card, in card order, each headed "👤 <b>Name</b>", each with
     # that card's own loans; and a button per card to show only that one.
+    await page.set_viewport_size({"width": 1200, "height": 1000})  # all three in the picture
     before = await chat.count()
     await chat.send("/loans")
     await expect(page.locator("#messages")).to_contain_text("Eventyr og historier")
