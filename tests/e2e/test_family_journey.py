@@ -12,7 +12,15 @@ from playwright.async_api import Browser, Locator, Page, expect
 
 from library_bot.demo import SWEEP_ACTION, Demo
 from tests.e2e.conftest import ChatPage, new_context
-from tests.fixtures.patrons import ANNA, COPENHAGEN, EMIL, FREDERIKSBERG, PIN, SOFIE
+from tests.fixtures.patrons import (
+    ANNA,
+    BABETTE,
+    COPENHAGEN,
+    EMIL,
+    FREDERIKSBERG,
+    PIN,
+    SOFIE,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -121,6 +129,11 @@ async def test_a_family_logs_in_three_cards_from_one_chat(demo: Demo, browser: B
     await expect(again.locator(".kb button", has_text="🚪")).to_have_count(3)
     await chat.screenshot("family-cards")
 
+    # /order asks which card first: one button per card.
+    which = await chat.send(f"/order {BABETTE}")
+    for _, _, name in FAMILY:
+        await expect(which.locator(".kb button", has_text=name)).to_have_count(1)
+
     # The reminder sweep: one digest for the chat, a section per card with something due.
     before = await chat.count()
     await chat.page.get_by_role("button", name=SWEEP_ACTION).click()
@@ -169,6 +182,15 @@ async def test_a_family_sees_a_section_per_card(demo: Demo, browser: Browser) ->
     await expect(page.locator("#messages")).to_contain_text("Bibliotek Sønderjyllands Allé")
     html = await bodies_since(chat, before)
     assert html.index("👤 <b>Emil</b>") < html.index("Ringenes Herre")
+
+    # /debt: Anna's fee in her section.
+    before = await chat.count()
+    await chat.send("/debt")
+    await expect(page.locator("#messages")).to_contain_text("30,00 kr.")
+    html = await bodies_since(chat, before)
+    fee = re.search(r"30,00(?:&nbsp;|\s)kr\.", html)  # Babel puts a no-break space there
+    assert fee is not None, html
+    assert html.index("👤 <b>Anna</b>") < fee.start() < html.index("👤 <b>Sofie</b>")
 
     # One calendar feed for the chat: every card's due dates and Emil's last pick-up day.
     made = await chat.send("/calendar")
