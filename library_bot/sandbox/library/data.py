@@ -508,7 +508,7 @@ class PatronFactory:
                 self.loan(c("51588344"), 24),
             ],
             orders=[self.order(c("28447391"), status="Active", queue=3, ordered=-9)],
-            debt=[self.debt("30.00", "Min geniale veninde", 9)],
+            debt=[self.debt("30.00", "Jagten", 9)],  # a film returned late
         )
         sofie = PatronData(
             loans=[
