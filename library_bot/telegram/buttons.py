@@ -61,6 +61,7 @@ class PlaceOrder:
     pid: str
     branch: str = ""
     title: str = ""
+    card: int = 1  # stored before several cards: card 1
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,7 @@ class PickBranch:
     ACTION: ClassVar[str] = "branch"
     pid: str
     branch: str
+    card: int = 1
 
 
 @dataclass(frozen=True)
@@ -87,6 +89,7 @@ class ChooseBranch:
     ACTION: ClassVar[str] = "branch"
     pid: str
     title: str = ""
+    card: int = 1
 
 
 @dataclass(frozen=True)
@@ -166,6 +169,34 @@ class ForgetChoice:
 
     ACTION: ClassVar[str] = "forget"
     confirm: bool
+
+
+@dataclass(frozen=True)
+class OrderCard:
+    """ "Which card?" of /order (or a search result's "Order") in a chat with several cards:
+    goes on with `/order <pid> [branch]` for `card`."""
+
+    ACTION: ClassVar[str] = "ocard"
+    pid: str
+    card: int
+    branch: str | None = None
+    wanted: str | None = None
+
+
+@dataclass(frozen=True)
+class LogoutCard:
+    """/logout's "which card" and /cards' "🚪 Log out": logs out `card`, or every card (None)."""
+
+    ACTION: ClassVar[str] = "logout"
+    card: int | None = None
+
+
+@dataclass(frozen=True)
+class RenameCard:
+    """/cards' "✏️ Rename": asks for the card's new name."""
+
+    ACTION: ClassVar[str] = "rename"
+    card: int
 
 
 def encode(payload: Payload) -> dict[str, Any]:

@@ -10,6 +10,7 @@ COMMANDS = (
     "start",
     "help",
     "login",
+    "cards",
     "loans",
     "holds",
     "debt",

@@ -11,6 +11,7 @@ import asyncio
 import logging
 import re
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from telegram import Update
@@ -25,27 +26,28 @@ from library_bot.telegram.buttons import (
     AbortOrder,
     ButtonId,
     ChooseBranch,
+    OrderCard,
     Payload,
     PickBranch,
     PlaceOrder,
     decode,
 )
+from library_bot.telegram.cards import card_name, require_cards
 from library_bot.telegram.ui import (
     BUTTON_TITLE,
     MAX_BUTTONS,
     PAYLOAD_TITLE,
     Context,
     answer_library_error,
+    answer_query,
     callback_buttons,
     chat_id_of,
-    claim_once,
     lang_of,
     one_per_row,
     peek_callback,
     plain,
     public_failure,
     reply,
-    require_account,
     resolve_callback,
     send,
 )
@@ -54,7 +56,7 @@ from library_bot.texts.formatting import shorten
 
 if TYPE_CHECKING:
     from library_bot.library.models import Branch, Work
-    from library_bot.storage.store import Account
+    from library_bot.storage.store import Account, CallbackRef
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +65,7 @@ PID = re.compile(r"^\d{6}-[a-z]+:[A-Za-z0-9_\-]+$")
 ECHO_LIMIT = 60
 # Longest text taken for a branch's name.
 NAME_LIMIT = 100
+ALREADY = "borrower.order.already"
 
 
 def valid_pid(text: str) -> bool:
@@ -72,8 +75,8 @@ def valid_pid(text: str) -> bool:
 
 async def order_command(update: Update, context: Context) -> None:
     lang = await lang_of(update, context)
-    account = await require_account(update, context)
-    if account is None:
+    cards = await require_cards(update, context)
+    if not cards:
         return
     args = list(context.args or [])
     if not args:
@@ -95,7 +98,87 @@ async def order_command(update: Update, context: Context) -> None:
                 await reply(update, context, t(lang, "borrower.order.bad_branch", branch=echo))
                 return
             wanted = text
-    await prepare_order(update, context, account, lang, pid=pid, branch=branch, wanted=wanted)
+    if len(cards) > 1:
+        await ask_card(update, context, lang, cards, pid=pid, branch=branch, wanted=wanted)
+        return
+    await prepare_order(update, context, cards[0], lang, pid=pid, branch=branch, wanted=wanted)
+
+
+async def order_found(update: Update, context: Context, lang: str, pid: str) -> None:
+    """An "Order" button of a search or a suggestion: "which card?" with several cards, else
+    the confirmation of `/order <pid>`."""
+    cards = await require_cards(update, context)
+    if not cards:
+        return
+    if len(cards) > 1:
+        await ask_card(update, context, lang, cards, pid=pid)
+        return
+    await prepare_order(update, context, cards[0], lang, pid=pid)
+
+
+async def ask_card(
+    update: Update,
+    context: Context,
+    lang: str,
+    cards: Sequence[Account],
+    *,
+    pid: str,
+    branch: str | None = None,
+    wanted: str | None = None,
+) -> None:
+    """ "Which card?": one button per card; the order goes on for the card tapped
+    (`card_tapped`). A new message, so a tapped search result list keeps its buttons."""
+    specs: list[tuple[str, Payload]] = [
+        (
+            plain(t(lang, "cards.order_card", name=card_name(account, lang))),
+            OrderCard(pid, account.card, branch, wanted),
+        )
+        for account in cards
+    ]
+    buttons = one_per_row(await callback_buttons(update, context, specs))
+    await send(context.bot, chat_id_of(update), t(lang, "cards.order_which"), buttons=buttons)
+
+
+async def card_tapped(update: Update, context: Context) -> None:
+    """A card of "which card?": the order's confirmation for it, in the same message."""
+    lang = await lang_of(update, context)
+    ref = await resolve_callback(update, context)
+    if ref is None:
+        return
+    tapped = decode(ref.payload, OrderCard)
+    if tapped is None or not valid_pid(tapped.pid):
+        await send(context.bot, chat_id_of(update), t(lang, "common.stale_button"))
+        return
+    account = await card_account(update, context, lang, tapped.card)
+    if account is None:
+        return
+    await prepare_order(
+        update,
+        context,
+        account,
+        lang,
+        pid=tapped.pid,
+        branch=tapped.branch,
+        wanted=tapped.wanted,
+        edit=True,
+    )
+
+
+async def card_account(update: Update, context: Context, lang: str, card: int) -> Account | None:
+    """The chat's card `card` for a tapped button, or None once the patron is told why not:
+    that card is gone while others are here, or what `require_cards` says (no card, or an
+    expired login)."""
+    store = services(context).store
+    account = await store.account(chat_id_of(update), card)
+    expires = account.token_expires_at if account is not None else None
+    if account is not None and (expires is None or expires > datetime.now(UTC)):
+        return account
+    if account is None and await store.cards(chat_id_of(update)):
+        await answer_query(update)
+        await send(context.bot, chat_id_of(update), t(lang, "cards.gone"))
+        return None
+    await require_cards(update, context)
+    return None
 
 
 async def prepare_order(
@@ -121,7 +204,7 @@ async def prepare_order(
     deadline = Deadline()
     given = branch is not None or wanted is not None
     if branch is None and wanted is None:
-        branch = normalise_branch((await svc.store.chat(chat_id)).pickup_branch)
+        branch = normalise_branch(account.pickup_branch)
     try:
         work, home = await asyncio.gather(
             _work(context, pid, deadline),
@@ -145,7 +228,7 @@ async def prepare_order(
             key = "borrower.order.branch_several" if found else "borrower.order.branch_not_found"
             lead = t(lang, key, wanted=shorten(wanted, ECHO_LIMIT))
             fits = [b for b in choices if branch_key(b.branch_id) in found] or choices
-            await _picker(update, context, lang, pid, title, fits, lead=lead, edit=edit)
+            await _picker(update, context, lang, account, pid, title, fits, lead=lead, edit=edit)
             return
         branch = found[0]
     branch = branch or home
@@ -156,7 +239,7 @@ async def prepare_order(
     checked = await svc.branches.check(svc.library, branch, deadline)
     if checked.known is False or not checked.pickup:
         if not given:
-            await _forget_branch(context, chat_id, branch)
+            await _forget_branch(context, account, branch)
         key = (
             "borrower.order.branch_unknown"
             if not checked.known
@@ -166,16 +249,16 @@ async def prepare_order(
         await send(context.bot, chat_id, t(lang, key, branch=name, pid=pid))
         return
     if given:
-        await svc.store.set_pickup_branch(chat_id, branch)
+        await svc.store.set_pickup_branch(chat_id, branch, account.card)
     names = await svc.branches.lookup(svc.library, [branch], deadline)
     short = shorten(title, PAYLOAD_TITLE)
     yes, no, change = await callback_buttons(
         update,
         context,
         [
-            (t(lang, "borrower.order.yes"), PlaceOrder(pid, branch, short)),
+            (t(lang, "borrower.order.yes"), PlaceOrder(pid, branch, short, account.card)),
             (t(lang, "borrower.order.no"), AbortOrder(ButtonId.of(0))),
-            (t(lang, "borrower.order.change_branch"), ChooseBranch(pid, short)),
+            (t(lang, "borrower.order.change_branch"), ChooseBranch(pid, short, account.card)),
         ],
     )
     text = t(
@@ -207,7 +290,7 @@ async def branch_callback(update: Update, context: Context) -> None:
     if not isinstance(tapped, PickBranch | ChooseBranch):
         await send(context.bot, chat_id_of(update), t(lang, "common.stale_button"))
         return
-    account = await require_account(update, context)
+    account = await card_account(update, context, lang, tapped.card)
     if account is None:
         return
     if isinstance(tapped, PickBranch):
@@ -228,13 +311,14 @@ async def branch_callback(update: Update, context: Context) -> None:
             context.bot, chat_id_of(update), t(lang, "borrower.order.no_branches", pid=tapped.pid)
         )
         return
-    await _picker(update, context, lang, tapped.pid, tapped.title, choices, edit=True)
+    await _picker(update, context, lang, account, tapped.pid, tapped.title, choices, edit=True)
 
 
 async def _picker(
     update: Update,
     context: Context,
     lang: str,
+    account: Account,
     pid: str,
     title: str,
     branches: Sequence[Branch],
@@ -243,7 +327,7 @@ async def _picker(
     edit: bool = False,
 ) -> None:
     """The branches to pick up `pid` at, one button each; the saved one marked ✓."""
-    saved = normalise_branch((await services(context).store.chat(chat_id_of(update))).pickup_branch)
+    saved = normalise_branch(account.pickup_branch)
     specs: list[tuple[str, Payload]] = []
     for branch in branches[:MAX_BUTTONS]:
         branch_id = branch_key(branch.branch_id)
@@ -252,7 +336,7 @@ async def _picker(
             "borrower.order.branch_saved" if branch_id == saved else "borrower.order.branch_button"
         )
         label = plain(t(lang, key, branch=name))
-        specs.append((label, PickBranch(pid, branch_id)))
+        specs.append((label, PickBranch(pid, branch_id, account.card)))
     buttons = one_per_row(await callback_buttons(update, context, specs))
     text = t(lang, "borrower.order.pick_branch", title=title or pid)
     if lead:
@@ -292,7 +376,9 @@ async def order_callback(update: Update, context: Context) -> None:
     if peek is not None and decode(peek.payload, AbortOrder) is not None:
         await _abort(update, context, lang)
         return
-    claimed = await claim_once(update, context, lang, "borrower.order.already")
+    placing = decode(peek.payload, PlaceOrder) if peek is not None else None
+    card = placing.card if placing is not None else 1
+    claimed = await _claim(update, context, lang, card)
     if claimed is None:
         return
     account, ref = claimed
@@ -301,6 +387,31 @@ async def order_callback(update: Update, context: Context) -> None:
         await send(context.bot, chat_id_of(update), t(lang, "common.stale_button"))
         return
     await place_order(update, context, account, order, lang)
+
+
+async def _claim(
+    update: Update, context: Context, lang: str, card: int
+) -> tuple[Account, CallbackRef] | None:
+    """`ui.claim_once` for the card the order is for: the card and the tapped "yes", claimed
+    atomically only once the card is known to be connected; a later tap is told "already"."""
+    peek = await peek_callback(update, context)
+    if peek is not None and peek.used_at is not None:
+        services(context).metrics.callback(peek.action, "claimed")
+        await answer_query(update, t(lang, ALREADY))
+        return None
+    ref = await resolve_callback(update, context)
+    if ref is None:
+        again = await peek_callback(update, context)
+        if again is not None and again.used_at is not None:
+            await send(context.bot, chat_id_of(update), t(lang, ALREADY))
+        return None
+    account = await card_account(update, context, lang, card)
+    if account is None:
+        return None
+    if await services(context).store.claim_callback(ref.id, chat_id_of(update)) is None:
+        await send(context.bot, chat_id_of(update), t(lang, ALREADY))
+        return None
+    return account, ref
 
 
 async def _abort(update: Update, context: Context, lang: str) -> None:
@@ -330,7 +441,7 @@ async def place_order(
             await check_soon(svc.store, svc.settings, chat_id_of(update))  # it may have gone in
         if (exc.code or "").strip().lower() == "unknown_pickupagency":
             # Do not keep offering a branch the platform does not know.
-            await _forget_branch(context, chat_id_of(update), branch)
+            await _forget_branch(context, account, branch)
         text = _refusal(exc, lang, title=title, pid=pid, branch=branch, branch_name=branch_name)
         if text is not None and (exc.code or "").strip().lower() == "owned_own_catalogue":
             url = exc.url or svc.branches.catalogue(branch)
@@ -355,10 +466,9 @@ async def place_order(
     await reply(update, context, text)
 
 
-async def _forget_branch(context: Context, chat_id: int, branch: str) -> None:
-    store = services(context).store
-    if normalise_branch((await store.chat(chat_id)).pickup_branch) == branch:
-        await store.set_pickup_branch(chat_id, None)
+async def _forget_branch(context: Context, account: Account, branch: str) -> None:
+    if normalise_branch(account.pickup_branch) == branch:
+        await services(context).store.set_pickup_branch(account.chat_id, None, account.card)
 
 
 # The order system's reasons (OpenOrder, passed on by the platform in `error`) -> the text that
@@ -417,4 +527,5 @@ def handlers() -> list[BaseHandler[Any, Any, Any]]:
         CommandHandler("order", order_command),
         CallbackQueryHandler(order_callback, pattern=rf"^{PlaceOrder.ACTION}:"),
         CallbackQueryHandler(branch_callback, pattern=rf"^{PickBranch.ACTION}:"),
+        CallbackQueryHandler(card_tapped, pattern=rf"^{OrderCard.ACTION}:"),
     ]

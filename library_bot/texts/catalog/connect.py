@@ -23,6 +23,7 @@ MESSAGES: tuple[Message, ...] = (
         "connect.help",
         "<b>Commands</b>\n"
         "/login – connect your library account\n"
+        "/cards – your library cards here: rename, log out\n"
         "/loans – your loans and due dates\n"
         "/holds – your holds\n"
         "/debt – fees\n"
