@@ -539,7 +539,7 @@ async def real(cards: int = REAL_CARDS, days: int = REAL_DAYS, *, seed: int = 18
                         if library.by_bot:  # /order: `check_soon` plans the next sweep
                             tomorrow = day + timedelta(days=1)
                             await store.set_next_checks(
-                                {chats[index]: tomorrow for index in library.by_bot}
+                                {(chats[index], 1): tomorrow for index in library.by_bot}
                             )
             finally:
                 await client.aclose()

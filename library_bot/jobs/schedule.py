@@ -18,8 +18,10 @@ from telegram.ext import Application, ContextTypes
 
 from library_bot.jobs.sweep import sweep
 from library_bot.services import Services, services
+from library_bot.storage.store import Account
 from library_bot.telegram.ui import chat_lang, send_login
 from library_bot.texts import t
+from library_bot.texts.cards import card_heading
 
 log = logging.getLogger(__name__)
 
@@ -97,25 +99,31 @@ async def token_expiry_job(context: Context) -> None:
     """Daily: forget tokens that have expired and say so once; warn once three days ahead."""
     store = services(context).store
     now = datetime.now(UTC)
-    for chat_id in await store.expired_accounts(now):
+    for chat_id, card in await store.expired_accounts(now):
         # delete_account is atomic: with several processes only one of them tells the patron.
-        if await store.delete_account(chat_id) is not None:
+        if (gone := await store.delete_account(chat_id, card)) is not None:
             await store.set_account_ended(chat_id, "expired")
-            await _notify(context, chat_id, "connect.expired")
+            await _notify(context, gone, "connect.expired")
     for account in await store.accounts_expiring(now + EXPIRY_WARNING):
         expires_at = account.token_expires_at
         if expires_at is None or expires_at <= now:
             continue  # expired since the first query; the next run forgets it
-        await store.mark_expiry_warned(account.chat_id)
+        await store.mark_expiry_warned(account.chat_id, account.card)
         days = max(1, -(-(expires_at - now) // timedelta(days=1)))
-        await _notify(context, account.chat_id, "connect.expiry_warning", days=days)
+        await _notify(context, account, "connect.expiry_warning", days=days)
 
 
-async def _notify(context: Context, chat_id: int, key: str, **params: object) -> None:
-    """A token notice with the login button; a blocked or failing chat does not stop the job."""
+async def _notify(context: Context, account: Account, key: str, **params: object) -> None:
+    """A token notice with the login button, headed by the card's name when the chat has
+    others; a blocked or failing chat does not stop the job."""
+    chat_id = account.chat_id
     try:
         lang = await chat_lang(context, chat_id)
-        await send_login(context, chat_id, lang, lead=t(lang, key, **params))
+        lead = t(lang, key, **params)
+        others = [a for a in await services(context).store.cards(chat_id) if a.card != account.card]
+        if others:
+            lead = f"{card_heading(account.label, account.card, lang)}\n{lead}"
+        await send_login(context, chat_id, lang, lead=lead)
     except Forbidden:
         log.info("chat %s blocked the bot; token notice not delivered", chat_id)
     except TelegramError as exc:

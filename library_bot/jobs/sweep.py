@@ -44,7 +44,7 @@ from library_bot.rules.notices import (
     refused_key,
 )
 from library_bot.rules.polling import next_check
-from library_bot.rules.reminders import candidates
+from library_bot.rules.reminders import candidates, card_key
 from library_bot.rules.renewals import refusal_for
 from library_bot.rules.urgency import sort_loans
 from library_bot.services.branches import BranchNames
@@ -59,6 +59,7 @@ from library_bot.telegram.ui import (
     stored_rows,
 )
 from library_bot.texts import pick_language, t
+from library_bot.texts.cards import card_heading, card_name
 from library_bot.texts.formatting import is_zero_amount, shorten, split_messages
 from library_bot.texts.render import (
     TITLE_LIMIT,
@@ -72,7 +73,8 @@ if TYPE_CHECKING:
     from library_bot.config.settings import Settings
     from library_bot.library.client import LibraryClient
     from library_bot.library.models import BorrowerStatus, Hold, Loan
-    from library_bot.storage.store import Account, ChatSettings, Refusal, Store
+    from library_bot.storage.store import Account, CardKey, ChatSettings, Refusal, Store
+    from library_bot.telegram.buttons import Payload
 
 log = logging.getLogger(__name__)
 
@@ -116,33 +118,55 @@ class SweepReport:
 class _Item:
     """One reminder: its key, the HTML entry, and the loan it is about (for a renew button)."""
 
-    key: str
+    key: str  # as the chat's reminder history keeps it (`rules.reminders.card_key`)
     section: str
     entry: str
     loan: Loan | None = None
+    card: int = 1
+
+
+@dataclass
+class _Card:
+    """One card's part of a digest: what it has due (keys as `rules.reminders` makes them)."""
+
+    account: Account
+    found: list[tuple[str, Any]]
+    refusals: dict[str, Refusal] = field(default_factory=dict)
+    # Loans due today or overdue, while refused loans are reminded daily (the "refused" notice).
+    refusable: list[Loan] = field(default_factory=list)
+
+    def keyed(self) -> list[tuple[str, Any]]:
+        return [(card_key(self.account.card, key), thing) for key, thing in self.found]
 
 
 @dataclass
 class _Due:
-    """A patron with something to remind, on the way from a fetch worker to delivery."""
+    """A chat with something to remind, on the way from a fetch worker to delivery: one digest
+    for all its cards, a section per card when the chat has several."""
 
-    account: Account
+    chat_id: int
     lang: str
-    found: list[tuple[str, Any]]
+    cards: list[_Card]  # those with news (the others are dropped as they turn out to have none)
+    several: bool
     items: list[_Item] = field(default_factory=list)
     markup: InlineKeyboardMarkup | None = None
-    refusals: dict[str, Refusal] = field(default_factory=dict)
-    # Loans due today or overdue, while refused loans are reminded daily (the "refused" notice).
-    refusable: list[Loan] = field(default_factory=list)
+    keys: list[CardKey] = field(default_factory=list)  # every card, settled with the digest
+
+    def __post_init__(self) -> None:
+        self.keys = [part.account.key for part in self.cards]
+
+
+Household = list[tuple["Account", "ChatSettings"]]
 
 
 class _Sweep:
     """One sweep's shared state; a fresh one per call keeps nothing at module level.
 
-    Fetch workers read `/v3/user` and hand patrons with something due to one delivery stage,
-    which takes every patron waiting and records their intents (and their buttons) in one
-    transaction per group, then sends the group's digests side by side. Store round trips
-    thus come per group, not per patron, and the workers never wait on the store or Telegram.
+    Fetch workers read `/v3/user` for every card of a chat and hand chats with something due
+    to one delivery stage, which takes every chat waiting and records their intents (and their
+    buttons) in one transaction per group, then sends the group's digests side by side. Store
+    round trips thus come per group, not per patron, and the workers never wait on the store
+    or Telegram.
     """
 
     def __init__(
@@ -163,92 +187,114 @@ class _Sweep:
         self.today = today
         self.report = SweepReport(day=today)
         self.flush_every = flush_every
-        self.done: list[int] = []  # finished patrons not yet written back
+        self.done: list[CardKey] = []  # finished cards not yet written back
         # Pick-up branch names as /holds shows them (the process's cache inside `run`).
         self.branches = branches
-        self.plans: dict[int, date] = {}  # their next check (rules.polling), written with them
-        # The statuses seen, until their patrons finish: the few with a calendar feed keep its
+        self.plans: dict[CardKey, date] = {}  # their next check (rules.polling), written with them
+        # The statuses seen, until their cards finish: the few with a calendar feed keep its
         # entries (worked out then, not for every card).
-        self.statuses: dict[int, BorrowerStatus] = {}
-        self.seen: dict[int, Seen] = {}  # what the notices saw (storage.notices), written with them
+        self.statuses: dict[CardKey, BorrowerStatus] = {}
+        self.seen: dict[CardKey, Seen] = {}  # what the notices saw (storage.notices)
 
     async def flush(self) -> None:
-        """Mark the finished patrons swept, in one transaction rather than one each.
+        """Mark the finished cards swept, in one transaction rather than one each.
 
-        Safe to defer: a patron is only listed after their digest was marked sent, so should
-        the process die first, the next sweep finds every key "sent" and sends nothing.
+        Safe to defer: a card is only listed after its digest was marked sent, so should the
+        process die first, the next sweep finds every key "sent" and sends nothing.
         """
         done, self.done = self.done, []
         if done:
-            plans = {chat_id: self.plans.pop(chat_id) for chat_id in done if chat_id in self.plans}
+            plans = {key: self.plans.pop(key) for key in done if key in self.plans}
             await self.store.finish_sweeps(done, self.today, plans)
             await self._keep_calendars(done)
-            seen = {chat_id: self.seen.pop(chat_id) for chat_id in done if chat_id in self.seen}
+            seen = {key: self.seen.pop(key) for key in done if key in self.seen}
             if seen:
                 await self.store.notices.keep(seen)
 
-    async def _keep_calendars(self, done: list[int]) -> None:
-        """The calendar entries of the finished patrons that have a feed (most have none)."""
-        seen = {chat_id: self.statuses.pop(chat_id) for chat_id in done if chat_id in self.statuses}
+    async def _keep_calendars(self, done: list[CardKey]) -> None:
+        """The calendar entries of the finished cards whose chat has a feed (most have none)."""
+        seen = {key: self.statuses.pop(key) for key in done if key in self.statuses}
         if not seen:
             return
         try:
-            feeds = await self.store.calendar.with_feeds(seen)
+            feeds = await self.store.calendar.with_feeds(chat_id for chat_id, _ in seen)
             await self.store.calendar.remember(
-                {chat_id: calendar.dumps(calendar.entries(seen[chat_id])) for chat_id in feeds}
+                {
+                    key: calendar.dumps(calendar.entries(status))
+                    for key, status in seen.items()
+                    if key[0] in feeds
+                }
             )
         except Exception:  # the feed keeps its last entries; reminders matter more
             log.warning("reminders: could not keep %s calendar feeds", len(seen), exc_info=True)
 
-    async def settle(self, chat_id: int, kind: str | None) -> None:
-        """Count a failure; finish the patron unless a retry sweep should try again."""
-        if kind is not None:
-            self.report.failures[kind] += 1
-        if kind not in RETRYABLE:
-            self.done.append(chat_id)
-            if len(self.done) >= self.flush_every:
-                await self.flush()
+    async def settle(self, keys: list[CardKey], kind: str | None) -> None:
+        """Count a failure per card; finish the cards unless a retry sweep should try again."""
+        for key in keys:
+            if kind is not None:
+                self.report.failures[kind] += 1
+            if kind not in RETRYABLE:
+                self.done.append(key)
+        if len(self.done) >= self.flush_every:
+            await self.flush()
 
-    async def fetch(self, account: Account, chat: ChatSettings) -> _Due | None:
-        """The patron's status; what is due goes to delivery, everyone else is settled here."""
+    async def fetch(self, household: Household) -> _Due | None:
+        """Every card's status; what is due goes to delivery in one digest for the chat, and
+        every card without news is settled here."""
+        chat = household[0][1]
+        lang = pick_language(chat.language, chat.telegram_language)
+        several = chat.cards > 1
+        outcomes = await asyncio.gather(
+            *(self._card(account, chat, lang, several) for account, _ in household)
+        )
+        parts: list[_Card] = []
+        for (account, _), outcome in zip(household, outcomes, strict=True):
+            if isinstance(outcome, _Card):
+                parts.append(outcome)
+            else:
+                await self.settle([account.key], outcome)
+        if not parts:
+            return None
+        return _Due(chat.chat_id, lang, parts, several)
+
+    async def _card(
+        self, account: Account, chat: ChatSettings, lang: str, several: bool
+    ) -> _Card | str | None:
         self.report.patrons += 1
         try:
-            outcome = await self._fetch(account, chat)
+            return await self._fetch(account, chat, lang, several)
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            outcome = self._failure(account.chat_id, exc)
-        if isinstance(outcome, _Due):
-            return outcome
-        await self.settle(account.chat_id, outcome)
-        return None
+            return self._failure(account.chat_id, exc)
 
-    async def _fetch(self, account: Account, chat: ChatSettings) -> _Due | str | None:
+    async def _fetch(
+        self, account: Account, chat: ChatSettings, lang: str, several: bool
+    ) -> _Card | str | None:
         if not chat.reminders_enabled or not chat.active:
             return None
-        lang = pick_language(chat.language, chat.telegram_language)
         try:
             status = await self.library.user(account.token)
         except (TokenRejected, NotLoggedIn):
-            return await self._reconnect(account.chat_id, lang)
+            return await self._reconnect(account, lang, several)
         days = chat.thresholds(self.settings.REMINDER_DAYS)
-        self.plans[account.chat_id] = next_check(
+        self.plans[account.key] = next_check(
             status,
             seen=self.today,
             days=chat.plan_days(self.settings.REMINDER_DAYS),
             min_loan_days=self.settings.POLL_MIN_LOAN_DAYS,
         )
-        self.statuses[account.chat_id] = status
+        self.statuses[account.key] = status
         found = candidates(status, self.today, days)
         refusable: list[Loan] = []
         if "refused" in chat.notices:
             refusable = [loan for loan in status.loans if refused_key(loan, self.today)]
         if "pickup" in chat.notices:
             found += last_day_keys(status.orders, self.today)
-        found += await self._notices(account.chat_id, chat, status)
+        found += await self._notices(account, chat, status)
         if not found and not refusable:
             return None
-        return _Due(account, lang, found, refusable=refusable)
+        return _Card(account, found, refusable=refusable)
 
     def _refused(
         self, loans: list[Loan], found: list[tuple[str, Any]], refusals: dict[str, Refusal]
@@ -271,25 +317,26 @@ class _Sweep:
         return kept + list(daily.values())
 
     async def _notices(
-        self, chat_id: int, chat: ChatSettings, status: BorrowerStatus
+        self, account: Account, chat: ChatSettings, status: BorrowerStatus
     ) -> list[tuple[str, Any]]:
-        """Queue moves and new fees; what was seen is kept when the patron is finished. The
-        chat's entries are read only when a notice has something to compare."""
+        """Queue moves and new fees; what was seen is kept when the card is finished. The
+        card's entries are read only when a notice has something to compare."""
         found: list[tuple[str, Any]] = []
+        key = account.key
         positions = queue_positions(status.orders) if "queue" in chat.notices else {}
         fees = {fee_id(debt) for debt in status.debt} if "fees" in chat.notices else set()
-        compare_fees = bool(fees) and chat.fees_known
-        orders = chat.order_check is not None and chat.order_check <= self.today
-        if chat.order_check is not None and not orders:
-            self._plan_by(chat_id, chat.order_check)
+        compare_fees = bool(fees) and account.fees_known
+        orders = account.order_check is not None and account.order_check <= self.today
+        if account.order_check is not None and not orders:
+            self._plan_by(key, account.order_check)
         if not positions and not compare_fees and not orders:
-            if "fees" in chat.notices and not chat.fees_known:
-                self.seen[chat_id] = Seen(fees=fees, fees_known=True)  # recorded, not told
+            if "fees" in chat.notices and not account.fees_known:
+                self.seen[key] = Seen(fees=fees, fees_known=True)  # recorded, not told
             return found
-        entries = await self.store.notices.seen(chat_id)
+        entries = await self.store.notices.seen(*key)
         seen = Seen()
         if orders:
-            found += self._orders(chat_id, chat, status, entries, seen)
+            found += self._orders(key, chat, status, entries, seen)
         if positions:
             last = {
                 item.removeprefix("queue:"): int(value)
@@ -300,7 +347,7 @@ class _Sweep:
             # Written only when it moved: most days nothing does, and every card is swept.
             seen.queue = positions if positions != last else None
         if "fees" in chat.notices:
-            if chat.fees_known:
+            if account.fees_known:
                 known = [item.removeprefix("fee:") for item in entries if item.startswith("fee:")]
                 owed = [debt for debt in status.debt if not is_zero_amount(debt.amount)]
                 found += new_fees(owed, known)
@@ -308,12 +355,12 @@ class _Sweep:
             else:
                 seen.fees, seen.fees_known = fees, True
         if seen != Seen():
-            self.seen[chat_id] = seen
+            self.seen[key] = seen
         return found
 
     def _orders(
         self,
-        chat_id: int,
+        key: CardKey,
         chat: ChatSettings,
         status: BorrowerStatus,
         entries: dict[str, str | None],
@@ -340,13 +387,13 @@ class _Sweep:
             check = day if check is None else min(check, day)
         seen.orders, seen.order_check = watched, check
         if check is not None:
-            self._plan_by(chat_id, check)
+            self._plan_by(key, check)
         return found
 
-    def _plan_by(self, chat_id: int, day: date) -> None:
+    def _plan_by(self, key: CardKey, day: date) -> None:
         """The card must be checked on `day` at the latest."""
-        if chat_id in self.plans:
-            self.plans[chat_id] = min(self.plans[chat_id], day)
+        if key in self.plans:
+            self.plans[key] = min(self.plans[key], day)
 
     def _failure(self, chat_id: int, exc: Exception) -> str:
         if isinstance(exc, LibraryError):
@@ -368,61 +415,66 @@ class _Sweep:
             raise
         except Exception as exc:
             for due in group:
-                await self.settle(due.account.chat_id, self._failure(due.account.chat_id, exc))
+                await self.settle(due.keys, self._failure(due.chat_id, exc))
             return
-        waiting = {due.account.chat_id for due in ready}
+        waiting = {due.chat_id for due in ready}
         for due in group:
-            if due.account.chat_id not in waiting:
-                await self.settle(due.account.chat_id, None)  # everything was sent before
+            if due.chat_id not in waiting:
+                await self.settle(due.keys, None)  # everything was sent before
         await asyncio.gather(*(self._deliver(due) for due in ready))
 
     async def _deliver(self, due: _Due) -> None:
-        chat_id = due.account.chat_id
         try:
-            outcome = await self._send_digest(chat_id, due.lang, due.items, due.markup)
+            outcome = await self._send_digest(due)
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            outcome = self._failure(chat_id, exc)
-        await self.settle(chat_id, outcome)
+            outcome = self._failure(due.chat_id, exc)
+        await self.settle(due.keys, outcome)
 
     async def _prepare(self, group: list[_Due]) -> list[_Due]:
-        """Record the intents (before any sending) and keep the patrons with news."""
+        """Record the intents (before any sending) and keep the chats with news."""
         # Refusals for the whole group in one read: they mark loans, and turn a refused loan's
         # reminder into a daily one (the "refused" notice).
         reading = [
-            due
+            part
             for due in group
-            if due.refusable or any(key.startswith("loan:") for key, _ in due.found)
+            for part in due.cards
+            if part.refusable or any(key.startswith("loan:") for key, _ in part.found)
         ]
         if reading:
-            refusals = await self.store.refusals_many([due.account.chat_id for due in reading])
-            for due in reading:
-                due.refusals = refusals.get(due.account.chat_id, {})
-                if due.refusable and due.refusals:
-                    due.found = self._refused(due.refusable, due.found, due.refusals)
-                    if any(key.startswith("loan:") and ":refused:" in key for key, _ in due.found):
+            refusals = await self.store.refusals_many([part.account.key for part in reading])
+            for part in reading:
+                part.refusals = refusals.get(part.account.key, {})
+                if part.refusable and part.refusals:
+                    part.found = self._refused(part.refusable, part.found, part.refusals)
+                    if any(key.startswith("loan:") and ":refused:" in key for key, _ in part.found):
                         # Reminded daily while it is due or overdue: the plan checks tomorrow
                         # (it plans nothing after a loan's first overdue day by itself).
-                        self._plan_by(due.account.chat_id, self.today + timedelta(days=1))
+                        self._plan_by(part.account.key, self.today + timedelta(days=1))
         states = await self.store.begin_reminders_many(
-            {due.account.chat_id: [key for key, _ in due.found] for due in group}
+            {due.chat_id: [key for part in due.cards for key, _ in part.keyed()] for due in group}
         )
         ready: list[_Due] = []
         for due in group:
-            before = states.get(due.account.chat_id, {})
-            due.found = [(key, thing) for key, thing in due.found if before.get(key) != "sent"]
-            if due.found:
+            before = states.get(due.chat_id, {})
+            for part in due.cards:
+                card = part.account.card
+                part.found = [
+                    (key, thing)
+                    for key, thing in part.found
+                    if before.get(card_key(card, key)) != "sent"
+                ]
+            due.cards = [part for part in due.cards if part.found]
+            if due.cards:
                 ready.append(due)
         await asyncio.gather(*(self._render(due) for due in ready))
-        # One per loan while few, and "renew all" (`ui.renew_buttons`, as /renew has them).
-        buttons = []
-        for due in ready:
-            loans = [item.loan for item in due.items if item.loan]
-            buttons.append(renew_buttons(loans, due.lang, every=loans, digest=True))
+        # One per loan while few, and "renew all" (`ui.renew_buttons`, as /renew has them),
+        # for each card of the digest.
+        buttons = [self._buttons(due) for due in ready]
         ids = await self.store.put_callbacks_many(
             [
-                (due.account.chat_id, action, payload)
+                (due.chat_id, action, payload)
                 for due, specs in zip(ready, buttons, strict=True)
                 for action, payload in stored_rows(specs)
             ]
@@ -435,17 +487,36 @@ class _Sweep:
                 due.markup = InlineKeyboardMarkup(one_per_row(stored_buttons(specs, mine)))
         return ready
 
+    def _buttons(self, due: _Due) -> list[tuple[str, Payload]]:
+        specs: list[tuple[str, Payload]] = []
+        for part in due.cards:
+            card = part.account.card
+            loans = [item.loan for item in due.items if item.loan and item.card == card]
+            owner = card_name(part.account.label, card, due.lang) if due.several else None
+            specs += renew_buttons(
+                loans, due.lang, every=loans, digest=True, card=card, owner=owner
+            )
+        return specs
+
     async def _render(self, due: _Due) -> None:
-        holds = [thing for key, thing in due.found if key.startswith("hold:")]
-        branch_names = await self._branch_names(due.account, holds)
-        for key, thing in due.found:
+        for part in due.cards:
+            await self._render_card(due, part)
+
+    async def _render_card(self, due: _Due, part: _Card) -> None:
+        holds = [thing for key, thing in part.found if key.startswith("hold:")]
+        branch_names = await self._branch_names(holds)
+        card = part.account.card
+
+        def add(key: str, section: str, entry: str, loan: Loan | None = None) -> None:
+            due.items.append(_Item(card_key(card, key), section, entry, loan, card))
+
+        for key, thing in part.found:
             if ":lastday:" in key:
                 entry = render_hold(thing, self.today, due.lang, branch_names)
-                due.items.append(_Item(key, "lastday", entry + self._hours(thing, due.lang)))
+                add(key, "lastday", entry + self._hours(thing, due.lang))
                 continue
             if key.startswith("hold:"):
-                entry = render_hold(thing, self.today, due.lang, branch_names)
-                due.items.append(_Item(key, "ready", entry))
+                add(key, "ready", render_hold(thing, self.today, due.lang, branch_names))
                 continue
             if key.startswith("queue:"):
                 entry = t(
@@ -454,21 +525,21 @@ class _Sweep:
                     title=shorten(thing.title, TITLE_LIMIT),
                     position=key.rsplit(":", 1)[1],
                 )
-                due.items.append(_Item(key, "queue", entry))
+                add(key, "queue", entry)
                 continue
             if key.startswith("order:"):
                 title = await self._title(thing)
-                due.items.append(_Item(key, "orders", t(due.lang, "notices.order", title=title)))
+                add(key, "orders", t(due.lang, "notices.order", title=title))
                 continue
             if key.startswith("fee:"):
                 [entry] = render_debt([thing], self.today, due.lang)
-                due.items.append(_Item(key, "fees", entry))
+                add(key, "fees", entry)
                 continue
-            refusal = refusal_for(thing, due.refusals)
+            refusal = refusal_for(thing, part.refusals)
             reason = reason_text(refusal.reason, due.lang) if refusal is not None else None
             entry = render_loan(thing, self.today, due.lang, reason)
             if ":unreadable:" in key:
-                due.items.append(_Item(key, "unreadable", entry))
+                add(key, "unreadable", entry)
                 continue
             if ":refused:" in key:  # marked ⛔ by its reason line, as /loans shows it
                 overdue = isinstance(thing.due_date, date) and thing.due_date < self.today
@@ -476,7 +547,7 @@ class _Sweep:
             else:
                 section = "overdue" if key.endswith(":overdue") else "due"
             # A loan the library refused to renew gets no button.
-            due.items.append(_Item(key, section, entry, None if refusal else thing))
+            add(key, section, entry, None if refusal else thing)
 
     async def _title(self, pid: str) -> str:
         """The ordered work's title (the bot keeps only its pid); the pid when unknown."""
@@ -503,7 +574,7 @@ class _Sweep:
             lines.append(t(lang, "notices.hours", hours="\n".join(shown[:HOURS_LINES])))
         return "".join(f"\n{line}" for line in lines)
 
-    async def _branch_names(self, account: Account, holds: list[Hold]) -> dict[str, str]:
+    async def _branch_names(self, holds: list[Hold]) -> dict[str, str]:
         """Pick-up branch names for ready holds, as /holds finds them (`BranchNames`: by the
         branch's agency, with the anonymous token); best effort, ids are shown otherwise."""
         if not any(h.pick_up_agency for h in holds):
@@ -511,60 +582,70 @@ class _Sweep:
         agencies = (h.pick_up_agency for h in holds)
         return await self.branches.lookup(self.library, agencies, Deadline(BRANCH_NAMES_BUDGET))
 
-    async def _send_digest(
-        self, chat_id: int, lang: str, items: list[_Item], markup: InlineKeyboardMarkup | None
-    ) -> str | None:
+    async def _send_digest(self, due: _Due) -> str | None:
         entries: list[str] = []
         owners: list[list[str]] = []  # keys per entry, to mark each part as it is delivered
         sections = ("lastday", "overdue", "due", "unreadable", "ready", "orders", "queue", "fees")
-        for section in sections:
-            chosen = [item for item in items if item.section == section]
-            if not chosen:
-                continue
-            heading = t(lang, f"reminders.digest.{section}")
-            first, *rest = chosen
-            entries.append(f"{heading}\n{first.entry}")
-            owners.append([first.key])
-            for item in rest:
-                entries.append(item.entry)
-                owners.append([item.key])
+        for part in due.cards:
+            card = part.account.card
+            # A family's digest heads each card's part with its name.
+            lead = f"{card_heading(part.account.label, card, due.lang)}\n" if due.several else ""
+            for section in sections:
+                chosen = [
+                    item for item in due.items if item.section == section and item.card == card
+                ]
+                if not chosen:
+                    continue
+                heading = t(due.lang, f"reminders.digest.{section}")
+                first, *rest = chosen
+                entries.append(f"{lead}{heading}\n{first.entry}")
+                owners.append([first.key])
+                lead = ""
+                for item in rest:
+                    entries.append(item.entry)
+                    owners.append([item.key])
         parts = split_messages(
             entries,
-            header=t(lang, "reminders.digest.header"),
-            footer=t(lang, "reminders.digest.footer"),
+            header=t(due.lang, "reminders.digest.header"),
+            footer=t(due.lang, "reminders.digest.footer"),
         )
         left = list(zip(entries, owners, strict=True))
-        for index, part in enumerate(parts):
+        for index, part_text in enumerate(parts):
             last = index == len(parts) - 1
             if last:
                 keys = [key for _, owned in left for key in owned]
             else:
-                keys = [key for entry, owned in left if entry in part for key in owned]
-                left = [(entry, owned) for entry, owned in left if entry not in part]
-            failure = await self._send(chat_id, part, markup if last else None)
+                keys = [key for entry, owned in left if entry in part_text for key in owned]
+                left = [(entry, owned) for entry, owned in left if entry not in part_text]
+            failure = await self._send(due.chat_id, part_text, due.markup if last else None)
             if failure is not None:
                 return failure
-            await self.store.mark_sent(chat_id, keys)
+            await self.store.mark_sent(due.chat_id, keys)
             self.report.messages += 1
             self.report.reminders += len(keys)
         return None
 
-    async def _reconnect(self, chat_id: int, lang: str) -> str | None:
-        """The token was refused: say so once with a login button, then forget the account."""
+    async def _reconnect(self, account: Account, lang: str, several: bool) -> str | None:
+        """The card's token was refused: say so once with a login button (naming the card in
+        a family's chat), then forget the card."""
+        chat_id = account.chat_id
+        lead = t(lang, "reminders.reconnect")
+        if several:
+            lead = f"{card_heading(account.label, account.card, lang)}\n{lead}"
         prompt = await login_prompt(
             self.store,
             self.library,
             self.settings,
             chat_id,
             lang,
-            lead=t(lang, "reminders.reconnect"),
+            lead=lead,
             button="reminders.reconnect.button",
         )
         failure = await self._send(chat_id, prompt.text, prompt.markup)
         if failure in RETRYABLE:
-            return failure  # keep the account so the retry sweep tells them
+            return failure  # keep the card so the retry sweep tells them
         # Deleted after the message, so a crash in between repeats the message, never skips it.
-        await self.store.delete_account(chat_id)
+        await self.store.delete_account(chat_id, account.card)
         await self.store.set_account_ended(chat_id, "rejected")
         if failure is None:
             self.report.messages += 1
@@ -639,7 +720,7 @@ async def sweep(
         flush_every=batch,
         branches=branches or BranchNames(),
     )
-    claimed: asyncio.Queue[tuple[Account, ChatSettings] | None] = asyncio.Queue(maxsize=batch)
+    claimed: asyncio.Queue[Household | None] = asyncio.Queue(maxsize=batch)
     # Fetching waits for delivery (Telegram's pace), so memory stays flat. It waits as a
     # whole: the gate closes at `2 * workers` digests waiting and opens again at `workers`,
     # letting all workers go at once. Their requests then go out together and the answers
@@ -649,21 +730,29 @@ async def sweep(
     room.set()
 
     async def produce() -> None:
-        # Batches follow each other in chat id order, so each patron is taken at most once by
-        # this sweep even if their lease runs out meanwhile (a later sweep retries them).
+        # Batches follow each other in (chat, card) order, so each card is taken at most once
+        # by this sweep even if its lease runs out meanwhile (a later sweep retries it). A
+        # chat's cards go to one worker together (one digest), so the last chat of a batch
+        # waits for the next batch, which may hold more of its cards.
         # Should the producer fail, the task group cancels the workers; no sentinel needed.
-        after: int | None = None
+        after: CardKey | None = None
+        household: Household = []
         while leased := await store.claim_sweep_batch(day, worker, batch, lease, after=after):
             for pair in leased:
-                await claimed.put(pair)
-            after = leased[-1][0].chat_id
+                if household and household[0][0].chat_id != pair[0].chat_id:
+                    await claimed.put(household)
+                    household = []
+                household.append(pair)
+            after = leased[-1][0].key
+        if household:
+            await claimed.put(household)
         for _ in range(workers):
             await claimed.put(None)
 
     async def fetch() -> None:
-        while (pair := await claimed.get()) is not None:
+        while (household := await claimed.get()) is not None:
             await room.wait()
-            found = await state.fetch(*pair)
+            found = await state.fetch(household)
             if found is not None:
                 due.put_nowait(found)
                 if due.qsize() >= 2 * workers:

@@ -1,7 +1,7 @@
 """Which reminder a loan or hold is due today, as a key the store keeps exactly once.
 
 Keys: `loan:<id>:<due>:<threshold>`, `loan:<id>:<due>:overdue`, `loan:<id>:unreadable:<digest>`
-and `hold:<id>:ready`.
+and `hold:<id>:ready`. A chat's card 2 and later prefix theirs with `c<n>:` (`card_key`).
 """
 
 from __future__ import annotations
@@ -35,6 +35,12 @@ def loan_key(loan: Loan, today: date, days: Sequence[int]) -> str | None:
         return f"{prefix}:overdue"
     reached = [day for day in days if left <= day]
     return f"{prefix}:{min(reached)}" if reached else None
+
+
+def card_key(card: int, key: str) -> str:
+    """A reminder key of card `card` in its chat's history: card 1's keys keep the form they
+    had before a chat could hold several cards, so an upgrade sends nothing twice."""
+    return key if card == 1 else f"c{card}:{key}"
 
 
 def hold_key(hold: Hold) -> str | None:

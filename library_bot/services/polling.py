@@ -43,19 +43,19 @@ async def refresh_plan(
             min_loan_days=settings.POLL_MIN_LOAN_DAYS,
             swept=False,
         )
-        if chat.order_check is not None:  # an order placed through the bot is watched
-            plan = min(plan, max(chat.order_check, today))
+        if account.order_check is not None:  # an order placed through the bot is watched
+            plan = min(plan, max(account.order_check, today))
         if plan != account.next_check:
-            await store.set_next_checks({account.chat_id: plan})
+            await store.set_next_checks({account.key: plan})
         if chat.has_calendar:
-            await store.calendar.remember(
-                {account.chat_id: calendar.dumps(calendar.entries(status))}
-            )
+            await store.calendar.remember({account.key: calendar.dumps(calendar.entries(status))})
     except Exception:
         log.warning("polling: could not keep the status of chat %s", account.chat_id, exc_info=True)
 
 
-async def watch_order(store: Store, settings: Settings, chat_id: int, pid: str) -> None:
+async def watch_order(
+    store: Store, settings: Settings, chat_id: int, pid: str, card: int = 1
+) -> None:
     """An order placed through the bot: should it not show up in /v3/user within a day, the
     sweep tells the patron (`rules.notices`). Best effort, and only while the notice is on."""
     try:
@@ -64,16 +64,16 @@ async def watch_order(store: Store, settings: Settings, chat_id: int, pid: str) 
             return
         placed = dt.datetime.now(dt.UTC)
         check = notices.order_check_day(placed, settings.timezone)
-        await store.notices.watch_order(chat_id, pid, notices.placed_text(placed), check)
+        await store.notices.watch_order(chat_id, pid, notices.placed_text(placed), check, card)
     except Exception:
         log.warning("notices: could not watch an order of chat %s", chat_id, exc_info=True)
 
 
-async def check_soon(store: Store, settings: Settings, chat_id: int) -> None:
+async def check_soon(store: Store, settings: Settings, chat_id: int, card: int = 1) -> None:
     """Something changed that the last status does not show (an order was placed): the next
     sweep checks the card, and from then on its waiting hold keeps it daily."""
     today = dt.datetime.now(settings.timezone).date()
     try:
-        await store.set_next_checks({chat_id: today})
+        await store.set_next_checks({(chat_id, card): today})
     except Exception:
         log.warning("polling: could not plan a check of chat %s", chat_id, exc_info=True)

@@ -1,8 +1,9 @@
-"""Calendar feeds: one secret address per chat, and the entries of the last status seen.
+"""Calendar feeds: one secret address per chat, and each card's entries of its last status.
 
 Only a hash of the secret is stored, so a copy of the database does not open anyone's feed;
-the entries are sealed with the token keys, bound to the chat. Entries are written only for
-chats that have a feed: nothing is kept for patrons who never asked for one.
+the entries are sealed with the token keys, bound to the chat, on each card's account row.
+Entries are written only for chats that have a feed: nothing is kept for patrons who never
+asked for one, and closing the feed clears them.
 """
 
 from __future__ import annotations
@@ -15,11 +16,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Delete, bindparam, delete, insert, select, update
+from sqlalchemy import Delete, Update, bindparam, delete, exists, insert, select, update
 from sqlalchemy.engine import Connection
 
+from library_bot.storage.accounts import CardKey
 from library_bot.storage.crypto import TokenCipher, TokenDecryptError
 from library_bot.storage.database import Database, Repository
+from library_bot.storage.tables import ACCOUNT
 from library_bot.storage.tables import CALENDAR_FEED as FEED
 
 log = logging.getLogger(__name__)
@@ -35,19 +38,34 @@ def secret_hash(secret: str) -> str:
 
 
 @dataclass(frozen=True)
+class CardEntries:
+    """One card's part of a feed: its number, label and entries last seen (JSON)."""
+
+    card: int
+    label: str | None
+    entries: str | None
+
+
+@dataclass(frozen=True)
 class Feed:
-    """What the feed's address opens: whose it is, and the entries last seen (JSON)."""
+    """What the feed's address opens: whose it is, each card's entries, and when the newest
+    were seen."""
 
     chat_id: int
-    entries: str | None
+    cards: list[CardEntries]
     seen_at: datetime | None
 
 
-# One compiled statement for a sweep's whole batch (executemany).
+# One compiled statement for a sweep's whole batch (executemany); only cards of chats with a
+# feed are written.
 _REMEMBER = (
-    update(FEED)
-    .where(FEED.c.chat_id == bindparam("chat"))
-    .values(entries=bindparam("sealed"), seen_at=bindparam("now"))
+    update(ACCOUNT)
+    .where(
+        ACCOUNT.c.chat_id == bindparam("chat"),
+        ACCOUNT.c.card == bindparam("card_"),
+        exists().where(FEED.c.chat_id == ACCOUNT.c.chat_id),
+    )
+    .values(feed_entries=bindparam("sealed"), feed_seen_at=bindparam("now"))
 )
 
 
@@ -59,58 +77,50 @@ class CalendarFeeds(Repository):
         self._cipher = cipher
 
     @staticmethod
-    def of_chat(chat_id: int) -> Delete:
-        """Closing the chat's feed, for `Store` to run with other tables' statements."""
-        return delete(FEED).where(FEED.c.chat_id == chat_id)
+    def of_chat(chat_id: int) -> tuple[Delete, Update]:
+        """Closing the chat's feed and clearing its cards' entries, for `Store` to run with
+        other tables' statements."""
+        clear = (
+            update(ACCOUNT)
+            .where(ACCOUNT.c.chat_id == chat_id)
+            .values(feed_entries=None, feed_seen_at=None)
+        )
+        return delete(FEED).where(FEED.c.chat_id == chat_id), clear
 
-    async def create(self, chat_id: int, entries: str | None) -> str:
-        """A new secret address for the chat (an older one stops working); the raw secret."""
+    async def create(self, chat_id: int, entries: Mapping[int, str]) -> str:
+        """A new secret address for the chat (an older one stops working), with each card's
+        entries (card -> JSON) just seen; the raw secret."""
         secret = secrets.token_urlsafe(SECRET_BYTES)
         now = self._now()
         row: dict[str, Any] = {
             "chat_id": chat_id,
             "secret_hash": secret_hash(secret),
-            "entries": None if entries is None else self._cipher.encrypt(entries, chat_id),
-            "seen_at": None if entries is None else now,
             "created_at": now,
         }
+        drop, clear = self.of_chat(chat_id)
+        cards = self._sealed({(chat_id, card): text for card, text in entries.items()}, now)
 
         def work(conn: Connection) -> None:
-            conn.execute(delete(FEED).where(FEED.c.chat_id == chat_id))
+            conn.execute(drop)
+            conn.execute(clear)
             conn.execute(insert(FEED).values(**row))
+            if cards:
+                conn.execute(_REMEMBER, cards)
 
         await self._run(work)
         return secret
 
     async def drop(self, chat_id: int) -> bool:
         """Close the chat's address; False when it had none."""
+        drop, clear = self.of_chat(chat_id)
 
         def work(conn: Connection) -> bool:
-            return bool(conn.execute(delete(FEED).where(FEED.c.chat_id == chat_id)).rowcount)
+            conn.execute(clear)
+            return bool(conn.execute(drop).rowcount)
 
         return await self._run(work)
 
-    async def open(self, secret: str) -> Feed | None:
-        """The feed behind a secret address, or None for a wrong or closed one."""
-        query = select(FEED.c.chat_id, FEED.c.entries, FEED.c.seen_at).where(
-            FEED.c.secret_hash == secret_hash(secret)
-        )
-        row = await self._run(lambda conn: conn.execute(query).first())
-        if row is None:
-            return None
-        chat_id = int(row.chat_id)
-        entries = None
-        if row.entries is not None:
-            try:
-                entries = self._cipher.decrypt(row.entries, chat_id)
-            except TokenDecryptError as exc:
-                log.warning("calendar entries of chat %s do not open: %s", chat_id, exc)
-        return Feed(chat_id, entries, row.seen_at)
-
-    async def entries_of(self, chat_id: int) -> str | None:
-        """The chat's feed entries (JSON), or None when it has no feed or none were seen."""
-        query = select(FEED.c.entries).where(FEED.c.chat_id == chat_id)
-        sealed = await self._run(lambda conn: conn.execute(query).scalar())
+    def _open(self, chat_id: int, sealed: str | None) -> str | None:
         if sealed is None:
             return None
         try:
@@ -119,42 +129,85 @@ class CalendarFeeds(Repository):
             log.warning("calendar entries of chat %s do not open: %s", chat_id, exc)
             return None
 
+    async def open(self, secret: str) -> Feed | None:
+        """The feed behind a secret address, or None for a wrong or closed one."""
+        query = select(FEED.c.chat_id).where(FEED.c.secret_hash == secret_hash(secret))
+        cards = select(
+            ACCOUNT.c.card, ACCOUNT.c.label, ACCOUNT.c.feed_entries, ACCOUNT.c.feed_seen_at
+        ).order_by(ACCOUNT.c.card)
+
+        def work(conn: Connection) -> Feed | None:
+            chat_id = conn.execute(query).scalar()
+            if chat_id is None:
+                return None
+            rows = conn.execute(cards.where(ACCOUNT.c.chat_id == chat_id)).all()
+            seen = [row.feed_seen_at for row in rows if row.feed_seen_at is not None]
+            found = [
+                CardEntries(int(row.card), row.label, self._open(int(chat_id), row.feed_entries))
+                for row in rows
+            ]
+            return Feed(int(chat_id), found, max(seen) if seen else None)
+
+        return await self._run(work)
+
+    async def entries_of(self, chat_id: int, card: int = 1) -> str | None:
+        """The card's feed entries (JSON), or None when the chat has no feed or none were
+        seen."""
+        query = select(ACCOUNT.c.feed_entries).where(
+            ACCOUNT.c.chat_id == chat_id,
+            ACCOUNT.c.card == card,
+            exists().where(FEED.c.chat_id == chat_id),
+        )
+        return self._open(chat_id, await self._run(lambda conn: conn.execute(query).scalar()))
+
     async def with_feeds(self, chat_ids: Iterable[int]) -> set[int]:
         """Which of these chats have a feed (one query for a sweep's batch)."""
-        wanted = list(chat_ids)
+        wanted = list(dict.fromkeys(chat_ids))
         if not wanted:
             return set()
         query = select(FEED.c.chat_id).where(FEED.c.chat_id.in_(wanted))
         return {int(chat) for chat in await self._run(lambda c: c.execute(query).scalars().all())}
 
-    async def remember(self, entries: Mapping[int, str]) -> None:
-        """The entries just seen, for chats that have a feed (others are left alone)."""
+    def _sealed(self, entries: Mapping[CardKey, str], now: datetime) -> list[dict[str, Any]]:
+        return [
+            {
+                "chat": chat_id,
+                "card_": card,
+                "sealed": self._cipher.encrypt(text, chat_id),
+                "now": now,
+            }
+            for (chat_id, card), text in entries.items()
+        ]
+
+    async def remember(self, entries: Mapping[CardKey, str]) -> None:
+        """The entries just seen, for cards of chats that have a feed (others are left
+        alone)."""
         if not entries:
             return
-        now = self._now()
-        rows = [
-            {"chat": chat_id, "sealed": self._cipher.encrypt(text, chat_id), "now": now}
-            for chat_id, text in entries.items()
-        ]
+        rows = self._sealed(entries, self._now())
         await self._run(lambda conn: conn.execute(_REMEMBER, rows))
 
     async def rotate(self) -> int:
-        """Re-seal every feed's entries under the newest key; how many were."""
-        query = select(FEED.c.chat_id, FEED.c.entries).where(FEED.c.entries.is_not(None))
+        """Re-seal every card's entries under the newest key; how many were."""
+        query = select(ACCOUNT.c.chat_id, ACCOUNT.c.card, ACCOUNT.c.feed_entries).where(
+            ACCOUNT.c.feed_entries.is_not(None)
+        )
         rows = await self._run(lambda conn: conn.execute(query).all())
         statements = []
         for row in rows:
-            if not self._cipher.needs_rotation(row.entries):
+            if not self._cipher.needs_rotation(row.feed_entries):
                 continue
-            try:
-                plain = self._cipher.decrypt(row.entries, int(row.chat_id))
-            except TokenDecryptError as exc:
-                log.warning("cannot rotate the calendar of chat %s: %s", row.chat_id, exc)
+            plain = self._open(int(row.chat_id), row.feed_entries)
+            if plain is None:
                 continue
             statements.append(
-                update(FEED)
-                .where(FEED.c.chat_id == row.chat_id, FEED.c.entries == row.entries)
-                .values(entries=self._cipher.encrypt(plain, int(row.chat_id)))
+                update(ACCOUNT)
+                .where(
+                    ACCOUNT.c.chat_id == row.chat_id,
+                    ACCOUNT.c.card == row.card,
+                    ACCOUNT.c.feed_entries == row.feed_entries,
+                )
+                .values(feed_entries=self._cipher.encrypt(plain, int(row.chat_id)))
             )
 
         def work(conn: Connection) -> int:

@@ -1,4 +1,5 @@
-"""A chat's settings (table `chat`): language, reminders, pick-up branch, why it has no account.
+"""A chat's settings (table `chat`): language, reminders, notices, why it has no account. They
+hold for every card of the chat; what is a card's own is on its account row.
 
 A chat without a row has the defaults; the first change makes the row (an upsert).
 """
@@ -7,10 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Row, bindparam, delete, exists, false, select
+from sqlalchemy import Row, bindparam, delete, exists, false, func, select, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.sql.expression import Executable
 
@@ -31,7 +32,6 @@ class ChatSettings:
     language: str | None = None
     reminders_enabled: bool = True
     reminder_days: tuple[int, ...] | None = None  # None: the operator's REMINDER_DAYS
-    pickup_branch: str | None = None
     active: bool = True
     telegram_language: str | None = None  # Telegram's language_code, as last seen
     fresh_login: bool = False  # ask the access service for a fresh login next time
@@ -39,8 +39,9 @@ class ChatSettings:
     # Whether the chat has a calendar feed to keep current (read by `Chats.chat` only).
     has_calendar: bool = False
     notices: frozenset[str] = notice_rules.DEFAULT_ON  # the notices turned on
-    fees_known: bool = False  # the card's fees were recorded (only later ones are new)
-    order_check: date | None = None  # when an order placed through the bot is next checked
+    # How many cards the chat has (read by the sweep's claim only: its digests name the cards
+    # of a family).
+    cards: int = 1
 
     def plan_days(self, operator_days: Sequence[int]) -> tuple[int, ...]:
         """The days the polling plan checks loans on: the thresholds, and the due day itself
@@ -63,15 +64,13 @@ class ChatSettings:
             language=row.language,
             reminders_enabled=bool(row.reminders_enabled),
             reminder_days=_days_tuple(row.reminder_days),
-            pickup_branch=row.pickup_branch,
             active=bool(row.active),
             telegram_language=row.telegram_language,
             fresh_login=bool(row.fresh_login),
             account_ended=row.account_ended,
             has_calendar=bool(row._mapping.get("has_calendar", False)),
             notices=notice_rules.parse(row.notices),
-            fees_known=bool(row.fees_known),
-            order_check=row.order_check,
+            cards=int(row._mapping.get("cards", 1) or 1),
         )
 
 
@@ -102,7 +101,14 @@ def settings_of(conn: Connection, chat_ids: list[int]) -> dict[int, ChatSettings
     """The settings of these chats in one query (the sweep's claimed batch)."""
     found: dict[int, ChatSettings] = {chat_id: ChatSettings(chat_id) for chat_id in chat_ids}
     if chat_ids:
-        for row in conn.execute(select(CHAT).where(CHAT.c.chat_id.in_(chat_ids))).all():
+        cards = (
+            select(func.count())
+            .where(ACCOUNT.c.chat_id == CHAT.c.chat_id)
+            .scalar_subquery()
+            .label("cards")
+        )
+        query = select(CHAT, cards).where(CHAT.c.chat_id.in_(chat_ids))
+        for row in conn.execute(query).all():
             found[int(row.chat_id)] = ChatSettings.of_row(int(row.chat_id), row)
     return found
 
@@ -148,9 +154,6 @@ class Chats(Repository):
     async def set_language(self, chat_id: int, language: str | None) -> None:
         await self._update(chat_id, {"language": language})
 
-    async def set_pickup_branch(self, chat_id: int, branch: str | None) -> None:
-        await self._update(chat_id, {"pickup_branch": branch})
-
     async def set_active(self, chat_id: int, active: bool) -> None:
         await self._update(chat_id, {"active": active})
 
@@ -166,21 +169,26 @@ class Chats(Repository):
         await self._update(chat_id, {"account_ended": reason})
 
     async def set_connected(self, chat_id: int) -> None:
-        """A new account is connected: no reason for its absence, no fresh login to ask, and
-        its fees still to be recorded (they are not new to the patron)."""
-        await self._update(
-            chat_id, {"account_ended": None, "fresh_login": False, "fees_known": False}
-        )
+        """A card is connected: no reason for an absence, no fresh login to ask."""
+        await self._update(chat_id, {"account_ended": None, "fresh_login": False})
 
     async def set_notices(self, chat_id: int, enabled: frozenset[str]) -> ChatSettings:
-        """Turn notices on or off; turning fees off forgets that they were known, so turning
-        them on again records the fees of that day silently."""
-        values: dict[str, Any] = {"notices": notice_rules.dump(enabled)}
-        if "fees" not in enabled:
-            values["fees_known"] = False
-        statement = self.upsert(chat_id, values)
-        row = await self._run(lambda conn: conn.execute(statement).first())
-        return ChatSettings.of_row(chat_id, row)
+        """Turn notices on or off; turning fees off forgets that every card's fees were known,
+        so turning them on again records the fees of that day silently."""
+        statement = self.upsert(chat_id, {"notices": notice_rules.dump(enabled)})
+        forget = (
+            update(ACCOUNT).where(ACCOUNT.c.chat_id == chat_id).values(fees_known=False)
+            if "fees" not in enabled
+            else None
+        )
+
+        def work(conn: Connection) -> ChatSettings:
+            row = conn.execute(statement).first()
+            if forget is not None:
+                conn.execute(forget)
+            return ChatSettings.of_row(chat_id, row)
+
+        return await self._run(work)
 
     @staticmethod
     def expired(now: datetime) -> Executable:

@@ -7,7 +7,7 @@ import logging
 from functools import partial
 from typing import Any
 
-from sqlalchemy import Row, Table, not_, select, update
+from sqlalchemy import Row, Table, literal, not_, select, tuple_, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.sql.expression import Executable
 
@@ -17,8 +17,8 @@ from library_bot.storage.tables import ACCOUNT, PENDING_LINK
 
 log = logging.getLogger(__name__)
 ROTATE_BATCH = 200
-# Each table holding sealed tokens, by the column its batches are ordered by.
-SEALED = ((ACCOUNT, "chat_id"), (PENDING_LINK, "code_hash"))
+# Each table holding sealed tokens, by the key its batches are ordered by.
+SEALED = ((ACCOUNT, ("chat_id", "card")), (PENDING_LINK, ("code_hash",)))
 
 
 def _all_rows(query: Executable, conn: Connection) -> list[Row[Any]]:
@@ -28,26 +28,29 @@ def _all_rows(query: Executable, conn: Connection) -> list[Row[Any]]:
 async def rotate_tokens(database: Database, cipher: TokenCipher) -> int:
     """Re-encrypt every token not sealed under the newest key; how many were."""
     rotated = 0
-    for table, key_column in SEALED:
-        rotated += await _rotate_table(database, cipher, table, key_column)
+    for table, key in SEALED:
+        rotated += await _rotate_table(database, cipher, table, key)
     return rotated
 
 
 async def _rotate_table(
-    database: Database, cipher: TokenCipher, table: Table, key_column: str
+    database: Database, cipher: TokenCipher, table: Table, key: tuple[str, ...]
 ) -> int:
     rotated = 0
-    pk = table.c[key_column]
+    columns = [table.c[name] for name in key]
+    pk = tuple_(*columns)
     last: Any = None
     while True:
         query = (
-            select(pk.label("pk"), table.c.chat_id, table.c.token)
+            select(*columns, table.c.token)
             .where(not_(table.c.token.startswith(cipher.current_prefix)))
-            .order_by(pk)
+            .order_by(*columns)
             .limit(ROTATE_BATCH)
         )
+        if "chat_id" not in key:
+            query = query.add_columns(table.c.chat_id)
         if last is not None:
-            query = query.where(pk > last)
+            query = query.where(pk > tuple_(*(literal(value) for value in last)))
         rows = await database.run(partial(_all_rows, query))
         if not rows:
             return rotated
@@ -62,8 +65,7 @@ async def _rotate_table(
             if "key_id" in table.c:
                 values["key_id"] = cipher.current_key_id
             # Only if unchanged meanwhile: a concurrent re-login must not be undone.
-            updates.append(
-                update(table).where(pk == row.pk, table.c.token == row.token).values(**values)
-            )
+            mine = [column == row._mapping[column.name] for column in columns]
+            updates.append(update(table).where(*mine, table.c.token == row.token).values(**values))
         rotated += sum(await database.run(partial(execute_all, statements=updates)))
-        last = rows[-1].pk
+        last = tuple(rows[-1]._mapping[column.name] for column in columns)

@@ -14,14 +14,21 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Literal
 
-from sqlalchemy import Row, delete, text
+from sqlalchemy import Row, delete, select, text, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import SQLAlchemyError
 
-from library_bot.storage.accounts import Account, Accounts, RemovedAccount
+from library_bot.storage.accounts import (
+    MAX_CARDS,
+    Account,
+    Accounts,
+    CardKey,
+    RemovedAccount,
+)
 from library_bot.storage.calendar import CalendarFeeds
 from library_bot.storage.callbacks import CALLBACK_TTL, CallbackRef, Callbacks, new_callback_id
 from library_bot.storage.chats import (
@@ -38,8 +45,9 @@ from library_bot.storage.notices import NoticeSeen, Seen
 from library_bot.storage.refusals import REFUSAL_TTL, Refusal, Refusals
 from library_bot.storage.reminder_log import REMINDER_HISTORY, ReminderLog
 from library_bot.storage.rotation import rotate_tokens
-from library_bot.storage.sweeps import Sweeps, plan_statements
+from library_bot.storage.sweeps import Sweeps
 from library_bot.storage.tables import (
+    ACCOUNT,
     CALENDAR_FEED,
     CALLBACK_REF,
     CHAT,
@@ -54,12 +62,15 @@ __all__ = [
     "BLOCKED_CHAT_RETENTION",
     "CALLBACK_TTL",
     "LIVE_LOGIN_STATES",
+    "MAX_CARDS",
     "REFUSAL_TTL",
     "REMINDER_HISTORY",
     "Account",
     "CallbackRef",
+    "CardKey",
     "ChatSettings",
     "Identity",
+    "Linked",
     "Refusal",
     "RemovedAccount",
     "Seen",
@@ -80,6 +91,16 @@ CHAT_ONLY_TABLES = (
     NOTICE_SEEN,
     CHAT,
 )
+
+
+@dataclass(frozen=True)
+class Linked:
+    """A completed login: a card `added` to the chat, an existing card `refreshed` (the same
+    `uniqueId`: its new token replaces the old, what is the card's own stays), or nothing
+    stored because the chat is `full` (`account` None; the new token was revoked)."""
+
+    outcome: Literal["added", "refreshed", "full"]
+    account: Account | None
 
 
 class Store:
@@ -118,7 +139,6 @@ class Store:
         # The façade's API: each name is the repository's method of the same name.
         self.chat = chats.chat
         self.set_language = chats.set_language
-        self.set_pickup_branch = chats.set_pickup_branch
         self.set_active = chats.set_active
         self.set_telegram_language = chats.set_telegram_language
         self.set_fresh_login = chats.set_fresh_login
@@ -127,6 +147,9 @@ class Store:
         self.set_notices = chats.set_notices
 
         self.account = accounts.account
+        self.cards = accounts.cards
+        self.set_label = accounts.set_label
+        self.set_pickup_branch = accounts.set_pickup_branch
         self.delete_account = accounts.delete_account
         self.accounts_expiring = accounts.accounts_expiring
         self.expired_accounts = accounts.expired_accounts
@@ -194,14 +217,18 @@ class Store:
     ) -> ChatSettings:
         """Change what is given; `days=()` goes back to the operator's REMINDER_DAYS.
 
-        New days also clear the card's polling plan, made for the old thresholds, so that the
-        next sweep checks it again (one transaction).
+        New days also clear the polling plan of the chat's cards, made for the old thresholds,
+        so that the next sweep checks them again (one transaction).
         """
         values = reminder_values(enabled, days)
         if not values:
             return await self.chats.chat(chat_id)
         upsert = self.chats.upsert(chat_id, values)
-        replan = plan_statements([chat_id], {chat_id: None}) if days is not None else []
+        replan = (
+            []
+            if days is None
+            else [update(ACCOUNT).where(ACCOUNT.c.chat_id == chat_id).values(next_check=None)]
+        )
 
         def work(conn: Connection) -> ChatSettings:
             row = conn.execute(upsert).first()
@@ -226,50 +253,71 @@ class Store:
         await self._revoke(dropped)
         return code
 
-    async def complete_link(self, chat_id: int, code: str) -> Account | None:
-        """Connect the pending token, only from the chat that asked; replaces an older account,
-        whose token is revoked (`revoke_dropped`).
+    async def complete_link(self, chat_id: int, code: str) -> Linked | None:
+        """Connect the pending token, only from the chat that asked (`Linked` says how).
 
-        A code from another chat matches nothing and stays usable for the rightful chat.
+        A login with the `uniqueId` of a card already in the chat refreshes that card, whose
+        old token is revoked; any other adds a card, up to `MAX_CARDS` (beyond, the new token
+        is revoked and nothing is kept). A code from another chat matches nothing and stays
+        usable for the rightful chat. The chat has one pending link at a time, so two logins
+        cannot race for a card number.
         """
         now = self._now()
         taken = PendingLinks.take(chat_id, code, now)
-        old = Accounts.take(chat_id)
+        cards = select(ACCOUNT.c.card, ACCOUNT.c.unique_id, ACCOUNT.c.token).where(
+            ACCOUNT.c.chat_id == chat_id
+        )
 
-        def work(conn: Connection) -> tuple[Row[Any], str | None] | None:
+        def work(conn: Connection) -> tuple[str, Row[Any] | None, str | None] | None:
             link = conn.execute(taken).first()
             if link is None:
                 return None
-            replaced = conn.execute(old).first()
-            row = conn.execute(self.accounts.connect(chat_id, link, now)).one()
-            return row, None if replaced is None else replaced.token
+            rows = conn.execute(cards).all()
+            same = [row for row in rows if link.unique_id and row.unique_id == link.unique_id]
+            if same:
+                card, outcome, replaced = int(same[0].card), "refreshed", same[0].token
+            else:
+                free = sorted(set(range(1, MAX_CARDS + 1)) - {int(row.card) for row in rows})
+                if not free:
+                    return "full", None, link.token
+                card, outcome, replaced = free[0], "added", None
+            row = conn.execute(self.accounts.connect(chat_id, card, link, now)).one()
+            return outcome, row, replaced
 
         done = await self.database.run(work)
         if done is None:
             return None
-        row, replaced = done
-        if replaced is not None and replaced != row.token:
-            await self._revoke([(chat_id, replaced)])
-        return self.accounts.open(row)
+        outcome, row, dropped = done
+        if dropped is not None and (row is None or dropped != row.token):
+            await self._revoke([(chat_id, dropped)])
+        if row is None:
+            return Linked("full", None)
+        return Linked("refreshed" if outcome == "refreshed" else "added", self.accounts.open(row))
 
-    async def remove_account(self, chat_id: int) -> RemovedAccount | None:
-        """`/logout`: remove the account, the chat's pending link, its calendar feed (whose
-        entries would only go stale) and what its notices saw, in one transaction.
+    async def remove_account(self, chat_id: int, card: int = 1) -> RemovedAccount | None:
+        """`/logout` of one card: the card, its refusals and what its notices saw, in one
+        transaction. With the chat's last card go its pending link and its calendar feed
+        too (whose entries would only go stale).
 
-        The account's token is returned to be revoked, or None in it when it can no longer be
+        The card's token is returned to be revoked, or None in it when it can no longer be
         decrypted (a key removed too early): the row goes all the same, and the caller says
         so. The pending link's token is revoked here (`revoke_dropped`).
         """
-        account = Accounts.take(chat_id)
+        account = Accounts.take(chat_id, card)
         links = PendingLinks.of_chat(chat_id)
-
+        left = select(ACCOUNT.c.card).where(ACCOUNT.c.chat_id == chat_id).limit(1)
         feed = CalendarFeeds.of_chat(chat_id)
-        seen = delete(NOTICE_SEEN).where(NOTICE_SEEN.c.chat_id == chat_id)
+        per_card = [
+            delete(table).where(table.c.chat_id == chat_id, table.c.card == card)
+            for table in (NOTICE_SEEN, RENEWAL_REFUSAL)
+        ]
 
         def work(conn: Connection) -> tuple[Row[Any] | None, Dropped]:
             row = conn.execute(account).first()
-            conn.execute(feed)
-            conn.execute(seen)
+            execute_all(conn, per_card)
+            if conn.execute(left).first() is not None:
+                return row, []
+            execute_all(conn, feed)
             return row, dropped_tokens(conn, links)
 
         row, dropped = await self.database.run(work)
@@ -281,14 +329,16 @@ class Store:
             chat_id=chat_id,
             token=None if opened is None else opened.token,
             token_expires_at=row.token_expires_at,
+            card=card,
+            label=row.label,
         )
 
     async def forget_chat(self, chat_id: int) -> None:
-        """Everything about the chat: token, states, links, settings, buttons, reminders.
+        """Everything about the chat: tokens, states, links, settings, buttons, reminders.
 
-        Tokens still stored (an account, a pending link) are revoked (`revoke_dropped`).
+        Tokens still stored (its cards, a pending link) are revoked (`revoke_dropped`).
         """
-        tokens = (Accounts.take(chat_id), PendingLinks.of_chat(chat_id))
+        tokens = (Accounts.take(chat_id, None), PendingLinks.of_chat(chat_id))
         rest = [delete(table).where(table.c.chat_id == chat_id) for table in CHAT_ONLY_TABLES]
 
         def work(conn: Connection) -> Dropped:

@@ -1,5 +1,5 @@
-"""The daily sweep's bookkeeping on account rows: leases (which worker has a patron), the day
-a patron was swept, and the polling plan (`next_check`, the first day the card is due again).
+"""The daily sweep's bookkeeping on account rows: leases (which worker has a card), the day a
+card was swept, and the polling plan (`next_check`, the first day the card is due again).
 
 These statements are the sweep's hot path: they run per batch of patrons, not per patron.
 """
@@ -10,26 +10,30 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Row, and_, or_, select, true, update
+from sqlalchemy import Row, and_, literal, or_, select, true, tuple_, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.sql.expression import Executable
 
-from library_bot.storage.accounts import Account, Accounts
+from library_bot.storage.accounts import Account, Accounts, CardKey
 from library_bot.storage.chats import ChatSettings, settings_of
 from library_bot.storage.database import Database, Repository, chunks, execute_all
 from library_bot.storage.tables import ACCOUNT, CHAT
 
+_KEY = tuple_(ACCOUNT.c.chat_id, ACCOUNT.c.card)
 
-def plan_statements(chat_ids: Sequence[int], plans: Mapping[int, date | None]) -> list[Executable]:
+
+def plan_statements(
+    cards: Sequence[CardKey], plans: Mapping[CardKey, date | None]
+) -> list[Executable]:
     """UPDATEs setting `next_check`, grouped by day: a few days cover a whole batch."""
-    by_day: dict[date | None, list[int]] = {}
-    for chat_id in chat_ids:
-        if chat_id in plans:
-            by_day.setdefault(plans[chat_id], []).append(chat_id)
+    by_day: dict[date | None, list[CardKey]] = {}
+    for key in cards:
+        if key in plans:
+            by_day.setdefault(plans[key], []).append(key)
     return [
-        update(ACCOUNT).where(ACCOUNT.c.chat_id.in_(chunk)).values(next_check=day)
-        for day, ids in sorted(by_day.items(), key=lambda item: item[0] or date.min)
-        for chunk in chunks(ids)
+        update(ACCOUNT).where(_KEY.in_(chunk)).values(next_check=day)
+        for day, keys in sorted(by_day.items(), key=lambda item: item[0] or date.min)
+        for chunk in chunks(keys)
     ]
 
 
@@ -46,21 +50,21 @@ class Sweeps(Repository):
         limit: int,
         lease: timedelta,
         *,
-        after: int | None = None,
+        after: CardKey | None = None,
     ) -> list[tuple[Account, ChatSettings]]:
-        """Lease up to `limit` patrons due for `day`'s sweep, in chat id order.
+        """Lease up to `limit` cards due for `day`'s sweep, in (chat, card) order.
 
         Leased rows (also this worker's own) are skipped until `finish_sweeps` or until the
-        lease runs out, so a patron that fails is retried after its lease, not in a loop.
-        `after` (the last chat id of the previous batch) starts the scan there, so a sweep
+        lease runs out, so a card that fails is retried after its lease, not in a loop.
+        `after` (the last card of the previous batch) starts the scan there, so a sweep
         reads each row once instead of passing over every finished one again per batch.
         """
         now = self._now()
         candidates = (
-            select(ACCOUNT.c.chat_id)
+            select(ACCOUNT.c.chat_id, ACCOUNT.c.card)
             .select_from(ACCOUNT.outerjoin(CHAT, CHAT.c.chat_id == ACCOUNT.c.chat_id))
             .where(
-                ACCOUNT.c.chat_id > after if after is not None else true(),
+                tuple_(literal(after[0]), literal(after[1])) < _KEY if after else true(),
                 or_(ACCOUNT.c.swept_on.is_(None), ACCOUNT.c.swept_on != day),
                 or_(ACCOUNT.c.lease_until.is_(None), ACCOUNT.c.lease_until <= now),
                 # The polling plan: cards planned for a later day are left alone today.
@@ -70,7 +74,7 @@ class Sweeps(Repository):
                     and_(CHAT.c.active == true(), CHAT.c.reminders_enabled == true()),
                 ),
             )
-            .order_by(ACCOUNT.c.chat_id)
+            .order_by(ACCOUNT.c.chat_id, ACCOUNT.c.card)
             .limit(limit)
         )
         if self._postgres:
@@ -78,13 +82,13 @@ class Sweeps(Repository):
             candidates = candidates.with_for_update(of=ACCOUNT, skip_locked=True)
         claim = (
             update(ACCOUNT)
-            .where(ACCOUNT.c.chat_id.in_(candidates.scalar_subquery()))
+            .where(_KEY.in_(candidates))
             .values(lease_owner=worker, lease_until=now + lease)
             .returning(*ACCOUNT.c)
         )
 
         def work(conn: Connection) -> tuple[list[Row[Any]], dict[int, ChatSettings]]:
-            rows = sorted(conn.execute(claim).all(), key=lambda row: int(row.chat_id))
+            rows = sorted(conn.execute(claim).all(), key=lambda row: (row.chat_id, row.card))
             return rows, settings_of(conn, [int(row.chat_id) for row in rows])
 
         rows, settings = await self._run(work)
@@ -97,28 +101,28 @@ class Sweeps(Repository):
 
     async def finish_sweeps(
         self,
-        chat_ids: Sequence[int],
+        cards: Sequence[CardKey],
         day: date,
-        next_checks: Mapping[int, date] | None = None,
+        next_checks: Mapping[CardKey, date] | None = None,
     ) -> None:
-        """Mark these patrons swept for `day` and end their leases, in one transaction.
+        """Mark these cards swept for `day` and end their leases, in one transaction.
 
-        `next_checks` (chat id -> day) writes each card's polling plan in the same transaction,
-        one UPDATE per planned day; a card without one keeps the plan it had.
+        `next_checks` ((chat, card) -> day) writes each card's polling plan in the same
+        transaction, one UPDATE per planned day; a card without one keeps the plan it had.
         """
-        unique = list(dict.fromkeys(chat_ids))
+        unique = list(dict.fromkeys(cards))
         if not unique:
             return
         statements: list[Executable] = [
             update(ACCOUNT)
-            .where(ACCOUNT.c.chat_id.in_(chunk))
+            .where(_KEY.in_(chunk))
             .values(swept_on=day, lease_owner=None, lease_until=None)
             for chunk in chunks(unique)
         ]
         statements.extend(plan_statements(unique, next_checks or {}))
         await self._run(lambda conn: execute_all(conn, statements))
 
-    async def set_next_checks(self, next_checks: Mapping[int, date | None]) -> None:
+    async def set_next_checks(self, next_checks: Mapping[CardKey, date | None]) -> None:
         """Replace the polling plan of these cards (None: the next sweep checks them)."""
         statements = plan_statements(list(next_checks), next_checks)
         if statements:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, Column, DateTime, Index, Table, Text, false
+from sqlalchemy import JSON, BigInteger, Column, DateTime, Index, Table, Text, false, text
 from sqlalchemy.engine import Dialect
 from sqlalchemy.types import TypeDecorator
 from sqlmodel import Field, SQLModel
@@ -48,7 +48,6 @@ class ChatRow(SQLModel, table=True):
     language: str | None = Field(default=None, max_length=8)
     reminders_enabled: bool = True
     reminder_days: str | None = Field(default=None, max_length=200)
-    pickup_branch: str | None = Field(default=None, max_length=64)
     active: bool = True
     created_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
     updated_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
@@ -58,13 +57,8 @@ class ChatRow(SQLModel, table=True):
     fresh_login: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
     # Why the chat has no account any more: "expired", "logged_out" or "rejected".
     account_ended: str | None = Field(default=None, max_length=16)
-    # The notices turned on (rules.notices; None: the defaults), and whether the card's fees
-    # are known (if not, the next status's fees are recorded silently rather than told).
+    # The notices turned on (rules.notices; None: the defaults), for every card of the chat.
     notices: str | None = Field(default=None, max_length=100)
-    fees_known: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
-    # The first day an order placed through the bot may be overdue to show in /v3/user (its
-    # entries in `notice_seen`); None: no order is watched.
-    order_check: date | None = None
 
 
 class LoginStateRow(SQLModel, table=True):
@@ -90,13 +84,25 @@ class PendingLinkRow(SQLModel, table=True):
     expires_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
 
 
+def _card() -> Any:
+    """A card's number in its chat (1..MAX_CARDS), part of the key of what is per card."""
+    return Field(
+        default=1,
+        primary_key=True,
+        sa_column_kwargs={"autoincrement": False, "server_default": text("1")},
+    )
+
+
 class AccountRow(SQLModel, table=True):
+    """One library card connected in a chat (a family has several), with what is its own."""
+
     __tablename__ = "account"
     __table_args__ = (Index("ix_account_token_expires_at", "token_expires_at"),)
 
     chat_id: int = Field(
         primary_key=True, sa_type=BigInteger, sa_column_kwargs={"autoincrement": False}
     )
+    card: int = _card()
     token: str = Field(sa_type=Text, nullable=False)
     key_id: str = Field(max_length=16)
     token_expires_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
@@ -109,6 +115,18 @@ class AccountRow(SQLModel, table=True):
     lease_until: datetime | None = Field(default=None, sa_type=UTCDateTime)
     # The polling plan (`rules.polling`): the sweep skips the card before this day; None: daily.
     next_check: date | None = None
+    # The borrower's first name (from /v3/user `name`), or the patron's own name for the card.
+    label: str | None = Field(default=None, max_length=32)
+    pickup_branch: str | None = Field(default=None, max_length=64)
+    # Whether the card's fees are known (if not, the next status's fees are recorded silently
+    # rather than told), and the first day an order placed through the bot may be overdue to
+    # show in /v3/user (its entries in `notice_seen`; None: no order is watched).
+    fees_known: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
+    order_check: date | None = None
+    # The calendar entries of the card's last status (sealed like tokens), kept only while the
+    # chat has a calendar feed.
+    feed_entries: str | None = Field(default=None, sa_type=Text)
+    feed_seen_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
 
 
 class CallbackRefRow(SQLModel, table=True):
@@ -146,6 +164,7 @@ class RenewalRefusalRow(SQLModel, table=True):
     chat_id: int = Field(
         primary_key=True, sa_type=BigInteger, sa_column_kwargs={"autoincrement": False}
     )
+    card: int = _card()
     loan_id: str = Field(primary_key=True, max_length=300)
     due: str = Field(max_length=64)
     reason: str = Field(max_length=200)
@@ -153,8 +172,8 @@ class RenewalRefusalRow(SQLModel, table=True):
 
 
 class CalendarFeedRow(SQLModel, table=True):
-    """A chat's calendar subscription: the hash of its secret address, and the entries of the
-    last status seen (encrypted like tokens: reading habits are personal)."""
+    """A chat's calendar subscription: the hash of its secret address (the entries are on each
+    card's account row)."""
 
     __tablename__ = "calendar_feed"
 
@@ -162,8 +181,6 @@ class CalendarFeedRow(SQLModel, table=True):
         primary_key=True, sa_type=BigInteger, sa_column_kwargs={"autoincrement": False}
     )
     secret_hash: str = Field(max_length=64, unique=True)
-    entries: str | None = Field(default=None, sa_type=Text)
-    seen_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
     created_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
 
 
@@ -177,6 +194,7 @@ class NoticeSeenRow(SQLModel, table=True):
     chat_id: int = Field(
         primary_key=True, sa_type=BigInteger, sa_column_kwargs={"autoincrement": False}
     )
+    card: int = _card()
     item: str = Field(primary_key=True, max_length=300)
     value: str | None = Field(default=None, max_length=16)
 

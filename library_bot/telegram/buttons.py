@@ -116,6 +116,7 @@ class RenewLoan:
     loan_id: str
     title: str = ""
     due: str = ""
+    card: int = 1  # the chat's card the loan is on
 
 
 @dataclass(frozen=True)
@@ -126,6 +127,7 @@ class RenewAll:
     loans: tuple[str, ...] | None = None
     # The stored ids of the loan buttons of the message on every page (None: the keyboard's).
     buttons: tuple[str, ...] | None = None
+    card: int = 1  # the chat's card the loans are on
 
 
 @dataclass(frozen=True)

@@ -397,10 +397,10 @@ async def claim_once(
     return account, ref
 
 
-def renew_payload(loan: Loan, lang: str) -> RenewLoan:
+def renew_payload(loan: Loan, lang: str, card: int = 1) -> RenewLoan:
     """A loan's renew button, as /renew and reminder digests store it."""
     title = loan.title or t(lang, "render.untitled")
-    return RenewLoan(loan.loan_id, shorten(title, PAYLOAD_TITLE), due_key(loan))
+    return RenewLoan(loan.loan_id, shorten(title, PAYLOAD_TITLE), due_key(loan), card)
 
 
 def renew_buttons(
@@ -410,23 +410,32 @@ def renew_buttons(
     every: Sequence[Loan],
     today: dt.date | None = None,
     digest: bool = False,
+    card: int = 1,
+    owner: str | None = None,
 ) -> list[tuple[str, Payload]]:
-    """(label, payload) of the renew buttons for `loans`, and "renew all" for `every` listed.
+    """(label, payload) of the renew buttons for `loans` of card `card`, and "renew all" for
+    `every` listed.
 
     /renew puts "renew all" first and names each loan with its due date; a reminder digest
-    names each loan only while there are few, and puts "renew all" last.
+    names each loan only while there are few, and puts "renew all" last, naming the card's
+    `owner` when the digest is a family's.
     """
     if not loans:
         return []
-    renew_all = RenewAll(tuple(loan.loan_id for loan in every))
+    renew_all = RenewAll(tuple(loan.loan_id for loan in every), card=card)
     if digest:
         specs: list[tuple[str, Payload]] = []
         if len(loans) <= MAX_DIGEST_RENEW_BUTTONS:
             for loan in loans:
                 title = shorten(loan.title, SHORT_TITLE) or "?"
                 label = plain(t(lang, "reminders.button.renew", title=title))
-                specs.append((label, renew_payload(loan, lang)))
-        specs.append((t(lang, "reminders.button.renew_all"), renew_all))
+                specs.append((label, renew_payload(loan, lang, card)))
+        every_label = (
+            t(lang, "reminders.button.renew_all")
+            if owner is None
+            else plain(t(lang, "card.renew_all", name=owner))
+        )
+        specs.append((every_label, renew_all))
         return specs
     specs = [(t(lang, "borrower.renew.all"), renew_all)]
     for loan in loans[:MAX_RENEW_BUTTONS]:
@@ -436,7 +445,7 @@ def renew_buttons(
             title=Raw(shorten(loan.title or t(lang, "render.untitled"), SHORT_TITLE)),
             due=Raw(format_date(loan.due_date, lang, today=today)),
         )
-        specs.append((label, renew_payload(loan, lang)))
+        specs.append((label, renew_payload(loan, lang, card)))
     return specs
 
 
@@ -513,11 +522,18 @@ def _expired(expires_at: datetime | None) -> bool:
     return expires_at is not None and expires_at <= datetime.now(UTC)
 
 
-async def require_account(update: Update, context: Context) -> Account | None:
-    """The chat's account, or None after telling the patron how to connect one."""
+async def require_account(
+    update: Update, context: Context, card: int | None = None
+) -> Account | None:
+    """The chat's card `card` (None: its first), or None after telling the patron how to
+    connect one."""
     chat_id = chat_id_of(update)
     store = services(context).store
-    account = await store.account(chat_id)
+    if card is None:
+        cards = await store.cards(chat_id)
+        account = cards[0] if cards else None
+    else:
+        account = await store.account(chat_id, card)
     if account is not None and not _expired(account.token_expires_at):
         return account
     lang = await lang_of(update, context)
@@ -525,7 +541,7 @@ async def require_account(update: Update, context: Context) -> Account | None:
         await answer_query(update)
     if account is not None:
         # Expired: forget it now rather than let the platform refuse it later.
-        await store.delete_account(chat_id)
+        await store.delete_account(chat_id, account.card)
         await store.set_account_ended(chat_id, "expired")
         await send_login(context, chat_id, lang, lead=t(lang, "common.login_expired"))
     else:
@@ -534,14 +550,16 @@ async def require_account(update: Update, context: Context) -> Account | None:
     return None
 
 
-async def forget_rejected_token(context: Context, chat_id: int, lang: str | None = None) -> bool:
+async def forget_rejected_token(
+    context: Context, chat_id: int, lang: str | None = None, card: int = 1
+) -> bool:
     """Forget a token the platform refused (401) and tell the patron once, with a login button.
 
     True when this call did the forgetting (and so sent the message); False when another task
     had already done it.
     """
     store = services(context).store
-    account = await store.delete_account(chat_id)
+    account = await store.delete_account(chat_id, card)
     if account is None:
         return False
     await store.set_account_ended(chat_id, "rejected")
@@ -578,7 +596,13 @@ def public_failure(exc: LibraryError) -> LibraryError:
 
 
 async def answer_library_error(
-    update: Update, context: Context, exc: LibraryError, lang: str, *, edit: bool = True
+    update: Update,
+    context: Context,
+    exc: LibraryError,
+    lang: str,
+    *,
+    edit: bool = True,
+    card: int = 1,
 ) -> None:
     """Turn a library failure into the patron-facing answer; never stays silent.
 
@@ -590,7 +614,7 @@ async def answer_library_error(
     if update.callback_query is not None:
         await answer_query(update)
     if isinstance(exc, TokenRejected):
-        if not await forget_rejected_token(context, chat_id, lang):
+        if not await forget_rejected_token(context, chat_id, lang, card):
             await send_login(context, chat_id, lang, lead=t(lang, NEW))
         return
     log.warning("library call failed: %s (%s)", type(exc).__name__, exc.code or exc.status)

@@ -27,11 +27,13 @@ def _plain(text: str) -> str:
 
 
 def render_feed(
-    entries: Sequence[Entry],
+    cards: Sequence[tuple[str | None, Sequence[Entry]]],
     lang: str,
     *,
     seen_at: dt.datetime,
 ) -> bytes:
+    """One feed for every card of a chat: `cards` is each card's name (None: the chat has
+    one card, so events need no name) and entries."""
     calendar = Calendar()
     calendar.add("prodid", PRODID)
     calendar.add("version", "2.0")
@@ -40,16 +42,24 @@ def render_feed(
     calendar.add("x-wr-calname", _plain(t(lang, "calendar.feed.name")))
     calendar.add("refresh-interval", REFRESH, parameters={"VALUE": "DURATION"})
     calendar.add("x-published-ttl", REFRESH)
-    for entry in entries:
-        event = Event()
-        event.add("uid", entry.uid)
-        event.add("dtstamp", seen_at.astimezone(dt.UTC))
-        event.add("dtstart", entry.day)
-        event.add("dtend", entry.day + dt.timedelta(days=1))
-        event.add("transp", "TRANSPARENT")  # a reminder, not time the patron is busy
-        key = "calendar.event.due" if entry.kind == "due" else "calendar.event.pick_up"
-        event.add("summary", _plain(t(lang, key, title=entry.title or "?")))
-        if entry.creator:
-            event.add("description", entry.creator)
-        calendar.add_component(event)
+    for name, entries in cards:
+        for entry in entries:
+            calendar.add_component(_event(entry, name, lang, seen_at))
     return bytes(calendar.to_ical())
+
+
+def _event(entry: Entry, name: str | None, lang: str, seen_at: dt.datetime) -> Event:
+    event = Event()
+    event.add("uid", entry.uid)
+    event.add("dtstamp", seen_at.astimezone(dt.UTC))
+    event.add("dtstart", entry.day)
+    event.add("dtend", entry.day + dt.timedelta(days=1))
+    event.add("transp", "TRANSPARENT")  # a reminder, not time the patron is busy
+    key = "calendar.event.due" if entry.kind == "due" else "calendar.event.pick_up"
+    summary = t(lang, key, title=entry.title or "?")
+    if name is not None:
+        summary = t(lang, "card.event", name=name, summary=summary)
+    event.add("summary", _plain(summary))
+    if entry.creator:
+        event.add("description", entry.creator)
+    return event

@@ -16,6 +16,7 @@ from library_bot.rules import calendar
 from library_bot.services import Services
 from library_bot.storage.calendar import SECRET_CHARS
 from library_bot.texts import pick_language
+from library_bot.texts.cards import card_name
 from library_bot.texts.ical import render_feed
 
 SUFFIX = ".ics"
@@ -33,9 +34,17 @@ async def calendar_feed(request: web.Request, services: Services) -> web.Respons
     if feed is None:
         raise web.HTTPNotFound(text="no such calendar")
     chat = await services.store.chat(feed.chat_id)
+    lang = pick_language(chat.language, chat.telegram_language)
+    several = len(feed.cards) > 1  # a family's events say whose they are
     body = render_feed(
-        calendar.loads(feed.entries) if feed.entries else [],
-        pick_language(chat.language, chat.telegram_language),
+        [
+            (
+                card_name(card.label, card.card, lang) if several else None,
+                calendar.loads(card.entries) if card.entries else [],
+            )
+            for card in feed.cards
+        ],
+        lang,
         seen_at=feed.seen_at or dt.datetime.now(dt.UTC),
     )
     return web.Response(

@@ -9,6 +9,7 @@ from datetime import date, timedelta
 from library_bot.rules.renewals import due_key
 from library_bot.services.polling import watch_order
 from tests.fixtures.bot import BotHarness
+from tests.fixtures.cards import card_of
 from tests.fixtures.patrons import BABETTE, JONAS, KAREN, LITTLE_PRINCE, OLE
 from tests.jobs.conftest import Rig
 
@@ -184,7 +185,7 @@ async def test_an_order_not_shown_after_a_day_is_told_once(rig: Rig) -> None:
     token = await rig.connect(OLE_CHAT, OLE)
     rig.sandbox.order_delay = 10**6  # it never reaches the library system
     await _order(rig, OLE_CHAT, token, LITTLE_PRINCE)
-    assert (await rig.store.chat(OLE_CHAT)).order_check == _day(rig, 1)
+    assert (await card_of(rig.store, OLE_CHAT)).order_check == _day(rig, 1)
 
     await rig.sweep()
     await rig.sweep(today=_day(rig, 1))  # less than a day after it was placed
@@ -198,7 +199,7 @@ async def test_an_order_not_shown_after_a_day_is_told_once(rig: Rig) -> None:
     for days in (2, 3, 4):
         await rig.sweep(today=_day(rig, days))
     assert len(rig.texts(OLE_CHAT)) == 1
-    assert (await rig.store.chat(OLE_CHAT)).order_check is None
+    assert (await card_of(rig.store, OLE_CHAT)).order_check is None
 
 
 async def test_an_order_that_shows_up_or_is_not_watched_is_not_told(rig: Rig) -> None:
@@ -212,4 +213,4 @@ async def test_an_order_that_shows_up_or_is_not_watched_is_not_told(rig: Rig) ->
         await rig.sweep(today=_day(rig, days))
     assert not any("has not arrived" in text for text in rig.texts(OLE_CHAT))
     assert not any("ikke kommet frem" in text for text in rig.texts(JONAS_CHAT))
-    assert (await rig.store.chat(OLE_CHAT)).order_check is None
+    assert (await card_of(rig.store, OLE_CHAT)).order_check is None

@@ -98,7 +98,7 @@ async def test_second_sweep_the_same_day_sends_nothing(rig: Rig) -> None:
     again = await rig.sweep()
     assert again.messages == 0 and again.patrons == 0
     # Even a patron the day's sweep had not finished gets nothing twice.
-    await rig.store.finish_sweeps([KAREN_CHAT], date(2000, 1, 1))
+    await rig.store.finish_sweeps([(KAREN_CHAT, 1)], date(2000, 1, 1))
     assert (await rig.sweep()).messages == 0
     assert len(rig.telegram.sent(KAREN_CHAT)) == 1
 
@@ -196,7 +196,7 @@ async def test_blocked_user_is_marked_inactive(rig: Rig) -> None:
     assert rig.telegram.sent(KAREN_CHAT) == []
     assert len(rig.telegram.sent(JONAS_CHAT)) == 1
     tomorrow = rig.sandbox.today + timedelta(days=1)
-    await rig.store.set_next_checks({KAREN_CHAT: tomorrow, JONAS_CHAT: tomorrow})
+    await rig.store.set_next_checks({(KAREN_CHAT, 1): tomorrow, (JONAS_CHAT, 1): tomorrow})
     next_day = await rig.sweep(today=tomorrow)
     assert next_day.patrons == 1  # only Jonas: an inactive chat is not swept
 

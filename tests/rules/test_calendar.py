@@ -55,7 +55,7 @@ def test_entries_round_trip_and_garbage_is_an_empty_calendar() -> None:
 
 def test_the_feed_parses_with_one_all_day_event_per_entry() -> None:
     seen = dt.datetime(2027, 2, 20, 9, 30, tzinfo=dt.UTC)
-    feed = Calendar.from_ical(render_feed(calendar.entries(status()), "en", seen_at=seen))
+    feed = Calendar.from_ical(render_feed([(None, calendar.entries(status()))], "en", seen_at=seen))
     assert str(feed["x-wr-calname"]) == "Library"
     events = list(feed.walk("VEVENT"))
     assert [str(e["summary"]) for e in events] == [
@@ -69,6 +69,6 @@ def test_the_feed_parses_with_one_all_day_event_per_entry() -> None:
 
 def test_a_title_with_markup_is_plain_text_in_the_feed() -> None:
     entry = calendar.Entry("u@x", "due", DAY, "Rødt & sort <2. udgave>")
-    feed = Calendar.from_ical(render_feed([entry], "da", seen_at=dt.datetime.now(dt.UTC)))
+    feed = Calendar.from_ical(render_feed([(None, [entry])], "da", seen_at=dt.datetime.now(dt.UTC)))
     [event] = feed.walk("VEVENT")
     assert str(event["summary"]) == "📚 Afleveres: Rødt & sort <2. udgave>"

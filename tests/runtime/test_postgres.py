@@ -268,6 +268,29 @@ async def _seed_0007(conn: AsyncConnection) -> None:
     )
 
 
+async def _seed_0008(conn: AsyncConnection) -> None:
+    """The representative rows with a family: chat 1 has a second card, labelled, with its own
+    pick-up branch; what the notices saw is per card."""
+    await _seed_rows(conn)
+    await conn.execute(
+        sa.text("UPDATE account SET pickup_branch = 'DK-710104', label = 'Karen' WHERE chat_id = 1")
+    )
+    await conn.execute(
+        sa.text(
+            "INSERT INTO account (chat_id, card, token, key_id, unique_id, connected_at, "
+            "expiry_warned, label, pickup_branch, fees_known) SELECT chat_id, 2, token, key_id, "
+            "'u-child', connected_at, expiry_warned, 'Sofie', 'DK-714703', true FROM account "
+            "WHERE chat_id = 1"
+        )
+    )
+    await conn.execute(sa.text("UPDATE chat SET notices = 'queue,fees' WHERE chat_id = 1"))
+    await conn.execute(
+        sa.text(
+            "INSERT INTO notice_seen (chat_id, card, item, value) VALUES (1, 1, 'queue:O1', '3')"
+        )
+    )
+
+
 SEEDS: dict[str, Seed] = {
     "0001": _seed_0001,
     "0002": _seed_0001,
@@ -276,6 +299,7 @@ SEEDS: dict[str, Seed] = {
     "0005": _seed_0005,
     "0006": _seed_0006,
     "0007": _seed_0007,
+    "0008": _seed_0008,
 }
 
 
@@ -348,6 +372,10 @@ async def test_every_revision_upgrades_with_data(
         for table, rows in before.items():
             assert table in after, f"{previous} -> {revision} dropped table {table}"
             assert _survived(rows, after[table]), f"{previous} -> {revision} lost rows of {table}"
+        if revision == "0008":  # what was the chat's moved onto its card 1
+            [card] = [dict(row) for row in after["account"] if ("chat_id", "1") in row]
+            assert (card["card"], card["pickup_branch"]) == ("1", "'DK-710104'")
+            assert card["feed_entries"] == "'v1.kid.sealed'"
 
     # The head's seed must also be what the current code reads.
     url = (
@@ -359,15 +387,17 @@ async def test_every_revision_upgrades_with_data(
     await _seed(url, revisions[-1])
     store = await Store.open(url, [KEY])
     try:
-        assert await store.count_accounts() == 1
+        assert await store.count_accounts() == 2
         account = await store.account(1)
         assert account is not None and account.token == "token-of-chat-1"
+        assert (account.label, account.pickup_branch) == ("Karen", "DK-710104")
+        family = await store.cards(1)
+        assert [(c.card, c.label, c.pickup_branch, c.fees_known) for c in family] == [
+            (1, "Karen", "DK-710104", False),
+            (2, "Sofie", "DK-714703", True),
+        ]
         chat = await store.chat(1)
-        assert (chat.language, chat.reminder_days, chat.pickup_branch) == (
-            "en",
-            (5, 1),
-            "DK-710104",
-        )
+        assert (chat.language, chat.reminder_days) == ("en", (5, 1))
         assert (await store.chat(2)).reminders_enabled is False
         assert chat.notices == frozenset({"queue", "fees"})
         assert await store.notices.seen(1) == {"queue:O1": "3"}

@@ -50,7 +50,7 @@ async def test_two_sweepers_get_disjoint_batches_covering_everyone(
             while batch := await store.claim_sweep_batch(day, worker, 5, timedelta(minutes=5)):
                 for account, _settings in batch:
                     seen.append(account.chat_id)
-                    await store.finish_sweeps([account.chat_id], day)
+                    await store.finish_sweeps([account.key], day)
             return seen
 
         # Several sweepers per process, two processes' worth of stores, all at once.

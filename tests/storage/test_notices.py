@@ -1,49 +1,60 @@
-"""What the notices keep (table `notice_seen`, the chat's toggles): only digests, positions and
-pids; replaced per kind; gone with /logout and /forget."""
+"""What the notices keep (table `notice_seen` per card, the chat's toggles): only digests,
+positions and pids; replaced per kind; gone with /logout (of the card) and /forget."""
 
 from __future__ import annotations
 
 from datetime import date
 
-from library_bot.storage.store import Seen, Store
+from library_bot.storage.store import Account, Seen, Store
 from tests.storage.conftest import rows
 from tests.storage.test_store import connect
 
 
+async def _card(store: Store, chat_id: int) -> Account:
+    account = await store.account(chat_id)
+    assert account is not None
+    return account
+
+
 async def test_toggles_and_what_was_seen_are_kept_per_kind(store: Store) -> None:
+    for chat_id in (1, 2):
+        await connect(store, chat_id)
     chat = await store.chat(1)
     assert chat.notices == frozenset({"refused", "fees", "pickup", "orders"})
-    assert not chat.fees_known and chat.order_check is None
-    await store.notices.keep({1: Seen(fees={"aa11"}, fees_known=True), 2: Seen(queue={"O1": 4})})
-    assert (await store.chat(1)).fees_known and not (await store.chat(2)).fees_known
+    card = await _card(store, 1)
+    assert not card.fees_known and card.order_check is None
+    await store.notices.keep(
+        {(1, 1): Seen(fees={"aa11"}, fees_known=True), (2, 1): Seen(queue={"O1": 4})}
+    )
+    assert (await _card(store, 1)).fees_known and not (await _card(store, 2)).fees_known
     assert await store.notices.seen(1) == {"fee:aa11": None}
     assert await store.notices.seen(2) == {"queue:O1": "4"}
 
     await store.notices.watch_order(1, "870970-basis:1", "202611221015", date(2026, 11, 23))
     await store.notices.watch_order(1, "870970-basis:2", "202611221115", date(2026, 11, 24))
-    assert (await store.chat(1)).order_check == date(2026, 11, 23)  # the earliest
+    assert (await _card(store, 1)).order_check == date(2026, 11, 23)  # the earliest
     # Each kind given replaces that kind only.
-    await store.notices.keep({1: Seen(fees={"bb22"}), 2: Seen(queue={"O1": 2, "O2": 7})})
+    await store.notices.keep({(1, 1): Seen(fees={"bb22"}), (2, 1): Seen(queue={"O1": 2, "O2": 7})})
     assert await store.notices.seen(1) == {
         "fee:bb22": None,
         "order:870970-basis:1": "202611221015",
         "order:870970-basis:2": "202611221115",
     }
     assert await store.notices.seen(2) == {"queue:O1": "2", "queue:O2": "7"}
-    await store.notices.keep({1: Seen(orders={}, order_check=None)})
+    await store.notices.keep({(1, 1): Seen(orders={}, order_check=None)})
     assert await store.notices.seen(1) == {"fee:bb22": None}
-    assert (await store.chat(1)).order_check is None
+    assert (await _card(store, 1)).order_check is None
 
     # Turning fees off forgets that they were known: turned on, they are recorded again.
     off = await store.set_notices(1, frozenset({"queue"}))
-    assert off.notices == frozenset({"queue"}) and not off.fees_known
+    assert off.notices == frozenset({"queue"}) and not (await _card(store, 1)).fees_known
     assert (await store.set_notices(1, frozenset())).notices == frozenset()
 
 
 async def test_logout_and_forget_remove_what_the_notices_saw(store: Store) -> None:
     for chat_id in (1, 2, 3):
         await connect(store, chat_id)
-        await store.notices.keep({chat_id: Seen(fees={"aa11"}, queue={"O1": 3})})
+        await store.notices.keep({(chat_id, 1): Seen(fees={"aa11"}, queue={"O1": 3})})
     await store.remove_account(1)
     await store.forget_chat(2)
     for chat_id, left in ((1, 0), (2, 0), (3, 2)):

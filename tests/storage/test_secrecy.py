@@ -78,7 +78,8 @@ async def test_old_key_works_until_rotation_then_can_be_removed(
             account = await after.account(chat_id)
             assert account is not None and account.token == f"{TOKEN}-{chat_id}"
         linked = await after.complete_link(4, pending)
-        assert linked is not None and linked.token == f"{TOKEN}-4"
+        assert linked is not None and linked.account is not None
+        assert linked.account.token == f"{TOKEN}-4"
         key_ids = {row[0] for row in await rows(after, "SELECT key_id FROM account")}
         assert len(key_ids) == 1
     async with open_store([old]) as stale:

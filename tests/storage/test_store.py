@@ -13,7 +13,7 @@ import pytest
 from library_bot.storage.crypto import CODE_ALPHABET
 from library_bot.storage.database import Repository
 from library_bot.storage.notices import Seen
-from library_bot.storage.store import ChatSettings, Store
+from library_bot.storage.store import MAX_CARDS, ChatSettings, Linked, Store
 from library_bot.storage.tables import metadata
 from tests.storage.conftest import START, FakeClock, reminder_states, rows
 
@@ -32,9 +32,8 @@ async def connect(
 async def test_chat_settings_defaults_and_changes(store: Store) -> None:
     assert await store.chat(1) == ChatSettings(chat_id=1)
     await store.set_language(1, "en")
-    await store.set_pickup_branch(1, "710100")
     changed = await store.set_reminders(1, enabled=False, days=[1, 3, 3, 0])
-    assert changed == ChatSettings(1, "en", False, (3, 1, 0), "710100", True)
+    assert changed == ChatSettings(1, "en", False, (3, 1, 0), True)
     assert await store.chat(1) == changed
     assert (await store.set_reminders(1, enabled=True)).reminder_days == (3, 1, 0)
     assert (await store.set_reminders(1, days=())).reminder_days is None
@@ -76,8 +75,10 @@ async def test_link_connects_only_the_chat_that_asked(store: Store) -> None:
     # Someone else typing the code gets nothing, and the code stays usable.
     assert await store.complete_link(99, code) is None
     assert await store.account(99) is None
-    account = await store.complete_link(10, code.lower())
-    assert account is not None
+    linked = await store.complete_link(10, code.lower())
+    assert linked is not None and linked.outcome == "added"
+    account = linked.account
+    assert account is not None and account.card == 1
     assert (account.chat_id, account.token, account.token_expires_at) == (10, TOKEN, expires)
     assert (account.unique_id, account.municipality) == ("u-123", "101")
     assert account.connected_at.tzinfo is not None and not account.expiry_warned
@@ -87,15 +88,50 @@ async def test_link_connects_only_the_chat_that_asked(store: Store) -> None:
     assert await store.count_accounts() == 1
 
 
-async def test_new_link_replaces_older_code_and_account(store: Store) -> None:
+async def test_new_link_replaces_older_code_and_refreshes_the_same_card(store: Store) -> None:
     await connect(store, 10, "first-token")
+    await store.set_label(10, 1, "Karen")
+    await store.set_pickup_branch(10, "DK-710104")
     stale = await store.create_pending_link(10, "second-token", None, {})
-    fresh = await store.create_pending_link(10, "third-token", None, {"uniqueId": "u-9"})
+    fresh = await store.create_pending_link(10, "third-token", None, {"uniqueId": "u-123"})
     assert await store.complete_link(10, stale) is None
-    account = await store.complete_link(10, fresh)
-    assert account is not None and account.token == "third-token"
+    linked = await store.complete_link(10, fresh)
+    assert linked is not None and linked.outcome == "refreshed"
+    account = linked.account
+    assert account is not None and account.token == "third-token" and account.card == 1
+    # What is the card's own stays with it.
+    assert (account.label, account.pickup_branch) == ("Karen", "DK-710104")
     assert (await store.account(10)) == account and account.token_expires_at is None
     assert await store.count_accounts() == 1
+
+
+async def test_a_family_adds_cards_up_to_the_limit(store: Store) -> None:
+    revoked: list[str] = []
+
+    async def revoke(token: str) -> bool:
+        revoked.append(token)
+        return True
+
+    store.revoke_dropped = revoke
+    for number in range(1, MAX_CARDS + 1):
+        code = await store.create_pending_link(
+            10, f"token-{number}", None, {"uniqueId": f"u{number}"}
+        )
+        linked = await store.complete_link(10, code)
+        assert linked is not None and linked.outcome == "added"
+        assert linked.account is not None and linked.account.card == number
+    code = await store.create_pending_link(10, "one-too-many", None, {"uniqueId": "u99"})
+    assert await store.complete_link(10, code) == Linked("full", None)
+    assert revoked == ["one-too-many"]
+    assert [card.card for card in await store.cards(10)] == list(range(1, MAX_CARDS + 1))
+    # Logging out card 2 frees its number for the next card; the others keep theirs.
+    removed = await store.remove_account(10, 2)
+    assert removed is not None and removed.token == "token-2" and removed.card == 2
+    code = await store.create_pending_link(10, "token-new", None, {"uniqueId": "u-new"})
+    linked = await store.complete_link(10, code)
+    assert linked is not None and linked.account is not None and linked.account.card == 2
+    assert (await store.account(10, 3)) is not None
+    assert (await store.account(10, 3)).token == "token-3"  # type: ignore[union-attr]
 
 
 async def test_link_code_expires(open_store: OpenStore, clock: FakeClock) -> None:
@@ -166,18 +202,18 @@ async def test_sweep_batches_skip_finished_leased_inactive_and_muted(
         await store.set_language(5, "en")
         first = await store.claim_sweep_batch(today, "w1", 2, timedelta(minutes=5))
         assert [account.chat_id for account, _ in first] == [1, 2]
-        assert first[0][0].token == TOKEN and first[0][1] == ChatSettings(1)
+        assert first[0][0].token == TOKEN and first[0][1] == ChatSettings(1, cards=1)
         second = await store.claim_sweep_batch(today, "w1", 10, timedelta(minutes=5))
         assert [account.chat_id for account, _ in second] == [5, 6, 7]
         assert second[0][1].reminder_days == (2,) and second[0][1].language == "en"
         for chat_id in (1, 5, 6, 7):
-            await store.finish_sweeps([chat_id], today)
+            await store.finish_sweeps([(chat_id, 1)], today)
         # Chat 2 is still leased: nobody gets it until the lease runs out.
         assert await store.claim_sweep_batch(today, "w2", 10, timedelta(minutes=5)) == []
         clock.advance(timedelta(minutes=6))
         retried = await store.claim_sweep_batch(today, "w2", 10, timedelta(minutes=5))
         assert [account.chat_id for account, _ in retried] == [2]
-        await store.finish_sweeps([2], today)
+        await store.finish_sweeps([(2, 1)], today)
         tomorrow = await store.claim_sweep_batch(
             today + timedelta(days=1), "w1", 10, timedelta(minutes=5)
         )
@@ -214,8 +250,8 @@ async def test_forget_chat_leaves_nothing(store: Store) -> None:
         await store.put_callbacks(chat_id, [("order", {"pid": "x"})])
         await store.begin_reminders_many({chat_id: ["loan:L1:2026-01-23:3"]})
         await store.record_refusal(chat_id, "L1", "2026-01-23", "Maximum Renewals Exceeded")
-        await store.calendar.create(chat_id, "[]")
-        await store.notices.keep({chat_id: Seen(fees={"f1"})})
+        await store.calendar.create(chat_id, {1: "[]"})
+        await store.notices.keep({(chat_id, 1): Seen(fees={"f1"})})
     await store.forget_chat(1)
     # Every table that keeps something per chat, including any a later revision adds.
     tables = sorted(name for name, table in metadata.tables.items() if "chat_id" in table.c)

@@ -40,13 +40,16 @@ async def test_refusals_per_chat_and_loan(open_store: OpenStore, clock: FakeCloc
         # A later refusal of the same loan replaces the earlier one.
         await store.record_refusal(1, NCIP, "2026-02-22", "Renewal Not Allowed")
         assert (await store.refusals(1))[NCIP].due == "2026-02-22"
-        many = await store.refusals_many([1, 2, 3])
-        assert set(many) == {1, 2} and set(many[2]) == {NCIP}
+        await store.record_refusal(1, "L9", "2026-01-25", "Renewal Not Allowed", card=2)
+        assert set(await store.refusals(1)) == {NCIP, "L2"}  # card 2's are its own
+        assert set(await store.refusals(1, 2)) == {"L9"}
+        many = await store.refusals_many([(1, 1), (2, 1), (3, 1)])
+        assert set(many) == {(1, 1), (2, 1)} and set(many[(2, 1)]) == {NCIP}
         await store.clear_refusal(1, "L2")
         assert set(await store.refusals(1)) == {NCIP}
         clock.advance(timedelta(days=8))  # remembered for a week at most
         assert await store.refusals(1) == {}
-        assert await store.refusals_many([1, 2]) == {}
+        assert await store.refusals_many([(1, 1), (2, 1)]) == {}
 
 
 async def test_an_expired_login_state_still_names_its_chat(

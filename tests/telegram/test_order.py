@@ -6,6 +6,7 @@ import asyncio
 from typing import Any
 
 from tests.fixtures.bot import BotFactory, BotHarness
+from tests.fixtures.cards import card_of
 from tests.fixtures.patrons import JONAS, KAREN, LITTLE_PRINCE, OLE
 from tests.telegram.test_borrower import buttons, command, wait_answer
 
@@ -50,14 +51,14 @@ async def test_order_with_the_patrons_own_library(bot: BotHarness) -> None:
     # Watched until it shows up in /v3/user (the "orders" notice): its pid and when, no more.
     [(item, placed_at)] = (await bot.store.notices.seen(30)).items()
     assert item == f"order:{LITTLE_PRINCE}" and placed_at is not None and len(placed_at) == 12
-    assert (await bot.store.chat(30)).order_check is not None
+    assert (await card_of(bot.store, 30)).order_check is not None
 
 
 async def test_a_given_branch_is_normalised_saved_and_reused(bot: BotHarness) -> None:
     await bot.connect(31, JONAS, language_code="en")
     ask = await confirmation(bot, 31, f"/order {LITTLE_PRINCE} 751011")
     assert "Pick-up at Viby Bibliotek." in ask.text
-    assert (await bot.store.chat(31)).pickup_branch == "DK-751011"
+    assert (await card_of(bot.store, 31)).pickup_branch == "DK-751011"
     ask = await confirmation(bot, 31, "/order 870970-basis:06442885")
     assert "Do you want to order The Hobbit by J.R.R. Tolkien?" in ask.text
     assert "Pick-up at Viby Bibliotek." in ask.text
@@ -111,7 +112,7 @@ async def test_the_id_and_branch_are_checked(bot: BotHarness) -> None:
     [unknown] = await command(bot, 35, "/order 870970-basis:99999999")
     assert "I cannot find the material 870970-basis:99999999" in unknown.text
     assert bot.sandbox.calls[ORDER_CALLS] == 0
-    assert (await bot.store.chat(35)).pickup_branch is None
+    assert (await card_of(bot.store, 35)).pickup_branch is None
 
 
 COPENHAGEN_PICKUP = [
@@ -127,7 +128,7 @@ async def test_a_branch_by_name_is_found_and_saved(bot: BotHarness) -> None:
     # Case and accents ignored, a unique prefix is enough.
     ask = await confirmation(bot, 43, f"/order {LITTLE_PRINCE} norrebro")
     assert "Pick-up at Nørrebro Bibliotek." in ask.text
-    assert (await bot.store.chat(43)).pickup_branch == "DK-710117"
+    assert (await card_of(bot.store, 43)).pickup_branch == "DK-710117"
     ask = await confirmation(bot, 43, f"/order {LITTLE_PRINCE} islands brygge")
     assert "Pick-up at Islands Brygge Bibliotek." in ask.text
     ask = await confirmation(bot, 43, f"/order {LITTLE_PRINCE} Vesterbro")
@@ -153,12 +154,12 @@ async def test_an_unknown_or_unclear_name_offers_the_branches(bot: BotHarness) -
         "Nørrebro Bibliotek",
         "Vesterbro Bibliotek",
     ]
-    assert (await bot.store.chat(44)).pickup_branch is None
+    assert (await card_of(bot.store, 44)).pickup_branch is None
     # Picking one saves it and asks about the order in the same message.
     ask = await bot.tap(44, several, "Islands Brygge Bibliotek")
     assert ask is not None and ask.message_id == several.message_id
     assert "Pick-up at Islands Brygge Bibliotek." in ask.text
-    assert (await bot.store.chat(44)).pickup_branch == "DK-710111"
+    assert (await card_of(bot.store, 44)).pickup_branch == "DK-710111"
     assert bot.sandbox.calls[ORDER_CALLS] == 0
 
 
@@ -234,12 +235,12 @@ async def test_unknown_branch_is_checked_before_confirming(bot: BotHarness) -> N
     await bot.connect(39, OLE, language_code="en")
     ask = await confirmation(bot, 39, f"/order {LITTLE_PRINCE} DK-710104")
     assert "Pick-up at" in ask.text
-    assert (await bot.store.chat(39)).pickup_branch == "DK-710104"
+    assert (await card_of(bot.store, 39)).pickup_branch == "DK-710104"
     [told] = await command(bot, 39, f"/order {LITTLE_PRINCE} DK-123456")
     # No "Yes" to tap: the branch is refused before the confirmation, and not saved.
     assert told.buttons == []
     assert told.text.startswith("I cannot find the pick-up branch DK-123456 at the libraries")
-    assert (await bot.store.chat(39)).pickup_branch == "DK-710104"
+    assert (await card_of(bot.store, 39)).pickup_branch == "DK-710104"
     assert bot.sandbox.calls[ORDER_CALLS] == 0
 
 
@@ -318,5 +319,5 @@ async def test_a_name_when_the_branches_cannot_be_listed(bot: BotHarness) -> Non
     [told] = await command(bot, 47, f"/order {LITTLE_PRINCE} Vesterbro")
     assert told.text.startswith("I cannot list your library's branches right now.")
     assert f"/order {LITTLE_PRINCE} DK-710100" in told.text
-    assert (await bot.store.chat(47)).pickup_branch is None
+    assert (await card_of(bot.store, 47)).pickup_branch is None
     assert bot.sandbox.calls[ORDER_CALLS] == 0

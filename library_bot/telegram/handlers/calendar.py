@@ -7,13 +7,17 @@ stored, so the bot cannot show an address again: a patron who lost it makes a ne
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from telegram import Update
 from telegram.ext import BaseHandler, CommandHandler
 
+from library_bot.library.errors import LibraryError
+from library_bot.library.models import BorrowerStatus
 from library_bot.rules import calendar
-from library_bot.services import services
+from library_bot.services import Services, services
+from library_bot.storage.store import Account
 from library_bot.telegram.handlers.common import command_status
 from library_bot.telegram.ui import Context, chat_id_of, lang_of, reply
 from library_bot.texts import t
@@ -45,6 +49,28 @@ async def calendar_command(update: Update, context: Context) -> None:
     if started is None:
         return
     lang, status = started
-    secret = await svc.store.calendar.create(chat_id, calendar.dumps(calendar.entries(status)))
+    statuses = await _statuses(svc, await svc.store.cards(chat_id), status)
+    entries = {card: calendar.dumps(calendar.entries(seen)) for card, seen in statuses.items()}
+    secret = await svc.store.calendar.create(chat_id, entries)
     url = f"{svc.settings.PUBLIC_URL.rstrip('/')}/calendar/{secret}.ics"
     await reply(update, context, t(lang, "calendar.made", url=url))
+
+
+async def _statuses(
+    svc: Services, cards: list[Account], first: BorrowerStatus
+) -> dict[int, BorrowerStatus]:
+    """Every card's status for a new feed: the first card's was just fetched (and its failures
+    told); the others' are fetched side by side, and one that fails is left for the next
+    sweep or command to fill in."""
+
+    async def one(account: Account) -> tuple[int, BorrowerStatus | None]:
+        try:
+            return account.card, await svc.library.user(account.token)
+        except LibraryError:
+            return account.card, None
+
+    found = {cards[0].card: first} if cards else {}
+    for card, status in await asyncio.gather(*(one(account) for account in cards[1:])):
+        if status is not None:
+            found[card] = status
+    return found

@@ -183,7 +183,7 @@ def owner(account: Account, lang: str) -> Raw:
     if not account.label:
         return Raw(html.escape(card_name(account, lang)))
     key = "cards.owner_s" if account.label[-1:].lower() in "sxz" else "cards.owner"
-    return t(lang, key, name=account.label)
+    return Raw(t(lang, key, name=account.label))
 
 
 async def card_lines(context: Context, cards: Sequence[Account], lang: str) -> str:

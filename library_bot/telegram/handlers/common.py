@@ -44,7 +44,7 @@ async def borrower_status(
     try:
         status = await deadline.run(svc.library.user(account.token))
     except LibraryError as exc:
-        await answer_library_error(update, context, exc, lang, edit=edit)
+        await answer_library_error(update, context, exc, lang, edit=edit, card=account.card)
         return None
     await refresh_plan(svc.store, svc.settings, account, status, chat=chat)
     return status

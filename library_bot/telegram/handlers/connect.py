@@ -11,9 +11,10 @@ from telegram import Update
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
 from library_bot.services import services
+from library_bot.storage.store import MAX_CARDS
 from library_bot.telegram.buttons import ForgetChoice, LogoutCard, Payload, decode
 from library_bot.telegram.cards import card_name
-from library_bot.telegram.handlers.cards import MAX_CARDS, owner
+from library_bot.telegram.handlers.cards import owner
 from library_bot.telegram.menu import set_chat_menu
 from library_bot.telegram.ui import (
     Context,

@@ -11,7 +11,6 @@ import asyncio
 import logging
 import re
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from telegram import Update
@@ -48,6 +47,7 @@ from library_bot.telegram.ui import (
     plain,
     public_failure,
     reply,
+    require_account,
     resolve_callback,
     send,
 )
@@ -166,19 +166,15 @@ async def card_tapped(update: Update, context: Context) -> None:
 
 async def card_account(update: Update, context: Context, lang: str, card: int) -> Account | None:
     """The chat's card `card` for a tapped button, or None once the patron is told why not:
-    that card is gone while others are here, or what `require_cards` says (no card, or an
+    that card is gone while others are here, or what `require_account` says (no card, or an
     expired login)."""
     store = services(context).store
-    account = await store.account(chat_id_of(update), card)
-    expires = account.token_expires_at if account is not None else None
-    if account is not None and (expires is None or expires > datetime.now(UTC)):
-        return account
-    if account is None and await store.cards(chat_id_of(update)):
+    chat_id = chat_id_of(update)
+    if await store.account(chat_id, card) is None and await store.cards(chat_id):
         await answer_query(update)
-        await send(context.bot, chat_id_of(update), t(lang, "cards.gone"))
+        await send(context.bot, chat_id, t(lang, "cards.gone"))
         return None
-    await require_cards(update, context)
-    return None
+    return await require_account(update, context, card)
 
 
 async def prepare_order(
@@ -211,7 +207,7 @@ async def prepare_order(
             _home_branch(context, account, deadline) if branch is None else _nothing(),
         )
     except LibraryError as exc:
-        await answer_library_error(update, context, exc, lang)
+        await answer_library_error(update, context, exc, lang, card=account.card)
         return
     if work is None or not work.title:
         await send(context.bot, chat_id, t(lang, "borrower.order.not_found", pid=pid))
@@ -303,7 +299,7 @@ async def branch_callback(update: Update, context: Context) -> None:
     try:
         home = await _home_branch(context, account, deadline)
     except LibraryError as exc:
-        await answer_library_error(update, context, exc, lang, edit=False)
+        await answer_library_error(update, context, exc, lang, edit=False, card=account.card)
         return
     choices = await svc.branches.pickup_branches(svc.library, home, deadline) if home else None
     if not choices:
@@ -438,7 +434,9 @@ async def place_order(
         result = await Deadline().run(svc.library.order(account.token, [pid], branch))
     except LibraryError as exc:
         if isinstance(exc, ServiceUnavailable):
-            await check_soon(svc.store, svc.settings, chat_id_of(update))  # it may have gone in
+            await check_soon(
+                svc.store, svc.settings, chat_id_of(update), account.card
+            )  # it may have gone in
         if (exc.code or "").strip().lower() == "unknown_pickupagency":
             # Do not keep offering a branch the platform does not know.
             await _forget_branch(context, account, branch)
@@ -450,13 +448,15 @@ async def place_order(
         if text is not None:
             await reply(update, context, text)
             return
-        await answer_library_error(update, context, exc, lang)
+        await answer_library_error(update, context, exc, lang, card=account.card)
         if isinstance(exc, ServiceUnavailable):
             await send(context.bot, chat_id_of(update), t(lang, "borrower.order.maybe"))
         return
     log.info("order placed for chat %s", chat_id_of(update))
-    await check_soon(svc.store, svc.settings, chat_id_of(update))  # a new hold: checked daily
-    await watch_order(svc.store, svc.settings, chat_id_of(update), pid)
+    await check_soon(
+        svc.store, svc.settings, chat_id_of(update), account.card
+    )  # a new hold: checked daily
+    await watch_order(svc.store, svc.settings, chat_id_of(update), pid, account.card)
     if result.ors_id:
         text = t(
             lang, "borrower.order.placed", title=title, branch=branch_name, ors_id=result.ors_id

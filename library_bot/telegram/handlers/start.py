@@ -12,13 +12,8 @@ from telegram.ext import BaseHandler, CommandHandler
 from library_bot.library.deadline import Deadline
 from library_bot.library.errors import LibraryError
 from library_bot.services import services
-from library_bot.telegram.handlers.cards import (
-    MAX_CARDS,
-    card_lines,
-    first_name,
-    library_name,
-    owner,
-)
+from library_bot.storage.store import MAX_CARDS
+from library_bot.telegram.handlers.cards import card_lines, first_name, library_name, owner
 from library_bot.telegram.ui import Context, chat_id_of, lang_of, reply
 from library_bot.texts import t
 

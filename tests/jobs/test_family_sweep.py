@@ -1,0 +1,94 @@
+"""A family's cards in one chat: one digest with a section per card, exactly once per card, and
+a refused token forgets only its own card."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from tests.fixtures.patrons import JONAS, KAREN
+from tests.jobs.conftest import Rig
+from tests.storage.conftest import rows
+
+FAMILY = 601
+
+
+async def family(rig: Rig) -> tuple[str, str]:
+    """Karen (card 1) and Jonas (card 2) in one chat, named."""
+    karen = await rig.connect(FAMILY, KAREN, language="en")
+    jonas = await rig.connect(FAMILY, JONAS, language="en")
+    assert [card.card for card in await rig.store.cards(FAMILY)] == [1, 2]
+    await rig.store.set_label(FAMILY, 1, "Karen")
+    await rig.store.set_label(FAMILY, 2, "Jonas")
+    return karen, jonas
+
+
+async def test_one_digest_with_a_section_per_card(rig: Rig) -> None:
+    await family(rig)
+
+    report = await rig.sweep()
+
+    assert report.patrons == 2
+    [digest] = rig.telegram.sent(FAMILY)  # one message for the family, not one per card
+    karen, jonas = digest.html.index("👤 <b>Karen</b>"), digest.html.index("👤 <b>Jonas</b>")
+    assert karen < jonas
+    # Jonas's hold is in his section, Karen's overdue loans in hers.
+    assert "Overdue" in digest.text[:jonas] and "Overdue" not in digest.text[jonas:]
+    assert "ready for pick-up" in digest.text[jonas:].lower()
+    labels = [button.text for row in digest.buttons for button in row]
+    assert "Renew all: Karen" in labels and "Renew all: Jonas" in labels
+    # Each card's reminders are its own: card 2's keys are marked as card 2's.
+    keys = [key for (key,) in await rows(rig.store, "SELECT key FROM reminder_log")]
+    assert any(key.startswith("c2:hold:") for key in keys)
+    assert any(key.startswith("loan:") for key in keys)
+    assert not any(key.startswith("c1:") for key in keys)
+
+    again = await rig.sweep(today=rig.sandbox.today + timedelta(days=1))
+    assert again.messages <= 1
+    assert "Jonas" not in "".join(m.text for m in rig.telegram.sent(FAMILY)[1:])  # told once
+
+
+async def test_the_renew_buttons_carry_their_card(rig: Rig) -> None:
+    await family(rig)
+    await rig.sweep()
+    payloads = await rows(rig.store, "SELECT action, payload FROM callback_ref")
+    cards = {str(payload) for action, payload in payloads if action == "renewall"}
+    assert any('"card": 1' in p or "'card': 1" in p for p in cards)
+    assert any('"card": 2' in p or "'card': 2" in p for p in cards)
+
+
+async def test_a_refused_token_forgets_only_its_card(rig: Rig) -> None:
+    _, jonas = await family(rig)
+    rig.sandbox.expire_token(jonas)
+
+    report = await rig.sweep()
+
+    assert report.failures["token_rejected"] == 1
+    messages = rig.telegram.sent(FAMILY)
+    [reconnect] = [m for m in messages if "Log in again" in m.text]
+    assert "👤 <b>Jonas</b>" in reconnect.html  # it says which card
+    [digest] = [m for m in messages if m is not reconnect]
+    assert "Karen" in digest.html and "Jonas" not in digest.html
+    assert [card.card for card in await rig.store.cards(FAMILY)] == [1]
+
+
+async def test_the_cards_of_a_chat_stay_together_across_batches(rig: Rig) -> None:
+    """A claim batch may end between a chat's cards; they still make one digest."""
+    await family(rig)
+    await rig.connect(FAMILY + 1, KAREN, language="en")
+
+    report = await rig.sweep(batch_size=1, concurrency=1)
+
+    assert report.patrons == 3
+    assert len(rig.telegram.sent(FAMILY)) == 1
+    assert len(rig.telegram.sent(FAMILY + 1)) == 1
+    swept = await rows(rig.store, "SELECT count(*) FROM account WHERE swept_on IS NOT NULL")
+    assert swept == [(3,)]
+
+
+async def test_a_card_logged_out_takes_only_its_own_memory(rig: Rig) -> None:
+    await family(rig)
+    await rig.store.record_refusal(FAMILY, "L1", "2027-01-01", "Renewal Not Allowed", card=2)
+    await rig.store.record_refusal(FAMILY, "L1", "2027-01-01", "Renewal Not Allowed", card=1)
+    removed = await rig.store.remove_account(FAMILY, 2)
+    assert removed is not None and removed.label == "Jonas"
+    assert await rows(rig.store, "SELECT card FROM renewal_refusal") == [(1,)]
