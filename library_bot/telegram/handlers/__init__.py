@@ -10,7 +10,6 @@ COMMANDS = (
     "start",
     "help",
     "login",
-    "cards",
     "loans",
     "holds",
     "debt",
@@ -24,6 +23,7 @@ COMMANDS = (
     "reminders",
     "calendar",
     "language",
+    "cards",
     "logout",
     "forget",
 )

@@ -23,7 +23,6 @@ MESSAGES: tuple[Message, ...] = (
         "connect.help",
         "<b>Commands</b>\n"
         "/login – connect your library account\n"
-        "/cards – your library cards here: rename, log out\n"
         "/loans – your loans and due dates\n"
         "/holds – your holds\n"
         "/debt – fees\n"
@@ -34,6 +33,7 @@ MESSAGES: tuple[Message, ...] = (
         "/reminders – due-date reminders\n"
         "/calendar – your due dates in your calendar\n"
         "/language – choose the language\n"
+        "/cards – your library cards here: rename, log out\n"
         "/logout – log out\n"
         "/forget – delete everything I know about you",
     ),
