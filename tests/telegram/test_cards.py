@@ -12,7 +12,7 @@ from library_bot.telegram.handlers.cards import renamed_card
 from library_bot.texts import t
 from tests.fixtures.bot import DEEP_LINK, BotHarness
 from tests.fixtures.patrons import KAREN, LITTLE_PRINCE, OLE
-from tests.telegram.test_borrower import buttons, command
+from tests.telegram.test_borrower import buttons, command, wait_answer
 
 CHAT = 8101
 ORDER_CALLS = "platform GET /v3/order"
@@ -152,14 +152,21 @@ async def test_logout_asks_which_card_then_all(bot: BotHarness) -> None:
     assert which.text == "Which card do you want to log out of?"
     # The specific choices first, "all cards" last.
     assert buttons(which) == ["🚪 Karen", "🚪 Ole", "🚪 All cards"]
-    done = await bot.tap(CHAT, which, "🚪 Karen")
-    assert done is not None
+    # Tapped twice before the answer: one logout, one revocation.
+    data = which.button("🚪 Karen").callback_data
+    taps = [await bot.telegram.tap(CHAT, which.message_id, data) for _ in range(2)]
+    answers = [await wait_answer(bot, tap) for tap in taps]
+    done = await bot.telegram.wait_for(CHAT, lambda m: m.text.startswith("👋 Karen"))
     assert done.text.startswith(
         "👋 Karen's card is logged out here; the library has revoked its access.\n"
         "Still connected here: Ole."
     )
     assert bot.sandbox.was_revoked(karen_token) and bot.sandbox.live_tokens(OLE)
     assert await labels(bot, CHAT) == [(2, "Ole")]
+    assert bot.sandbox.calls[REVOKE] == 1
+    assert sum("no longer" in (answer.get("text") or "") for answer in answers) == 1
+    # Card 2 alone is still a connected chat.
+    assert (await bot.send(CHAT, "/start")).text.startswith("👋 Welcome back")
     # One card left: /logout is as it was before several cards.
     [reply] = await command(bot, CHAT, "/logout")
     assert reply.text.startswith("👋 You are logged out here. I deleted your access")
@@ -213,3 +220,29 @@ async def test_one_card_orders_without_asking(bot: BotHarness) -> None:
     await log_in(bot, CHAT, OLE)
     ask = await bot.send(CHAT, f"/order {LITTLE_PRINCE}")
     assert ask.text.startswith("Do you want to order Den lille prins")
+
+
+async def test_a_card_without_a_name_is_called_by_its_number(bot: BotHarness) -> None:
+    await log_in(bot, CHAT, KAREN)
+    bot.sandbox.faults.fail_next["/v3/user"] = [500]
+    added = await log_in(bot, CHAT, OLE)
+    assert added.text.startswith("✅ Card 2 is connected (København).")
+    assert await labels(bot, CHAT) == [(1, "Karen"), (2, None)]
+    # Logging in again with it names it.
+    again = await log_in(bot, CHAT, OLE)
+    assert again.text == "🔄 Ole's card is logged in again."
+    assert await labels(bot, CHAT) == [(1, "Karen"), (2, "Ole")]
+
+
+async def test_a_card_logged_out_meanwhile_orders_nothing(bot: BotHarness) -> None:
+    await two_cards(bot, CHAT)
+    which = await bot.send(CHAT, f"/order {LITTLE_PRINCE}")
+    ask = await bot.tap(CHAT, which, "👤 Ole")
+    assert ask is not None
+    logout = await bot.send(CHAT, "/logout")
+    await bot.tap(CHAT, logout, "🚪 Ole")
+    before = len(bot.telegram.sent(CHAT))
+    await bot.telegram.tap(CHAT, ask.message_id, ask.button("📥 Yes, order it").callback_data)
+    gone = await bot.next_message(CHAT, before)
+    assert gone.text.startswith("That card is no longer in this chat.")
+    assert bot.sandbox.calls[ORDER_CALLS] == 0

@@ -43,8 +43,8 @@ async def start(update: Update, context: Context) -> None:
     if args:
         await _redeem(update, context, args[0], lang)
         return
-    account = await services(context).store.account(chat_id_of(update))
-    key = "connect.welcome_connected" if account is not None else "connect.welcome"
+    cards = await services(context).store.cards(chat_id_of(update))
+    key = "connect.welcome_connected" if cards else "connect.welcome"
     await reply(update, context, t(lang, key, name=_name_suffix(update)))
 
 
