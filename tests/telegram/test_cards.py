@@ -246,3 +246,21 @@ async def test_a_card_logged_out_meanwhile_orders_nothing(bot: BotHarness) -> No
     gone = await bot.next_message(CHAT, before)
     assert gone.text.startswith("That card is no longer in this chat.")
     assert bot.sandbox.calls[ORDER_CALLS] == 0
+
+
+async def test_cards_in_danish_and_before_any_login(bot: BotHarness) -> None:
+    bot.add_chat(CHAT + 1, language_code="da")
+    prompt = await bot.send(CHAT + 1, "/cards")
+    assert any(button.url for row in prompt.buttons for button in row)  # the login
+    bot.add_chat(CHAT, language_code="da")
+    await bot.connect(CHAT, KAREN)
+    await bot.connect(CHAT, OLE)
+    assert bot.telegram.sent(CHAT)[-1].text.startswith("✅ Oles kort er forbundet (København).")
+    listed = await bot.send(CHAT, "/cards")
+    assert listed.text.startswith("Kort i denne chat (2 af 6)\n1. 👤 Karen (København)")
+    await bot.tap(CHAT, listed, "✏️ Omdøb Ole")
+    assert (await bot.send(CHAT, "Lars")).text == "✅ Kort 2 hedder nu Lars."
+    which = await bot.send(CHAT, "/logout")
+    assert buttons(which) == ["🚪 Karen", "🚪 Lars", "🚪 Alle kort"]
+    done = await bot.tap(CHAT, which, "🚪 Lars")
+    assert done is not None and done.text.startswith("👋 Lars' kort er logget ud her")
