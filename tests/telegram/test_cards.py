@@ -264,3 +264,13 @@ async def test_cards_in_danish_and_before_any_login(bot: BotHarness) -> None:
     assert buttons(which) == ["🚪 Karen", "🚪 Lars", "🚪 Alle kort"]
     done = await bot.tap(CHAT, which, "🚪 Lars")
     assert done is not None and done.text.startswith("👋 Lars' kort er logget ud her")
+
+
+async def test_forget_revokes_every_card(bot: BotHarness) -> None:
+    await two_cards(bot, CHAT)
+    asked = await bot.send(CHAT, "/forget")
+    done = await bot.tap(CHAT, asked, "🗑 Yes, delete everything")
+    assert done is not None and done.text.startswith("🗑 Everything is deleted: your login (the")
+    assert bot.sandbox.live_tokens(KAREN) == [] and bot.sandbox.live_tokens(OLE) == []
+    assert bot.sandbox.calls[REVOKE] == 2
+    assert await bot.store.cards(CHAT) == []

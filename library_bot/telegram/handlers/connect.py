@@ -216,8 +216,12 @@ async def forget_tapped(update: Update, context: Context) -> None:
         return
     svc = services(context)
     chat_id = chat_id_of(update)
-    account = await svc.store.delete_account(chat_id)
-    key = FORGET_TEXTS[await revoke(context, account.token if account else None)]
+    # Every card's token revoked here, so the answer can say whether the library confirmed.
+    outcomes = []
+    for card in [account.card for account in await svc.store.cards(chat_id)] or [1]:
+        account = await svc.store.delete_account(chat_id, card)
+        outcomes.append(await revoke(context, account.token if account else None))
+    key = FORGET_TEXTS[False if False in outcomes else True if True in outcomes else None]
     await svc.store.forget_chat(chat_id)
     await set_chat_menu(context.bot, chat_id, None)  # the saved language is gone, so its menu
     # The answer keeps the patron's language even though the saved choice is gone.
