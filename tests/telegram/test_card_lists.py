@@ -3,6 +3,8 @@ section per card, each card read with its own token, buttons to show one card.""
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import datetime as dt
 
 from library_bot.library.models import parse_library_date
@@ -167,17 +169,72 @@ async def test_a_platform_failure_on_one_card_shows_the_others(bot: BotHarness) 
 
 
 async def test_events_of_cards_at_one_library_are_one_message(bot: BotHarness) -> None:
-    await two_cards(bot, 409)
+    await bot.connect(409, KAREN, language_code="en")
+    [alone] = await command(bot, 409, "/events")
+    await bot.connect(409, JONAS, language_code="en")
+    sent = len(bot.telegram.sent(409))
     [reply] = await command(bot, 409, "/events")
-    assert "👤" not in reply.text
-    assert reply.text.startswith("📅") or "events" in reply.text.lower()
+    assert reply.text == alone.text  # both cards are at Københavns Biblioteker
+    await asyncio.sleep(0.3)
+    assert len(bot.telegram.sent(409)) == sent + 1
 
 
-async def test_recommend_asks_whose_loans_and_orders_with_that_card(bot: BotHarness) -> None:
-    await two_cards(bot, 410)
-    [ask] = await command(bot, 410, "/recommend")
+async def test_events_and_news_of_cards_at_two_libraries(bot: BotHarness) -> None:
+    await two_cards(bot, 415)
+    # Jonas moves to Aarhus (the family data of the sandbox has no second library yet).
+    record = bot.sandbox._state.record(JONAS)
+    record.patron = dataclasses.replace(record.patron, agency="751000")
+    events = await command(bot, 415, "/events", until=lambda found: len(found) >= 2)
+    karen, jonas = events
+    assert karen.text.startswith("👤 Karen\n📅 What's on at your library")
+    assert jonas.text.startswith("👤 Jonas\n📅 What's on at your library")
+    # Each library's own events: the places are its branches.
+    assert "Københavns Hovedbibliotek" in karen.text and "Dokk1" not in karen.text
+    assert "Dokk1" in jonas.text and "Københavns Hovedbibliotek" not in jonas.text
+    news = await command(bot, 415, "/news", until=lambda found: len(found) >= 2)
+    assert [m.text.split("\n")[0] for m in news] == ["👤 Karen", "👤 Jonas"]
+
+
+async def test_cancel_a_hold_of_card_two_uses_its_token(bot: BotHarness) -> None:
+    await two_cards(bot, 411)
+    [holds] = await command(bot, 411, "/holds")
+    assert "Karen · ✖ Cancel: Dune" in buttons(holds)
+    confirm = await bot.tap(411, holds, "Jonas · ✖ Cancel: Klara og solen")
+    assert (
+        confirm is not None and confirm.text == "Do you want to cancel your hold on Klara og solen?"
+    )
+    done = await bot.tap(411, confirm, "✖ Yes, cancel it")
+    assert done is not None and done.text == "✅ Your hold on Klara og solen is cancelled."
+    assert bot.sandbox.patron_data(JONAS).orders == []
+    assert len(bot.sandbox.patron_data(KAREN).orders) == 4
+
+
+async def test_a_chat_left_with_card_two_alone_renews_with_it(bot: BotHarness) -> None:
+    await two_cards(bot, 412)
+    await bot.store.remove_account(412, 1)
+    title = jonas_title(bot)
+    before = due(bot, JONAS, title)
+    [listing] = await command(bot, 412, "/renew")
+    assert "👤" not in listing.text  # one card: the list as it always was
+    [label] = [text for text in buttons(listing) if title in text]
+    edited = await bot.tap(412, listing, label)
+    assert edited is not None and any(text.startswith("✅") for text in buttons(edited))
+    assert due(bot, JONAS, title) > before
+
+
+async def test_a_suggestion_orders_with_the_card_it_was_made_for(bot: BotHarness) -> None:
+    await two_cards(bot, 413)
+    # Jonas's card picks up at Vesterbro; Karen's has no branch saved (her library's main one).
+    await bot.store.set_pickup_branch(413, "DK-710104", card=2)
+    [ask] = await command(bot, 413, "/recommend")
     assert ask.text == "💡 Suggestions from whose loans?"
     assert buttons(ask) == ["Karen", "Jonas"]
-    shown = await bot.tap(410, ask, "Jonas")
+    shown = await bot.tap(413, ask, "Jonas")
     assert shown is not None and shown.message_id == ask.message_id
-    assert "Suggestions based on your loans" in shown.text or "suggest" in shown.text.lower()
+    assert shown.text.startswith("💡 Suggestions based on your loans")
+    label = buttons(shown)[0]
+    assert label.startswith("📥 Order 1: ")
+    confirm = await bot.tap(413, shown, label)
+    assert confirm is not None
+    # The confirmation of `/order` for Jonas's card: his pick-up branch, no "which card?".
+    assert "Pick-up at Vesterbro Bibliotek." in confirm.text

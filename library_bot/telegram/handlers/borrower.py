@@ -24,9 +24,12 @@ from library_bot.telegram.handlers.cardlists import (
     CardStatus,
     Section,
     answer_card_error,
+    card_number,
     chat_cards,
     fetch_cards,
     for_card,
+    kept_cards,
+    only_card,
     section_pages,
     shown_cards,
     store_views,
@@ -46,6 +49,7 @@ from library_bot.telegram.ui import (
     one_per_row,
     page_row,
     peek_callback,
+    plain,
     reply,
     resolve_callback,
     send,
@@ -90,11 +94,13 @@ PAGE_LIMIT = 3400
 
 
 async def loans_command(update: Update, context: Context) -> None:
-    if len(await chat_cards(update, context)) > 1:
+    cards = await chat_cards(update, context)
+    if len(cards) > 1:
         await card_loans(update, context)
         return
     # Read while the platform answers: the list needs both, and this one is off the path.
-    reading = asyncio.ensure_future(services(context).store.refusals(chat_id_of(update)))
+    store = services(context).store
+    reading = asyncio.ensure_future(store.refusals(chat_id_of(update), card_number(cards)))
     started = await loans_status(update, context, "borrower.loans.empty")
     refusals = await reading
     if started is None:
@@ -149,7 +155,8 @@ async def renew_window_of(update: Update, context: Context) -> int:
 
 
 async def holds_command(update: Update, context: Context) -> None:
-    if len(await chat_cards(update, context)) > 1:
+    cards = await chat_cards(update, context)
+    if len(cards) > 1:
         await card_holds(update, context)
         return
     deadline = Deadline()
@@ -157,7 +164,7 @@ async def holds_command(update: Update, context: Context) -> None:
     if started is None:
         return
     lang, status = started
-    await show_holds(update, context, lang, status, deadline)
+    await show_holds(update, context, lang, status, deadline, card=card_number(cards))
 
 
 async def show_holds(
@@ -168,8 +175,11 @@ async def show_holds(
     deadline: Deadline,
     page: int = 0,
     ref_id: str | None = None,
+    *,
+    card: int = 1,
 ) -> None:
-    """One page of the holds with a cancel button each; ◀ ▶ under a list longer than a page."""
+    """One page of the holds (of the chat's one card, `card`) with a cancel button each; ◀ ▶
+    under a list longer than a page."""
     if not status.orders:
         await reply(update, context, t(lang, "borrower.holds.empty"))
         return
@@ -197,7 +207,9 @@ async def show_holds(
     specs: list[tuple[str, Payload]] = []
     for hold in holds[first : first + len(pages[page])]:
         title = hold.title or t(lang, "render.untitled")
-        payload = CancelHold(hold.order_id, hold.order_type, shorten(title, PAYLOAD_TITLE))
+        payload = CancelHold(
+            hold.order_id, hold.order_type, shorten(title, PAYLOAD_TITLE), card=card
+        )
         text = t(lang, "borrower.holds.cancel_button", title=Raw(shorten(title, BUTTON_TITLE)))
         specs.append((text, payload))
     buttons = one_per_row(await callback_buttons(update, context, specs))
@@ -240,9 +252,11 @@ async def page_callback(update: Update, context: Context) -> None:
         deadline = Deadline()
         started = await command_status(update, context, deadline, edit=False)
         if started is not None:
-            await show_holds(update, context, *started, deadline, page, ref.id)
+            card = await only_card(update, context)
+            await show_holds(update, context, *started, deadline, page, ref.id, card=card)
         return
-    reading = asyncio.ensure_future(services(context).store.refusals(chat_id_of(update)))
+    card = await only_card(update, context)
+    reading = asyncio.ensure_future(services(context).store.refusals(chat_id_of(update), card))
     started = await loans_status(update, context, "borrower.loans.empty", edit=False)
     refusals = await reading
     if started is not None:
@@ -372,7 +386,7 @@ async def _card_statuses(
     if not cards:
         return None
     statuses = await fetch_cards(context, shown_cards(cards, view), lang, Deadline(), chat)
-    return lang, cards, statuses
+    return lang, kept_cards(cards, statuses), statuses
 
 
 async def _show_sections(
@@ -507,6 +521,8 @@ async def card_holds(
     page = max(0, min(page, len(pages) - 1))
     first = sum(len(earlier) for earlier in pages[:page])
     specs: list[tuple[str, Payload]] = []
+    several = len(statuses) > 1
+    names_of = {card.card: card.name for card in statuses}
     for item in items[first : first + len(pages[page])]:
         if item is None:
             continue
@@ -516,7 +532,9 @@ async def card_holds(
             hold.order_id, hold.order_type, shorten(title, PAYLOAD_TITLE), card=number
         )
         text = t(lang, "borrower.holds.cancel_button", title=Raw(shorten(title, BUTTON_TITLE)))
-        specs.append((text, payload))
+        if several:
+            text = t(lang, "lists.button_of", label=text, name=names_of[number])
+        specs.append((plain(text), payload))
     above = one_per_row(await callback_buttons(update, context, specs))
     header = t(lang, "borrower.holds.header", count=total)
     footer = t(lang, "borrower.holds.footer") if specs else ""

@@ -91,6 +91,16 @@ async def chat_cards(update: Update, context: Context) -> list[Account]:
     return await services(context).store.cards(chat_id_of(update))
 
 
+def card_number(cards: Sequence[Account]) -> int:
+    """The number of a chat's one card (not always 1: the first may have been logged out)."""
+    return cards[0].card if cards else 1
+
+
+async def only_card(update: Update, context: Context) -> int:
+    """`card_number` of the chat's cards, read now (a page tap of a one-card list)."""
+    return card_number(await chat_cards(update, context))
+
+
 def _expired(account: Account) -> bool:
     expires = account.token_expires_at
     return expires is not None and expires <= datetime.now(UTC)
@@ -264,7 +274,10 @@ async def store_views(
 def view_rows(
     lang: str, cards: Sequence[Account], views: Mapping[str, str], shown: int | None
 ) -> list[list[InlineKeyboardButton]]:
-    """The buttons that show one card only, and "All cards" (the view shown is marked)."""
+    """The buttons that show one card only, and "All cards" (the view shown is marked); none
+    once the chat has only one card left."""
+    if len(cards) < 2:
+        return []
     buttons: list[InlineKeyboardButton] = []
     for account in cards:
         view = views.get(str(account.card))
@@ -281,6 +294,12 @@ def view_rows(
             label = plain(t(lang, "lists.view_shown", label=label))
         buttons.append(page_button(label, everything, 0))
     return [buttons[n : n + CARDS_PER_ROW] for n in range(0, len(buttons), CARDS_PER_ROW)]
+
+
+def kept_cards(cards: Sequence[Account], statuses: Sequence[CardStatus]) -> list[Account]:
+    """`cards` less those just forgotten (their token refused)."""
+    gone = {status.card for status in statuses if status.forgotten}
+    return [account for account in cards if account.card not in gone]
 
 
 def shown_cards(cards: Sequence[Account], view: int | None) -> list[Account]:

@@ -37,11 +37,14 @@ from library_bot.telegram.handlers.cardlists import (
     ALL,
     CardStatus,
     answer_card_error,
+    card_number,
     chat_cards,
     fetch_cards,
     for_card,
     forget_card,
     heading,
+    kept_cards,
+    only_card,
     shown_cards,
     view_ids,
     view_payloads,
@@ -137,7 +140,7 @@ async def remember(
     elif not isinstance(outcome, LibraryError):
         await store.clear_refusal(chat_id, loan_id, card=card)
         if isinstance(outcome.return_date, dt.date):
-            await calendar.renewed(store, chat_id, loan_id, outcome.return_date)
+            await calendar.renewed(store, chat_id, loan_id, outcome.return_date, card)
 
 
 async def edit_buttons(update: Update, labels: Mapping[str, str]) -> None:
@@ -169,9 +172,11 @@ RENEW_PER_PAGE = 10
 
 
 async def renew_command(update: Update, context: Context) -> None:
-    if len(await chat_cards(update, context)) > 1:
+    cards = await chat_cards(update, context)
+    if len(cards) > 1:
         await card_renew(update, context)
         return
+    card = card_number(cards)
     started = await loans_status(update, context, "borrower.renew.empty")
     if started is None:
         return
@@ -179,7 +184,7 @@ async def renew_command(update: Update, context: Context) -> None:
     svc = services(context)
     today = today_in(context)
     loans = sort_loans(status.loans)
-    refusals = await svc.store.refusals(chat_id_of(update))
+    refusals = await svc.store.refusals(chat_id_of(update), card)
     open_loans = [loan for loan in loans if refusal_for(loan, refusals) is None]
     # Every button of the message is stored now, whichever page shows it, so a loan has one
     # single-use button however the patron pages. "Renew all" lists every loan, refused ones
@@ -189,8 +194,8 @@ async def renew_command(update: Update, context: Context) -> None:
         zip((loan.loan_id for loan in open_loans), loan_buttons, strict=True)
     )
     payloads: list[Payload] = [
-        RenewAll(tuple(loan.loan_id for loan in loans), loan_buttons),
-        *(renew_payload(loan, lang) for loan in open_loans),
+        RenewAll(tuple(loan.loan_id for loan in loans), loan_buttons, card),
+        *(renew_payload(loan, lang, card) for loan in open_loans),
     ]
     paged = len(loans) > RENEW_PER_PAGE
     if paged:  # the row the ◀ ▶ buttons point at
@@ -227,7 +232,7 @@ async def _show(
     svc = services(context)
     chat_id = chat_id_of(update)
     ordered = sort_loans(loans)
-    refusals = await svc.store.refusals(chat_id)
+    refusals = await svc.store.refusals(chat_id, await only_card(update, context))
     mapped = listing.buttons or {}
     pages = max(1, -(-len(ordered) // RENEW_PER_PAGE))
     page = max(0, min(page, pages - 1))
@@ -562,10 +567,17 @@ async def away_command(update: Update, context: Context) -> None:
         await reply(update, context, t(lang, "borrower.renew.empty"))
         return
     done = await renew_due(
-        context, chat_id, account.token, status, lang, window=days, deadline=deadline
+        context,
+        chat_id,
+        account.token,
+        status,
+        lang,
+        window=days,
+        deadline=deadline,
+        card=account.card,
     )
     if isinstance(done, TokenRejected):
-        await answer_library_error(update, context, done, lang, edit=False)
+        await answer_library_error(update, context, done, lang, edit=False, card=account.card)
         return
     lines, _ = done
     header = t(lang, "notices.away.header", count=days)
@@ -613,6 +625,7 @@ async def card_renew(
         fresh = True
     else:
         fresh = False
+    cards = kept_cards(cards, statuses)
     await _show_cards(update, context, lang, cards, statuses, refusals, listing, page, fresh=fresh)
 
 
@@ -719,7 +732,7 @@ async def _show_cards(
             due=Raw(format_date(loan.due_date, lang, today=today)),
         )
         if several:
-            label = t(lang, "lists.renew.button_of", label=label, name=card.name)
+            label = t(lang, "lists.button_of", label=label, name=card.name)
         buttons.append([ref_button(plain(label), RenewLoan.ACTION, button_id)])
     on_page = {card.card for card, _ in shown}
     parts: list[str] = [t(lang, "borrower.renew.header", count=len(every))]

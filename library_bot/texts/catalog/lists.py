@@ -19,8 +19,8 @@ MESSAGES: tuple[Message, ...] = (
     _("lists.debt.none", "Owes the library nothing."),
     # TRANSLATORS: /renew's "renew all" of one card; {label} is borrower.renew.all
     _("lists.renew.all_of", "{label}: {name}"),
-    # TRANSLATORS: a loan's renew button with several cards; {label} is borrower.renew.button
-    _("lists.renew.button_of", "{name} · {label}"),
+    # TRANSLATORS: a loan's or hold's button with several cards ({label}: its button alone)
+    _("lists.button_of", "{name} · {label}"),
     _("lists.recommend.which", "💡 Suggestions from whose loans?"),
     # A card that could not be read
     _("lists.card_failed", "⚠️ {name}'s card could not be read just now."),
