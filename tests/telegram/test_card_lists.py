@@ -8,6 +8,14 @@ import dataclasses
 import datetime as dt
 
 from library_bot.library.models import parse_library_date
+from library_bot.telegram.buttons import (
+    CancelHold,
+    ListPage,
+    OrderFound,
+    RenewAll,
+    RenewLoan,
+    decode,
+)
 from tests.fixtures.bot import BotHarness
 from tests.fixtures.patrons import JONAS, KAREN, METTE
 from tests.telegram.test_borrower import buttons, command
@@ -238,3 +246,35 @@ async def test_a_suggestion_orders_with_the_card_it_was_made_for(bot: BotHarness
     assert confirm is not None
     # The confirmation of `/order` for Jonas's card: his pick-up branch, no "which card?".
     assert "Pick-up at Vesterbro Bibliotek." in confirm.text
+
+
+async def test_renew_shows_one_card_with_its_own_buttons(bot: BotHarness) -> None:
+    await two_cards(bot, 416)
+    [listing] = await command(bot, 416, "/renew")
+    only = await bot.tap(416, listing, "Jonas")
+    assert only is not None and only.message_id == listing.message_id
+    assert "👤 Jonas" in only.text and "👤 Karen" not in only.text
+    title = jonas_title(bot)
+    labels = buttons(only)
+    assert labels[0] == "🔄 Renew all"
+    assert [text for text in labels if title in text] and not [
+        text for text in labels if KAREN_TITLE in text
+    ]
+    assert labels[-3:] == ["Karen", "· Jonas ·", "All cards"]
+    before = due(bot, JONAS, title)
+    sent = len(bot.telegram.sent(416))
+    await bot.tap(416, only, "🔄 Renew all")
+    result = await bot.next_message(416, sent)
+    assert "1 renewed" in result.text
+    assert due(bot, JONAS, title) > before
+
+
+def test_a_button_stored_before_cards_means_card_one() -> None:
+    assert decode({"loan_id": "L1", "title": "T", "due": "2026-01-01"}, RenewLoan) == RenewLoan(
+        "L1", "T", "2026-01-01", card=1
+    )
+    assert decode({"loans": ["L1"]}, RenewAll) == RenewAll(("L1",), card=1)
+    stored = decode({"order_id": "O1", "title": "T", "confirm": True}, CancelHold)
+    assert stored is not None and stored.card == 1
+    assert decode({"kind": "loans"}, ListPage) == ListPage("loans")  # one card: as before
+    assert decode({"pid": "870970-basis:1"}, OrderFound) == OrderFound("870970-basis:1")
