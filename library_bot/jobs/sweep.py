@@ -244,9 +244,12 @@ class _Sweep:
         chat = household[0][1]
         lang = pick_language(chat.language, chat.telegram_language)
         several = chat.cards > 1
-        outcomes = await asyncio.gather(
-            *(self._card(account, chat, lang, several) for account, _ in household)
-        )
+        if len(household) == 1:  # most chats: no task per card
+            outcomes = [await self._card(household[0][0], chat, lang, several)]
+        else:
+            outcomes = await asyncio.gather(
+                *(self._card(account, chat, lang, several) for account, _ in household)
+            )
         parts: list[_Card] = []
         for (account, _), outcome in zip(household, outcomes, strict=True):
             if isinstance(outcome, _Card):

@@ -289,3 +289,21 @@ async def test_the_facade_is_its_repositories_under_their_own_names(store: Store
     for name, method in delegated.items():
         assert method.__name__ == name and method.__self__ in repositories, name
         assert not hasattr(Store, name), f"{name} is both the façade's and a repository's"
+
+
+async def test_forget_chat_revokes_every_card(store: Store) -> None:
+    revoked: list[str] = []
+
+    async def revoke(token: str) -> bool:
+        revoked.append(token)
+        return True
+
+    store.revoke_dropped = revoke
+    for number in (1, 2, 3):
+        code = await store.create_pending_link(
+            5, f"card-{number}", None, {"uniqueId": f"u{number}"}
+        )
+        await store.complete_link(5, code)
+    await store.forget_chat(5)
+    assert sorted(revoked) == ["card-1", "card-2", "card-3"]
+    assert await store.cards(5) == []

@@ -133,3 +133,21 @@ async def test_calendar_asks_to_log_in_first(bot: BotHarness) -> None:
     assert "log in" in reply.text.lower()
     assert URL.search(reply.text) is None
     assert await bot.store.calendar.entries_of(75) is None
+
+
+async def test_a_family_feed_names_each_card_and_follows_a_logout(bot: BotHarness) -> None:
+    await bot.connect(79, KAREN, language_code="en")
+    await bot.connect(79, JONAS, language_code="en")
+    await bot.store.set_label(79, 1, "Karen")
+    await bot.store.set_label(79, 2, "Jonas")
+    url = await feed_url(bot, 79)
+    found = set((await events(bot, url)).values())
+    karen = {(due, f"Karen: 📚 Due: {title}") for title, due in due_dates(bot, KAREN).items()}
+    jonas = {(due, f"Jonas: 📚 Due: {title}") for title, due in due_dates(bot, JONAS).items()}
+    assert found >= karen | jonas
+    assert any(summary.startswith("Jonas: 📦 Last day to pick up: ") for _, summary in found)
+    # Jonas's card leaves: the feed keeps Karen's events, no longer named (one card).
+    await bot.store.remove_account(79, 2)
+    left = set((await events(bot, url)).values())
+    assert {(due, summary.removeprefix("Karen: ")) for due, summary in karen} <= left
+    assert not any("Jonas" in summary or "Karen" in summary for _, summary in left)

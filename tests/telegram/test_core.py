@@ -25,6 +25,7 @@ from library_bot.services import SERVICES_KEY, Services
 from library_bot.storage.tables import AccountRow
 from library_bot.telegram.handlers import COMMANDS
 from tests.fixtures.bot import BotFactory, BotHarness, library_environment
+from tests.fixtures.patrons import JONAS, KAREN
 
 CHAT = 6001
 
@@ -291,3 +292,23 @@ async def test_refused_token_is_forgotten_and_patron_told_once(bot: BotHarness) 
     # What actually happened, not "not logged in yet".
     assert "udløbet eller blev afvist" in again.text
     assert "endnu" not in again.text
+
+
+async def test_a_family_card_is_warned_and_forgotten_by_name(bot: BotHarness) -> None:
+    chat = CHAT + 40
+    await bot.connect(chat, KAREN)
+    await bot.connect(chat, JONAS)
+    await bot.store.set_label(chat, 2, "Jonas")
+    statement = (
+        update(AccountRow)
+        .where(AccountRow.chat_id == chat, AccountRow.card == 2)  # type: ignore[arg-type]
+        .values(token_expires_at=datetime.now(UTC) + timedelta(days=2, hours=1))
+    )
+    await bot.store.database.run(lambda conn: conn.execute(statement))
+    before = len(bot.telegram.sent(chat))
+    await _run_expiry_job(bot)
+    warning = await bot.next_message(chat, before)
+    assert warning.html.startswith("👤 <b>Jonas</b>\n") and "udløber om 3 dage" in warning.text
+    # Only Jonas's card was warned; Karen's has no expiry.
+    assert not (await bot.store.account(chat, 1)).expiry_warned  # type: ignore[union-attr]
+    assert (await bot.store.account(chat, 2)).expiry_warned  # type: ignore[union-attr]
