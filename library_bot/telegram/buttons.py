@@ -42,6 +42,8 @@ class CancelHold:
     order_type: str | None = None
     title: str = ""
     confirm: bool = False
+    # The card the hold is on (absent in a button stored before cards: card 1).
+    card: int = 1
 
 
 @dataclass(frozen=True)
@@ -98,6 +100,8 @@ class OrderFound:
 
     ACTION: ClassVar[str] = "search"
     pid: str
+    # The card to order with (/recommend's, made for one card); None: /order asks which.
+    card: int | None = None
 
 
 @dataclass(frozen=True)
@@ -143,6 +147,13 @@ class ListPage:
     kind: str
     buttons: dict[str, str] | None = None
     head: str | None = None
+    # With several cards: the card shown (None: every card), and the stored id of the view of
+    # each card ("0": every card) for the row of buttons that switches between them.
+    card: int | None = None
+    views: dict[str, str] | None = None
+    # A /renew of several cards: each card's "renew all" button's stored id (`buttons` is then
+    # keyed "<card>:<loan id>").
+    heads: dict[str, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -221,3 +232,11 @@ def decode(stored: dict[str, Any], *kinds: type[P]) -> P | None:
             continue
         return found
     return None
+
+
+@dataclass(frozen=True)
+class RecommendFor:
+    """/recommend with several cards: suggestions from this card's loans."""
+
+    ACTION: ClassVar[str] = "recfor"
+    card: int

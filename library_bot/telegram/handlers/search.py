@@ -19,6 +19,7 @@ from library_bot.library.deadline import Deadline
 from library_bot.library.errors import LibraryError
 from library_bot.services import services
 from library_bot.telegram.buttons import OrderFound, Payload, decode
+from library_bot.telegram.handlers.cardlists import require_card
 from library_bot.telegram.handlers.order import prepare_order, valid_pid
 from library_bot.telegram.ui import (
     NO_PREVIEW,
@@ -159,15 +160,19 @@ async def run_search(update: Update, context: Context, lang: str, words: str) ->
 
 
 async def search_callback(update: Update, context: Context) -> None:
-    """A result's "Order" button: the confirmation of `/order <pid>`."""
+    """A result's (or a suggestion's) "Order" button: the confirmation of `/order <pid>`, with
+    the card the button names (a suggestion's, from that card's loans)."""
     ref = await resolve_callback(update, context)
     if ref is None:
         return
     lang = await lang_of(update, context)
-    account = await require_account(update, context)
+    found = decode(ref.payload, OrderFound)
+    if found is not None and found.card is not None:
+        account = await require_card(update, context, found.card)
+    else:
+        account = await require_account(update, context)
     if account is None:
         return
-    found = decode(ref.payload, OrderFound)
     pid = found.pid if found is not None else ""
     if not valid_pid(pid):
         await send(context.bot, chat_id_of(update), t(lang, "common.stale_button"))
