@@ -529,14 +529,14 @@ def _expired(expires_at: datetime | None) -> bool:
 
 
 async def require_account(
-    update: Update, context: Context, card: int | None = None
+    update: Update, context: Context, card: int | None = None, *, known: list[Account] | None = None
 ) -> Account | None:
     """The chat's card `card` (None: its first), or None after telling the patron how to
-    connect one."""
+    connect one. `known`: the chat's cards, when the caller has read them already."""
     chat_id = chat_id_of(update)
     store = services(context).store
     if card is None:
-        cards = await store.cards(chat_id)
+        cards = known if known is not None else await store.cards(chat_id)
         account = cards[0] if cards else None
     else:
         account = await store.account(chat_id, card)

@@ -216,6 +216,18 @@ async def test_order_asks_which_card_and_uses_its_token_and_branch(bot: BotHarne
     assert ask is not None and "Pick-up at Københavns Hovedbibliotek." in ask.text
 
 
+async def test_a_search_result_asks_which_card_to_order_with(bot: BotHarness) -> None:
+    await two_cards(bot, CHAT)
+    [results] = await command(bot, CHAT, "/search karen blixen")
+    which = await bot.tap(CHAT, results, buttons(results)[1])
+    assert which is not None and which.text == "Which card do you want to order with?"
+    ask = await bot.tap(CHAT, which, "👤 Ole")
+    assert ask is not None and ask.text.startswith("Do you want to order Babettes gæstebud")
+    done = await bot.tap(CHAT, ask, "📥 Yes, order it")
+    assert done is not None and bot.sandbox.calls[ORDER_CALLS] == 1
+    assert bot.sandbox.patron_data(OLE).orders[-1]["title"] == "Babettes gæstebud"
+
+
 async def test_one_card_orders_without_asking(bot: BotHarness) -> None:
     await log_in(bot, CHAT, OLE)
     ask = await bot.send(CHAT, f"/order {LITTLE_PRINCE}")

@@ -101,7 +101,7 @@ async def loans_command(update: Update, context: Context) -> None:
     # Read while the platform answers: the list needs both, and this one is off the path.
     store = services(context).store
     reading = asyncio.ensure_future(store.refusals(chat_id_of(update), card_number(cards)))
-    started = await loans_status(update, context, "borrower.loans.empty")
+    started = await loans_status(update, context, "borrower.loans.empty", cards=cards)
     refusals = await reading
     if started is None:
         return
@@ -160,7 +160,7 @@ async def holds_command(update: Update, context: Context) -> None:
         await card_holds(update, context)
         return
     deadline = Deadline()
-    started = await command_status(update, context, deadline)
+    started = await command_status(update, context, deadline, cards=cards)
     if started is None:
         return
     lang, status = started
@@ -348,10 +348,11 @@ async def _keep_hold(update: Update, context: Context, lang: str, keep: KeepHold
 
 
 async def debt_command(update: Update, context: Context) -> None:
-    if len(await chat_cards(update, context)) > 1:
+    cards = await chat_cards(update, context)
+    if len(cards) > 1:
         await card_debt(update, context)
         return
-    started = await command_status(update, context)
+    started = await command_status(update, context, cards=cards)
     if started is None:
         return
     lang, status = started

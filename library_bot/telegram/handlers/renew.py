@@ -177,7 +177,7 @@ async def renew_command(update: Update, context: Context) -> None:
         await card_renew(update, context)
         return
     card = card_number(cards)
-    started = await loans_status(update, context, "borrower.renew.empty")
+    started = await loans_status(update, context, "borrower.renew.empty", cards=cards)
     if started is None:
         return
     lang, status = started

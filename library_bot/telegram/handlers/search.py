@@ -20,7 +20,7 @@ from library_bot.library.errors import LibraryError
 from library_bot.services import services
 from library_bot.telegram.buttons import OrderFound, Payload, decode
 from library_bot.telegram.handlers.cardlists import require_card
-from library_bot.telegram.handlers.order import prepare_order, valid_pid
+from library_bot.telegram.handlers.order import order_found, prepare_order, valid_pid
 from library_bot.telegram.ui import (
     NO_PREVIEW,
     SHORT_TITLE,
@@ -32,7 +32,6 @@ from library_bot.telegram.ui import (
     one_per_row,
     public_failure,
     reply,
-    require_account,
     resolve_callback,
     send,
     send_messages,
@@ -167,13 +166,17 @@ async def search_callback(update: Update, context: Context) -> None:
         return
     lang = await lang_of(update, context)
     found = decode(ref.payload, OrderFound)
-    if found is not None and found.card is not None:
-        account = await require_card(update, context, found.card)
-    else:
-        account = await require_account(update, context)
+    pid = found.pid if found is not None else ""
+    if found is None or found.card is None:
+        if not valid_pid(pid):
+            await send(context.bot, chat_id_of(update), t(lang, "common.stale_button"))
+            return
+        # A search's result: "which card?" when the chat has several.
+        await order_found(update, context, lang, pid)
+        return
+    account = await require_card(update, context, found.card)
     if account is None:
         return
-    pid = found.pid if found is not None else ""
     if not valid_pid(pid):
         await send(context.bot, chat_id_of(update), t(lang, "common.stale_button"))
         return

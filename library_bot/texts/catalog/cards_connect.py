@@ -3,7 +3,7 @@ out), /logout's and /order's "which card", and the login warnings naming a card.
 
 from __future__ import annotations
 
-from library_bot.texts.catalog import Message, _, _n
+from library_bot.texts.catalog import Message, _
 
 MESSAGES: tuple[Message, ...] = (
     # TRANSLATORS: {name} is a card's name (the holder's first name); the result fills {card}.
@@ -64,17 +64,4 @@ MESSAGES: tuple[Message, ...] = (
     _("cards.remaining", "Still connected here: {names}."),
     _("cards.order_which", "Which card do you want to order with?"),
     _("cards.order_card", "👤 {name}"),
-    _n(
-        "cards.expiry_named",
-        "⏳ The library login of {card} expires in {days} day. Log in again as its holder to "
-        "keep getting reminders.",
-        "⏳ The library login of {card} expires in {days} days. Log in again as its holder to "
-        "keep getting reminders.",
-        n="days",
-    ),
-    _(
-        "cards.expired_named",
-        "🔑 The library login of {card} has expired, so I have forgotten that card. Log in "
-        "again as its holder.",
-    ),
 )
