@@ -124,7 +124,7 @@ async def require_card(update: Update, context: Context, card: int) -> Account |
         name = card_name(account, lang)
         await send_login(context, chat_id, lang, lead=t(lang, "lists.card_expired", name=name))
     else:
-        await send(context.bot, chat_id, t(lang, "lists.card_gone"))
+        await send(context.bot, chat_id, t(lang, "cards.gone"))
     return None
 
 
@@ -163,7 +163,7 @@ async def answer_card_error(
     ):
         await answer_query(update)
         if not await forget_card(context, account, lang):
-            await send(context.bot, chat_id_of(update), t(lang, "lists.card_gone"))
+            await send(context.bot, chat_id_of(update), t(lang, "cards.gone"))
         return
     await answer_library_error(update, context, exc, lang, edit=edit, card=account.card)
 

@@ -32,22 +32,22 @@ from library_bot.telegram.buttons import (
     decode,
 )
 from library_bot.telegram.cards import card_name, require_cards
+from library_bot.telegram.handlers.cardlists import require_card
 from library_bot.telegram.ui import (
     BUTTON_TITLE,
     MAX_BUTTONS,
     PAYLOAD_TITLE,
     Context,
     answer_library_error,
-    answer_query,
     callback_buttons,
     chat_id_of,
+    claim_once,
     lang_of,
     one_per_row,
     peek_callback,
     plain,
     public_failure,
     reply,
-    require_account,
     resolve_callback,
     send,
 )
@@ -56,7 +56,7 @@ from library_bot.texts.formatting import shorten
 
 if TYPE_CHECKING:
     from library_bot.library.models import Branch, Work
-    from library_bot.storage.store import Account, CallbackRef
+    from library_bot.storage.store import Account
 
 log = logging.getLogger(__name__)
 
@@ -149,7 +149,7 @@ async def card_tapped(update: Update, context: Context) -> None:
     if tapped is None or not valid_pid(tapped.pid):
         await send(context.bot, chat_id_of(update), t(lang, "common.stale_button"))
         return
-    account = await card_account(update, context, lang, tapped.card)
+    account = await require_card(update, context, tapped.card)
     if account is None:
         return
     await prepare_order(
@@ -162,19 +162,6 @@ async def card_tapped(update: Update, context: Context) -> None:
         wanted=tapped.wanted,
         edit=True,
     )
-
-
-async def card_account(update: Update, context: Context, lang: str, card: int) -> Account | None:
-    """The chat's card `card` for a tapped button, or None once the patron is told why not:
-    that card is gone while others are here, or what `require_account` says (no card, or an
-    expired login)."""
-    store = services(context).store
-    chat_id = chat_id_of(update)
-    if await store.account(chat_id, card) is None and await store.cards(chat_id):
-        await answer_query(update)
-        await send(context.bot, chat_id, t(lang, "cards.gone"))
-        return None
-    return await require_account(update, context, card)
 
 
 async def prepare_order(
@@ -286,7 +273,7 @@ async def branch_callback(update: Update, context: Context) -> None:
     if not isinstance(tapped, PickBranch | ChooseBranch):
         await send(context.bot, chat_id_of(update), t(lang, "common.stale_button"))
         return
-    account = await card_account(update, context, lang, tapped.card)
+    account = await require_card(update, context, tapped.card)
     if account is None:
         return
     if isinstance(tapped, PickBranch):
@@ -374,7 +361,10 @@ async def order_callback(update: Update, context: Context) -> None:
         return
     placing = decode(peek.payload, PlaceOrder) if peek is not None else None
     card = placing.card if placing is not None else 1
-    claimed = await _claim(update, context, lang, card)
+    # The tapped "yes" is claimed only once the card it is for is known to be connected.
+    claimed = await claim_once(
+        update, context, lang, ALREADY, require=lambda u, c: require_card(u, c, card)
+    )
     if claimed is None:
         return
     account, ref = claimed
@@ -383,31 +373,6 @@ async def order_callback(update: Update, context: Context) -> None:
         await send(context.bot, chat_id_of(update), t(lang, "common.stale_button"))
         return
     await place_order(update, context, account, order, lang)
-
-
-async def _claim(
-    update: Update, context: Context, lang: str, card: int
-) -> tuple[Account, CallbackRef] | None:
-    """`ui.claim_once` for the card the order is for: the card and the tapped "yes", claimed
-    atomically only once the card is known to be connected; a later tap is told "already"."""
-    peek = await peek_callback(update, context)
-    if peek is not None and peek.used_at is not None:
-        services(context).metrics.callback(peek.action, "claimed")
-        await answer_query(update, t(lang, ALREADY))
-        return None
-    ref = await resolve_callback(update, context)
-    if ref is None:
-        again = await peek_callback(update, context)
-        if again is not None and again.used_at is not None:
-            await send(context.bot, chat_id_of(update), t(lang, ALREADY))
-        return None
-    account = await card_account(update, context, lang, card)
-    if account is None:
-        return None
-    if await services(context).store.claim_callback(ref.id, chat_id_of(update)) is None:
-        await send(context.bot, chat_id_of(update), t(lang, ALREADY))
-        return None
-    return account, ref
 
 
 async def _abort(update: Update, context: Context, lang: str) -> None:

@@ -38,5 +38,4 @@ MESSAGES: tuple[Message, ...] = (
         "🔑 The login of {name}'s card has expired. Log in as {name} to connect it again; the "
         "other cards are unchanged.",
     ),
-    _("lists.card_gone", "That card is no longer connected in this chat. See /cards."),
 )
