@@ -19,6 +19,7 @@ from library_bot.telegram.handlers import (
     COMMANDS,
     borrower,
     calendar,
+    cards,
     connect,
     fallback,
     freetext,
@@ -86,6 +87,7 @@ def area_handlers() -> list[BaseHandler[Any, Any, Any]]:
     areas = (
         start,
         connect,
+        cards,
         borrower,
         order,
         search,

@@ -42,6 +42,8 @@ class CancelHold:
     order_type: str | None = None
     title: str = ""
     confirm: bool = False
+    # The card the hold is on (absent in a button stored before cards: card 1).
+    card: int = 1
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,7 @@ class PlaceOrder:
     pid: str
     branch: str = ""
     title: str = ""
+    card: int = 1  # stored before several cards: card 1
 
 
 @dataclass(frozen=True)
@@ -78,6 +81,7 @@ class PickBranch:
     ACTION: ClassVar[str] = "branch"
     pid: str
     branch: str
+    card: int = 1
 
 
 @dataclass(frozen=True)
@@ -87,6 +91,7 @@ class ChooseBranch:
     ACTION: ClassVar[str] = "branch"
     pid: str
     title: str = ""
+    card: int = 1
 
 
 @dataclass(frozen=True)
@@ -95,6 +100,8 @@ class OrderFound:
 
     ACTION: ClassVar[str] = "search"
     pid: str
+    # The card to order with (/recommend's, made for one card); None: /order asks which.
+    card: int | None = None
 
 
 @dataclass(frozen=True)
@@ -140,6 +147,13 @@ class ListPage:
     kind: str
     buttons: dict[str, str] | None = None
     head: str | None = None
+    # With several cards: the card shown (None: every card), and the stored id of the view of
+    # each card ("0": every card) for the row of buttons that switches between them.
+    card: int | None = None
+    views: dict[str, str] | None = None
+    # A /renew of several cards: each card's "renew all" button's stored id (`buttons` is then
+    # keyed "<card>:<loan id>").
+    heads: dict[str, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -170,6 +184,34 @@ class ForgetChoice:
     confirm: bool
 
 
+@dataclass(frozen=True)
+class OrderCard:
+    """ "Which card?" of /order (or a search result's "Order") in a chat with several cards:
+    goes on with `/order <pid> [branch]` for `card`."""
+
+    ACTION: ClassVar[str] = "ocard"
+    pid: str
+    card: int
+    branch: str | None = None
+    wanted: str | None = None
+
+
+@dataclass(frozen=True)
+class LogoutCard:
+    """/logout's "which card" and /cards' "🚪 Log out": logs out `card`, or every card (None)."""
+
+    ACTION: ClassVar[str] = "logout"
+    card: int | None = None
+
+
+@dataclass(frozen=True)
+class RenameCard:
+    """/cards' "✏️ Rename": asks for the card's new name."""
+
+    ACTION: ClassVar[str] = "rename"
+    card: int
+
+
 def encode(payload: Payload) -> dict[str, Any]:
     """The JSON object stored for `payload` (fields left at None are left out)."""
     fields = asdict(payload)  # type: ignore[call-overload]
@@ -190,3 +232,11 @@ def decode(stored: dict[str, Any], *kinds: type[P]) -> P | None:
             continue
         return found
     return None
+
+
+@dataclass(frozen=True)
+class RecommendFor:
+    """/recommend with several cards: suggestions from this card's loans."""
+
+    ACTION: ClassVar[str] = "recfor"
+    card: int

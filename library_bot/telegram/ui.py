@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import html
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -368,12 +368,18 @@ async def resolve_callback(
 
 
 async def claim_once(
-    update: Update, context: Context, lang: str, already_key: str
+    update: Update,
+    context: Context,
+    lang: str,
+    already_key: str,
+    *,
+    require: Callable[[Update, Context], Awaitable[Account | None]] | None = None,
 ) -> tuple[Account, CallbackRef] | None:
     """The account and the tapped button's row, for a button that acts exactly once.
 
-    The row is claimed atomically only once the patron is known to be connected. A later tap,
-    or one that loses a race, is told `already_key` instead of "stale button".
+    The row is claimed atomically only once the patron is known to be connected (`require`
+    finds the account the button acts for: the chat's card 1 unless given). A later tap, or one
+    that loses a race, is told `already_key` instead of "stale button".
     """
     query = update.callback_query
     assert query is not None
@@ -388,7 +394,7 @@ async def claim_once(
         if again is not None and again.used_at is not None:
             await send(context.bot, chat_id_of(update), t(lang, already_key))
         return None
-    account = await require_account(update, context)
+    account = await (require or require_account)(update, context)
     if account is None:
         return None
     if await services(context).store.claim_callback(ref.id, chat_id_of(update)) is None:
@@ -523,14 +529,14 @@ def _expired(expires_at: datetime | None) -> bool:
 
 
 async def require_account(
-    update: Update, context: Context, card: int | None = None
+    update: Update, context: Context, card: int | None = None, *, known: list[Account] | None = None
 ) -> Account | None:
     """The chat's card `card` (None: its first), or None after telling the patron how to
-    connect one."""
+    connect one. `known`: the chat's cards, when the caller has read them already."""
     chat_id = chat_id_of(update)
     store = services(context).store
     if card is None:
-        cards = await store.cards(chat_id)
+        cards = known if known is not None else await store.cards(chat_id)
         account = cards[0] if cards else None
     else:
         account = await store.account(chat_id, card)

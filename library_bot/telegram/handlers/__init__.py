@@ -23,6 +23,7 @@ COMMANDS = (
     "reminders",
     "calendar",
     "language",
+    "cards",
     "logout",
     "forget",
 )

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from telegram import Update
+from telegram import InlineKeyboardButton, Update
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
 from library_bot.library.deadline import Deadline
@@ -17,14 +17,31 @@ from library_bot.rules.renewals import refusal_for, renew_window
 from library_bot.rules.urgency import hold_is_ready, sort_holds, sort_loans
 from library_bot.services import services
 from library_bot.telegram.buttons import ButtonId, CancelHold, KeepHold, ListPage, Payload, decode
+from library_bot.telegram.cards import require_cards
 from library_bot.telegram.handlers import renew
+from library_bot.telegram.handlers.cardlists import (
+    ALL,
+    CardStatus,
+    Section,
+    answer_card_error,
+    card_number,
+    chat_cards,
+    fetch_cards,
+    for_card,
+    kept_cards,
+    only_card,
+    section_pages,
+    shown_cards,
+    store_views,
+    view_rows,
+)
 from library_bot.telegram.handlers.common import command_status, loans_status
 from library_bot.telegram.ui import (
     BUTTON_TITLE,
     PAYLOAD_TITLE,
     Context,
-    answer_library_error,
     callback_buttons,
+    chat_and_lang,
     chat_id_of,
     chat_settings,
     claim_once,
@@ -32,6 +49,7 @@ from library_bot.telegram.ui import (
     one_per_row,
     page_row,
     peek_callback,
+    plain,
     reply,
     resolve_callback,
     send,
@@ -48,6 +66,7 @@ from library_bot.texts.formatting import (
     split_messages,
 )
 from library_bot.texts.render import (
+    SEP,
     debt_total,
     holds_summary,
     loans_summary,
@@ -58,7 +77,7 @@ from library_bot.texts.render import (
 )
 
 if TYPE_CHECKING:
-    from library_bot.library.models import BorrowerStatus
+    from library_bot.library.models import BorrowerStatus, Hold
     from library_bot.storage.store import Account, Refusal
 
 log = logging.getLogger(__name__)
@@ -70,13 +89,19 @@ log = logging.getLogger(__name__)
 # the summary and the footer fit beside them in one message.
 LOANS_PER_PAGE = 10
 HOLDS_PER_PAGE = 8
+DEBT_PER_PAGE = 15
 PAGE_LIMIT = 3400
 
 
 async def loans_command(update: Update, context: Context) -> None:
+    cards = await chat_cards(update, context)
+    if len(cards) > 1:
+        await card_loans(update, context)
+        return
     # Read while the platform answers: the list needs both, and this one is off the path.
-    reading = asyncio.ensure_future(services(context).store.refusals(chat_id_of(update)))
-    started = await loans_status(update, context, "borrower.loans.empty")
+    store = services(context).store
+    reading = asyncio.ensure_future(store.refusals(chat_id_of(update), card_number(cards)))
+    started = await loans_status(update, context, "borrower.loans.empty", cards=cards)
     refusals = await reading
     if started is None:
         return
@@ -130,12 +155,16 @@ async def renew_window_of(update: Update, context: Context) -> int:
 
 
 async def holds_command(update: Update, context: Context) -> None:
+    cards = await chat_cards(update, context)
+    if len(cards) > 1:
+        await card_holds(update, context)
+        return
     deadline = Deadline()
-    started = await command_status(update, context, deadline)
+    started = await command_status(update, context, deadline, cards=cards)
     if started is None:
         return
     lang, status = started
-    await show_holds(update, context, lang, status, deadline)
+    await show_holds(update, context, lang, status, deadline, card=card_number(cards))
 
 
 async def show_holds(
@@ -146,8 +175,11 @@ async def show_holds(
     deadline: Deadline,
     page: int = 0,
     ref_id: str | None = None,
+    *,
+    card: int = 1,
 ) -> None:
-    """One page of the holds with a cancel button each; ◀ ▶ under a list longer than a page."""
+    """One page of the holds (of the chat's one card, `card`) with a cancel button each; ◀ ▶
+    under a list longer than a page."""
     if not status.orders:
         await reply(update, context, t(lang, "borrower.holds.empty"))
         return
@@ -175,7 +207,9 @@ async def show_holds(
     specs: list[tuple[str, Payload]] = []
     for hold in holds[first : first + len(pages[page])]:
         title = hold.title or t(lang, "render.untitled")
-        payload = CancelHold(hold.order_id, hold.order_type, shorten(title, PAYLOAD_TITLE))
+        payload = CancelHold(
+            hold.order_id, hold.order_type, shorten(title, PAYLOAD_TITLE), card=card
+        )
         text = t(lang, "borrower.holds.cancel_button", title=Raw(shorten(title, BUTTON_TITLE)))
         specs.append((text, payload))
     buttons = one_per_row(await callback_buttons(update, context, specs))
@@ -205,6 +239,12 @@ async def page_callback(update: Update, context: Context) -> None:
         page = int(str(query.data).split(":", 2)[2])
     except (IndexError, ValueError):
         page = 0
+    if listing.views is not None:  # a list of several cards
+        if listing.kind in SECTIONED:
+            await SECTIONED[listing.kind](update, context, listing.card, page, listing.views)
+        elif listing.kind == "renew":
+            await renew.card_renew(update, context, listing, page)
+        return
     if listing.kind == "renew":
         await renew.show_page(update, context, page, ref.id, listing)
         return
@@ -212,9 +252,11 @@ async def page_callback(update: Update, context: Context) -> None:
         deadline = Deadline()
         started = await command_status(update, context, deadline, edit=False)
         if started is not None:
-            await show_holds(update, context, *started, deadline, page, ref.id)
+            card = await only_card(update, context)
+            await show_holds(update, context, *started, deadline, page, ref.id, card=card)
         return
-    reading = asyncio.ensure_future(services(context).store.refusals(chat_id_of(update)))
+    card = await only_card(update, context)
+    reading = asyncio.ensure_future(services(context).store.refusals(chat_id_of(update), card))
     started = await loans_status(update, context, "borrower.loans.empty", edit=False)
     refusals = await reading
     if started is not None:
@@ -227,7 +269,9 @@ async def cancel_callback(update: Update, context: Context) -> None:
     peek = await peek_callback(update, context)
     seen = decode(peek.payload, KeepHold, CancelHold) if peek is not None else None
     if isinstance(seen, CancelHold) and seen.confirm:
-        claimed = await claim_once(update, context, lang, "borrower.cancel.already")
+        claimed = await claim_once(
+            update, context, lang, "borrower.cancel.already", require=for_card(seen.card)
+        )
         if claimed is not None:
             await _cancel_hold(update, context, lang, claimed[0], seen)
         return
@@ -285,7 +329,7 @@ async def _cancel_hold(
             # Sent once, never answered readably: the hold may be cancelled or not.
             await reply(update, context, t(lang, "borrower.cancel.maybe", title=title))
             return
-        await answer_library_error(update, context, exc, lang)
+        await answer_card_error(update, context, exc, lang, account, edit=True)
         return
     key = "borrower.cancel.done" if result.deleted else "borrower.cancel.not_done"
     await reply(update, context, t(lang, key, title=title))
@@ -304,7 +348,11 @@ async def _keep_hold(update: Update, context: Context, lang: str, keep: KeepHold
 
 
 async def debt_command(update: Update, context: Context) -> None:
-    started = await command_status(update, context)
+    cards = await chat_cards(update, context)
+    if len(cards) > 1:
+        await card_debt(update, context)
+        return
+    started = await command_status(update, context, cards=cards)
     if started is None:
         return
     lang, status = started
@@ -324,6 +372,232 @@ async def debt_command(update: Update, context: Context) -> None:
         footer=footer,
     )
     await send_messages(update, context, messages)
+
+
+# --- several cards: a section per card -------------------------------------------------------
+
+
+async def _card_statuses(
+    update: Update, context: Context, view: int | None
+) -> tuple[str, list[Account], list[CardStatus]] | None:
+    """The language, the chat's cards and the statuses of those the view shows; None once the
+    patron has been told that no card is connected."""
+    chat, lang = await chat_and_lang(update, context)
+    cards = await require_cards(update, context)
+    if not cards:
+        return None
+    statuses = await fetch_cards(context, shown_cards(cards, view), lang, Deadline(), chat)
+    return lang, kept_cards(cards, statuses), statuses
+
+
+async def _show_sections(
+    update: Update,
+    context: Context,
+    lang: str,
+    kind: str,
+    cards: list[Account],
+    header: str,
+    pages: list[list[str]],
+    view: int | None,
+    page: int,
+    views: dict[str, str] | None,
+    *,
+    above: list[list[InlineKeyboardButton]] | None = None,
+    footer: str = "",
+) -> None:
+    """One page of a sectioned list, with ◀ ▶ when it has more and the card buttons."""
+    if views is None:
+        views = await store_views(update, context, kind, cards)
+    buttons = list(above or [])
+    if len(pages) > 1:
+        buttons.append(page_row(lang, views[str(view) if view else ALL], page, len(pages)))
+    buttons.extend(view_rows(lang, cards, views, view))
+    text = "\n\n".join(part for part in (header, *pages[page], footer) if part)
+    await reply(update, context, text, buttons=buttons)
+
+
+async def card_loans(
+    update: Update,
+    context: Context,
+    view: int | None = None,
+    page: int = 0,
+    views: dict[str, str] | None = None,
+) -> None:
+    """/loans with several cards: a section per card (or only card `view`)."""
+    found = await _card_statuses(update, context, view)
+    if found is None:
+        return
+    lang, cards, statuses = found
+    store = services(context).store
+    chat_id = chat_id_of(update)
+    today = today_in(context)
+    window = await renew_window_of(update, context)
+    sections: list[Section] = []
+    total = 0
+    for card in statuses:
+        trouble = card.trouble(lang)
+        if trouble is not None or card.status is None:
+            sections.append(Section(card.name, trouble or "", ()))
+            continue
+        loans = sort_loans(card.status.loans)
+        if not loans:
+            sections.append(Section(card.name, t(lang, "lists.loans.none"), ()))
+            continue
+        refusals = await store.refusals(chat_id, card=card.card)
+        entries = []
+        refused = 0
+        for loan in loans:
+            refusal = refusal_for(loan, refusals)
+            reason = reason_text(refusal.reason, lang) if refusal is not None else None
+            refused += refusal is not None
+            entries.append(render_loan(loan, today, lang, reason))
+        summary = loans_summary(loans, today, lang, window, refused)
+        lead = SEP.join((t(lang, "lists.loans.count", count=len(loans)), summary))
+        sections.append(Section(card.name, lead, entries))
+        total += len(loans)
+    if not total and view is None and all(card.status is not None for card in statuses):
+        await reply(update, context, t(lang, "borrower.loans.empty"))
+        return
+    pages = section_pages(lang, sections, per_page=LOANS_PER_PAGE, limit=PAGE_LIMIT)
+    page = max(0, min(page, len(pages) - 1))
+    header = t(lang, "borrower.loans.header", count=total)
+    await _show_sections(update, context, lang, "loans", cards, header, pages, view, page, views)
+
+
+async def card_holds(
+    update: Update,
+    context: Context,
+    view: int | None = None,
+    page: int = 0,
+    views: dict[str, str] | None = None,
+) -> None:
+    """/holds with several cards: a section per card (or only card `view`), each hold with its
+    card's cancel button."""
+    found = await _card_statuses(update, context, view)
+    if found is None:
+        return
+    lang, cards, statuses = found
+    svc = services(context)
+    every = [hold for card in statuses if card.status for hold in card.status.orders]
+    names = await svc.branches.lookup(
+        svc.library, (hold.pick_up_agency for hold in every), Deadline()
+    )
+    today = today_in(context)
+    sections: list[Section] = []
+    items: list[tuple[int, Hold] | None] = []  # per block of the pages: a hold and its card
+    total = 0
+    for card in statuses:
+        trouble = card.trouble(lang)
+        if trouble is not None or card.status is None:
+            sections.append(Section(card.name, trouble or "", ()))
+            items.append(None)
+            continue
+        holds = sort_holds(card.status.orders)
+        if not holds:
+            sections.append(Section(card.name, t(lang, "lists.holds.none"), ()))
+            items.append(None)
+            continue
+        entries = []
+        ready_seen = waiting_seen = False
+        for hold in holds:
+            entry = render_hold(hold, today, lang, names)
+            if hold_is_ready(hold):
+                if not ready_seen:
+                    entry = f"{t(lang, 'borrower.holds.ready')}\n{entry}"
+                    ready_seen = True
+            elif not waiting_seen:
+                entry = f"{t(lang, 'borrower.holds.waiting')}\n{entry}"
+                waiting_seen = True
+            entries.append(entry)
+            items.append((card.card, hold))
+        lead = SEP.join(
+            (t(lang, "lists.holds.count", count=len(holds)), holds_summary(holds, lang))
+        )
+        sections.append(Section(card.name, lead, entries))
+        total += len(holds)
+    if not total and view is None and all(card.status is not None for card in statuses):
+        await reply(update, context, t(lang, "borrower.holds.empty"))
+        return
+    pages = section_pages(lang, sections, per_page=HOLDS_PER_PAGE, limit=PAGE_LIMIT)
+    page = max(0, min(page, len(pages) - 1))
+    first = sum(len(earlier) for earlier in pages[:page])
+    specs: list[tuple[str, Payload]] = []
+    several = len(statuses) > 1
+    names_of = {card.card: card.name for card in statuses}
+    for item in items[first : first + len(pages[page])]:
+        if item is None:
+            continue
+        number, hold = item
+        title = hold.title or t(lang, "render.untitled")
+        payload = CancelHold(
+            hold.order_id, hold.order_type, shorten(title, PAYLOAD_TITLE), card=number
+        )
+        text = t(lang, "borrower.holds.cancel_button", title=Raw(shorten(title, BUTTON_TITLE)))
+        if several:
+            text = t(lang, "lists.button_of", label=text, name=names_of[number])
+        specs.append((plain(text), payload))
+    above = one_per_row(await callback_buttons(update, context, specs))
+    header = t(lang, "borrower.holds.header", count=total)
+    footer = t(lang, "borrower.holds.footer") if specs else ""
+    await _show_sections(
+        update,
+        context,
+        lang,
+        "holds",
+        cards,
+        header,
+        pages,
+        view,
+        page,
+        views,
+        above=above,
+        footer=footer,
+    )
+
+
+async def card_debt(
+    update: Update,
+    context: Context,
+    view: int | None = None,
+    page: int = 0,
+    views: dict[str, str] | None = None,
+) -> None:
+    """/debt with several cards: a section per card (or only card `view`), each with its total."""
+    found = await _card_statuses(update, context, view)
+    if found is None:
+        return
+    lang, cards, statuses = found
+    today = today_in(context)
+    sections: list[Section] = []
+    owed = 0
+    for card in statuses:
+        trouble = card.trouble(lang)
+        if trouble is not None or card.status is None:
+            sections.append(Section(card.name, trouble or "", ()))
+            continue
+        items = [item for item in card.status.debt if not is_zero_amount(item.amount)]
+        if not items:
+            sections.append(Section(card.name, t(lang, "lists.debt.none"), ()))
+            continue
+        total = debt_total(items)
+        lead = (
+            t(lang, "render.debt.total", amount=format_amount(total[0], total[1], lang))
+            if total is not None
+            else ""
+        )
+        sections.append(Section(card.name, lead, render_debt(items, today, lang)))
+        owed += len(items)
+    if not owed and view is None and all(card.status is not None for card in statuses):
+        await reply(update, context, t(lang, "borrower.debt.none"))
+        return
+    pages = section_pages(lang, sections, per_page=DEBT_PER_PAGE, limit=PAGE_LIMIT)
+    page = max(0, min(page, len(pages) - 1))
+    header = t(lang, "borrower.debt.header")
+    await _show_sections(update, context, lang, "debt", cards, header, pages, view, page, views)
+
+
+# A sectioned list's kind (`ListPage.kind`) -> what shows a page of it.
+SECTIONED = {"loans": card_loans, "holds": card_holds, "debt": card_debt}
 
 
 def handlers() -> list[BaseHandler[Any, Any, Any]]:

@@ -51,14 +51,20 @@ async def borrower_status(
 
 
 async def command_status(
-    update: Update, context: Context, deadline: Deadline | None = None, *, edit: bool = True
+    update: Update,
+    context: Context,
+    deadline: Deadline | None = None,
+    *,
+    edit: bool = True,
+    cards: list[Account] | None = None,
 ) -> tuple[str, BorrowerStatus] | None:
     """How every borrower command starts: the language, a connected account, a fresh status.
+    `cards`: the chat's cards when the caller has read them already.
 
     None once the patron has been answered (not connected, or the platform failed).
     """
     chat, lang = await chat_and_lang(update, context)
-    account = await require_account(update, context)
+    account = await require_account(update, context, known=cards)
     if account is None:
         return None
     deadline = deadline or Deadline()
@@ -67,11 +73,16 @@ async def command_status(
 
 
 async def loans_status(
-    update: Update, context: Context, empty_key: str, *, edit: bool = True
+    update: Update,
+    context: Context,
+    empty_key: str,
+    *,
+    edit: bool = True,
+    cards: list[Account] | None = None,
 ) -> tuple[str, BorrowerStatus] | None:
     """`command_status` for the commands about loans: None also when there are none, after
     telling the patron so with the text `empty_key`."""
-    started = await command_status(update, context, edit=edit)
+    started = await command_status(update, context, edit=edit, cards=cards)
     if started is None:
         return None
     lang, status = started

@@ -25,11 +25,14 @@ from library_bot.telegram.buttons import (
     AbortOrder,
     ButtonId,
     ChooseBranch,
+    OrderCard,
     Payload,
     PickBranch,
     PlaceOrder,
     decode,
 )
+from library_bot.telegram.cards import card_name, require_cards
+from library_bot.telegram.handlers.cardlists import require_card
 from library_bot.telegram.ui import (
     BUTTON_TITLE,
     MAX_BUTTONS,
@@ -45,7 +48,6 @@ from library_bot.telegram.ui import (
     plain,
     public_failure,
     reply,
-    require_account,
     resolve_callback,
     send,
 )
@@ -63,6 +65,7 @@ PID = re.compile(r"^\d{6}-[a-z]+:[A-Za-z0-9_\-]+$")
 ECHO_LIMIT = 60
 # Longest text taken for a branch's name.
 NAME_LIMIT = 100
+ALREADY = "borrower.order.already"
 
 
 def valid_pid(text: str) -> bool:
@@ -72,8 +75,8 @@ def valid_pid(text: str) -> bool:
 
 async def order_command(update: Update, context: Context) -> None:
     lang = await lang_of(update, context)
-    account = await require_account(update, context)
-    if account is None:
+    cards = await require_cards(update, context)
+    if not cards:
         return
     args = list(context.args or [])
     if not args:
@@ -95,7 +98,70 @@ async def order_command(update: Update, context: Context) -> None:
                 await reply(update, context, t(lang, "borrower.order.bad_branch", branch=echo))
                 return
             wanted = text
-    await prepare_order(update, context, account, lang, pid=pid, branch=branch, wanted=wanted)
+    if len(cards) > 1:
+        await ask_card(update, context, lang, cards, pid=pid, branch=branch, wanted=wanted)
+        return
+    await prepare_order(update, context, cards[0], lang, pid=pid, branch=branch, wanted=wanted)
+
+
+async def order_found(update: Update, context: Context, lang: str, pid: str) -> None:
+    """An "Order" button of a search or a suggestion: "which card?" with several cards, else
+    the confirmation of `/order <pid>`."""
+    cards = await require_cards(update, context)
+    if not cards:
+        return
+    if len(cards) > 1:
+        await ask_card(update, context, lang, cards, pid=pid)
+        return
+    await prepare_order(update, context, cards[0], lang, pid=pid)
+
+
+async def ask_card(
+    update: Update,
+    context: Context,
+    lang: str,
+    cards: Sequence[Account],
+    *,
+    pid: str,
+    branch: str | None = None,
+    wanted: str | None = None,
+) -> None:
+    """ "Which card?": one button per card; the order goes on for the card tapped
+    (`card_tapped`). A new message, so a tapped search result list keeps its buttons."""
+    specs: list[tuple[str, Payload]] = [
+        (
+            plain(t(lang, "cards.order_card", name=card_name(account, lang))),
+            OrderCard(pid, account.card, branch, wanted),
+        )
+        for account in cards
+    ]
+    buttons = one_per_row(await callback_buttons(update, context, specs))
+    await send(context.bot, chat_id_of(update), t(lang, "cards.order_which"), buttons=buttons)
+
+
+async def card_tapped(update: Update, context: Context) -> None:
+    """A card of "which card?": the order's confirmation for it, in the same message."""
+    lang = await lang_of(update, context)
+    ref = await resolve_callback(update, context)
+    if ref is None:
+        return
+    tapped = decode(ref.payload, OrderCard)
+    if tapped is None or not valid_pid(tapped.pid):
+        await send(context.bot, chat_id_of(update), t(lang, "common.stale_button"))
+        return
+    account = await require_card(update, context, tapped.card)
+    if account is None:
+        return
+    await prepare_order(
+        update,
+        context,
+        account,
+        lang,
+        pid=tapped.pid,
+        branch=tapped.branch,
+        wanted=tapped.wanted,
+        edit=True,
+    )
 
 
 async def prepare_order(
@@ -128,7 +194,7 @@ async def prepare_order(
             _home_branch(context, account, deadline) if branch is None else _nothing(),
         )
     except LibraryError as exc:
-        await answer_library_error(update, context, exc, lang)
+        await answer_library_error(update, context, exc, lang, card=account.card)
         return
     if work is None or not work.title:
         await send(context.bot, chat_id, t(lang, "borrower.order.not_found", pid=pid))
@@ -145,7 +211,7 @@ async def prepare_order(
             key = "borrower.order.branch_several" if found else "borrower.order.branch_not_found"
             lead = t(lang, key, wanted=shorten(wanted, ECHO_LIMIT))
             fits = [b for b in choices if branch_key(b.branch_id) in found] or choices
-            await _picker(update, context, lang, pid, title, fits, lead=lead, edit=edit)
+            await _picker(update, context, lang, account, pid, title, fits, lead=lead, edit=edit)
             return
         branch = found[0]
     branch = branch or home
@@ -156,7 +222,7 @@ async def prepare_order(
     checked = await svc.branches.check(svc.library, branch, deadline)
     if checked.known is False or not checked.pickup:
         if not given:
-            await _forget_branch(context, chat_id, branch)
+            await _forget_branch(context, account, branch)
         key = (
             "borrower.order.branch_unknown"
             if not checked.known
@@ -166,16 +232,16 @@ async def prepare_order(
         await send(context.bot, chat_id, t(lang, key, branch=name, pid=pid))
         return
     if given:
-        await svc.store.set_pickup_branch(chat_id, branch)
+        await svc.store.set_pickup_branch(chat_id, branch, account.card)
     names = await svc.branches.lookup(svc.library, [branch], deadline)
     short = shorten(title, PAYLOAD_TITLE)
     yes, no, change = await callback_buttons(
         update,
         context,
         [
-            (t(lang, "borrower.order.yes"), PlaceOrder(pid, branch, short)),
+            (t(lang, "borrower.order.yes"), PlaceOrder(pid, branch, short, account.card)),
             (t(lang, "borrower.order.no"), AbortOrder(ButtonId.of(0))),
-            (t(lang, "borrower.order.change_branch"), ChooseBranch(pid, short)),
+            (t(lang, "borrower.order.change_branch"), ChooseBranch(pid, short, account.card)),
         ],
     )
     text = t(
@@ -207,7 +273,7 @@ async def branch_callback(update: Update, context: Context) -> None:
     if not isinstance(tapped, PickBranch | ChooseBranch):
         await send(context.bot, chat_id_of(update), t(lang, "common.stale_button"))
         return
-    account = await require_account(update, context)
+    account = await require_card(update, context, tapped.card)
     if account is None:
         return
     if isinstance(tapped, PickBranch):
@@ -220,7 +286,7 @@ async def branch_callback(update: Update, context: Context) -> None:
     try:
         home = await _home_branch(context, account, deadline)
     except LibraryError as exc:
-        await answer_library_error(update, context, exc, lang, edit=False)
+        await answer_library_error(update, context, exc, lang, edit=False, card=account.card)
         return
     choices = await svc.branches.pickup_branches(svc.library, home, deadline) if home else None
     if not choices:
@@ -228,13 +294,14 @@ async def branch_callback(update: Update, context: Context) -> None:
             context.bot, chat_id_of(update), t(lang, "borrower.order.no_branches", pid=tapped.pid)
         )
         return
-    await _picker(update, context, lang, tapped.pid, tapped.title, choices, edit=True)
+    await _picker(update, context, lang, account, tapped.pid, tapped.title, choices, edit=True)
 
 
 async def _picker(
     update: Update,
     context: Context,
     lang: str,
+    account: Account,
     pid: str,
     title: str,
     branches: Sequence[Branch],
@@ -243,8 +310,7 @@ async def _picker(
     edit: bool = False,
 ) -> None:
     """The branches to pick up `pid` at, one button each; the saved one marked ✓."""
-    account = await services(context).store.account(chat_id_of(update))
-    saved = normalise_branch(account.pickup_branch if account else None)
+    saved = normalise_branch(account.pickup_branch)
     specs: list[tuple[str, Payload]] = []
     for branch in branches[:MAX_BUTTONS]:
         branch_id = branch_key(branch.branch_id)
@@ -253,7 +319,7 @@ async def _picker(
             "borrower.order.branch_saved" if branch_id == saved else "borrower.order.branch_button"
         )
         label = plain(t(lang, key, branch=name))
-        specs.append((label, PickBranch(pid, branch_id)))
+        specs.append((label, PickBranch(pid, branch_id, account.card)))
     buttons = one_per_row(await callback_buttons(update, context, specs))
     text = t(lang, "borrower.order.pick_branch", title=title or pid)
     if lead:
@@ -293,7 +359,12 @@ async def order_callback(update: Update, context: Context) -> None:
     if peek is not None and decode(peek.payload, AbortOrder) is not None:
         await _abort(update, context, lang)
         return
-    claimed = await claim_once(update, context, lang, "borrower.order.already")
+    placing = decode(peek.payload, PlaceOrder) if peek is not None else None
+    card = placing.card if placing is not None else 1
+    # The tapped "yes" is claimed only once the card it is for is known to be connected.
+    claimed = await claim_once(
+        update, context, lang, ALREADY, require=lambda u, c: require_card(u, c, card)
+    )
     if claimed is None:
         return
     account, ref = claimed
@@ -328,10 +399,12 @@ async def place_order(
         result = await Deadline().run(svc.library.order(account.token, [pid], branch))
     except LibraryError as exc:
         if isinstance(exc, ServiceUnavailable):
-            await check_soon(svc.store, svc.settings, chat_id_of(update))  # it may have gone in
+            await check_soon(
+                svc.store, svc.settings, chat_id_of(update), account.card
+            )  # it may have gone in
         if (exc.code or "").strip().lower() == "unknown_pickupagency":
             # Do not keep offering a branch the platform does not know.
-            await _forget_branch(context, chat_id_of(update), branch)
+            await _forget_branch(context, account, branch)
         text = _refusal(exc, lang, title=title, pid=pid, branch=branch, branch_name=branch_name)
         if text is not None and (exc.code or "").strip().lower() == "owned_own_catalogue":
             url = exc.url or svc.branches.catalogue(branch)
@@ -340,13 +413,15 @@ async def place_order(
         if text is not None:
             await reply(update, context, text)
             return
-        await answer_library_error(update, context, exc, lang)
+        await answer_library_error(update, context, exc, lang, card=account.card)
         if isinstance(exc, ServiceUnavailable):
             await send(context.bot, chat_id_of(update), t(lang, "borrower.order.maybe"))
         return
     log.info("order placed for chat %s", chat_id_of(update))
-    await check_soon(svc.store, svc.settings, chat_id_of(update))  # a new hold: checked daily
-    await watch_order(svc.store, svc.settings, chat_id_of(update), pid)
+    await check_soon(
+        svc.store, svc.settings, chat_id_of(update), account.card
+    )  # a new hold: checked daily
+    await watch_order(svc.store, svc.settings, chat_id_of(update), pid, account.card)
     if result.ors_id:
         text = t(
             lang, "borrower.order.placed", title=title, branch=branch_name, ors_id=result.ors_id
@@ -356,11 +431,9 @@ async def place_order(
     await reply(update, context, text)
 
 
-async def _forget_branch(context: Context, chat_id: int, branch: str) -> None:
-    store = services(context).store
-    account = await store.account(chat_id)
-    if account is not None and normalise_branch(account.pickup_branch) == branch:
-        await store.set_pickup_branch(chat_id, None)
+async def _forget_branch(context: Context, account: Account, branch: str) -> None:
+    if normalise_branch(account.pickup_branch) == branch:
+        await services(context).store.set_pickup_branch(account.chat_id, None, account.card)
 
 
 # The order system's reasons (OpenOrder, passed on by the platform in `error`) -> the text that
@@ -419,4 +492,5 @@ def handlers() -> list[BaseHandler[Any, Any, Any]]:
         CommandHandler("order", order_command),
         CallbackQueryHandler(order_callback, pattern=rf"^{PlaceOrder.ACTION}:"),
         CallbackQueryHandler(branch_callback, pattern=rf"^{PickBranch.ACTION}:"),
+        CallbackQueryHandler(card_tapped, pattern=rf"^{OrderCard.ACTION}:"),
     ]

@@ -5,6 +5,10 @@ The liked works are the loans' `titleId`s (the national bibliography's record id
 the latest due date stands for it. Everything on loan or on hold is passed as `ignore`. The
 recommender answers only pids; `/v3/work` gives their titles. An Order button leads to the same
 confirmation as `/order <material id>` (the handler of a search result's button).
+
+With several cards in the chat, /recommend first asks whose loans to go by (a family's tastes
+differ): one button per card; the suggestions then come from that card's loans, and their Order
+buttons order with that card.
 """
 
 from __future__ import annotations
@@ -15,23 +19,35 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from telegram import InlineKeyboardButton, Update
-from telegram.ext import BaseHandler, CommandHandler
+from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
 from library_bot.library.deadline import Deadline
 from library_bot.library.errors import LibraryError
 from library_bot.services import services
-from library_bot.telegram.buttons import OrderFound, Payload
+from library_bot.telegram.buttons import OrderFound, Payload, RecommendFor, decode
+from library_bot.telegram.cards import card_name
+from library_bot.telegram.handlers.cardlists import (
+    CARDS_PER_ROW,
+    answer_card_error,
+    chat_cards,
+    fetch_cards,
+    require_card,
+)
 from library_bot.telegram.handlers.common import borrower_status
 from library_bot.telegram.handlers.order import valid_pid
 from library_bot.telegram.handlers.whatson import one_message
 from library_bot.telegram.ui import (
     BUTTON_TITLE,
     Context,
-    answer_library_error,
     callback_buttons,
     chat_and_lang,
+    chat_id_of,
+    lang_of,
+    plain,
     reply,
     require_account,
+    resolve_callback,
+    send,
 )
 from library_bot.texts import Raw, t
 from library_bot.texts.formatting import shorten
@@ -39,6 +55,7 @@ from library_bot.texts.render import render_work
 
 if TYPE_CHECKING:
     from library_bot.library.models import BorrowerStatus, Loan, Work
+    from library_bot.storage.store import Account
 
 # The national bibliography, whose record ids the loans' and holds' `titleId`s are.
 NATIONAL_BIBLIOGRAPHY = "870970-basis"
@@ -75,6 +92,16 @@ def _pids(title_ids: Sequence[str | None]) -> list[str]:
 
 
 async def recommend_command(update: Update, context: Context) -> None:
+    cards = await chat_cards(update, context)
+    if len(cards) > 1:
+        lang = await lang_of(update, context)
+        specs: list[tuple[str, Payload]] = [
+            (plain(card_name(account, lang)), RecommendFor(account.card)) for account in cards
+        ]
+        rows = await callback_buttons(update, context, specs)
+        buttons = [rows[n : n + CARDS_PER_ROW] for n in range(0, len(rows), CARDS_PER_ROW)]
+        await reply(update, context, t(lang, "lists.recommend.which"), buttons=buttons)
+        return
     _, lang = await chat_and_lang(update, context)
     account = await require_account(update, context)
     if account is None:
@@ -83,6 +110,42 @@ async def recommend_command(update: Update, context: Context) -> None:
     status = await borrower_status(update, context, account, lang, deadline)
     if status is None:
         return
+    await recommend_for(update, context, lang, account, status, deadline)
+
+
+async def card_callback(update: Update, context: Context) -> None:
+    """A card of "whose loans?": the suggestions from that card's loans, in the same message."""
+    ref = await resolve_callback(update, context)
+    if ref is None:
+        return
+    lang = await lang_of(update, context)
+    chosen = decode(ref.payload, RecommendFor)
+    if chosen is None:
+        await send(context.bot, chat_id_of(update), t(lang, "common.stale_button"))
+        return
+    account = await require_card(update, context, chosen.card)
+    if account is None:
+        return
+    deadline = Deadline()
+    [card] = await fetch_cards(context, [account], lang, deadline)
+    if card.status is None:
+        await reply(update, context, card.trouble(lang) or t(lang, "common.error"))
+        return
+    await recommend_for(update, context, lang, account, card.status, deadline, card=account.card)
+
+
+async def recommend_for(
+    update: Update,
+    context: Context,
+    lang: str,
+    account: Account,
+    status: BorrowerStatus,
+    deadline: Deadline,
+    *,
+    card: int | None = None,
+) -> None:
+    """Suggestions from `status`'s loans, asked with `account`'s token; their Order buttons
+    order with `card` (None: as `/order` chooses)."""
     likes, ignores = likes_and_ignores(status)
     if not likes:
         # Loans or holds with no record id of the national bibliography give nothing to like.
@@ -98,7 +161,7 @@ async def recommend_command(update: Update, context: Context) -> None:
         pids = list(dict.fromkeys(r.pid for r in found if valid_pid(r.pid)))
         works = await deadline.run(library.work(account.token, pids)) if pids else []
     except LibraryError as exc:
-        await answer_library_error(update, context, exc, lang)
+        await answer_card_error(update, context, exc, lang, account, edit=True)
         return
     by_pid: dict[str, Work] = {w.pid: w for w in works if w.pid and w.title}
     shown = [by_pid[p] for p in pids if p in by_pid][:SHOWN]
@@ -111,12 +174,12 @@ async def recommend_command(update: Update, context: Context) -> None:
         header=t(lang, "whatson.recommend.header"),
         footer=t(lang, "whatson.recommend.footer"),
     )
-    specs: list[tuple[str, Payload]] = []
+    specs = []
     for number, work in enumerate(shown[:count], start=1):
         title = shorten(work.title or t(lang, "render.untitled"), BUTTON_TITLE)
         label = t(lang, "borrower.search.button", number=number, title=Raw(title))
         # A search result's "Order" (`handlers.search`): the confirmation of `/order <pid>`.
-        specs.append((label, OrderFound(work.pid or "")))
+        specs.append((label, OrderFound(work.pid or "", card)))
     rows: list[list[InlineKeyboardButton]] = [
         [button] for button in await callback_buttons(update, context, specs)
     ]
@@ -124,4 +187,7 @@ async def recommend_command(update: Update, context: Context) -> None:
 
 
 def handlers() -> list[BaseHandler[Any, Any, Any]]:
-    return [CommandHandler("recommend", recommend_command)]
+    return [
+        CommandHandler("recommend", recommend_command),
+        CallbackQueryHandler(card_callback, pattern=rf"^{RecommendFor.ACTION}:"),
+    ]

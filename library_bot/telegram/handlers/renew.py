@@ -32,15 +32,35 @@ from library_bot.rules.renewals import due_key, raw_reason, refusal_for, renew_w
 from library_bot.rules.urgency import sort_loans
 from library_bot.services import calendar, services
 from library_bot.telegram.buttons import ButtonId, ListPage, Payload, RenewAll, RenewLoan, decode
+from library_bot.telegram.cards import card_name, require_cards
+from library_bot.telegram.handlers.cardlists import (
+    ALL,
+    CardStatus,
+    answer_card_error,
+    card_number,
+    chat_cards,
+    fetch_cards,
+    for_card,
+    forget_card,
+    heading,
+    kept_cards,
+    only_card,
+    shown_cards,
+    view_ids,
+    view_payloads,
+    view_rows,
+)
 from library_bot.telegram.handlers.common import borrower_status, loans_status
 from library_bot.telegram.ui import (
     SHORT_TITLE,
     Context,
     answer_library_error,
+    chat_and_lang,
     chat_id_of,
     claim_once,
     lang_of,
     page_row,
+    peek_callback,
     plain,
     ref_button,
     renew_payload,
@@ -57,7 +77,7 @@ from library_bot.texts.render import SEP, loans_summary, reason_text
 
 if TYPE_CHECKING:
     from library_bot.library.models import BorrowerStatus, Loan, RenewResult
-    from library_bot.storage.store import CallbackRef, Refusal
+    from library_bot.storage.store import Account, CallbackRef, Refusal
 
 log = logging.getLogger(__name__)
 
@@ -106,16 +126,21 @@ def _title(loan: Loan, lang: str) -> str:
 
 
 async def remember(
-    context: Context, chat_id: int, loan_id: str, due: str, outcome: RenewResult | LibraryError
+    context: Context,
+    chat_id: int,
+    loan_id: str,
+    due: str,
+    outcome: RenewResult | LibraryError,
+    card: int = 1,
 ) -> None:
     """Keep a refusal (so the loan is marked and offered no button); forget it on success."""
     store = services(context).store
     if isinstance(outcome, Refused):
-        await store.record_refusal(chat_id, loan_id, due, raw_reason(outcome))
+        await store.record_refusal(chat_id, loan_id, due, raw_reason(outcome), card=card)
     elif not isinstance(outcome, LibraryError):
-        await store.clear_refusal(chat_id, loan_id)
+        await store.clear_refusal(chat_id, loan_id, card=card)
         if isinstance(outcome.return_date, dt.date):
-            await calendar.renewed(store, chat_id, loan_id, outcome.return_date)
+            await calendar.renewed(store, chat_id, loan_id, outcome.return_date, card)
 
 
 async def edit_buttons(update: Update, labels: Mapping[str, str]) -> None:
@@ -147,14 +172,19 @@ RENEW_PER_PAGE = 10
 
 
 async def renew_command(update: Update, context: Context) -> None:
-    started = await loans_status(update, context, "borrower.renew.empty")
+    cards = await chat_cards(update, context)
+    if len(cards) > 1:
+        await card_renew(update, context)
+        return
+    card = card_number(cards)
+    started = await loans_status(update, context, "borrower.renew.empty", cards=cards)
     if started is None:
         return
     lang, status = started
     svc = services(context)
     today = today_in(context)
     loans = sort_loans(status.loans)
-    refusals = await svc.store.refusals(chat_id_of(update))
+    refusals = await svc.store.refusals(chat_id_of(update), card)
     open_loans = [loan for loan in loans if refusal_for(loan, refusals) is None]
     # Every button of the message is stored now, whichever page shows it, so a loan has one
     # single-use button however the patron pages. "Renew all" lists every loan, refused ones
@@ -164,8 +194,8 @@ async def renew_command(update: Update, context: Context) -> None:
         zip((loan.loan_id for loan in open_loans), loan_buttons, strict=True)
     )
     payloads: list[Payload] = [
-        RenewAll(tuple(loan.loan_id for loan in loans), loan_buttons),
-        *(renew_payload(loan, lang) for loan in open_loans),
+        RenewAll(tuple(loan.loan_id for loan in loans), loan_buttons, card),
+        *(renew_payload(loan, lang, card) for loan in open_loans),
     ]
     paged = len(loans) > RENEW_PER_PAGE
     if paged:  # the row the ◀ ▶ buttons point at
@@ -202,7 +232,7 @@ async def _show(
     svc = services(context)
     chat_id = chat_id_of(update)
     ordered = sort_loans(loans)
-    refusals = await svc.store.refusals(chat_id)
+    refusals = await svc.store.refusals(chat_id, await only_card(update, context))
     mapped = listing.buttons or {}
     pages = max(1, -(-len(ordered) // RENEW_PER_PAGE))
     page = max(0, min(page, pages - 1))
@@ -258,9 +288,12 @@ async def _window(context: Context, chat_id: int) -> int:
 
 
 async def renew_callback(update: Update, context: Context) -> None:
-    """A loan's "renew" button (from /renew or a reminder digest)."""
+    """A loan's "renew" button (from /renew or a reminder digest), with its card's token."""
     lang = await lang_of(update, context)
-    claimed = await claim_once(update, context, lang, "borrower.renew.already")
+    card = await _card_of(update, context, RenewLoan)
+    claimed = await claim_once(
+        update, context, lang, "borrower.renew.already", require=for_card(card)
+    )
     if claimed is None:
         return
     account, ref = claimed
@@ -285,9 +318,9 @@ async def renew_callback(update: Update, context: Context) -> None:
             # Sent once and never answered readably: it may have gone through.
             await send(context.bot, chat_id, result_line(title, exc, today_in(context), lang))
             return
-        await answer_library_error(update, context, exc, lang, edit=False)
+        await answer_card_error(update, context, exc, lang, account)
         return
-    await remember(context, chat_id, loan_id, tapped.due, outcome)
+    await remember(context, chat_id, loan_id, tapped.due, outcome, account.card)
     await edit_buttons(
         update, {_data(update): button_label(title, outcome, today_in(context), lang)}
     )
@@ -314,9 +347,12 @@ def _sibling_ids(update: Update) -> list[str]:
 
 
 async def renew_all_callback(update: Update, context: Context) -> None:
-    """ "Renew all": the message's loans due within the window, each at most once."""
+    """ "Renew all": the message's loans of its card due within the window, each at most once."""
     lang = await lang_of(update, context)
-    claimed = await claim_once(update, context, lang, "borrower.renew.already")
+    card = await _card_of(update, context, RenewAll)
+    claimed = await claim_once(
+        update, context, lang, "borrower.renew.already", require=for_card(card)
+    )
     if claimed is None:
         return
     account, ref = claimed
@@ -327,7 +363,7 @@ async def renew_all_callback(update: Update, context: Context) -> None:
     try:
         status = await deadline.run(library.user(account.token))
     except LibraryError as exc:
-        await answer_library_error(update, context, exc, lang, edit=False)
+        await answer_card_error(update, context, exc, lang, account)
         return
     if not status.loans:
         await send(context.bot, chat_id, t(lang, "borrower.renew.empty"))
@@ -352,13 +388,17 @@ async def renew_all_callback(update: Update, context: Context) -> None:
         deadline=deadline,
         listed=listed,
         siblings=siblings,
+        card=account.card,
     )
     if isinstance(done, TokenRejected):
-        await answer_library_error(update, context, done, lang, edit=False)
+        await answer_card_error(update, context, done, lang, account)
         return
     lines, labels = done
     await edit_buttons(update, labels)
-    messages = split_messages(lines, header=t(lang, "borrower.renew.results"), separator="\n")
+    header = t(lang, "borrower.renew.results")
+    if len(await chat_cards(update, context)) > 1:
+        header = f"{header}\n{heading(lang, card_name(account, lang))}"
+    messages = split_messages(lines, header=header, separator="\n")
     await send_messages(update, context, messages)
 
 
@@ -373,13 +413,15 @@ async def renew_due(
     deadline: Deadline,
     listed: set[str] | None = None,
     siblings: Mapping[str, CallbackRef] | None = None,
+    card: int = 1,
 ) -> tuple[list[str], dict[str, str]] | TokenRejected:
     """Renew the loans due within `window` days (of `listed`, when given), each at most once:
     the result lines (renewed, refused and why, unknown), and new labels for the loan buttons
-    claimed from `siblings` (loan id -> its button in the tapped message)."""
+    claimed from `siblings` (loan id -> its button in the tapped message). The loans are card
+    `card`'s, and `token` is its token."""
     svc = services(context)
     library = svc.library
-    refusals = await svc.store.refusals(chat_id)
+    refusals = await svc.store.refusals(chat_id, card=card)
     siblings = siblings or {}
     today = today_in(context)
     todo: list[tuple[Loan, str | None]] = []  # the loan, and its button's data if it has one
@@ -420,7 +462,7 @@ async def renew_due(
     counts = {"ok": 0, "refused": 0, "unknown": 0}
     for (loan, data), outcome in zip(todo, outcomes, strict=True):
         title = _title(loan, lang)
-        await remember(context, chat_id, loan.loan_id, due_key(loan), outcome)
+        await remember(context, chat_id, loan.loan_id, due_key(loan), outcome, card)
         if isinstance(outcome, Refused):
             counts["refused"] += 1
         elif isinstance(outcome, LibraryError):
@@ -510,6 +552,9 @@ async def away_command(update: Update, context: Context) -> None:
     if days is None:
         await reply(update, context, t(lang, "notices.away.usage", max=MAX_AWAY_DAYS))
         return
+    if len(await chat_cards(update, context)) > 1:
+        await _away_cards(update, context, lang, days)
+        return
     account = await require_account(update, context)
     if account is None:
         return
@@ -522,12 +567,235 @@ async def away_command(update: Update, context: Context) -> None:
         await reply(update, context, t(lang, "borrower.renew.empty"))
         return
     done = await renew_due(
-        context, chat_id, account.token, status, lang, window=days, deadline=deadline
+        context,
+        chat_id,
+        account.token,
+        status,
+        lang,
+        window=days,
+        deadline=deadline,
+        card=account.card,
     )
     if isinstance(done, TokenRejected):
-        await answer_library_error(update, context, done, lang, edit=False)
+        await answer_library_error(update, context, done, lang, edit=False, card=account.card)
         return
     lines, _ = done
+    header = t(lang, "notices.away.header", count=days)
+    await send_messages(update, context, split_messages(lines, header=header, separator="\n"))
+
+
+# --- several cards ---------------------------------------------------------------------------
+
+
+async def _card_of(update: Update, context: Context, kind: type[RenewLoan] | type[RenewAll]) -> int:
+    """The card a tapped renew button acts for (a button stored before cards: card 1)."""
+    peek = await peek_callback(update, context)
+    tapped = decode(peek.payload, kind) if peek is not None else None
+    return tapped.card if tapped is not None else 1
+
+
+def _loan_key(card: int, loan_id: str) -> str:
+    """A loan's key in a /renew of several cards (`ListPage.buttons`): loan ids are the library's
+    own, so two cards' could be the same."""
+    return f"{card}:{loan_id}"
+
+
+async def card_renew(
+    update: Update, context: Context, listing: ListPage | None = None, page: int = 0
+) -> None:
+    """/renew with several cards: a section per card (or the card the view shows), "renew all"
+    per card and each open loan's button with its card. The message's buttons are stored when it
+    is first sent (`listing` None); a page or view tap shows them again, the loans read fresh."""
+    chat, lang = await chat_and_lang(update, context)
+    cards = await require_cards(update, context)
+    if not cards:
+        return
+    view = listing.card if listing is not None else None
+    statuses = await fetch_cards(context, shown_cards(cards, view), lang, Deadline(), chat)
+    store = services(context).store
+    chat_id = chat_id_of(update)
+    refusals = {card.card: await store.refusals(chat_id, card=card.card) for card in statuses}
+    if listing is None:
+        if not any(card.status and card.status.loans for card in statuses) and all(
+            card.status is not None for card in statuses
+        ):
+            await reply(update, context, t(lang, "borrower.renew.empty"))
+            return
+        listing = await _store_renew(update, context, lang, cards, statuses, refusals)
+        fresh = True
+    else:
+        fresh = False
+    cards = kept_cards(cards, statuses)
+    await _show_cards(update, context, lang, cards, statuses, refusals, listing, page, fresh=fresh)
+
+
+async def _store_renew(
+    update: Update,
+    context: Context,
+    lang: str,
+    cards: Sequence[Account],
+    statuses: Sequence[CardStatus],
+    refusals: Mapping[int, Mapping[str, Refusal]],
+) -> ListPage:
+    """Store a new /renew of several cards: each card's "renew all" and loan buttons, and the
+    views; the view of every card, as stored."""
+    payloads: list[Payload] = []
+    mapped: dict[str, str] = {}
+    heads: dict[str, str] = {}
+    for card in statuses:
+        if card.status is None or not card.status.loans:
+            continue
+        loans = sort_loans(card.status.loans)
+        open_loans = [loan for loan in loans if refusal_for(loan, refusals[card.card]) is None]
+        head = len(payloads)
+        buttons = tuple(ButtonId.of(head + 1 + n) for n in range(len(open_loans)))
+        heads[str(card.card)] = ButtonId.of(head)
+        mapped.update(
+            zip((_loan_key(card.card, loan.loan_id) for loan in open_loans), buttons, strict=True)
+        )
+        payloads.append(RenewAll(tuple(loan.loan_id for loan in loans), buttons, card.card))
+        payloads.extend(renew_payload(loan, lang, card.card) for loan in open_loans)
+    views = view_payloads("renew", cards, offset=len(payloads), buttons=mapped, heads=heads)
+    ids = await store_payloads(update, context, [*payloads, *views])
+    views_of = {key: ids[int(index)] for key, index in view_ids(cards, len(payloads)).items()}
+    return ListPage(
+        "renew",
+        {key: ids[int(index)] for key, index in mapped.items()},
+        card=None,
+        views=views_of,
+        heads={key: ids[int(index)] for key, index in heads.items()},
+    )
+
+
+async def _show_cards(
+    update: Update,
+    context: Context,
+    lang: str,
+    cards: Sequence[Account],
+    statuses: Sequence[CardStatus],
+    refusals: Mapping[int, Mapping[str, Refusal]],
+    listing: ListPage,
+    page: int,
+    *,
+    fresh: bool,
+) -> None:
+    """One page of a /renew of several cards."""
+    store = services(context).store
+    chat_id = chat_id_of(update)
+    today = today_in(context)
+    window = await _window(context, chat_id)
+    mapped = listing.buttons or {}
+    heads = listing.heads or {}
+    several = len(statuses) > 1
+    every = [
+        (card, loan)
+        for card in statuses
+        if card.status is not None
+        for loan in sort_loans(card.status.loans)
+    ]
+    pages = max(1, -(-len(every) // RENEW_PER_PAGE))
+    page = max(0, min(page, pages - 1))
+    shown = every[page * RENEW_PER_PAGE : (page + 1) * RENEW_PER_PAGE]
+    used: set[str] = set()
+    if not fresh:
+        wanted = [
+            mapped[key]
+            for card, loan in shown
+            if (key := _loan_key(card.card, loan.loan_id)) in mapped
+        ]
+        used = {row.id for row in await store.callbacks_many(wanted, chat_id) if row.used_at}
+    buttons: list[list[InlineKeyboardButton]] = []
+    for card in statuses:
+        head = heads.get(str(card.card))
+        if head is not None and card.status is not None and card.status.loans:
+            label = t(lang, "borrower.renew.all")
+            if several:
+                label = t(lang, "lists.renew.all_of", label=label, name=card.name)
+            buttons.append([ref_button(plain(label), RenewAll.ACTION, head)])
+    lines: dict[int, list[str]] = {card.card: [] for card in statuses}
+    for card, loan in shown:
+        title = _title(loan, lang)
+        found = refusal_for(loan, refusals[card.card])
+        if found is not None:
+            reason = Raw(reason_text(found.reason, lang))
+            lines[card.card].append(t(lang, "borrower.renew.refused", title=title, reason=reason))
+            continue
+        button_id = mapped.get(_loan_key(card.card, loan.loan_id))
+        if button_id is None:
+            lines[card.card].append(t(lang, "borrower.renew.not_listed", title=title))
+            continue
+        key = "borrower.renew.button_tried" if button_id in used else "borrower.renew.button"
+        label = t(
+            lang,
+            key,
+            title=Raw(shorten(title, SHORT_TITLE)),
+            due=Raw(format_date(loan.due_date, lang, today=today)),
+        )
+        if several:
+            label = t(lang, "lists.button_of", label=label, name=card.name)
+        buttons.append([ref_button(plain(label), RenewLoan.ACTION, button_id)])
+    on_page = {card.card for card, _ in shown}
+    parts: list[str] = [t(lang, "borrower.renew.header", count=len(every))]
+    for card in statuses:
+        trouble = card.trouble(lang)
+        if trouble is not None or card.status is None:
+            parts.append(f"{heading(lang, card.name)}\n{trouble or ''}")
+            continue
+        loans = card.status.loans
+        if not loans:
+            parts.append(f"{heading(lang, card.name)}\n{t(lang, 'lists.loans.none')}")
+            continue
+        if card.card not in on_page:
+            continue
+        refused = sum(1 for loan in loans if refusal_for(loan, refusals[card.card]) is not None)
+        summary = loans_summary(loans, today, lang, window, refused)
+        lead = SEP.join((t(lang, "lists.loans.count", count=len(loans)), summary))
+        parts.append("\n".join((heading(lang, card.name), lead, *lines[card.card])))
+    views = listing.views or {}
+    if pages > 1:
+        buttons.append(page_row(lang, views[str(listing.card or ALL)], page, pages))
+    buttons.extend(view_rows(lang, cards, views, listing.card))
+    [text, *_] = split_messages(["\n\n".join(parts)])
+    await reply(update, context, text, buttons=buttons)
+
+
+async def _away_cards(update: Update, context: Context, lang: str, days: int) -> None:
+    """`/away <days>` with several cards: every card's loans due within `days` renewed with its
+    own token, the cards side by side; the results in a section per card."""
+    chat, _ = await chat_and_lang(update, context)
+    cards = await require_cards(update, context)
+    if not cards:
+        return
+    deadline = Deadline()
+    chat_id = chat_id_of(update)
+    statuses = await fetch_cards(context, cards, lang, deadline, chat)
+
+    async def renew_card(card: CardStatus) -> list[str]:
+        trouble = card.trouble(lang)
+        if trouble is not None or card.status is None:
+            return [trouble or ""]
+        if not card.status.loans:
+            return [t(lang, "lists.loans.none")]
+        done = await renew_due(
+            context,
+            chat_id,
+            card.account.token,
+            card.status,
+            lang,
+            window=days,
+            deadline=deadline,
+            card=card.card,
+        )
+        if isinstance(done, TokenRejected):
+            await forget_card(context, card.account, lang)
+            return [t(lang, "lists.card_forgotten", name=card.name)]
+        return done[0]
+
+    results = await asyncio.gather(*(renew_card(card) for card in statuses))
+    lines: list[str] = []
+    for card, found in zip(statuses, results, strict=True):
+        lines.append(("\n" if lines else "") + heading(lang, card.name))
+        lines.extend(found)
     header = t(lang, "notices.away.header", count=days)
     await send_messages(update, context, split_messages(lines, header=header, separator="\n"))
 

@@ -19,7 +19,8 @@ from library_bot.library.deadline import Deadline
 from library_bot.library.errors import LibraryError
 from library_bot.services import services
 from library_bot.telegram.buttons import OrderFound, Payload, decode
-from library_bot.telegram.handlers.order import prepare_order, valid_pid
+from library_bot.telegram.handlers.cardlists import require_card
+from library_bot.telegram.handlers.order import order_found, prepare_order, valid_pid
 from library_bot.telegram.ui import (
     NO_PREVIEW,
     SHORT_TITLE,
@@ -31,7 +32,6 @@ from library_bot.telegram.ui import (
     one_per_row,
     public_failure,
     reply,
-    require_account,
     resolve_callback,
     send,
     send_messages,
@@ -159,16 +159,24 @@ async def run_search(update: Update, context: Context, lang: str, words: str) ->
 
 
 async def search_callback(update: Update, context: Context) -> None:
-    """A result's "Order" button: the confirmation of `/order <pid>`."""
+    """A result's (or a suggestion's) "Order" button: the confirmation of `/order <pid>`, with
+    the card the button names (a suggestion's, from that card's loans)."""
     ref = await resolve_callback(update, context)
     if ref is None:
         return
     lang = await lang_of(update, context)
-    account = await require_account(update, context)
-    if account is None:
-        return
     found = decode(ref.payload, OrderFound)
     pid = found.pid if found is not None else ""
+    if found is None or found.card is None:
+        if not valid_pid(pid):
+            await send(context.bot, chat_id_of(update), t(lang, "common.stale_button"))
+            return
+        # A search's result: "which card?" when the chat has several.
+        await order_found(update, context, lang, pid)
+        return
+    account = await require_card(update, context, found.card)
+    if account is None:
+        return
     if not valid_pid(pid):
         await send(context.bot, chat_id_of(update), t(lang, "common.stale_button"))
         return

@@ -8,6 +8,7 @@ MESSAGES: tuple[Message, ...] = (
     _("commands.start", "Welcome and how to begin"),
     _("commands.help", "List all commands"),
     _("commands.login", "Connect your library account"),
+    _("commands.cards", "Your library cards in this chat"),
     _("commands.loans", "Your loans and due dates"),
     _("commands.holds", "Your holds"),
     _("commands.debt", "Fees you owe"),

@@ -33,6 +33,7 @@ MESSAGES: tuple[Message, ...] = (
         "/reminders – due-date reminders\n"
         "/calendar – your due dates in your calendar\n"
         "/language – choose the language\n"
+        "/cards – your library cards here: rename, log out\n"
         "/logout – log out\n"
         "/forget – delete everything I know about you",
     ),

@@ -1,0 +1,280 @@
+"""/loans, /holds, /debt, /renew, /away, /events and /recommend in a chat with several cards: a
+section per card, each card read with its own token, buttons to show one card."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import datetime as dt
+
+from library_bot.library.models import parse_library_date
+from library_bot.telegram.buttons import (
+    CancelHold,
+    ListPage,
+    OrderFound,
+    RenewAll,
+    RenewLoan,
+    decode,
+)
+from tests.fixtures.bot import BotHarness
+from tests.fixtures.patrons import JONAS, KAREN, METTE
+from tests.telegram.test_borrower import buttons, command
+
+KAREN_TITLE = "Den afrikanske farm"  # one of Karen's loans
+JONAS_TITLE_COUNT = 1  # Jonas has one loan, due in 3 days, and one hold ready
+
+
+async def two_cards(bot: BotHarness, chat_id: int, second: str = JONAS, lang: str = "en") -> None:
+    """A chat with Karen's card (1) and `second`'s card (2), labelled with their first names."""
+    await bot.connect(chat_id, KAREN, language_code=lang)
+    await bot.connect(chat_id, second, language_code=lang)
+    cards = await bot.store.cards(chat_id)
+    assert [card.card for card in cards] == [1, 2]
+    await bot.store.set_label(chat_id, 1, "Karen")
+    await bot.store.set_label(chat_id, 2, "Jonas" if second == JONAS else "Mette")
+
+
+def jonas_title(bot: BotHarness) -> str:
+    [loan] = bot.sandbox.patron_data(JONAS).loans
+    return str(loan["title"])
+
+
+def due(bot: BotHarness, user_id: str, title: str) -> dt.date:
+    [loan] = [x for x in bot.sandbox.patron_data(user_id).loans if x["title"] == title]
+    found = parse_library_date(loan["dueDate"])
+    assert isinstance(found, dt.date)
+    return found
+
+
+async def test_loans_show_a_section_per_card_and_a_button_per_card(bot: BotHarness) -> None:
+    await two_cards(bot, 401)
+    [reply] = await command(bot, 401, "/loans")
+    text = reply.text
+    assert text.startswith("📚 Your loans (8)")
+    assert "👤 <b>Karen</b>" in reply.html and "👤 <b>Jonas</b>" in reply.html
+    karen, jonas = text.index("👤 Karen"), text.index("👤 Jonas")
+    assert karen < text.index(KAREN_TITLE) < jonas < text.index(jonas_title(bot))
+    assert "7 loans · " in text and "1 loan · " in text
+    assert buttons(reply) == ["Karen", "Jonas", "· All cards ·"]
+    # Only Jonas's card, in the same message.
+    only = await bot.tap(401, reply, "Jonas")
+    assert only is not None and only.message_id == reply.message_id
+    assert only.text.startswith("📚 Your loans (1)")
+    assert "👤 Jonas" in only.text and "Karen" not in only.text.replace("· Karen", "")
+    assert KAREN_TITLE not in only.text and jonas_title(bot) in only.text
+    assert buttons(only) == ["Karen", "· Jonas ·", "All cards"]
+    back = await bot.tap(401, only, "All cards")
+    assert back is not None and back.text == text
+
+
+async def test_holds_and_debt_per_card(bot: BotHarness) -> None:
+    await two_cards(bot, 402)
+    [holds] = await command(bot, 402, "/holds")
+    assert holds.text.startswith("📌 Your holds (5)")
+    assert holds.text.index("👤 Karen") < holds.text.index("👤 Jonas")
+    assert buttons(holds)[-3:] == ["Karen", "Jonas", "· All cards ·"]
+    [debt] = await command(bot, 402, "/debt")
+    assert debt.text.index("👤 Karen") < debt.text.index("👤 Jonas")
+    assert "Owes the library nothing." in debt.text.split("👤 Jonas")[1]
+
+
+async def test_long_lists_page_through_the_sections(bot: BotHarness) -> None:
+    await bot.connect(403, METTE, language_code="en")
+    await bot.connect(403, JONAS, language_code="en")
+    await bot.store.set_label(403, 1, "Mette")
+    await bot.store.set_label(403, 2, "Jonas")
+    [first] = await command(bot, 403, "/loans")
+    assert first.text.startswith("📚 Your loans (66)")
+    labels = buttons(first)
+    pages = int(labels[0].split("/")[1])
+    assert labels[:2] == [f"1/{pages}", "▶"] and pages > 1
+    assert labels[2:] == ["Mette", "Jonas", "· All cards ·"]
+    assert "👤 Mette" in first.text and "Jonas" not in first.text
+    shown = first
+    for _ in range(pages - 1):
+        edited = await bot.tap(403, shown, "▶")
+        assert edited is not None and edited.message_id == first.message_id
+        assert len(edited.text) <= 4096
+        shown = edited
+        if "👤 Jonas" not in shown.text:
+            assert "👤 Mette (continued)" in shown.text
+    assert "👤 Jonas" in shown.text and jonas_title(bot) in shown.text
+    # Mette's card alone pages on its own.
+    only = await bot.tap(403, shown, "Mette")
+    assert only is not None and only.text.startswith("📚 Your loans (65)")
+    assert "Jonas" not in only.text and buttons(only)[0].startswith("1/")
+
+
+async def test_renew_a_loan_of_card_two_uses_its_token(bot: BotHarness) -> None:
+    await two_cards(bot, 404)
+    title = jonas_title(bot)
+    before_jonas = due(bot, JONAS, title)
+    before_karen = due(bot, KAREN, KAREN_TITLE)
+    [listing] = await command(bot, 404, "/renew")
+    labels = buttons(listing)
+    assert labels[:2] == ["🔄 Renew all: Karen", "🔄 Renew all: Jonas"]
+    assert labels[-3:] == ["Karen", "Jonas", "· All cards ·"]
+    assert "👤 Karen" in listing.text and "👤 Jonas" in listing.text
+    [label] = [text for text in labels if text.startswith("Jonas · ")]
+    edited = await bot.tap(404, listing, label)
+    assert edited is not None and edited.message_id == listing.message_id
+    assert due(bot, JONAS, title) > before_jonas
+    assert due(bot, KAREN, KAREN_TITLE) == before_karen
+    assert any(text.startswith("✅") and title[:10] in text for text in buttons(edited))
+
+
+async def test_renew_all_of_one_card_renews_only_that_card(bot: BotHarness) -> None:
+    await two_cards(bot, 405)
+    title = jonas_title(bot)
+    before_jonas = due(bot, JONAS, title)
+    karen_before = {
+        loan["loanId"]: loan["dueDate"] for loan in bot.sandbox.patron_data(KAREN).loans
+    }
+    [listing] = await command(bot, 405, "/renew")
+    sent = len(bot.telegram.sent(405))
+    await bot.tap(405, listing, "🔄 Renew all: Jonas")
+    result = await bot.next_message(405, sent)
+    assert "👤 Jonas" in result.text and "1 renewed" in result.text
+    assert due(bot, JONAS, title) > before_jonas
+    karen_after = {loan["loanId"]: loan["dueDate"] for loan in bot.sandbox.patron_data(KAREN).loans}
+    assert karen_after == karen_before
+
+
+async def test_away_renews_on_every_card(bot: BotHarness) -> None:
+    await two_cards(bot, 406)
+    title = jonas_title(bot)
+    before_jonas = due(bot, JONAS, title)
+    [reply] = await command(bot, 406, "/away 5")
+    assert reply.text.index("👤 Karen") < reply.text.index("👤 Jonas")
+    assert due(bot, JONAS, title) > before_jonas
+    assert "renewed" in reply.text.split("👤 Jonas")[1]
+
+
+async def test_a_refused_token_forgets_only_that_card(bot: BotHarness) -> None:
+    await two_cards(bot, 407)
+    second = await bot.store.account(407, 2)
+    assert second is not None
+    bot.sandbox.expire_token(second.token)
+    messages = await command(bot, 407, "/loans", until=lambda found: len(found) >= 2)
+    told = next(m for m in messages if "no longer accepts Jonas's login" in m.text)
+    assert told.buttons or "http" in told.text  # a way to log in again
+    listing = next(m for m in messages if m.text.startswith("📚 Your loans"))
+    assert KAREN_TITLE in listing.text and "👤 Jonas" in listing.text
+    assert await bot.store.account(407, 2) is None
+    assert await bot.store.account(407, 1) is not None
+    # One card left: /loans is as it always was.
+    [again] = await command(bot, 407, "/loans")
+    assert again.text.startswith("📚 Your loans (7)") and "👤" not in again.text
+
+
+async def test_a_platform_failure_on_one_card_shows_the_others(bot: BotHarness) -> None:
+    await two_cards(bot, 408)
+    bot.sandbox.refuse_patron(JONAS)
+    [reply] = await command(bot, 408, "/loans")
+    assert KAREN_TITLE in reply.text
+    assert "⚠️ Jonas's card could not be read just now." in reply.text
+    assert await bot.store.account(408, 2) is not None
+
+
+async def test_events_of_cards_at_one_library_are_one_message(bot: BotHarness) -> None:
+    await bot.connect(409, KAREN, language_code="en")
+    [alone] = await command(bot, 409, "/events")
+    await bot.connect(409, JONAS, language_code="en")
+    sent = len(bot.telegram.sent(409))
+    [reply] = await command(bot, 409, "/events")
+    assert reply.text == alone.text  # both cards are at Københavns Biblioteker
+    await asyncio.sleep(0.3)
+    assert len(bot.telegram.sent(409)) == sent + 1
+
+
+async def test_events_and_news_of_cards_at_two_libraries(bot: BotHarness) -> None:
+    await two_cards(bot, 415)
+    # Jonas moves to Aarhus (the family data of the sandbox has no second library yet).
+    record = bot.sandbox._state.record(JONAS)
+    record.patron = dataclasses.replace(record.patron, agency="751000")
+    events = await command(bot, 415, "/events", until=lambda found: len(found) >= 2)
+    karen, jonas = events
+    assert karen.text.startswith("👤 Karen\n📅 What's on at your library")
+    assert jonas.text.startswith("👤 Jonas\n📅 What's on at your library")
+    # Each library's own events: the places are its branches.
+    assert "Københavns Hovedbibliotek" in karen.text and "Dokk1" not in karen.text
+    assert "Dokk1" in jonas.text and "Københavns Hovedbibliotek" not in jonas.text
+    news = await command(bot, 415, "/news", until=lambda found: len(found) >= 2)
+    assert [m.text.split("\n")[0] for m in news] == ["👤 Karen", "👤 Jonas"]
+
+
+async def test_cancel_a_hold_of_card_two_uses_its_token(bot: BotHarness) -> None:
+    await two_cards(bot, 411)
+    [holds] = await command(bot, 411, "/holds")
+    assert "Karen · ✖ Cancel: Dune" in buttons(holds)
+    confirm = await bot.tap(411, holds, "Jonas · ✖ Cancel: Klara og solen")
+    assert (
+        confirm is not None and confirm.text == "Do you want to cancel your hold on Klara og solen?"
+    )
+    done = await bot.tap(411, confirm, "✖ Yes, cancel it")
+    assert done is not None and done.text == "✅ Your hold on Klara og solen is cancelled."
+    assert bot.sandbox.patron_data(JONAS).orders == []
+    assert len(bot.sandbox.patron_data(KAREN).orders) == 4
+
+
+async def test_a_chat_left_with_card_two_alone_renews_with_it(bot: BotHarness) -> None:
+    await two_cards(bot, 412)
+    await bot.store.remove_account(412, 1)
+    title = jonas_title(bot)
+    before = due(bot, JONAS, title)
+    [listing] = await command(bot, 412, "/renew")
+    assert "👤" not in listing.text  # one card: the list as it always was
+    [label] = [text for text in buttons(listing) if title in text]
+    edited = await bot.tap(412, listing, label)
+    assert edited is not None and any(text.startswith("✅") for text in buttons(edited))
+    assert due(bot, JONAS, title) > before
+
+
+async def test_a_suggestion_orders_with_the_card_it_was_made_for(bot: BotHarness) -> None:
+    await two_cards(bot, 413)
+    # Jonas's card picks up at Vesterbro; Karen's has no branch saved (her library's main one).
+    await bot.store.set_pickup_branch(413, "DK-710104", card=2)
+    [ask] = await command(bot, 413, "/recommend")
+    assert ask.text == "💡 Suggestions from whose loans?"
+    assert buttons(ask) == ["Karen", "Jonas"]
+    shown = await bot.tap(413, ask, "Jonas")
+    assert shown is not None and shown.message_id == ask.message_id
+    assert shown.text.startswith("💡 Suggestions based on your loans")
+    label = buttons(shown)[0]
+    assert label.startswith("📥 Order 1: ")
+    confirm = await bot.tap(413, shown, label)
+    assert confirm is not None
+    # The confirmation of `/order` for Jonas's card: his pick-up branch, no "which card?".
+    assert "Pick-up at Vesterbro Bibliotek." in confirm.text
+
+
+async def test_renew_shows_one_card_with_its_own_buttons(bot: BotHarness) -> None:
+    await two_cards(bot, 416)
+    [listing] = await command(bot, 416, "/renew")
+    only = await bot.tap(416, listing, "Jonas")
+    assert only is not None and only.message_id == listing.message_id
+    assert "👤 Jonas" in only.text and "👤 Karen" not in only.text
+    title = jonas_title(bot)
+    labels = buttons(only)
+    assert labels[0] == "🔄 Renew all"
+    assert [text for text in labels if title in text] and not [
+        text for text in labels if KAREN_TITLE in text
+    ]
+    assert labels[-3:] == ["Karen", "· Jonas ·", "All cards"]
+    before = due(bot, JONAS, title)
+    sent = len(bot.telegram.sent(416))
+    await bot.tap(416, only, "🔄 Renew all")
+    result = await bot.next_message(416, sent)
+    assert "1 renewed" in result.text
+    assert due(bot, JONAS, title) > before
+
+
+def test_a_button_stored_before_cards_means_card_one() -> None:
+    assert decode({"loan_id": "L1", "title": "T", "due": "2026-01-01"}, RenewLoan) == RenewLoan(
+        "L1", "T", "2026-01-01", card=1
+    )
+    assert decode({"loans": ["L1"]}, RenewAll) == RenewAll(("L1",), card=1)
+    stored = decode({"order_id": "O1", "title": "T", "confirm": True}, CancelHold)
+    assert stored is not None and stored.card == 1
+    assert decode({"kind": "loans"}, ListPage) == ListPage("loans")  # one card: as before
+    assert decode({"pid": "870970-basis:1"}, OrderFound) == OrderFound("870970-basis:1")
