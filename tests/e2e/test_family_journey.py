@@ -26,15 +26,6 @@ pytestmark = pytest.mark.browser
 
 # (user id, library chosen on the login page, first name: the card's label)
 FAMILY = ((ANNA, COPENHAGEN, "Anna"), (SOFIE, COPENHAGEN, "Sofie"), (EMIL, FREDERIKSBERG, "Emil"))
-NEEDS_CARDS = pytest.mark.xfail(
-    strict=True,
-    reason="several cards per chat: /login adding a card and /cards (branch cards-connect)",
-)
-NEEDS_SECTIONS = pytest.mark.xfail(
-    strict=True,
-    reason="several cards per chat: /login adding a card (branch cards-connect) and a section "
-    "per card in /loans and /holds (branch cards-lists)",
-)
 
 
 async def log_in_at_library(page: Page, user_id: str, agency: str) -> None:
@@ -102,7 +93,6 @@ async def test_a_child_logs_in_at_another_library(demo: Demo, browser: Browser) 
     await context.close()
 
 
-@NEEDS_CARDS
 async def test_a_family_logs_in_three_cards_from_one_chat(demo: Demo, browser: Browser) -> None:
     context = await new_context(browser, "da-DK")
     chat = ChatPage(await context.new_page(), demo.chat_url)
@@ -148,7 +138,6 @@ async def test_a_family_logs_in_three_cards_from_one_chat(demo: Demo, browser: B
     await context.close()
 
 
-@NEEDS_SECTIONS
 async def test_a_family_sees_a_section_per_card(demo: Demo, browser: Browser) -> None:
     context = await new_context(browser, "da-DK")
     chat = ChatPage(await context.new_page(), demo.chat_url)
