@@ -40,6 +40,7 @@ class Account:
     next_check: date | None = None  # the polling plan (rules/polling.py)
     card: int = 1
     label: str | None = None  # the borrower's first name, or the patron's name for the card
+    agency: str | None = None  # the card's library (`/v3/user` `agency`)
     pickup_branch: str | None = None
     fees_known: bool = False  # the card's fees were recorded (only later ones are new)
     order_check: date | None = None  # when an order placed through the bot is next checked
@@ -104,6 +105,7 @@ class Accounts(Repository):
             next_check=row.next_check,
             card=int(row.card),
             label=row.label,
+            agency=row.agency,
             pickup_branch=row.pickup_branch,
             fees_known=bool(row.fees_known),
             order_check=row.order_check,
@@ -165,6 +167,10 @@ class Accounts(Repository):
     async def set_label(self, chat_id: int, card: int, label: str | None) -> bool:
         """Name the card (cut to 32 characters); False when the chat has no such card."""
         return await self._set(chat_id, card, {"label": (label or None) and label[:32]})
+
+    async def set_agency(self, chat_id: int, card: int, agency: str | None) -> bool:
+        """The card's library, as `/v3/user` names it (cut to 16 characters)."""
+        return await self._set(chat_id, card, {"agency": (agency or None) and agency[:16]})
 
     async def set_pickup_branch(self, chat_id: int, branch: str | None, card: int = 1) -> bool:
         return await self._set(chat_id, card, {"pickup_branch": branch})

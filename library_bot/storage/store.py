@@ -149,6 +149,7 @@ class Store:
         self.account = accounts.account
         self.cards = accounts.cards
         self.set_label = accounts.set_label
+        self.set_agency = accounts.set_agency
         self.set_pickup_branch = accounts.set_pickup_branch
         self.delete_account = accounts.delete_account
         self.accounts_expiring = accounts.accounts_expiring

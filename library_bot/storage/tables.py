@@ -117,6 +117,8 @@ class AccountRow(SQLModel, table=True):
     next_check: date | None = None
     # The borrower's first name (from /v3/user `name`), or the patron's own name for the card.
     label: str | None = Field(default=None, max_length=32)
+    # The card's library (`/v3/user` `agency`), to name it: a family's cards may be at several.
+    agency: str | None = Field(default=None, max_length=16)
     pickup_branch: str | None = Field(default=None, max_length=64)
     # Whether the card's fees are known (if not, the next status's fees are recorded silently
     # rather than told), and the first day an order placed through the bot may be overdue to

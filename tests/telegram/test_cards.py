@@ -53,9 +53,9 @@ async def test_two_patrons_make_two_cards_and_a_login_again_refreshes_one(
     assert any(button.url for row in prompt.buttons for button in row)
 
     second = await log_in(bot, CHAT, OLE)
-    assert second.text.startswith("✅ Ole's card is connected (København).")
+    assert second.text.startswith("✅ Ole's card is connected (Københavns Hovedbibliotek).")
     assert "<b>Cards in this chat</b> (2 of 6)" in second.html
-    assert "1. 👤 Karen (København)\n2. 👤 Ole (København)" in second.text
+    assert "1. 👤 Karen (Københavns Hovedbibliotek)\n2. 👤 Ole (Københavns Hovedbibliotek)" in second.text
     assert await labels(bot, CHAT) == [(1, "Karen"), (2, "Ole")]
     # Only the first name is kept, never the rest of it.
     account = await bot.store.account(CHAT, 1)
@@ -94,7 +94,7 @@ async def test_the_seventh_card_is_refused_and_its_token_revoked(bot: BotHarness
 async def test_cards_lists_and_renames_and_the_name_is_no_search(bot: BotHarness) -> None:
     await two_cards(bot, CHAT)
     listed = await bot.send(CHAT, "/cards")
-    assert listed.text.startswith("Cards in this chat (2 of 6)\n1. 👤 Karen (København)")
+    assert listed.text.startswith("Cards in this chat (2 of 6)\n1. 👤 Karen (Københavns Hovedbibliotek)")
     assert buttons(listed) == [
         "✏️ Rename Karen",
         "🚪 Log out Karen",
@@ -267,9 +267,9 @@ async def test_cards_in_danish_and_before_any_login(bot: BotHarness) -> None:
     bot.add_chat(CHAT, language_code="da")
     await bot.connect(CHAT, KAREN)
     await bot.connect(CHAT, OLE)
-    assert bot.telegram.sent(CHAT)[-1].text.startswith("✅ Oles kort er forbundet (København).")
+    assert bot.telegram.sent(CHAT)[-1].text.startswith("✅ Oles kort er forbundet (Københavns Hovedbibliotek).")
     listed = await bot.send(CHAT, "/cards")
-    assert listed.text.startswith("Kort i denne chat (2 af 6)\n1. 👤 Karen (København)")
+    assert listed.text.startswith("Kort i denne chat (2 af 6)\n1. 👤 Karen (Københavns Hovedbibliotek)")
     await bot.tap(CHAT, listed, "✏️ Omdøb Ole")
     assert (await bot.send(CHAT, "Lars")).text == "✅ Kort 2 hedder nu Lars."
     which = await bot.send(CHAT, "/logout")

@@ -21,6 +21,8 @@ from telegram import ForceReply, InlineKeyboardButton, Message, Update
 from telegram.constants import ParseMode
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler, MessageHandler, filters
 
+from library_bot.library.deadline import Deadline
+from library_bot.rules.isil import branch_key
 from library_bot.services import services
 from library_bot.storage.store import MAX_CARDS
 from library_bot.telegram.buttons import LogoutCard, Payload, RenameCard, decode
@@ -148,6 +150,8 @@ MUNICIPALITIES: Mapping[str, str] = MappingProxyType(
 RENAME_SECONDS = 600.0
 # A card's name: what /v3/user's first word or the patron gives, kept short for buttons.
 LABEL_LIMIT = 32
+# Seconds a card's library name may take to look up; its holder's municipality otherwise.
+LIBRARY_NAME_BUDGET = 3.0
 
 
 async def library_name(context: Context, account: Account, lang: str) -> str | None:
@@ -186,12 +190,27 @@ def owner(account: Account, lang: str) -> Raw:
     return Raw(t(lang, key, name=account.label))
 
 
+async def card_library(context: Context, account: Account, lang: str) -> str | None:
+    """Where the card belongs: its library (`/v3/user` `agency`) by the name `/v3/libraries`
+    gives its main branch, for a family's cards may be at several libraries; else, as for one
+    card, the holder's municipality."""
+    agency = account.agency
+    if agency:
+        svc = services(context)
+        deadline = Deadline(LIBRARY_NAME_BUDGET)
+        names = await svc.branches.lookup(svc.library, [agency], deadline)
+        found = names.get(branch_key(agency))
+        if found:
+            return found
+    return await library_name(context, account, lang)
+
+
 async def card_lines(context: Context, cards: Sequence[Account], lang: str) -> str:
     """The chat's cards, one line each: number, name and library."""
     lines = [t(lang, "cards.header", count=len(cards), max=MAX_CARDS)]
     for account in cards:
         name = card_name(account, lang)
-        library = await library_name(context, account, lang)
+        library = await card_library(context, account, lang)
         if library:
             lines.append(t(lang, "cards.line", number=account.card, name=name, library=library))
         else:

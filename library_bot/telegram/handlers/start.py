@@ -13,7 +13,13 @@ from library_bot.library.deadline import Deadline
 from library_bot.library.errors import LibraryError
 from library_bot.services import services
 from library_bot.storage.store import MAX_CARDS
-from library_bot.telegram.handlers.cards import card_lines, first_name, library_name, owner
+from library_bot.telegram.handlers.cards import (
+    card_library,
+    card_lines,
+    first_name,
+    library_name,
+    owner,
+)
 from library_bot.telegram.ui import Context, chat_id_of, lang_of, reply
 from library_bot.texts import t
 
@@ -23,7 +29,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 MAX_CODE_LENGTH = 64
-LIBRARY_NAME_TIMEOUT = 3.0
 # Seconds the name for a new card's label may take: the "connected" answer waits for it.
 LABEL_BUDGET = 3.0
 
@@ -70,11 +75,8 @@ async def _redeem(update: Update, context: Context, code: str, lang: str) -> Non
         await reply(update, context, t(lang, "cards.full", max=MAX_CARDS))
         return
     await store.set_connected(chat_id)
-    if account.label is None:  # a new card, or one from before cards had names
-        label = await _first_name(context, account)
-        if label is not None:
-            await store.set_label(chat_id, account.card, label)
-            account = replace(account, label=label)
+    if account.label is None or account.agency is None:  # a new card, or one from before
+        account = await _details(context, account)
     cards = await store.cards(chat_id)
     library = await library_name(context, account, lang)
     if len(cards) <= 1:  # one card: as before several cards
@@ -83,17 +85,26 @@ async def _redeem(update: Update, context: Context, code: str, lang: str) -> Non
     elif linked.outcome == "refreshed":
         await reply(update, context, t(lang, "cards.refreshed", card=owner(account, lang)))
     else:
+        library = await card_library(context, account, lang)
         key = "cards.added" if library else "cards.added_plain"
         text = t(lang, key, card=owner(account, lang), library=library or "")
         await reply(update, context, f"{text}\n\n{await card_lines(context, cards, lang)}")
 
 
-async def _first_name(context: Context, account: Account) -> str | None:
-    """The new card's label: the first word of `/v3/user` `name`, fetched once within a short
-    budget; None when the platform is slow or fails (the card is then called "Card n")."""
+async def _details(context: Context, account: Account) -> Account:
+    """The new card's label (the first word of `/v3/user` `name`) and library (`agency`),
+    fetched once within a short budget and kept; without them (the platform slow or failing)
+    the card is called "Card n" and placed by its holder's municipality."""
+    store = services(context).store
     try:
         status = await Deadline(LABEL_BUDGET).run(services(context).library.user(account.token))
     except LibraryError as exc:
         log.info("no name for the new card: %s", type(exc).__name__)
-        return None
-    return first_name(status.name)
+        return account
+    label = account.label or first_name(status.name)
+    if label is not None and label != account.label:
+        await store.set_label(account.chat_id, account.card, label)
+    agency = (status.agency or "").strip()[:16] or None
+    if agency is not None and agency != account.agency:
+        await store.set_agency(account.chat_id, account.card, agency)
+    return replace(account, label=label, agency=agency or account.agency)

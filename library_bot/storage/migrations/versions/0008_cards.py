@@ -1,6 +1,7 @@
 """Several library cards in one chat: `account` is keyed by (chat, card), and what belongs to a
-card moves onto its row (label, pick-up branch, whether its fees are known, the watched orders'
-check day, its calendar entries). Refusals and notice memory gain the card in their key.
+card moves onto its row (label, library, pick-up branch, whether its fees are known, the
+watched orders' check day, its calendar entries). Refusals and notice memory gain the card in
+their key.
 
 Every existing account becomes card 1 and keeps its state. Tables whose key changes are
 rebuilt (renamed aside, created, copied, dropped), the one way both SQLite and PostgreSQL take.
@@ -43,6 +44,7 @@ def _account(*, cards: bool) -> None:
         [
             _card(),
             sa.Column("label", sa.String(length=32), nullable=True),
+            sa.Column("agency", sa.String(length=16), nullable=True),
             sa.Column("pickup_branch", sa.String(length=64), nullable=True),
             sa.Column("fees_known", sa.Boolean(), server_default=sa.false(), nullable=False),
             sa.Column("order_check", sa.Date(), nullable=True),
