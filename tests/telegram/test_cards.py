@@ -17,6 +17,8 @@ from tests.telegram.test_borrower import buttons, command, wait_answer
 CHAT = 8101
 ORDER_CALLS = "platform GET /v3/order"
 REVOKE = "oauth DELETE /oauth/revoke"
+# A card's library as /cards names it: its main branch, from /v3/libraries.
+KBH = "Københavns Hovedbibliotek"
 
 
 async def log_in(bot: BotHarness, chat_id: int, user_id: str, *, url: str | None = None) -> Any:
@@ -53,9 +55,9 @@ async def test_two_patrons_make_two_cards_and_a_login_again_refreshes_one(
     assert any(button.url for row in prompt.buttons for button in row)
 
     second = await log_in(bot, CHAT, OLE)
-    assert second.text.startswith("✅ Ole's card is connected (Københavns Hovedbibliotek).")
+    assert second.text.startswith(f"✅ Ole's card is connected ({KBH}).")
     assert "<b>Cards in this chat</b> (2 of 6)" in second.html
-    assert "1. 👤 Karen (Københavns Hovedbibliotek)\n2. 👤 Ole (Københavns Hovedbibliotek)" in second.text
+    assert f"1. 👤 Karen ({KBH})\n2. 👤 Ole ({KBH})" in second.text
     assert await labels(bot, CHAT) == [(1, "Karen"), (2, "Ole")]
     # Only the first name is kept, never the rest of it.
     account = await bot.store.account(CHAT, 1)
@@ -94,7 +96,7 @@ async def test_the_seventh_card_is_refused_and_its_token_revoked(bot: BotHarness
 async def test_cards_lists_and_renames_and_the_name_is_no_search(bot: BotHarness) -> None:
     await two_cards(bot, CHAT)
     listed = await bot.send(CHAT, "/cards")
-    assert listed.text.startswith("Cards in this chat (2 of 6)\n1. 👤 Karen (Københavns Hovedbibliotek)")
+    assert listed.text.startswith(f"Cards in this chat (2 of 6)\n1. 👤 Karen ({KBH})")
     assert buttons(listed) == [
         "✏️ Rename Karen",
         "🚪 Log out Karen",
@@ -267,9 +269,9 @@ async def test_cards_in_danish_and_before_any_login(bot: BotHarness) -> None:
     bot.add_chat(CHAT, language_code="da")
     await bot.connect(CHAT, KAREN)
     await bot.connect(CHAT, OLE)
-    assert bot.telegram.sent(CHAT)[-1].text.startswith("✅ Oles kort er forbundet (Københavns Hovedbibliotek).")
+    assert bot.telegram.sent(CHAT)[-1].text.startswith(f"✅ Oles kort er forbundet ({KBH}).")
     listed = await bot.send(CHAT, "/cards")
-    assert listed.text.startswith("Kort i denne chat (2 af 6)\n1. 👤 Karen (Københavns Hovedbibliotek)")
+    assert listed.text.startswith(f"Kort i denne chat (2 af 6)\n1. 👤 Karen ({KBH})")
     await bot.tap(CHAT, listed, "✏️ Omdøb Ole")
     assert (await bot.send(CHAT, "Lars")).text == "✅ Kort 2 hedder nu Lars."
     which = await bot.send(CHAT, "/logout")
