@@ -121,6 +121,27 @@ def button_label(title: str, outcome: RenewResult | LibraryError, today: dt.date
     return plain(t(lang, "borrower.renew.button_ok", title=short, date=date))
 
 
+def _loan_row(
+    loan: Loan,
+    lang: str,
+    refusal: Refusal | None,
+    button_id: str | None,
+    used: set[str],
+    today: dt.date,
+) -> tuple[str | None, str | None]:
+    """A loan on a /renew page: (the line saying why it has no button, None) when the library
+    refused it or it was borrowed since the list was made; else (None, its button's label)."""
+    title = _title(loan, lang)
+    if refusal is not None:
+        reason = Raw(reason_text(refusal.reason, lang))
+        return t(lang, "borrower.renew.refused", title=title, reason=reason), None
+    if button_id is None:
+        return t(lang, "borrower.renew.not_listed", title=title), None
+    key = "borrower.renew.button_tried" if button_id in used else "borrower.renew.button"
+    due = Raw(format_date(loan.due_date, lang, today=today))
+    return None, t(lang, key, title=Raw(shorten(title, SHORT_TITLE)), due=due)
+
+
 def _title(loan: Loan, lang: str) -> str:
     return loan.title or t(lang, "render.untitled")
 
@@ -247,25 +268,12 @@ async def _show(
     if listing.head is not None:
         buttons.append([ref_button(t(lang, "borrower.renew.all"), RenewAll.ACTION, listing.head)])
     for loan in shown:
-        title = _title(loan, lang)
-        found = refusal_for(loan, refusals)
-        if found is not None:
-            reason = Raw(reason_text(found.reason, lang))
-            lines.append(t(lang, "borrower.renew.refused", title=title, reason=reason))
-            continue
         button_id = mapped.get(loan.loan_id)
-        if button_id is None:
-            # Borrowed since the list was made: it has no button of this message.
-            lines.append(t(lang, "borrower.renew.not_listed", title=title))
-            continue
-        key = "borrower.renew.button_tried" if button_id in used else "borrower.renew.button"
-        label = t(
-            lang,
-            key,
-            title=Raw(shorten(title, SHORT_TITLE)),
-            due=Raw(format_date(loan.due_date, lang, today=today)),
-        )
-        buttons.append([ref_button(plain(label), RenewLoan.ACTION, button_id)])
+        line, label = _loan_row(loan, lang, refusal_for(loan, refusals), button_id, used, today)
+        if line is not None:
+            lines.append(line)
+        elif button_id is not None and label is not None:
+            buttons.append([ref_button(plain(label), RenewLoan.ACTION, button_id)])
     if pages > 1 and ref_id is not None:
         buttons.append(page_row(lang, ref_id, page, pages))
     refused = sum(1 for loan in ordered if refusal_for(loan, refusals) is not None)
@@ -714,26 +722,17 @@ async def _show_cards(
             buttons.append([ref_button(plain(label), RenewAll.ACTION, head)])
     lines: dict[int, list[str]] = {card.card: [] for card in statuses}
     for card, loan in shown:
-        title = _title(loan, lang)
-        found = refusal_for(loan, refusals[card.card])
-        if found is not None:
-            reason = Raw(reason_text(found.reason, lang))
-            lines[card.card].append(t(lang, "borrower.renew.refused", title=title, reason=reason))
-            continue
         button_id = mapped.get(_loan_key(card.card, loan.loan_id))
-        if button_id is None:
-            lines[card.card].append(t(lang, "borrower.renew.not_listed", title=title))
+        refusal = refusal_for(loan, refusals[card.card])
+        line, text = _loan_row(loan, lang, refusal, button_id, used, today)
+        if line is not None:
+            lines[card.card].append(line)
             continue
-        key = "borrower.renew.button_tried" if button_id in used else "borrower.renew.button"
-        label = t(
-            lang,
-            key,
-            title=Raw(shorten(title, SHORT_TITLE)),
-            due=Raw(format_date(loan.due_date, lang, today=today)),
-        )
+        if button_id is None or text is None:
+            continue
         if several:
-            label = t(lang, "lists.button_of", label=label, name=card.name)
-        buttons.append([ref_button(plain(label), RenewLoan.ACTION, button_id)])
+            text = t(lang, "lists.button_of", label=text, name=card.name)
+        buttons.append([ref_button(plain(text), RenewLoan.ACTION, button_id)])
     on_page = {card.card for card, _ in shown}
     parts: list[str] = [t(lang, "borrower.renew.header", count=len(every))]
     for card in statuses:
