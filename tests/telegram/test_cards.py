@@ -126,6 +126,13 @@ async def test_cards_lists_and_renames_and_the_name_is_no_search(bot: BotHarness
     )
     assert await labels(bot, CHAT) == [(1, "Karen"), (2, "Bedste<far>")]
     assert bot.sandbox.calls["platform GET /v3/search"] == 0
+    # A command in between ends the prompt: the text after it is a search offer, no name.
+    listed = await bot.send(CHAT, "/cards")
+    await bot.tap(CHAT, listed, "✏️ Rename Karen")
+    await bot.send(CHAT, "/help")
+    offer = await bot.send(CHAT, "dune")
+    assert "dune" in buttons(offer)[0]
+    assert await labels(bot, CHAT) == [(1, "Karen"), (2, "Bedste<far>")]
 
 
 def test_a_reply_to_the_rename_prompt_names_its_card_in_any_process() -> None:

@@ -238,21 +238,23 @@ async def cards_command(update: Update, context: Context) -> None:
 
 
 class Renames:
-    """The rename prompts this process asked (chat -> card, when), beside the reply to the
-    prompt, which names its card by number (`renamed_card`) and so works in any process. A
-    message that is not a reply (a client or the stand-in that does not honour ForceReply) is
-    the name while the prompt is fresh. One per application: its handlers share it.
+    """The rename prompts this process asked (chat -> card, prompt message, when), beside the
+    reply to the prompt, which names its card by number (`renamed_card`) and so works in any
+    process. A message that is not a reply (a client or the stand-in that does not honour
+    ForceReply) is the name only when it comes right after the prompt (the chat's next message
+    id: a command or anything else in between ends the prompt) and while it is fresh. One per
+    application: its handlers share it.
     """
 
     def __init__(self) -> None:
-        self.asked: dict[int, tuple[int, float]] = {}
+        self.asked: dict[int, tuple[int, int, float]] = {}
 
-    def ask(self, chat_id: int, card: int) -> None:
+    def ask(self, chat_id: int, card: int, prompt: Message) -> None:
         now = time.monotonic()
-        for chat, (_, when) in list(self.asked.items()):
+        for chat, (_, _, when) in list(self.asked.items()):
             if now - when >= RENAME_SECONDS:
                 del self.asked[chat]
-        self.asked[chat_id] = (card, now)
+        self.asked[chat_id] = (card, prompt.message_id, now)
 
     def card_for(self, message: Message) -> int | None:
         """The card `message` names, or None when it is no answer to a rename prompt."""
@@ -260,9 +262,12 @@ class Renames:
         if card is not None:
             return card
         asked = self.asked.get(message.chat_id)
-        if asked is not None and time.monotonic() - asked[1] < RENAME_SECONDS:
-            return asked[0]
-        return None
+        if asked is None:
+            return None
+        card, prompt, when = asked
+        if message.message_id != prompt + 1 or time.monotonic() - when >= RENAME_SECONDS:
+            return None
+        return card
 
     async def tapped(self, update: Update, context: Context) -> None:
         """ "✏️ Rename": the prompt whose answer is the card's new name."""
@@ -277,8 +282,7 @@ class Renames:
         if account is None:
             await reply(update, context, t(lang, "cards.gone"))
             return
-        self.ask(account.chat_id, account.card)
-        await ask_for_name(update, context, account, lang)
+        self.ask(account.chat_id, account.card, await ask_for_name(update, context, account, lang))
 
     async def answered(self, update: Update, context: Context) -> None:
         """The new name: 1..32 characters of plain text, else the prompt again."""
@@ -297,8 +301,8 @@ class Renames:
         text = message.text or ""
         label = clean_label(text)
         if label is None or len(text.strip()) > LABEL_LIMIT:
-            self.ask(chat_id, card)
-            await ask_for_name(update, context, account, lang, lead=t(lang, "cards.rename_bad"))
+            lead = t(lang, "cards.rename_bad")
+            self.ask(chat_id, card, await ask_for_name(update, context, account, lang, lead=lead))
             return
         self.asked.pop(chat_id, None)
         await store.set_label(chat_id, card, label)
@@ -307,9 +311,9 @@ class Renames:
 
 async def ask_for_name(
     update: Update, context: Context, account: Account, lang: str, *, lead: str | None = None
-) -> None:
+) -> Message:
     text = t(lang, "cards.rename_ask", number=account.card, name=card_name(account, lang))
-    await context.bot.send_message(
+    return await context.bot.send_message(
         chat_id_of(update),
         f"{lead}\n{text}" if lead else text,
         parse_mode=ParseMode.HTML,
