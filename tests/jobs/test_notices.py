@@ -36,7 +36,7 @@ async def test_a_refused_loan_is_reminded_daily_from_its_due_day(rig: Rig) -> No
     await rig.sweep()
     [first] = rig.telegram.sent(KAREN_CHAT)
     assert f"🟡 {SNAK}" in first.text
-    assert "⛔ kan ikke fornys" in first.text
+    assert "⛔ kan ikke fornyes" in first.text
     assert f"Forny: {SNAK}" not in [b.text for row in first.buttons for b in row]
 
     await rig.sweep()  # the same day: nothing more

@@ -38,7 +38,7 @@ async def test_logout_revokes_offers_the_sso_logout_and_asks_for_a_fresh_login(
     assert "force_login" not in first
     [reply] = await command(bot, CHAT, "/logout")
     assert reply.text.startswith("👋 You are logged out here. I deleted your access")
-    assert "The next /login asks for your card number and pin again" in reply.text
+    assert "but the next /login here asks for your card number and PIN again" in reply.text
     # The link to end the single sign-on session goes through the bot's page, no token in it.
     account_link = next(
         (b.url for row in reply.buttons for b in row if b.url),
@@ -67,7 +67,7 @@ async def test_logout_revokes_offers_the_sso_logout_and_asks_for_a_fresh_login(
     )
     assert page.status_code == 200 and "You are logged out" in page.text
     assert "Back to the chat" in page.text
-    # The next login asks for the card number and pin again.
+    # The next login asks for the card number and PIN again.
     assert "force_login=1" in await bot.login_url(CHAT)
     [told] = await command(bot, CHAT, "/loans")
     assert told.text.startswith("🔑 You logged out.")

@@ -73,17 +73,17 @@ async def test_a_refused_renewal_is_marked_and_remembered(bot: BotHarness) -> No
     assert "⛔ Kongens fald: reserveret af en anden låner" in buttons(edited)
     # Remembered: /renew marks it and offers no button for it; /loans marks it too.
     [again] = await command(bot, 62, "/renew")
-    assert "⛔ Kongens fald: kan ikke fornys – reserveret af en anden låner" in again.text
+    assert "⛔ Kongens fald: kan ikke fornyes – reserveret af en anden låner" in again.text
     assert not [text for text in buttons(again) if "Kongens fald" in text]
     [loans] = await command(bot, 62, "/loans")
     entry = next(part for part in loans.text.split("\n\n") if "Kongens fald" in part)
-    assert entry.endswith("⛔ kan ikke fornys: reserveret af en anden låner")
+    assert entry.endswith("⛔ kan ikke fornyes: reserveret af en anden låner")
     # "Renew all" from the new list leaves it alone, saying why.
     result = await bot.tap(62, again, "🔄 Forny alle")
     assert result is not None
     assert bot.sandbox.calls[RENEW_CALLS] == 1 + 3  # Kongens fald is not tried again
     told = await bot.telegram.wait_for(62, "🔄 Fornyelse", after=again.message_id)
-    assert "⛔ Kongens fald: kan ikke fornys – reserveret af en anden låner" in told.text
+    assert "⛔ Kongens fald: kan ikke fornyes – reserveret af en anden låner" in told.text
 
 
 async def test_renew_all_renews_the_loans_due_soon_and_says_what_it_left(

@@ -257,7 +257,7 @@ def test_loans_summary_counts_overdue_due_soon_and_refused() -> None:
     loans = [loan(days(d)) for d in (-9, -1, -1, 0, 3, 4, 30)] + [loan("31/02/2026")]
     assert loans_summary(loans, TODAY, "en", 3) == "3 overdue · 2 due within 3 days"
     assert loans_summary(loans, TODAY, "da", 7, refused=1) == (
-        "3 over tid · 3 skal afleveres inden for 7 dage · ⛔ 1 kan ikke fornys"
+        "3 over tid · 3 skal afleveres inden for 7 dage · ⛔ 1 kan ikke fornyes"
     )
     assert loans_summary([loan(days(1))], TODAY, "en", 1) == "1 due within 1 day"
     assert loans_summary([loan(days(9))], TODAY, "en", 3) == "nothing due within 3 days"

@@ -109,7 +109,8 @@ MESSAGES: tuple[Message, ...] = (
         "borrower.order.confirm",
         "Do you want to order <b>{title}</b>{creator}?\n"
         "Pick-up at <b>{branch}</b>.\n"
-        "<i>Another branch: the button below, or <code>/order {pid} Vesterbro</code></i>",
+        "<i>Another branch: the button below, or <code>/order {pid}</code> and the branch's "
+        "name</i>",
     ),
     _("borrower.order.change_branch", "📍 Change pick-up branch"),
     _("borrower.order.pick_branch", "📍 Where do you want to pick up <b>{title}</b>?"),

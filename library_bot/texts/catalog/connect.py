@@ -12,7 +12,7 @@ MESSAGES: tuple[Message, ...] = (
         "I can show your loans, holds and fees, search and order materials, renew loans and "
         "remind you of due dates.\n"
         "\n"
-        "Begin with /login: you log in at your library, and I never see your pin. Send /help to "
+        "Begin with /login: you log in at your library, and I never see your PIN. Send /help to "
         "see every command.",
     ),
     _(
@@ -62,14 +62,14 @@ MESSAGES: tuple[Message, ...] = (
     ),
     _(
         "connect.logout_sso",
-        "The library login still remembers you in the browser you logged in with. The next "
-        "/login asks for your card number and pin again. Tap the button to also log out of the "
+        "The library login still remembers you in the browser you logged in with, but the next "
+        "/login here asks for your card number and PIN again. Tap the button to also log out of the "
         "library login in that browser (important on a shared device).",
     ),
     _(
         "connect.logout_sso_link",
-        "The library login still remembers you in the browser you logged in with. The next "
-        "/login asks for your card number and pin again. Open this link to also log out of the "
+        "The library login still remembers you in the browser you logged in with, but the next "
+        "/login here asks for your card number and PIN again. Open this link to also log out of the "
         "library login in that browser (important on a shared device):\n"
         "{url}",
     ),

@@ -16,7 +16,7 @@ MESSAGES: tuple[Message, ...] = (
     _(
         "pages.logged_out_body",
         "You are logged out of the library login in this browser. The next time you log in, you "
-        "give your card number and pin again.",
+        "give your card number and PIN again.",
     ),
     _(
         "pages.success_code",
