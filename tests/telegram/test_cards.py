@@ -231,9 +231,11 @@ async def test_a_search_result_asks_which_card_to_order_with(bot: BotHarness) ->
     which = await bot.tap(CHAT, results, buttons(results)[1])
     assert which is not None and which.text == "Which card do you want to order with?"
     ask = await bot.tap(CHAT, which, "👤 Ole")
-    assert ask is not None and ask.text.startswith("Do you want to order Babettes gæstebud")
+    # Whose order it is, at the top of the confirmation and of the answer.
+    assert ask is not None and ask.text.startswith("👤 Ole\nDo you want to order Babettes gæstebud")
     done = await bot.tap(CHAT, ask, "📥 Yes, order it")
-    assert done is not None and bot.sandbox.calls[ORDER_CALLS] == 1
+    assert done is not None and done.html.startswith("👤 <b>Ole</b>\n")
+    assert bot.sandbox.calls[ORDER_CALLS] == 1
     assert bot.sandbox.patron_data(OLE).orders[-1]["title"] == "Babettes gæstebud"
 
 

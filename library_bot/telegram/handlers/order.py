@@ -31,7 +31,7 @@ from library_bot.telegram.buttons import (
     PlaceOrder,
     decode,
 )
-from library_bot.telegram.cards import card_name, require_cards
+from library_bot.telegram.cards import card_heading, card_name, require_cards
 from library_bot.telegram.handlers.cardlists import require_card
 from library_bot.telegram.ui import (
     BUTTON_TITLE,
@@ -252,6 +252,7 @@ async def prepare_order(
         branch=names.get(branch, branch),
         pid=pid,
     )
+    text = await _for_card(context, account, lang, text)
     if edit:
         await reply(update, context, text, buttons=[[yes, no], [change]])
         return
@@ -428,7 +429,13 @@ async def place_order(
         )
     else:
         text = t(lang, "borrower.order.placed_no_id", title=title, branch=branch_name)
-    await reply(update, context, text)
+    await reply(update, context, await _for_card(context, account, lang, text))
+
+
+async def _for_card(context: Context, account: Account, lang: str, text: str) -> str:
+    """`text` headed by the card's name when the chat has several: whose order it is."""
+    cards = await services(context).store.cards(account.chat_id)
+    return f"{card_heading(account, lang)}\n{text}" if len(cards) > 1 else text
 
 
 async def _forget_branch(context: Context, account: Account, branch: str) -> None:

@@ -63,14 +63,14 @@ MESSAGES: tuple[Message, ...] = (
     _(
         "connect.logout_sso",
         "The library login still remembers you in the browser you logged in with, but the next "
-        "/login here asks for your card number and PIN again. Tap the button to also log out of the "
-        "library login in that browser (important on a shared device).",
+        "/login here asks for your card number and PIN again. Tap the button to also log out of "
+        "the library login in that browser (important on a shared device).",
     ),
     _(
         "connect.logout_sso_link",
         "The library login still remembers you in the browser you logged in with, but the next "
-        "/login here asks for your card number and PIN again. Open this link to also log out of the "
-        "library login in that browser (important on a shared device):\n"
+        "/login here asks for your card number and PIN again. Open this link to also log out of "
+        "the library login in that browser (important on a shared device):\n"
         "{url}",
     ),
     _("connect.logout_button", "🚪 Log out of the library login"),
