@@ -126,6 +126,12 @@ async def test_cards_lists_and_renames_and_the_name_is_no_search(bot: BotHarness
     )
     assert await labels(bot, CHAT) == [(1, "Karen"), (2, "Bedste<far>")]
     assert bot.sandbox.calls["platform GET /v3/search"] == 0
+    # Another card's name is refused: the buttons would read the same.
+    listed = await bot.send(CHAT, "/cards")
+    await bot.tap(CHAT, listed, "✏️ Rename Karen")
+    taken = await bot.send(CHAT, "bedste<FAR>")
+    assert taken.text.startswith("Another card here is already called bedste<FAR>.\n✏️ Send")
+    assert await labels(bot, CHAT) == [(1, "Karen"), (2, "Bedste<far>")]
     # A command in between ends the prompt: the text after it is a search offer, no name.
     listed = await bot.send(CHAT, "/cards")
     await bot.tap(CHAT, listed, "✏️ Rename Karen")

@@ -300,8 +300,15 @@ class Renames:
             return
         text = message.text or ""
         label = clean_label(text)
+        lead = None
         if label is None or len(text.strip()) > LABEL_LIMIT:
             lead = t(lang, "cards.rename_bad")
+        elif any(
+            other.card != card and card_name(other, lang).casefold() == label.casefold()
+            for other in await store.cards(chat_id)
+        ):
+            lead = t(lang, "cards.rename_taken", name=label)  # the buttons would read the same
+        if lead is not None:
             self.ask(chat_id, card, await ask_for_name(update, context, account, lang, lead=lead))
             return
         self.asked.pop(chat_id, None)

@@ -44,6 +44,7 @@ MESSAGES: tuple[Message, ...] = (
     _("cards.rename_placeholder", "New name"),
     _("cards.renamed", "✅ Card {number} is now called <b>{name}</b>."),
     _("cards.rename_bad", "A card's name is 1 to 32 characters of plain text."),
+    _("cards.rename_taken", "Another card here is already called {name}."),
     _("cards.gone", "That card is no longer in this chat. Send /cards to see the cards here."),
     _("cards.logout_which", "Which card do you want to log out of?"),
     _("cards.logout_all", "🚪 All cards"),
