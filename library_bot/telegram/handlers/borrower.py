@@ -416,6 +416,27 @@ async def _show_sections(
     await reply(update, context, text, buttons=buttons)
 
 
+async def _paged(
+    update: Update,
+    context: Context,
+    lang: str,
+    statuses: list[CardStatus],
+    sections: list[Section],
+    shown: int,
+    view: int | None,
+    page: int,
+    per_page: int,
+    empty_key: str,
+) -> tuple[list[list[str]], int] | None:
+    """A sectioned list's pages and the page to show; None once the patron has been told the
+    list is empty (every card read, none with anything, and all cards asked for)."""
+    if not shown and view is None and all(card.status is not None for card in statuses):
+        await reply(update, context, t(lang, empty_key))
+        return None
+    pages = section_pages(lang, sections, per_page=per_page, limit=PAGE_LIMIT)
+    return pages, max(0, min(page, len(pages) - 1))
+
+
 async def card_loans(
     update: Update,
     context: Context,
@@ -435,9 +456,8 @@ async def card_loans(
     sections: list[Section] = []
     total = 0
     for card in statuses:
-        trouble = card.trouble(lang)
-        if trouble is not None or card.status is None:
-            sections.append(Section(card.name, trouble or "", ()))
+        if card.status is None:
+            sections.append(card.unread(lang))
             continue
         loans = sort_loans(card.status.loans)
         if not loans:
@@ -455,11 +475,21 @@ async def card_loans(
         lead = SEP.join((t(lang, "lists.loans.count", count=len(loans)), summary))
         sections.append(Section(card.name, lead, entries))
         total += len(loans)
-    if not total and view is None and all(card.status is not None for card in statuses):
-        await reply(update, context, t(lang, "borrower.loans.empty"))
+    paged = await _paged(
+        update,
+        context,
+        lang,
+        statuses,
+        sections,
+        total,
+        view,
+        page,
+        LOANS_PER_PAGE,
+        "borrower.loans.empty",
+    )
+    if paged is None:
         return
-    pages = section_pages(lang, sections, per_page=LOANS_PER_PAGE, limit=PAGE_LIMIT)
-    page = max(0, min(page, len(pages) - 1))
+    pages, page = paged
     header = t(lang, "borrower.loans.header", count=total)
     await _show_sections(update, context, lang, "loans", cards, header, pages, view, page, views)
 
@@ -487,9 +517,8 @@ async def card_holds(
     items: list[tuple[int, Hold] | None] = []  # per block of the pages: a hold and its card
     total = 0
     for card in statuses:
-        trouble = card.trouble(lang)
-        if trouble is not None or card.status is None:
-            sections.append(Section(card.name, trouble or "", ()))
+        if card.status is None:
+            sections.append(card.unread(lang))
             items.append(None)
             continue
         holds = sort_holds(card.status.orders)
@@ -515,11 +544,21 @@ async def card_holds(
         )
         sections.append(Section(card.name, lead, entries))
         total += len(holds)
-    if not total and view is None and all(card.status is not None for card in statuses):
-        await reply(update, context, t(lang, "borrower.holds.empty"))
+    paged = await _paged(
+        update,
+        context,
+        lang,
+        statuses,
+        sections,
+        total,
+        view,
+        page,
+        HOLDS_PER_PAGE,
+        "borrower.holds.empty",
+    )
+    if paged is None:
         return
-    pages = section_pages(lang, sections, per_page=HOLDS_PER_PAGE, limit=PAGE_LIMIT)
-    page = max(0, min(page, len(pages) - 1))
+    pages, page = paged
     first = sum(len(earlier) for earlier in pages[:page])
     specs: list[tuple[str, Payload]] = []
     several = len(statuses) > 1
@@ -571,9 +610,8 @@ async def card_debt(
     sections: list[Section] = []
     owed = 0
     for card in statuses:
-        trouble = card.trouble(lang)
-        if trouble is not None or card.status is None:
-            sections.append(Section(card.name, trouble or "", ()))
+        if card.status is None:
+            sections.append(card.unread(lang))
             continue
         items = [item for item in card.status.debt if not is_zero_amount(item.amount)]
         if not items:
@@ -587,11 +625,21 @@ async def card_debt(
         )
         sections.append(Section(card.name, lead, render_debt(items, today, lang)))
         owed += len(items)
-    if not owed and view is None and all(card.status is not None for card in statuses):
-        await reply(update, context, t(lang, "borrower.debt.none"))
+    paged = await _paged(
+        update,
+        context,
+        lang,
+        statuses,
+        sections,
+        owed,
+        view,
+        page,
+        DEBT_PER_PAGE,
+        "borrower.debt.none",
+    )
+    if paged is None:
         return
-    pages = section_pages(lang, sections, per_page=DEBT_PER_PAGE, limit=PAGE_LIMIT)
-    page = max(0, min(page, len(pages) - 1))
+    pages, page = paged
     header = t(lang, "borrower.debt.header")
     await _show_sections(update, context, lang, "debt", cards, header, pages, view, page, views)
 

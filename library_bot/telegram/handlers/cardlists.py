@@ -84,6 +84,11 @@ class CardStatus:
             )
         return None
 
+    def unread(self, lang: str) -> Section:
+        """The section of a card without a status (its token refused, or the platform failed):
+        why, and no entries."""
+        return Section(self.name, self.trouble(lang) or "", ())
+
 
 async def chat_cards(update: Update, context: Context) -> list[Account]:
     """The chat's cards, read quietly: with one card (or none) a command goes on as it always
