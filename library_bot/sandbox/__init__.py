@@ -1,1 +1,0 @@
-"""On top of the bot: stand-ins for the library services and the Telegram Bot API."""
