@@ -37,9 +37,22 @@ def _day_first(text: str) -> dt.date | None:
         return None
 
 
+# The platform fills a date it does not have with the Unix epoch (recorded answers carry
+# `1970-01-01` on fees): such a date, or an earlier one, is no date.
+PLACEHOLDER_DAYS_UNTIL = dt.date(1970, 1, 1)
+
+
 def parse_library_date(value: object, tz: ZoneInfo = DEFAULT_TZ) -> dt.date | str | None:
     """A date in `tz` for every ISO 8601 shape seen and the Danish day-first forms
-    (`dd/mm/yyyy`, `dd-mm-yyyy`, `dd.mm.yyyy`); anything else is kept as text."""
+    (`dd/mm/yyyy`, `dd-mm-yyyy`, `dd.mm.yyyy`); anything else is kept as text; a placeholder
+    date (the epoch or earlier) is None."""
+    day = _parse_date(value, tz)
+    if isinstance(day, dt.date) and day <= PLACEHOLDER_DAYS_UNTIL:
+        return None
+    return day
+
+
+def _parse_date(value: object, tz: ZoneInfo) -> dt.date | str | None:
     if value is None or value == "":
         return None
     if isinstance(value, dt.datetime):

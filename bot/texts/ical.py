@@ -11,7 +11,7 @@ import datetime as dt
 import html
 from collections.abc import Sequence
 
-from icalendar import Calendar, Event
+from icalendar import Calendar, Event, vDuration
 
 from bot.rules.calendar import Entry
 from bot.texts import t
@@ -41,7 +41,8 @@ def render_feed(
     calendar.add("method", "PUBLISH")
     calendar.add("x-wr-calname", _plain(t(lang, "calendar.feed.name")))
     calendar.add("refresh-interval", REFRESH, parameters={"VALUE": "DURATION"})
-    calendar.add("x-published-ttl", REFRESH)
+    # A duration (PT6H), as RFC 5545 writes one; a bare timedelta would be written as text.
+    calendar.add("x-published-ttl", vDuration(REFRESH))
     for name, entries in cards:
         for entry in entries:
             calendar.add_component(_event(entry, name, lang, seen_at))

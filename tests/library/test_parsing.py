@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from bot.library.client import LibraryClient, parse_envelope
 from bot.library.errors import LibraryError, ServiceUnavailable, TokenRejected
-from bot.library.models import BorrowerStatus
+from bot.library.models import BorrowerStatus, parse_library_date
 
 TZ = ZoneInfo("Europe/Copenhagen")
 
@@ -210,3 +210,15 @@ async def test_connection_refused_is_unavailable_without_the_url() -> None:
     assert "secret-token-xyz" not in text and "127.0.0.1" not in text
     assert caught.value.code == "connection"
     assert calls == [("user", "unavailable"), ("revoke", "unavailable")]
+
+
+@pytest.mark.parametrize(
+    "placeholder", ["1970-01-01", "1970-01-01T00:00:00Z", "1970-01-01T00:00:00+01:00", "01-01-1970"]
+)
+def test_the_epoch_is_no_date(placeholder: str) -> None:
+    status = BorrowerStatus.model_validate(
+        {"debt": [{"amount": "30", "date": placeholder, "title": "Film"}]},
+        context={"tz": TZ},
+    )
+    assert status.debt[0].date is None
+    assert parse_library_date("1970-01-02") == dt.date(1970, 1, 2)

@@ -261,3 +261,12 @@ def test_loans_summary_counts_overdue_due_soon_and_refused() -> None:
     )
     assert loans_summary([loan(days(1))], TODAY, "en", 1) == "1 due within 1 day"
     assert loans_summary([loan(days(9))], TODAY, "en", 3) == "nothing due within 3 days"
+
+
+@pytest.mark.parametrize("lang", ["da", "en"])
+def test_a_fee_dated_with_the_epoch_shows_no_date(lang: str) -> None:
+    status = BorrowerStatus.model_validate(
+        {"debt": [{"amount": "50", "currency": "DKK", "date": "1970-01-01T00:00:00+01:00"}]}
+    )
+    [entry] = render_debt(status.debt, TODAY, lang)
+    assert "1970" not in entry and "50" in entry
