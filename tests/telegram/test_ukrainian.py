@@ -6,8 +6,9 @@ import re
 
 from bot.telegram.handlers import COMMANDS
 from tests.fixtures.bot import BotHarness
-from tests.fixtures.patrons import KAREN
+from tests.fixtures.patrons import JONAS, KAREN
 from tests.telegram.test_borrower import command
+from tests.telegram.test_calendar import URL, events
 
 CHAT = 2601
 
@@ -76,3 +77,14 @@ async def test_language_offers_ukrainian_and_the_menu_follows(bot: BotHarness) -
     # Back to the app's language, which is Danish: the answer already is.
     assert auto is not None and auto.text == "✅ Jeg følger nu sproget i din Telegram."
     assert (await bot.store.chat(CHAT + 2)).language is None
+
+
+async def test_the_calendar_names_its_events_in_ukrainian(bot: BotHarness) -> None:
+    await bot.connect(CHAT + 3, JONAS, language_code="uk")
+    [made] = await command(bot, CHAT + 3, "/calendar")
+    assert made.text.startswith("📅 Ваш бібліотечний календар")
+    url = URL.search(made.text)
+    assert url is not None
+    found = await events(bot, url.group(1))
+    summaries = sorted(summary for _, summary in found.values())
+    assert summaries == ["📚 Повернути: Lykke-Per", "📦 Останній день, щоб забрати: Klara og solen"]
