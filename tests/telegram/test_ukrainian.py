@@ -88,3 +88,31 @@ async def test_the_calendar_names_its_events_in_ukrainian(bot: BotHarness) -> No
     found = await events(bot, url.group(1))
     summaries = sorted(summary for _, summary in found.values())
     assert summaries == ["📚 Повернути: Lykke-Per", "📦 Останній день, щоб забрати: Klara og solen"]
+
+
+async def test_logging_out_in_ukrainian_ends_on_a_ukrainian_page(bot: BotHarness) -> None:
+    await bot.connect(CHAT + 4, KAREN, language_code="uk")
+    [reply] = await command(bot, CHAT + 4, "/logout")
+    assert reply.text.startswith(
+        "👋 Ви вийшли тут. Ваш доступ видалено, і бібліотека його скасувала."
+    )
+    [[button]] = reply.buttons
+    assert button.text == "🚪 Вийти з бібліотечного входу"
+    assert button.url is not None and "lang=uk" in button.url
+    # Through the bot's page and the access service's logout, back to the bot's page: the
+    # chat's language rides along, whatever the browser asks for.
+    hop = await bot.http.get(button.url.replace(bot.info.public_url, bot.info.web_url))
+    back = await bot.http.get(hop.headers["location"])
+    page = await bot.http.get(
+        back.headers["location"].replace(bot.info.public_url, bot.info.web_url),
+        headers={"Accept-Language": "da"},
+    )
+    assert page.status_code == 200 and '<html lang="uk">' in page.text
+    assert "Ви вийшли" in page.text and "Назад до чату" in page.text
+    # A browser that asks for Ukrainian gets it without a chat behind it.
+    direct = await bot.http.get(
+        f"{bot.info.web_url}/oauth/callback",
+        params={"message": "logout"},
+        headers={"Accept-Language": "uk-UA,uk;q=0.9,en;q=0.8"},
+    )
+    assert direct.status_code == 200 and "Ви вийшли з бібліотечного входу" in direct.text
