@@ -26,6 +26,7 @@ from bot.services import Services
 from bot.services.metrics import Metrics
 from bot.telegram.app import build_application
 from bot.telegram.menu import bot_commands
+from bot.texts import DEFAULT_LANGUAGE, LANGUAGES
 from bot.web import create_web_app, stop_accepting
 from storage.migrate import upgrade
 from storage.store import Store
@@ -149,7 +150,9 @@ async def run_bot(
 
 async def _set_commands(bot: Any) -> None:
     """The command menus: cosmetic, so a Bot API server that refuses them does not stop us."""
-    menus: list[tuple[str, str | None]] = [("da", "da"), ("en", "en"), ("da", None)]
+    # One menu per language for users whose app speaks it, and the default one for the rest.
+    menus: list[tuple[str, str | None]] = [(lang, lang) for lang in LANGUAGES]
+    menus.append((DEFAULT_LANGUAGE, None))
     for lang, language_code in menus:
         try:
             await bot.set_my_commands(bot_commands(lang), language_code=language_code)

@@ -45,11 +45,12 @@ class BranchNames:
 
     def opening_hours(self, branch_id: str, lang: str) -> str | None:
         """The branch's opening hours as the library publishes them (free text, no schedule
-        to read today's from), in the patron's language when published in it."""
+        to read today's from): Danish, the first, for a Danish patron; the English, when the
+        library publishes one, for every other language (nearer a Ukrainian's than Danish)."""
         texts = self._hours.get(branch_key(branch_id), ())
         if not texts:
             return None
-        return texts[1] if lang == "en" and len(texts) > 1 else texts[0]
+        return texts[1] if lang != "da" and len(texts) > 1 else texts[0]
 
     def closed(self, branch_id: str) -> bool:
         """Whether `/v3/libraries` said the branch is temporarily closed."""

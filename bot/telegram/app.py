@@ -34,6 +34,7 @@ from bot.telegram.handlers import (
 )
 from bot.telegram.ratelimit import FairUpdateProcessor
 from bot.telegram.ui import answer_query, error_text, lang_of, send
+from bot.texts import DEFAULT_LANGUAGE
 
 log = logging.getLogger(__name__)
 
@@ -136,7 +137,7 @@ async def on_error(update: object, context: Any) -> None:
     if not isinstance(update, Update) or update.effective_chat is None:
         return
     chat_id = update.effective_chat.id
-    lang = "da"
+    lang = DEFAULT_LANGUAGE
     try:
         lang = await lang_of(update, context)
     except Exception:  # the store itself may be what failed

@@ -170,7 +170,7 @@ class ReminderChoice:
 
 @dataclass(frozen=True)
 class LanguageChoice:
-    """/language: "da", "en" or "auto"."""
+    """/language: one of `bot.texts.LANGUAGES`, or "auto"."""
 
     ACTION: ClassVar[str] = "lang"
     lang: str

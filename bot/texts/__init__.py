@@ -1,10 +1,11 @@
-"""Patron-facing texts in Danish and English, as Telegram HTML, from gettext catalogues.
+"""Patron-facing texts in Danish, English and Ukrainian, as Telegram HTML, from gettext catalogues.
 
 English is the source: every module in `bot.texts.catalog` holds a `MESSAGES` tuple of
 `_(key, text)` / `_n(key, singular, plural)` entries, discovered with `pkgutil` (adding a module
 is enough) and merged once at import; a key defined twice is an error at load time rather than a
-silent override. Danish comes from `locale/da/LC_MESSAGES/messages.mo`, compiled from the .po a
-translator edits (`make messages`, `make compile-messages`), looked up with the key as msgctxt.
+silent override. Every other language comes from `locale/<lang>/LC_MESSAGES/messages.mo`,
+compiled from the .po a translator edits (`make messages`, `make compile-messages`), looked up
+with the key as msgctxt. A new language is its .po plus its line in `LOCALES`.
 """
 
 from __future__ import annotations
@@ -27,15 +28,24 @@ from babel.numbers import format_decimal
 from bot.texts import catalog
 from bot.texts.catalog import Message
 
-LANGUAGES: tuple[str, ...] = ("da", "en")
+# The one list of languages, each with its Babel locale (numbers, dates and money, see
+# `bot.texts.formatting`); everything else that lists languages derives from it.
+LOCALES: Final = {"da": "da_DK", "en": "en_GB", "uk": "uk_UA"}
+LANGUAGES: tuple[str, ...] = tuple(LOCALES)
 DEFAULT_LANGUAGE: Final = "da"
 SOURCE_LANGUAGE: Final = "en"
-# Babel locales of the languages: numbers, dates and money (`bot.texts.formatting`).
-LOCALES: Final = {"da": "da_DK", "en": "en_GB"}
 LOCALE_DIR: Final = Path(__file__).parent / "locale"
 DOMAIN: Final = "messages"
 
-__all__ = ["DEFAULT_LANGUAGE", "LANGUAGES", "Raw", "keys", "pick_language", "t"]
+__all__ = [
+    "DEFAULT_LANGUAGE",
+    "LANGUAGES",
+    "Raw",
+    "keys",
+    "language_name",
+    "pick_language",
+    "t",
+]
 
 
 class Raw(str):
@@ -134,7 +144,7 @@ def _param(value: object, bare: bool, lang: str) -> object:
         # 1.234 / 1,234; a template with its own format spec (`{n:d}`) gets the number.
         if not bare:
             return value
-        if -1000 < value < 1000:  # nothing to group, and both locales write ASCII digits
+        if -1000 < value < 1000:  # nothing to group, and every locale writes ASCII digits
             return str(value)
         return format_decimal(value, locale=_LOCALES.get(lang, _LOCALES[DEFAULT_LANGUAGE]))
     if isinstance(value, float | Decimal):
@@ -162,13 +172,22 @@ def t(lang: str, key: str, /, **params: object) -> str:
 
 
 def pick_language(saved: str | None, telegram_code: str | None) -> str:
-    """The patron's saved choice, else their Telegram language; Danish when nothing is known."""
+    """The patron's saved choice, else their Telegram language (an IETF tag such as "uk" or
+    "da-DK"); English for a language we do not speak, Danish when nothing is known."""
     if saved in LANGUAGES:
         return saved
     code = (telegram_code or "").strip().lower()
     if not code:
         return DEFAULT_LANGUAGE
-    return "da" if code.startswith("da") else "en"
+    primary = code.replace("_", "-").split("-", 1)[0]
+    return primary if primary in LANGUAGES else SOURCE_LANGUAGE
+
+
+def language_name(lang: str) -> str:
+    """The language by its own name ("Dansk", "English", "Українська"), as /language offers
+    it: from Babel, so that a new language needs no text of its own in every catalogue."""
+    name = str(_LOCALES[lang].get_language_name())
+    return name[:1].upper() + name[1:]
 
 
 def keys(lang: str) -> frozenset[str]:

@@ -17,7 +17,7 @@ from typing import Final
 from babel.dates import format_skeleton
 from babel.numbers import format_currency, get_currency_symbol
 
-from bot.texts import LOCALES, t
+from bot.texts import DEFAULT_LANGUAGE, LOCALES, t
 
 ELLIPSIS: Final = "…"
 MESSAGE_LIMIT: Final = 4096
@@ -27,7 +27,7 @@ _TAG_NAME = re.compile(r"</?\s*([A-Za-z][A-Za-z0-9-]*)")
 
 
 def _locale(lang: str) -> str:
-    return LOCALES.get(lang, LOCALES["da"])
+    return LOCALES.get(lang, LOCALES[DEFAULT_LANGUAGE])
 
 
 def format_date(value: dt.date | str | None, lang: str, *, today: dt.date | None = None) -> str:

@@ -15,7 +15,7 @@ from typing import Final
 from babel.dates import format_skeleton
 
 from bot.library.models import Event, NewsItem
-from bot.texts import LOCALES, Raw, t
+from bot.texts import DEFAULT_LANGUAGE, LOCALES, Raw, t
 from bot.texts.formatting import format_date
 
 TITLE_LIMIT: Final = 120
@@ -53,7 +53,11 @@ def latest_news(items: Sequence[NewsItem]) -> list[NewsItem]:
 
 def _day(moment: dt.datetime, lang: str, today: dt.date) -> str:
     skeleton = "MMMEd" if moment.year == today.year else "yMMMEd"
-    return str(format_skeleton(skeleton, moment.date(), locale=LOCALES.get(lang, LOCALES["da"])))
+    return str(
+        format_skeleton(
+            skeleton, moment.date(), locale=LOCALES.get(lang, LOCALES[DEFAULT_LANGUAGE])
+        )
+    )
 
 
 def render_event(event: Event, lang: str, today: dt.date) -> str:

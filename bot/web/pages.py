@@ -40,7 +40,7 @@ SECURITY_HEADERS = {
 
 
 def page_language(accept_language: str | None) -> str:
-    """Danish or English from `Accept-Language`, by quality; Danish when neither is named."""
+    """One of the languages from `Accept-Language`, by quality; Danish when none is named."""
     best, best_q = DEFAULT_LANGUAGE, -1.0
     for position, part in enumerate((accept_language or "").split(",")):
         tag, _, params = part.strip().partition(";")

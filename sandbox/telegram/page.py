@@ -31,7 +31,8 @@ CHAT_COOKIE = "tg_chat"
 PAGE_CHAT_IDS_FROM = 5_000_001
 MAX_POLL_WAIT = 30.0
 TAP_ANSWER_WAIT = 5.0
-LANGUAGES = ("da", "en")
+# The chat page's language picker (static/index.html): the languages the bot speaks.
+LANGUAGES = ("da", "en", "uk")
 _START_PAYLOAD = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 Action = Callable[[], Awaitable[str]]

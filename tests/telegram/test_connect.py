@@ -217,7 +217,7 @@ async def test_language_choice(bot: BotHarness) -> None:
     bot.add_chat(CHAT)
     prompt = await bot.send(CHAT, "/language")
     labels = [button.text for row in prompt.buttons for button in row]
-    assert labels == ["Dansk", "English", "Automatisk (fra Telegram)"]
+    assert labels == ["Dansk", "English", "Українська", "Automatisk (fra Telegram)"]
     chosen = await bot.tap(CHAT, prompt, "English")
     assert chosen is not None and "now English" in chosen.text
     assert (await bot.store.chat(CHAT)).language == "en"

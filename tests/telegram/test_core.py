@@ -67,8 +67,13 @@ async def test_unknown_command_and_plain_text(bot: BotHarness) -> None:
     assert len(bot.telegram.sent(CHAT)) == before + 1
 
 
-async def test_commands_registered_in_both_languages(bot: BotHarness) -> None:
-    for language, login in ((None, "Forbind"), ("da", "Forbind"), ("en", "Connect")):
+async def test_commands_registered_in_every_language(bot: BotHarness) -> None:
+    for language, login in (
+        (None, "Forbind"),
+        ("da", "Forbind"),
+        ("en", "Connect"),
+        ("uk", "Підключити"),
+    ):
         registered = bot.telegram.commands[language]
         assert [item["command"] for item in registered] == list(COMMANDS)
         described = {item["command"]: item["description"] for item in registered}

@@ -200,7 +200,7 @@ async def test_free_text_in_a_group_is_not_offered_as_a_search(bot: BotHarness) 
 
 
 async def test_menus_per_language_and_per_chat_after_language(bot: BotHarness) -> None:
-    for language in (None, "da", "en"):
+    for language in (None, "da", "en", "uk"):
         assert [c["command"] for c in bot.telegram.commands[language]] == list(COMMANDS)
     described = {c["command"]: c["description"] for c in bot.telegram.commands["en"]}
     assert described["events"] == "Events at your library"
@@ -256,7 +256,7 @@ def test_a_reply_to_the_prompt_is_the_search_in_any_process() -> None:
         message = Message(2, now, chat, from_user=patron, text="blixen", reply_to_message=replied)
         return Update(1, message=message)
 
-    for lang in ("da", "en"):
+    for lang in ("da", "en", "uk"):
         assert is_search_reply(words(t(lang, "whatson.search.ask")), context)
     assert not is_search_reply(words(None), context)
     assert not is_search_reply(words("Something else"), context)

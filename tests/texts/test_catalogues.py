@@ -20,8 +20,10 @@ from babel.numbers import format_decimal
 import bot.texts as texts
 from bot.texts import (
     LANGUAGES,
+    SOURCE_LANGUAGE,
     Raw,
     keys,
+    language_name,
     load_catalogue,
     load_messages,
     load_translations,
@@ -39,9 +41,12 @@ def _placeholders(template: str) -> set[str]:
     return {name for _, name, _, _ in string.Formatter().parse(template) if name is not None}
 
 
-def test_both_languages_have_exactly_the_same_keys() -> None:
-    assert set(CATALOGUE["da"]) == set(CATALOGUE["en"]) == set(MESSAGES)
-    assert keys("da") == keys("en") == keys("fr") == frozenset(MESSAGES)
+def test_every_language_has_exactly_the_same_keys() -> None:
+    assert set(CATALOGUE) == set(LANGUAGES) == {"da", "en", "uk"}
+    for lang in LANGUAGES:
+        assert set(CATALOGUE[lang]) == set(MESSAGES), lang
+        assert keys(lang) == frozenset(MESSAGES), lang
+    assert keys("fr") == frozenset(MESSAGES)
 
 
 def test_keys_are_prefixed_by_their_area() -> None:
@@ -51,9 +56,10 @@ def test_keys_are_prefixed_by_their_area() -> None:
 
 
 @pytest.mark.parametrize("key", sorted(CATALOGUE["da"]))
-def test_same_placeholders_in_both_languages(key: str) -> None:
-    da, en = CATALOGUE["da"][key], CATALOGUE["en"].get(key, "")
-    assert _placeholders(da) == _placeholders(en), key
+def test_same_placeholders_in_every_language(key: str) -> None:
+    english = _placeholders(CATALOGUE[SOURCE_LANGUAGE][key])
+    for lang in LANGUAGES:
+        assert _placeholders(CATALOGUE[lang][key]) == english, (lang, key)
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
@@ -91,6 +97,12 @@ def test_common_texts_exist_and_read_naturally() -> None:
     assert "try again shortly" in t("en", "common.unavailable").lower()
     assert "/help" in t("da", "common.unknown_command")
     assert "/help" in t("en", "common.unknown_command")
+    assert "бібліотечна система" in t("uk", "common.unavailable").lower()
+    assert "/help" in t("uk", "common.unknown_command")
+
+
+def test_each_language_is_offered_by_its_own_name() -> None:
+    assert [language_name(lang) for lang in LANGUAGES] == ["Dansk", "English", "Українська"]
 
 
 def test_params_are_escaped_unless_raw() -> None:
@@ -125,6 +137,13 @@ def test_unknown_language_is_danish_and_a_missing_key_raises() -> None:
         ("en", 1, "🔎 <b>1 result</b> for “ø”"),
         ("en", 21, "🔎 <b>21 results</b> for “ø”"),
         ("en", 1234567, "🔎 <b>1,234,567 results</b> for “ø”"),
+        ("uk", 0, "🔎 <b>0 результатів</b> за запитом «ø»"),
+        ("uk", 1, "🔎 <b>1 результат</b> за запитом «ø»"),
+        ("uk", 3, "🔎 <b>3 результати</b> за запитом «ø»"),
+        ("uk", 5, "🔎 <b>5 результатів</b> за запитом «ø»"),
+        ("uk", 12, "🔎 <b>12 результатів</b> за запитом «ø»"),
+        ("uk", 21, "🔎 <b>21 результат</b> за запитом «ø»"),
+        ("uk", 1234, "🔎 <b>1\u00a0234 результати</b> за запитом «ø»"),
     ],
 )
 def test_plurals_follow_the_count_and_numbers_are_grouped(lang: str, n: int, expected: str) -> None:
@@ -144,15 +163,24 @@ def test_a_plural_can_follow_a_param_other_than_count() -> None:
     assert t("en", "connect.expiry_warning", days=3).startswith(
         "⏳ Your library login expires in 3 days."
     )
+    for days, word in ((1, "день"), (3, "дні"), (5, "днів"), (21, "день")):
+        assert t("uk", "connect.expiry_warning", days=days).startswith(
+            f"⏳ Термін дії вашого входу до бібліотеки спливає через {days} {word}."
+        )
     today = dt.date(2026, 11, 22)
     assert relative_days(dt.date(2026, 11, 1), today, "da") == "21 dage over tid"
     assert relative_days(dt.date(2026, 11, 21), today, "en") == "1 day overdue"
+    assert relative_days(dt.date(2026, 11, 1), today, "uk") == "прострочено на 21 день"
+    assert relative_days(dt.date(2026, 11, 20), today, "uk") == "прострочено на 2 дні"
+    assert relative_days(dt.date(2026, 11, 27), today, "uk") == "через 5 днів"
+    assert relative_days(dt.date(2026, 11, 23), today, "uk") == "завтра"
 
 
 def test_numbers_are_grouped_unless_the_template_formats_them() -> None:
     assert t("da", "borrower.loans.header", count=12345) == "📚 <b>Dine lån</b> (12.345)"
     assert t("en", "borrower.loans.header", count=12345) == "📚 <b>Your loans</b> (12,345)"
     assert t("fr", "borrower.loans.header", count=1000) == "📚 <b>Dine lån</b> (1.000)"
+    assert t("uk", "borrower.loans.header", count=12345) == "📚 <b>Ваші позики</b> (12\u00a0345)"
     # bool is no number here; a Raw number-like string is left alone.
     assert t("en", "borrower.loans.header", count=True) == "📚 <b>Your loans</b> (True)"
     assert t("en", "borrower.loans.header", count=Raw("1234")) == "📚 <b>Your loans</b> (1234)"
@@ -167,16 +195,19 @@ def test_numbers_are_grouped_unless_the_template_formats_them() -> None:
 def test_a_text_not_translated_yet_is_shown_in_english(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    catalog = Catalog(locale="da")
-    catalog.add("Yes", "Jo", context="common.yes")
-    folder = tmp_path / "da" / "LC_MESSAGES"
-    folder.mkdir(parents=True)
-    with (folder / "messages.mo").open("wb") as fh:
-        write_mo(fh, catalog)
+    for lang, yes in (("da", "Jo"), ("uk", "Атож")):
+        catalog = Catalog(locale=lang)
+        catalog.add("Yes", yes, context="common.yes")
+        folder = tmp_path / lang / "LC_MESSAGES"
+        folder.mkdir(parents=True)
+        with (folder / "messages.mo").open("wb") as fh:
+            write_mo(fh, catalog)
     monkeypatch.setattr(texts, "_TRANSLATIONS", load_translations(tmp_path))
     assert t("da", "common.yes") == "Jo"
-    assert t("da", "common.no") == "No"
-    assert t("da", "borrower.search.header", count=1, query="x") == "🔎 <b>1 result</b> for “x”"
+    assert t("uk", "common.yes") == "Атож"
+    for lang in ("da", "uk"):
+        assert t(lang, "common.no") == "No"
+        assert t(lang, "borrower.search.header", count=1, query="x") == "🔎 <b>1 result</b> for “x”"
 
 
 def test_missing_compiled_texts_are_a_clear_error(tmp_path: Path) -> None:
@@ -196,6 +227,13 @@ def test_missing_compiled_texts_are_a_clear_error(tmp_path: Path) -> None:
         (None, None, "da"),
         (None, "", "da"),
         ("xx", None, "da"),
+        (None, "uk", "uk"),
+        (None, "uk-UA", "uk"),
+        (None, "UK", "uk"),
+        ("uk", "da", "uk"),
+        ("da", "uk", "da"),
+        (None, "ru", "en"),
+        (None, "ukr", "en"),
     ],
 )
 def test_pick_language(saved: str | None, telegram: str | None, expected: str) -> None:

@@ -17,16 +17,21 @@ from pathlib import Path
 import pytest
 from babel.messages.catalog import Catalog, Message
 from babel.messages.mofile import write_mo
+from babel.messages.plurals import get_plural
 from babel.messages.pofile import read_po
 
 import bot
 import bot.texts as texts
-from bot.texts import LOCALE_DIR, keys, load_messages
+from bot.texts import LANGUAGES, LOCALE_DIR, SOURCE_LANGUAGE, keys, load_messages
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = Path(bot.__file__).parent
 POT = LOCALE_DIR / "messages.pot"
-TRANSLATED = ("da",)  # every language but the English source
+TRANSLATED = tuple(lang for lang in LANGUAGES if lang != SOURCE_LANGUAGE)
+UKRAINIAN_PLURALS = (
+    "nplurals=3; plural=(n%10==1 && n%100!=11 ? 0 : n%10>=2 && n%10<=4 && "
+    "(n%100<10 || n%100>=20) ? 1 : 2);"
+)
 MESSAGES = load_messages()
 _TAG = re.compile(r"</?[A-Za-z][^>]*>")
 
@@ -51,8 +56,9 @@ def _shape(template: str) -> tuple[set[str], Counter[str]]:
 
 
 @pytest.mark.parametrize("lang", TRANSLATED)
-def test_every_text_has_a_danish_translation_and_nothing_else_is_there(lang: str) -> None:
-    entries = _entries(_po(lang))
+def test_every_text_is_translated_and_nothing_else_is_there(lang: str) -> None:
+    catalog = _po(lang)
+    entries = _entries(catalog)
     assert set(MESSAGES) - set(entries) == set(), "not in the .po: run `make messages`"
     assert set(entries) - set(MESSAGES) == set(), "in the .po only: run `make messages`"
     for key, message in MESSAGES.items():
@@ -62,7 +68,7 @@ def test_every_text_has_a_danish_translation_and_nothing_else_is_there(lang: str
         assert entry.id == source, f"{key}: the .po has an old English text (`make messages`)"
         assert not entry.fuzzy, f"{key}: fuzzy, the translator has to check it"
         forms = _forms(entry.string)
-        assert len(forms) == (1 if message.plural is None else 2), key
+        assert len(forms) == (1 if message.plural is None else catalog.num_plurals), key
         assert all(form.strip() for form in forms), f"{key}: not translated"
 
 
@@ -82,10 +88,39 @@ def test_the_shape_check_can_fail() -> None:
     assert _shape("<b>{count}</b> x") != _shape("{count} x")
 
 
-def test_danish_plural_forms() -> None:
-    catalog = _po("da")
-    assert catalog.plural_forms == "nplurals=2; plural=(n != 1);"
+def test_the_translated_languages_are_those_of_the_list() -> None:
+    assert {"da", "uk"} <= set(TRANSLATED)
+    found = sorted(path.parent.parent.name for path in LOCALE_DIR.glob("*/LC_MESSAGES/*.po"))
+    assert found == sorted(TRANSLATED), "a .po without its line in LOCALES, or the reverse"
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_plural_forms_are_the_languages_own(lang: str) -> None:
+    """The .po's header says the rule CLDR gives the language (what `pybabel init` writes)."""
+    catalog = _po(lang)
+    assert dict(catalog.mime_headers)["Plural-Forms"] == str(get_plural(lang))
     assert not catalog.fuzzy
+
+
+def test_danish_has_two_plural_forms_and_ukrainian_three() -> None:
+    assert _po("da").plural_forms == "nplurals=2; plural=(n != 1);"
+    assert _po("uk").plural_forms == UKRAINIAN_PLURALS
+
+
+@pytest.mark.parametrize(
+    ("n", "form"),
+    [
+        *[(0, 2), (1, 0), (2, 1), (4, 1), (5, 2), (11, 2), (12, 2), (14, 2)],
+        *[(21, 0), (22, 1), (25, 2), (101, 0), (111, 2), (1234, 1)],
+    ],
+)
+def test_ukrainian_has_three_plural_forms(n: int, form: int) -> None:
+    """One (1, 21, 101), few (2-4, 22-24, not 12-14) and many (0, 5-20, 25-30, ...)."""
+    forms = _forms(_entries(_po("uk"))["lists.loans.count"].string)
+    assert forms == ["{count} позика", "{count} позики", "{count} позик"]
+    assert texts.t("uk", "lists.loans.count", count=n) == forms[form].format(
+        count=texts._param(n, True, "uk")
+    )
 
 
 def test_the_checked_in_template_is_what_make_messages_extracts(tmp_path: Path) -> None:
@@ -188,7 +223,7 @@ def test_every_key_the_code_uses_exists() -> None:
     whole, prefixes = _used_keys()
     assert len(whole) > 100  # the scan does find the keys
     assert whole - keys("da") == set()
-    assert prefixes  # f"connect.language_{choice}" and the like
+    assert prefixes  # f"commands.{name}" and the like
     for prefix in prefixes:
         assert any(key.startswith(prefix) for key in keys("da")), prefix
 

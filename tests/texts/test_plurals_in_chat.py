@@ -18,6 +18,17 @@ async def test_reminder_days_read_as_one_day_or_several(bot: BotHarness) -> None
     assert "1 day before the due date" in one.text
     none_yet = await bot.send(802, "/reminders 0")
     assert "0 days before the due date" in none_yet.text
+    # Ukrainian: one (1, 21), few (2-4) and many (0, 5-20); a list reads "дн." whatever it ends in.
+    bot.add_chat(805, language_code="uk")
+    for days, words in (
+        ("1", "за 1 день до терміну"),
+        ("21", "за 21 день до терміну"),
+        ("2", "за 2 дн. до терміну"),
+        ("5", "за 5 дн. до терміну"),
+        ("1 0", "за 1 і 0 дн. до терміну"),
+    ):
+        reply = await bot.send(805, f"/reminders {days}")
+        assert words in reply.text, reply.text
 
 
 async def test_renew_all_with_a_one_day_window_says_day(bot: BotHarness) -> None:
@@ -34,3 +45,17 @@ async def test_one_search_result_is_singular(bot: BotHarness) -> None:
     bot.add_chat(804, language_code="da")
     [reply] = await command(bot, 804, "/search rødt & sort")
     assert reply.text.startswith("🔎 1 resultat for »rødt & sort«")
+    bot.add_chat(806, language_code="uk")
+    [reply] = await command(bot, 806, "/search rødt & sort")
+    assert reply.text.startswith("🔎 1 результат за запитом «rødt & sort»")
+
+
+async def test_renew_all_in_ukrainian_counts_days_in_the_genitive(bot: BotHarness) -> None:
+    await bot.connect(807, KAREN, language_code="uk")
+    await bot.send(807, "/reminders 1")
+    [listing] = await command(bot, 807, "/renew")
+    await bot.tap(807, listing, "🔄 Продовжити всі")
+    result = await bot.telegram.wait_for(807, "🔄 Продовження", after=listing.message_id)
+    left = result.text.splitlines()[-1]
+    assert left.startswith("⏭ Не продовжено "), left
+    assert "які не треба повертати протягом 1 дня: " in left, left

@@ -1,4 +1,5 @@
-"""`/language`: Dansk, English or automatic (Telegram's language), saved per chat."""
+"""`/language`: one of the languages, each by its own name, or automatic (Telegram's
+language), saved per chat."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from bot.telegram.ui import (
     reply,
     resolve_callback,
 )
-from bot.texts import LANGUAGES, t
+from bot.texts import LANGUAGES, language_name, t
 
 AUTO = "auto"
 
@@ -35,11 +36,10 @@ async def language(update: Update, context: Context) -> None:
     lang = await lang_of(update, context)
     chat_id = chat_id_of(update)
     saved = (await services(context).store.chat(chat_id)).language
-    current = t(lang, f"connect.language_{saved}") if saved else t(lang, "connect.language_auto")
-    specs = [
-        (t(lang, f"connect.language_{choice}"), LanguageChoice(choice))
-        for choice in (*LANGUAGES, AUTO)
-    ]
+    auto = t(lang, "connect.language_auto")
+    current = language_name(saved) if saved in LANGUAGES else auto
+    specs = [(language_name(choice), LanguageChoice(choice)) for choice in LANGUAGES]
+    specs.append((auto, LanguageChoice(AUTO)))
     rows = [[button] for button in await callback_buttons(update, context, specs)]
     await reply(update, context, t(lang, "connect.language_prompt", current=current), buttons=rows)
 

@@ -113,8 +113,7 @@ MESSAGES: tuple[Message, ...] = (
     _("connect.forget_kept", "Nothing was deleted."),
     _("connect.language_prompt", "Choose the language. Now: {current}."),
     _("connect.language_auto", "Automatic (from Telegram)"),
-    _("connect.language_da", "Dansk"),
-    _("connect.language_en", "English"),
+    # TRANSLATORS: the answer to choosing this catalogue's language: name your own language
     _("connect.language_set", "✅ The language is now English."),
     _("connect.language_set_auto", "✅ I now follow your Telegram language."),
     _n(

@@ -97,7 +97,8 @@ MESSAGES: tuple[Message, ...] = (
         "show it yet. Orders can take a while; if it is still missing, ask your library.",
     ),
     _("reminders.digest.lastday", "<b>Last day to pick up: today</b>"),
-    # TRANSLATORS: {hours} is the branch's own text, in Danish unless it publishes English
+    # TRANSLATORS: {hours} is the branch's own text: Danish, or its English for a patron whose
+    # language is not Danish when the library publishes one
     _("notices.hours", "<i>Opening hours, as the library publishes them:</i>\n{hours}"),
     _("notices.closed", "⚠️ The library says this branch is temporarily closed."),
 )
