@@ -19,7 +19,7 @@ from aiohttp import web
 from telegram import Update
 
 from bot.config.logs import install_log_redaction
-from bot.config.settings import Settings, SettingsError
+from bot.config.settings import Settings, SettingsError, split_address
 from bot.jobs.schedule import schedule_jobs
 from bot.library.client import LibraryClient
 from bot.services import Services
@@ -27,7 +27,13 @@ from bot.services.metrics import Metrics
 from bot.telegram.app import build_application
 from bot.telegram.menu import bot_commands
 from bot.texts import DEFAULT_LANGUAGE, LANGUAGES
-from bot.web import create_web_app, stop_accepting
+from bot.web import create_metrics_app, create_web_app, stop_accepting
+from bot.web.limits import (
+    IDLE_SECONDS,
+    ConnectionLimit,
+    connection_cap,
+    install_accept_error_filter,
+)
 from storage.migrate import upgrade
 from storage.store import Store
 
@@ -38,6 +44,8 @@ POLL_TIMEOUT = 30
 # `setWebhook` retried after a failure: first after this many seconds, doubling up to the cap.
 WEBHOOK_RETRY_FIRST = 1.0
 WEBHOOK_RETRY_CAP = 60.0
+# A scraper or two: the metrics listener keeps few connections.
+METRICS_CONNECTIONS = 16
 
 
 @dataclass(frozen=True)
@@ -47,6 +55,7 @@ class BotInfo:
     web_url: str
     public_url: str
     bot_username: str
+    metrics_url: str = ""  # `METRICS_ADDRESS`'s listener, when set (its real port)
 
 
 def _bind(host: str, port: int) -> socket.socket:
@@ -111,13 +120,22 @@ async def run_bot(
         await _set_commands(application.bot)
 
         web_app = create_web_app(services, application)
+        limit = ConnectionLimit(connection_cap())
+        web_app.middlewares.append(limit.middleware)
         # No access log: the callback's query carries the code and the state.
         web_runner = web.AppRunner(
-            web_app, handle_signals=False, access_log=None, shutdown_timeout=2.0
+            web_app,
+            handle_signals=False,
+            access_log=None,
+            shutdown_timeout=2.0,
+            keepalive_timeout=IDLE_SECONDS,
         )
         await web_runner.setup()
         stack.push_async_callback(web_runner.cleanup)
-        await web.SockSite(web_runner, sock).start()
+        install_accept_error_filter()
+        await limit.site(web_runner, sock)
+        log.info("web server: about %s connections at most, idle for %ss", limit.cap, IDLE_SECONDS)
+        metrics_url = await _serve_metrics(stack, services)
         # Unwound before the web server closes: stop updates, let in-flight ones finish.
         stack.push_async_callback(_stop_updates, application, web_app)
 
@@ -141,11 +159,39 @@ async def run_bot(
             web_url,
         )
         if on_ready is not None:
-            on_ready(BotInfo(web_url, settings.PUBLIC_URL or web_url, services.bot_username))
+            on_ready(
+                BotInfo(web_url, settings.PUBLIC_URL or web_url, services.bot_username, metrics_url)
+            )
 
         await stop.wait()
         log.info("stopping")
     log.info("stopped")
+
+
+async def _serve_metrics(stack: contextlib.AsyncExitStack, services: Services) -> str:
+    """`/metrics` on `METRICS_ADDRESS`, a listener of its own; its URL ("" when unset)."""
+    if services.settings.METRICS_ADDRESS is None:
+        return ""
+    host, port = split_address(services.settings.METRICS_ADDRESS)
+    sock = _bind(host, port)
+    stack.callback(sock.close)
+    limit = ConnectionLimit(METRICS_CONNECTIONS)
+    app = create_metrics_app(services)
+    app.middlewares.append(limit.middleware)
+    runner = web.AppRunner(
+        app,
+        handle_signals=False,
+        access_log=None,
+        shutdown_timeout=1.0,
+        keepalive_timeout=IDLE_SECONDS,
+    )
+    await runner.setup()
+    stack.push_async_callback(runner.cleanup)
+    await limit.site(runner, sock)
+    bound = sock.getsockname()[1]
+    url = f"http://[{host}]:{bound}" if ":" in host else f"http://{host}:{bound}"
+    log.info("metrics at %s/metrics", url)
+    return url
 
 
 async def _set_commands(bot: Any) -> None:
