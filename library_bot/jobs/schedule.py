@@ -1,7 +1,9 @@
 """Every scheduled job of `library-bot run`, in one place, on PTB's JobQueue.
 
 - the reminder sweep daily at `REMINDER_TIME` in `BOT_TIMEZONE`, with retry sweeps the same
-  day while patrons are left unfinished (`RETRY_DELAYS`);
+  day while patrons are left unfinished (`RETRY_DELAYS`); a process started after
+  `REMINDER_TIME` catches up at once when the day's sweep has not finished (JobQueue's daily
+  job would only run tomorrow, so a deploy or a crash would skip the day's reminders);
 - token expiry: forget expired tokens and warn three days ahead, daily at the same time;
 - purge: expired login states, pending links, old buttons, old reminder history and
   long-blocked chats, hourly.
@@ -16,7 +18,7 @@ from typing import Any
 from telegram.error import Forbidden, TelegramError
 from telegram.ext import Application, ContextTypes
 
-from library_bot.jobs.sweep import sweep
+from library_bot.jobs.sweep import DEFAULT_LEASE, SweepReport, sweep
 from library_bot.services import Services, services
 from library_bot.storage.store import Account
 from library_bot.telegram.ui import chat_lang, send_login
@@ -29,6 +31,8 @@ Context = ContextTypes.DEFAULT_TYPE
 
 EXPIRY_WARNING = timedelta(days=3)
 STATE_PURGE_INTERVAL = timedelta(hours=1)
+# The catch-up waits for the start to settle (updates first), then sweeps what is left today.
+CATCH_UP_DELAY = timedelta(seconds=2)
 # Retry sweeps after the daily one, while patrons are still left unfinished (same day only).
 RETRY_DELAYS = (
     timedelta(minutes=15),
@@ -47,6 +51,8 @@ def schedule_jobs(application: Application[Any, Any, Any, Any, Any, Any], svc: S
         return
     at = svc.settings.REMINDER_TIME.replace(tzinfo=svc.settings.timezone)
     queue.run_daily(_daily_sweep, time=at, name="reminders:daily")
+    if datetime.now(svc.settings.timezone).time() >= svc.settings.REMINDER_TIME:
+        queue.run_once(_catch_up_sweep, when=CATCH_UP_DELAY, name="reminders:catch-up")
     queue.run_daily(token_expiry_job, time=at, name="token-expiry")
     queue.run_repeating(
         purge_expired_job, interval=STATE_PURGE_INTERVAL, first=60, name="purge-expired"
@@ -56,11 +62,11 @@ def schedule_jobs(application: Application[Any, Any, Any, Any, Any, Any], svc: S
 # --- the reminder sweep -------------------------------------------------------------------
 
 
-async def _run_sweep(context: Context, day: date | None, attempt: int) -> None:
+async def _run_sweep(context: Context, day: date | None, attempt: int) -> SweepReport | None:
     svc = services(context)
     now_day = datetime.now(svc.settings.timezone).date()
     if day is not None and day != now_day:
-        return  # a retry that slipped past midnight: the new day's sweep takes over
+        return None  # a retry that slipped past midnight: the new day's sweep takes over
     report = await sweep(
         store=svc.store,
         library=svc.library,
@@ -79,10 +85,39 @@ async def _run_sweep(context: Context, day: date | None, attempt: int) -> None:
             data={"day": report.day.isoformat(), "attempt": attempt + 1},
             name="reminders:retry",
         )
+    return report
 
 
 async def _daily_sweep(context: Context) -> None:
     await _run_sweep(context, None, 0)
+
+
+async def _catch_up_sweep(context: Context) -> None:
+    """Started after `REMINDER_TIME`: sweep today's unfinished cards, if any.
+
+    Exactly once holds as for any sweep: cards already swept today are not claimed again,
+    cards another process is sweeping (or a crashed one leased) are skipped until their lease
+    ends, and each reminder's key is recorded before it is sent.
+    """
+    svc = services(context)
+    day = datetime.now(svc.settings.timezone).date()
+    left = await svc.store.unswept(day)
+    if not left:
+        log.info("reminders: today's sweep is done; no catch-up")
+        return
+    log.info("reminders: started after the reminder time, catching up on %s cards", left)
+    report = await _run_sweep(context, day, 0)
+    if report is None or report.needs_retry:
+        return  # the retry sweeps take it from here
+    # Cards still leased by another process, or by one that died mid-sweep, are picked up
+    # once their lease has run out (a live process will have finished them by then).
+    if await svc.store.unswept(day) and context.job_queue is not None:
+        context.job_queue.run_once(
+            _retry_sweep,
+            when=DEFAULT_LEASE + CATCH_UP_DELAY,
+            data={"day": day.isoformat(), "attempt": len(RETRY_DELAYS)},
+            name="reminders:after-lease",
+        )
 
 
 async def _retry_sweep(context: Context) -> None:

@@ -33,7 +33,7 @@ __all__ = ["CONTENT_TYPE", "Metrics", "SweepFigures"]
 log = logging.getLogger(__name__)
 
 CONTENT_TYPE: Final = CONTENT_TYPE_LATEST
-CALLBACK_OUTCOMES: Final = frozenset({"ok", "stale", "claimed"})
+CALLBACK_OUTCOMES: Final = frozenset({"ok", "stale", "claimed", "foreign"})
 # Callback prefixes are chosen by our own code; anything odder is folded into "other".
 _MAX_ACTION_LENGTH: Final = 24
 
@@ -106,7 +106,7 @@ class Metrics:
         )
         self.callbacks = Counter(
             "library_bot_callbacks",
-            "Button taps, by action and outcome (ok, stale, claimed).",
+            "Button taps, by action and outcome (ok, stale, claimed, foreign).",
             ["action", "outcome"],
             registry=r,
         )

@@ -169,6 +169,7 @@ class Store:
 
         self.claim_sweep_batch = sweeps.claim_sweep_batch
         self.finish_sweeps = sweeps.finish_sweeps
+        self.unswept = sweeps.unswept
         self.set_next_checks = sweeps.set_next_checks
         self.begin_reminders_many = reminder_log.begin_reminders_many
         self.mark_sent = reminder_log.mark_sent

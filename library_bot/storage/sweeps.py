@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Row, and_, literal, or_, select, true, tuple_, update
+from sqlalchemy import ColumnElement, Row, and_, func, literal, or_, select, true, tuple_, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.sql.expression import Executable
 
@@ -35,6 +35,22 @@ def plan_statements(
         for day, keys in sorted(by_day.items(), key=lambda item: item[0] or date.min)
         for chunk in chunks(keys)
     ]
+
+
+_WITH_CHAT = ACCOUNT.outerjoin(CHAT, CHAT.c.chat_id == ACCOUNT.c.chat_id)
+
+
+def _unswept(day: date) -> ColumnElement[bool]:
+    """Cards `day`'s sweep still has to do, leased or not (select from `_WITH_CHAT`)."""
+    return and_(
+        or_(ACCOUNT.c.swept_on.is_(None), ACCOUNT.c.swept_on != day),
+        # The polling plan: cards planned for a later day are left alone today.
+        or_(ACCOUNT.c.next_check.is_(None), ACCOUNT.c.next_check <= day),
+        or_(
+            CHAT.c.chat_id.is_(None),
+            and_(CHAT.c.active == true(), CHAT.c.reminders_enabled == true()),
+        ),
+    )
 
 
 class Sweeps(Repository):
@@ -62,17 +78,11 @@ class Sweeps(Repository):
         now = self._now()
         candidates = (
             select(ACCOUNT.c.chat_id, ACCOUNT.c.card)
-            .select_from(ACCOUNT.outerjoin(CHAT, CHAT.c.chat_id == ACCOUNT.c.chat_id))
+            .select_from(_WITH_CHAT)
             .where(
                 tuple_(literal(after[0]), literal(after[1])) < _KEY if after else true(),
-                or_(ACCOUNT.c.swept_on.is_(None), ACCOUNT.c.swept_on != day),
+                _unswept(day),
                 or_(ACCOUNT.c.lease_until.is_(None), ACCOUNT.c.lease_until <= now),
-                # The polling plan: cards planned for a later day are left alone today.
-                or_(ACCOUNT.c.next_check.is_(None), ACCOUNT.c.next_check <= day),
-                or_(
-                    CHAT.c.chat_id.is_(None),
-                    and_(CHAT.c.active == true(), CHAT.c.reminders_enabled == true()),
-                ),
             )
             .order_by(ACCOUNT.c.chat_id, ACCOUNT.c.card)
             .limit(limit)
@@ -98,6 +108,12 @@ class Sweeps(Repository):
             if account is not None:
                 batch.append((account, settings[account.chat_id]))
         return batch
+
+    async def unswept(self, day: date) -> int:
+        """How many cards `day`'s sweep has not finished yet (leased ones included): 0 once
+        the day's sweep is done, so a process started late knows whether to catch up."""
+        query = select(func.count()).select_from(_WITH_CHAT).where(_unswept(day))
+        return int(await self._run(lambda conn: conn.execute(query).scalar_one()))
 
     async def finish_sweeps(
         self,

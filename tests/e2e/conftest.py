@@ -23,6 +23,7 @@ from playwright.async_api import (
 
 from library_bot.config.settings import Settings
 from library_bot.demo import Demo, running_demo
+from tests.fixtures.bot import LAST_MOMENT
 from tests.fixtures.browser import SCREENSHOTS
 
 VIEWPORT: ViewportSize = {"width": 1200, "height": 860}
@@ -32,7 +33,7 @@ REPLY_TIMEOUT_MS = 10_000
 @pytest.fixture
 async def demo(tmp_path: Path) -> AsyncIterator[Demo]:
     """The demo's parts on free loopback ports, with a fresh `.demo`-style directory."""
-    base = Settings(_env_file=None, LOG_LEVEL="INFO")
+    base = Settings(_env_file=None, LOG_LEVEL="INFO", REMINDER_TIME=LAST_MOMENT)
     async with running_demo(tmp_path / ".demo", base=base, chat_port=0) as started:
         yield started
 

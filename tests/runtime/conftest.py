@@ -17,7 +17,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from library_bot.config.settings import Settings
 from library_bot.runtime.runner import BotInfo, run_bot
 from library_bot.storage.store import Store
-from tests.fixtures.bot import library_environment, new_key
+from tests.fixtures.bot import LAST_MOMENT, library_environment, new_key
 from tests.fixtures.telegram import TEST_BOT_TOKEN
 
 WEBHOOK_SECRET = "webhook-Secret_0123456789abcdef"
@@ -68,6 +68,7 @@ def make_settings(telegram: Any, sandbox: Any, database_url: str, **overrides: A
         "DATABASE_URL": database_url,
         "TOKEN_KEYS": new_key(),
         "LOG_LEVEL": "DEBUG",
+        "REMINDER_TIME": LAST_MOMENT,
     }
     values.update(overrides)
     return Settings(_env_file=None, **values)  # type: ignore[call-arg]

@@ -16,7 +16,7 @@ import pytest
 from library_bot.config.settings import decode_key
 from library_bot.storage.migrate import upgrade
 from library_bot.storage.store import Store
-from tests.fixtures.bot import library_environment, new_key
+from tests.fixtures.bot import LAST_MOMENT, library_environment, new_key
 from tests.fixtures.patrons import KAREN
 from tests.fixtures.telegram import TEST_BOT_TOKEN
 from tests.runtime.conftest import connect_directly, wait_for_call
@@ -80,6 +80,7 @@ async def test_signal_finishes_in_flight_work_and_exits_0(
         "DATABASE_URL": url,
         "TOKEN_KEYS": key,
         "LOG_LEVEL": "INFO",
+        "REMINDER_TIME": LAST_MOMENT,
     }
     process, lines = await _start(env, tmp_path)
     drain = asyncio.create_task(_drain(process, lines))

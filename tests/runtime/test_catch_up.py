@@ -1,0 +1,125 @@
+"""A `library-bot run` process started after `REMINDER_TIME` sends the day's reminders once.
+
+JobQueue's daily job runs next tomorrow when it is added after its time, so without the
+catch-up a deploy or a crash after the reminder time would skip the day's reminders.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from library_bot.config.settings import decode_key
+from library_bot.storage.migrate import upgrade
+from library_bot.storage.store import Store
+from tests.fixtures.bot import library_environment, new_key
+from tests.fixtures.patrons import JONAS, KAREN
+from tests.fixtures.telegram import TEST_BOT_TOKEN
+from tests.runtime.conftest import WEBHOOK_SECRET, connect_directly
+
+ROOT = Path(__file__).resolve().parents[2]
+KAREN_CHAT = 7601
+JONAS_CHAT = 7602
+READY = re.compile(r"running .*web server at (http://\S+)")
+DIGEST = "Påmindelse fra biblioteket"
+
+
+async def _environment(sandbox: Any, telegram: Any, tmp_path: Path) -> dict[str, str]:
+    """Karen and Jonas connected in a fresh SQLite file; the variables of a bot process."""
+    url = f"sqlite+aiosqlite:///{tmp_path / 'bot.db'}"
+    key = new_key()
+    await upgrade(url)
+    store = await Store.open(url, [decode_key(key)])
+    try:
+        await connect_directly(store, sandbox, telegram, KAREN_CHAT, KAREN)
+        await connect_directly(store, sandbox, telegram, JONAS_CHAT, JONAS)
+    finally:
+        await store.close()
+    return {
+        "PATH": os.environ.get("PATH", ""),
+        "PYTHONPATH": str(ROOT),
+        **library_environment(sandbox),
+        "TELEGRAM_BOT_TOKEN": TEST_BOT_TOKEN,
+        "TELEGRAM_API_URL": telegram.url,
+        "HOST": "127.0.0.1",
+        "PORT": "0",
+        "DATABASE_URL": url,
+        "TOKEN_KEYS": key,
+        "LOG_LEVEL": "INFO",
+        # Webhook mode: two processes may share the bot without fighting over getUpdates.
+        "WEBHOOK_SECRET": WEBHOOK_SECRET,
+        # Midnight: whenever the test runs, the process starts after the reminder time.
+        "REMINDER_TIME": "00:00",
+    }
+
+
+@asynccontextmanager
+async def _bot(env: dict[str, str], cwd: Path) -> AsyncIterator[list[str]]:
+    """`library-bot run` as a process, until the block ends (SIGTERM); its log lines."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "library_bot.cli",
+        "run",
+        env=env,
+        cwd=cwd,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    assert process.stderr is not None
+    stderr = process.stderr
+    lines: list[str] = []
+
+    async def drain() -> None:
+        while raw := await stderr.readline():
+            lines.append(raw.decode(errors="replace"))
+
+    reader = asyncio.create_task(drain())
+    try:
+        async with asyncio.timeout(20):
+            while not any(READY.search(line) for line in lines):
+                if reader.done():
+                    raise AssertionError("the bot exited early:\n" + "".join(lines))
+                await asyncio.sleep(0.05)
+        yield lines
+    finally:
+        if process.returncode is None:
+            process.terminate()
+        async with asyncio.timeout(15):
+            await process.wait()
+        await reader
+
+
+async def _until_logged(lines: list[str], *texts: str) -> None:
+    """Until one of `texts` is in the log."""
+    async with asyncio.timeout(20):
+        while not any(text in line for line in lines for text in texts):  # noqa: ASYNC110
+            await asyncio.sleep(0.05)
+
+
+async def test_two_processes_started_late_send_the_days_reminders_once(
+    library_sandbox: Any, telegram: Any, tmp_path: Path
+) -> None:
+    env = await _environment(library_sandbox, telegram, tmp_path)
+    async with _bot(env, tmp_path) as first, _bot(env, tmp_path) as second:
+        await telegram.wait_for(KAREN_CHAT, DIGEST, timeout=20)
+        await telegram.wait_for(JONAS_CHAT, DIGEST, timeout=20)
+        for lines in (first, second):  # both caught up, or found the other had finished
+            await _until_logged(lines, "reminder sweep", "today's sweep is done")
+    [karen] = telegram.sent(KAREN_CHAT)
+    assert "Snak_om_*stjerner*" in karen.text  # due today
+    assert "Kongens fald" in karen.text  # due in 3 days
+    [jonas] = telegram.sent(JONAS_CHAT)
+    assert DIGEST in jonas.text
+
+    # A restart later the same day: the sweep is done, nothing is sent again.
+    async with _bot(env, tmp_path) as again:
+        await _until_logged(again, "today's sweep is done")
+    assert len(telegram.sent(KAREN_CHAT)) == 1
+    assert len(telegram.sent(JONAS_CHAT)) == 1
