@@ -55,6 +55,15 @@ def decode_key(text: str) -> bytes:
     return raw
 
 
+def split_address(value: str) -> tuple[str, int]:
+    """`host:port` (an IPv6 host in brackets, `[::1]:9100`) as a host and a port."""
+    host, colon, port = value.strip().rpartition(":")
+    host = host.removeprefix("[").removesuffix("]")
+    if not colon or not host or not port.isdigit() or int(port) > 65535:
+        raise ValueError("must be host:port, like 127.0.0.1:9100 or [::1]:9100")
+    return host, int(port)
+
+
 def _url(value: str) -> str:
     return str(AnyHttpUrl(value)).rstrip("/")
 
@@ -79,6 +88,8 @@ class Settings(BaseSettings):
     DATABASE_URL: str = "sqlite+aiosqlite:///library-bot.db"
     TOKEN_KEYS: Annotated[list[SecretStr], NoDecode] = Field(default_factory=list)
     WEBHOOK_SECRET: SecretStr | None = None
+    # `host:port` of a listener of its own for `/metrics`; the public one then has none.
+    METRICS_ADDRESS: str | None = None
     REMINDER_DAYS: Annotated[list[int], NoDecode] = Field(default_factory=lambda: [3, 1, 0])
     REMINDER_TIME: time = time(9, 0)
     BOT_TIMEZONE: str = "Europe/Copenhagen"
@@ -113,6 +124,14 @@ class Settings(BaseSettings):
         if value is None or value == "":
             return None
         return _url(value)
+
+    @field_validator("METRICS_ADDRESS")
+    @classmethod
+    def _address(cls, value: str | None) -> str | None:
+        if value is None or not value.strip():
+            return None
+        split_address(value)
+        return value.strip()
 
     @field_validator("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY")
     @classmethod

@@ -19,7 +19,7 @@ from aiohttp import web
 from telegram import Update
 
 from library_bot.config.logs import install_log_redaction
-from library_bot.config.settings import Settings, SettingsError
+from library_bot.config.settings import Settings, SettingsError, split_address
 from library_bot.jobs.schedule import schedule_jobs
 from library_bot.library.client import LibraryClient
 from library_bot.services import Services
@@ -28,7 +28,7 @@ from library_bot.storage.migrate import upgrade
 from library_bot.storage.store import Store
 from library_bot.telegram.app import build_application
 from library_bot.telegram.menu import bot_commands
-from library_bot.web import create_web_app, stop_accepting
+from library_bot.web import create_metrics_app, create_web_app, stop_accepting
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +46,7 @@ class BotInfo:
     web_url: str
     public_url: str
     bot_username: str
+    metrics_url: str = ""  # `METRICS_ADDRESS`'s listener, when set (its real port)
 
 
 def _bind(host: str, port: int) -> socket.socket:
@@ -117,6 +118,7 @@ async def run_bot(
         await web_runner.setup()
         stack.push_async_callback(web_runner.cleanup)
         await web.SockSite(web_runner, sock).start()
+        metrics_url = await _serve_metrics(stack, services)
         # Unwound before the web server closes: stop updates, let in-flight ones finish.
         stack.push_async_callback(_stop_updates, application, web_app)
 
@@ -140,11 +142,32 @@ async def run_bot(
             web_url,
         )
         if on_ready is not None:
-            on_ready(BotInfo(web_url, settings.PUBLIC_URL or web_url, services.bot_username))
+            on_ready(
+                BotInfo(web_url, settings.PUBLIC_URL or web_url, services.bot_username, metrics_url)
+            )
 
         await stop.wait()
         log.info("stopping")
     log.info("stopped")
+
+
+async def _serve_metrics(stack: contextlib.AsyncExitStack, services: Services) -> str:
+    """`/metrics` on `METRICS_ADDRESS`, a listener of its own; its URL ("" when unset)."""
+    if services.settings.METRICS_ADDRESS is None:
+        return ""
+    host, port = split_address(services.settings.METRICS_ADDRESS)
+    sock = _bind(host, port)
+    stack.callback(sock.close)
+    runner = web.AppRunner(
+        create_metrics_app(services), handle_signals=False, access_log=None, shutdown_timeout=1.0
+    )
+    await runner.setup()
+    stack.push_async_callback(runner.cleanup)
+    await web.SockSite(runner, sock).start()
+    bound = sock.getsockname()[1]
+    url = f"http://[{host}]:{bound}" if ":" in host else f"http://{host}:{bound}"
+    log.info("metrics at %s/metrics", url)
+    return url
 
 
 async def _set_commands(bot: Any) -> None:

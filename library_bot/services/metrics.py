@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter as Tally
+from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Final, Protocol
 
 from prometheus_client import (
@@ -20,6 +21,7 @@ from prometheus_client import (
     Gauge,
     GCCollector,
     Histogram,
+    Info,
     PlatformCollector,
     ProcessCollector,
     generate_latest,
@@ -40,6 +42,14 @@ _MAX_ACTION_LENGTH: Final = 24
 # Telegram round trips and library calls: tens of milliseconds to the 8 s library time-out.
 LATENCY_BUCKETS: Final = (0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0)
 SWEEP_BUCKETS: Final = (1.0, 5.0, 15.0, 60.0, 300.0, 900.0, 1800.0, 3600.0)
+
+
+def package_version() -> str:
+    """The installed distribution's version ("unknown" when run from a bare checkout)."""
+    try:
+        return version("library-bot")
+    except PackageNotFoundError:
+        return "unknown"
 
 
 def _action_label(action: str) -> str:
@@ -70,6 +80,10 @@ class Metrics:
         ProcessCollector(registry=r)
         PlatformCollector(registry=r)
         GCCollector(registry=r)
+        # `library_bot_build_info{version="…"} 1`: which release a process runs.
+        Info("library_bot_build", "The running release.", registry=r).info(
+            {"version": package_version()}
+        )
         self.updates = Counter(
             "library_bot_updates", "Telegram updates handled, by command.", ["command"], registry=r
         )

@@ -26,11 +26,14 @@ MAX_UPDATE_BYTES = 1 << 20
 # A health probe must answer quickly even when the database hangs rather than refuses.
 HEALTH_DB_TIMEOUT = 3.0
 
-__all__ = ["create_web_app", "stop_accepting"]
+__all__ = ["create_metrics_app", "create_web_app", "stop_accepting"]
+
+NO_STORE = {"Cache-Control": "no-store"}
 
 
 def create_web_app(services: Services, application: Any) -> web.Application:
-    """The aiohttp app; `/telegram/webhook` exists only when `WEBHOOK_SECRET` is set."""
+    """The aiohttp app; `/telegram/webhook` exists only when `WEBHOOK_SECRET` is set, and
+    `/metrics` only when `METRICS_ADDRESS` does not give it a listener of its own."""
     app = web.Application(client_max_size=MAX_UPDATE_BYTES)
     app[SERVICES] = services
     app[APPLICATION] = application
@@ -38,10 +41,22 @@ def create_web_app(services: Services, application: Any) -> web.Application:
     app.router.add_get("/oauth/callback", _callback)
     app.router.add_get("/oauth/logout", _logout)
     app.router.add_get("/health", _health)
-    app.router.add_get("/metrics", _metrics)
+    app.router.add_get("/livez", _livez)
+    # For an orchestrator's readiness probe: `/health` under the name they expect.
+    app.router.add_get("/readyz", _health)
+    if services.settings.METRICS_ADDRESS is None:
+        app.router.add_get("/metrics", _metrics)
     app.router.add_get("/calendar/{name}", _calendar)
     if services.settings.WEBHOOK_SECRET is not None:
         app.router.add_post("/telegram/webhook", _webhook)
+    return app
+
+
+def create_metrics_app(services: Services) -> web.Application:
+    """`/metrics` alone, for the listener at `METRICS_ADDRESS`."""
+    app = web.Application()
+    app[SERVICES] = services
+    app.router.add_get("/metrics", _metrics)
     return app
 
 
@@ -62,7 +77,8 @@ async def _calendar(request: web.Request) -> web.Response:
     return await calendar_feed(request, request.app[SERVICES])
 
 
-async def _health(request: web.Request) -> web.Response:
+async def _readiness(request: web.Request) -> tuple[bool, dict[str, str]]:
+    """Whether the database and the Telegram loop work, and the body that says so."""
     services = request.app[SERVICES]
     application: Any = request.app[APPLICATION]
     try:
@@ -82,7 +98,18 @@ async def _health(request: web.Request) -> web.Response:
         "telegram": "failing" if telegram_failing else "running" if running else "stopped",
         "mode": "webhook" if services.settings.WEBHOOK_SECRET is not None else "polling",
     }
-    return web.json_response(body, status=200 if ok else 503, headers={"Cache-Control": "no-store"})
+    return ok, body
+
+
+async def _health(request: web.Request) -> web.Response:
+    ok, body = await _readiness(request)
+    return web.json_response(body, status=200 if ok else 503, headers=NO_STORE)
+
+
+async def _livez(request: web.Request) -> web.Response:
+    """The event loop answers; nothing else is checked, so a database outage does not get
+    the process restarted (that is what `/readyz` is for)."""
+    return web.Response(text="ok", headers=NO_STORE)
 
 
 async def _metrics(request: web.Request) -> web.Response:
