@@ -29,6 +29,12 @@ from library_bot.storage.store import Store
 from library_bot.telegram.app import build_application
 from library_bot.telegram.menu import bot_commands
 from library_bot.web import create_metrics_app, create_web_app, stop_accepting
+from library_bot.web.limits import (
+    IDLE_SECONDS,
+    ConnectionLimit,
+    connection_cap,
+    install_accept_error_filter,
+)
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +43,8 @@ POLL_TIMEOUT = 30
 # `setWebhook` retried after a failure: first after this many seconds, doubling up to the cap.
 WEBHOOK_RETRY_FIRST = 1.0
 WEBHOOK_RETRY_CAP = 60.0
+# A scraper or two: the metrics listener keeps few connections.
+METRICS_CONNECTIONS = 16
 
 
 @dataclass(frozen=True)
@@ -112,12 +120,20 @@ async def run_bot(
 
         web_app = create_web_app(services, application)
         # No access log: the callback's query carries the code and the state.
+        limit = ConnectionLimit(connection_cap())
+        web_app.middlewares.append(limit.middleware)
         web_runner = web.AppRunner(
-            web_app, handle_signals=False, access_log=None, shutdown_timeout=2.0
+            web_app,
+            handle_signals=False,
+            access_log=None,
+            shutdown_timeout=2.0,
+            keepalive_timeout=IDLE_SECONDS,
         )
         await web_runner.setup()
         stack.push_async_callback(web_runner.cleanup)
-        await web.SockSite(web_runner, sock).start()
+        install_accept_error_filter()
+        await limit.site(web_runner, sock)
+        log.info("web server: about %s connections at most, idle for %ss", limit.cap, IDLE_SECONDS)
         metrics_url = await _serve_metrics(stack, services)
         # Unwound before the web server closes: stop updates, let in-flight ones finish.
         stack.push_async_callback(_stop_updates, application, web_app)
@@ -158,12 +174,19 @@ async def _serve_metrics(stack: contextlib.AsyncExitStack, services: Services) -
     host, port = split_address(services.settings.METRICS_ADDRESS)
     sock = _bind(host, port)
     stack.callback(sock.close)
+    limit = ConnectionLimit(METRICS_CONNECTIONS)
+    app = create_metrics_app(services)
+    app.middlewares.append(limit.middleware)
     runner = web.AppRunner(
-        create_metrics_app(services), handle_signals=False, access_log=None, shutdown_timeout=1.0
+        app,
+        handle_signals=False,
+        access_log=None,
+        shutdown_timeout=1.0,
+        keepalive_timeout=IDLE_SECONDS,
     )
     await runner.setup()
     stack.push_async_callback(runner.cleanup)
-    await web.SockSite(runner, sock).start()
+    await limit.site(runner, sock)
     bound = sock.getsockname()[1]
     url = f"http://[{host}]:{bound}" if ":" in host else f"http://{host}:{bound}"
     log.info("metrics at %s/metrics", url)
