@@ -9,9 +9,11 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import sqlite3
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +23,7 @@ from library_bot.storage.store import Store
 from tests.fixtures.bot import library_environment, new_key
 from tests.fixtures.patrons import JONAS, KAREN
 from tests.fixtures.telegram import TEST_BOT_TOKEN
-from tests.runtime.conftest import WEBHOOK_SECRET, connect_directly
+from tests.runtime.conftest import WEBHOOK_SECRET, connect_directly, wait_for_call
 
 ROOT = Path(__file__).resolve().parents[2]
 KAREN_CHAT = 7601
@@ -59,9 +61,15 @@ async def _environment(sandbox: Any, telegram: Any, tmp_path: Path) -> dict[str,
     }
 
 
+@dataclass
+class _Process:
+    process: asyncio.subprocess.Process
+    lines: list[str]
+
+
 @asynccontextmanager
-async def _bot(env: dict[str, str], cwd: Path) -> AsyncIterator[list[str]]:
-    """`library-bot run` as a process, until the block ends (SIGTERM); its log lines."""
+async def _running(env: dict[str, str], cwd: Path) -> AsyncIterator[_Process]:
+    """`library-bot run` as a process, until the block ends (SIGTERM unless it has exited)."""
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
@@ -87,13 +95,20 @@ async def _bot(env: dict[str, str], cwd: Path) -> AsyncIterator[list[str]]:
                 if reader.done():
                     raise AssertionError("the bot exited early:\n" + "".join(lines))
                 await asyncio.sleep(0.05)
-        yield lines
+        yield _Process(process, lines)
     finally:
         if process.returncode is None:
             process.terminate()
         async with asyncio.timeout(15):
             await process.wait()
         await reader
+
+
+@asynccontextmanager
+async def _bot(env: dict[str, str], cwd: Path) -> AsyncIterator[list[str]]:
+    """As `_running`; its log lines."""
+    async with _running(env, cwd) as running:
+        yield running.lines
 
 
 async def _until_logged(lines: list[str], *texts: str) -> None:
@@ -121,5 +136,36 @@ async def test_two_processes_started_late_send_the_days_reminders_once(
     # A restart later the same day: the sweep is done, nothing is sent again.
     async with _bot(env, tmp_path) as again:
         await _until_logged(again, "today's sweep is done")
+    assert len(telegram.sent(KAREN_CHAT)) == 1
+    assert len(telegram.sent(JONAS_CHAT)) == 1
+
+
+async def test_a_process_killed_mid_sweep_leaves_its_cards_to_the_next_once_leased_out(
+    library_sandbox: Any, telegram: Any, tmp_path: Path
+) -> None:
+    env = await _environment(library_sandbox, telegram, tmp_path)
+    library_sandbox.faults.latency["platform"] = 30.0  # the first process is stuck fetching
+    async with _running(env, tmp_path) as first:
+        await wait_for_call(library_sandbox, "platform GET /v3/user", 1, timeout=20)
+        first.process.kill()  # SIGKILL mid-sweep: its cards stay leased to it
+        await first.process.wait()
+    library_sandbox.faults.latency.clear()
+    assert telegram.sent(KAREN_CHAT) == [] and telegram.sent(JONAS_CHAT) == []
+
+    # Started at once: the cards are still leased (the dead process may be alive for all the
+    # store knows), so nothing is sent; a sweep after the lease is planned.
+    async with _bot(env, tmp_path) as second:
+        await _until_logged(second, "reminder sweep")
+    assert telegram.sent(KAREN_CHAT) == [] and telegram.sent(JONAS_CHAT) == []
+    assert any("catching up on 2 cards" in line for line in second)
+
+    # Ten minutes on, the leases have run out (set so here): the next sweep sends, once.
+    database = env["DATABASE_URL"].removeprefix("sqlite+aiosqlite:///")
+    with sqlite3.connect(database) as connection:
+        connection.execute("UPDATE account SET lease_until = '2000-01-01 00:00:00.000000'")
+    async with _bot(env, tmp_path) as third:
+        await telegram.wait_for(KAREN_CHAT, DIGEST, timeout=20)
+        await telegram.wait_for(JONAS_CHAT, DIGEST, timeout=20)
+        await _until_logged(third, "reminder sweep")
     assert len(telegram.sent(KAREN_CHAT)) == 1
     assert len(telegram.sent(JONAS_CHAT)) == 1
