@@ -119,9 +119,9 @@ async def run_bot(
         await _set_commands(application.bot)
 
         web_app = create_web_app(services, application)
-        # No access log: the callback's query carries the code and the state.
         limit = ConnectionLimit(connection_cap())
         web_app.middlewares.append(limit.middleware)
+        # No access log: the callback's query carries the code and the state.
         web_runner = web.AppRunner(
             web_app,
             handle_signals=False,
