@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from library_bot.config.settings import decode_key
+from library_bot.config.settings import decode_key, new_key
 from library_bot.storage.migrate import upgrade
 from library_bot.storage.store import Store
-from tests.fixtures.bot import library_environment, new_key
+from tests.fixtures.bot import library_environment
 from tests.fixtures.patrons import JONAS, KAREN
 from tests.fixtures.telegram import TEST_BOT_TOKEN
 from tests.runtime.conftest import WEBHOOK_SECRET, connect_directly, wait_for_call
