@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from library_bot.config.settings import decode_key, new_key
-from library_bot.storage.migrate import upgrade
-from library_bot.storage.store import Store
+from bot.config.settings import decode_key, new_key
+from storage.migrate import upgrade
+from storage.store import Store
 from tests.fixtures.bot import library_environment
 from tests.fixtures.patrons import JONAS, KAREN
 from tests.fixtures.telegram import TEST_BOT_TOKEN
@@ -73,7 +73,7 @@ async def _running(env: dict[str, str], cwd: Path) -> AsyncIterator[_Process]:
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
-        "library_bot.cli",
+        "bot.cli",
         "run",
         env=env,
         cwd=cwd,

@@ -19,14 +19,14 @@ from typing import Any
 import httpx
 import pytest
 
-from library_bot.config.settings import new_key
-from library_bot.storage.migrate import upgrade
-from library_bot.web.limits import (
+from bot.config.settings import new_key
+from bot.web.limits import (
     ACCEPT_BATCH,
     IDLE_SECONDS,
     AcceptErrorFilter,
     connection_cap,
 )
+from storage.migrate import upgrade
 from tests.fixtures.bot import LAST_MOMENT, library_environment
 from tests.fixtures.telegram import TEST_BOT_TOKEN
 
@@ -62,7 +62,7 @@ async def _bot(env: dict[str, str], cwd: Path) -> AsyncIterator[tuple[str, list[
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
-        "library_bot.cli",
+        "bot.cli",
         "run",
         env=env,
         cwd=cwd,

@@ -18,9 +18,9 @@ import pytest
 from prometheus_client import generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
-from library_bot.config.settings import SettingsError, load_settings
-from library_bot.services.metrics import Metrics
-from library_bot.storage.store import Store
+from bot.config.settings import SettingsError, load_settings
+from bot.services.metrics import Metrics
+from storage.store import Store
 from tests.fixtures.bot import BotFactory, BotHarness
 from tests.fixtures.patrons import KAREN
 from tests.runtime.conftest import (
