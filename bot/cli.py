@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import sys
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
-from importlib.metadata import entry_points
+from importlib.metadata import PackageNotFoundError, entry_points, version
 from typing import Any, TypeVar
 
 from sqlalchemy.exc import SQLAlchemyError
@@ -29,6 +30,8 @@ from bot.config.settings import (
 from bot.runtime import maintenance
 from bot.runtime.runner import run_bot
 from bot.runtime.signals import stop_on_signals
+from bot.runtime.startup import StartupFailure
+from storage.engine import connection_problem
 
 T = TypeVar("T")
 Handler = Callable[[argparse.Namespace], int]
@@ -47,40 +50,54 @@ def settings_for(command: str, *required: str) -> Settings:
     return settings
 
 
-def _on_database(command: str, work: Coroutine[Any, Any, T]) -> T | None:
+def _on_database(command: str, url: str, work: Coroutine[Any, Any, T]) -> T | None:
     """Run `work`; None after saying why the database refused (parameters are hidden by the
     engine, so the message carries no token)."""
     try:
         return asyncio.run(work)
     except (SQLAlchemyError, OSError) as exc:
-        reason = str(getattr(exc, "orig", None) or exc).splitlines()[0]
+        reason = connection_problem(url, exc)
         print(f"library-bot {command}: database error: {reason}", file=sys.stderr)
         return None
 
 
-def _run(_: argparse.Namespace) -> int:
-    settings = settings_for("run", *BOT_VARIABLES)
+def _logging_for(settings: Settings) -> None:
+    """The configured log format, with the secrets known at start masked and chat ids hashed
+    under a key from the oldest token key (stable across restarts, processes and a rotation)."""
     secret_values = [
         value.get_secret_value()
         for value in (settings.TELEGRAM_BOT_TOKEN, settings.CLIENT_SECRET, settings.WEBHOOK_SECRET)
         if value is not None
     ]
+    keys = settings.token_keys
     setup_logging(
         settings.LOG_LEVEL,
         settings.LOG_FORMAT,
         secrets=secret_values + settings.proxies.passwords(),
+        chat_key=keys[-1] if keys else None,
     )
+
+
+def _run(_: argparse.Namespace) -> int:
+    settings = settings_for("run", *BOT_VARIABLES)
+    _logging_for(settings)
 
     async def serve() -> None:
         with stop_on_signals() as stop:
             await run_bot(settings, stop=stop)
 
-    asyncio.run(serve())
+    try:
+        asyncio.run(serve())
+    except StartupFailure as exc:
+        # One record in the configured format; the cause is in the message, not a traceback.
+        logging.getLogger("bot.run").critical("start-up failed: %s", exc)
+        return EXIT_FAILED
     return 0
 
 
 def _remind(args: argparse.Namespace) -> int:
     settings = settings_for("remind", *BOT_VARIABLES)
+    _logging_for(settings)
     if not args.once:
         print(
             "library-bot remind: only --once is supported here; "
@@ -95,7 +112,7 @@ def _remind(args: argparse.Namespace) -> int:
 
 def _migrate(_: argparse.Namespace) -> int:
     settings = settings_for("migrate", "DATABASE_URL")
-    revision = _on_database("migrate", maintenance.migrate(settings))
+    revision = _on_database("migrate", settings.DATABASE_URL, maintenance.migrate(settings))
     if revision is None:
         return EXIT_FAILED
     print(f"database schema at revision {revision} (head)")
@@ -104,7 +121,8 @@ def _migrate(_: argparse.Namespace) -> int:
 
 def _rotate_keys(_: argparse.Namespace) -> int:
     settings = settings_for("rotate-keys", "DATABASE_URL", "TOKEN_KEYS")
-    rotated = _on_database("rotate-keys", maintenance.rotate_keys(settings))
+    _logging_for(settings)
+    rotated = _on_database("rotate-keys", settings.DATABASE_URL, maintenance.rotate_keys(settings))
     if rotated is None:
         return EXIT_FAILED
     print(f"re-encrypted {rotated} token{'' if rotated == 1 else 's'} under the newest key")
@@ -114,6 +132,14 @@ def _rotate_keys(_: argparse.Namespace) -> int:
 def _generate_key(_: argparse.Namespace) -> int:
     print(new_key())
     return 0
+
+
+def package_version() -> str:
+    """The installed distribution's version (pyproject.toml is the one place it is written)."""
+    try:
+        return version("library-bot")
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        return "unknown"
 
 
 @dataclass(frozen=True)
@@ -144,6 +170,7 @@ def build_parser(added: dict[str, Command] | None = None) -> argparse.ArgumentPa
         prog="library-bot",
         description="A Telegram bot for patrons of Danish public libraries.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def add(name: str, help_text: str, handler: Handler) -> argparse.ArgumentParser:

@@ -22,10 +22,12 @@ from bot.config.logs import install_log_redaction
 from bot.config.settings import Settings, SettingsError, split_address
 from bot.jobs.schedule import schedule_jobs
 from bot.library.client import LibraryClient
+from bot.runtime.startup import database_problem, startup_stage, telegram_problem
 from bot.services import Services
 from bot.services.metrics import Metrics
 from bot.telegram.app import build_application
 from bot.telegram.menu import bot_commands
+from bot.telegram.profile import set_profile
 from bot.texts import DEFAULT_LANGUAGE, LANGUAGES
 from bot.web import create_metrics_app, create_web_app, stop_accepting
 from bot.web.limits import (
@@ -93,14 +95,22 @@ async def run_bot(
     keys = settings.token_keys
     if not keys:
         raise SettingsError("TOKEN_KEYS: required by `library-bot run`, but not set")
-    sock = _bind(settings.HOST, settings.PORT)
+    with startup_stage(
+        "HTTP server", f"HOST and PORT (cannot listen on {settings.HOST}:{settings.PORT})"
+    ):
+        sock = _bind(settings.HOST, settings.PORT)
     settings, web_url = _effective_settings(settings, sock.getsockname()[1])
     webhook = settings.WEBHOOK_SECRET.get_secret_value() if settings.WEBHOOK_SECRET else ""
 
     async with contextlib.AsyncExitStack() as stack:
         stack.callback(sock.close)
-        await upgrade(settings.DATABASE_URL)
-        store = await Store.open(settings.DATABASE_URL, keys)
+        with startup_stage(
+            "database",
+            "DATABASE_URL and that the server is up",
+            database_problem(settings.DATABASE_URL),
+        ):
+            await upgrade(settings.DATABASE_URL)
+            store = await Store.open(settings.DATABASE_URL, keys)
         stack.push_async_callback(store.close)
         metrics = Metrics()
         library = LibraryClient.from_settings(settings, on_call=metrics.library_call)
@@ -113,11 +123,21 @@ async def run_bot(
         services = Services(settings=settings, store=store, library=library, metrics=metrics)
         application = build_application(services, polling=not webhook)
 
-        await application.initialize()
+        with startup_stage(
+            "Telegram",
+            f"TELEGRAM_API_URL ({settings.TELEGRAM_API_URL}), TELEGRAM_BOT_TOKEN, "
+            "the network and HTTPS_PROXY/NO_PROXY",
+            telegram_problem,
+        ):
+            await application.initialize()
         stack.push_async_callback(application.shutdown)
         # initialize() called getMe; the answer is kept on the bot.
         services.bot_username = application.bot.username
         await _set_commands(application.bot)
+        # In the background: Telegram limits these methods tightly, and a 429's wait must not
+        # hold up the start.
+        profile = asyncio.create_task(set_profile(application.bot))
+        stack.push_async_callback(_cancel, profile)
 
         web_app = create_web_app(services, application)
         limit = ConnectionLimit(connection_cap())
