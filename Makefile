@@ -7,10 +7,9 @@ STAMP := $(VENV)/.installed
 LOCK := constraints.txt
 LOCK_VENV := .lock-venv
 # Patron texts (README, "Translating"): English in library_bot/texts/catalog, the other
-# languages in $(LOCALE)/<lang>/LC_MESSAGES/messages.po; the .mo files are build output.
+# languages in $(LOCALE)/<lang>/LC_MESSAGES/messages.po, read as they are at start-up.
 LOCALE := library_bot/texts/locale
 POT := $(LOCALE)/messages.pot
-MO := $(patsubst %.po,%.mo,$(wildcard $(LOCALE)/*/LC_MESSAGES/messages.po))
 
 .PHONY: demo test lint typecheck pytest bench browser clean lock messages extract-messages compile-messages
 
@@ -18,7 +17,6 @@ $(STAMP): pyproject.toml $(LOCK)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --constraint $(LOCK) --upgrade pip setuptools
 	$(BIN)/python -m pip install --quiet --constraint $(LOCK) -e '.[dev]'
-	$(BIN)/pybabel --quiet compile --domain messages --directory $(LOCALE)
 	touch $(STAMP)
 
 # The template from the source (msgctxt = key, msgid = English), then every .po updated from it.
@@ -37,10 +35,10 @@ extract-messages: | $(STAMP)
 		--header-comment '# Patron texts of library-bot (English source), made by `make messages`.' \
 		--output-file $(POT) library_bot/texts/catalog
 
-compile-messages: $(MO)
-
-$(LOCALE)/%/LC_MESSAGES/messages.mo: $(LOCALE)/%/LC_MESSAGES/messages.po | $(STAMP)
-	$(BIN)/pybabel --quiet compile --domain messages --input-file $< --output-file $@
+# Nothing to compile: the bot reads the .po itself (library_bot/texts). Kept so that older
+# instructions (`make .venv/.installed compile-messages`) still work; it checks the catalogues.
+compile-messages: | $(STAMP)
+	$(BIN)/python -c 'import library_bot.texts'
 
 # Resolve pyproject.toml afresh in a throwaway venv and pin what it installed (see README).
 lock:
@@ -59,7 +57,7 @@ browser:
 		echo "installing Debian's chromium for the browser tests"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-color-emoji >/dev/null; }
 
-demo: $(STAMP) $(MO)
+demo: $(STAMP)
 	$(BIN)/library-bot demo
 
 lint: $(STAMP)
@@ -70,7 +68,7 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-pytest: $(STAMP) browser $(MO)
+pytest: $(STAMP) browser
 	$(BIN)/pytest -q
 
 test: lint typecheck pytest

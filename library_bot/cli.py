@@ -10,6 +10,7 @@ import argparse
 import asyncio
 import sys
 from collections.abc import Callable, Coroutine, Sequence
+from importlib.metadata import PackageNotFoundError, version
 from typing import Any, TypeVar
 
 from sqlalchemy.exc import SQLAlchemyError
@@ -129,10 +130,21 @@ def _generate_key(_: argparse.Namespace) -> int:
     return 0
 
 
+def package_version() -> str:
+    """The installed distribution's version (pyproject.toml is the one place it is written)."""
+    try:
+        return version("library-bot")
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        return "unknown"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="library-bot",
         description="A Telegram bot for patrons of Danish public libraries.",
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"%(prog)s {package_version()}"
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 

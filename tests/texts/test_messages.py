@@ -1,5 +1,5 @@
 """The gettext catalogues: every text translated, the same placeholders and tags in every form,
-the checked-in template current, the .po compiling to the .mo in use, and every key used exists."""
+the checked-in template current, the .po being the catalogue in use, and every key used exists."""
 
 from __future__ import annotations
 
@@ -138,7 +138,7 @@ def test_the_po_compiles_to_the_catalogue_in_use(lang: str) -> None:
     for key, message in MESSAGES.items():
         if message.plural is None:
             assert in_use.pgettext(key, message.text) == fresh.pgettext(key, message.text), (
-                f"{key}: the .mo is older than the .po: run `make compile-messages`"
+                f"{key}: the catalogue in use is not the .po"
             )
             continue
         for n in (0, 1, 2, 5, 21, 101):

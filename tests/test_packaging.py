@@ -1,0 +1,153 @@
+"""A plain install works: the sdist built from the checkout, a wheel built from that sdist,
+installed into a fresh venv with no make step, runs `library-bot` and speaks Danish and English.
+
+Offline: the build uses this venv's setuptools (`--no-build-isolation`), the fresh venv gets
+only the wheel (`--no-deps`) and borrows the dependencies from this venv's site-packages
+through a `.pth` line (a path line, so the editable install's finder there is not loaded).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import sysconfig
+import tarfile
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _run(*args: str | Path, cwd: Path, env: dict[str, str] | None = None) -> str:
+    done = subprocess.run(
+        [str(arg) for arg in args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The bin directory of a fresh venv holding the package built from an sdist."""
+    work = tmp_path_factory.mktemp("packaging")
+    dist = work / "dist"
+    # The PEP 517 hook itself, as `python -m build --no-isolation --sdist` calls it.
+    _run(
+        sys.executable,
+        "-c",
+        f"from setuptools import build_meta; build_meta.build_sdist({str(dist)!r})",
+        cwd=ROOT,
+    )
+    (sdist,) = dist.glob("library_bot-*.tar.gz")
+    with tarfile.open(sdist) as archive:
+        names = archive.getnames()
+    assert any(name.endswith("texts/locale/da/LC_MESSAGES/messages.po") for name in names)
+    assert any(name.endswith("/LICENSE") for name in names)
+    _run(
+        sys.executable,
+        "-m",
+        "pip",
+        "wheel",
+        "--quiet",
+        "--no-deps",
+        "--no-build-isolation",
+        "--no-index",
+        "--wheel-dir",
+        dist,
+        sdist,
+        cwd=work,
+    )
+    (wheel,) = dist.glob("library_bot-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        members = archive.namelist()
+    assert "library_bot/texts/locale/da/LC_MESSAGES/messages.po" in members
+    assert "library_bot/py.typed" in members
+    venv = work / "venv"
+    _run(sys.executable, "-m", "venv", "--without-pip", venv, cwd=work)
+    python = venv / "bin" / "python"
+    _run(
+        sys.executable,
+        "-m",
+        "pip",
+        "--python",
+        python,
+        "install",
+        "--quiet",
+        "--no-deps",
+        "--no-index",
+        wheel,
+        cwd=work,
+    )
+    fresh_site = Path(
+        _run(python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])", cwd=work)
+        .strip()
+    )
+    (fresh_site / "borrowed-dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    return venv / "bin"
+
+
+def _env(tmp: Path) -> dict[str, str]:
+    return {"PATH": "/usr/bin:/bin", "HOME": str(tmp), "LANG": "C.UTF-8"}
+
+
+def test_the_installed_package_is_not_the_checkout(installed: Path, tmp_path: Path) -> None:
+    where = _run(
+        installed / "python",
+        "-c",
+        "import library_bot; print(library_bot.__file__)",
+        cwd=tmp_path,
+        env=_env(tmp_path),
+    )
+    assert where.startswith(str(installed.parent)), where
+
+
+def test_help_and_version_of_the_installed_script(installed: Path, tmp_path: Path) -> None:
+    out = _run(installed / "library-bot", "--help", cwd=tmp_path, env=_env(tmp_path))
+    assert "sandbox" in out and "generate-key" in out
+    version = _run(installed / "library-bot", "--version", cwd=tmp_path, env=_env(tmp_path))
+    assert version.strip() == "library-bot 0.1.0"
+
+
+def test_the_installed_package_speaks_danish_and_english(installed: Path, tmp_path: Path) -> None:
+    out = _run(
+        installed / "python",
+        "-c",
+        "from library_bot.texts import t; print(t('da', 'common.yes')); print(t('en', 'common.yes'))",
+        cwd=tmp_path,
+        env=_env(tmp_path),
+    )
+    assert out.splitlines() == ["Ja", "Yes"]
+
+
+def test_the_installed_sandbox_starts(installed: Path, tmp_path: Path) -> None:
+    sandbox = subprocess.Popen(
+        [str(installed / "library-bot"), "sandbox"],
+        cwd=tmp_path,
+        env=_env(tmp_path),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert sandbox.stdout is not None
+        lines: list[str] = []
+        for line in sandbox.stdout:
+            lines.append(line.strip())
+            if line.startswith("patron "):
+                break
+        assert any(line.startswith("CLIENT_SECRET=") for line in lines), lines
+        assert lines[-1].startswith("patron "), lines
+    finally:
+        os.kill(sandbox.pid, signal.SIGTERM)
+        _, err = sandbox.communicate(timeout=60)
+    assert sandbox.returncode == 0, err
