@@ -28,6 +28,7 @@ from library_bot.runtime import maintenance
 from library_bot.runtime.runner import run_bot
 from library_bot.runtime.signals import stop_on_signals
 from library_bot.sandbox.cli import serve as serve_sandbox
+from library_bot.storage.engine import connection_problem
 
 T = TypeVar("T")
 
@@ -43,13 +44,13 @@ def settings_for(command: str, *required: str) -> Settings:
     return settings
 
 
-def _on_database(command: str, work: Coroutine[Any, Any, T]) -> T | None:
+def _on_database(command: str, url: str, work: Coroutine[Any, Any, T]) -> T | None:
     """Run `work`; None after saying why the database refused (parameters are hidden by the
     engine, so the message carries no token)."""
     try:
         return asyncio.run(work)
     except (SQLAlchemyError, OSError) as exc:
-        reason = str(getattr(exc, "orig", None) or exc).splitlines()[0]
+        reason = connection_problem(url, exc)
         print(f"library-bot {command}: database error: {reason}", file=sys.stderr)
         return None
 
@@ -109,7 +110,7 @@ def _remind(args: argparse.Namespace) -> int:
 
 def _migrate(_: argparse.Namespace) -> int:
     settings = settings_for("migrate", "DATABASE_URL")
-    revision = _on_database("migrate", maintenance.migrate(settings))
+    revision = _on_database("migrate", settings.DATABASE_URL, maintenance.migrate(settings))
     if revision is None:
         return EXIT_FAILED
     print(f"database schema at revision {revision} (head)")
@@ -118,7 +119,7 @@ def _migrate(_: argparse.Namespace) -> int:
 
 def _rotate_keys(_: argparse.Namespace) -> int:
     settings = settings_for("rotate-keys", "DATABASE_URL", "TOKEN_KEYS")
-    rotated = _on_database("rotate-keys", maintenance.rotate_keys(settings))
+    rotated = _on_database("rotate-keys", settings.DATABASE_URL, maintenance.rotate_keys(settings))
     if rotated is None:
         return EXIT_FAILED
     print(f"re-encrypted {rotated} token{'' if rotated == 1 else 's'} under the newest key")
@@ -143,9 +144,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="library-bot",
         description="A Telegram bot for patrons of Danish public libraries.",
     )
-    parser.add_argument(
-        "--version", action="version", version=f"%(prog)s {package_version()}"
-    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def add(

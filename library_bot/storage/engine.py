@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
+from urllib.parse import urlencode
 
 from sqlalchemy import event
 from sqlalchemy.engine import URL, make_url
@@ -11,6 +12,22 @@ from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.pool import StaticPool
 
 SQLITE_BUSY_TIMEOUT_MS = 15_000
+
+# libpq's TLS options, as managed PostgreSQL services hand them out in the URL. asyncpg takes
+# none of them as keyword arguments (SQLAlchemy would pass them so, and asyncpg would refuse);
+# it reads them from a DSN, with libpq's meaning. So they travel to asyncpg in a DSN of their
+# own and it builds the SSLContext: verify-ca/verify-full, a client certificate, a CRL.
+LIBPQ_SSL_OPTIONS: Final = (
+    "sslmode",
+    "sslrootcert",
+    "sslcert",
+    "sslkey",
+    "sslcrl",
+    "sslpassword",
+    "sslnegotiation",
+    "ssl_min_protocol_version",
+    "ssl_max_protocol_version",
+)
 
 
 def normalize_url(url: str) -> URL:
@@ -52,6 +69,32 @@ def sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
+def split_ssl_options(url: URL) -> tuple[URL, dict[str, str]]:
+    """`url` without the libpq TLS options, and those options (last value of each)."""
+    options: dict[str, str] = {}
+    for name in LIBPQ_SSL_OPTIONS:
+        value = url.query.get(name)
+        if value is not None:
+            options[name] = value if isinstance(value, str) else value[-1]
+    return url.difference_update_query(LIBPQ_SSL_OPTIONS), options
+
+
+def connection_problem(url: str, exc: BaseException) -> str:
+    """One line saying why the database refused, naming `sslmode` when TLS is what failed."""
+    reason = str(getattr(exc, "orig", None) or exc).splitlines()[0] or type(exc).__name__
+    try:
+        _, options = split_ssl_options(normalize_url(url))
+    except Exception:  # an unparsable URL: the reason itself says enough
+        return reason
+    if "ssl" in reason.lower() or "certificate" in reason.lower():
+        mode = options.get("sslmode", "prefer (the default)")
+        return (
+            f"{reason} (DATABASE_URL sslmode={mode}: "
+            "check that the server offers TLS, and sslrootcert, sslcert, sslkey)"
+        )
+    return reason
+
+
 def create_engine(url: str) -> AsyncEngine:
     """An `AsyncEngine` for `url` (SQLite via aiosqlite, PostgreSQL via asyncpg)."""
     parsed = normalize_url(url)
@@ -63,8 +106,14 @@ def create_engine(url: str) -> AsyncEngine:
         engine = create_async_engine(parsed, hide_parameters=True, **kwargs)
         event.listen(engine.sync_engine, "connect", sqlite_pragmas)
         return engine
+    parsed, ssl_options = split_ssl_options(parsed)
+    connect_args: dict[str, Any] = {}
+    if ssl_options:
+        # Host, user and the rest come as keyword arguments and win over the DSN's (empty) ones.
+        connect_args["dsn"] = "postgresql://?" + urlencode(ssl_options)
     return create_async_engine(
         parsed,
+        connect_args=connect_args,
         hide_parameters=True,  # tokens must not appear in error messages
         pool_size=10,
         max_overflow=10,
