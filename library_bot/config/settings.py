@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import base64
 import binascii
+import os
 import re
 import secrets
+from collections.abc import Mapping
 from datetime import time
-from typing import Annotated, Literal
+from pathlib import Path
+from typing import Annotated, Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import (
@@ -19,7 +22,14 @@ from pydantic import (
     field_validator,
     model_validator,
 )
-from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+from pydantic.fields import FieldInfo
+from pydantic_settings import (
+    BaseSettings,
+    DotEnvSettingsSource,
+    NoDecode,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
 
 from library_bot.config.proxies import Proxies, check_proxy_url
 
@@ -53,6 +63,40 @@ def decode_key(text: str) -> bytes:
             f"each key must decode to {KEY_BYTES} bytes (see `library-bot generate-key`)"
         )
     return raw
+
+
+# The secrets that may also come from a file named by `<NAME>_FILE`, as container and
+# Kubernetes secrets arrive (mounted files, not environment variables).
+SECRET_FILE_VARIABLES = ("TELEGRAM_BOT_TOKEN", "CLIENT_SECRET", "TOKEN_KEYS", "WEBHOOK_SECRET")
+
+
+class SecretFiles(PydanticBaseSettingsSource):
+    """`<NAME>_FILE` from the environment or `.env`: the value is that file's content.
+
+    It comes before the environment among the sources, so `<NAME>_FILE` wins over `<NAME>`:
+    the file is the deliberate choice of a deployment, a plain variable more likely a leftover.
+    Surrounding white space (the newline `echo` writes) is dropped.
+    """
+
+    def __init__(self, settings_cls: type[BaseSettings], dotenv: Mapping[str, str | None]) -> None:
+        super().__init__(settings_cls)
+        self._pointers = {**dotenv, **os.environ}
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        return None, field_name, False  # unused: __call__ reads all four at once
+
+    def __call__(self) -> dict[str, Any]:
+        values: dict[str, Any] = {}
+        for name in SECRET_FILE_VARIABLES:
+            pointer = self._pointers.get(f"{name}_FILE")
+            if not pointer:
+                continue
+            try:
+                values[name] = Path(pointer).read_text(encoding="utf-8").strip()
+            except (OSError, UnicodeDecodeError) as exc:
+                reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+                raise SettingsError(f"{name}_FILE: cannot read {pointer}: {reason}") from None
+        return values
 
 
 def _url(value: str) -> str:
@@ -105,6 +149,26 @@ class Settings(BaseSettings):
     )
     NO_PROXY: str = Field(default="", validation_alias=AliasChoices("no_proxy", "NO_PROXY"))
 
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        dotenv = (
+            dotenv_settings.env_vars if isinstance(dotenv_settings, DotEnvSettingsSource) else {}
+        )
+        return (
+            init_settings,
+            SecretFiles(settings_cls, dotenv),
+            env_settings,
+            dotenv_settings,
+            file_secret_settings,
+        )
+
     @field_validator(
         "TELEGRAM_API_URL", "OAUTH_URL", "AUTH_URL", "LOGIN_URL", "PLATFORM_URL", "PUBLIC_URL"
     )
@@ -130,7 +194,8 @@ class Settings(BaseSettings):
     @classmethod
     def _split_keys(cls, value: object) -> object:
         if isinstance(value, str):
-            keys = [part.strip() for part in value.split(",") if part.strip()]
+            # Commas, or one key a line as a `TOKEN_KEYS_FILE` may hold them.
+            keys = [part for part in re.split(r"[,\s]+", value) if part]
             for key in keys:
                 decode_key(key)
             return keys
