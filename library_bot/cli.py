@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import sys
 from collections.abc import Callable, Coroutine, Sequence
 from importlib.metadata import PackageNotFoundError, version
@@ -27,6 +28,7 @@ from library_bot.config.settings import (
 from library_bot.runtime import maintenance
 from library_bot.runtime.runner import run_bot
 from library_bot.runtime.signals import stop_on_signals
+from library_bot.runtime.startup import StartupFailure
 from library_bot.sandbox.cli import serve as serve_sandbox
 from library_bot.storage.engine import connection_problem
 
@@ -55,24 +57,37 @@ def _on_database(command: str, url: str, work: Coroutine[Any, Any, T]) -> T | No
         return None
 
 
-def _run(_: argparse.Namespace) -> int:
-    settings = settings_for("run", *BOT_VARIABLES)
+def _logging_for(settings: Settings) -> None:
+    """The configured log format, with the secrets known at start masked and chat ids hashed
+    under a key from the oldest token key (stable across restarts, processes and a rotation)."""
     secret_values = [
         value.get_secret_value()
         for value in (settings.TELEGRAM_BOT_TOKEN, settings.CLIENT_SECRET, settings.WEBHOOK_SECRET)
         if value is not None
     ]
+    keys = settings.token_keys
     setup_logging(
         settings.LOG_LEVEL,
         settings.LOG_FORMAT,
         secrets=secret_values + settings.proxies.passwords(),
+        chat_key=keys[-1] if keys else None,
     )
+
+
+def _run(_: argparse.Namespace) -> int:
+    settings = settings_for("run", *BOT_VARIABLES)
+    _logging_for(settings)
 
     async def serve() -> None:
         with stop_on_signals() as stop:
             await run_bot(settings, stop=stop)
 
-    asyncio.run(serve())
+    try:
+        asyncio.run(serve())
+    except StartupFailure as exc:
+        # One record in the configured format; the cause is in the message, not a traceback.
+        logging.getLogger("library_bot.run").critical("start-up failed: %s", exc)
+        return EXIT_FAILED
     return 0
 
 
@@ -96,6 +111,7 @@ def _sandbox(args: argparse.Namespace) -> int:
 
 def _remind(args: argparse.Namespace) -> int:
     settings = settings_for("remind", *BOT_VARIABLES)
+    _logging_for(settings)
     if not args.once:
         print(
             "library-bot remind: only --once is supported here; "
@@ -119,6 +135,7 @@ def _migrate(_: argparse.Namespace) -> int:
 
 def _rotate_keys(_: argparse.Namespace) -> int:
     settings = settings_for("rotate-keys", "DATABASE_URL", "TOKEN_KEYS")
+    _logging_for(settings)
     rotated = _on_database("rotate-keys", settings.DATABASE_URL, maintenance.rotate_keys(settings))
     if rotated is None:
         return EXIT_FAILED

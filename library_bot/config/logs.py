@@ -5,14 +5,25 @@ record that is emitted, whichever library logged it (httpx logs request URLs wit
 token in them, aiohttp logs callback URLs with `code` and `state`). `install_log_redaction`
 puts the same filter on the HTTP libraries' own loggers, for a process that logs through
 handlers of its own (tests, an embedding application).
+
+Chat ids are personal data (a private chat's id is the patron's Telegram user id), so the
+filter also replaces every argument a log template introduces as `chat %s` by a keyed hash
+(`chat #1a2b3c4d5e6f`): the same chat reads the same in every line, across restarts and
+processes, yet the id cannot be recovered by trying all ids without the key. The key is
+derived from the oldest `TOKEN_KEYS` entry (it outlives a key rotation longest); without one
+(a test, the demo) a random key per process is used. tests/config/test_logs.py checks that
+every log call in the package names a chat id that way.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import hmac
 import json
 import logging
 import re
+import secrets as secrets_module
 import sys
 import threading
 from collections.abc import Iterable
@@ -52,6 +63,61 @@ _PATTERNS: Final[tuple[tuple[re.Pattern[str], str], ...]] = (
     # Danish civil registration numbers (CPR).
     (re.compile(r"\b\d{6}-?\d{4}\b"), "**********"),
 )
+
+# A printf placeholder of a log template (`%%` included, so that it can be skipped).
+_PLACEHOLDER: Final = re.compile(
+    r"%(?:\([^)]*\))?[-#0 +]*(?:\*|\d+)?(?:\.(?:\*|\d+))?[hlL]?([a-zA-Z%])"
+)
+# The text before a placeholder that makes its argument a chat id.
+_CHAT_BEFORE: Final = re.compile(r"(?i)\bchat\s*$")
+_CHAT_KEY_CONTEXT: Final = b"library-bot: chat ids in logs"
+_chat_key: bytes = secrets_module.token_bytes(32)
+
+
+def set_chat_key(material: bytes) -> None:
+    """Derive the key of the chat-id hashes from `material` (a `TOKEN_KEYS` key)."""
+    global _chat_key
+    _chat_key = hmac.new(material, _CHAT_KEY_CONTEXT, hashlib.sha256).digest()
+
+
+def chat_ref(chat_id: object) -> str:
+    """A chat id as the logs show it: `#` and 12 hex digits of a keyed hash."""
+    digest = hmac.new(_chat_key, str(chat_id).encode(), hashlib.sha256).hexdigest()
+    return f"#{digest[:12]}"
+
+
+def _is_id(value: object) -> bool:
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, int) or (isinstance(value, str) and value.lstrip("-").isdigit())
+
+
+def hash_chat_arguments(record: logging.LogRecord) -> None:
+    """Replace the arguments the template introduces as `chat %s` (or `%d`) by `chat_ref`."""
+    template = record.msg
+    if not isinstance(template, str) or not isinstance(record.args, tuple) or not record.args:
+        return
+    args = list(record.args)
+    pieces: list[str] = []
+    done = 0
+    index = 0
+    for match in _PLACEHOLDER.finditer(template):
+        if match.group(1) == "%":
+            continue
+        if (
+            index < len(args)
+            and match.group(1) in ("s", "d", "i")
+            and _is_id(args[index])
+            and _CHAT_BEFORE.search(template, 0, match.start())
+        ):
+            args[index] = chat_ref(args[index])
+            pieces += [template[done : match.start()], "%s"]
+            done = match.end()
+        index += 1
+    if done:
+        record.msg = "".join(pieces) + template[done:]
+        record.args = tuple(args)
+
 
 # Attributes every LogRecord has; anything else on a record came in through `extra`.
 _RECORD_FIELDS: Final = frozenset(logging.LogRecord("", 0, "", 0, "", (), None).__dict__) | {
@@ -97,6 +163,7 @@ class RedactingFilter(logging.Filter):
         return redact(text)
 
     def filter(self, record: logging.LogRecord) -> bool:
+        hash_chat_arguments(record)
         try:
             message = record.getMessage()
         except Exception:  # a bad format string must not hide the record
@@ -187,10 +254,14 @@ def setup_logging(
     *,
     secrets: Iterable[str] = (),
     stream: TextIO | None = None,
+    chat_key: bytes | None = None,
 ) -> RedactingFilter:
     """Install the one root handler (replacing ours from an earlier call); return its filter
-    so secrets learnt later (a patron's token) can be added."""
+    so secrets learnt later (a patron's token) can be added. `chat_key` keys the chat-id
+    hashes (a random key per process when None)."""
     level = level.upper()
+    if chat_key is not None:
+        set_chat_key(chat_key)
     root = logging.getLogger()
     for old in list(root.handlers):
         if isinstance(old, _BotHandler):

@@ -22,6 +22,7 @@ from library_bot.config.logs import install_log_redaction
 from library_bot.config.settings import Settings, SettingsError
 from library_bot.jobs.schedule import schedule_jobs
 from library_bot.library.client import LibraryClient
+from library_bot.runtime.startup import database_problem, startup_stage, telegram_problem
 from library_bot.services import Services
 from library_bot.services.metrics import Metrics
 from library_bot.storage.migrate import upgrade
@@ -83,14 +84,22 @@ async def run_bot(
     keys = settings.token_keys
     if not keys:
         raise SettingsError("TOKEN_KEYS: required by `library-bot run`, but not set")
-    sock = _bind(settings.HOST, settings.PORT)
+    with startup_stage(
+        "HTTP server", f"HOST and PORT (cannot listen on {settings.HOST}:{settings.PORT})"
+    ):
+        sock = _bind(settings.HOST, settings.PORT)
     settings, web_url = _effective_settings(settings, sock.getsockname()[1])
     webhook = settings.WEBHOOK_SECRET.get_secret_value() if settings.WEBHOOK_SECRET else ""
 
     async with contextlib.AsyncExitStack() as stack:
         stack.callback(sock.close)
-        await upgrade(settings.DATABASE_URL)
-        store = await Store.open(settings.DATABASE_URL, keys)
+        with startup_stage(
+            "database",
+            "DATABASE_URL and that the server is up",
+            database_problem(settings.DATABASE_URL),
+        ):
+            await upgrade(settings.DATABASE_URL)
+            store = await Store.open(settings.DATABASE_URL, keys)
         stack.push_async_callback(store.close)
         metrics = Metrics()
         library = LibraryClient.from_settings(settings, on_call=metrics.library_call)
@@ -103,7 +112,13 @@ async def run_bot(
         services = Services(settings=settings, store=store, library=library, metrics=metrics)
         application = build_application(services, polling=not webhook)
 
-        await application.initialize()
+        with startup_stage(
+            "Telegram",
+            f"TELEGRAM_API_URL ({settings.TELEGRAM_API_URL}), TELEGRAM_BOT_TOKEN, "
+            "the network and HTTPS_PROXY/NO_PROXY",
+            telegram_problem,
+        ):
+            await application.initialize()
         stack.push_async_callback(application.shutdown)
         # initialize() called getMe; the answer is kept on the bot.
         services.bot_username = application.bot.username

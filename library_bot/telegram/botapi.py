@@ -12,6 +12,7 @@ Two things differ from a stock `ExtBot`, both for Bot API servers that are not q
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
@@ -82,6 +83,18 @@ class TolerantBot(ExtBot[Any]):
     @property
     def health(self) -> ApiHealth:
         return self._health
+
+    async def initialize(self) -> None:
+        """As PTB's, but a failed `getMe` also closes the requests it opened: PTB's `shutdown`
+        does nothing for a bot that never finished initializing, and the unclosed sessions
+        would add lines to the one-line start-up error."""
+        try:
+            await super().initialize()
+        except BaseException:
+            await asyncio.gather(
+                *(request.shutdown() for request in self._request), return_exceptions=True
+            )
+            raise
 
     async def _do_post(self, endpoint: str, data: JSONDict, **kwargs: Any) -> Any:
         result = await super()._do_post(endpoint, data, **kwargs)

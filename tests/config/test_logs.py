@@ -9,7 +9,7 @@ from typing import Literal
 
 import pytest
 
-from library_bot.config.logs import RedactingFilter, setup_logging
+from library_bot.config.logs import RedactingFilter, chat_ref, setup_logging
 
 BOT_TOKEN = "7731234567:AAHx9_secretBotTokenPart-0123456789"
 CLIENT_SECRET = "cl1ent-s3cret-value"
@@ -76,7 +76,7 @@ def test_no_secret_is_ever_written(fmt: Literal["text", "json"], restore_logging
     # What is left is still useful to an operator.
     assert "/bot7731234567:***/getUpdates" in out
     assert "code=***&state=***" in out
-    assert "loans failed for chat 42" in out
+    assert f"loans failed for chat {chat_ref(42)}" in out and "chat 42" not in out
     assert "RuntimeError" in out
     assert "/getTicket/***/***" in out
 
