@@ -1,8 +1,9 @@
-"""constraints.txt pins what is installed, satisfies pyproject.toml, stays past the known
-advisories, and is what the venv, the container and CI install from."""
+"""The locks pin what is installed, with hashes, satisfy pyproject.toml, stay past the known
+advisories, and are what the venv, the container, CI and the documented installs use."""
 
 from __future__ import annotations
 
+import re
 import tomllib
 from importlib.metadata import distributions
 from pathlib import Path
@@ -12,40 +13,79 @@ from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 ROOT = Path(__file__).resolve().parent.parent
+LOCK = ROOT / "constraints.txt"  # everything, the dev tools included
+RUNTIME_LOCK = ROOT / "requirements.txt"  # what a server or the container installs
 # The last affected and the first fixed version of the newest advisories we know of
 # (docs/deployment.md, "Dependencies").
 ADVISORIES = {
     "aiohttp": (Version("3.14.3"), Version("3.14.4")),
     "cryptography": (Version("49.0.0"), Version("50.0.0")),
 }
+_PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==(\S+)")
 
 
-def _pins() -> dict[str, Version]:
-    pins: dict[str, Version] = {}
-    for line in (ROOT / "constraints.txt").read_text().splitlines():
-        line = line.strip()
-        if not line or line.startswith("#"):
+def _locked(path: Path) -> dict[str, tuple[Version, int]]:
+    """name -> (version, number of hashes) of a `uv pip compile --generate-hashes` file."""
+    pins: dict[str, tuple[Version, int]] = {}
+    current: str | None = None
+    for line in path.read_text().splitlines():
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
             continue
-        name, sep, version = line.partition("==")
-        assert sep, f"not an exact pin: {line!r}"
-        pins[canonicalize_name(name)] = Version(version)
+        match = _PIN.match(line)
+        if match:
+            current = canonicalize_name(match.group(1))
+            pins[current] = (Version(match.group(2)), 0)
+            continue
+        assert stripped.startswith("--hash=sha256:") and current, f"{path.name}: {line!r}"
+        version, hashes = pins[current]
+        pins[current] = (version, hashes + 1)
     return pins
 
 
-def _requirements() -> list[Requirement]:
+def _pins(path: Path = LOCK) -> dict[str, Version]:
+    return {name: version for name, (version, _) in _locked(path).items()}
+
+
+def _requirements(*, dev: bool = True) -> list[Requirement]:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    listed = project["dependencies"] + [
-        item for extra in project["optional-dependencies"].values() for item in extra
-    ]
+    listed = list(project["dependencies"])
+    if dev:
+        listed += [item for extra in project["optional-dependencies"].values() for item in extra]
     return [Requirement(item) for item in listed]
 
 
+def test_every_pin_carries_hashes() -> None:
+    for path in (LOCK, RUNTIME_LOCK):
+        for name, (_, hashes) in _locked(path).items():
+            assert hashes >= 1, f"{path.name}: {name} has no hash: run `make lock`"
+
+
 def test_every_requirement_is_pinned_within_its_range() -> None:
-    pins = _pins()
-    for requirement in _requirements():
-        name = canonicalize_name(requirement.name)
-        assert name in pins, f"{name} is not in constraints.txt: run `make lock`"
-        assert pins[name] in requirement.specifier, f"{name} {pins[name]}: run `make lock`"
+    for path, dev in ((LOCK, True), (RUNTIME_LOCK, False)):
+        pins = _pins(path)
+        for requirement in _requirements(dev=dev):
+            name = canonicalize_name(requirement.name)
+            assert name in pins, f"{name} is not in {path.name}: run `make lock`"
+            assert pins[name] in requirement.specifier, f"{name} {pins[name]}: run `make lock`"
+        # The tools that install and build the package are locked too.
+        assert "pip" in pins and "setuptools" in pins, path.name
+
+
+def test_the_runtime_lock_is_the_full_lock_without_the_dev_tools() -> None:
+    full, runtime = _pins(LOCK), _pins(RUNTIME_LOCK)
+    assert {name: full.get(name) for name in runtime} == runtime
+    for tool in ("pytest", "mypy", "ruff", "playwright", "hypothesis", "aiosqlite"):
+        assert tool in full and tool not in runtime, tool
+
+
+def test_unused_packages_are_not_installed() -> None:
+    # The rate-limiter extra of python-telegram-bot brought aiolimiter, never imported.
+    for path in (LOCK, RUNTIME_LOCK):
+        assert "aiolimiter" not in _pins(path)
+    package = ROOT / "library_bot"
+    sources = "\n".join(p.read_text() for p in package.rglob("*.py"))
+    assert not re.search(r"^\s*(import|from) (aiolimiter|aiosqlite)\b", sources, re.MULTILINE)
 
 
 def test_floors_are_past_the_known_advisories() -> None:
@@ -64,12 +104,22 @@ def test_the_installed_packages_are_the_pinned_ones() -> None:
             assert Version(distribution.version) == pins[name], f"{name}: run `make`"
 
 
-def test_venv_container_and_ci_install_from_the_constraints() -> None:
+def test_every_install_uses_a_lock_with_hashes() -> None:
     makefile = (ROOT / "Makefile").read_text()
-    assert "--constraint $(LOCK)" in makefile and "LOCK := constraints.txt" in makefile
-    assert "pytest" in makefile and "$(STAMP): pyproject.toml $(LOCK)" in makefile
+    assert "LOCK := constraints.txt" in makefile and "RUNTIME_LOCK := requirements.txt" in makefile
+    assert "--require-hashes --requirement $(LOCK)" in makefile
+    assert "--no-deps --no-build-isolation -e ." in makefile
+    assert "$(STAMP): pyproject.toml $(LOCK)" in makefile and "pytest" in makefile
     containerfile = (ROOT / "deploy" / "Containerfile").read_text()
-    assert "COPY pyproject.toml README.md constraints.txt" in containerfile
     installs = containerfile.count("pip install")
-    assert installs >= 2 and containerfile.count("--constraint constraints.txt") == installs
+    assert installs >= 2
+    assert containerfile.count("--require-hashes --requirement requirements.txt") == 1
+    assert containerfile.count("--no-deps --no-build-isolation") == installs - 1
+    # The base image is pinned by digest (or, until one is filled in, fails to build).
+    for line in containerfile.splitlines():
+        if line.startswith("FROM "):
+            assert re.search(r"@sha256:[0-9a-f]{64}\b", line) or "PIN-ME" in line, line
+    for doc in ("docs/deployment.md", "deploy/library-bot.service"):
+        text = (ROOT / doc).read_text()
+        assert "--require-hashes --requirement requirements.txt" in text, doc
     assert "make test" in (ROOT / ".ci" / "run").read_text()

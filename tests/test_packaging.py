@@ -94,6 +94,11 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
         ).strip()
     )
     (fresh_site / "borrowed-dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    # Test-only packages this venv has but an install does not get: found first, and absent.
+    for module in ("aiosqlite", "pytest"):
+        (fresh_site / f"{module}.py").write_text(
+            f"raise ImportError('{module} is not installed')\n"
+        )
     return venv / "bin"
 
 
@@ -128,6 +133,24 @@ def test_the_installed_package_speaks_danish_and_english(installed: Path, tmp_pa
         env=_env(tmp_path),
     )
     assert out.splitlines() == ["Ja", "Yes"]
+
+
+def test_the_installed_package_migrates_sqlite_without_aiosqlite(
+    installed: Path, tmp_path: Path
+) -> None:
+    env = {**_env(tmp_path), "DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'bot.db'}"}
+    out = _run(installed / "library-bot", "migrate", cwd=tmp_path, env=env)
+    assert "at revision" in out
+    requires = _run(
+        installed / "python",
+        "-c",
+        "from importlib.metadata import requires\n"
+        "print([r for r in requires('library-bot') or [] if 'extra ==' not in r])",
+        cwd=tmp_path,
+        env=env,
+    )
+    assert "aiosqlite" not in requires and "aiolimiter" not in requires
+    assert "python-telegram-bot[job-queue]" in requires
 
 
 def test_the_installed_sandbox_starts(installed: Path, tmp_path: Path) -> None:

@@ -15,15 +15,13 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from typing import TypeVar
 
-import sqlalchemy
-from sqlalchemy import Table, event
+from sqlalchemy import Table
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.ext.asyncio import AsyncEngine
-from sqlalchemy.pool import StaticPool
 from sqlalchemy.sql.expression import Executable
 
-from library_bot.storage.engine import create_engine, normalize_url, sqlite_pragmas
+from library_bot.storage.engine import create_engine, create_sqlite_engine, normalize_url
 
 T = TypeVar("T")
 # The most values one `IN (...)` binds: each is a parameter, and every driver caps how many a
@@ -41,14 +39,7 @@ class Database:
         self._sync: Engine | None = None
         self._thread: ThreadPoolExecutor | None = None
         if self.dialect == "sqlite":
-            memory = url.database in (None, "", ":memory:")
-            self._sync = sqlalchemy.create_engine(
-                url.set(drivername="sqlite+pysqlite"),
-                hide_parameters=True,
-                # One shared connection, or every pooled connection sees its own empty database.
-                poolclass=StaticPool if memory else None,
-            )
-            event.listen(self._sync, "connect", sqlite_pragmas)
+            self._sync = create_sqlite_engine(database_url)
         else:
             self._async = create_engine(database_url)
 

@@ -1,4 +1,9 @@
-"""The async engine: URL normalisation, SQLite pragmas, a PostgreSQL pool."""
+"""The engines: URL normalisation, SQLite pragmas, a PostgreSQL pool.
+
+SQLite is opened with the standard library's `sqlite3` (a synchronous engine: the store runs
+it on a thread of its own, migrations in a worker thread), so aiosqlite is not needed at run
+time. `sqlite+aiosqlite://` URLs, as the contract's default spells them, are still accepted.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +11,9 @@ from pathlib import Path
 from typing import Any, Final
 from urllib.parse import urlencode
 
+import sqlalchemy
 from sqlalchemy import event
-from sqlalchemy.engine import URL, make_url
+from sqlalchemy.engine import URL, Engine, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.pool import StaticPool
 
@@ -95,8 +101,31 @@ def connection_problem(url: str, exc: BaseException) -> str:
     return reason
 
 
+def is_sqlite(url: str) -> bool:
+    return normalize_url(url).get_backend_name() == "sqlite"
+
+
+def create_sqlite_engine(url: str) -> Engine:
+    """A synchronous engine on the SQLite file of `url` (standard `sqlite3`, our pragmas)."""
+    parsed = normalize_url(url)
+    memory = parsed.database in (None, "", ":memory:")
+    engine = sqlalchemy.create_engine(
+        parsed.set(drivername="sqlite+pysqlite"),
+        hide_parameters=True,
+        # One shared connection, or every pooled connection sees its own empty database.
+        poolclass=StaticPool if memory else None,
+    )
+    event.listen(engine, "connect", sqlite_pragmas)
+    return engine
+
+
 def create_engine(url: str) -> AsyncEngine:
-    """An `AsyncEngine` for `url` (SQLite via aiosqlite, PostgreSQL via asyncpg)."""
+    """An `AsyncEngine` for `url`: PostgreSQL via asyncpg, for the store and migrations.
+
+    On SQLite it needs aiosqlite, which only the tests install (they look into a database
+    the way the PostgreSQL tests do); the package itself opens SQLite with
+    `create_sqlite_engine`.
+    """
     parsed = normalize_url(url)
     if parsed.get_backend_name() == "sqlite":
         kwargs: dict[str, Any] = {}

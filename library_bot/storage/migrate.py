@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from alembic import command
@@ -10,9 +11,8 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import text
 from sqlalchemy.engine import Connection
-from sqlalchemy.ext.asyncio import AsyncEngine
 
-from library_bot.storage.engine import create_engine
+from library_bot.storage.engine import create_engine, create_sqlite_engine, is_sqlite
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 
@@ -38,8 +38,19 @@ def current_revision(connection: Connection) -> str | None:
     return MigrationContext.configure(connection).get_current_revision()
 
 
+def _sqlite_revision(database_url: str) -> str | None:
+    engine = create_sqlite_engine(database_url)
+    try:
+        with engine.connect() as connection:
+            return current_revision(connection)
+    finally:
+        engine.dispose()
+
+
 async def database_revision(database_url: str) -> str | None:
     """The revision the database at `database_url` is at (None: not migrated)."""
+    if is_sqlite(database_url):
+        return await asyncio.to_thread(_sqlite_revision, database_url)
     engine = create_engine(database_url)
     try:
         async with engine.connect() as connection:
@@ -66,42 +77,56 @@ def _tables_to_scrub(config: Config, before: str | None, after: str | None) -> l
     return tables
 
 
-async def _scrub(engine: AsyncEngine, tables: list[str]) -> None:
-    """Rewrite the files, so that values a migration removed leave no bytes behind."""
-    async with engine.connect() as connection:
-        autocommit = await connection.execution_options(isolation_level="AUTOCOMMIT")
-        if engine.dialect.name == "sqlite":
-            await autocommit.exec_driver_sql("VACUUM")
-            await autocommit.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
-        elif engine.dialect.name == "postgresql":
-            await autocommit.exec_driver_sql(f"VACUUM FULL {', '.join(tables)}")
+def _migrate(
+    sync_connection: Connection, database_url: str, action: str, revision: str
+) -> list[str]:
+    """Apply the revisions on `sync_connection`; the tables whose removed data needs a scrub."""
+    config = alembic_config(database_url)
+    config.attributes["connection"] = sync_connection
+    before = current_revision(sync_connection)
+    if action == "upgrade":
+        command.upgrade(config, revision)
+    else:
+        command.downgrade(config, revision)
+    after = current_revision(sync_connection)
+    return _tables_to_scrub(config, before, after) if action == "upgrade" else []
+
+
+def _run_sqlite(database_url: str, action: str, revision: str) -> None:
+    """SQLite, synchronously (in a worker thread): one writer at a time is all it allows, and
+    its busy timeout makes a second process wait for the first."""
+    engine = create_sqlite_engine(database_url)
+    try:
+        with engine.begin() as connection:
+            scrub = _migrate(connection, database_url, action, revision)
+        if scrub:
+            # Rewrite the file, so that values a migration removed leave no bytes behind.
+            with engine.connect() as connection:
+                autocommit = connection.execution_options(isolation_level="AUTOCOMMIT")
+                autocommit.exec_driver_sql("VACUUM")
+                autocommit.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        engine.dispose()
 
 
 async def _run(database_url: str, action: str, revision: str) -> None:
+    if is_sqlite(database_url):
+        await asyncio.to_thread(_run_sqlite, database_url, action, revision)
+        return
     engine = create_engine(database_url)
     try:
         async with engine.begin() as connection:
-            if engine.dialect.name == "postgresql":
-                # Held until this transaction ends: a second process waits here, then finds
-                # the schema at head and has nothing to do.
-                await connection.execute(
-                    text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK_KEY}
-                )
-
-            def migrate(sync_connection: Connection) -> list[str]:
-                config = alembic_config(database_url)
-                config.attributes["connection"] = sync_connection
-                before = current_revision(sync_connection)
-                if action == "upgrade":
-                    command.upgrade(config, revision)
-                else:
-                    command.downgrade(config, revision)
-                after = current_revision(sync_connection)
-                return _tables_to_scrub(config, before, after) if action == "upgrade" else []
-
-            scrub = await connection.run_sync(migrate)
+            # Held until this transaction ends: a second process waits here, then finds the
+            # schema at head and has nothing to do.
+            await connection.execute(
+                text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK_KEY}
+            )
+            scrub = await connection.run_sync(_migrate, database_url, action, revision)
         if scrub:
-            await _scrub(engine, scrub)
+            # Rewrite the tables, so that values a migration removed leave no bytes behind.
+            async with engine.connect() as connection:
+                autocommit = await connection.execution_options(isolation_level="AUTOCOMMIT")
+                await autocommit.exec_driver_sql(f"VACUUM FULL {', '.join(scrub)}")
     finally:
         await engine.dispose()
 

@@ -12,7 +12,7 @@ import asyncio
 from alembic import context
 from sqlalchemy.engine import Connection
 
-from library_bot.storage.engine import create_engine
+from library_bot.storage.engine import create_engine, create_sqlite_engine, is_sqlite
 from library_bot.storage.tables import metadata
 
 
@@ -50,6 +50,14 @@ def _main() -> None:
         context.configure(url=url, target_metadata=metadata, literal_binds=True)
         with context.begin_transaction():
             context.run_migrations()
+        return
+    if is_sqlite(url):
+        engine = create_sqlite_engine(url)
+        try:
+            with engine.begin() as connection:
+                _run(connection)
+        finally:
+            engine.dispose()
         return
     asyncio.run(_run_with_own_engine(url))
 
