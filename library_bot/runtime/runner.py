@@ -29,6 +29,7 @@ from library_bot.storage.migrate import upgrade
 from library_bot.storage.store import Store
 from library_bot.telegram.app import build_application
 from library_bot.telegram.menu import bot_commands
+from library_bot.telegram.profile import set_profile
 from library_bot.web import create_web_app, stop_accepting
 
 log = logging.getLogger(__name__)
@@ -123,6 +124,10 @@ async def run_bot(
         # initialize() called getMe; the answer is kept on the bot.
         services.bot_username = application.bot.username
         await _set_commands(application.bot)
+        # In the background: Telegram limits these methods tightly, and a 429's wait must not
+        # hold up the start.
+        profile = asyncio.create_task(set_profile(application.bot))
+        stack.push_async_callback(_cancel, profile)
 
         web_app = create_web_app(services, application)
         # No access log: the callback's query carries the code and the state.

@@ -14,7 +14,7 @@ from typing import Any
 
 from aiohttp import web
 
-from library_bot.sandbox.telegram.commands import Commands
+from library_bot.sandbox.telegram.commands import Commands, Profile
 from library_bot.sandbox.telegram.faults import Failures
 from library_bot.sandbox.telegram.messages import Messages
 from library_bot.sandbox.telegram.params import ApiError, Params, read_params
@@ -64,6 +64,7 @@ class BotApi:
         self.state = state
         self.calls: collections.Counter[str] = collections.Counter()
         self.failures = Failures()
+        profile = Profile(state)
         table: list[tuple[str, Method]] = [
             ("getMe", _get_me),
             ("getUpdates", updates.get_updates),
@@ -79,6 +80,10 @@ class BotApi:
             ("setMyCommands", commands.set_commands),
             ("getMyCommands", commands.get_commands),
             ("deleteMyCommands", commands.delete_commands),
+            ("setMyDescription", profile.set_description),
+            ("getMyDescription", profile.get_description),
+            ("setMyShortDescription", profile.set_short_description),
+            ("getMyShortDescription", profile.get_short_description),
             ("close", _true),
             ("logOut", _true),
         ]

@@ -19,6 +19,8 @@ from library_bot.sandbox.telegram.params import (
 from library_bot.sandbox.telegram.state import Bot, State
 
 MAX_COMMANDS = 100
+# Telegram's limits of setMyDescription and setMyShortDescription.
+PROFILE_LIMITS = {"description": 512, "short_description": 120}
 _COMMAND_NAME = re.compile(r"[a-z0-9_]{1,32}")
 
 Command = dict[str, str]
@@ -100,3 +102,40 @@ class Commands:
         if key[0] == DEFAULT_SCOPE:
             self.state.commands.pop(key[1] or None, None)
         self.state.bump()
+
+
+class Profile:
+    """setMyDescription / setMyShortDescription and their getters, per language; an empty
+    text removes it, and a language without one falls back to the default, as Telegram's."""
+
+    def __init__(self, state: State) -> None:
+        self.state = state
+
+    def _set(self, bot: Bot, params: Params, kind: str) -> bool:
+        text = str(params.get(kind) or "")
+        if len(text) > PROFILE_LIMITS[kind]:
+            raise bad(f"{kind.upper()}_TOO_LONG" if kind == "description" else "ABOUT_TOO_LONG")
+        key = (kind, language_code(params))
+        if text:
+            bot.profile[key] = text
+        else:
+            bot.profile.pop(key, None)
+        self.state.bump()
+        return True
+
+    def _get(self, bot: Bot, params: Params, kind: str) -> dict[str, str]:
+        language = language_code(params)
+        text = bot.profile.get((kind, language)) or bot.profile.get((kind, ""), "")
+        return {kind: text}
+
+    async def set_description(self, bot: Bot, params: Params) -> bool:
+        return self._set(bot, params, "description")
+
+    async def get_description(self, bot: Bot, params: Params) -> dict[str, str]:
+        return self._get(bot, params, "description")
+
+    async def set_short_description(self, bot: Bot, params: Params) -> bool:
+        return self._set(bot, params, "short_description")
+
+    async def get_short_description(self, bot: Bot, params: Params) -> dict[str, str]:
+        return self._get(bot, params, "short_description")

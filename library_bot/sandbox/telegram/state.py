@@ -122,6 +122,8 @@ class Bot:
     webhook_error: str | None = None
     poll_generation: int = 0
     scoped_commands: dict[tuple[str, str], list[dict[str, str]]] = field(default_factory=dict)
+    # ("description" or "short_description", language code or ""): the text, as the bot set it.
+    profile: dict[tuple[str, str], str] = field(default_factory=dict)
 
     def user(self) -> dict[str, Any]:
         return {
