@@ -66,8 +66,15 @@ def decode_key(text: str) -> bytes:
 
 
 # The secrets that may also come from a file named by `<NAME>_FILE`, as container and
-# Kubernetes secrets arrive (mounted files, not environment variables).
-SECRET_FILE_VARIABLES = ("TELEGRAM_BOT_TOKEN", "CLIENT_SECRET", "TOKEN_KEYS", "WEBHOOK_SECRET")
+# Kubernetes secrets arrive (mounted files, not environment variables). DATABASE_URL is one
+# beyond the contract's four: it carries the database password.
+SECRET_FILE_VARIABLES = (
+    "TELEGRAM_BOT_TOKEN",
+    "CLIENT_SECRET",
+    "TOKEN_KEYS",
+    "WEBHOOK_SECRET",
+    "DATABASE_URL",
+)
 
 
 class SecretFiles(PydanticBaseSettingsSource):
