@@ -116,9 +116,10 @@ def test_every_install_uses_a_lock_with_hashes() -> None:
     assert containerfile.count("--require-hashes --requirement requirements.txt") == 1
     assert containerfile.count("--no-deps --no-build-isolation") == installs - 1
     # The base image is pinned by digest (or, until one is filled in, fails to build).
-    for line in containerfile.splitlines():
-        if line.startswith("FROM "):
-            assert re.search(r"@sha256:[0-9a-f]{64}\b", line) or "PIN-ME" in line, line
+    (image,) = re.findall(r"^ARG PYTHON_IMAGE=(\S+)$", containerfile, re.MULTILINE)
+    assert re.search(r"@sha256:([0-9a-f]{64}|PIN-ME)$", image), image
+    froms = [line for line in containerfile.splitlines() if line.startswith("FROM ")]
+    assert froms and all(line.startswith("FROM ${PYTHON_IMAGE}") for line in froms), froms
     for doc in ("docs/deployment.md", "deploy/library-bot.service"):
         text = (ROOT / doc).read_text()
         assert "--require-hashes --requirement requirements.txt" in text, doc
