@@ -11,9 +11,9 @@ LOCK := constraints.txt
 RUNTIME_LOCK := requirements.txt
 LOCK_VENV := .lock-venv
 UV_VERSION := 0.13.9
-# Patron texts (README, "Translating"): English in library_bot/texts/catalog, the other
+# Patron texts (README, "Translating"): English in bot/texts/catalog, the other
 # languages in $(LOCALE)/<lang>/LC_MESSAGES/messages.po, read as they are at start-up.
-LOCALE := library_bot/texts/locale
+LOCALE := bot/texts/locale
 POT := $(LOCALE)/messages.pot
 
 .PHONY: demo test lint typecheck pytest bench browser clean lock messages extract-messages compile-messages
@@ -33,17 +33,17 @@ messages: extract-messages
 
 # tests/texts runs this into a scratch file to check that the checked-in template is current.
 extract-messages: | $(STAMP)
-	$(BIN)/pybabel --quiet extract --mapping-file library_bot/texts/babel.cfg \
+	$(BIN)/pybabel --quiet extract --mapping-file bot/texts/babel.cfg \
 		--no-default-keywords --keyword '_:1c,2' --keyword '_n:1c,2,3' \
 		--add-comments TRANSLATORS: --strip-comment-tags --add-location file --width 76 \
 		--project library-bot --copyright-holder library-bot \
 		--header-comment '# Patron texts of library-bot (English source), made by `make messages`.' \
-		--output-file $(POT) library_bot/texts/catalog
+		--output-file $(POT) bot/texts/catalog
 
-# Nothing to compile: the bot reads the .po itself (library_bot/texts). Kept so that older
+# Nothing to compile: the bot reads the .po itself (bot/texts). Kept so that older
 # instructions (`make .venv/.installed compile-messages`) still work; it checks the catalogues.
 compile-messages: | $(STAMP)
-	$(BIN)/python -c 'import library_bot.texts'
+	$(BIN)/python -c 'import bot.texts'
 
 # Resolve pyproject.toml (and build-tools.in) with uv and write both locks with hashes.
 # Versions already in the lock are kept where still allowed, so after a change to the

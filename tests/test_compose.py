@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 import yaml
 
-from library_bot.cli import BOT_VARIABLES
-from library_bot.config.settings import SECRET_FILE_VARIABLES, Settings, load_settings, new_key
+from bot.cli import BOT_VARIABLES
+from bot.config.settings import SECRET_FILE_VARIABLES, Settings, load_settings, new_key
 
 ROOT = Path(__file__).resolve().parent.parent
 COMPOSE: dict[str, Any] = yaml.safe_load((ROOT / "compose.yaml").read_text())

@@ -83,7 +83,7 @@ def test_unused_packages_are_not_installed() -> None:
     # The rate-limiter extra of python-telegram-bot brought aiolimiter, never imported.
     for path in (LOCK, RUNTIME_LOCK):
         assert "aiolimiter" not in _pins(path)
-    package = ROOT / "library_bot"
+    package = ROOT / "bot"
     sources = "\n".join(p.read_text() for p in package.rglob("*.py"))
     assert not re.search(r"^\s*(import|from) (aiolimiter|aiosqlite)\b", sources, re.MULTILINE)
 

@@ -70,8 +70,8 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (wheel,) = dist.glob("library_bot-*.whl")
     with zipfile.ZipFile(wheel) as archive:
         members = archive.namelist()
-    assert "library_bot/texts/locale/da/LC_MESSAGES/messages.po" in members
-    assert "library_bot/py.typed" in members
+    assert "bot/texts/locale/da/LC_MESSAGES/messages.po" in members
+    assert "bot/py.typed" in members
     venv = work / "venv"
     _run(sys.executable, "-m", "venv", "--without-pip", venv, cwd=work)
     python = venv / "bin" / "python"
@@ -110,7 +110,7 @@ def test_the_installed_package_is_not_the_checkout(installed: Path, tmp_path: Pa
     where = _run(
         installed / "python",
         "-c",
-        "import library_bot; print(library_bot.__file__)",
+        "import bot; print(bot.__file__)",
         cwd=tmp_path,
         env=_env(tmp_path),
     )
@@ -128,7 +128,7 @@ def test_the_installed_package_speaks_danish_and_english(installed: Path, tmp_pa
     out = _run(
         installed / "python",
         "-c",
-        "from library_bot.texts import t\nfor lang in ('da', 'en'): print(t(lang, 'common.yes'))",
+        "from bot.texts import t\nfor lang in ('da', 'en'): print(t(lang, 'common.yes'))",
         cwd=tmp_path,
         env=_env(tmp_path),
     )

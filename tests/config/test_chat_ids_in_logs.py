@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-import library_bot
-from library_bot.config import logs
-from library_bot.config.logs import chat_ref, setup_logging
-from library_bot.config.settings import decode_key, new_key
+import bot
+from bot.config import logs
+from bot.config.logs import chat_ref, setup_logging
+from bot.config.settings import decode_key, new_key
 
-PACKAGE = Path(library_bot.__file__).parent
+PACKAGE = Path(bot.__file__).parent
 CHAT = 7301234567
 OTHER = -1001234567890
 LOG_METHODS = {"debug", "info", "warning", "error", "exception", "critical"}
@@ -39,7 +39,7 @@ def restore_logging() -> Iterator[None]:
 def _emit(key: bytes, fmt: str) -> str:
     stream = io.StringIO()
     setup_logging("INFO", fmt, stream=stream, chat_key=key)  # type: ignore[arg-type]
-    log = logging.getLogger("library_bot.jobs.sweep")
+    log = logging.getLogger("bot.jobs.sweep")
     log.info("reminders: chat %s blocked the bot; marked inactive", CHAT)
     log.warning("reminders: sending to chat %s failed: %s", OTHER, "TimedOut")
     log.info("order placed for chat %d", CHAT)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from library_bot.config.settings import (
+from bot.config.settings import (
     SECRET_FILE_VARIABLES,
     SettingsError,
     load_settings,
@@ -79,7 +79,7 @@ def test_a_bad_key_in_the_file_is_one_line_from_the_command(tmp_path: Path) -> N
         "TOKEN_KEYS_FILE": str(tmp_path / "keys"),
     }
     done = subprocess.run(
-        [sys.executable, "-m", "library_bot", "rotate-keys"],
+        [sys.executable, "-m", "bot", "rotate-keys"],
         env=env,
         cwd=tmp_path,
         capture_output=True,

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from library_bot.config.settings import new_key
+from bot.config.settings import new_key
 from tests.fixtures.telegram import TEST_BOT_TOKEN
 
 
@@ -44,7 +44,7 @@ def _run(tmp_path: Path, port: int, fmt: str) -> subprocess.CompletedProcess[str
         "LOG_LEVEL": "INFO",
     }
     return subprocess.run(
-        [sys.executable, "-m", "library_bot", "run"],
+        [sys.executable, "-m", "bot", "run"],
         env=env,
         cwd=tmp_path,
         capture_output=True,

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from library_bot.storage.engine import create_engine, normalize_url, split_ssl_options
+from storage.engine import create_engine, normalize_url, split_ssl_options
 from tests.fixtures.database import PostgresCluster
 
 
@@ -63,7 +63,7 @@ def test_libpq_tls_options_leave_the_url_for_asyncpg() -> None:
 def _migrate(url: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "DATABASE_URL": url}
     return subprocess.run(
-        [sys.executable, "-m", "library_bot", "migrate"],
+        [sys.executable, "-m", "bot", "migrate"],
         env=env,
         cwd=tmp_path,
         capture_output=True,

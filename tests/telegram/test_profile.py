@@ -9,7 +9,7 @@ from typing import Any
 
 from telegram import Bot
 
-from library_bot.texts import t
+from bot.texts import t
 from tests.fixtures.bot import BotFactory
 from tests.fixtures.telegram import TEST_BOT_TOKEN
 

@@ -1,0 +1,53 @@
+"""Start-up steps that fail as one line: what failed and what the operator should check.
+
+A failure at start is usually the operator's to fix (an address, a token, a proxy, TLS), and
+150 lines of traceback bury the one that says so. Each step of `run`'s start is wrapped in
+`startup_stage`; the CLI logs the resulting `StartupFailure` as one record in the configured
+format (text or JSON) and exits 1, so systemd or the orchestrator retries.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from telegram.error import InvalidToken, NetworkError
+
+from storage.engine import connection_problem
+
+
+class StartupFailure(Exception):
+    """A start-up step failed; the message is one line naming the step and what to check."""
+
+
+def first_line(exc: BaseException) -> str:
+    """The first line of `exc`'s message, or its type when it has none."""
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def telegram_problem(exc: BaseException) -> str:
+    if isinstance(exc, InvalidToken):
+        return "Telegram refused the bot token"
+    if isinstance(exc, NetworkError):
+        cause = exc.__cause__ or exc.__context__
+        detail = f" ({first_line(cause)})" if cause is not None else ""
+        return f"cannot reach the Bot API: {first_line(exc)}{detail}"
+    return first_line(exc)
+
+
+def database_problem(url: str) -> Callable[[BaseException], str]:
+    return lambda exc: connection_problem(url, exc)
+
+
+@contextmanager
+def startup_stage(
+    what: str, check: str, describe: Callable[[BaseException], str] = first_line
+) -> Iterator[None]:
+    """Turn any failure inside into a one-line `StartupFailure` (cancellation passes)."""
+    try:
+        yield
+    except StartupFailure:
+        raise
+    except Exception as exc:
+        raise StartupFailure(f"{what}: {describe(exc)}; check {check}") from exc
