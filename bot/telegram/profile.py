@@ -1,4 +1,4 @@
-"""The bot's profile texts, in Danish and English, set at start (best effort).
+"""The bot's profile texts, in every language of the bot, set at start (best effort).
 
 Telegram shows the description in an empty chat before /start and the short description on
 the bot's profile. Each is read first and written only when it differs, so restarts do not
@@ -13,12 +13,15 @@ import logging
 
 from telegram import Bot
 
-from bot.texts import t
+from bot.texts import DEFAULT_LANGUAGE, LANGUAGES, t
 
 log = logging.getLogger(__name__)
 
 # (text language, Telegram's language_code): the default (None) is what other apps see.
-PROFILE_LANGUAGES: tuple[tuple[str, str | None], ...] = (("da", "da"), ("en", "en"), ("da", None))
+PROFILE_LANGUAGES: tuple[tuple[str, str | None], ...] = (
+    *((lang, lang) for lang in LANGUAGES),
+    (DEFAULT_LANGUAGE, None),
+)
 
 
 async def _set_one(bot: Bot, lang: str, language_code: str | None) -> None:

@@ -1,4 +1,4 @@
-"""The bot's description and short description, in Danish and English, set at start through
+"""The bot's description and short description, in every language of the bot, set at start through
 the Bot API stand-in: read back as a Telegram client would, not re-sent when unchanged, and a
 refusal does not stop the bot. They are set in the background, so the tests wait for them."""
 
@@ -9,11 +9,12 @@ from typing import Any
 
 from telegram import Bot
 
+from bot import texts
 from bot.texts import t
 from tests.fixtures.bot import BotFactory
 from tests.fixtures.telegram import TEST_BOT_TOKEN
 
-LANGUAGES = 3  # da, en and the default
+LANGUAGES = len(texts.LANGUAGES) + 1  # each language and the default
 
 
 async def _profile(telegram: Any, language_code: str | None) -> tuple[str, str]:
@@ -34,15 +35,17 @@ async def _until_read(telegram: Any, times: int) -> None:
             await asyncio.sleep(0.02)
 
 
-async def test_descriptions_in_danish_and_english(bot_factory: BotFactory, telegram: Any) -> None:
+async def test_descriptions_in_every_language(bot_factory: BotFactory, telegram: Any) -> None:
     await bot_factory()
     await _until_read(telegram, LANGUAGES)
     async with asyncio.timeout(30):
-        # The last set may still be in flight.
-        while await _profile(telegram, "en") != _expected("en"):  # noqa: ASYNC110
+        # The default is set last, and its last set may still be in flight.
+        while await _profile(telegram, None) != _expected("da"):  # noqa: ASYNC110
             await asyncio.sleep(0.02)
-    assert await _profile(telegram, "da") == _expected("da")
+    for lang in texts.LANGUAGES:
+        assert await _profile(telegram, lang) == _expected(lang)
     assert (await _profile(telegram, None))[0].startswith("Dit bibliotek i Telegram")
+    assert (await _profile(telegram, "uk"))[1].startswith("Позики, бронювання")
     # Another app language sees the default: Danish.
     assert await _profile(telegram, "de") == _expected("da")
     assert telegram.calls["setMyDescription"] == LANGUAGES
