@@ -19,7 +19,7 @@ from typing import Any
 from sqlalchemy import Delete, Update, bindparam, delete, exists, insert, select, update
 from sqlalchemy.engine import Connection
 
-from storage.accounts import CardKey
+from storage.cards import CardKey
 from storage.crypto import TokenCipher, TokenDecryptError
 from storage.database import Database, Repository
 from storage.tables import ACCOUNT

@@ -14,7 +14,7 @@ from datetime import date
 from sqlalchemy import bindparam, delete, insert, select, update
 from sqlalchemy.engine import Connection
 
-from storage.accounts import CardKey, of_card
+from storage.cards import CardKey, of_card
 from storage.database import Repository
 from storage.tables import ACCOUNT, NOTICE_SEEN
 

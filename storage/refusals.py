@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import delete, select
 from sqlalchemy.engine import Connection
 
-from storage.accounts import CardKey
+from storage.cards import CardKey
 from storage.database import Repository, chunks
 from storage.tables import RENEWAL_REFUSAL
 

@@ -32,8 +32,7 @@ from pydantic_settings import (
 )
 
 from bot.config.proxies import Proxies, check_proxy_url
-
-KEY_BYTES = 32
+from storage.crypto import KEY_BYTES
 
 
 class SettingsError(Exception):

@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from bot.library.client import LibraryClient, _error_for
+from bot.library.client import LibraryClient
+from bot.library.decoding import error_for as _error_for
 from bot.library.errors import (
     BadRequest,
     OrderRefused,

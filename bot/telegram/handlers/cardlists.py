@@ -25,7 +25,7 @@ from telegram.error import Forbidden
 
 from bot.library.errors import LibraryError, TokenRejected
 from bot.services import services
-from bot.services.polling import refresh_plan
+from bot.services.checks import refresh_plan
 from bot.telegram.buttons import ButtonId, ListPage, Payload
 from bot.telegram.cards import card_name
 from bot.telegram.ui import (

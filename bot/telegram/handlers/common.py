@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from bot.library.deadline import Deadline
 from bot.library.errors import LibraryError
 from bot.services import services
-from bot.services.polling import refresh_plan
+from bot.services.checks import refresh_plan
 from bot.telegram.ui import (
     Context,
     answer_library_error,

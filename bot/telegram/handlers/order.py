@@ -20,7 +20,7 @@ from bot.library.deadline import Deadline
 from bot.library.errors import BadRequest, LibraryError, Refused, ServiceUnavailable
 from bot.rules.isil import branch_key, match_branch, normalise_branch
 from bot.services import services
-from bot.services.polling import check_soon, watch_order
+from bot.services.checks import check_soon, watch_order
 from bot.telegram.buttons import (
     AbortOrder,
     ButtonId,

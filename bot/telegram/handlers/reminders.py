@@ -9,7 +9,6 @@ from typing import Any
 from telegram import Update
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
-from bot.rules.notices import NOTICES
 from bot.services import services
 from bot.telegram.buttons import Payload, ReminderChoice, decode
 from bot.telegram.ui import (
@@ -21,6 +20,7 @@ from bot.telegram.ui import (
     resolve_callback,
 )
 from bot.texts import Raw, t
+from storage.store import NOTICES
 
 MAX_DAY = 30
 MAX_VALUES = 5

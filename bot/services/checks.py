@@ -1,5 +1,5 @@
 """What the bot keeps from each status a command fetched: the card's polling plan
-(`rules.polling`) and, when the chat has one, its calendar feed's entries.
+(`rules.checks`) and, when the chat has one, its calendar feed's entries.
 
 The sweep writes both with the reminders it settles; a command that fetched the status
 updates them for free, and an order placed through the bot asks for a check tomorrow.
@@ -13,8 +13,8 @@ import logging
 from bot.config.settings import Settings
 from bot.library.models import BorrowerStatus
 from bot.rules import calendar, notices
-from bot.rules.polling import next_check
-from storage.store import Account, ChatSettings, Store
+from bot.rules.checks import next_check
+from storage.store import Card, ChatSettings, Store
 
 log = logging.getLogger(__name__)
 
@@ -22,7 +22,7 @@ log = logging.getLogger(__name__)
 async def refresh_plan(
     store: Store,
     settings: Settings,
-    account: Account,
+    card: Card,
     status: BorrowerStatus,
     *,
     chat: ChatSettings | None = None,
@@ -35,22 +35,22 @@ async def refresh_plan(
     today = dt.datetime.now(settings.timezone).date()
     try:
         if chat is None:
-            chat = await store.chat(account.chat_id)
+            chat = await store.chats.chat(card.chat_id)
         plan = next_check(
             status,
             seen=today,
-            days=chat.plan_days(settings.REMINDER_DAYS),
+            days=notices.plan_days(chat.thresholds(settings.REMINDER_DAYS), chat.notices),
             min_loan_days=settings.POLL_MIN_LOAN_DAYS,
             swept=False,
         )
-        if account.order_check is not None:  # an order placed through the bot is watched
-            plan = min(plan, max(account.order_check, today))
-        if plan != account.next_check:
-            await store.set_next_checks({account.key: plan})
+        if card.order_check is not None:  # an order placed through the bot is watched
+            plan = min(plan, max(card.order_check, today))
+        if plan != card.next_check:
+            await store.sweeps.set_next_checks({card.key: plan})
         if chat.has_calendar:
-            await store.calendar.remember({account.key: calendar.dumps(calendar.entries(status))})
+            await store.calendar.remember({card.key: calendar.dumps(calendar.entries(status))})
     except Exception:
-        log.warning("polling: could not keep the status of chat %s", account.chat_id, exc_info=True)
+        log.warning("polling: could not keep the status of chat %s", card.chat_id, exc_info=True)
 
 
 async def watch_order(
@@ -59,7 +59,7 @@ async def watch_order(
     """An order placed through the bot: should it not show up in /v3/user within a day, the
     sweep tells the patron (`rules.notices`). Best effort, and only while the notice is on."""
     try:
-        chat = await store.chat(chat_id)
+        chat = await store.chats.chat(chat_id)
         if "orders" not in chat.notices:
             return
         placed = dt.datetime.now(dt.UTC)
@@ -74,6 +74,6 @@ async def check_soon(store: Store, settings: Settings, chat_id: int, card: int =
     sweep checks the card, and from then on its waiting hold keeps it daily."""
     today = dt.datetime.now(settings.timezone).date()
     try:
-        await store.set_next_checks({(chat_id, card): today})
+        await store.sweeps.set_next_checks({(chat_id, card): today})
     except Exception:
         log.warning("polling: could not plan a check of chat %s", chat_id, exc_info=True)

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.library.models import BorrowerStatus, Hold, Loan
-from bot.rules.polling import next_check
+from bot.rules.checks import next_check
 from bot.rules.reminders import candidates
 
 SEEN = date(2026, 3, 2)
