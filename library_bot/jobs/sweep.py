@@ -21,71 +21,42 @@ import time
 import warnings
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from datetime import date, datetime, timedelta
+from typing import TYPE_CHECKING
 
 from telegram import Bot, InlineKeyboardMarkup
 from telegram.error import BadRequest as TelegramBadRequest
 from telegram.error import Forbidden, RetryAfter, TelegramError
 
-from library_bot.library.deadline import Deadline
+from library_bot.jobs.digest import CardDue, Digests, Due
+from library_bot.jobs.notices import daily_refusals, notices, refusable
 from library_bot.library.errors import LibraryError, NotLoggedIn, TokenRejected
 from library_bot.rules import calendar
-from library_bot.rules.notices import (
-    fee_id,
-    last_day_keys,
-    new_fees,
-    order_check_day,
-    order_overdue,
-    order_shown,
-    placed_time,
-    queue_moves,
-    queue_positions,
-    refused_key,
-)
+from library_bot.rules.notices import last_day_keys
 from library_bot.rules.polling import next_check
-from library_bot.rules.reminders import candidates, card_key
-from library_bot.rules.renewals import refusal_for
-from library_bot.rules.urgency import sort_loans
+from library_bot.rules.reminders import LOAN_KINDS, Kind, Reminder, card_key, due_reminders
 from library_bot.services.branches import BranchNames
-from library_bot.storage.notices import Seen
 from library_bot.telegram.ratelimit import SEND_ATTEMPTS
 from library_bot.telegram.ui import (
     login_prompt,
     one_per_row,
-    renew_buttons,
     send,
     stored_buttons,
     stored_rows,
 )
 from library_bot.texts import pick_language, t
-from library_bot.texts.cards import card_heading, card_name
-from library_bot.texts.formatting import is_zero_amount, shorten, split_messages
-from library_bot.texts.render import (
-    TITLE_LIMIT,
-    reason_text,
-    render_debt,
-    render_hold,
-    render_loan,
-)
+from library_bot.texts.cards import card_heading
 
 if TYPE_CHECKING:
     from library_bot.config.settings import Settings
     from library_bot.library.client import LibraryClient
-    from library_bot.library.models import BorrowerStatus, Hold, Loan
-    from library_bot.storage.store import Account, CardKey, ChatSettings, Refusal, Store
-    from library_bot.telegram.buttons import Payload
+    from library_bot.library.models import BorrowerStatus, Loan
+    from library_bot.storage.notices import Seen
+    from library_bot.storage.store import Account, CardKey, ChatSettings, Store
 
 log = logging.getLogger(__name__)
 
-# Seconds the digest may wait for pick-up branch names before showing the ids.
-BRANCH_NAMES_BUDGET = 6.0
 DEFAULT_LEASE = timedelta(minutes=10)
-# Seconds the digest may wait for an ordered work's title before showing its pid.
-TITLE_BUDGET = 4.0
-# How much of a branch's published opening hours a last-pick-up-day nudge shows.
-HOURS_LINES = 10
-HOURS_LINE = 120
 # Failure kinds after which the patron is left unfinished for a retry sweep.
 RETRYABLE = frozenset({"platform", "telegram", "error"})
 
@@ -112,48 +83,6 @@ class SweepReport:
             f"{self.messages} messages, {self.reminders} reminders, failures: {failed}, "
             f"{self.duration:.1f} s"
         )
-
-
-@dataclass(frozen=True)
-class _Item:
-    """One reminder: its key, the HTML entry, and the loan it is about (for a renew button)."""
-
-    key: str  # as the chat's reminder history keeps it (`rules.reminders.card_key`)
-    section: str
-    entry: str
-    loan: Loan | None = None
-    card: int = 1
-
-
-@dataclass
-class _Card:
-    """One card's part of a digest: what it has due (keys as `rules.reminders` makes them)."""
-
-    account: Account
-    found: list[tuple[str, Any]]
-    refusals: dict[str, Refusal] = field(default_factory=dict)
-    # Loans due today or overdue, while refused loans are reminded daily (the "refused" notice).
-    refusable: list[Loan] = field(default_factory=list)
-
-    def keyed(self) -> list[tuple[str, Any]]:
-        return [(card_key(self.account.card, key), thing) for key, thing in self.found]
-
-
-@dataclass
-class _Due:
-    """A chat with something to remind, on the way from a fetch worker to delivery: one digest
-    for all its cards, a section per card when the chat has several."""
-
-    chat_id: int
-    lang: str
-    cards: list[_Card]  # those with news (the others are dropped as they turn out to have none)
-    several: bool
-    items: list[_Item] = field(default_factory=list)
-    markup: InlineKeyboardMarkup | None = None
-    keys: list[CardKey] = field(default_factory=list)  # every card, settled with the digest
-
-    def __post_init__(self) -> None:
-        self.keys = [part.account.key for part in self.cards]
 
 
 Household = list[tuple["Account", "ChatSettings"]]
@@ -195,6 +124,7 @@ class _Sweep:
         # entries (worked out then, not for every card).
         self.statuses: dict[CardKey, BorrowerStatus] = {}
         self.seen: dict[CardKey, Seen] = {}  # what the notices saw (storage.notices)
+        self.digests = Digests(library, branches, today)
 
     async def flush(self) -> None:
         """Mark the finished cards swept, in one transaction rather than one each.
@@ -238,7 +168,7 @@ class _Sweep:
         if len(self.done) >= self.flush_every:
             await self.flush()
 
-    async def fetch(self, household: Household) -> _Due | None:
+    async def fetch(self, household: Household) -> Due | None:
         """Every card's status; what is due goes to delivery in one digest for the chat, and
         every card without news is settled here."""
         chat = household[0][1]
@@ -250,19 +180,19 @@ class _Sweep:
             outcomes = await asyncio.gather(
                 *(self._card(account, chat, lang, several) for account, _ in household)
             )
-        parts: list[_Card] = []
+        parts: list[CardDue] = []
         for (account, _), outcome in zip(household, outcomes, strict=True):
-            if isinstance(outcome, _Card):
+            if isinstance(outcome, CardDue):
                 parts.append(outcome)
             else:
                 await self.settle([account.key], outcome)
         if not parts:
             return None
-        return _Due(chat.chat_id, lang, parts, several)
+        return Due(chat.chat_id, lang, parts, several)
 
     async def _card(
         self, account: Account, chat: ChatSettings, lang: str, several: bool
-    ) -> _Card | str | None:
+    ) -> CardDue | str | None:
         self.report.patrons += 1
         try:
             return await self._fetch(account, chat, lang, several)
@@ -273,7 +203,7 @@ class _Sweep:
 
     async def _fetch(
         self, account: Account, chat: ChatSettings, lang: str, several: bool
-    ) -> _Card | str | None:
+    ) -> CardDue | str | None:
         if not chat.reminders_enabled or not chat.active:
             return None
         try:
@@ -288,110 +218,26 @@ class _Sweep:
             min_loan_days=self.settings.POLL_MIN_LOAN_DAYS,
         )
         self.statuses[account.key] = status
-        found = candidates(status, self.today, days)
-        refusable: list[Loan] = []
+        found = due_reminders(status, self.today, days)
+        loans: list[Loan] = []
         if "refused" in chat.notices:
-            refusable = [loan for loan in status.loans if refused_key(loan, self.today)]
+            loans = refusable(status.loans, self.today)
         if "pickup" in chat.notices:
-            found += last_day_keys(status.orders, self.today)
-        found += await self._notices(account, chat, status)
-        if not found and not refusable:
+            found += [
+                Reminder(Kind.LASTDAY, key, hold)
+                for key, hold in last_day_keys(status.orders, self.today)
+            ]
+        noticed = await notices(
+            self.store, account, chat, status, self.today, self.settings.timezone
+        )
+        found += noticed.found
+        if noticed.seen is not None:
+            self.seen[account.key] = noticed.seen
+        if noticed.check_by is not None:
+            self._plan_by(account.key, noticed.check_by)
+        if not found and not loans:
             return None
-        return _Card(account, found, refusable=refusable)
-
-    def _refused(
-        self, loans: list[Loan], found: list[tuple[str, Any]], refusals: dict[str, Refusal]
-    ) -> list[tuple[str, Any]]:
-        """A loan the library refused to renew is reminded daily from its due day on: its key
-        of the day takes the place of its usual one."""
-        daily: dict[str, tuple[str, Loan]] = {}
-        for loan in sort_loans(loans):
-            key = refused_key(loan, self.today)
-            if key is not None and refusal_for(loan, refusals) is not None:
-                daily[loan.loan_id] = (key, loan)
-        if not daily:
-            return found
-        kept = [
-            daily.pop(thing.loan_id)
-            if key.startswith("loan:") and thing.loan_id in daily
-            else (key, thing)
-            for key, thing in found
-        ]
-        return kept + list(daily.values())
-
-    async def _notices(
-        self, account: Account, chat: ChatSettings, status: BorrowerStatus
-    ) -> list[tuple[str, Any]]:
-        """Queue moves and new fees; what was seen is kept when the card is finished. The
-        card's entries are read only when a notice has something to compare."""
-        found: list[tuple[str, Any]] = []
-        key = account.key
-        positions = queue_positions(status.orders) if "queue" in chat.notices else {}
-        fees = {fee_id(debt) for debt in status.debt} if "fees" in chat.notices else set()
-        compare_fees = bool(fees) and account.fees_known
-        orders = account.order_check is not None and account.order_check <= self.today
-        if account.order_check is not None and not orders:
-            self._plan_by(key, account.order_check)
-        if not positions and not compare_fees and not orders:
-            if "fees" in chat.notices and not account.fees_known:
-                self.seen[key] = Seen(fees=fees, fees_known=True)  # recorded, not told
-            return found
-        entries = await self.store.notices.seen(*key)
-        seen = Seen()
-        if orders:
-            found += self._orders(key, chat, status, entries, seen)
-        if positions:
-            last = {
-                item.removeprefix("queue:"): int(value)
-                for item, value in entries.items()
-                if item.startswith("queue:") and value is not None and value.isdigit()
-            }
-            found += queue_moves(status.orders, last)
-            # Written only when it moved: most days nothing does, and every card is swept.
-            seen.queue = positions if positions != last else None
-        if "fees" in chat.notices:
-            if account.fees_known:
-                known = [item.removeprefix("fee:") for item in entries if item.startswith("fee:")]
-                owed = [debt for debt in status.debt if not is_zero_amount(debt.amount)]
-                found += new_fees(owed, known)
-                seen.fees = fees if fees != set(known) else None
-            else:
-                seen.fees, seen.fees_known = fees, True
-        if seen != Seen():
-            self.seen[key] = seen
-        return found
-
-    def _orders(
-        self,
-        key: CardKey,
-        chat: ChatSettings,
-        status: BorrowerStatus,
-        entries: dict[str, str | None],
-        seen: Seen,
-    ) -> list[tuple[str, Any]]:
-        """Orders placed through the bot: shown ones are let go, those overdue to show are told
-        (once: their key) and let go, the rest stay watched with the day of their next check."""
-        found: list[tuple[str, Any]] = []
-        now, tz = datetime.now(UTC), self.settings.timezone
-        watched: dict[str, str] = {}
-        check: date | None = None
-        for item, value in entries.items():
-            if not item.startswith("order:") or value is None:
-                continue
-            pid, placed = item.removeprefix("order:"), placed_time(value)
-            if placed is None or order_shown(pid, status):
-                continue
-            if order_overdue(placed, self.today, now, tz):
-                if "orders" in chat.notices:
-                    found.append((f"order:{pid}:{value}", pid))
-                continue
-            watched[pid] = value
-            day = max(order_check_day(placed, tz), self.today + timedelta(days=1))
-            check = day if check is None else min(check, day)
-        seen.orders, seen.order_check = watched, check
-        if check is not None:
-            self._plan_by(key, check)
-        return found
+        return CardDue(account, found, refusable=loans)
 
     def _plan_by(self, key: CardKey, day: date) -> None:
         """The card must be checked on `day` at the latest."""
@@ -410,7 +256,7 @@ class _Sweep:
         log.error("reminders: unexpected failure for chat %s", chat_id, exc_info=exc)
         return "error"
 
-    async def deliver(self, group: list[_Due]) -> None:
+    async def deliver(self, group: list[Due]) -> None:
         """Intents and buttons for the whole group in two transactions, then the digests."""
         try:
             ready = await self._prepare(group)
@@ -426,7 +272,7 @@ class _Sweep:
                 await self.settle(due.keys, None)  # everything was sent before
         await asyncio.gather(*(self._deliver(due) for due in ready))
 
-    async def _deliver(self, due: _Due) -> None:
+    async def _deliver(self, due: Due) -> None:
         try:
             outcome = await self._send_digest(due)
         except asyncio.CancelledError:
@@ -435,7 +281,7 @@ class _Sweep:
             outcome = self._failure(due.chat_id, exc)
         await self.settle(due.keys, outcome)
 
-    async def _prepare(self, group: list[_Due]) -> list[_Due]:
+    async def _prepare(self, group: list[Due]) -> list[Due]:
         """Record the intents (before any sending) and keep the chats with news."""
         # Refusals for the whole group in one read: they mark loans, and turn a refused loan's
         # reminder into a daily one (the "refused" notice).
@@ -443,38 +289,38 @@ class _Sweep:
             part
             for due in group
             for part in due.cards
-            if part.refusable or any(key.startswith("loan:") for key, _ in part.found)
+            if part.refusable or any(reminder.kind in LOAN_KINDS for reminder in part.found)
         ]
         if reading:
             refusals = await self.store.refusals_many([part.account.key for part in reading])
             for part in reading:
                 part.refusals = refusals.get(part.account.key, {})
                 if part.refusable and part.refusals:
-                    part.found = self._refused(part.refusable, part.found, part.refusals)
-                    if any(key.startswith("loan:") and ":refused:" in key for key, _ in part.found):
+                    part.found = daily_refusals(
+                        part.refusable, part.found, part.refusals, self.today
+                    )
+                    if any(reminder.kind == Kind.REFUSED for reminder in part.found):
                         # Reminded daily while it is due or overdue: the plan checks tomorrow
                         # (it plans nothing after a loan's first overdue day by itself).
                         self._plan_by(part.account.key, self.today + timedelta(days=1))
         states = await self.store.begin_reminders_many(
-            {due.chat_id: [key for part in due.cards for key, _ in part.keyed()] for due in group}
+            {due.chat_id: [key for part in due.cards for key in part.keyed()] for due in group}
         )
-        ready: list[_Due] = []
+        ready: list[Due] = []
         for due in group:
             before = states.get(due.chat_id, {})
             for part in due.cards:
                 card = part.account.card
                 part.found = [
-                    (key, thing)
-                    for key, thing in part.found
-                    if before.get(card_key(card, key)) != "sent"
+                    reminder
+                    for reminder in part.found
+                    if before.get(card_key(card, reminder.key)) != "sent"
                 ]
             due.cards = [part for part in due.cards if part.found]
             if due.cards:
                 ready.append(due)
-        await asyncio.gather(*(self._render(due) for due in ready))
-        # One per loan while few, and "renew all" (`ui.renew_buttons`, as /renew has them),
-        # for each card of the digest.
-        buttons = [self._buttons(due) for due in ready]
+        await asyncio.gather(*(self.digests.render(due) for due in ready))
+        buttons = [self.digests.buttons(due) for due in ready]
         ids = await self.store.put_callbacks_many(
             [
                 (due.chat_id, action, payload)
@@ -490,137 +336,11 @@ class _Sweep:
                 due.markup = InlineKeyboardMarkup(one_per_row(stored_buttons(specs, mine)))
         return ready
 
-    def _buttons(self, due: _Due) -> list[tuple[str, Payload]]:
-        specs: list[tuple[str, Payload]] = []
-        for part in due.cards:
-            card = part.account.card
-            loans = [item.loan for item in due.items if item.loan and item.card == card]
-            owner = card_name(part.account.label, card, due.lang) if due.several else None
-            specs += renew_buttons(
-                loans, due.lang, every=loans, digest=True, card=card, owner=owner
-            )
-        return specs
-
-    async def _render(self, due: _Due) -> None:
-        for part in due.cards:
-            await self._render_card(due, part)
-
-    async def _render_card(self, due: _Due, part: _Card) -> None:
-        holds = [thing for key, thing in part.found if key.startswith("hold:")]
-        branch_names = await self._branch_names(holds)
-        card = part.account.card
-
-        def add(key: str, section: str, entry: str, loan: Loan | None = None) -> None:
-            due.items.append(_Item(card_key(card, key), section, entry, loan, card))
-
-        for key, thing in part.found:
-            if ":lastday:" in key:
-                entry = render_hold(thing, self.today, due.lang, branch_names)
-                add(key, "lastday", entry + self._hours(thing, due.lang))
-                continue
-            if key.startswith("hold:"):
-                add(key, "ready", render_hold(thing, self.today, due.lang, branch_names))
-                continue
-            if key.startswith("queue:"):
-                entry = t(
-                    due.lang,
-                    "notices.queue",
-                    title=shorten(thing.title, TITLE_LIMIT),
-                    position=key.rsplit(":", 1)[1],
-                )
-                add(key, "queue", entry)
-                continue
-            if key.startswith("order:"):
-                title = await self._title(thing)
-                add(key, "orders", t(due.lang, "notices.order", title=title))
-                continue
-            if key.startswith("fee:"):
-                [entry] = render_debt([thing], self.today, due.lang)
-                add(key, "fees", entry)
-                continue
-            refusal = refusal_for(thing, part.refusals)
-            reason = reason_text(refusal.reason, due.lang) if refusal is not None else None
-            entry = render_loan(thing, self.today, due.lang, reason)
-            if ":unreadable:" in key:
-                add(key, "unreadable", entry)
-                continue
-            if ":refused:" in key:  # marked ⛔ by its reason line, as /loans shows it
-                overdue = isinstance(thing.due_date, date) and thing.due_date < self.today
-                section = "overdue" if overdue else "due"
-            else:
-                section = "overdue" if key.endswith(":overdue") else "due"
-            # A loan the library refused to renew gets no button.
-            add(key, section, entry, None if refusal else thing)
-
-    async def _title(self, pid: str) -> str:
-        """The ordered work's title (the bot keeps only its pid); the pid when unknown."""
-        try:
-            async with asyncio.timeout(TITLE_BUDGET):
-                works = await self.library.work_public([pid])
-        except (LibraryError, TimeoutError):
-            return pid
-        titles = [work.title for work in works if work.title]
-        return shorten(titles[0], TITLE_LIMIT) if titles else pid
-
-    def _hours(self, hold: Hold, lang: str) -> str:
-        """The pick-up branch's opening hours as published (free text: which are today's
-        cannot be read reliably), and whether it is temporarily closed; "" when unknown."""
-        agency = (hold.pick_up_agency or "").strip()
-        if not agency:
-            return ""
-        lines = []
-        if self.branches.closed(agency):
-            lines.append(t(lang, "notices.closed"))
-        hours = self.branches.opening_hours(agency, lang)
-        if hours:
-            shown = [shorten(line, HOURS_LINE) for line in hours.splitlines() if line.strip()]
-            lines.append(t(lang, "notices.hours", hours="\n".join(shown[:HOURS_LINES])))
-        return "".join(f"\n{line}" for line in lines)
-
-    async def _branch_names(self, holds: list[Hold]) -> dict[str, str]:
-        """Pick-up branch names for ready holds, as /holds finds them (`BranchNames`: by the
-        branch's agency, with the anonymous token); best effort, ids are shown otherwise."""
-        if not any(h.pick_up_agency for h in holds):
-            return {}
-        agencies = (h.pick_up_agency for h in holds)
-        return await self.branches.lookup(self.library, agencies, Deadline(BRANCH_NAMES_BUDGET))
-
-    async def _send_digest(self, due: _Due) -> str | None:
-        entries: list[str] = []
-        owners: list[list[str]] = []  # keys per entry, to mark each part as it is delivered
-        sections = ("lastday", "overdue", "due", "unreadable", "ready", "orders", "queue", "fees")
-        for part in due.cards:
-            card = part.account.card
-            # A family's digest heads each card's part with its name.
-            lead = f"{card_heading(part.account.label, card, due.lang)}\n" if due.several else ""
-            for section in sections:
-                chosen = [
-                    item for item in due.items if item.section == section and item.card == card
-                ]
-                if not chosen:
-                    continue
-                heading = t(due.lang, f"reminders.digest.{section}")
-                first, *rest = chosen
-                entries.append(f"{lead}{heading}\n{first.entry}")
-                owners.append([first.key])
-                lead = ""
-                for item in rest:
-                    entries.append(item.entry)
-                    owners.append([item.key])
-        parts = split_messages(
-            entries,
-            header=t(due.lang, "reminders.digest.header"),
-            footer=t(due.lang, "reminders.digest.footer"),
-        )
-        left = list(zip(entries, owners, strict=True))
-        for index, part_text in enumerate(parts):
-            last = index == len(parts) - 1
-            if last:
-                keys = [key for _, owned in left for key in owned]
-            else:
-                keys = [key for entry, owned in left if entry in part_text for key in owned]
-                left = [(entry, owned) for entry, owned in left if entry not in part_text]
-            failure = await self._send(due.chat_id, part_text, due.markup if last else None)
+    async def _send_digest(self, due: Due) -> str | None:
+        messages = self.digests.messages(due)
+        for index, (text, keys) in enumerate(messages):
+            last = index == len(messages) - 1
+            failure = await self._send(due.chat_id, text, due.markup if last else None)
             if failure is not None:
                 return failure
             await self.store.mark_sent(due.chat_id, keys)
@@ -728,7 +448,7 @@ async def sweep(
     # whole: the gate closes at `2 * workers` digests waiting and opens again at `workers`,
     # letting all workers go at once. Their requests then go out together and the answers
     # come back together, one wake-up of the process for many patrons instead of one each.
-    due: asyncio.Queue[_Due | None] = asyncio.Queue()
+    due: asyncio.Queue[Due | None] = asyncio.Queue()
     room = asyncio.Event()
     room.set()
 
@@ -772,7 +492,7 @@ async def sweep(
         # Everyone waiting goes in one group, up to `workers` digests in flight at once.
         finished = False
         while not finished:
-            group: list[_Due] = []
+            group: list[Due] = []
             item = await due.get()
             while item is not None:
                 group.append(item)
