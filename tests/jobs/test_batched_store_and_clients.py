@@ -98,8 +98,8 @@ async def test_reads_share_one_kept_alive_connection(library_sandbox: LibrarySan
         assert (await lean.user(token)) == status
         found = await lean.search(token, "kongens")
         assert found.works
-        assert lean._sessions is not None
-        connector = lean._sessions.pooled.connector
+        assert lean._transport._sessions is not None
+        connector = lean._transport._sessions.pooled.connector
         assert isinstance(connector, aiohttp.TCPConnector)
         assert len(connector._conns) == 1  # the three reads went over one connection
         library_sandbox.expire_token(token)

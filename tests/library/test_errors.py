@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from library_bot.library.client import LibraryClient, _error_for
+from library_bot.library.client import LibraryClient
+from library_bot.library.decoding import error_for as _error_for
 from library_bot.library.errors import (
     BadRequest,
     OrderRefused,
