@@ -287,7 +287,7 @@ async def verify(rig: Rig, chats: dict[int, TestPatron]) -> tuple[int, int]:
     good = crossed = 0
     async with httpx.AsyncClient(timeout=STEP_TIMEOUT) as http:
         for chat_id, patron in chats.items():
-            account = await rig.store.account(chat_id)
+            account = await rig.store.cards.get(chat_id)
             if account is None:
                 continue
             answer = await http.get(

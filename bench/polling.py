@@ -538,7 +538,7 @@ async def real(cards: int = REAL_CARDS, days: int = REAL_DAYS, *, seed: int = 18
                         floor.orders(library.by_bot, today)
                         if library.by_bot:  # /order: `check_soon` plans the next sweep
                             tomorrow = day + timedelta(days=1)
-                            await store.set_next_checks(
+                            await store.sweeps.set_next_checks(
                                 {(chats[index], 1): tomorrow for index in library.by_bot}
                             )
             finally:

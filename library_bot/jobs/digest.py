@@ -34,7 +34,7 @@ from library_bot.texts.render import (
 if TYPE_CHECKING:
     from library_bot.library.client import LibraryClient
     from library_bot.services.branches import BranchNames
-    from library_bot.storage.store import Account, CardKey, Refusal
+    from library_bot.storage.store import Card, CardKey, Refusal
     from library_bot.telegram.buttons import Payload
 
 # Seconds the digest may wait for pick-up branch names before showing the ids.
@@ -66,14 +66,14 @@ class Entry:
     section: Kind
     text: str
     loan: Loan | None = None
-    card: int = 1
+    number: int = 1  # the card's
 
 
 @dataclass
 class CardDue:
     """One card's part of a digest: the reminders it has due today."""
 
-    account: Account
+    card: Card
     found: list[Reminder]
     refusals: dict[str, Refusal] = field(default_factory=dict)
     # Loans due today or overdue, while refused loans are reminded daily (the "refused" notice).
@@ -81,7 +81,7 @@ class CardDue:
 
     def keyed(self) -> list[str]:
         """The keys as the chat's reminder history keeps them."""
-        return [card_key(self.account.card, reminder.key) for reminder in self.found]
+        return [card_key(self.card.number, reminder.key) for reminder in self.found]
 
 
 @dataclass
@@ -98,7 +98,7 @@ class Due:
     keys: list[CardKey] = field(default_factory=list)  # every card, settled with the digest
 
     def __post_init__(self) -> None:
-        self.keys = [part.account.key for part in self.cards]
+        self.keys = [part.card.key for part in self.cards]
 
 
 class Digests:
@@ -121,11 +121,11 @@ class Digests:
             if r.kind in (Kind.READY, Kind.LASTDAY) and isinstance(r.thing, Hold)
         ]
         branch_names = await self._branch_names(holds)
-        card = part.account.card
+        number = part.card.number
         lang = due.lang
 
         def add(key: str, section: Kind, text: str, loan: Loan | None = None) -> None:
-            due.entries.append(Entry(card_key(card, key), section, text, loan, card))
+            due.entries.append(Entry(card_key(number, key), section, text, loan, number))
 
         for reminder in part.found:
             key, thing = reminder.key, reminder.thing
@@ -176,11 +176,11 @@ class Digests:
         for each card of the digest."""
         specs: list[tuple[str, Payload]] = []
         for part in due.cards:
-            card = part.account.card
-            loans = [entry.loan for entry in due.entries if entry.loan and entry.card == card]
-            owner = card_name(part.account.label, card, due.lang) if due.several else None
+            number = part.card.number
+            loans = [entry.loan for entry in due.entries if entry.loan and entry.number == number]
+            owner = card_name(part.card.label, number, due.lang) if due.several else None
             specs += renew_buttons(
-                loans, due.lang, every=loans, digest=True, card=card, owner=owner
+                loans, due.lang, every=loans, digest=True, card=number, owner=owner
             )
         return specs
 
@@ -191,11 +191,11 @@ class Digests:
         texts: list[str] = []
         owners: list[list[str]] = []  # keys per entry, to mark each part as it is delivered
         for part in due.cards:
-            card = part.account.card
+            number = part.card.number
             # A family's digest heads each card's part with its name.
-            lead = f"{card_heading(part.account.label, card, due.lang)}\n" if due.several else ""
+            lead = f"{card_heading(part.card.label, number, due.lang)}\n" if due.several else ""
             for section in SECTIONS:
-                chosen = [e for e in due.entries if e.section == section and e.card == card]
+                chosen = [e for e in due.entries if e.section == section and e.number == number]
                 if not chosen:
                     continue
                 heading = t(due.lang, f"reminders.digest.{section.value}")

@@ -32,7 +32,7 @@ from library_bot.texts.formatting import is_zero_amount
 
 if TYPE_CHECKING:
     from library_bot.library.models import BorrowerStatus
-    from library_bot.storage.store import Account, ChatSettings, Refusal, Store
+    from library_bot.storage.store import Card, ChatSettings, Refusal, Store
 
 
 @dataclass
@@ -50,7 +50,7 @@ class Noticed:
 
 async def notices(
     store: Store,
-    account: Account,
+    card: Card,
     chat: ChatSettings,
     status: BorrowerStatus,
     today: date,
@@ -60,15 +60,15 @@ async def notices(
     noticed = Noticed()
     positions = queue_positions(status.orders) if "queue" in chat.notices else {}
     fees = {fee_id(debt) for debt in status.debt} if "fees" in chat.notices else set()
-    compare_fees = bool(fees) and account.fees_known
-    orders = account.order_check is not None and account.order_check <= today
-    if account.order_check is not None and not orders:
-        noticed.check(account.order_check)
+    compare_fees = bool(fees) and card.fees_known
+    orders = card.order_check is not None and card.order_check <= today
+    if card.order_check is not None and not orders:
+        noticed.check(card.order_check)
     if not positions and not compare_fees and not orders:
-        if "fees" in chat.notices and not account.fees_known:
+        if "fees" in chat.notices and not card.fees_known:
             noticed.seen = Seen(fees=fees, fees_known=True)  # recorded, not told
         return noticed
-    entries = await store.notices.seen(*account.key)
+    entries = await store.notices.seen(*card.key)
     seen = Seen()
     if orders:
         _orders(noticed, chat, status, entries, seen, today, tz)
@@ -84,7 +84,7 @@ async def notices(
         # Written only when it moved: most days nothing does, and every card is swept.
         seen.queue = positions if positions != last else None
     if "fees" in chat.notices:
-        if account.fees_known:
+        if card.fees_known:
             known = [item.removeprefix("fee:") for item in entries if item.startswith("fee:")]
             owed = [debt for debt in status.debt if not is_zero_amount(debt.amount)]
             noticed.found += [Reminder(Kind.FEE, key, debt) for key, debt in new_fees(owed, known)]

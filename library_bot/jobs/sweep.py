@@ -52,7 +52,7 @@ if TYPE_CHECKING:
     from library_bot.library.client import LibraryClient
     from library_bot.library.models import BorrowerStatus, Loan
     from library_bot.storage.notices import Seen
-    from library_bot.storage.store import Account, CardKey, ChatSettings, Store
+    from library_bot.storage.store import Card, CardKey, ChatSettings, Store
 
 log = logging.getLogger(__name__)
 
@@ -85,7 +85,7 @@ class SweepReport:
         )
 
 
-Household = list[tuple["Account", "ChatSettings"]]
+Household = list[tuple["Card", "ChatSettings"]]
 
 
 class _Sweep:
@@ -135,7 +135,7 @@ class _Sweep:
         done, self.done = self.done, []
         if done:
             plans = {key: self.plans.pop(key) for key in done if key in self.plans}
-            await self.store.finish_sweeps(done, self.today, plans)
+            await self.store.sweeps.finish_sweeps(done, self.today, plans)
             await self._keep_calendars(done)
             seen = {key: self.seen.pop(key) for key in done if key in self.seen}
             if seen:
@@ -178,46 +178,46 @@ class _Sweep:
             outcomes = [await self._card(household[0][0], chat, lang, several)]
         else:
             outcomes = await asyncio.gather(
-                *(self._card(account, chat, lang, several) for account, _ in household)
+                *(self._card(card, chat, lang, several) for card, _ in household)
             )
         parts: list[CardDue] = []
-        for (account, _), outcome in zip(household, outcomes, strict=True):
+        for (card, _), outcome in zip(household, outcomes, strict=True):
             if isinstance(outcome, CardDue):
                 parts.append(outcome)
             else:
-                await self.settle([account.key], outcome)
+                await self.settle([card.key], outcome)
         if not parts:
             return None
         return Due(chat.chat_id, lang, parts, several)
 
     async def _card(
-        self, account: Account, chat: ChatSettings, lang: str, several: bool
+        self, card: Card, chat: ChatSettings, lang: str, several: bool
     ) -> CardDue | str | None:
         self.report.patrons += 1
         try:
-            return await self._fetch(account, chat, lang, several)
+            return await self._fetch(card, chat, lang, several)
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            return self._failure(account.chat_id, exc)
+            return self._failure(card.chat_id, exc)
 
     async def _fetch(
-        self, account: Account, chat: ChatSettings, lang: str, several: bool
+        self, card: Card, chat: ChatSettings, lang: str, several: bool
     ) -> CardDue | str | None:
         if not chat.reminders_enabled or not chat.active:
             return None
         try:
-            status = await self.library.user(account.token)
+            status = await self.library.user(card.token)
         except (TokenRejected, NotLoggedIn):
-            return await self._reconnect(account, lang, several)
+            return await self._reconnect(card, lang, several)
         days = chat.thresholds(self.settings.REMINDER_DAYS)
-        self.plans[account.key] = next_check(
+        self.plans[card.key] = next_check(
             status,
             seen=self.today,
             days=chat.plan_days(self.settings.REMINDER_DAYS),
             min_loan_days=self.settings.POLL_MIN_LOAN_DAYS,
         )
-        self.statuses[account.key] = status
+        self.statuses[card.key] = status
         found = due_reminders(status, self.today, days)
         loans: list[Loan] = []
         if "refused" in chat.notices:
@@ -227,17 +227,15 @@ class _Sweep:
                 Reminder(Kind.LASTDAY, key, hold)
                 for key, hold in last_day_keys(status.orders, self.today)
             ]
-        noticed = await notices(
-            self.store, account, chat, status, self.today, self.settings.timezone
-        )
+        noticed = await notices(self.store, card, chat, status, self.today, self.settings.timezone)
         found += noticed.found
         if noticed.seen is not None:
-            self.seen[account.key] = noticed.seen
+            self.seen[card.key] = noticed.seen
         if noticed.check_by is not None:
-            self._plan_by(account.key, noticed.check_by)
+            self._plan_by(card.key, noticed.check_by)
         if not found and not loans:
             return None
-        return CardDue(account, found, refusable=loans)
+        return CardDue(card, found, refusable=loans)
 
     def _plan_by(self, key: CardKey, day: date) -> None:
         """The card must be checked on `day` at the latest."""
@@ -292,9 +290,11 @@ class _Sweep:
             if part.refusable or any(reminder.kind in LOAN_KINDS for reminder in part.found)
         ]
         if reading:
-            refusals = await self.store.refusals_many([part.account.key for part in reading])
+            refusals = await self.store.renewal_refusals.refusals_many(
+                [part.card.key for part in reading]
+            )
             for part in reading:
-                part.refusals = refusals.get(part.account.key, {})
+                part.refusals = refusals.get(part.card.key, {})
                 if part.refusable and part.refusals:
                     part.found = daily_refusals(
                         part.refusable, part.found, part.refusals, self.today
@@ -302,26 +302,26 @@ class _Sweep:
                     if any(reminder.kind == Kind.REFUSED for reminder in part.found):
                         # Reminded daily while it is due or overdue: the plan checks tomorrow
                         # (it plans nothing after a loan's first overdue day by itself).
-                        self._plan_by(part.account.key, self.today + timedelta(days=1))
-        states = await self.store.begin_reminders_many(
+                        self._plan_by(part.card.key, self.today + timedelta(days=1))
+        states = await self.store.reminder_log.begin_reminders_many(
             {due.chat_id: [key for part in due.cards for key in part.keyed()] for due in group}
         )
         ready: list[Due] = []
         for due in group:
             before = states.get(due.chat_id, {})
             for part in due.cards:
-                card = part.account.card
+                number = part.card.number
                 part.found = [
                     reminder
                     for reminder in part.found
-                    if before.get(card_key(card, reminder.key)) != "sent"
+                    if before.get(card_key(number, reminder.key)) != "sent"
                 ]
             due.cards = [part for part in due.cards if part.found]
             if due.cards:
                 ready.append(due)
         await asyncio.gather(*(self.digests.render(due) for due in ready))
         buttons = [self.digests.buttons(due) for due in ready]
-        ids = await self.store.put_callbacks_many(
+        ids = await self.store.callbacks.put_callbacks_many(
             [
                 (due.chat_id, action, payload)
                 for due, specs in zip(ready, buttons, strict=True)
@@ -343,18 +343,18 @@ class _Sweep:
             failure = await self._send(due.chat_id, text, due.markup if last else None)
             if failure is not None:
                 return failure
-            await self.store.mark_sent(due.chat_id, keys)
+            await self.store.reminder_log.mark_sent(due.chat_id, keys)
             self.report.messages += 1
             self.report.reminders += len(keys)
         return None
 
-    async def _reconnect(self, account: Account, lang: str, several: bool) -> str | None:
+    async def _reconnect(self, card: Card, lang: str, several: bool) -> str | None:
         """The card's token was refused: say so once with a login button (naming the card in
         a family's chat), then forget the card."""
-        chat_id = account.chat_id
+        chat_id = card.chat_id
         lead = t(lang, "reminders.reconnect")
         if several:
-            lead = f"{card_heading(account.label, account.card, lang)}\n{lead}"
+            lead = f"{card_heading(card.label, card.number, lang)}\n{lead}"
         prompt = await login_prompt(
             self.store,
             self.library,
@@ -368,8 +368,8 @@ class _Sweep:
         if failure in RETRYABLE:
             return failure  # keep the card so the retry sweep tells them
         # Deleted after the message, so a crash in between repeats the message, never skips it.
-        await self.store.delete_account(chat_id, account.card)
-        await self.store.set_account_ended(chat_id, "rejected")
+        await self.store.remove_card(chat_id, card.number)
+        await self.store.chats.set_account_ended(chat_id, "rejected")
         if failure is None:
             self.report.messages += 1
         return "token_rejected"
@@ -387,11 +387,11 @@ class _Sweep:
                 await asyncio.sleep(_seconds(exc))
             except Forbidden:
                 log.info("reminders: chat %s blocked the bot; marked inactive", chat_id)
-                await self.store.set_active(chat_id, False)
+                await self.store.chats.set_active(chat_id, False)
                 return "blocked"
             except TelegramBadRequest as exc:
                 if "chat not found" in exc.message.lower():
-                    await self.store.set_active(chat_id, False)
+                    await self.store.chats.set_active(chat_id, False)
                     return "blocked"
                 log.warning("reminders: Telegram refused a message to chat %s: %s", chat_id, exc)
                 return "telegram"
@@ -460,7 +460,9 @@ async def sweep(
         # Should the producer fail, the task group cancels the workers; no sentinel needed.
         after: CardKey | None = None
         household: Household = []
-        while leased := await store.claim_sweep_batch(day, worker, batch, lease, after=after):
+        while leased := await store.sweeps.claim_sweep_batch(
+            day, worker, batch, lease, after=after
+        ):
             for pair in leased:
                 if household and household[0][0].chat_id != pair[0].chat_id:
                     await claimed.put(household)

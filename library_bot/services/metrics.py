@@ -167,7 +167,7 @@ class Metrics:
     async def refresh(self, store: Store) -> None:
         """Update the gauges that are read from the database rather than counted."""
         try:
-            self.connected.set(await store.count_accounts())
+            self.connected.set(await store.cards.count())
         except Exception:  # a scrape must still answer when the database does not
             log.warning("metrics: could not count connected patrons", exc_info=True)
 

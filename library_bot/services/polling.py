@@ -14,7 +14,7 @@ from library_bot.config.settings import Settings
 from library_bot.library.models import BorrowerStatus
 from library_bot.rules import calendar, notices
 from library_bot.rules.polling import next_check
-from library_bot.storage.store import Account, ChatSettings, Store
+from library_bot.storage.store import Card, ChatSettings, Store
 
 log = logging.getLogger(__name__)
 
@@ -22,7 +22,7 @@ log = logging.getLogger(__name__)
 async def refresh_plan(
     store: Store,
     settings: Settings,
-    account: Account,
+    card: Card,
     status: BorrowerStatus,
     *,
     chat: ChatSettings | None = None,
@@ -35,7 +35,7 @@ async def refresh_plan(
     today = dt.datetime.now(settings.timezone).date()
     try:
         if chat is None:
-            chat = await store.chat(account.chat_id)
+            chat = await store.chats.chat(card.chat_id)
         plan = next_check(
             status,
             seen=today,
@@ -43,14 +43,14 @@ async def refresh_plan(
             min_loan_days=settings.POLL_MIN_LOAN_DAYS,
             swept=False,
         )
-        if account.order_check is not None:  # an order placed through the bot is watched
-            plan = min(plan, max(account.order_check, today))
-        if plan != account.next_check:
-            await store.set_next_checks({account.key: plan})
+        if card.order_check is not None:  # an order placed through the bot is watched
+            plan = min(plan, max(card.order_check, today))
+        if plan != card.next_check:
+            await store.sweeps.set_next_checks({card.key: plan})
         if chat.has_calendar:
-            await store.calendar.remember({account.key: calendar.dumps(calendar.entries(status))})
+            await store.calendar.remember({card.key: calendar.dumps(calendar.entries(status))})
     except Exception:
-        log.warning("polling: could not keep the status of chat %s", account.chat_id, exc_info=True)
+        log.warning("polling: could not keep the status of chat %s", card.chat_id, exc_info=True)
 
 
 async def watch_order(
@@ -59,7 +59,7 @@ async def watch_order(
     """An order placed through the bot: should it not show up in /v3/user within a day, the
     sweep tells the patron (`rules.notices`). Best effort, and only while the notice is on."""
     try:
-        chat = await store.chat(chat_id)
+        chat = await store.chats.chat(chat_id)
         if "orders" not in chat.notices:
             return
         placed = dt.datetime.now(dt.UTC)
@@ -74,6 +74,6 @@ async def check_soon(store: Store, settings: Settings, chat_id: int, card: int =
     sweep checks the card, and from then on its waiting hold keeps it daily."""
     today = dt.datetime.now(settings.timezone).date()
     try:
-        await store.set_next_checks({(chat_id, card): today})
+        await store.sweeps.set_next_checks({(chat_id, card): today})
     except Exception:
         log.warning("polling: could not plan a check of chat %s", chat_id, exc_info=True)

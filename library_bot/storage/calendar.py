@@ -19,7 +19,7 @@ from typing import Any
 from sqlalchemy import Delete, Update, bindparam, delete, exists, insert, select, update
 from sqlalchemy.engine import Connection
 
-from library_bot.storage.accounts import CardKey
+from library_bot.storage.cards import CardKey
 from library_bot.storage.crypto import TokenCipher, TokenDecryptError
 from library_bot.storage.database import Database, Repository
 from library_bot.storage.tables import ACCOUNT

@@ -14,7 +14,7 @@ from datetime import date
 from sqlalchemy import bindparam, delete, insert, select, update
 from sqlalchemy.engine import Connection
 
-from library_bot.storage.accounts import CardKey, of_card
+from library_bot.storage.cards import CardKey, of_card
 from library_bot.storage.database import Repository
 from library_bot.storage.tables import ACCOUNT, NOTICE_SEEN
 

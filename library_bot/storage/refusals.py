@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import delete, select
 from sqlalchemy.engine import Connection
 
-from library_bot.storage.accounts import CardKey
+from library_bot.storage.cards import CardKey
 from library_bot.storage.database import Repository, chunks
 from library_bot.storage.tables import RENEWAL_REFUSAL
 

@@ -1,13 +1,14 @@
 """Everything the bot keeps, behind one small async API: `Store`, a façade over one repository
 per table (docs/architecture.md, "Store").
 
-`Store` owns the database, the token cipher and the repositories. Its API is theirs under the
-same names (`store.chat` is `store.chats.chat`), plus the few operations that span tables in
-one transaction (a login completed, a logout, a forgotten chat, the hourly purge, key rotation)
-and the revocation of every token the store drops. Every single-use operation is one
-conditional statement (`DELETE ... RETURNING` or `UPDATE ... WHERE used_at IS NULL RETURNING`),
-so it stays single use with several processes on one PostgreSQL database; there is no
-read-then-write.
+`Store` owns the database, the token cipher and the repositories, reached by name
+(`store.cards.get`, `store.chats.chat`), plus the few operations that span tables in one
+transaction (a login completed, a card removed, a forgotten chat, the hourly purge, key
+rotation) and the revocation of every token the store drops. The flattened names
+(`store.chat` for `store.chats.chat`) stay only until the Telegram handlers have moved.
+Every single-use operation is one conditional statement (`DELETE ... RETURNING` or
+`UPDATE ... WHERE used_at IS NULL RETURNING`), so it stays single use with several processes
+on one PostgreSQL database; there is no read-then-write.
 """
 
 from __future__ import annotations
@@ -22,15 +23,17 @@ from sqlalchemy import Row, delete, select, text, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import SQLAlchemyError
 
-from library_bot.storage.accounts import (
-    MAX_CARDS,
-    Account,
-    Accounts,
-    CardKey,
-    RemovedAccount,
-)
 from library_bot.storage.calendar import CalendarFeeds
 from library_bot.storage.callbacks import CALLBACK_TTL, CallbackRef, Callbacks, new_callback_id
+from library_bot.storage.cards import (
+    MAX_CARDS,
+    Account,
+    Card,
+    CardKey,
+    Cards,
+    RemovedAccount,
+    RemovedCard,
+)
 from library_bot.storage.chats import (
     BLOCKED_CHAT_RETENTION,
     Chats,
@@ -67,12 +70,14 @@ __all__ = [
     "REMINDER_HISTORY",
     "Account",
     "CallbackRef",
+    "Card",
     "CardKey",
     "ChatSettings",
     "Identity",
     "Linked",
     "Refusal",
     "RemovedAccount",
+    "RemovedCard",
     "Seen",
     "Store",
     "new_callback_id",
@@ -97,10 +102,15 @@ CHAT_ONLY_TABLES = (
 class Linked:
     """A completed login: a card `added` to the chat, an existing card `refreshed` (the same
     `uniqueId`: its new token replaces the old, what is the card's own stays), or nothing
-    stored because the chat is `full` (`account` None; the new token was revoked)."""
+    stored because the chat is `full` (`card` None; the new token was revoked)."""
 
     outcome: Literal["added", "refreshed", "full"]
-    account: Account | None
+    card: Card | None
+
+    @property
+    def account(self) -> Card | None:
+        """The card, by its old name (callers move to `card`)."""
+        return self.card
 
 
 class Store:
@@ -124,19 +134,19 @@ class Store:
         self._now = now = utc_clock(clock)
 
         self.chats = chats = Chats(database, now)
-        self.accounts = accounts = Accounts(database, now, cipher)
+        self.cards = cards = Cards(database, now, cipher)
         self.links = PendingLinks(database, now, cipher)
         self.logins = logins = LoginStates(database, now)
         self.callbacks = callbacks = Callbacks(database, now)
         self.reminder_log = reminder_log = ReminderLog(database, now)
-        self.sweeps = sweeps = Sweeps(database, now, accounts)
+        self.sweeps = sweeps = Sweeps(database, now, cards)
         self.renewal_refusals = refusals = Refusals(database, now)
-        # Not delegated: its callers (/calendar, the feed, the sweep) say `store.calendar`.
         self.calendar = CalendarFeeds(database, now, cipher)
-        # Not delegated either: the sweep says `store.notices`.
         self.notices = NoticeSeen(database, now)
 
-        # The façade's API: each name is the repository's method of the same name.
+        # The flattened names the Telegram handlers still use; each is a repository's method
+        # (to go once they say `store.chats.chat`, `store.cards.get` and so on). `store.cards`
+        # itself stays callable meanwhile (`Cards.__call__`).
         self.chat = chats.chat
         self.set_language = chats.set_language
         self.set_active = chats.set_active
@@ -146,16 +156,14 @@ class Store:
         self.set_connected = chats.set_connected
         self.set_notices = chats.set_notices
 
-        self.account = accounts.account
-        self.cards = accounts.cards
-        self.set_label = accounts.set_label
-        self.set_agency = accounts.set_agency
-        self.set_pickup_branch = accounts.set_pickup_branch
-        self.delete_account = accounts.delete_account
-        self.accounts_expiring = accounts.accounts_expiring
-        self.expired_accounts = accounts.expired_accounts
-        self.mark_expiry_warned = accounts.mark_expiry_warned
-        self.count_accounts = accounts.count_accounts
+        self.account = cards.get
+        self.set_label = cards.set_label
+        self.set_agency = cards.set_agency
+        self.set_pickup_branch = cards.set_pickup_branch
+        self.accounts_expiring = cards.expiring
+        self.expired_accounts = cards.expired
+        self.mark_expiry_warned = cards.mark_expiry_warned
+        self.count_accounts = cards.count
 
         self.create_login_state = logins.create_login_state
         self.take_login_state = logins.take_login_state
@@ -282,7 +290,7 @@ class Store:
                 if not free:
                     return "full", None, link.token
                 card, outcome, replaced = free[0], "added", None
-            row = conn.execute(self.accounts.connect(chat_id, card, link, now)).one()
+            row = conn.execute(self.cards.connect(chat_id, card, link, now)).one()
             return outcome, row, replaced
 
         done = await self.database.run(work)
@@ -293,30 +301,35 @@ class Store:
             await self._revoke([(chat_id, dropped)])
         if row is None:
             return Linked("full", None)
-        return Linked("refreshed" if outcome == "refreshed" else "added", self.accounts.open(row))
+        return Linked("refreshed" if outcome == "refreshed" else "added", self.cards.open(row))
 
-    async def remove_account(self, chat_id: int, card: int = 1) -> RemovedAccount | None:
-        """`/logout` of one card: the card, its refusals and what its notices saw, in one
-        transaction. With the chat's last card go its pending link and its calendar feed
-        too (whose entries would only go stale).
+    async def remove_card(
+        self, chat_id: int, number: int = 1, *, logout: bool = False
+    ) -> RemovedCard | None:
+        """A card and everything of it, in one transaction: its row (with its calendar
+        entries), its refusals and what its notices saw. Who removes a card, has it (once):
+        None when it was already gone.
 
-        The card's token is returned to be revoked, or None in it when it can no longer be
-        decrypted (a key removed too early): the row goes all the same, and the caller says
-        so. The pending link's token is revoked here (`revoke_dropped`).
+        `logout` (the patron's own `/logout`): with the chat's last card go its pending login
+        and its calendar feed too (whose entries would only go stale). A card that expired or
+        was refused keeps them: the patron is asked to log in again, and their calendar keeps
+        its address. A pending login's token is revoked here (`revoke_dropped`); the card's is
+        returned to be revoked, or None in it when it can no longer be decrypted (a key removed
+        too early): the row goes all the same, and the caller says so.
         """
-        account = Accounts.take(chat_id, card)
+        card = Cards.take(chat_id, number)
+        per_card = [
+            delete(table).where(table.c.chat_id == chat_id, table.c.card == number)
+            for table in (NOTICE_SEEN, RENEWAL_REFUSAL)
+        ]
         links = PendingLinks.of_chat(chat_id)
         left = select(ACCOUNT.c.card).where(ACCOUNT.c.chat_id == chat_id).limit(1)
         feed = CalendarFeeds.of_chat(chat_id)
-        per_card = [
-            delete(table).where(table.c.chat_id == chat_id, table.c.card == card)
-            for table in (NOTICE_SEEN, RENEWAL_REFUSAL)
-        ]
 
         def work(conn: Connection) -> tuple[Row[Any] | None, Dropped]:
-            row = conn.execute(account).first()
+            row = conn.execute(card).first()
             execute_all(conn, per_card)
-            if conn.execute(left).first() is not None:
+            if not logout or conn.execute(left).first() is not None:
                 return row, []
             execute_all(conn, feed)
             return row, dropped_tokens(conn, links)
@@ -325,21 +338,31 @@ class Store:
         await self._revoke(dropped)
         if row is None:
             return None
-        opened = self.accounts.open(row)
-        return RemovedAccount(
+        opened = self.cards.open(row)
+        return RemovedCard(
             chat_id=chat_id,
             token=None if opened is None else opened.token,
             token_expires_at=row.token_expires_at,
-            card=card,
+            number=number,
             label=row.label,
+            was=opened,
         )
+
+    async def remove_account(self, chat_id: int, card: int = 1) -> RemovedCard | None:
+        """`/logout` of one card, by its old name (`remove_card(..., logout=True)`)."""
+        return await self.remove_card(chat_id, card, logout=True)
+
+    async def delete_account(self, chat_id: int, card: int = 1) -> Card | None:
+        """A card expired or refused, by its old name (`remove_card`): the card as it was."""
+        removed = await self.remove_card(chat_id, card)
+        return None if removed is None else removed.was
 
     async def forget_chat(self, chat_id: int) -> None:
         """Everything about the chat: tokens, states, links, settings, buttons, reminders.
 
         Tokens still stored (its cards, a pending link) are revoked (`revoke_dropped`).
         """
-        tokens = (Accounts.take(chat_id, None), PendingLinks.of_chat(chat_id))
+        tokens = (Cards.take(chat_id, None), PendingLinks.of_chat(chat_id))
         rest = [delete(table).where(table.c.chat_id == chat_id) for table in CHAT_ONLY_TABLES]
 
         def work(conn: Connection) -> Dropped:

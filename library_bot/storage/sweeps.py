@@ -14,7 +14,7 @@ from sqlalchemy import Row, and_, literal, or_, select, true, tuple_, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.sql.expression import Executable
 
-from library_bot.storage.accounts import Account, Accounts, CardKey
+from library_bot.storage.cards import Card, CardKey, Cards
 from library_bot.storage.chats import ChatSettings, settings_of
 from library_bot.storage.database import Database, Repository, chunks, execute_all
 from library_bot.storage.tables import ACCOUNT, CHAT
@@ -38,9 +38,9 @@ def plan_statements(
 
 
 class Sweeps(Repository):
-    def __init__(self, database: Database, now: Callable[[], datetime], accounts: Accounts) -> None:
+    def __init__(self, database: Database, now: Callable[[], datetime], cards: Cards) -> None:
         super().__init__(database, now)
-        self._accounts = accounts
+        self._cards = cards
         self._postgres = database.dialect == "postgresql"
 
     async def claim_sweep_batch(
@@ -51,7 +51,7 @@ class Sweeps(Repository):
         lease: timedelta,
         *,
         after: CardKey | None = None,
-    ) -> list[tuple[Account, ChatSettings]]:
+    ) -> list[tuple[Card, ChatSettings]]:
         """Lease up to `limit` cards due for `day`'s sweep, in (chat, card) order.
 
         Leased rows (also this worker's own) are skipped until `finish_sweeps` or until the
@@ -92,11 +92,11 @@ class Sweeps(Repository):
             return rows, settings_of(conn, [int(row.chat_id) for row in rows])
 
         rows, settings = await self._run(work)
-        batch: list[tuple[Account, ChatSettings]] = []
+        batch: list[tuple[Card, ChatSettings]] = []
         for row in rows:
-            account = self._accounts.open(row)
-            if account is not None:
-                batch.append((account, settings[account.chat_id]))
+            card = self._cards.open(row)
+            if card is not None:
+                batch.append((card, settings[card.chat_id]))
         return batch
 
     async def finish_sweeps(

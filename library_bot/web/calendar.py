@@ -33,7 +33,7 @@ async def calendar_feed(request: web.Request, services: Services) -> web.Respons
     feed = await services.store.calendar.open(secret)
     if feed is None:
         raise web.HTTPNotFound(text="no such calendar")
-    chat = await services.store.chat(feed.chat_id)
+    chat = await services.store.chats.chat(feed.chat_id)
     lang = pick_language(chat.language, chat.telegram_language)
     several = len(feed.cards) > 1  # a family's events say whose they are
     body = render_feed(

@@ -41,7 +41,7 @@ def _back(services: Services, lang: str) -> tuple[str, str] | None:
 
 async def _chat_language(services: Services, chat_id: int, fallback: str) -> str:
     """The chat's language (saved, else Telegram's), as every message to it uses."""
-    chat = await services.store.chat(chat_id)
+    chat = await services.store.chats.chat(chat_id)
     if chat.language is None and chat.telegram_language is None:
         return fallback
     return pick_language(chat.language, chat.telegram_language)
@@ -110,7 +110,7 @@ async def oauth_callback(request: web.Request, services: Services) -> web.Respon
             button=_back(services, lang),
         )
     assert state is not None
-    taken = await services.store.take_login_state(state)
+    taken = await services.store.logins.take_login_state(state)
     if taken is not None:
         lang = await _chat_language(services, taken[0], lang)
     if taken is None or taken[1]:

@@ -95,7 +95,7 @@ async def test_a_restarted_demo_keeps_its_patrons(tmp_path: Path) -> None:
         assert second.settings.DATABASE_URL == first.settings.DATABASE_URL
         store = await Store.open(second.settings.DATABASE_URL, second.settings.token_keys)
         try:
-            account = await store.account(5_000_001)
+            account = await store.cards.get(5_000_001)
         finally:
             await store.close()
     assert account is not None

@@ -78,7 +78,7 @@ async def test_code_exchange_while_the_access_service_drops_the_connection(
 
     assert page.status_code == 502  # "the login could not be completed": log in again
     assert bot.sandbox.calls["oauth POST /oauth/token"] == 1
-    assert await bot.store.account(chat) is None
+    assert await bot.store.cards.get(chat) is None
 
 
 async def test_logout_while_the_access_service_drops_the_connection(bot: BotHarness) -> None:
@@ -90,4 +90,4 @@ async def test_logout_while_the_access_service_drops_the_connection(bot: BotHarn
 
     assert bot.sandbox.calls["oauth DELETE /oauth/revoke"] == 1
     assert says(reply, lang, "connect.logged_out_unrevoked"), reply.text
-    assert await bot.store.account(chat) is None
+    assert await bot.store.cards.get(chat) is None

@@ -65,7 +65,7 @@ async def fast_bot(bot_factory: BotFactory) -> BotHarness:
 
 async def connected(bot: BotHarness, chat_id: int, lang: str, patron: str = KAREN) -> str:
     await bot.connect(chat_id, patron, language_code=lang)
-    account = await bot.store.account(chat_id)
+    account = await bot.store.cards.get(chat_id)
     assert account is not None
     return account.token
 
@@ -84,10 +84,10 @@ async def test_borrower_commands(fast_bot: BotHarness, command: str, fault: str)
     if fault == "token refused":
         assert says(reply, lang, "common.reconnect"), reply.text
         assert reply.buttons or "http" in reply.text  # a way back in
-        assert await bot.store.account(chat) is None
+        assert await bot.store.cards.get(chat) is None
     else:
         assert says(reply, lang, *UNAVAILABLE), reply.text
-        assert await bot.store.account(chat) is not None  # a failing platform logs nobody out
+        assert await bot.store.cards.get(chat) is not None  # a failing platform logs nobody out
     bot.sandbox.faults.clear()
     if fault != "token refused":
         [again] = await send(bot, chat, command)

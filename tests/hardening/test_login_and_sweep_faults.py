@@ -60,7 +60,7 @@ async def test_callback_with_the_access_service_failing(
     assert fragment(lang, "pages.failed_title") in shown
     assert "start=" not in page.text  # no link code handed out
     assert bot.sandbox.calls[TOKEN_CALL] == 1  # the code exchange is never retried
-    assert await bot.store.count_accounts() == 0
+    assert await bot.store.cards.count() == 0
     # The state is spent: reloading the page neither exchanges again nor connects.
     bot.sandbox.faults.clear()
     again = await bot.follow(redirect, **{"Accept-Language": lang})
@@ -68,7 +68,7 @@ async def test_callback_with_the_access_service_failing(
     assert bot.sandbox.calls[TOKEN_CALL] == 1
     # Once the service is back, a fresh /login works.
     await bot.connect(chat, language_code=lang)
-    assert await bot.store.count_accounts() == 1
+    assert await bot.store.cards.count() == 1
 
 
 # --- the reminder sweep -----------------------------------------------------------------------
@@ -87,7 +87,7 @@ async def connect_quietly(bot: BotHarness, chat_id: int, user_id: str, lang: str
     token = bot.sandbox.issue_token(user_id)
     code = await bot.store.create_pending_link(chat_id, token, None, {"uniqueId": user_id})
     assert await bot.store.complete_link(chat_id, code) is not None
-    await bot.store.set_language(chat_id, lang)
+    await bot.store.chats.set_language(chat_id, lang)
     return token
 
 
@@ -107,7 +107,7 @@ async def test_sweep_with_the_platform_failing(fast_bot: BotHarness, fault: str)
         assert says(digest, lang, "reminders.digest.header"), digest.text
         await sweep()  # and once more: nothing is sent twice
         assert len(bot.telegram.sent(chat)) == 1
-    assert await bot.store.account(chat) is not None
+    assert await bot.store.cards.get(chat) is not None
 
 
 async def test_sweep_with_the_token_refused(fast_bot: BotHarness) -> None:
@@ -118,7 +118,7 @@ async def test_sweep_with_the_token_refused(fast_bot: BotHarness) -> None:
         await sweep()
         [told] = bot.telegram.sent(chat)
         assert says(told, lang, "reminders.reconnect"), told.text
-        assert await bot.store.account(chat) is None  # the dead token is not kept
+        assert await bot.store.cards.get(chat) is None  # the dead token is not kept
         await sweep()
     assert len(bot.telegram.sent(chat)) == 1
 
@@ -144,11 +144,11 @@ async def test_sweep_with_telegram_answering_403(fast_bot: BotHarness) -> None:
     async with sweeper(bot) as sweep:
         report = await sweep()
         assert report.failures["blocked"] == 1
-        assert not (await bot.store.chat(chat)).active
+        assert not (await bot.store.chats.chat(chat)).active
         await sweep()
     # One attempt only: a blocked chat is not hammered by retry sweeps.
     assert bot.telegram.calls["sendMessage"] == 1
-    assert await bot.store.account(chat) is not None
+    assert await bot.store.cards.get(chat) is not None
 
 
 async def test_sweep_with_telegram_timing_out(fast_bot: BotHarness) -> None:

@@ -59,9 +59,9 @@ async def test_tampered_or_foreign_button_data_does_nothing(bot_factory: BotFact
     await asyncio.sleep(1.0)
     assert bot.sandbox.calls["platform GET /v3/order"] == 0
     assert bot.sandbox.calls["platform GET /v3/renew"] == 0
-    ref = await bot.store.callback(ref_id, VICTIM)
+    ref = await bot.store.callbacks.callback(ref_id, VICTIM)
     assert ref is not None and ref.used_at is None  # the victim's button still works for them
-    assert await bot.store.account(VICTIM) is not None
+    assert await bot.store.cards.get(VICTIM) is not None
 
 
 async def test_a_flood_of_bogus_callbacks_is_cheap_and_harmless(bot: BotHarness) -> None:
@@ -81,6 +81,6 @@ async def test_a_flood_of_bogus_callbacks_is_cheap_and_harmless(bot: BotHarness)
     assert all(status in (400, 410) for status in statuses)
     assert reply and "/loans" in reply[0].text
     assert bot.sandbox.calls["oauth POST /oauth/token"] == 0
-    assert await bot.store.count_accounts() == 0
+    assert await bot.store.cards.count() == 0
     health = await bot.http.get(f"{bot.info.web_url}/health")
     assert health.status_code == 200

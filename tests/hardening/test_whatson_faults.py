@@ -58,10 +58,10 @@ async def test_whatson_commands_under_faults(
     [reply] = await send(bot, chat, command)
     if fault == "token refused":
         assert says(reply, lang, "common.reconnect"), reply.text
-        assert await bot.store.account(chat) is None
+        assert await bot.store.cards.get(chat) is None
         return
     assert says(reply, lang, "common.unavailable"), reply.text
-    assert await bot.store.account(chat) is not None
+    assert await bot.store.cards.get(chat) is not None
     bot.sandbox.faults.clear()
     [again] = await send(bot, chat, command)
     assert not says(again, lang, "common.unavailable"), again.text

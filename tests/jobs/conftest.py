@@ -34,7 +34,7 @@ class Rig:
         token = self.sandbox.issue_token(user_id)
         code = await self.store.create_pending_link(chat_id, token, None, {"uniqueId": user_id})
         assert await self.store.complete_link(chat_id, code) is not None
-        await self.store.set_language(chat_id, language)
+        await self.store.chats.set_language(chat_id, language)
         return token
 
     async def sweep(self, **kwargs: Any) -> SweepReport:

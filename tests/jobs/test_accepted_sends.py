@@ -27,7 +27,7 @@ async def test_a_garbled_answer_still_marks_the_reminder_sent(rig: Rig) -> None:
     assert report.patrons == 1 and report.messages == 1 and not report.failures
     assert len(rig.telegram.sent(501)) == sent_before + 1
     # Finished for today: neither the retry sweeps nor a second run send it again.
-    assert await rig.store.claim_sweep_batch(rig.sandbox.today, "probe", 50, LEASE) == []
+    assert await rig.store.sweeps.claim_sweep_batch(rig.sandbox.today, "probe", 50, LEASE) == []
     async with build_bot(rig.settings) as bot:
         assert (await rig.sweep(bot=bot)).messages == 0
     assert len(rig.telegram.sent(501)) == sent_before + 1

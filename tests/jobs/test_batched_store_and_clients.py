@@ -37,10 +37,10 @@ async def test_begin_reminders_reports_states_and_records_intents(
 ) -> None:
     store = await Store.open(database_url, store_keys)
     try:
-        assert await store.begin_reminders_many({7: ["a", "b"]}) == {}
+        assert await store.reminder_log.begin_reminders_many({7: ["a", "b"]}) == {}
         assert await reminder_states(store, 7) == {"a": "intent", "b": "intent"}
-        await store.mark_sent(7, ["a"])
-        assert await store.begin_reminders_many({7: ["a", "b", "c"], 8: ["a"]}) == {
+        await store.reminder_log.mark_sent(7, ["a"])
+        assert await store.reminder_log.begin_reminders_many({7: ["a", "b", "c"], 8: ["a"]}) == {
             7: {"a": "sent", "b": "intent"}
         }
         # A sent key stays sent; the new one is now an intent; chats are apart.
@@ -55,15 +55,17 @@ async def test_put_callbacks_keeps_order_and_owner(
 ) -> None:
     store = await Store.open(database_url, store_keys)
     try:
-        ids = await store.put_callbacks(7, [("renew", {"loan_id": "L1"}), ("renewall", {})])
+        ids = await store.callbacks.put_callbacks(
+            7, [("renew", {"loan_id": "L1"}), ("renewall", {})]
+        )
         assert len(set(ids)) == 2
-        first = await store.callback(ids[0], 7)
-        second = await store.callback(ids[1], 7)
+        first = await store.callbacks.callback(ids[0], 7)
+        second = await store.callbacks.callback(ids[1], 7)
         assert first is not None and first.action == "renew"
         assert first.payload == {"loan_id": "L1"}
         assert second is not None and second.action == "renewall"
-        assert await store.callback(ids[0], 8) is None  # another chat's button
-        assert await store.put_callbacks(7, []) == []
+        assert await store.callbacks.callback(ids[0], 8) is None  # another chat's button
+        assert await store.callbacks.put_callbacks(7, []) == []
     finally:
         await store.close()
 
@@ -78,7 +80,7 @@ async def test_patrons_are_finished_across_many_flushes(rig: Rig) -> None:
     assert report.patrons == 11 and not report.failures
     assert report.messages == sum(1 for chat in range(800, 811) if rig.telegram.sent(chat))
     # Everyone was marked swept: nobody is claimed again today, so nothing is sent twice.
-    assert await rig.store.claim_sweep_batch(rig.sandbox.today, "probe", 50, LEASE) == []
+    assert await rig.store.sweeps.claim_sweep_batch(rig.sandbox.today, "probe", 50, LEASE) == []
     assert (await rig.sweep()).patrons == 0
 
 

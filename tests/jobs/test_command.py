@@ -28,24 +28,24 @@ async def test_reminders_settings_in_danish(bot: BotHarness) -> None:
 
     saved = await bot.send(CHAT, "/reminders 5 2 0")
     assert "Gemt" in saved.text and "5, 2 og 0" in saved.text
-    assert (await bot.store.chat(CHAT)).reminder_days == (5, 2, 0)
+    assert (await bot.store.chats.chat(CHAT)).reminder_days == (5, 2, 0)
 
     for wrong in ("/reminders 31", "/reminders 1 2 3 4 5 6", "/reminders -1", "/reminders x"):
         refused = await bot.send(CHAT, wrong)
         assert "forstod jeg ikke" in refused.text and "0 og 30" in refused.text
-    assert (await bot.store.chat(CHAT)).reminder_days == (5, 2, 0)
+    assert (await bot.store.chats.chat(CHAT)).reminder_days == (5, 2, 0)
 
     off = await bot.send(CHAT, "/reminders off")
     assert "slået fra" in off.text
-    assert (await bot.store.chat(CHAT)).reminders_enabled is False
+    assert (await bot.store.chats.chat(CHAT)).reminders_enabled is False
 
     tapped = await bot.tap(CHAT, off, "🔔 Slå til")
     assert tapped is not None and "slået til" in tapped.text
-    assert (await bot.store.chat(CHAT)).reminders_enabled is True
+    assert (await bot.store.chats.chat(CHAT)).reminders_enabled is True
 
     preset = await bot.tap(CHAT, tapped, "7, 3, 1 dage")
     assert preset is not None and "7, 3 og 1" in preset.text
-    assert (await bot.store.chat(CHAT)).reminder_days == (7, 3, 1)
+    assert (await bot.store.chats.chat(CHAT)).reminder_days == (7, 3, 1)
 
 
 async def test_reminders_settings_in_english(bot: BotHarness) -> None:
@@ -59,11 +59,11 @@ async def test_reminders_settings_in_english(bot: BotHarness) -> None:
 
     off = await bot.tap(EN_CHAT, status, "🔕 Turn off")
     assert off is not None and "Reminders are off" in off.text
-    assert (await bot.store.chat(EN_CHAT)).reminders_enabled is False
+    assert (await bot.store.chats.chat(EN_CHAT)).reminders_enabled is False
 
     on = await bot.send(EN_CHAT, "/reminders 1 0")
     assert "1 and 0 days" in on.text
-    chat = await bot.store.chat(EN_CHAT)
+    chat = await bot.store.chats.chat(EN_CHAT)
     assert chat.reminders_enabled is True and chat.reminder_days == (1, 0)
 
 

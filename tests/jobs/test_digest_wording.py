@@ -21,8 +21,8 @@ def _labels(message: Any) -> list[str]:
 
 async def test_reminders_in_telegrams_language_without_a_language_choice(rig: Rig) -> None:
     await rig.connect(CHAT, JONAS)
-    await rig.store.set_language(CHAT, None)  # never chose one with /language
-    await rig.store.set_telegram_language(CHAT, "en-GB")  # as every update leaves it
+    await rig.store.chats.set_language(CHAT, None)  # never chose one with /language
+    await rig.store.chats.set_telegram_language(CHAT, "en-GB")  # as every update leaves it
     await rig.sweep()
     [digest] = rig.telegram.sent(CHAT)
     assert digest.text.startswith("🔔 Reminder from the library")
@@ -72,7 +72,9 @@ async def test_a_refused_loan_is_marked_and_gets_no_button(rig: Rig) -> None:
     [kongens] = [loan for loan in status.loans if loan.title == "Kongens fald"]
     assert isinstance(kongens.due_date, date)
     reason = "Renewal Not Allowed - Item Has Outstanding Requests"
-    await rig.store.record_refusal(CHAT, kongens.loan_id, kongens.due_date.isoformat(), reason)
+    await rig.store.renewal_refusals.record_refusal(
+        CHAT, kongens.loan_id, kongens.due_date.isoformat(), reason
+    )
     await rig.sweep()
     [digest] = rig.telegram.sent(CHAT)
     entry = next(part for part in digest.text.split("\n\n") if "Kongens fald" in part)

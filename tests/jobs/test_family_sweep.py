@@ -16,9 +16,9 @@ async def family(rig: Rig) -> tuple[str, str]:
     """Karen (card 1) and Jonas (card 2) in one chat, named."""
     karen = await rig.connect(FAMILY, KAREN, language="en")
     jonas = await rig.connect(FAMILY, JONAS, language="en")
-    assert [card.card for card in await rig.store.cards(FAMILY)] == [1, 2]
-    await rig.store.set_label(FAMILY, 1, "Karen")
-    await rig.store.set_label(FAMILY, 2, "Jonas")
+    assert [card.number for card in await rig.store.cards.of_chat(FAMILY)] == [1, 2]
+    await rig.store.cards.set_label(FAMILY, 1, "Karen")
+    await rig.store.cards.set_label(FAMILY, 2, "Jonas")
     return karen, jonas
 
 
@@ -68,7 +68,7 @@ async def test_a_refused_token_forgets_only_its_card(rig: Rig) -> None:
     assert "👤 <b>Jonas</b>" in reconnect.html  # it says which card
     [digest] = [m for m in messages if m is not reconnect]
     assert "Karen" in digest.html and "Jonas" not in digest.html
-    assert [card.card for card in await rig.store.cards(FAMILY)] == [1]
+    assert [card.number for card in await rig.store.cards.of_chat(FAMILY)] == [1]
 
 
 async def test_the_cards_of_a_chat_stay_together_across_batches(rig: Rig) -> None:
@@ -87,8 +87,12 @@ async def test_the_cards_of_a_chat_stay_together_across_batches(rig: Rig) -> Non
 
 async def test_a_card_logged_out_takes_only_its_own_memory(rig: Rig) -> None:
     await family(rig)
-    await rig.store.record_refusal(FAMILY, "L1", "2027-01-01", "Renewal Not Allowed", card=2)
-    await rig.store.record_refusal(FAMILY, "L1", "2027-01-01", "Renewal Not Allowed", card=1)
-    removed = await rig.store.remove_account(FAMILY, 2)
+    await rig.store.renewal_refusals.record_refusal(
+        FAMILY, "L1", "2027-01-01", "Renewal Not Allowed", card=2
+    )
+    await rig.store.renewal_refusals.record_refusal(
+        FAMILY, "L1", "2027-01-01", "Renewal Not Allowed", card=1
+    )
+    removed = await rig.store.remove_card(FAMILY, 2, logout=True)
     assert removed is not None and removed.label == "Jonas"
     assert await rows(rig.store, "SELECT card FROM renewal_refusal") == [(1,)]

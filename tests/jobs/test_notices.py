@@ -22,7 +22,9 @@ SNAK = "Snak_om_*stjerner*"  # Karen's loan due today, renewed as often as allow
 async def _refuse(rig: Rig, token: str, title: str) -> None:
     """The bot remembers that the library refused to renew this loan (as /renew records it)."""
     [loan] = [loan for loan in (await rig.library.user(token)).loans if loan.title == title]
-    await rig.store.record_refusal(KAREN_CHAT, loan.loan_id, due_key(loan), "maxRenewalsReached")
+    await rig.store.renewal_refusals.record_refusal(
+        KAREN_CHAT, loan.loan_id, due_key(loan), "maxRenewalsReached"
+    )
 
 
 def _day(rig: Rig, days: int) -> date:
@@ -50,7 +52,7 @@ async def test_a_refused_loan_is_reminded_daily_from_its_due_day(rig: Rig) -> No
         assert "⛔" in latest.text and SNAK in latest.text and "Overskredet" in latest.text
 
     # Turned off: the loan is reminded as any overdue loan is (once), no longer daily.
-    await rig.store.set_notices(KAREN_CHAT, frozenset({"fees"}))
+    await rig.store.chats.set_notices(KAREN_CHAT, frozenset({"fees"}))
     for days in (3, 4, 5):
         await rig.sweep(today=_day(rig, days))
     assert len([text for text in rig.texts(KAREN_CHAT)[3:] if SNAK in text]) == 1
@@ -60,7 +62,7 @@ async def test_the_polling_plan_keeps_a_refused_loan_daily(rig: Rig) -> None:
     token = await rig.connect(KAREN_CHAT, KAREN)
     await _refuse(rig, token, SNAK)
     await rig.sweep()
-    account = await rig.store.account(KAREN_CHAT)
+    account = await rig.store.cards.get(KAREN_CHAT)
     assert account is not None and account.next_check == _day(rig, 1)
     # Past its first overdue day the plan alone would wait; the daily reminder keeps it daily.
     # Without holds (a waiting one is checked daily anyway); Karen's other loans are due within
@@ -68,7 +70,7 @@ async def test_the_polling_plan_keeps_a_refused_loan_daily(rig: Rig) -> None:
     rig.sandbox.patron_data(KAREN).orders.clear()
     for days in range(1, 8):
         await rig.sweep(today=_day(rig, days))
-        account = await rig.store.account(KAREN_CHAT)
+        account = await rig.store.cards.get(KAREN_CHAT)
         assert account is not None and account.next_check == _day(rig, days + 1), days
 
 
@@ -86,7 +88,7 @@ async def test_a_hold_moving_up_the_queue_is_told_once_in_english_when_turned_on
     await rig.sweep(today=_day(rig, 1))
     assert not any("in the queue" in text for text in rig.texts(KAREN_CHAT))
 
-    await rig.store.set_notices(KAREN_CHAT, frozenset({"queue", "fees", "refused"}))
+    await rig.store.chats.set_notices(KAREN_CHAT, frozenset({"queue", "fees", "refused"}))
     await rig.sweep(today=_day(rig, 2))  # the first status seen: positions are recorded
     assert not any("in the queue" in text for text in rig.texts(KAREN_CHAT))
     dune["holdQueuePosition"] = "1"
@@ -121,10 +123,10 @@ async def test_a_new_fee_is_told_once_and_the_fees_first_seen_never(rig: Rig) ->
     assert len([text for text in rig.texts(KAREN_CHAT) if "Nyt gebyr" in text]) == 1
 
     # Off: a fee is not told; on again: the fees of that day are recorded, not told.
-    await rig.store.set_notices(KAREN_CHAT, frozenset({"refused"}))
+    await rig.store.chats.set_notices(KAREN_CHAT, frozenset({"refused"}))
     data.debt.append(dict(fee, title="Gebyr for sen aflevering"))
     await rig.sweep(today=_day(rig, 3))
-    await rig.store.set_notices(KAREN_CHAT, frozenset({"refused", "fees"}))
+    await rig.store.chats.set_notices(KAREN_CHAT, frozenset({"refused", "fees"}))
     await rig.sweep(today=_day(rig, 4))
     assert len([text for text in rig.texts(KAREN_CHAT) if "Nyt gebyr" in text]) == 1
 
@@ -139,12 +141,12 @@ async def test_notices_are_toggled_with_buttons_in_reminders(bot: BotHarness) ->
 
     on = await bot.tap(KAREN_CHAT, status, "⬜ Kø rykker frem")
     assert on is not None and "Gemt" in on.text
-    assert "queue" in (await bot.store.chat(KAREN_CHAT)).notices
+    assert "queue" in (await bot.store.chats.chat(KAREN_CHAT)).notices
     off = await bot.tap(KAREN_CHAT, on, "✅ Nye gebyrer")
     assert off is not None
     assert "⬜ Nye gebyrer" in [button.text for row in off.buttons for button in row]
     expected = frozenset({"refused", "queue", "pickup", "orders"})
-    assert (await bot.store.chat(KAREN_CHAT)).notices == expected
+    assert (await bot.store.chats.chat(KAREN_CHAT)).notices == expected
 
 
 async def test_a_ready_holds_last_day_is_nudged_that_morning_with_opening_hours(
@@ -152,7 +154,7 @@ async def test_a_ready_holds_last_day_is_nudged_that_morning_with_opening_hours(
 ) -> None:
     await rig.connect(KAREN_CHAT, KAREN, language="en")
     await rig.connect(JONAS_CHAT, JONAS)
-    await rig.store.set_notices(JONAS_CHAT, frozenset({"refused", "fees"}))
+    await rig.store.chats.set_notices(JONAS_CHAT, frozenset({"refused", "fees"}))
     data = rig.sandbox.patron_data(KAREN)
     [shelf] = [order for order in data.orders if order["status"] == "At reservation shelf"]
     await rig.sweep()
@@ -190,7 +192,7 @@ async def test_an_order_not_shown_after_a_day_is_told_once(rig: Rig) -> None:
     await rig.sweep()
     await rig.sweep(today=_day(rig, 1))  # less than a day after it was placed
     assert rig.texts(OLE_CHAT) == []
-    account = await rig.store.account(OLE_CHAT)
+    account = await rig.store.cards.get(OLE_CHAT)
     assert account is not None and account.next_check == _day(rig, 2)  # checked for it
 
     await rig.sweep(today=_day(rig, 2))
@@ -206,7 +208,7 @@ async def test_an_order_that_shows_up_or_is_not_watched_is_not_told(rig: Rig) ->
     token = await rig.connect(OLE_CHAT, OLE, language="en")
     await _order(rig, OLE_CHAT, token, LITTLE_PRINCE)  # shows up at once (no delay)
     jonas = await rig.connect(JONAS_CHAT, JONAS)
-    await rig.store.set_notices(JONAS_CHAT, frozenset({"fees"}))
+    await rig.store.chats.set_notices(JONAS_CHAT, frozenset({"fees"}))
     rig.sandbox.order_delay = 10**6
     await _order(rig, JONAS_CHAT, jonas, BABETTE)  # never shows; the notice is off
     for days in range(5):

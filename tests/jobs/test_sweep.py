@@ -86,7 +86,9 @@ async def test_digest_has_exactly_the_due_loans_and_ready_holds(rig: Rig) -> Non
     assert "Reminder from the library" in jonas.text
     assert "Lykke-Per" in jonas.text and "Klara og solen" in jonas.text
     assert _labels(jonas) == ["Renew: Lykke-Per", "Renew all"]
-    ref = await rig.store.callback(jonas.button("Lykke-Per").callback_data.split(":")[1], 502)
+    ref = await rig.store.callbacks.callback(
+        jonas.button("Lykke-Per").callback_data.split(":")[1], 502
+    )
     assert ref is not None and ref.action == "renew" and ref.payload["title"] == "Lykke-Per"
 
     assert rig.telegram.sent(OLE_CHAT) == []
@@ -98,7 +100,7 @@ async def test_second_sweep_the_same_day_sends_nothing(rig: Rig) -> None:
     again = await rig.sweep()
     assert again.messages == 0 and again.patrons == 0
     # Even a patron the day's sweep had not finished gets nothing twice.
-    await rig.store.finish_sweeps([(KAREN_CHAT, 1)], date(2000, 1, 1))
+    await rig.store.sweeps.finish_sweeps([(KAREN_CHAT, 1)], date(2000, 1, 1))
     assert (await rig.sweep()).messages == 0
     assert len(rig.telegram.sent(KAREN_CHAT)) == 1
 
@@ -176,7 +178,7 @@ async def test_expired_token_gets_one_reconnect_message(rig: Rig) -> None:
     login = message.button("Log in again")
     assert login.url and login.url.startswith(rig.settings.OAUTH_URL or "-")
     assert "state=" in login.url
-    assert await rig.store.account(KAREN_CHAT) is None
+    assert await rig.store.cards.get(KAREN_CHAT) is None
     assert len(rig.telegram.sent(JONAS_CHAT)) == 1  # the others still get theirs
 
     next_day = await rig.sweep(today=rig.sandbox.today + timedelta(days=1))
@@ -192,11 +194,11 @@ async def test_blocked_user_is_marked_inactive(rig: Rig) -> None:
     report = await rig.sweep()
 
     assert report.failures["blocked"] == 1
-    assert (await rig.store.chat(KAREN_CHAT)).active is False
+    assert (await rig.store.chats.chat(KAREN_CHAT)).active is False
     assert rig.telegram.sent(KAREN_CHAT) == []
     assert len(rig.telegram.sent(JONAS_CHAT)) == 1
     tomorrow = rig.sandbox.today + timedelta(days=1)
-    await rig.store.set_next_checks({(KAREN_CHAT, 1): tomorrow, (JONAS_CHAT, 1): tomorrow})
+    await rig.store.sweeps.set_next_checks({(KAREN_CHAT, 1): tomorrow, (JONAS_CHAT, 1): tomorrow})
     next_day = await rig.sweep(today=tomorrow)
     assert next_day.patrons == 1  # only Jonas: an inactive chat is not swept
 

@@ -50,7 +50,7 @@ async def test_connect_journey_on_postgres(bot_pg: BotHarness) -> None:
     await bot_pg.connect(CHAT, KAREN)
     loans = await bot_pg.send(CHAT, "/loans")
     assert "Kongens fald" in loans.text
-    account = await bot_pg.store.account(CHAT)
+    account = await bot_pg.store.cards.get(CHAT)
     assert account is not None and account.unique_id
     # At rest the token is sealed, never the plain value.
     url = make_url(bot_pg.settings.DATABASE_URL)
@@ -64,7 +64,7 @@ async def test_connect_journey_on_postgres(bot_pg: BotHarness) -> None:
     assert account.token not in stored
     logout = await bot_pg.send(CHAT, "/logout")
     assert logout.text
-    assert await bot_pg.store.account(CHAT) is None
+    assert await bot_pg.store.cards.get(CHAT) is None
 
 
 async def test_reminder_sweep_on_postgres(
@@ -387,24 +387,24 @@ async def test_every_revision_upgrades_with_data(
     await _seed(url, revisions[-1])
     store = await Store.open(url, [KEY])
     try:
-        assert await store.count_accounts() == 2
-        account = await store.account(1)
+        assert await store.cards.count() == 2
+        account = await store.cards.get(1)
         assert account is not None and account.token == "token-of-chat-1"
         assert (account.label, account.pickup_branch) == ("Karen", "DK-710104")
-        family = await store.cards(1)
-        assert [(c.card, c.label, c.pickup_branch, c.fees_known) for c in family] == [
+        family = await store.cards.of_chat(1)
+        assert [(c.number, c.label, c.pickup_branch, c.fees_known) for c in family] == [
             (1, "Karen", "DK-710104", False),
             (2, "Sofie", "DK-714703", True),
         ]
-        chat = await store.chat(1)
+        chat = await store.chats.chat(1)
         assert (chat.language, chat.reminder_days) == ("en", (5, 1))
-        assert (await store.chat(2)).reminders_enabled is False
+        assert (await store.chats.chat(2)).reminders_enabled is False
         assert chat.notices == frozenset({"queue", "fees"})
         assert await store.notices.seen(1) == {"queue:O1": "3"}
-        assert await store.begin_reminders_many({1: ["loan:L1:2026-01-13:3"]}) == {
+        assert await store.reminder_log.begin_reminders_many({1: ["loan:L1:2026-01-13:3"]}) == {
             1: {"loan:L1:2026-01-13:3": "sent"}
         }
-        ref = await store.callback("cb1", 1)
+        ref = await store.callbacks.callback("cb1", 1)
         assert ref is not None and ref.payload["loan_id"] == "L1"
     finally:
         await store.close()
@@ -447,7 +447,7 @@ async def test_migrate_command_on_postgres(
     assert again.returncode == 0, again.stderr  # idempotent
     store = await Store.open(url, [KEY])
     try:
-        assert await store.count_accounts() == 0
+        assert await store.cards.count() == 0
         assert await store.ping()
     finally:
         await store.close()

@@ -24,7 +24,7 @@ async def family(store: Store, chat_id: int = 1) -> None:
     await connect(store, chat_id)
     code = await store.create_pending_link(chat_id, "second", None, {"uniqueId": "child"})
     await store.complete_link(chat_id, code)
-    await store.set_label(chat_id, 2, "Sofie")
+    await store.cards.set_label(chat_id, 2, "Sofie")
 
 
 async def test_the_secret_is_only_a_hash_and_the_entries_are_sealed(store: Store) -> None:
@@ -41,7 +41,7 @@ async def test_the_secret_is_only_a_hash_and_the_entries_are_sealed(store: Store
         (2, "Sofie", OTHER),
     ]
     assert await store.calendar.open(secret[:-1] + "x") is None
-    assert (await store.chat(1)).has_calendar
+    assert (await store.chats.chat(1)).has_calendar
 
 
 async def test_entries_are_kept_only_for_chats_with_a_feed(store: Store) -> None:
@@ -54,7 +54,7 @@ async def test_entries_are_kept_only_for_chats_with_a_feed(store: Store) -> None
     assert await store.calendar.entries_of(1, 1) is None
     assert await store.calendar.entries_of(2) is None
     assert await rows(store, "SELECT chat_id FROM calendar_feed") == [(1,)]
-    assert not (await store.chat(2)).has_calendar
+    assert not (await store.chats.chat(2)).has_calendar
 
 
 async def test_a_new_address_replaces_the_old_and_off_closes_it(store: Store) -> None:
@@ -74,10 +74,10 @@ async def test_a_new_address_replaces_the_old_and_off_closes_it(store: Store) ->
 async def test_the_feed_closes_with_the_last_card_and_with_forget(store: Store) -> None:
     await family(store)
     secret = await store.calendar.create(1, {1: ENTRIES, 2: OTHER})
-    await store.remove_account(1, 1)
+    await store.remove_card(1, 1, logout=True)
     feed = await store.calendar.open(secret)
     assert feed is not None and [c.card for c in feed.cards] == [2]
-    await store.remove_account(1, 2)
+    await store.remove_card(1, 2, logout=True)
     assert await store.calendar.open(secret) is None
     await family(store, 3)
     secret = await store.calendar.create(3, {1: ENTRIES})

@@ -15,58 +15,66 @@ NCIP = "NCIPMDAxOXwwMDAwMDMyNDg0fFJvc2VuLCBNaWNoYWVsfFNtdXR8fHw="
 
 
 async def test_chat_remembers_language_reason_and_fresh_login(store: Store) -> None:
-    await store.set_telegram_language(1, "en-GB-oxendict-and-much-more")
-    await store.set_account_ended(1, "logged_out")
-    await store.set_fresh_login(1, True)
-    chat = await store.chat(1)
+    await store.chats.set_telegram_language(1, "en-GB-oxendict-and-much-more")
+    await store.chats.set_account_ended(1, "logged_out")
+    await store.chats.set_fresh_login(1, True)
+    chat = await store.chats.chat(1)
     assert chat.telegram_language == "en-GB-oxendict-a"  # cut to the column
     assert chat.language is None
     assert (chat.account_ended, chat.fresh_login) == ("logged_out", True)
-    await store.set_connected(1)
-    chat = await store.chat(1)
+    await store.chats.set_connected(1)
+    chat = await store.chats.chat(1)
     assert (chat.account_ended, chat.fresh_login) == (None, False)
     assert chat.telegram_language == "en-GB-oxendict-a"
-    assert (await store.chat(2)).fresh_login is False  # the defaults of a chat with no row
+    assert (await store.chats.chat(2)).fresh_login is False  # the defaults of a chat with no row
 
 
 async def test_refusals_per_chat_and_loan(open_store: OpenStore, clock: FakeClock) -> None:
     async with open_store() as store:
-        await store.record_refusal(1, NCIP, "2026-01-23", "Maximum Renewals Exceeded")
-        await store.record_refusal(1, "L2", "2026-01-24", "x" * 500)
-        await store.record_refusal(2, NCIP, "2026-01-25", "Agency authentication failed")
-        found = await store.refusals(1)
+        await store.renewal_refusals.record_refusal(
+            1, NCIP, "2026-01-23", "Maximum Renewals Exceeded"
+        )
+        await store.renewal_refusals.record_refusal(1, "L2", "2026-01-24", "x" * 500)
+        await store.renewal_refusals.record_refusal(
+            2, NCIP, "2026-01-25", "Agency authentication failed"
+        )
+        found = await store.renewal_refusals.refusals(1)
         assert set(found) == {NCIP, "L2"}
         assert found[NCIP].due == "2026-01-23" and len(found["L2"].reason) == 200
         # A later refusal of the same loan replaces the earlier one.
-        await store.record_refusal(1, NCIP, "2026-02-22", "Renewal Not Allowed")
-        assert (await store.refusals(1))[NCIP].due == "2026-02-22"
-        await store.record_refusal(1, "L9", "2026-01-25", "Renewal Not Allowed", card=2)
-        assert set(await store.refusals(1)) == {NCIP, "L2"}  # card 2's are its own
-        assert set(await store.refusals(1, 2)) == {"L9"}
-        many = await store.refusals_many([(1, 1), (2, 1), (3, 1)])
+        await store.renewal_refusals.record_refusal(1, NCIP, "2026-02-22", "Renewal Not Allowed")
+        assert (await store.renewal_refusals.refusals(1))[NCIP].due == "2026-02-22"
+        await store.renewal_refusals.record_refusal(
+            1, "L9", "2026-01-25", "Renewal Not Allowed", card=2
+        )
+        assert set(await store.renewal_refusals.refusals(1)) == {NCIP, "L2"}  # card 2's are its own
+        assert set(await store.renewal_refusals.refusals(1, 2)) == {"L9"}
+        many = await store.renewal_refusals.refusals_many([(1, 1), (2, 1), (3, 1)])
         assert set(many) == {(1, 1), (2, 1)} and set(many[(2, 1)]) == {NCIP}
-        await store.clear_refusal(1, "L2")
-        assert set(await store.refusals(1)) == {NCIP}
+        await store.renewal_refusals.clear_refusal(1, "L2")
+        assert set(await store.renewal_refusals.refusals(1)) == {NCIP}
         clock.advance(timedelta(days=8))  # remembered for a week at most
-        assert await store.refusals(1) == {}
-        assert await store.refusals_many([(1, 1), (2, 1)]) == {}
+        assert await store.renewal_refusals.refusals(1) == {}
+        assert await store.renewal_refusals.refusals_many([(1, 1), (2, 1)]) == {}
 
 
 async def test_an_expired_login_state_still_names_its_chat(
     open_store: OpenStore, clock: FakeClock
 ) -> None:
     async with open_store() as store:
-        fresh = await store.create_login_state(7)
-        stale = await store.create_login_state(8, ttl=timedelta(minutes=1))
+        fresh = await store.logins.create_login_state(7)
+        stale = await store.logins.create_login_state(8, ttl=timedelta(minutes=1))
         clock.advance(timedelta(minutes=2))
-        assert await store.take_login_state(fresh) == (7, False)
-        assert await store.take_login_state(stale) == (8, True)
-        assert await store.take_login_state(fresh) is None  # single use
-        assert await store.take_login_state("never-issued") is None
+        assert await store.logins.take_login_state(fresh) == (7, False)
+        assert await store.logins.take_login_state(stale) == (8, True)
+        assert await store.logins.take_login_state(fresh) is None  # single use
+        assert await store.logins.take_login_state("never-issued") is None
 
 
 async def test_the_buttons_of_a_message_in_one_query(store: Store) -> None:
-    ids = await store.put_callbacks(1, [("renew", {"loan_id": "A"}), ("renew", {"loan_id": "B"})])
-    [other] = await store.put_callbacks(2, [("renew", {"loan_id": "C"})])
-    found = await store.callbacks_many([*ids, other, "unknown"], 1)
+    ids = await store.callbacks.put_callbacks(
+        1, [("renew", {"loan_id": "A"}), ("renew", {"loan_id": "B"})]
+    )
+    [other] = await store.callbacks.put_callbacks(2, [("renew", {"loan_id": "C"})])
+    found = await store.callbacks.callbacks_many([*ids, other, "unknown"], 1)
     assert sorted(ref.payload["loan_id"] for ref in found) == ["A", "B"]

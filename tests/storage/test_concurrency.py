@@ -14,18 +14,21 @@ OpenStore = Callable[..., AbstractAsyncContextManager[Store]]
 
 async def test_twenty_concurrent_claims_one_winner(open_store: OpenStore) -> None:
     async with open_store(use_clock=False) as first, open_store(use_clock=False) as second:
-        [callback_id] = await first.put_callbacks(1, [("order", {"pid": "p"})])
+        [callback_id] = await first.callbacks.put_callbacks(1, [("order", {"pid": "p"})])
         claims = await asyncio.gather(
-            *((first if n % 2 else second).claim_callback(callback_id, 1) for n in range(20))
+            *(
+                (first if n % 2 else second).callbacks.claim_callback(callback_id, 1)
+                for n in range(20)
+            )
         )
     assert sum(claim is not None for claim in claims) == 1
 
 
 async def test_concurrent_state_and_code_are_single_use(open_store: OpenStore) -> None:
     async with open_store(use_clock=False) as first, open_store(use_clock=False) as second:
-        state = await first.create_login_state(1)
+        state = await first.logins.create_login_state(1)
         consumed = await asyncio.gather(
-            *((first if n % 2 else second).take_login_state(state) for n in range(10))
+            *((first if n % 2 else second).logins.take_login_state(state) for n in range(10))
         )
         assert consumed.count((1, False)) == 1 and consumed.count(None) == 9
         code = await first.create_pending_link(1, "token", None, {})
@@ -33,7 +36,7 @@ async def test_concurrent_state_and_code_are_single_use(open_store: OpenStore) -
             *((first if n % 2 else second).complete_link(1, code) for n in range(10))
         )
         assert sum(account is not None for account in linked) == 1
-        assert await first.count_accounts() == 1
+        assert await first.cards.count() == 1
 
 
 async def test_two_sweepers_get_disjoint_batches_covering_everyone(
@@ -47,10 +50,12 @@ async def test_two_sweepers_get_disjoint_batches_covering_everyone(
 
         async def sweep(store: Store, worker: str) -> list[int]:
             seen: list[int] = []
-            while batch := await store.claim_sweep_batch(day, worker, 5, timedelta(minutes=5)):
+            while batch := await store.sweeps.claim_sweep_batch(
+                day, worker, 5, timedelta(minutes=5)
+            ):
                 for account, _settings in batch:
                     seen.append(account.chat_id)
-                    await store.finish_sweeps([account.key], day)
+                    await store.sweeps.finish_sweeps([account.key], day)
             return seen
 
         # Several sweepers per process, two processes' worth of stores, all at once.

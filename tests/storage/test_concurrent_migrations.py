@@ -22,7 +22,7 @@ async def _schema_ok(url: str) -> None:
     assert await database_revision(url) == head_revision()
     store = await Store.open(url, [new_key()])
     try:
-        assert await store.count_accounts() == 0
+        assert await store.cards.count() == 0
         assert await store.ping()
     finally:
         await store.close()

@@ -105,10 +105,10 @@ def _cprs() -> list[str]:
 async def _check_rows(url: str, key: bytes) -> None:
     store = await Store.open(url, [key])
     try:
-        account = await store.account(1)
+        account = await store.cards.get(1)
         assert account is not None and account.token == "token-1"
         assert (account.unique_id, account.municipality) == ("u-1", "101")
-        second = await store.account(2)
+        second = await store.cards.get(2)
         assert second is not None and (second.unique_id, second.municipality) == ("u-2", "101")
         linked = await store.database.run(
             lambda conn: conn.execute(

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from datetime import date
 
-from library_bot.storage.store import Account, Seen, Store
+from library_bot.storage.store import Card, Seen, Store
 from tests.storage.conftest import rows
 from tests.storage.test_store import connect
 
 
-async def _card(store: Store, chat_id: int) -> Account:
-    account = await store.account(chat_id)
+async def _card(store: Store, chat_id: int) -> Card:
+    account = await store.cards.get(chat_id)
     assert account is not None
     return account
 
@@ -19,7 +19,7 @@ async def _card(store: Store, chat_id: int) -> Account:
 async def test_toggles_and_what_was_seen_are_kept_per_kind(store: Store) -> None:
     for chat_id in (1, 2):
         await connect(store, chat_id)
-    chat = await store.chat(1)
+    chat = await store.chats.chat(1)
     assert chat.notices == frozenset({"refused", "fees", "pickup", "orders"})
     card = await _card(store, 1)
     assert not card.fees_known and card.order_check is None
@@ -46,16 +46,16 @@ async def test_toggles_and_what_was_seen_are_kept_per_kind(store: Store) -> None
     assert (await _card(store, 1)).order_check is None
 
     # Turning fees off forgets that they were known: turned on, they are recorded again.
-    off = await store.set_notices(1, frozenset({"queue"}))
+    off = await store.chats.set_notices(1, frozenset({"queue"}))
     assert off.notices == frozenset({"queue"}) and not (await _card(store, 1)).fees_known
-    assert (await store.set_notices(1, frozenset())).notices == frozenset()
+    assert (await store.chats.set_notices(1, frozenset())).notices == frozenset()
 
 
 async def test_logout_and_forget_remove_what_the_notices_saw(store: Store) -> None:
     for chat_id in (1, 2, 3):
         await connect(store, chat_id)
         await store.notices.keep({(chat_id, 1): Seen(fees={"aa11"}, queue={"O1": 3})})
-    await store.remove_account(1)
+    await store.remove_card(1, logout=True)
     await store.forget_chat(2)
     for chat_id, left in ((1, 0), (2, 0), (3, 2)):
         found = await rows(store, "SELECT item FROM notice_seen WHERE chat_id = :c", c=chat_id)

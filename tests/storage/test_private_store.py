@@ -20,20 +20,22 @@ GROUP, ALICE, BOB = -1001, 11, 12
 
 
 async def test_a_button_belongs_to_the_user_who_was_shown_it(store: Store) -> None:
-    [ref_id] = await store.put_callbacks(GROUP, [("lang", {"lang": "en"})], user_id=ALICE)
-    assert await store.callback(ref_id, GROUP, user_id=BOB) is None
-    assert await store.claim_callback(ref_id, GROUP, user_id=BOB) is None
-    assert await store.callback_user(ref_id, GROUP) == ALICE
-    ref = await store.claim_callback(ref_id, GROUP, user_id=ALICE)
+    [ref_id] = await store.callbacks.put_callbacks(GROUP, [("lang", {"lang": "en"})], user_id=ALICE)
+    assert await store.callbacks.callback(ref_id, GROUP, user_id=BOB) is None
+    assert await store.callbacks.claim_callback(ref_id, GROUP, user_id=BOB) is None
+    assert await store.callbacks.callback_user(ref_id, GROUP) == ALICE
+    ref = await store.callbacks.claim_callback(ref_id, GROUP, user_id=ALICE)
     assert ref is not None and ref.user_id == ALICE and ref.used_at is not None
     # A private chat's (and a job's) buttons belong to the chat's user, whose id is the chat id.
-    [own] = await store.put_callbacks_many([(ALICE, "renew", {})])
-    assert (await store.callback(own, ALICE)) is not None
-    assert await store.callback(own, ALICE, user_id=BOB) is None
+    [own] = await store.callbacks.put_callbacks_many([(ALICE, "renew", {})])
+    assert (await store.callbacks.callback(own, ALICE)) is not None
+    assert await store.callbacks.callback(own, ALICE, user_id=BOB) is None
 
 
 async def test_buttons_of_a_command_are_one_statement_with_given_ids(store: Store) -> None:
-    ids = await store.put_callbacks(ALICE, [("order", {"pid": "p"}), ("order", {"abort": "x"})])
+    ids = await store.callbacks.put_callbacks(
+        ALICE, [("order", {"pid": "p"}), ("order", {"abort": "x"})]
+    )
     assert len(set(ids)) == 2
     assert [r[0] for r in await rows(store, "SELECT id FROM callback_ref ORDER BY id")] == sorted(
         ids
@@ -45,18 +47,20 @@ async def test_login_states_per_chat_are_capped_newest_kept(
 ) -> None:
     async with open_store() as store:
         # One fake clock for all of them: equal times, and still the newest is kept.
-        states = [await store.create_login_state(ALICE) for _ in range(3 * LIVE_LOGIN_STATES)]
-        other = await store.create_login_state(BOB)
+        states = [
+            await store.logins.create_login_state(ALICE) for _ in range(3 * LIVE_LOGIN_STATES)
+        ]
+        other = await store.logins.create_login_state(BOB)
         assert await rows(store, "SELECT count(*) FROM login_state WHERE chat_id = 11") == [
             (LIVE_LOGIN_STATES,)
         ]
-        assert await store.take_login_state(states[-1]) == (ALICE, False)
-        assert await store.take_login_state(other) == (BOB, False)
+        assert await store.logins.take_login_state(states[-1]) == (ALICE, False)
+        assert await store.logins.take_login_state(other) == (BOB, False)
         clock.advance(timedelta(seconds=1))
-        newer = [await store.create_login_state(ALICE) for _ in range(LIVE_LOGIN_STATES)]
+        newer = [await store.logins.create_login_state(ALICE) for _ in range(LIVE_LOGIN_STATES)]
         for state in newer:
-            assert await store.take_login_state(state) == (ALICE, False)
-        assert await store.take_login_state(states[0]) is None
+            assert await store.logins.take_login_state(state) == (ALICE, False)
+        assert await store.logins.take_login_state(states[0]) is None
 
 
 async def test_migration_binds_private_buttons_and_drops_everything_of_groups(

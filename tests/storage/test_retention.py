@@ -14,9 +14,9 @@ OpenStore = Callable[..., AbstractAsyncContextManager[Store]]
 
 async def test_reminder_history_is_kept_90_days(open_store: OpenStore, clock: FakeClock) -> None:
     async with open_store() as store:
-        await store.mark_sent(1, ["loan:L1:2026-01-23:3"])
+        await store.reminder_log.mark_sent(1, ["loan:L1:2026-01-23:3"])
         clock.advance(REMINDER_HISTORY - timedelta(days=1))
-        await store.mark_sent(1, ["loan:L2:2026-04-23:3"])
+        await store.reminder_log.mark_sent(1, ["loan:L2:2026-04-23:3"])
         assert await store.purge_expired() == 0
         clock.advance(timedelta(days=1))
         assert await store.purge_expired() == 1
@@ -25,9 +25,9 @@ async def test_reminder_history_is_kept_90_days(open_store: OpenStore, clock: Fa
 
 async def test_buttons_are_kept_a_day(open_store: OpenStore, clock: FakeClock) -> None:
     async with open_store() as store:
-        [button] = await store.put_callbacks(1, [("renew", {"loan_id": "L1"})])
+        [button] = await store.callbacks.put_callbacks(1, [("renew", {"loan_id": "L1"})])
         clock.advance(CALLBACK_TTL)
-        assert await store.callback(button, 1) is None
+        assert await store.callbacks.callback(button, 1) is None
         assert await store.purge_expired() == 1
         assert await rows(store, "SELECT id FROM callback_ref") == []
 
@@ -36,16 +36,18 @@ async def test_settings_of_a_chat_that_blocked_the_bot_go_after_90_days(
     open_store: OpenStore, clock: FakeClock
 ) -> None:
     async with open_store() as store:
-        await store.set_language(1, "en")  # still talking to the bot: kept
-        await store.set_language(2, "en")
-        await store.set_active(2, False)  # blocked the bot
-        await store.set_language(3, "en")
-        await store.set_active(3, False)  # blocked, but still connected
+        await store.chats.set_language(1, "en")  # still talking to the bot: kept
+        await store.chats.set_language(2, "en")
+        await store.chats.set_active(2, False)  # blocked the bot
+        await store.chats.set_language(3, "en")
+        await store.chats.set_active(3, False)  # blocked, but still connected
         code = await store.create_pending_link(3, "token-3", None, {"uniqueId": "u-3"})
         assert await store.complete_link(3, code) is not None
         clock.advance(BLOCKED_CHAT_RETENTION - timedelta(minutes=1))
         assert await store.purge_expired() == 0
         clock.advance(timedelta(minutes=1))
         assert await store.purge_expired() == 1
-        assert (await store.chat(2)).language is None
-        assert (await store.chat(1)).language == "en" and (await store.chat(3)).language == "en"
+        assert (await store.chats.chat(2)).language is None
+        assert (await store.chats.chat(1)).language == "en" and (
+            await store.chats.chat(3)
+        ).language == "en"

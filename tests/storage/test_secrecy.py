@@ -26,7 +26,7 @@ async def _everything_stored(store: Store) -> str:
 
 
 async def test_no_secret_in_plain_text(store: Store, store_url: str) -> None:
-    state = await store.create_login_state(1)
+    state = await store.logins.create_login_state(1)
     code = await store.create_pending_link(1, TOKEN, None, {"uniqueId": "u", "cpr": CPR})
     await store.complete_link(1, code)
     other_code = await store.create_pending_link(2, TOKEN + "-2", None, {"cpr": CPR})
@@ -54,9 +54,9 @@ async def test_ciphertext_moved_to_another_chat_does_not_open(store: Store) -> N
         "UPDATE account SET token = (SELECT token FROM account WHERE chat_id = 1) WHERE chat_id = 2"
     )
     await store.database.run(lambda conn: conn.execute(swap))
-    account = await store.account(1)
+    account = await store.cards.get(1)
     assert account is not None and account.token == f"{TOKEN}-1"
-    assert await store.account(2) is None  # treated as not connected: the patron logs in again
+    assert await store.cards.get(2) is None  # treated as not connected: the patron logs in again
 
 
 async def test_old_key_works_until_rotation_then_can_be_removed(
@@ -69,18 +69,18 @@ async def test_old_key_works_until_rotation_then_can_be_removed(
             await before.complete_link(chat_id, code)
         pending = await before.create_pending_link(4, f"{TOKEN}-4", None, {})
     async with open_store([new, old]) as during:
-        account = await during.account(2)
+        account = await during.cards.get(2)
         assert account is not None and account.token == f"{TOKEN}-2"
         assert await during.rotate_keys() == 4  # three accounts and one pending link
         assert await during.rotate_keys() == 0
     async with open_store([new]) as after:
         for chat_id in (1, 2, 3):
-            account = await after.account(chat_id)
+            account = await after.cards.get(chat_id)
             assert account is not None and account.token == f"{TOKEN}-{chat_id}"
         linked = await after.complete_link(4, pending)
-        assert linked is not None and linked.account is not None
-        assert linked.account.token == f"{TOKEN}-4"
+        assert linked is not None and linked.card is not None
+        assert linked.card.token == f"{TOKEN}-4"
         key_ids = {row[0] for row in await rows(after, "SELECT key_id FROM account")}
         assert len(key_ids) == 1
     async with open_store([old]) as stale:
-        assert await stale.account(1) is None
+        assert await stale.cards.get(1) is None

@@ -30,41 +30,41 @@ async def connect(
 
 
 async def test_chat_settings_defaults_and_changes(store: Store) -> None:
-    assert await store.chat(1) == ChatSettings(chat_id=1)
-    await store.set_language(1, "en")
+    assert await store.chats.chat(1) == ChatSettings(chat_id=1)
+    await store.chats.set_language(1, "en")
     changed = await store.set_reminders(1, enabled=False, days=[1, 3, 3, 0])
     assert changed == ChatSettings(1, "en", False, (3, 1, 0), True)
-    assert await store.chat(1) == changed
+    assert await store.chats.chat(1) == changed
     assert (await store.set_reminders(1, enabled=True)).reminder_days == (3, 1, 0)
     assert (await store.set_reminders(1, days=())).reminder_days is None
-    await store.set_active(1, False)
-    await store.set_language(1, None)
-    settings = await store.chat(1)
+    await store.chats.set_active(1, False)
+    await store.chats.set_language(1, None)
+    settings = await store.chats.chat(1)
     assert (settings.active, settings.language, settings.reminders_enabled) == (False, None, True)
     with pytest.raises(ValueError):
         await store.set_reminders(1, days=[-1])
     # Telegram supergroup ids do not fit in 32 bits.
-    await store.set_language(-1001234567890, "da")
-    assert (await store.chat(-1001234567890)).language == "da"
+    await store.chats.set_language(-1001234567890, "da")
+    assert (await store.chats.chat(-1001234567890)).language == "da"
 
 
 async def test_login_state_single_use_and_hashed(store: Store) -> None:
-    state = await store.create_login_state(5)
+    state = await store.logins.create_login_state(5)
     assert len(state) >= 43  # 256 bits, URL-safe
     stored = await rows(store, "SELECT state_hash FROM login_state")
     assert state not in str(stored)
-    assert await store.take_login_state(state) == (5, False)
-    assert await store.take_login_state(state) is None
-    assert await store.take_login_state("never-issued") is None
+    assert await store.logins.take_login_state(state) == (5, False)
+    assert await store.logins.take_login_state(state) is None
+    assert await store.logins.take_login_state("never-issued") is None
 
 
 async def test_login_state_expires(open_store: OpenStore, clock: FakeClock) -> None:
     async with open_store() as store:
-        state = await store.create_login_state(5, ttl=timedelta(minutes=10))
+        state = await store.logins.create_login_state(5, ttl=timedelta(minutes=10))
         clock.advance(timedelta(minutes=10, seconds=1))
         # Taken all the same, naming its chat for the "expired" page.
-        assert await store.take_login_state(state) == (5, True)
-        assert await store.take_login_state(state) is None
+        assert await store.logins.take_login_state(state) == (5, True)
+        assert await store.logins.take_login_state(state) is None
         assert await rows(store, "SELECT * FROM login_state") == []
 
 
@@ -74,35 +74,35 @@ async def test_link_connects_only_the_chat_that_asked(store: Store) -> None:
     assert len(code) == 8 and set(code) <= set(CODE_ALPHABET)
     # Someone else typing the code gets nothing, and the code stays usable.
     assert await store.complete_link(99, code) is None
-    assert await store.account(99) is None
+    assert await store.cards.get(99) is None
     linked = await store.complete_link(10, code.lower())
     assert linked is not None and linked.outcome == "added"
-    account = linked.account
-    assert account is not None and account.card == 1
+    account = linked.card
+    assert account is not None and account.number == 1
     assert (account.chat_id, account.token, account.token_expires_at) == (10, TOKEN, expires)
     assert (account.unique_id, account.municipality) == ("u-123", "101")
     assert account.connected_at.tzinfo is not None and not account.expiry_warned
     assert TOKEN not in repr(account)
     assert await store.complete_link(10, code) is None
-    assert await store.account(10) == account
-    assert await store.count_accounts() == 1
+    assert await store.cards.get(10) == account
+    assert await store.cards.count() == 1
 
 
 async def test_new_link_replaces_older_code_and_refreshes_the_same_card(store: Store) -> None:
     await connect(store, 10, "first-token")
-    await store.set_label(10, 1, "Karen")
-    await store.set_pickup_branch(10, "DK-710104")
+    await store.cards.set_label(10, 1, "Karen")
+    await store.cards.set_pickup_branch(10, "DK-710104")
     stale = await store.create_pending_link(10, "second-token", None, {})
     fresh = await store.create_pending_link(10, "third-token", None, {"uniqueId": "u-123"})
     assert await store.complete_link(10, stale) is None
     linked = await store.complete_link(10, fresh)
     assert linked is not None and linked.outcome == "refreshed"
-    account = linked.account
-    assert account is not None and account.token == "third-token" and account.card == 1
+    account = linked.card
+    assert account is not None and account.token == "third-token" and account.number == 1
     # What is the card's own stays with it.
     assert (account.label, account.pickup_branch) == ("Karen", "DK-710104")
-    assert (await store.account(10)) == account and account.token_expires_at is None
-    assert await store.count_accounts() == 1
+    assert (await store.cards.get(10)) == account and account.token_expires_at is None
+    assert await store.cards.count() == 1
 
 
 async def test_a_family_adds_cards_up_to_the_limit(store: Store) -> None:
@@ -119,19 +119,19 @@ async def test_a_family_adds_cards_up_to_the_limit(store: Store) -> None:
         )
         linked = await store.complete_link(10, code)
         assert linked is not None and linked.outcome == "added"
-        assert linked.account is not None and linked.account.card == number
+        assert linked.card is not None and linked.card.number == number
     code = await store.create_pending_link(10, "one-too-many", None, {"uniqueId": "u99"})
     assert await store.complete_link(10, code) == Linked("full", None)
     assert revoked == ["one-too-many"]
-    assert [card.card for card in await store.cards(10)] == list(range(1, MAX_CARDS + 1))
+    assert [card.number for card in await store.cards.of_chat(10)] == list(range(1, MAX_CARDS + 1))
     # Logging out card 2 frees its number for the next card; the others keep theirs.
-    removed = await store.remove_account(10, 2)
-    assert removed is not None and removed.token == "token-2" and removed.card == 2
+    removed = await store.remove_card(10, 2, logout=True)
+    assert removed is not None and removed.token == "token-2" and removed.number == 2
     code = await store.create_pending_link(10, "token-new", None, {"uniqueId": "u-new"})
     linked = await store.complete_link(10, code)
-    assert linked is not None and linked.account is not None and linked.account.card == 2
-    assert (await store.account(10, 3)) is not None
-    assert (await store.account(10, 3)).token == "token-3"  # type: ignore[union-attr]
+    assert linked is not None and linked.card is not None and linked.card.number == 2
+    assert (await store.cards.get(10, 3)) is not None
+    assert (await store.cards.get(10, 3)).token == "token-3"  # type: ignore[union-attr]
 
 
 async def test_link_code_expires(open_store: OpenStore, clock: FakeClock) -> None:
@@ -144,49 +144,49 @@ async def test_link_code_expires(open_store: OpenStore, clock: FakeClock) -> Non
 
 
 async def test_delete_account_returns_the_token_to_revoke(store: Store) -> None:
-    assert await store.delete_account(10) is None
+    assert await store.remove_card(10) is None
     await connect(store, 10)
-    deleted = await store.delete_account(10)
+    deleted = await store.remove_card(10)
     assert deleted is not None and deleted.token == TOKEN
-    assert await store.account(10) is None and await store.count_accounts() == 0
+    assert await store.cards.get(10) is None and await store.cards.count() == 0
 
 
 async def test_accounts_expiring_until_warned(store: Store) -> None:
     await connect(store, 1, expires=START + timedelta(days=2))
     await connect(store, 2, expires=START + timedelta(days=20))
     await connect(store, 3, expires=None)
-    expiring = await store.accounts_expiring(START + timedelta(days=3))
+    expiring = await store.cards.expiring(START + timedelta(days=3))
     assert [account.chat_id for account in expiring] == [1]
-    await store.mark_expiry_warned(1)
-    assert await store.accounts_expiring(START + timedelta(days=3)) == []
-    account = await store.account(1)
+    await store.cards.mark_expiry_warned(1)
+    assert await store.cards.expiring(START + timedelta(days=3)) == []
+    account = await store.cards.get(1)
     assert account is not None and account.expiry_warned
 
 
 async def test_callbacks_belong_to_their_chat_and_are_claimed_once(store: Store) -> None:
     payload: dict[str, Any] = {"loanId": "L1", "pids": ["870970-basis:1"]}
-    [callback_id] = await store.put_callbacks(7, [("renew", payload)])
+    [callback_id] = await store.callbacks.put_callbacks(7, [("renew", payload)])
     assert len(f"renew:{callback_id}".encode()) <= 64
-    assert await store.callback(callback_id, 8) is None
-    assert await store.claim_callback(callback_id, 8) is None
-    ref = await store.callback(callback_id, 7)
+    assert await store.callbacks.callback(callback_id, 8) is None
+    assert await store.callbacks.claim_callback(callback_id, 8) is None
+    ref = await store.callbacks.callback(callback_id, 7)
     assert ref is not None and (ref.action, ref.payload, ref.used_at) == ("renew", payload, None)
-    claimed = await store.claim_callback(callback_id, 7)
+    claimed = await store.callbacks.claim_callback(callback_id, 7)
     assert claimed is not None and claimed.used_at is not None and claimed.payload == payload
-    assert await store.claim_callback(callback_id, 7) is None
-    again = await store.callback(callback_id, 7)
+    assert await store.callbacks.claim_callback(callback_id, 7) is None
+    again = await store.callbacks.callback(callback_id, 7)
     assert again is not None and again.used_at == claimed.used_at
 
 
 async def test_callbacks_expire_after_a_day(open_store: OpenStore, clock: FakeClock) -> None:
     async with open_store() as store:
-        [old] = await store.put_callbacks(7, [("order", {})])
+        [old] = await store.callbacks.put_callbacks(7, [("order", {})])
         clock.advance(timedelta(hours=23))
-        [young] = await store.put_callbacks(7, [("order", {})])
+        [young] = await store.callbacks.put_callbacks(7, [("order", {})])
         clock.advance(timedelta(hours=2))
-        assert await store.claim_callback(old, 7) is None
+        assert await store.callbacks.claim_callback(old, 7) is None
         assert await store.purge_expired() == 1
-        assert await store.claim_callback(young, 7) is not None
+        assert await store.callbacks.claim_callback(young, 7) is not None
 
 
 async def test_sweep_batches_skip_finished_leased_inactive_and_muted(
@@ -196,25 +196,25 @@ async def test_sweep_batches_skip_finished_leased_inactive_and_muted(
     async with open_store() as store:
         for chat_id in range(1, 8):
             await connect(store, chat_id)
-        await store.set_active(3, False)
+        await store.chats.set_active(3, False)
         await store.set_reminders(4, enabled=False)
         await store.set_reminders(5, days=[2])
-        await store.set_language(5, "en")
-        first = await store.claim_sweep_batch(today, "w1", 2, timedelta(minutes=5))
+        await store.chats.set_language(5, "en")
+        first = await store.sweeps.claim_sweep_batch(today, "w1", 2, timedelta(minutes=5))
         assert [account.chat_id for account, _ in first] == [1, 2]
         assert first[0][0].token == TOKEN and first[0][1] == ChatSettings(1, cards=1)
-        second = await store.claim_sweep_batch(today, "w1", 10, timedelta(minutes=5))
+        second = await store.sweeps.claim_sweep_batch(today, "w1", 10, timedelta(minutes=5))
         assert [account.chat_id for account, _ in second] == [5, 6, 7]
         assert second[0][1].reminder_days == (2,) and second[0][1].language == "en"
         for chat_id in (1, 5, 6, 7):
-            await store.finish_sweeps([(chat_id, 1)], today)
+            await store.sweeps.finish_sweeps([(chat_id, 1)], today)
         # Chat 2 is still leased: nobody gets it until the lease runs out.
-        assert await store.claim_sweep_batch(today, "w2", 10, timedelta(minutes=5)) == []
+        assert await store.sweeps.claim_sweep_batch(today, "w2", 10, timedelta(minutes=5)) == []
         clock.advance(timedelta(minutes=6))
-        retried = await store.claim_sweep_batch(today, "w2", 10, timedelta(minutes=5))
+        retried = await store.sweeps.claim_sweep_batch(today, "w2", 10, timedelta(minutes=5))
         assert [account.chat_id for account, _ in retried] == [2]
-        await store.finish_sweeps([(2, 1)], today)
-        tomorrow = await store.claim_sweep_batch(
+        await store.sweeps.finish_sweeps([(2, 1)], today)
+        tomorrow = await store.sweeps.claim_sweep_batch(
             today + timedelta(days=1), "w1", 10, timedelta(minutes=5)
         )
         assert [account.chat_id for account, _ in tomorrow] == [1, 2, 5, 6, 7]
@@ -222,11 +222,11 @@ async def test_sweep_batches_skip_finished_leased_inactive_and_muted(
 
 async def test_reminder_ledger(store: Store) -> None:
     keys = ["loan:L1:2026-01-23:3", "loan:L2:2026-01-21:1"]
-    assert await store.begin_reminders_many({1: keys}) == {}
+    assert await store.reminder_log.begin_reminders_many({1: keys}) == {}
     assert await reminder_states(store, 1) == dict.fromkeys(keys, "intent")
-    await store.mark_sent(1, keys[:1])
+    await store.reminder_log.mark_sent(1, keys[:1])
     # Existing keys untouched; the states before are returned.
-    assert await store.begin_reminders_many({1: [*keys, "hold:H1:ready"]}) == {
+    assert await store.reminder_log.begin_reminders_many({1: [*keys, "hold:H1:ready"]}) == {
         1: {keys[0]: "sent", keys[1]: "intent"}
     }
     assert await reminder_states(store, 1) == {
@@ -234,22 +234,24 @@ async def test_reminder_ledger(store: Store) -> None:
         keys[1]: "intent",
         "hold:H1:ready": "intent",
     }
-    await store.mark_sent(1, ["loan:L3:2026-01-20:0"])  # sent without an intent first
+    await store.reminder_log.mark_sent(1, ["loan:L3:2026-01-20:0"])  # sent without an intent first
     assert (await reminder_states(store, 1))["loan:L3:2026-01-20:0"] == "sent"
     assert await reminder_states(store, 2) == {}
-    assert await store.begin_reminders_many({1: []}) == {}
-    await store.mark_sent(1, [])
+    assert await store.reminder_log.begin_reminders_many({1: []}) == {}
+    await store.reminder_log.mark_sent(1, [])
 
 
 async def test_forget_chat_leaves_nothing(store: Store) -> None:
     for chat_id in (1, 2):
         await connect(store, chat_id)
-        await store.set_language(chat_id, "da")
-        await store.create_login_state(chat_id)
+        await store.chats.set_language(chat_id, "da")
+        await store.logins.create_login_state(chat_id)
         await store.create_pending_link(chat_id, "pending", None, {})
-        await store.put_callbacks(chat_id, [("order", {"pid": "x"})])
-        await store.begin_reminders_many({chat_id: ["loan:L1:2026-01-23:3"]})
-        await store.record_refusal(chat_id, "L1", "2026-01-23", "Maximum Renewals Exceeded")
+        await store.callbacks.put_callbacks(chat_id, [("order", {"pid": "x"})])
+        await store.reminder_log.begin_reminders_many({chat_id: ["loan:L1:2026-01-23:3"]})
+        await store.renewal_refusals.record_refusal(
+            chat_id, "L1", "2026-01-23", "Maximum Renewals Exceeded"
+        )
         await store.calendar.create(chat_id, {1: "[]"})
         await store.notices.keep({(chat_id, 1): Seen(fees={"f1"})})
     await store.forget_chat(1)
@@ -259,7 +261,7 @@ async def test_forget_chat_leaves_nothing(store: Store) -> None:
     for table in tables:
         assert await rows(store, f"SELECT * FROM {table} WHERE chat_id = 1") == [], table  # noqa: S608
         assert len(await rows(store, f"SELECT * FROM {table} WHERE chat_id = 2")) == 1, table  # noqa: S608
-    assert await store.chat(1) == ChatSettings(1)
+    assert await store.chats.chat(1) == ChatSettings(1)
 
 
 async def test_ping(store: Store) -> None:
@@ -273,7 +275,7 @@ async def test_ping(store: Store) -> None:
 async def test_times_come_back_aware_utc(store: Store) -> None:
     copenhagen = datetime.fromisoformat("2026-03-01T13:00:00+01:00")
     await connect(store, 1, expires=copenhagen)
-    account = await store.account(1)
+    account = await store.cards.get(1)
     assert account is not None and account.token_expires_at == copenhagen
     assert (
         account.token_expires_at is not None
@@ -281,14 +283,65 @@ async def test_times_come_back_aware_utc(store: Store) -> None:
     )
 
 
-async def test_the_facade_is_its_repositories_under_their_own_names(store: Store) -> None:
-    """`store.x` is `store.<repository>.x`: one name per operation, wherever it is called."""
+async def test_the_repositories_are_reached_by_name(store: Store) -> None:
+    """`store.cards.get`, `store.chats.chat`: the flattened names left for the Telegram
+    handlers are each a repository's method, none of them the façade's own."""
     repositories = [value for value in vars(store).values() if isinstance(value, Repository)]
-    delegated = {name: value for name, value in vars(store).items() if inspect.ismethod(value)}
-    assert len(repositories) == 10 and len(delegated) > 30
-    for name, method in delegated.items():
-        assert method.__name__ == name and method.__self__ in repositories, name
+    flattened = {name: value for name, value in vars(store).items() if inspect.ismethod(value)}
+    assert len(repositories) == 10 and len(flattened) > 30
+    for name, method in flattened.items():
+        assert method.__self__ in repositories, name
         assert not hasattr(Store, name), f"{name} is both the façade's and a repository's"
+
+
+async def _card_two(store: Store) -> None:
+    """Chat 10 with two cards, a refusal and notice memory each, a feed and a pending login."""
+    for number in (1, 2):
+        code = await store.create_pending_link(
+            10, f"token-{number}", None, {"uniqueId": f"u{number}"}
+        )
+        assert await store.complete_link(10, code) is not None
+        await store.renewal_refusals.record_refusal(
+            10, "L1", "2026-01-23", "Renewal Not Allowed", card=number
+        )
+        await store.notices.keep({(10, number): Seen(fees={"f1"}, fees_known=True)})
+    await store.calendar.create(10, {1: "[]", 2: "[]"})
+
+
+PER_CARD = ("account", "renewal_refusal", "notice_seen")
+
+
+@pytest.mark.parametrize("spelling", ["remove_card", "delete_account"])
+async def test_removing_a_card_takes_everything_of_it(store: Store, spelling: str) -> None:
+    """A card that expired or was refused goes with its refusals and what its notices saw
+    (the old `delete_account` left those behind); the other card keeps its own."""
+    await _card_two(store)
+    removed = await getattr(store, spelling)(10, 2)
+    assert removed is not None and removed.token == "token-2"
+    for table in PER_CARD:
+        cards = await rows(store, f"SELECT card FROM {table} WHERE chat_id = 10")  # noqa: S608
+        assert sorted(row[0] for row in cards) == [1], table
+    assert await getattr(store, spelling)(10, 2) is None  # who removes a card, has it once
+
+
+async def test_the_last_card_removed_keeps_the_feed_but_a_logout_closes_it(store: Store) -> None:
+    """Without a card the feed is empty but keeps its address, so a patron whose card expired
+    logs in again under the same calendar; their own /logout of the last card closes it and
+    drops a login in progress."""
+    await _card_two(store)
+    await store.create_pending_link(10, "pending", None, {})
+    await store.remove_card(10, 1)
+    await store.remove_card(10, 2)
+    assert len(await rows(store, "SELECT * FROM calendar_feed WHERE chat_id = 10")) == 1
+    assert len(await rows(store, "SELECT * FROM pending_link WHERE chat_id = 10")) == 1
+    await _card_two(store)
+    await store.create_pending_link(10, "pending", None, {})
+    await store.remove_card(10, 1, logout=True)
+    assert len(await rows(store, "SELECT * FROM calendar_feed WHERE chat_id = 10")) == 1
+    removed = await store.remove_card(10, 2, logout=True)
+    assert removed is not None and removed.number == 2 and removed.label is None
+    for table in ("calendar_feed", "pending_link", *PER_CARD):
+        assert await rows(store, f"SELECT * FROM {table} WHERE chat_id = 10") == [], table  # noqa: S608
 
 
 async def test_forget_chat_revokes_every_card(store: Store) -> None:
@@ -306,4 +359,4 @@ async def test_forget_chat_revokes_every_card(store: Store) -> None:
         await store.complete_link(5, code)
     await store.forget_chat(5)
     assert sorted(revoked) == ["card-1", "card-2", "card-3"]
-    assert await store.cards(5) == []
+    assert await store.cards.of_chat(5) == []

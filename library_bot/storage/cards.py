@@ -1,7 +1,9 @@
 """Connected library cards (table `account`): each card's sealed token, the two things kept from
 userinfo, and what is the card's own (label, pick-up branch, notice state). A chat holds up to
-`MAX_CARDS` (a family). A token leaves the store only as `Account.token`, opened by
-`Accounts.open`; every card's token is sealed to its chat."""
+`MAX_CARDS` (a family), numbered from 1. A token leaves the store only as `Card.token`, opened
+by `Cards.open`; every card's token is sealed to its chat.
+
+Removing a card is `Store.remove_card`: it spans the tables that hold what is the card's."""
 
 from __future__ import annotations
 
@@ -27,8 +29,9 @@ CardKey = tuple[int, int]
 
 
 @dataclass(frozen=True)
-class Account:
-    """One connected card."""
+class Card:
+    """One connected card: the `number` it has in its chat, its identity at the library
+    (`unique_id`, `municipality`: all that is kept from userinfo) and its token."""
 
     chat_id: int
     token: str
@@ -37,8 +40,8 @@ class Account:
     municipality: str | None
     connected_at: datetime
     expiry_warned: bool
-    next_check: date | None = None  # the polling plan (rules/polling.py)
-    card: int = 1
+    next_check: date | None = None  # the check plan (rules/checks.py)
+    number: int = 1
     label: str | None = None  # the borrower's first name, or the patron's name for the card
     agency: str | None = None  # the card's library (`/v3/user` `agency`)
     pickup_branch: str | None = None
@@ -47,27 +50,45 @@ class Account:
 
     @property
     def key(self) -> CardKey:
-        return (self.chat_id, self.card)
+        """The card's key in the store: (chat id, number)."""
+        return (self.chat_id, self.number)
+
+    @property
+    def card(self) -> int:
+        """The card's number, by its old name (callers move to `number`)."""
+        return self.number
 
     def __repr__(self) -> str:  # keep the token out of logs and tracebacks
         return (
-            f"Account(chat_id={self.chat_id}, card={self.card}, "
+            f"Card(chat_id={self.chat_id}, number={self.number}, "
             f"unique_id={self.unique_id!r}, token=<hidden>)"
         )
 
 
 @dataclass(frozen=True)
-class RemovedAccount:
-    """What `/logout` needs: the token to revoke (None: it can no longer be decrypted)."""
+class RemovedCard:
+    """A card just removed: its token to revoke (None: it can no longer be decrypted), and the
+    card as it was (`was`, None when its token does not open)."""
 
     chat_id: int
     token: str | None
     token_expires_at: datetime | None
-    card: int = 1
+    number: int = 1
     label: str | None = None
+    was: Card | None = None
+
+    @property
+    def card(self) -> int:
+        """The card's number, by its old name (callers move to `number`)."""
+        return self.number
 
     def __repr__(self) -> str:
-        return f"RemovedAccount(chat_id={self.chat_id}, card={self.card}, token=<hidden>)"
+        return f"RemovedCard(chat_id={self.chat_id}, number={self.number}, token=<hidden>)"
+
+
+# The old names, while the Telegram handlers move to the new ones.
+Account = Card
+RemovedAccount = RemovedCard
 
 
 def of_card(chat_id: int, card: int) -> Any:
@@ -79,22 +100,25 @@ def of_card(chat_id: int, card: int) -> Any:
 _CARDS = select(ACCOUNT).where(ACCOUNT.c.chat_id == bindparam("chat_id")).order_by(ACCOUNT.c.card)
 
 
-class Accounts(Repository):
+class Cards(Repository):
+    """The cards of the chats. Calling the repository (`store.cards(chat_id)`) is `of_chat`,
+    the name the handlers still use."""
+
     def __init__(
         self, database: Database, now: Callable[[], datetime], cipher: TokenCipher
     ) -> None:
         super().__init__(database, now)
         self._cipher = cipher
 
-    def open(self, row: Row[Any]) -> Account | None:
-        """The account of a row, its token decrypted; None if the token does not open."""
+    def open(self, row: Row[Any]) -> Card | None:
+        """The card of a row, its token decrypted; None if the token does not open."""
         try:
             token = self._cipher.decrypt(row.token, int(row.chat_id))
         except TokenDecryptError as exc:
             # Treated as not connected: the patron is asked to /login again.
             log.warning("stored token of chat %s cannot be opened: %s", row.chat_id, exc)
             return None
-        return Account(
+        return Card(
             chat_id=int(row.chat_id),
             token=token,
             token_expires_at=row.token_expires_at,
@@ -103,7 +127,7 @@ class Accounts(Repository):
             connected_at=row.connected_at,
             expiry_warned=bool(row.expiry_warned),
             next_check=row.next_check,
-            card=int(row.card),
+            number=int(row.card),
             label=row.label,
             agency=row.agency,
             pickup_branch=row.pickup_branch,
@@ -111,16 +135,19 @@ class Accounts(Repository):
             order_check=row.order_check,
         )
 
-    async def account(self, chat_id: int, card: int = 1) -> Account | None:
-        statement = select(ACCOUNT).where(of_card(chat_id, card))
+    async def get(self, chat_id: int, number: int = 1) -> Card | None:
+        statement = select(ACCOUNT).where(of_card(chat_id, number))
         row = await self._run(lambda conn: conn.execute(statement).first())
         return None if row is None else self.open(row)
 
-    async def cards(self, chat_id: int) -> list[Account]:
+    async def of_chat(self, chat_id: int) -> list[Card]:
         """Every card of the chat, by number; a card whose token does not open is left out."""
         values = {"chat_id": chat_id}
         rows = await self._run(lambda conn: conn.execute(_CARDS, values).all())
-        return [account for row in rows if (account := self.open(row)) is not None]
+        return [card for row in rows if (card := self.open(row)) is not None]
+
+    async def __call__(self, chat_id: int) -> list[Card]:
+        return await self.of_chat(chat_id)
 
     @staticmethod
     def take(chat_id: int, card: int | None = 1) -> Executable:
@@ -154,12 +181,6 @@ class Accounts(Repository):
             .returning(*ACCOUNT.c)
         )
 
-    async def delete_account(self, chat_id: int, card: int = 1) -> Account | None:
-        """Remove the card; returns it (with its token, to revoke) if there was one."""
-        statement = self.take(chat_id, card)
-        row = await self._run(lambda conn: conn.execute(statement).first())
-        return None if row is None else self.open(row)
-
     async def _set(self, chat_id: int, card: int, values: dict[str, Any]) -> bool:
         statement = update(ACCOUNT).where(of_card(chat_id, card)).values(**values)
         return bool(await self._run(lambda conn: conn.execute(statement).rowcount))
@@ -175,8 +196,8 @@ class Accounts(Repository):
     async def set_pickup_branch(self, chat_id: int, branch: str | None, card: int = 1) -> bool:
         return await self._set(chat_id, card, {"pickup_branch": branch})
 
-    async def accounts_expiring(self, before: datetime) -> list[Account]:
-        """Accounts whose token expires before `before` and that were not yet warned."""
+    async def expiring(self, before: datetime) -> list[Card]:
+        """Cards whose token expires before `before` and that were not yet warned."""
         statement = (
             select(ACCOUNT)
             .where(
@@ -187,9 +208,9 @@ class Accounts(Repository):
             .order_by(ACCOUNT.c.chat_id, ACCOUNT.c.card)
         )
         rows = await self._run(lambda conn: conn.execute(statement).all())
-        return [account for row in rows if (account := self.open(row)) is not None]
+        return [card for row in rows if (card := self.open(row)) is not None]
 
-    async def expired_accounts(self, now: datetime) -> list[CardKey]:
+    async def expired(self, now: datetime) -> list[CardKey]:
         """Cards whose token has run out, warned or not: the daily job forgets them."""
         statement = (
             select(ACCOUNT.c.chat_id, ACCOUNT.c.card)
@@ -202,6 +223,6 @@ class Accounts(Repository):
     async def mark_expiry_warned(self, chat_id: int, card: int = 1) -> None:
         await self._set(chat_id, card, {"expiry_warned": True})
 
-    async def count_accounts(self) -> int:
+    async def count(self) -> int:
         statement = select(func.count()).select_from(ACCOUNT)
         return int(await self._run(lambda conn: conn.execute(statement).scalar_one()))
