@@ -8,7 +8,7 @@ first visible to the sweep of day d + 1, for the oracle and the plan alike):
 - the oracle asks `library_bot.jobs.sweep.candidates` about every card every day (the naive
 sweep) and
   notes the day each reminder key first became due;
-- the plan checks a card only on the day `library_bot.rules.polling.next_check` planned from the
+- the plan checks a card only on the day `library_bot.rules.checks.next_check` planned from the
 last status
   it saw (every card on day 0), and counts a platform call for each check. A loan reminder the
   oracle sends on a day the plan does not check the card is late (or missed); a hold-ready
@@ -61,7 +61,7 @@ from pathlib import Path
 from typing import Any
 
 from library_bot.library.models import BorrowerStatus, Hold, Loan
-from library_bot.rules.polling import DEFAULT_MIN_LOAN_DAYS, next_check
+from library_bot.rules.checks import DEFAULT_MIN_LOAN_DAYS, next_check
 from library_bot.rules.reminders import candidates
 
 START = date(2027, 1, 4)

@@ -32,8 +32,8 @@ from library_bot.jobs.digest import CardDue, Digests, Due
 from library_bot.jobs.notices import daily_refusals, notices, refusable
 from library_bot.library.errors import LibraryError, NotLoggedIn, TokenRejected
 from library_bot.rules import calendar
+from library_bot.rules.checks import next_check
 from library_bot.rules.notices import last_day_keys
-from library_bot.rules.polling import next_check
 from library_bot.rules.reminders import LOAN_KINDS, Kind, Reminder, card_key, due_reminders
 from library_bot.services.branches import BranchNames
 from library_bot.telegram.ratelimit import SEND_ATTEMPTS
@@ -119,7 +119,7 @@ class _Sweep:
         self.done: list[CardKey] = []  # finished cards not yet written back
         # Pick-up branch names as /holds shows them (the process's cache inside `run`).
         self.branches = branches
-        self.plans: dict[CardKey, date] = {}  # their next check (rules.polling), written with them
+        self.plans: dict[CardKey, date] = {}  # their next check (rules.checks), written with them
         # The statuses seen, until their cards finish: the few with a calendar feed keep its
         # entries (worked out then, not for every card).
         self.statuses: dict[CardKey, BorrowerStatus] = {}

@@ -20,7 +20,7 @@ import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 
 from library_bot.library.models import BorrowerStatus, Debt, Hold, Loan
-from library_bot.rules.polling import last_pick_up_day
+from library_bot.rules.checks import last_pick_up_day
 from library_bot.rules.urgency import hold_is_ready, sort_holds
 
 NOTICES: tuple[str, ...] = ("refused", "queue", "fees", "pickup", "orders")

@@ -1,6 +1,6 @@
 """Keeping a chat's calendar feed current between statuses: a renewal moves its event.
 
-Statuses themselves are kept by `services.polling` (commands) and the sweep; this covers
+Statuses themselves are kept by `services.checks` (commands) and the sweep; this covers
 what the bot learns without one, so the feed follows a renewal at once.
 """
 

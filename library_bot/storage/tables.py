@@ -113,7 +113,7 @@ class AccountRow(SQLModel, table=True):
     swept_on: date | None = None
     lease_owner: str | None = Field(default=None, max_length=200)
     lease_until: datetime | None = Field(default=None, sa_type=UTCDateTime)
-    # The polling plan (`rules.polling`): the sweep skips the card before this day; None: daily.
+    # The polling plan (`rules.checks`): the sweep skips the card before this day; None: daily.
     next_check: date | None = None
     # The borrower's first name (from /v3/user `name`), or the patron's own name for the card.
     label: str | None = Field(default=None, max_length=32)

@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 
 from library_bot.library.models import BorrowerStatus, Debt, Hold, Loan
 from library_bot.rules import notices
-from library_bot.rules.polling import next_check
+from library_bot.rules.checks import next_check
 
 TODAY = date(2026, 1, 10)
 CPH = ZoneInfo("Europe/Copenhagen")

@@ -25,7 +25,7 @@ from telegram.error import Forbidden
 
 from library_bot.library.errors import LibraryError, TokenRejected
 from library_bot.services import services
-from library_bot.services.polling import refresh_plan
+from library_bot.services.checks import refresh_plan
 from library_bot.telegram.buttons import ButtonId, ListPage, Payload
 from library_bot.telegram.cards import card_name
 from library_bot.telegram.ui import (

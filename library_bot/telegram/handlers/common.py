@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from library_bot.library.deadline import Deadline
 from library_bot.library.errors import LibraryError
 from library_bot.services import services
-from library_bot.services.polling import refresh_plan
+from library_bot.services.checks import refresh_plan
 from library_bot.telegram.ui import (
     Context,
     answer_library_error,

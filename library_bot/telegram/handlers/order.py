@@ -20,7 +20,7 @@ from library_bot.library.deadline import Deadline
 from library_bot.library.errors import BadRequest, LibraryError, Refused, ServiceUnavailable
 from library_bot.rules.isil import branch_key, match_branch, normalise_branch
 from library_bot.services import services
-from library_bot.services.polling import check_soon, watch_order
+from library_bot.services.checks import check_soon, watch_order
 from library_bot.telegram.buttons import (
     AbortOrder,
     ButtonId,

@@ -17,7 +17,7 @@ the first day from `start` on which something can be due:
 
 `start` is `seen + 1` after a sweep (that day's reminders are settled) and `seen` after a
 command, whose status may hold something the sweep has not yet sent today. The plan is pure:
-the store keeps its result per card (`services.polling`), and the sweep claims only cards
+the store keeps its result per card (`services.checks`), and the sweep claims only cards
 planned for the day.
 """
 

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from library_bot.library.models import BorrowerStatus, Hold, Loan
-from library_bot.rules.polling import next_check
+from library_bot.rules.checks import next_check
 from library_bot.rules.reminders import candidates
 
 SEEN = date(2026, 3, 2)

@@ -1,5 +1,5 @@
 """What the bot keeps from each status a command fetched: the card's polling plan
-(`rules.polling`) and, when the chat has one, its calendar feed's entries.
+(`rules.checks`) and, when the chat has one, its calendar feed's entries.
 
 The sweep writes both with the reminders it settles; a command that fetched the status
 updates them for free, and an order placed through the bot asks for a check tomorrow.
@@ -13,7 +13,7 @@ import logging
 from library_bot.config.settings import Settings
 from library_bot.library.models import BorrowerStatus
 from library_bot.rules import calendar, notices
-from library_bot.rules.polling import next_check
+from library_bot.rules.checks import next_check
 from library_bot.storage.store import Card, ChatSettings, Store
 
 log = logging.getLogger(__name__)
