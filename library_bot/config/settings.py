@@ -22,8 +22,7 @@ from pydantic import (
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from library_bot.config.proxies import Proxies, check_proxy_url
-
-KEY_BYTES = 32
+from library_bot.storage.crypto import KEY_BYTES
 
 
 class SettingsError(Exception):

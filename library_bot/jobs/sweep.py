@@ -33,7 +33,7 @@ from library_bot.jobs.notices import daily_refusals, notices, refusable
 from library_bot.library.errors import LibraryError, NotLoggedIn, TokenRejected
 from library_bot.rules import calendar
 from library_bot.rules.checks import next_check
-from library_bot.rules.notices import last_day_keys
+from library_bot.rules.notices import last_day_keys, plan_days
 from library_bot.rules.reminders import LOAN_KINDS, Kind, Reminder, card_key, due_reminders
 from library_bot.services.branches import BranchNames
 from library_bot.telegram.ratelimit import SEND_ATTEMPTS
@@ -214,7 +214,7 @@ class _Sweep:
         self.plans[card.key] = next_check(
             status,
             seen=self.today,
-            days=chat.plan_days(self.settings.REMINDER_DAYS),
+            days=plan_days(chat.thresholds(self.settings.REMINDER_DAYS), chat.notices),
             min_loan_days=self.settings.POLL_MIN_LOAN_DAYS,
         )
         self.statuses[card.key] = status

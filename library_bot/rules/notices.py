@@ -11,6 +11,7 @@
   `ORDER_GRACE` (key `order:<pid>:<placed>`), told once.
 
 The keys go to the reminder ledger like every reminder, which keeps each to exactly once.
+Which notices a chat has on is the chat's setting (`storage.chats.NOTICES`).
 """
 
 from __future__ import annotations
@@ -23,24 +24,9 @@ from library_bot.library.models import BorrowerStatus, Debt, Hold, Loan
 from library_bot.rules.checks import last_pick_up_day
 from library_bot.rules.urgency import hold_is_ready, sort_holds
 
-NOTICES: tuple[str, ...] = ("refused", "queue", "fees", "pickup", "orders")
-DEFAULT_ON: frozenset[str] = frozenset({"refused", "fees", "pickup", "orders"})
 # How long an order placed through the bot may take to show up in /v3/user.
 ORDER_GRACE = dt.timedelta(hours=24)
 PLACED_FORMAT = "%Y%m%d%H%M"
-
-
-def parse(value: str | None) -> frozenset[str]:
-    """The notices turned on, from the stored text (None: the defaults)."""
-    if value is None:
-        return DEFAULT_ON
-    return frozenset(part for part in value.split(",") if part in NOTICES)
-
-
-def dump(enabled: Iterable[str]) -> str:
-    """The stored text of the notices turned on (in `NOTICES` order; "" when none)."""
-    on = set(enabled)
-    return ",".join(name for name in NOTICES if name in on)
 
 
 def plan_days(thresholds: Sequence[int], enabled: frozenset[str]) -> tuple[int, ...]:

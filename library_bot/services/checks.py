@@ -39,7 +39,7 @@ async def refresh_plan(
         plan = next_check(
             status,
             seen=today,
-            days=chat.plan_days(settings.REMINDER_DAYS),
+            days=notices.plan_days(chat.thresholds(settings.REMINDER_DAYS), chat.notices),
             min_loan_days=settings.POLL_MIN_LOAN_DAYS,
             swept=False,
         )

@@ -6,7 +6,7 @@ A chat without a row has the defaults; the first change makes the row (an upsert
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -15,9 +15,13 @@ from sqlalchemy import Row, bindparam, delete, exists, false, func, select, upda
 from sqlalchemy.engine import Connection
 from sqlalchemy.sql.expression import Executable
 
-from library_bot.rules import notices as notice_rules
 from library_bot.storage.database import Repository
 from library_bot.storage.tables import ACCOUNT, CALENDAR_FEED, CHAT
+
+# The notices a chat can turn on (`rules.notices` says what each is), in the order /reminders
+# lists them, and those on while the chat has not chosen (a NULL column).
+NOTICES: tuple[str, ...] = ("refused", "queue", "fees", "pickup", "orders")
+DEFAULT_NOTICES: frozenset[str] = frozenset({"refused", "fees", "pickup", "orders"})
 
 # A chat that blocked the bot cannot send /forget: its settings go this long after, once it
 # has no account left (a blocked chat's token runs out within thirty days).
@@ -38,15 +42,10 @@ class ChatSettings:
     account_ended: str | None = None  # "expired" | "logged_out" | "rejected"
     # Whether the chat has a calendar feed to keep current (read by `Chats.chat` only).
     has_calendar: bool = False
-    notices: frozenset[str] = notice_rules.DEFAULT_ON  # the notices turned on
+    notices: frozenset[str] = DEFAULT_NOTICES  # the notices turned on
     # How many cards the chat has (read by the sweep's claim only: its digests name the cards
     # of a family).
     cards: int = 1
-
-    def plan_days(self, operator_days: Sequence[int]) -> tuple[int, ...]:
-        """The days the polling plan checks loans on: the thresholds, and the due day itself
-        while refused loans are reminded."""
-        return notice_rules.plan_days(self.thresholds(operator_days), self.notices)
 
     def thresholds(self, operator_days: Sequence[int]) -> tuple[int, ...]:
         """The reminder thresholds in force, largest first: the chat's own, else the operator's
@@ -69,9 +68,22 @@ class ChatSettings:
             fresh_login=bool(row.fresh_login),
             account_ended=row.account_ended,
             has_calendar=bool(row._mapping.get("has_calendar", False)),
-            notices=notice_rules.parse(row.notices),
+            notices=parse_notices(row.notices),
             cards=int(row._mapping.get("cards", 1) or 1),
         )
+
+
+def parse_notices(value: str | None) -> frozenset[str]:
+    """The notices turned on, from the stored text (None: the defaults)."""
+    if value is None:
+        return DEFAULT_NOTICES
+    return frozenset(part for part in value.split(",") if part in NOTICES)
+
+
+def dump_notices(enabled: Iterable[str]) -> str:
+    """The stored text of the notices turned on (in `NOTICES` order; "" when none)."""
+    on = set(enabled)
+    return ",".join(name for name in NOTICES if name in on)
 
 
 def _days_text(days: Sequence[int]) -> str | None:
@@ -175,7 +187,7 @@ class Chats(Repository):
     async def set_notices(self, chat_id: int, enabled: frozenset[str]) -> ChatSettings:
         """Turn notices on or off; turning fees off forgets that every card's fees were known,
         so turning them on again records the fees of that day silently."""
-        statement = self.upsert(chat_id, {"notices": notice_rules.dump(enabled)})
+        statement = self.upsert(chat_id, {"notices": dump_notices(enabled)})
         forget = (
             update(ACCOUNT).where(ACCOUNT.c.chat_id == chat_id).values(fees_known=False)
             if "fees" not in enabled

@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from library_bot.config.settings import KEY_BYTES
-
+# A token key's length (AES-256); the settings check `TOKEN_KEYS` against it.
+KEY_BYTES = 32
 NONCE_BYTES = 12
 ENVELOPE_VERSION = "v1"
 # No I, L, O, 0 or 1: the patron may read the code off one screen and type it on another.

@@ -36,6 +36,7 @@ from library_bot.storage.cards import (
 )
 from library_bot.storage.chats import (
     BLOCKED_CHAT_RETENTION,
+    NOTICES,
     Chats,
     ChatSettings,
     reminder_values,
@@ -66,6 +67,7 @@ __all__ = [
     "CALLBACK_TTL",
     "LIVE_LOGIN_STATES",
     "MAX_CARDS",
+    "NOTICES",
     "REFUSAL_TTL",
     "REMINDER_HISTORY",
     "Account",

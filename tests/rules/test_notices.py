@@ -13,12 +13,6 @@ TODAY = date(2026, 1, 10)
 CPH = ZoneInfo("Europe/Copenhagen")
 
 
-def test_toggles_round_trip_and_defaults() -> None:
-    assert notices.parse(None) == notices.DEFAULT_ON and "queue" not in notices.DEFAULT_ON
-    assert notices.parse(notices.dump({"queue", "fees", "bogus"})) == {"queue", "fees"}
-    assert notices.parse("") == frozenset()
-
-
 def test_a_refused_loan_is_due_daily_from_its_due_day() -> None:
     def key(days: int) -> str | None:
         return notices.refused_key(Loan(loan_id="L1", due_date=TODAY + timedelta(days)), TODAY)
@@ -33,7 +27,7 @@ def test_the_plan_checks_a_refused_loans_due_day_when_no_threshold_does() -> Non
     status = BorrowerStatus(loans=[Loan(loan_id="L1", due_date=TODAY + timedelta(days=5))])
     seen = TODAY + timedelta(days=2)  # the 3-day reminder's day
     assert next_check(status, seen=seen, days=(3,)) == TODAY + timedelta(days=6)  # overdue
-    planned = next_check(status, seen=seen, days=notices.plan_days((3,), notices.DEFAULT_ON))
+    planned = next_check(status, seen=seen, days=notices.plan_days((3,), frozenset({"refused"})))
     assert planned == TODAY + timedelta(days=5)  # its due day
     assert notices.plan_days((3,), frozenset()) == (3,)
 

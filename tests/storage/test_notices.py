@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import date
 
+from library_bot.storage.chats import DEFAULT_NOTICES, dump_notices, parse_notices
 from library_bot.storage.store import Card, Seen, Store
 from tests.storage.conftest import rows
 from tests.storage.test_store import connect
@@ -60,3 +61,9 @@ async def test_logout_and_forget_remove_what_the_notices_saw(store: Store) -> No
     for chat_id, left in ((1, 0), (2, 0), (3, 2)):
         found = await rows(store, "SELECT item FROM notice_seen WHERE chat_id = :c", c=chat_id)
         assert len(found) == left, chat_id
+
+
+def test_toggles_round_trip_and_defaults() -> None:
+    assert parse_notices(None) == DEFAULT_NOTICES and "queue" not in DEFAULT_NOTICES
+    assert parse_notices(dump_notices({"queue", "fees", "bogus"})) == {"queue", "fees"}
+    assert parse_notices("") == frozenset()

@@ -9,8 +9,8 @@ from typing import Any
 from telegram import Update
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
-from library_bot.rules.notices import NOTICES
 from library_bot.services import services
+from library_bot.storage.store import NOTICES
 from library_bot.telegram.buttons import Payload, ReminderChoice, decode
 from library_bot.telegram.ui import (
     Context,
