@@ -9,6 +9,10 @@ Patrons are claimed from the store in batches with a lease (`FOR UPDATE SKIP LOC
 PostgreSQL), so memory stays flat and several processes can sweep one database at once. A
 patron whose platform call failed is not finished: the lease runs out and a retry sweep later
 the same day picks them up again.
+
+This module is the pipeline: claim, fetch, record, send, settle. What a reminder is (its kind
+and key) is `rules.reminders`; what changed since a card was last seen, `jobs.notices`; how a
+digest reads, `jobs.digest`.
 """
 
 from __future__ import annotations
@@ -214,7 +218,7 @@ class _Sweep:
         self.plans[card.key] = next_check(
             status,
             seen=self.today,
-            days=plan_days(chat.thresholds(self.settings.REMINDER_DAYS), chat.notices),
+            days=plan_days(days, chat.notices),
             min_loan_days=self.settings.POLL_MIN_LOAN_DAYS,
         )
         self.statuses[card.key] = status
