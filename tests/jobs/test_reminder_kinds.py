@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta
 
-from library_bot.jobs.notices import daily_refusals
-from library_bot.library.models import BorrowerStatus, Hold, Loan
-from library_bot.rules.reminders import Kind, Reminder, candidates, card_key, due_reminders
-from library_bot.rules.renewals import due_key
-from library_bot.storage.store import Refusal
+from bot.jobs.notices import daily_refusals
+from bot.library.models import BorrowerStatus, Hold, Loan
+from bot.rules.reminders import Kind, Reminder, candidates, card_key, due_reminders
+from bot.rules.renewals import due_key
+from storage.store import Refusal
 
 TODAY = date(2026, 3, 10)
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from datetime import date
 
-from library_bot.storage.chats import DEFAULT_NOTICES, dump_notices, parse_notices
-from library_bot.storage.store import Card, Seen, Store
+from storage.chats import DEFAULT_NOTICES, dump_notices, parse_notices
+from storage.store import Card, Seen, Store
 from tests.storage.conftest import rows
 from tests.storage.test_store import connect
 

@@ -1,0 +1,520 @@
+"""The reminder sweep: due dates, overdue loans and holds ready for pick-up, exactly once.
+
+Exactly once rests on the store: every reminder has a key (`loan:<id>:<due>:<threshold>`,
+`loan:<id>:<due>:overdue`, `hold:<id>:ready`); the intent is recorded before a message is sent
+and the delivery after it. A key left at "intent" (a crash while sending) is sent again by the
+next sweep, so at most the one message in flight repeats, and a "sent" key never does.
+
+Patrons are claimed from the store in batches with a lease (`FOR UPDATE SKIP LOCKED` on
+PostgreSQL), so memory stays flat and several processes can sweep one database at once. A
+patron whose platform call failed is not finished: the lease runs out and a retry sweep later
+the same day picks them up again.
+
+This module is the pipeline: claim, fetch, record, send, settle. What a reminder is (its kind
+and key) is `rules.reminders`; what changed since a card was last seen, `jobs.notices`; how a
+digest reads, `jobs.digest`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import socket
+import time
+import warnings
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from typing import TYPE_CHECKING
+
+from telegram import Bot, InlineKeyboardMarkup
+from telegram.error import BadRequest as TelegramBadRequest
+from telegram.error import Forbidden, RetryAfter, TelegramError
+
+from bot.jobs.digest import CardDue, Digests, Due
+from bot.jobs.notices import daily_refusals, notices, refusable
+from bot.library.errors import LibraryError, NotLoggedIn, TokenRejected
+from bot.rules import calendar
+from bot.rules.checks import next_check
+from bot.rules.notices import last_day_keys, plan_days
+from bot.rules.reminders import LOAN_KINDS, Kind, Reminder, card_key, due_reminders
+from bot.services.branches import BranchNames
+from bot.telegram.ratelimit import SEND_ATTEMPTS
+from bot.telegram.ui import (
+    login_prompt,
+    one_per_row,
+    send,
+    stored_buttons,
+    stored_rows,
+)
+from bot.texts import pick_language, t
+from bot.texts.cards import card_heading
+
+if TYPE_CHECKING:
+    from bot.config.settings import Settings
+    from bot.library.client import LibraryClient
+    from bot.library.models import BorrowerStatus, Loan
+    from storage.notices import Seen
+    from storage.store import Card, CardKey, ChatSettings, Store
+
+log = logging.getLogger(__name__)
+
+DEFAULT_LEASE = timedelta(minutes=10)
+# Failure kinds after which the patron is left unfinished for a retry sweep.
+RETRYABLE = frozenset({"platform", "telegram", "error"})
+
+
+@dataclass
+class SweepReport:
+    """What one sweep did; `failures` counts patrons per kind of failure."""
+
+    day: date
+    patrons: int = 0
+    messages: int = 0
+    reminders: int = 0
+    failures: Counter[str] = field(default_factory=Counter)
+    duration: float = 0.0
+
+    @property
+    def needs_retry(self) -> bool:
+        return any(self.failures[kind] for kind in RETRYABLE)
+
+    def summary(self) -> str:
+        failed = ", ".join(f"{kind} {n}" for kind, n in sorted(self.failures.items())) or "none"
+        return (
+            f"reminder sweep {self.day.isoformat()}: {self.patrons} patrons, "
+            f"{self.messages} messages, {self.reminders} reminders, failures: {failed}, "
+            f"{self.duration:.1f} s"
+        )
+
+
+Household = list[tuple["Card", "ChatSettings"]]
+
+
+class _Sweep:
+    """One sweep's shared state; a fresh one per call keeps nothing at module level.
+
+    Fetch workers read `/v3/user` for every card of a chat and hand chats with something due
+    to one delivery stage, which takes every chat waiting and records their intents (and their
+    buttons) in one transaction per group, then sends the group's digests side by side. Store
+    round trips thus come per group, not per patron, and the workers never wait on the store
+    or Telegram.
+    """
+
+    def __init__(
+        self,
+        *,
+        store: Store,
+        library: LibraryClient,
+        bot: Bot,
+        settings: Settings,
+        today: date,
+        flush_every: int,
+        branches: BranchNames,
+    ) -> None:
+        self.store = store
+        self.library = library
+        self.bot = bot
+        self.settings = settings
+        self.today = today
+        self.report = SweepReport(day=today)
+        self.flush_every = flush_every
+        self.done: list[CardKey] = []  # finished cards not yet written back
+        # Pick-up branch names as /holds shows them (the process's cache inside `run`).
+        self.branches = branches
+        self.plans: dict[CardKey, date] = {}  # their next check (rules.checks), written with them
+        # The statuses seen, until their cards finish: the few with a calendar feed keep its
+        # entries (worked out then, not for every card).
+        self.statuses: dict[CardKey, BorrowerStatus] = {}
+        self.seen: dict[CardKey, Seen] = {}  # what the notices saw (storage.notices)
+        self.digests = Digests(library, branches, today)
+
+    async def flush(self) -> None:
+        """Mark the finished cards swept, in one transaction rather than one each.
+
+        Safe to defer: a card is only listed after its digest was marked sent, so should the
+        process die first, the next sweep finds every key "sent" and sends nothing.
+        """
+        done, self.done = self.done, []
+        if done:
+            plans = {key: self.plans.pop(key) for key in done if key in self.plans}
+            await self.store.sweeps.finish_sweeps(done, self.today, plans)
+            await self._keep_calendars(done)
+            seen = {key: self.seen.pop(key) for key in done if key in self.seen}
+            if seen:
+                await self.store.notices.keep(seen)
+
+    async def _keep_calendars(self, done: list[CardKey]) -> None:
+        """The calendar entries of the finished cards whose chat has a feed (most have none)."""
+        seen = {key: self.statuses.pop(key) for key in done if key in self.statuses}
+        if not seen:
+            return
+        try:
+            feeds = await self.store.calendar.with_feeds(chat_id for chat_id, _ in seen)
+            await self.store.calendar.remember(
+                {
+                    key: calendar.dumps(calendar.entries(status))
+                    for key, status in seen.items()
+                    if key[0] in feeds
+                }
+            )
+        except Exception:  # the feed keeps its last entries; reminders matter more
+            log.warning("reminders: could not keep %s calendar feeds", len(seen), exc_info=True)
+
+    async def settle(self, keys: list[CardKey], kind: str | None) -> None:
+        """Count a failure per card; finish the cards unless a retry sweep should try again."""
+        for key in keys:
+            if kind is not None:
+                self.report.failures[kind] += 1
+            if kind not in RETRYABLE:
+                self.done.append(key)
+        if len(self.done) >= self.flush_every:
+            await self.flush()
+
+    async def fetch(self, household: Household) -> Due | None:
+        """Every card's status; what is due goes to delivery in one digest for the chat, and
+        every card without news is settled here."""
+        chat = household[0][1]
+        lang = pick_language(chat.language, chat.telegram_language)
+        several = chat.cards > 1
+        if len(household) == 1:  # most chats: no task per card
+            outcomes = [await self._card(household[0][0], chat, lang, several)]
+        else:
+            outcomes = await asyncio.gather(
+                *(self._card(card, chat, lang, several) for card, _ in household)
+            )
+        parts: list[CardDue] = []
+        for (card, _), outcome in zip(household, outcomes, strict=True):
+            if isinstance(outcome, CardDue):
+                parts.append(outcome)
+            else:
+                await self.settle([card.key], outcome)
+        if not parts:
+            return None
+        return Due(chat.chat_id, lang, parts, several)
+
+    async def _card(
+        self, card: Card, chat: ChatSettings, lang: str, several: bool
+    ) -> CardDue | str | None:
+        self.report.patrons += 1
+        try:
+            return await self._fetch(card, chat, lang, several)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            return self._failure(card.chat_id, exc)
+
+    async def _fetch(
+        self, card: Card, chat: ChatSettings, lang: str, several: bool
+    ) -> CardDue | str | None:
+        if not chat.reminders_enabled or not chat.active:
+            return None
+        try:
+            status = await self.library.user(card.token)
+        except (TokenRejected, NotLoggedIn):
+            return await self._reconnect(card, lang, several)
+        days = chat.thresholds(self.settings.REMINDER_DAYS)
+        self.plans[card.key] = next_check(
+            status,
+            seen=self.today,
+            days=plan_days(days, chat.notices),
+            min_loan_days=self.settings.POLL_MIN_LOAN_DAYS,
+        )
+        self.statuses[card.key] = status
+        found = due_reminders(status, self.today, days)
+        loans: list[Loan] = []
+        if "refused" in chat.notices:
+            loans = refusable(status.loans, self.today)
+        if "pickup" in chat.notices:
+            found += [
+                Reminder(Kind.LASTDAY, key, hold)
+                for key, hold in last_day_keys(status.orders, self.today)
+            ]
+        noticed = await notices(self.store, card, chat, status, self.today, self.settings.timezone)
+        found += noticed.found
+        if noticed.seen is not None:
+            self.seen[card.key] = noticed.seen
+        if noticed.check_by is not None:
+            self._plan_by(card.key, noticed.check_by)
+        if not found and not loans:
+            return None
+        return CardDue(card, found, refusable=loans)
+
+    def _plan_by(self, key: CardKey, day: date) -> None:
+        """The card must be checked on `day` at the latest."""
+        if key in self.plans:
+            self.plans[key] = min(self.plans[key], day)
+
+    def _failure(self, chat_id: int, exc: Exception) -> str:
+        if isinstance(exc, LibraryError):
+            log.warning(
+                "reminders: platform failed for chat %s: %s (%s)",
+                chat_id,
+                type(exc).__name__,
+                exc.code or exc.status,
+            )
+            return "platform"
+        log.error("reminders: unexpected failure for chat %s", chat_id, exc_info=exc)
+        return "error"
+
+    async def deliver(self, group: list[Due]) -> None:
+        """Intents and buttons for the whole group in two transactions, then the digests."""
+        try:
+            ready = await self._prepare(group)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            for due in group:
+                await self.settle(due.keys, self._failure(due.chat_id, exc))
+            return
+        waiting = {due.chat_id for due in ready}
+        for due in group:
+            if due.chat_id not in waiting:
+                await self.settle(due.keys, None)  # everything was sent before
+        await asyncio.gather(*(self._deliver(due) for due in ready))
+
+    async def _deliver(self, due: Due) -> None:
+        try:
+            outcome = await self._send_digest(due)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            outcome = self._failure(due.chat_id, exc)
+        await self.settle(due.keys, outcome)
+
+    async def _prepare(self, group: list[Due]) -> list[Due]:
+        """Record the intents (before any sending) and keep the chats with news."""
+        # Refusals for the whole group in one read: they mark loans, and turn a refused loan's
+        # reminder into a daily one (the "refused" notice).
+        reading = [
+            part
+            for due in group
+            for part in due.cards
+            if part.refusable or any(reminder.kind in LOAN_KINDS for reminder in part.found)
+        ]
+        if reading:
+            refusals = await self.store.renewal_refusals.refusals_many(
+                [part.card.key for part in reading]
+            )
+            for part in reading:
+                part.refusals = refusals.get(part.card.key, {})
+                if part.refusable and part.refusals:
+                    part.found = daily_refusals(
+                        part.refusable, part.found, part.refusals, self.today
+                    )
+                    if any(reminder.kind == Kind.REFUSED for reminder in part.found):
+                        # Reminded daily while it is due or overdue: the plan checks tomorrow
+                        # (it plans nothing after a loan's first overdue day by itself).
+                        self._plan_by(part.card.key, self.today + timedelta(days=1))
+        states = await self.store.reminder_log.begin_reminders_many(
+            {due.chat_id: [key for part in due.cards for key in part.keyed()] for due in group}
+        )
+        ready: list[Due] = []
+        for due in group:
+            before = states.get(due.chat_id, {})
+            for part in due.cards:
+                number = part.card.number
+                part.found = [
+                    reminder
+                    for reminder in part.found
+                    if before.get(card_key(number, reminder.key)) != "sent"
+                ]
+            due.cards = [part for part in due.cards if part.found]
+            if due.cards:
+                ready.append(due)
+        await asyncio.gather(*(self.digests.render(due) for due in ready))
+        buttons = [self.digests.buttons(due) for due in ready]
+        ids = await self.store.callbacks.put_callbacks_many(
+            [
+                (due.chat_id, action, payload)
+                for due, specs in zip(ready, buttons, strict=True)
+                for action, payload in stored_rows(specs)
+            ]
+        )
+        taken = 0
+        for due, specs in zip(ready, buttons, strict=True):
+            mine = ids[taken : taken + len(specs)]
+            taken += len(specs)
+            if specs:
+                due.markup = InlineKeyboardMarkup(one_per_row(stored_buttons(specs, mine)))
+        return ready
+
+    async def _send_digest(self, due: Due) -> str | None:
+        messages = self.digests.messages(due)
+        for index, (text, keys) in enumerate(messages):
+            last = index == len(messages) - 1
+            failure = await self._send(due.chat_id, text, due.markup if last else None)
+            if failure is not None:
+                return failure
+            await self.store.reminder_log.mark_sent(due.chat_id, keys)
+            self.report.messages += 1
+            self.report.reminders += len(keys)
+        return None
+
+    async def _reconnect(self, card: Card, lang: str, several: bool) -> str | None:
+        """The card's token was refused: say so once with a login button (naming the card in
+        a family's chat), then forget the card."""
+        chat_id = card.chat_id
+        lead = t(lang, "reminders.reconnect")
+        if several:
+            lead = f"{card_heading(card.label, card.number, lang)}\n{lead}"
+        prompt = await login_prompt(
+            self.store,
+            self.library,
+            self.settings,
+            chat_id,
+            lang,
+            lead=lead,
+            button="reminders.reconnect.button",
+        )
+        failure = await self._send(chat_id, prompt.text, prompt.markup)
+        if failure in RETRYABLE:
+            return failure  # keep the card so the retry sweep tells them
+        # Deleted after the message, so a crash in between repeats the message, never skips it.
+        await self.store.remove_card(chat_id, card.number)
+        await self.store.chats.set_account_ended(chat_id, "rejected")
+        if failure is None:
+            self.report.messages += 1
+        return "token_rejected"
+
+    async def _send(
+        self, chat_id: int, text: str, markup: InlineKeyboardMarkup | None
+    ) -> str | None:
+        """Send one message; None when delivered, else the kind of failure."""
+        for _ in range(SEND_ATTEMPTS):
+            try:
+                await send(self.bot, chat_id, text, buttons=markup)
+                return None
+            except RetryAfter as exc:
+                # PTB's AIORateLimiter already paced us; a bare Bot lands here on a 429.
+                await asyncio.sleep(_seconds(exc))
+            except Forbidden:
+                log.info("reminders: chat %s blocked the bot; marked inactive", chat_id)
+                await self.store.chats.set_active(chat_id, False)
+                return "blocked"
+            except TelegramBadRequest as exc:
+                if "chat not found" in exc.message.lower():
+                    await self.store.chats.set_active(chat_id, False)
+                    return "blocked"
+                log.warning("reminders: Telegram refused a message to chat %s: %s", chat_id, exc)
+                return "telegram"
+            except TelegramError as exc:
+                log.warning("reminders: sending to chat %s failed: %s", chat_id, exc)
+                return "telegram"
+        return "telegram"
+
+
+def _seconds(exc: RetryAfter) -> float:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # PTB warns about the int form of `retry_after`
+        value = exc.retry_after
+    return value.total_seconds() if isinstance(value, timedelta) else float(value)
+
+
+def default_worker() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+async def sweep(
+    *,
+    store: Store,
+    library: LibraryClient,
+    bot: Bot,
+    settings: Settings,
+    today: date | None = None,
+    worker: str | None = None,
+    concurrency: int | None = None,
+    batch_size: int | None = None,
+    lease: timedelta = DEFAULT_LEASE,
+    branches: BranchNames | None = None,
+) -> SweepReport:
+    """One sweep over every patron not yet finished today; never raises for one patron.
+
+    `branches`: the process's branch names (`Services.branches`), else a cache for this sweep.
+    """
+    started = time.monotonic()
+    day = today or datetime.now(settings.timezone).date()
+    worker = worker or default_worker()
+    workers = concurrency or settings.SWEEP_CONCURRENCY
+    batch = batch_size or max(50, workers * 4)
+    state = _Sweep(
+        store=store,
+        library=library,
+        bot=bot,
+        settings=settings,
+        today=day,
+        flush_every=batch,
+        branches=branches or BranchNames(),
+    )
+    claimed: asyncio.Queue[Household | None] = asyncio.Queue(maxsize=batch)
+    # Fetching waits for delivery (Telegram's pace), so memory stays flat. It waits as a
+    # whole: the gate closes at `2 * workers` digests waiting and opens again at `workers`,
+    # letting all workers go at once. Their requests then go out together and the answers
+    # come back together, one wake-up of the process for many patrons instead of one each.
+    due: asyncio.Queue[Due | None] = asyncio.Queue()
+    room = asyncio.Event()
+    room.set()
+
+    async def produce() -> None:
+        # Batches follow each other in (chat, card) order, so each card is taken at most once
+        # by this sweep even if its lease runs out meanwhile (a later sweep retries it). A
+        # chat's cards go to one worker together (one digest), so the last chat of a batch
+        # waits for the next batch, which may hold more of its cards.
+        # Should the producer fail, the task group cancels the workers; no sentinel needed.
+        after: CardKey | None = None
+        household: Household = []
+        while leased := await store.sweeps.claim_sweep_batch(
+            day, worker, batch, lease, after=after
+        ):
+            for pair in leased:
+                if household and household[0][0].chat_id != pair[0].chat_id:
+                    await claimed.put(household)
+                    household = []
+                household.append(pair)
+            after = leased[-1][0].key
+        if household:
+            await claimed.put(household)
+        for _ in range(workers):
+            await claimed.put(None)
+
+    async def fetch() -> None:
+        while (household := await claimed.get()) is not None:
+            await room.wait()
+            found = await state.fetch(household)
+            if found is not None:
+                due.put_nowait(found)
+                if due.qsize() >= 2 * workers:
+                    room.clear()
+
+    async def fetch_all() -> None:
+        async with asyncio.TaskGroup() as fetchers:
+            fetchers.create_task(produce())
+            for _ in range(workers):
+                fetchers.create_task(fetch())
+        await due.put(None)
+
+    async def deliver() -> None:
+        # Everyone waiting goes in one group, up to `workers` digests in flight at once.
+        finished = False
+        while not finished:
+            group: list[Due] = []
+            item = await due.get()
+            while item is not None:
+                group.append(item)
+                if len(group) >= workers or due.empty():
+                    break
+                item = due.get_nowait()
+            finished = item is None
+            if due.qsize() <= workers:
+                room.set()
+            if group:
+                await state.deliver(group)
+
+    async with asyncio.TaskGroup() as group:
+        group.create_task(fetch_all())
+        group.create_task(deliver())
+    await state.flush()
+    state.report.duration = time.monotonic() - started
+    log.info("%s", state.report.summary())
+    return state.report

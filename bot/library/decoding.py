@@ -1,0 +1,191 @@
+"""Decoding the library services' answers, and mapping their failures to the errors of
+`bot.library.errors` (see production-notes.md). Nothing from pydantic or json leaks
+out; messages name an endpoint, never a URL.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, TypeVar
+from zoneinfo import ZoneInfo
+
+from pydantic import BaseModel
+
+from bot.library.errors import (
+    BadRequest,
+    LibraryError,
+    NotLoggedIn,
+    OrderRefused,
+    Refused,
+    ServiceUnavailable,
+    TokenRejected,
+)
+from bot.library.models import DEFAULT_TZ
+
+if TYPE_CHECKING:
+    from bot.library.transport import Response
+
+# Logged under the client's name: operators filter on it.
+log = logging.getLogger("bot.library.client")
+
+M = TypeVar("M", bound=BaseModel)
+
+MAX_CODE_LENGTH = 100
+
+# Endpoint name -> how it is named in messages (never a URL: getTicket's path holds a token).
+LABELS: Mapping[str, str] = MappingProxyType(
+    {
+        "exchange_code": "access service /oauth/token",
+        "userinfo": "access service /userinfo",
+        "revoke": "access service /oauth/revoke",
+        "password_grant": "access service (earlier flow) /oauth/token",
+        "login_session": "login service /login",
+        "get_ticket": "login service /getTicket",
+        "user": "data platform /v3/user",
+        "order": "data platform /v3/order",
+        "cancel_order": "data platform /v3/order (cancel)",
+        "renew": "data platform /v3/renew",
+        "work": "data platform /v3/work",
+        "search": "data platform /v3/search",
+        "libraries": "data platform /v3/libraries",
+        "events": "data platform /v3/events",
+        "news": "data platform /v3/news",
+        "recommend": "data platform /v3/recommend",
+    }
+)
+_TOKEN_ENDPOINTS = frozenset({"exchange_code", "password_grant"})
+_REFUSABLE = frozenset({"renew", "cancel_order"})
+# 5xx codes that say the server failed, not that the order system or the library said no.
+_SERVER_FAILURES = frozenset(
+    {"internal server error", "server_error", "bad gateway", "gateway timeout", "internal_error"}
+)
+
+
+def label(endpoint: str) -> str:
+    return LABELS.get(endpoint, endpoint)
+
+
+def malformed(endpoint: str, why: str) -> ServiceUnavailable:
+    log.warning("malformed response from %s (%s)", label(endpoint), why)
+    return ServiceUnavailable(f"malformed response from {label(endpoint)}", code="malformed")
+
+
+def parse_model(model: type[M], data: object, *, tz: ZoneInfo, endpoint: str) -> M:
+    """Validate `data` as `model` with dates in `tz`; any failure is `ServiceUnavailable`."""
+    try:
+        return model.model_validate(data, context={"tz": tz})
+    except Exception as exc:  # ValidationError, but also overflow/recursion on odd input
+        raise malformed(endpoint, type(exc).__name__) from None
+
+
+def parse_list(model: type[M], data: object, *, tz: ZoneInfo, endpoint: str) -> list[M]:
+    if isinstance(data, dict):  # one object where a list was expected: take it as a list of one
+        data = [data]
+    if not isinstance(data, list):
+        raise malformed(endpoint, "data is not a list")
+    return [parse_model(model, item, tz=tz, endpoint=endpoint) for item in data]
+
+
+def envelope_data(body: Mapping[str, Any], endpoint: str) -> Any:
+    if "data" not in body:
+        raise malformed(endpoint, "no data in the envelope")
+    return body["data"]
+
+
+def parse_envelope(
+    body: object, model: type[M], *, tz: ZoneInfo = DEFAULT_TZ, endpoint: str = "user"
+) -> M:
+    """Parse a decoded data-platform body `{"statusCode", "data"}` into `model`.
+
+    Raises only `LibraryError`s: the mapped error of a failure envelope, or `ServiceUnavailable`
+    for anything of the wrong shape.
+    """
+    if not isinstance(body, dict):
+        raise malformed(endpoint, "body is not an object")
+    status = body.get("statusCode")
+    if isinstance(status, int) and not isinstance(status, bool) and status >= 400:
+        raise error_for(endpoint, status, body)
+    return parse_model(model, envelope_data(body, endpoint), tz=tz, endpoint=endpoint)
+
+
+def _error_code(body: object) -> str | None:
+    if isinstance(body, dict):
+        code = body.get("error")
+        if isinstance(code, str) and code:
+            return code[:MAX_CODE_LENGTH]
+    return None
+
+
+def _error_description(body: object) -> str | None:
+    if isinstance(body, dict):
+        text = body.get("error_description")
+        if isinstance(text, str) and text:
+            return text[:MAX_CODE_LENGTH]
+    return None
+
+
+def _order_url(body: object) -> str | None:
+    """`orderUrl` beside an order refusal (serviceprovider's placeOrder), if a web address."""
+    if isinstance(body, dict):
+        url = body.get("orderUrl")
+        if isinstance(url, str) and url.startswith(("https://", "http://")) and len(url) < 2000:
+            return url
+    return None
+
+
+def error_for(endpoint: str, status: int, body: object) -> LibraryError:
+    """Map an HTTP status and error body to the taxonomy (see production-notes.md)."""
+    code = _error_code(body)
+    description = _error_description(body)
+    message = f"{label(endpoint)} answered HTTP {status}"
+    if code:
+        message += f" ({code})"
+    if endpoint in _TOKEN_ENDPOINTS and status in (400, 401):
+        default = "invalid_client" if status == 401 else "invalid_request"
+        return BadRequest(message, code=code or default, status=status)
+    if status == 401:
+        return TokenRejected(message, code=code or "invalid_token", status=status)
+    if status == 403:
+        return NotLoggedIn(message, code=code or "not logged in", status=status)
+    if status == 503:
+        return ServiceUnavailable(message, code="service_unavailable", status=status)
+    if status >= 500 and (code or "").lower() in _SERVER_FAILURES:
+        return ServiceUnavailable(message, code=code, status=status)
+    if endpoint == "order" and status == 500 and code:
+        return OrderRefused(
+            message, code=code, status=status, description=description, url=_order_url(body)
+        )
+    if endpoint in _REFUSABLE and status >= 400 and code:
+        return Refused(message, code=code, status=status, description=description)
+    if status == 400:
+        return BadRequest(message, code=code or "invalid_request", status=status)
+    return ServiceUnavailable(message, code=code, status=status)
+
+
+def decode(endpoint: str, response: Response) -> dict[str, Any]:
+    """The JSON object of a successful response; the mapped error otherwise."""
+    status = response.status_code
+    content = response.content
+    try:
+        body: object = json.loads(content) if content else None
+    except Exception:  # not JSON, bad UTF-8, absurd nesting
+        body = None
+        decoded = False
+    else:
+        decoded = True
+    if isinstance(body, dict):
+        inner = body.get("statusCode")
+        if isinstance(inner, int) and not isinstance(inner, bool) and inner >= 400 > status:
+            status = inner  # an error envelope sent with HTTP 200
+    if status >= 400:
+        raise error_for(endpoint, status, body)
+    if not 200 <= status < 300:
+        raise ServiceUnavailable(f"{label(endpoint)} answered HTTP {status}", status=status)
+    if not decoded:
+        raise malformed(endpoint, "not JSON")
+    if not isinstance(body, dict):
+        raise malformed(endpoint, "not a JSON object")
+    return body
