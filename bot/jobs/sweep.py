@@ -48,15 +48,10 @@ from bot.rules.reminders import candidates, card_key
 from bot.rules.renewals import refusal_for
 from bot.rules.urgency import sort_loans
 from bot.services.branches import BranchNames
+from bot.telegram.cards import login_prompt
+from bot.telegram.keyboards import one_per_row, renew_buttons, stored_buttons, stored_rows
 from bot.telegram.ratelimit import SEND_ATTEMPTS
-from bot.telegram.ui import (
-    login_prompt,
-    one_per_row,
-    renew_buttons,
-    send,
-    stored_buttons,
-    stored_rows,
-)
+from bot.telegram.replies import send
 from bot.texts import pick_language, t
 from bot.texts.cards import card_heading, card_name
 from bot.texts.formatting import is_zero_amount, shorten, split_messages
@@ -472,7 +467,7 @@ class _Sweep:
             if due.cards:
                 ready.append(due)
         await asyncio.gather(*(self._render(due) for due in ready))
-        # One per loan while few, and "renew all" (`ui.renew_buttons`, as /renew has them),
+        # One per loan while few, and "renew all" (`keyboards.renew_buttons`, as /renew has them),
         # for each card of the digest.
         buttons = [self._buttons(due) for due in ready]
         ids = await self.store.put_callbacks_many(
