@@ -19,7 +19,7 @@ from bot.library.models import Debt, Hold, Loan
 from bot.rules.notices import queue_position
 from bot.rules.reminders import Kind, Reminder, card_key
 from bot.rules.renewals import refusal_for
-from bot.telegram.ui import renew_buttons
+from bot.telegram.keyboards import renew_buttons
 from bot.texts import t
 from bot.texts.cards import card_heading, card_name
 from bot.texts.formatting import shorten, split_messages

@@ -20,7 +20,8 @@ from telegram.ext import Application, ContextTypes
 
 from bot.jobs.sweep import DEFAULT_LEASE, SweepReport, sweep
 from bot.services import Services, services
-from bot.telegram.ui import chat_lang, send_login
+from bot.telegram.cards import send_login
+from bot.telegram.context import chat_lang
 from bot.texts import t
 from bot.texts.cards import card_heading
 from storage.store import Card, RemovedCard

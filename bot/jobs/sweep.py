@@ -40,14 +40,10 @@ from bot.rules.checks import next_check
 from bot.rules.notices import last_day_keys, plan_days
 from bot.rules.reminders import LOAN_KINDS, Kind, Reminder, card_key, due_reminders
 from bot.services.branches import BranchNames
+from bot.telegram.cards import login_prompt
+from bot.telegram.keyboards import one_per_row, stored_buttons, stored_rows
 from bot.telegram.ratelimit import SEND_ATTEMPTS
-from bot.telegram.ui import (
-    login_prompt,
-    one_per_row,
-    send,
-    stored_buttons,
-    stored_rows,
-)
+from bot.telegram.replies import send
 from bot.texts import pick_language, t
 from bot.texts.cards import card_heading
 

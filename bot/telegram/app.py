@@ -14,6 +14,8 @@ from telegram.ext import Application, ApplicationBuilder, BaseHandler
 
 from bot.services import SERVICES_KEY, Services
 from bot.telegram.botapi import build_bot
+from bot.telegram.context import CONTEXT_TYPES, lang_of
+from bot.telegram.failures import error_text
 from bot.telegram.guard import private_chat_guard
 from bot.telegram.handlers import (
     COMMANDS,
@@ -25,6 +27,7 @@ from bot.telegram.handlers import (
     freetext,
     language,
     order,
+    paging,
     recommend,
     reminders,
     renew,
@@ -33,7 +36,7 @@ from bot.telegram.handlers import (
     whatson,
 )
 from bot.telegram.ratelimit import FairUpdateProcessor
-from bot.telegram.ui import answer_query, error_text, lang_of, send
+from bot.telegram.replies import answer_query, send
 from bot.texts import DEFAULT_LANGUAGE
 
 log = logging.getLogger(__name__)
@@ -90,6 +93,7 @@ def area_handlers() -> list[BaseHandler[Any, Any, Any]]:
         connect,
         cards,
         borrower,
+        paging,
         order,
         search,
         renew,
@@ -110,6 +114,7 @@ def build_application(services: Services, *, polling: bool) -> AnyApplication:
     builder = (
         ApplicationBuilder()
         .application_class(MeteredApplication)
+        .context_types(CONTEXT_TYPES)
         .bot(build_bot(services.settings, polling=polling))
         .concurrent_updates(FairUpdateProcessor(CONCURRENT_UPDATES))
     )

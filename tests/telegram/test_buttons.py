@@ -25,7 +25,7 @@ from bot.telegram.buttons import (
     decode,
     encode,
 )
-from bot.telegram.ui import CALLBACK_DATA_LIMIT, ref_button, renew_buttons
+from bot.telegram.keyboards import CALLBACK_DATA_LIMIT, ref_button, renew_buttons
 from bot.texts.formatting import shorten
 from storage.store import new_callback_id
 

@@ -16,9 +16,10 @@ from telegram.ext import BaseHandler, CommandHandler
 from bot.library.errors import LibraryError
 from bot.library.models import BorrowerStatus
 from bot.rules import calendar
-from bot.services import Services, services
+from bot.services import Services
+from bot.telegram.context import Context
 from bot.telegram.handlers.common import command_status
-from bot.telegram.ui import Context, chat_id_of, lang_of, reply
+from bot.telegram.replies import reply
 from bot.texts import t
 from storage.store import Account
 
@@ -28,22 +29,22 @@ def handlers() -> list[BaseHandler[Any, Any, Any]]:
 
 
 async def calendar_command(update: Update, context: Context) -> None:
-    svc = services(context)
-    chat_id = chat_id_of(update)
+    svc = context.services
+    chat_id = context.chat_id
     words = [word.lower() for word in context.args or []]
     if words == ["off"]:
-        lang = await lang_of(update, context)
+        lang = context.lang
         closed = await svc.store.calendar.drop(chat_id)
         await reply(update, context, t(lang, "calendar.off" if closed else "calendar.none"))
         return
     if words not in ([], ["new"]):
-        await reply(update, context, t(await lang_of(update, context), "calendar.unknown"))
+        await reply(update, context, t(context.lang, "calendar.unknown"))
         return
     if not svc.settings.PUBLIC_URL:
-        await reply(update, context, t(await lang_of(update, context), "calendar.no_public_url"))
+        await reply(update, context, t(context.lang, "calendar.no_public_url"))
         return
     if not words and (await svc.store.chat(chat_id)).has_calendar:
-        await reply(update, context, t(await lang_of(update, context), "calendar.exists"))
+        await reply(update, context, t(context.lang, "calendar.exists"))
         return
     started = await command_status(update, context)
     if started is None:

@@ -1,6 +1,8 @@
-"""The borrower lists of a chat with several cards: each card's `/v3/user` fetched side by side
-with its own token, shown as one section per card (`👤 <b>Name</b>`) under one header, with a
-row of buttons to show only one card, or every card again.
+"""The borrower lists (/loans, /holds, /debt, /renew, /away): each card's `/v3/user` fetched
+side by side with its own token (`read_cards`), shown as one section per card
+(`👤 <b>Name</b>`) under one header, with a row of buttons to show only one card, or every card
+again. A chat's one card is the n = 1 case: no section heading, its summary under the header,
+and a page row of its own (`ListPage` without views).
 
 Paging runs over the sections as one list: a page holds the entries in card order, a section's
 heading comes before its first entry, and a page that starts inside a section repeats the
@@ -8,47 +10,36 @@ heading ("continued"). The views (every card, each card) are stored once per mes
 (`buttons.ListPage` with `card` and `views`), so ◀ ▶ and the card buttons edit the same message.
 
 A card whose token the platform refuses (401) is forgotten alone, and the patron is told which;
-a card the platform fails to read says so in its section while the others are shown.
+a card the platform fails to read says so in its section while the others are shown (with one
+card, the failure is the answer).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from telegram import InlineKeyboardButton
-from telegram.error import Forbidden
 
+from bot.library.deadline import Deadline
 from bot.library.errors import LibraryError, TokenRejected
-from bot.services import services
 from bot.services.checks import refresh_plan
 from bot.telegram.buttons import ButtonId, ListPage, Payload
-from bot.telegram.cards import card_name
-from bot.telegram.ui import (
-    Context,
-    answer_library_error,
-    answer_query,
-    chat_id_of,
-    error_text,
-    lang_of,
-    page_button,
-    plain,
-    require_account,
-    send,
-    send_login,
-    store_payloads,
-)
+from bot.telegram.cards import card_name, forget_card, require_cards
+from bot.telegram.context import Context
+from bot.telegram.failures import error_text, tell_library_error
+from bot.telegram.keyboards import page_button, store_payloads
+from bot.telegram.replies import plain
 from bot.texts import t
 from bot.texts.formatting import paginate
+from bot.texts.render import SEP
 
 if TYPE_CHECKING:
     from telegram import Update
 
-    from bot.library.deadline import Deadline
     from bot.library.models import BorrowerStatus
     from storage.store import Account, ChatSettings
 
@@ -87,108 +78,65 @@ class CardStatus:
     def unread(self, lang: str) -> Section:
         """The section of a card without a status (its token refused, or the platform failed):
         why, and no entries."""
-        return Section(self.name, self.trouble(lang) or "", ())
+        return Section(self.name, summary=self.trouble(lang) or "")
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A list's cards: the chat's cards (less any just forgotten) and the statuses of those the
+    view shows. `single`: the chat has one card, so its list has no sections (the
+    n = 1 case: the card's summary goes under the list's header)."""
+
+    cards: list[Account]
+    statuses: list[CardStatus]
+    single: bool
+
+
+async def read_cards(
+    context: Context, view: int | None = None, deadline: Deadline | None = None
+) -> Shown | None:
+    """How every list starts: the connected cards and their `/v3/user` read side by side; None
+    once the patron has been told that no card is connected, or (with one card) why its list
+    cannot be shown."""
+    chat = context.chat
+    cards = await require_cards(context)
+    if not cards:
+        return None
+    statuses = await fetch_cards(context, shown_cards(cards, view), deadline or Deadline(), chat)
+    single = len(cards) == 1
+    if single:
+        [only] = statuses
+        if only.forgotten:
+            return None  # `forget_card` told the patron
+        if only.error is not None:
+            # A new message, so a tapped list stays in the chat.
+            await tell_library_error(context, only.error, card=only.card)
+            return None
+    return Shown(kept_cards(cards, statuses), statuses, single)
 
 
 async def chat_cards(update: Update, context: Context) -> list[Account]:
     """The chat's cards, read quietly: with one card (or none) a command goes on as it always
     did, and it tells the patron itself when nothing is connected."""
-    return await services(context).store.cards(chat_id_of(update))
-
-
-def card_number(cards: Sequence[Account]) -> int:
-    """The number of a chat's one card (not always 1: the first may have been logged out)."""
-    return cards[0].card if cards else 1
-
-
-async def only_card(update: Update, context: Context) -> int:
-    """`card_number` of the chat's cards, read now (a page tap of a one-card list)."""
-    return card_number(await chat_cards(update, context))
-
-
-def _expired(account: Account) -> bool:
-    expires = account.token_expires_at
-    return expires is not None and expires <= datetime.now(UTC)
-
-
-async def require_card(update: Update, context: Context, card: int) -> Account | None:
-    """Card `card` of the chat for a button that names it, or None after telling the patron:
-    with no other card, as `require_account` tells it; else that the card is no longer here."""
-    chat_id = chat_id_of(update)
-    store = services(context).store
-    account = await store.account(chat_id, card)
-    if account is not None and not _expired(account):
-        return account
-    others = [other for other in await store.cards(chat_id) if other.card != card]
-    if not others:
-        return await require_account(update, context)
-    lang = await lang_of(update, context)
-    if update.callback_query is not None:
-        await answer_query(update)
-    if account is not None and await store.delete_account(chat_id, card) is not None:
-        name = card_name(account, lang)
-        await send_login(context, chat_id, lang, lead=t(lang, "lists.card_expired", name=name))
-    else:
-        await send(context.bot, chat_id, t(lang, "cards.gone"))
-    return None
-
-
-async def forget_card(context: Context, account: Account, lang: str) -> bool:
-    """Forget one card whose token the platform refused and tell the patron which, with a login
-    button; the chat's other cards stay. True when this call did the forgetting."""
-    store = services(context).store
-    chat_id = account.chat_id
-    if await store.delete_account(chat_id, account.card) is None:
-        return False
-    if not await store.cards(chat_id):
-        await store.set_account_ended(chat_id, "rejected")
-        lead = t(lang, "common.reconnect")
-    else:
-        lead = t(lang, "lists.card_refused", name=card_name(account, lang))
-    try:
-        await send_login(context, chat_id, lang, lead=lead)
-    except Forbidden:
-        log.info("chat %s blocked the bot; not told about the refused token", chat_id)
-    return True
-
-
-async def answer_card_error(
-    update: Update,
-    context: Context,
-    exc: LibraryError,
-    lang: str,
-    account: Account,
-    *,
-    edit: bool = False,
-) -> None:
-    """`ui.answer_library_error` for a call made with `account`'s token: a refused token forgets
-    only that card, saying which, when the chat has others."""
-    if isinstance(exc, TokenRejected) and (
-        account.card != 1 or len(await chat_cards(update, context)) > 1
-    ):
-        await answer_query(update)
-        if not await forget_card(context, account, lang):
-            await send(context.bot, chat_id_of(update), t(lang, "cards.gone"))
-        return
-    await answer_library_error(update, context, exc, lang, edit=edit, card=account.card)
+    return await context.services.store.cards(context.chat_id)
 
 
 async def fetch_cards(
     context: Context,
     accounts: Sequence[Account],
-    lang: str,
     deadline: Deadline,
     chat: ChatSettings | None = None,
 ) -> list[CardStatus]:
     """Every card's `/v3/user`, side by side, each with its own token, in card order."""
-    svc = services(context)
+    lang = context.lang
+    svc = context.services
 
     async def one(account: Account) -> CardStatus:
         name = card_name(account, lang)
         try:
             status = await deadline.run(svc.library.user(account.token))
         except TokenRejected:
-            await forget_card(context, account, lang)
+            await forget_card(context, account.chat_id, account.card, lang)
             return CardStatus(account, name, forgotten=True)
         except LibraryError as exc:
             log.warning(
@@ -212,11 +160,27 @@ def heading(lang: str, name: str, *, more: bool = False) -> str:
 
 @dataclass(frozen=True)
 class Section:
-    """A card's part of a list: what stands under its heading before the entries, the entries."""
+    """A card's part of a list: under its heading (none when `name` is None: a chat's one card)
+    its count and summary, then the entries."""
 
-    name: str
-    lead: str
-    entries: Sequence[str]
+    name: str | None
+    count: str = ""
+    summary: str = ""
+    entries: Sequence[str] = ()
+
+    @property
+    def lead(self) -> str:
+        return SEP.join(part for part in (self.count, self.summary) if part)
+
+
+def lay_out(shown: Shown, title: str, sections: Sequence[Section]) -> tuple[str, list[Section]]:
+    """The list's header and its sections as shown: with one card there is no section heading,
+    and the card's summary stands under the header."""
+    if not shown.single or len(sections) != 1:
+        return title, list(sections)
+    [only] = sections
+    header = "\n".join(part for part in (title, only.summary) if part)
+    return header, [Section(None, entries=only.entries)]
 
 
 def section_pages(
@@ -227,19 +191,20 @@ def section_pages(
     blocks: list[str] = []
     owner: list[tuple[int, bool]] = []  # (section, is its first block)
     for number, section in enumerate(sections):
-        top = "\n".join(part for part in (heading(lang, section.name), section.lead) if part)
+        title = heading(lang, section.name) if section.name is not None else ""
+        top = "\n".join(part for part in (title, section.lead) if part)
         if not section.entries:
             blocks.append(top)
             owner.append((number, True))
             continue
         for index, entry in enumerate(section.entries):
-            blocks.append(f"{top}\n\n{entry}" if index == 0 else entry)
+            blocks.append(f"{top}\n\n{entry}" if index == 0 and top else entry)
             owner.append((number, index == 0))
     pages = paginate(blocks, per_page=per_page, limit=limit)
     first = 0
     for page in pages:
-        if page and not owner[first][1]:
-            name = sections[owner[first][0]].name
+        name = sections[owner[first][0]].name if page else None
+        if name is not None and not owner[first][1]:
             page[0] = f"{heading(lang, name, more=True)}\n\n{page[0]}"
         first += len(page)
     return pages
@@ -311,12 +276,3 @@ def shown_cards(cards: Sequence[Account], view: int | None) -> list[Account]:
     """The cards a view shows (every card when the one asked for is gone)."""
     chosen = [account for account in cards if view is None or account.card == view]
     return chosen or list(cards)
-
-
-def for_card(card: int) -> Callable[[Update, Context], Awaitable[Account | None]]:
-    """`ui.claim_once`'s `require` for a button of card `card`."""
-
-    async def require(update: Update, context: Context) -> Account | None:
-        return await require_card(update, context, card)
-
-    return require

@@ -23,20 +23,11 @@ from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler, Mess
 
 from bot.library.deadline import Deadline
 from bot.rules.isil import branch_key
-from bot.services import services
 from bot.telegram.buttons import LogoutCard, Payload, RenameCard, decode
-from bot.telegram.cards import card_name
-from bot.telegram.ui import (
-    NO_PREVIEW,
-    Context,
-    callback_buttons,
-    chat_id_of,
-    lang_of,
-    plain,
-    reply,
-    require_account,
-    resolve_callback,
-)
+from bot.telegram.cards import card_name, require_card
+from bot.telegram.context import Context
+from bot.telegram.keyboards import callback_buttons, resolve_callback
+from bot.telegram.replies import NO_PREVIEW, plain, reply
 from bot.texts import LANGUAGES, Raw, t
 from storage.store import MAX_CARDS
 
@@ -154,9 +145,13 @@ LABEL_LIMIT = 32
 LIBRARY_NAME_BUDGET = 3.0
 
 
-async def library_name(context: Context, account: Account, lang: str) -> str | None:
+async def library_name(
+    context: Context,
+    account: Account,
+) -> str | None:
     """The patron's municipality by name: the only place the bot keeps (userinfo's
     `municipality`); agencies and everything else userinfo may carry are not kept."""
+    lang = context.lang
     municipality = account.municipality
     if municipality:
         code = municipality.strip().lstrip("0")
@@ -190,27 +185,34 @@ def owner(account: Account, lang: str) -> Raw:
     return Raw(t(lang, key, name=account.label))
 
 
-async def card_library(context: Context, account: Account, lang: str) -> str | None:
+async def card_library(
+    context: Context,
+    account: Account,
+) -> str | None:
     """Where the card belongs: its library (`/v3/user` `agency`) by the name `/v3/libraries`
     gives its main branch, for a family's cards may be at several libraries; else, as for one
     card, the holder's municipality."""
     agency = account.agency
     if agency:
-        svc = services(context)
+        svc = context.services
         deadline = Deadline(LIBRARY_NAME_BUDGET)
         names = await svc.branches.lookup(svc.library, [agency], deadline)
         found = names.get(branch_key(agency))
         if found:
             return found
-    return await library_name(context, account, lang)
+    return await library_name(context, account)
 
 
-async def card_lines(context: Context, cards: Sequence[Account], lang: str) -> str:
+async def card_lines(
+    context: Context,
+    cards: Sequence[Account],
+) -> str:
     """The chat's cards, one line each: number, name and library."""
+    lang = context.lang
     lines = [t(lang, "cards.header", count=len(cards), max=MAX_CARDS)]
     for account in cards:
         name = card_name(account, lang)
-        library = await card_library(context, account, lang)
+        library = await card_library(context, account)
         if library:
             lines.append(t(lang, "cards.line", number=account.card, name=name, library=library))
         else:
@@ -219,10 +221,10 @@ async def card_lines(context: Context, cards: Sequence[Account], lang: str) -> s
 
 
 async def cards_command(update: Update, context: Context) -> None:
-    lang = await lang_of(update, context)
-    cards = await services(context).store.cards(chat_id_of(update))
+    lang = context.lang
+    cards = await context.services.store.cards(context.chat_id)
     if not cards:
-        await require_account(update, context)  # says how to connect a card
+        await require_card(context)  # says how to connect a card
         return
     specs: list[tuple[str, Payload]] = []
     for account in cards:
@@ -233,7 +235,7 @@ async def cards_command(update: Update, context: Context) -> None:
     rows: list[list[InlineKeyboardButton]] = [
         buttons[index : index + 2] for index in range(0, len(buttons), 2)
     ]
-    text = f"{await card_lines(context, cards, lang)}\n\n{t(lang, 'cards.footer')}"
+    text = f"{await card_lines(context, cards)}\n\n{t(lang, 'cards.footer')}"
     await reply(update, context, text, buttons=rows)
 
 
@@ -274,25 +276,25 @@ class Renames:
         ref = await resolve_callback(update, context)
         if ref is None:
             return
-        lang = await lang_of(update, context)
+        lang = context.lang
         tapped = decode(ref.payload, RenameCard)
         account = None
         if tapped is not None:
-            account = await services(context).store.account(chat_id_of(update), tapped.card)
+            account = await context.services.store.account(context.chat_id, tapped.card)
         if account is None:
             await reply(update, context, t(lang, "cards.gone"))
             return
-        self.ask(account.chat_id, account.card, await ask_for_name(update, context, account, lang))
+        self.ask(account.chat_id, account.card, await ask_for_name(update, context, account))
 
     async def answered(self, update: Update, context: Context) -> None:
         """The new name: 1..32 characters of plain text, else the prompt again."""
-        lang = await lang_of(update, context)
+        lang = context.lang
         message = update.effective_message
         card = self.card_for(message) if message is not None else None
         if message is None or card is None:
             return
-        store = services(context).store
-        chat_id = chat_id_of(update)
+        store = context.services.store
+        chat_id = context.chat_id
         account = await store.account(chat_id, card)
         if account is None:
             self.asked.pop(chat_id, None)
@@ -309,7 +311,7 @@ class Renames:
         ):
             lead = t(lang, "cards.rename_taken", name=label)  # the buttons would read the same
         if lead is not None:
-            self.ask(chat_id, card, await ask_for_name(update, context, account, lang, lead=lead))
+            self.ask(chat_id, card, await ask_for_name(update, context, account, lead=lead))
             return
         self.asked.pop(chat_id, None)
         await store.set_label(chat_id, card, label)
@@ -317,11 +319,12 @@ class Renames:
 
 
 async def ask_for_name(
-    update: Update, context: Context, account: Account, lang: str, *, lead: str | None = None
+    update: Update, context: Context, account: Account, *, lead: str | None = None
 ) -> Message:
+    lang = context.lang
     text = t(lang, "cards.rename_ask", number=account.card, name=card_name(account, lang))
     return await context.bot.send_message(
-        chat_id_of(update),
+        context.chat_id,
         f"{lead}\n{text}" if lead else text,
         parse_mode=ParseMode.HTML,
         link_preview_options=NO_PREVIEW,

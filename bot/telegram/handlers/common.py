@@ -1,5 +1,5 @@
-"""How the borrower commands (/loans, /holds, /debt, /renew) start: the patron's language, a
-connected account and a fresh `/v3/user` status, or an answer saying why not."""
+"""How a borrower command of one card starts (/calendar, the suggestions): the patron's
+language, a connected account and a fresh `/v3/user` status, or an answer saying why not."""
 
 from __future__ import annotations
 
@@ -7,16 +7,10 @@ from typing import TYPE_CHECKING
 
 from bot.library.deadline import Deadline
 from bot.library.errors import LibraryError
-from bot.services import services
 from bot.services.checks import refresh_plan
-from bot.telegram.ui import (
-    Context,
-    answer_library_error,
-    chat_and_lang,
-    reply,
-    require_account,
-)
-from bot.texts import t
+from bot.telegram.cards import require_card
+from bot.telegram.context import Context
+from bot.telegram.failures import answer_library_error
 
 if TYPE_CHECKING:
     from telegram import Update
@@ -29,7 +23,6 @@ async def borrower_status(
     update: Update,
     context: Context,
     account: Account,
-    lang: str,
     deadline: Deadline,
     chat: ChatSettings | None = None,
     *,
@@ -40,11 +33,11 @@ async def borrower_status(
     `chat` (the settings the caller already read, if any) saves the plan a read of its own.
     `edit=False` tells a failure in a new message, so a tapped list stays in the chat.
     """
-    svc = services(context)
+    svc = context.services
     try:
         status = await deadline.run(svc.library.user(account.token))
     except LibraryError as exc:
-        await answer_library_error(update, context, exc, lang, edit=edit, card=account.card)
+        await answer_library_error(update, context, exc, edit=edit, card=account.card)
         return None
     await refresh_plan(svc.store, svc.settings, account, status, chat=chat)
     return status
@@ -63,30 +56,10 @@ async def command_status(
 
     None once the patron has been answered (not connected, or the platform failed).
     """
-    chat, lang = await chat_and_lang(update, context)
-    account = await require_account(update, context, known=cards)
+    chat, lang = context.chat, context.lang
+    account = await require_card(context, known=cards)
     if account is None:
         return None
     deadline = deadline or Deadline()
-    status = await borrower_status(update, context, account, lang, deadline, chat, edit=edit)
+    status = await borrower_status(update, context, account, deadline, chat, edit=edit)
     return None if status is None else (lang, status)
-
-
-async def loans_status(
-    update: Update,
-    context: Context,
-    empty_key: str,
-    *,
-    edit: bool = True,
-    cards: list[Account] | None = None,
-) -> tuple[str, BorrowerStatus] | None:
-    """`command_status` for the commands about loans: None also when there are none, after
-    telling the patron so with the text `empty_key`."""
-    started = await command_status(update, context, edit=edit, cards=cards)
-    if started is None:
-        return None
-    lang, status = started
-    if not status.loans:
-        await reply(update, context, t(lang, empty_key))
-        return None
-    return started

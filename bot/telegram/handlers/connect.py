@@ -10,23 +10,13 @@ from urllib.parse import urlencode
 from telegram import Update
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
-from bot.services import services
 from bot.telegram.buttons import ForgetChoice, LogoutCard, Payload, decode
-from bot.telegram.cards import card_name
+from bot.telegram.cards import card_name, send_login
+from bot.telegram.context import Context
 from bot.telegram.handlers.cards import owner
+from bot.telegram.keyboards import callback_buttons, one_per_row, resolve_callback
 from bot.telegram.menu import set_chat_menu
-from bot.telegram.ui import (
-    Context,
-    callback_buttons,
-    chat_id_of,
-    lang_of,
-    one_per_row,
-    plain,
-    reply,
-    resolve_callback,
-    send_login,
-    url_button,
-)
+from bot.telegram.replies import plain, reply, url_button
 from bot.texts import t
 from bot.texts.formatting import format_date
 from storage.store import MAX_CARDS
@@ -57,9 +47,9 @@ async def login(update: Update, context: Context) -> None:
     No fresh login is asked for: the access service's page offers "continue as ..." for the
     browser's single sign-on session beside the form for another holder.
     """
-    lang = await lang_of(update, context)
-    svc = services(context)
-    chat_id = chat_id_of(update)
+    lang = context.lang
+    svc = context.services
+    chat_id = context.chat_id
     cards = await svc.store.cards(chat_id)
     if not cards:
         await send_login(context, chat_id, lang)
@@ -80,9 +70,9 @@ async def logout(update: Update, context: Context) -> None:
     a fresh login (`force_login=1`) in case the patron does not use the link. With several
     cards it first asks which card, or all of them (`logout_tapped`).
     """
-    lang = await lang_of(update, context)
-    svc = services(context)
-    chat_id = chat_id_of(update)
+    lang = context.lang
+    svc = context.services
+    chat_id = context.chat_id
     cards = await svc.store.cards(chat_id)
     if len(cards) > 1:
         specs: list[tuple[str, Payload]] = [
@@ -107,7 +97,7 @@ async def logout(update: Update, context: Context) -> None:
     # Forgotten here whatever the access service says; the reply says what happened there.
     # No token: its key was removed before `rotate-keys` ran.
     key = LOGOUT_TEXTS[await revoke(context, removed.token)]
-    await _logged_out(update, context, lang, t(lang, key, date=_latest(context, removed, lang)))
+    await _logged_out(update, context, t(lang, key, date=_latest(context, removed)))
 
 
 async def logout_tapped(update: Update, context: Context) -> None:
@@ -115,9 +105,9 @@ async def logout_tapped(update: Update, context: Context) -> None:
     ref = await resolve_callback(update, context, claim=True)
     if ref is None:
         return
-    lang = await lang_of(update, context)
-    svc = services(context)
-    chat_id = chat_id_of(update)
+    lang = context.lang
+    svc = context.services
+    chat_id = context.chat_id
     choice = decode(ref.payload, LogoutCard)
     cards = await svc.store.cards(chat_id)
     if choice is None or choice.card is not None:
@@ -131,7 +121,7 @@ async def logout_tapped(update: Update, context: Context) -> None:
         if removed is None:
             continue  # logged out meanwhile, by another tap
         key = CARD_LOGOUT_TEXTS[await revoke(context, removed.token)]
-        date = _latest(context, removed, lang)
+        date = _latest(context, removed)
         lines.append(t(lang, key, card=owner(account, lang), date=date))
     if not lines:
         await reply(update, context, t(lang, "cards.gone"))
@@ -143,18 +133,23 @@ async def logout_tapped(update: Update, context: Context) -> None:
         lines.append(t(lang, "cards.remaining", names=names))
     else:
         await svc.store.set_account_ended(chat_id, "logged_out")
-    await _logged_out(update, context, lang, "\n".join(lines))
+    await _logged_out(update, context, "\n".join(lines))
 
 
-def _latest(context: Context, removed: RemovedAccount, lang: str) -> str:
+def _latest(
+    context: Context,
+    removed: RemovedAccount,
+) -> str:
     """The date a forgotten token stops working at the latest."""
+    lang = context.lang
     until = removed.token_expires_at or datetime.now(UTC) + TOKEN_LIFETIME
-    return format_date(until.astimezone(services(context).settings.timezone).date(), lang)
+    return format_date(until.astimezone(context.services.settings.timezone).date(), lang)
 
 
-async def _logged_out(update: Update, context: Context, lang: str, done: str) -> None:
+async def _logged_out(update: Update, context: Context, done: str) -> None:
     """`done`, and the offer to log out of the access service in the browser too."""
-    svc = services(context)
+    lang = context.lang
+    svc = context.services
     url = f"{svc.settings.PUBLIC_URL}/oauth/logout?{urlencode({'lang': lang})}"
     button = url_button(t(lang, "connect.logout_button"), url)
     if button is not None:
@@ -188,11 +183,11 @@ async def revoke(context: Context, token: str | None) -> bool | None:
     True when the access service confirmed, False when not, None when there was no token."""
     if token is None:
         return None
-    return await services(context).library.revoke(token)
+    return await context.services.library.revoke(token)
 
 
 async def forget(update: Update, context: Context) -> None:
-    lang = await lang_of(update, context)
+    lang = context.lang
     yes, no = await callback_buttons(
         update,
         context,
@@ -209,13 +204,13 @@ async def forget_tapped(update: Update, context: Context) -> None:
     ref = await resolve_callback(update, context, claim=True)
     if ref is None:
         return
-    lang = await lang_of(update, context)
+    lang = context.lang
     choice = decode(ref.payload, ForgetChoice)
     if choice is None or not choice.confirm:
         await reply(update, context, t(lang, "connect.forget_kept"))
         return
-    svc = services(context)
-    chat_id = chat_id_of(update)
+    svc = context.services
+    chat_id = context.chat_id
     # Every card's token revoked here, so the answer can say whether the library confirmed.
     outcomes = []
     for card in [account.card for account in await svc.store.cards(chat_id)] or [1]:

@@ -15,6 +15,7 @@ from telegram.constants import ChatType
 from telegram.ext import BaseHandler, CallbackQueryHandler
 
 from bot.telegram.buttons import SearchWords, decode
+from bot.telegram.context import Context
 from bot.telegram.handlers.search import (
     MAX_QUERY,
     awaiting_words,
@@ -22,7 +23,8 @@ from bot.telegram.handlers.search import (
     is_search_reply,
     run_search,
 )
-from bot.telegram.ui import Context, callback_buttons, lang_of, reply, resolve_callback
+from bot.telegram.keyboards import callback_buttons, resolve_callback
+from bot.telegram.replies import reply
 from bot.texts import Raw, t
 from bot.texts.formatting import shorten
 from storage.crypto import CODE_ALPHABET, CODE_LENGTH, normalize_code
@@ -44,10 +46,10 @@ async def offer_search(update: Update, context: Context) -> bool:
     message = update.effective_message
     if chat is None or chat.type != ChatType.PRIVATE or message is None or not message.text:
         return False
-    lang = await lang_of(update, context)
+    lang = context.lang
     waited = awaiting_words(update, context)
     if waited or is_search_reply(update, context):
-        await run_search(update, context, lang, message.text)
+        await run_search(update, context, message.text)
         return True
     query = clean_query(message.text)
     if not query or looks_like_link_code(query):
@@ -66,9 +68,8 @@ async def find_tapped(update: Update, context: Context) -> None:
     ref = await resolve_callback(update, context)
     if ref is None:
         return
-    lang = await lang_of(update, context)
     words = decode(ref.payload, SearchWords)
-    await run_search(update, context, lang, words.q if words is not None else "")
+    await run_search(update, context, words.q if words is not None else "")
 
 
 def handlers() -> list[BaseHandler[Any, Any, Any]]:

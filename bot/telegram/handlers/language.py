@@ -9,17 +9,11 @@ from telegram import Update
 from telegram.constants import ChatType
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
-from bot.services import services
 from bot.telegram.buttons import LanguageChoice, decode
+from bot.telegram.context import Context
+from bot.telegram.keyboards import callback_buttons, resolve_callback
 from bot.telegram.menu import set_chat_menu
-from bot.telegram.ui import (
-    Context,
-    callback_buttons,
-    chat_id_of,
-    lang_of,
-    reply,
-    resolve_callback,
-)
+from bot.telegram.replies import reply
 from bot.texts import LANGUAGES, language_name, t
 
 AUTO = "auto"
@@ -33,9 +27,9 @@ def handlers() -> list[BaseHandler[Any, Any, Any]]:
 
 
 async def language(update: Update, context: Context) -> None:
-    lang = await lang_of(update, context)
-    chat_id = chat_id_of(update)
-    saved = (await services(context).store.chat(chat_id)).language
+    lang = context.lang
+    chat_id = context.chat_id
+    saved = (await context.services.store.chat(chat_id)).language
     auto = t(lang, "connect.language_auto")
     current = language_name(saved) if saved in LANGUAGES else auto
     specs = [(language_name(choice), LanguageChoice(choice)) for choice in LANGUAGES]
@@ -50,11 +44,11 @@ async def language_tapped(update: Update, context: Context) -> None:
         return
     choice = decode(ref.payload, LanguageChoice)
     saved = choice.lang if choice is not None and choice.lang in LANGUAGES else None
-    await services(context).store.set_language(chat_id_of(update), saved)
+    await context.services.store.set_language(context.chat_id, saved)
     chat = update.effective_chat
     if chat is not None and chat.type == ChatType.PRIVATE:
         # The menu follows the choice (a group's menu stays everyone's own language).
         await set_chat_menu(context.bot, chat.id, saved)
-    lang = await lang_of(update, context)
+    lang = await context.read_chat(update)  # the language just chosen
     key = "connect.language_set" if saved else "connect.language_set_auto"
     await reply(update, context, t(lang, key))

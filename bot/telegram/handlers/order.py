@@ -19,7 +19,6 @@ from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 from bot.library.deadline import Deadline
 from bot.library.errors import BadRequest, LibraryError, Refused, ServiceUnavailable
 from bot.rules.isil import branch_key, match_branch, normalise_branch
-from bot.services import services
 from bot.services.checks import check_soon, watch_order
 from bot.telegram.buttons import (
     AbortOrder,
@@ -31,26 +30,20 @@ from bot.telegram.buttons import (
     PlaceOrder,
     decode,
 )
-from bot.telegram.cards import card_heading, card_name, require_cards
-from bot.telegram.handlers.cardlists import require_card
-from bot.telegram.ui import (
+from bot.telegram.cards import card_heading, card_name, require_card, require_cards
+from bot.telegram.context import Context
+from bot.telegram.failures import answer_library_error, public_failure
+from bot.telegram.keyboards import (
     BUTTON_TITLE,
     MAX_BUTTONS,
     PAYLOAD_TITLE,
-    Context,
-    answer_library_error,
     callback_buttons,
-    chat_id_of,
     claim_once,
-    lang_of,
     one_per_row,
     peek_callback,
-    plain,
-    public_failure,
-    reply,
     resolve_callback,
-    send,
 )
+from bot.telegram.replies import plain, reply, send
 from bot.texts import t
 from bot.texts.formatting import shorten
 
@@ -74,8 +67,8 @@ def valid_pid(text: str) -> bool:
 
 
 async def order_command(update: Update, context: Context) -> None:
-    lang = await lang_of(update, context)
-    cards = await require_cards(update, context)
+    lang = context.lang
+    cards = await require_cards(context)
     if not cards:
         return
     args = list(context.args or [])
@@ -99,27 +92,26 @@ async def order_command(update: Update, context: Context) -> None:
                 return
             wanted = text
     if len(cards) > 1:
-        await ask_card(update, context, lang, cards, pid=pid, branch=branch, wanted=wanted)
+        await ask_card(update, context, cards, pid=pid, branch=branch, wanted=wanted)
         return
-    await prepare_order(update, context, cards[0], lang, pid=pid, branch=branch, wanted=wanted)
+    await prepare_order(update, context, cards[0], pid=pid, branch=branch, wanted=wanted)
 
 
-async def order_found(update: Update, context: Context, lang: str, pid: str) -> None:
+async def order_found(update: Update, context: Context, pid: str) -> None:
     """An "Order" button of a search or a suggestion: "which card?" with several cards, else
     the confirmation of `/order <pid>`."""
-    cards = await require_cards(update, context)
+    cards = await require_cards(context)
     if not cards:
         return
     if len(cards) > 1:
-        await ask_card(update, context, lang, cards, pid=pid)
+        await ask_card(update, context, cards, pid=pid)
         return
-    await prepare_order(update, context, cards[0], lang, pid=pid)
+    await prepare_order(update, context, cards[0], pid=pid)
 
 
 async def ask_card(
     update: Update,
     context: Context,
-    lang: str,
     cards: Sequence[Account],
     *,
     pid: str,
@@ -128,6 +120,7 @@ async def ask_card(
 ) -> None:
     """ "Which card?": one button per card; the order goes on for the card tapped
     (`card_tapped`). A new message, so a tapped search result list keeps its buttons."""
+    lang = context.lang
     specs: list[tuple[str, Payload]] = [
         (
             plain(t(lang, "cards.order_card", name=card_name(account, lang))),
@@ -136,27 +129,26 @@ async def ask_card(
         for account in cards
     ]
     buttons = one_per_row(await callback_buttons(update, context, specs))
-    await send(context.bot, chat_id_of(update), t(lang, "cards.order_which"), buttons=buttons)
+    await send(context.bot, context.chat_id, t(lang, "cards.order_which"), buttons=buttons)
 
 
 async def card_tapped(update: Update, context: Context) -> None:
     """A card of "which card?": the order's confirmation for it, in the same message."""
-    lang = await lang_of(update, context)
+    lang = context.lang
     ref = await resolve_callback(update, context)
     if ref is None:
         return
     tapped = decode(ref.payload, OrderCard)
     if tapped is None or not valid_pid(tapped.pid):
-        await send(context.bot, chat_id_of(update), t(lang, "common.stale_button"))
+        await send(context.bot, context.chat_id, t(lang, "common.stale_button"))
         return
-    account = await require_card(update, context, tapped.card)
+    account = await require_card(context, tapped.card)
     if account is None:
         return
     await prepare_order(
         update,
         context,
         account,
-        lang,
         pid=tapped.pid,
         branch=tapped.branch,
         wanted=tapped.wanted,
@@ -168,7 +160,6 @@ async def prepare_order(
     update: Update,
     context: Context,
     account: Account,
-    lang: str,
     *,
     pid: str,
     branch: str | None = None,
@@ -182,8 +173,9 @@ async def prepare_order(
     `wanted` is) becomes the patron's saved choice; otherwise the saved choice, else the
     patron's own library (`/v3/user`).
     """
-    svc = services(context)
-    chat_id = chat_id_of(update)
+    lang = context.lang
+    svc = context.services
+    chat_id = context.chat_id
     deadline = Deadline()
     given = branch is not None or wanted is not None
     if branch is None and wanted is None:
@@ -194,7 +186,7 @@ async def prepare_order(
             _home_branch(context, account, deadline) if branch is None else _nothing(),
         )
     except LibraryError as exc:
-        await answer_library_error(update, context, exc, lang, card=account.card)
+        await answer_library_error(update, context, exc, card=account.card)
         return
     if work is None or not work.title:
         await send(context.bot, chat_id, t(lang, "borrower.order.not_found", pid=pid))
@@ -211,7 +203,7 @@ async def prepare_order(
             key = "borrower.order.branch_several" if found else "borrower.order.branch_not_found"
             lead = t(lang, key, wanted=shorten(wanted, ECHO_LIMIT))
             fits = [b for b in choices if branch_key(b.branch_id) in found] or choices
-            await _picker(update, context, lang, account, pid, title, fits, lead=lead, edit=edit)
+            await _picker(update, context, account, pid, title, fits, lead=lead, edit=edit)
             return
         branch = found[0]
     branch = branch or home
@@ -252,7 +244,7 @@ async def prepare_order(
         branch=names.get(branch, branch),
         pid=pid,
     )
-    text = await _for_card(context, account, lang, text)
+    text = await _for_card(context, account, text)
     if edit:
         await reply(update, context, text, buttons=[[yes, no], [change]])
         return
@@ -266,42 +258,41 @@ async def prepare_order(
 async def branch_callback(update: Update, context: Context) -> None:
     """ "Change pick-up branch" shows the picker; a branch in it saves that branch and asks
     again about the order, in the same message."""
-    lang = await lang_of(update, context)
+    lang = context.lang
     ref = await resolve_callback(update, context)
     if ref is None:
         return
     tapped = decode(ref.payload, PickBranch, ChooseBranch)
     if not isinstance(tapped, PickBranch | ChooseBranch):
-        await send(context.bot, chat_id_of(update), t(lang, "common.stale_button"))
+        await send(context.bot, context.chat_id, t(lang, "common.stale_button"))
         return
-    account = await require_card(update, context, tapped.card)
+    account = await require_card(context, tapped.card)
     if account is None:
         return
     if isinstance(tapped, PickBranch):
         await prepare_order(
-            update, context, account, lang, pid=tapped.pid, branch=tapped.branch, edit=True
+            update, context, account, pid=tapped.pid, branch=tapped.branch, edit=True
         )
         return
-    svc = services(context)
+    svc = context.services
     deadline = Deadline()
     try:
         home = await _home_branch(context, account, deadline)
     except LibraryError as exc:
-        await answer_library_error(update, context, exc, lang, edit=False, card=account.card)
+        await answer_library_error(update, context, exc, edit=False, card=account.card)
         return
     choices = await svc.branches.pickup_branches(svc.library, home, deadline) if home else None
     if not choices:
         await send(
-            context.bot, chat_id_of(update), t(lang, "borrower.order.no_branches", pid=tapped.pid)
+            context.bot, context.chat_id, t(lang, "borrower.order.no_branches", pid=tapped.pid)
         )
         return
-    await _picker(update, context, lang, account, tapped.pid, tapped.title, choices, edit=True)
+    await _picker(update, context, account, tapped.pid, tapped.title, choices, edit=True)
 
 
 async def _picker(
     update: Update,
     context: Context,
-    lang: str,
     account: Account,
     pid: str,
     title: str,
@@ -311,6 +302,7 @@ async def _picker(
     edit: bool = False,
 ) -> None:
     """The branches to pick up `pid` at, one button each; the saved one marked ✓."""
+    lang = context.lang
     saved = normalise_branch(account.pickup_branch)
     specs: list[tuple[str, Payload]] = []
     for branch in branches[:MAX_BUTTONS]:
@@ -328,7 +320,7 @@ async def _picker(
     if edit:
         await reply(update, context, text, buttons=buttons)
     else:
-        await send(context.bot, chat_id_of(update), text, buttons=buttons)
+        await send(context.bot, context.chat_id, text, buttons=buttons)
 
 
 async def _nothing() -> None:
@@ -336,7 +328,7 @@ async def _nothing() -> None:
 
 
 async def _work(context: Context, pid: str, deadline: Deadline) -> Work | None:
-    library = services(context).library
+    library = context.services.library
 
     try:
         works = await deadline.run(library.work_public([pid]))
@@ -349,39 +341,41 @@ async def _work(context: Context, pid: str, deadline: Deadline) -> Work | None:
 
 
 async def _home_branch(context: Context, account: Account, deadline: Deadline) -> str | None:
-    status = await deadline.run(services(context).library.user(account.token))
+    status = await deadline.run(context.services.library.user(account.token))
     return normalise_branch(status.agency)
 
 
 async def order_callback(update: Update, context: Context) -> None:
     """The `order` buttons: "yes" places the order once; "no" leaves it."""
-    lang = await lang_of(update, context)
+    lang = context.lang
     peek = await peek_callback(update, context)
     if peek is not None and decode(peek.payload, AbortOrder) is not None:
-        await _abort(update, context, lang)
+        await _abort(update, context)
         return
     placing = decode(peek.payload, PlaceOrder) if peek is not None else None
     card = placing.card if placing is not None else 1
     # The tapped "yes" is claimed only once the card it is for is known to be connected.
-    claimed = await claim_once(
-        update, context, lang, ALREADY, require=lambda u, c: require_card(u, c, card)
-    )
+    claimed = await claim_once(update, context, ALREADY, card=card)
     if claimed is None:
         return
     account, ref = claimed
     order = decode(ref.payload, PlaceOrder)
     if order is None:
-        await send(context.bot, chat_id_of(update), t(lang, "common.stale_button"))
+        await send(context.bot, context.chat_id, t(lang, "common.stale_button"))
         return
-    await place_order(update, context, account, order, lang)
+    await place_order(update, context, account, order)
 
 
-async def _abort(update: Update, context: Context, lang: str) -> None:
+async def _abort(
+    update: Update,
+    context: Context,
+) -> None:
+    lang = context.lang
     ref = await resolve_callback(update, context)
     abort = decode(ref.payload, AbortOrder) if ref is not None else None
     if abort is None:
         return
-    confirm = await services(context).store.callback(abort.abort, chat_id_of(update))
+    confirm = await context.services.store.callback(abort.abort, context.chat_id)
     done = confirm is not None and confirm.used_at is not None
     await reply(
         update, context, t(lang, "borrower.order.already" if done else "borrower.order.aborted")
@@ -389,10 +383,11 @@ async def _abort(update: Update, context: Context, lang: str) -> None:
 
 
 async def place_order(
-    update: Update, context: Context, account: Account, order: PlaceOrder, lang: str
+    update: Update, context: Context, account: Account, order: PlaceOrder
 ) -> None:
     """One `/v3/order` call, its answer or refusal told in plain words."""
-    svc = services(context)
+    lang = context.lang
+    svc = context.services
     pid, branch = order.pid, order.branch
     title = order.title or pid
     branch_name = svc.branches.known(branch) or branch
@@ -401,7 +396,7 @@ async def place_order(
     except LibraryError as exc:
         if isinstance(exc, ServiceUnavailable):
             await check_soon(
-                svc.store, svc.settings, chat_id_of(update), account.card
+                svc.store, svc.settings, context.chat_id, account.card
             )  # it may have gone in
         if (exc.code or "").strip().lower() == "unknown_pickupagency":
             # Do not keep offering a branch the platform does not know.
@@ -414,33 +409,34 @@ async def place_order(
         if text is not None:
             await reply(update, context, text)
             return
-        await answer_library_error(update, context, exc, lang, card=account.card)
+        await answer_library_error(update, context, exc, card=account.card)
         if isinstance(exc, ServiceUnavailable):
-            await send(context.bot, chat_id_of(update), t(lang, "borrower.order.maybe"))
+            await send(context.bot, context.chat_id, t(lang, "borrower.order.maybe"))
         return
-    log.info("order placed for chat %s", chat_id_of(update))
+    log.info("order placed for chat %s", context.chat_id)
     await check_soon(
-        svc.store, svc.settings, chat_id_of(update), account.card
+        svc.store, svc.settings, context.chat_id, account.card
     )  # a new hold: checked daily
-    await watch_order(svc.store, svc.settings, chat_id_of(update), pid, account.card)
+    await watch_order(svc.store, svc.settings, context.chat_id, pid, account.card)
     if result.ors_id:
         text = t(
             lang, "borrower.order.placed", title=title, branch=branch_name, ors_id=result.ors_id
         )
     else:
         text = t(lang, "borrower.order.placed_no_id", title=title, branch=branch_name)
-    await reply(update, context, await _for_card(context, account, lang, text))
+    await reply(update, context, await _for_card(context, account, text))
 
 
-async def _for_card(context: Context, account: Account, lang: str, text: str) -> str:
+async def _for_card(context: Context, account: Account, text: str) -> str:
     """`text` headed by the card's name when the chat has several: whose order it is."""
-    cards = await services(context).store.cards(account.chat_id)
+    lang = context.lang
+    cards = await context.services.store.cards(account.chat_id)
     return f"{card_heading(account, lang)}\n{text}" if len(cards) > 1 else text
 
 
 async def _forget_branch(context: Context, account: Account, branch: str) -> None:
     if normalise_branch(account.pickup_branch) == branch:
-        await services(context).store.set_pickup_branch(account.chat_id, None, account.card)
+        await context.services.store.set_pickup_branch(account.chat_id, None, account.card)
 
 
 # The order system's reasons (OpenOrder, passed on by the platform in `error`) -> the text that

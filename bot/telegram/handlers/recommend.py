@@ -23,32 +23,20 @@ from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
 from bot.library.deadline import Deadline
 from bot.library.errors import LibraryError
-from bot.services import services
 from bot.telegram.buttons import OrderFound, Payload, RecommendFor, decode
-from bot.telegram.cards import card_name
+from bot.telegram.cards import card_name, require_card
+from bot.telegram.context import Context
+from bot.telegram.failures import answer_library_error
 from bot.telegram.handlers.cardlists import (
     CARDS_PER_ROW,
-    answer_card_error,
     chat_cards,
     fetch_cards,
-    require_card,
 )
 from bot.telegram.handlers.common import borrower_status
 from bot.telegram.handlers.order import valid_pid
 from bot.telegram.handlers.whatson import one_message
-from bot.telegram.ui import (
-    BUTTON_TITLE,
-    Context,
-    callback_buttons,
-    chat_and_lang,
-    chat_id_of,
-    lang_of,
-    plain,
-    reply,
-    require_account,
-    resolve_callback,
-    send,
-)
+from bot.telegram.keyboards import BUTTON_TITLE, callback_buttons, resolve_callback
+from bot.telegram.replies import plain, reply, send
 from bot.texts import Raw, t
 from bot.texts.formatting import shorten
 from bot.texts.render import render_work
@@ -94,7 +82,7 @@ def _pids(title_ids: Sequence[str | None]) -> list[str]:
 async def recommend_command(update: Update, context: Context) -> None:
     cards = await chat_cards(update, context)
     if len(cards) > 1:
-        lang = await lang_of(update, context)
+        lang = context.lang
         specs: list[tuple[str, Payload]] = [
             (plain(card_name(account, lang)), RecommendFor(account.card)) for account in cards
         ]
@@ -102,15 +90,15 @@ async def recommend_command(update: Update, context: Context) -> None:
         buttons = [rows[n : n + CARDS_PER_ROW] for n in range(0, len(rows), CARDS_PER_ROW)]
         await reply(update, context, t(lang, "lists.recommend.which"), buttons=buttons)
         return
-    _, lang = await chat_and_lang(update, context)
-    account = await require_account(update, context)
+    lang = context.lang
+    account = await require_card(context)
     if account is None:
         return
     deadline = Deadline()
-    status = await borrower_status(update, context, account, lang, deadline)
+    status = await borrower_status(update, context, account, deadline)
     if status is None:
         return
-    await recommend_for(update, context, lang, account, status, deadline)
+    await recommend_for(update, context, account, status, deadline)
 
 
 async def card_callback(update: Update, context: Context) -> None:
@@ -118,26 +106,25 @@ async def card_callback(update: Update, context: Context) -> None:
     ref = await resolve_callback(update, context)
     if ref is None:
         return
-    lang = await lang_of(update, context)
+    lang = context.lang
     chosen = decode(ref.payload, RecommendFor)
     if chosen is None:
-        await send(context.bot, chat_id_of(update), t(lang, "common.stale_button"))
+        await send(context.bot, context.chat_id, t(lang, "common.stale_button"))
         return
-    account = await require_card(update, context, chosen.card)
+    account = await require_card(context, chosen.card)
     if account is None:
         return
     deadline = Deadline()
-    [card] = await fetch_cards(context, [account], lang, deadline)
+    [card] = await fetch_cards(context, [account], deadline)
     if card.status is None:
         await reply(update, context, card.trouble(lang) or t(lang, "common.error"))
         return
-    await recommend_for(update, context, lang, account, card.status, deadline, card=account.card)
+    await recommend_for(update, context, account, card.status, deadline, card=account.card)
 
 
 async def recommend_for(
     update: Update,
     context: Context,
-    lang: str,
     account: Account,
     status: BorrowerStatus,
     deadline: Deadline,
@@ -146,6 +133,7 @@ async def recommend_for(
 ) -> None:
     """Suggestions from `status`'s loans, asked with `account`'s token; their Order buttons
     order with `card` (None: as `/order` chooses)."""
+    lang = context.lang
     likes, ignores = likes_and_ignores(status)
     if not likes:
         # Loans or holds with no record id of the national bibliography give nothing to like.
@@ -153,7 +141,7 @@ async def recommend_for(
         key = "whatson.recommend.no_loans" if nothing else "whatson.recommend.none"
         await reply(update, context, t(lang, key))
         return
-    library = services(context).library
+    library = context.services.library
     try:
         found = await deadline.run(
             library.recommend(account.token, likes, ignore=ignores, limit=ASKED)
@@ -161,7 +149,7 @@ async def recommend_for(
         pids = list(dict.fromkeys(r.pid for r in found if valid_pid(r.pid)))
         works = await deadline.run(library.work(account.token, pids)) if pids else []
     except LibraryError as exc:
-        await answer_card_error(update, context, exc, lang, account, edit=True)
+        await answer_library_error(update, context, exc, card=account.card)
         return
     by_pid: dict[str, Work] = {w.pid: w for w in works if w.pid and w.title}
     shown = [by_pid[p] for p in pids if p in by_pid][:SHOWN]

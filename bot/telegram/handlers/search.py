@@ -17,25 +17,18 @@ from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
 from bot.library.deadline import Deadline
 from bot.library.errors import LibraryError
-from bot.services import services
 from bot.telegram.buttons import OrderFound, Payload, decode
-from bot.telegram.handlers.cardlists import require_card
+from bot.telegram.cards import require_card
+from bot.telegram.context import Context
+from bot.telegram.failures import answer_library_error, public_failure
 from bot.telegram.handlers.order import order_found, prepare_order, valid_pid
-from bot.telegram.ui import (
-    NO_PREVIEW,
+from bot.telegram.keyboards import (
     SHORT_TITLE,
-    Context,
-    answer_library_error,
     callback_buttons,
-    chat_id_of,
-    lang_of,
     one_per_row,
-    public_failure,
-    reply,
     resolve_callback,
-    send,
-    send_messages,
 )
+from bot.telegram.replies import NO_PREVIEW, reply, send, send_messages
 from bot.texts import LANGUAGES, Raw, t
 from bot.texts.formatting import shorten, split_messages
 from bot.texts.render import render_work
@@ -65,25 +58,28 @@ def to_cql(query: str) -> str:
 
 
 async def search_command(update: Update, context: Context) -> None:
-    lang = await lang_of(update, context)
     words = " ".join(context.args or [])
     if not clean_query(words):
-        await ask_for_words(update, context, lang)
+        await ask_for_words(update, context)
         return
-    await run_search(update, context, lang, words)
+    await run_search(update, context, words)
 
 
-async def ask_for_words(update: Update, context: Context, lang: str) -> None:
+async def ask_for_words(
+    update: Update,
+    context: Context,
+) -> None:
     """A bare /search: ask for the words; the chat's next plain message is the search.
 
     Remembered in this process's `chat_data`; the prompt also asks Telegram for a reply to it,
     which any process recognises (`is_search_reply`).
     """
+    lang = context.lang
     if context.chat_data is not None:
         context.chat_data[AWAITING_WORDS] = time.monotonic()
     placeholder = t(lang, "whatson.search.placeholder")
     await context.bot.send_message(
-        chat_id_of(update),
+        context.chat_id,
         t(lang, "whatson.search.ask"),
         parse_mode=ParseMode.HTML,
         link_preview_options=NO_PREVIEW,
@@ -97,7 +93,7 @@ def awaiting_words(update: Update, context: Context) -> bool:
     Read without creating: every plain message asks, and a chat that never sent a bare
     /search keeps no `chat_data` entry in memory.
     """
-    chat_id = chat_id_of(update)
+    chat_id = context.chat_id
     data = context.application.chat_data.get(chat_id)
     if not data:
         return False
@@ -116,8 +112,9 @@ def is_search_reply(update: Update, context: Context) -> bool:
     return (replied.text or "") in {t(lang, "whatson.search.ask") for lang in LANGUAGES}
 
 
-async def run_search(update: Update, context: Context, lang: str, words: str) -> None:
+async def run_search(update: Update, context: Context, words: str) -> None:
     """Search for the patron's `words` and list the results with an Order button each."""
+    lang = context.lang
     query = clean_query(words)
     if not query:
         await reply(update, context, t(lang, "borrower.search.usage"))
@@ -129,11 +126,11 @@ async def run_search(update: Update, context: Context, lang: str, words: str) ->
     if not cql:
         await reply(update, context, t(lang, "borrower.search.usage"))
         return
-    library = services(context).library
+    library = context.services.library
     try:
         result = await Deadline().run(library.search_public(cql, limit=MAX_RESULTS))
     except LibraryError as exc:
-        await answer_library_error(update, context, public_failure(exc), lang)
+        await answer_library_error(update, context, public_failure(exc))
         return
     works = result.works[:MAX_RESULTS]
     if not works:
@@ -164,23 +161,23 @@ async def search_callback(update: Update, context: Context) -> None:
     ref = await resolve_callback(update, context)
     if ref is None:
         return
-    lang = await lang_of(update, context)
+    lang = context.lang
     found = decode(ref.payload, OrderFound)
     pid = found.pid if found is not None else ""
     if found is None or found.card is None:
         if not valid_pid(pid):
-            await send(context.bot, chat_id_of(update), t(lang, "common.stale_button"))
+            await send(context.bot, context.chat_id, t(lang, "common.stale_button"))
             return
         # A search's result: "which card?" when the chat has several.
-        await order_found(update, context, lang, pid)
+        await order_found(update, context, pid)
         return
-    account = await require_card(update, context, found.card)
+    account = await require_card(context, found.card)
     if account is None:
         return
     if not valid_pid(pid):
-        await send(context.bot, chat_id_of(update), t(lang, "common.stale_button"))
+        await send(context.bot, context.chat_id, t(lang, "common.stale_button"))
         return
-    await prepare_order(update, context, account, lang, pid=pid)
+    await prepare_order(update, context, account, pid=pid)
 
 
 def handlers() -> list[BaseHandler[Any, Any, Any]]:

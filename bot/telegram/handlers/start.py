@@ -11,7 +11,7 @@ from telegram.ext import BaseHandler, CommandHandler
 
 from bot.library.deadline import Deadline
 from bot.library.errors import LibraryError
-from bot.services import services
+from bot.telegram.context import Context
 from bot.telegram.handlers.cards import (
     card_library,
     card_lines,
@@ -19,7 +19,7 @@ from bot.telegram.handlers.cards import (
     library_name,
     owner,
 )
-from bot.telegram.ui import Context, chat_id_of, lang_of, reply
+from bot.telegram.replies import reply
 from bot.texts import t
 from storage.store import MAX_CARDS
 
@@ -43,26 +43,31 @@ def _name_suffix(update: Update) -> str:
 
 
 async def start(update: Update, context: Context) -> None:
-    lang = await lang_of(update, context)
+    lang = context.lang
     args = context.args or []
     if args:
-        await _redeem(update, context, args[0], lang)
+        await _redeem(update, context, args[0])
         return
-    cards = await services(context).store.cards(chat_id_of(update))
+    cards = await context.services.store.cards(context.chat_id)
     key = "connect.welcome_connected" if cards else "connect.welcome"
     await reply(update, context, t(lang, key, name=_name_suffix(update)))
 
 
 async def help_command(update: Update, context: Context) -> None:
-    lang = await lang_of(update, context)
+    lang = context.lang
     await reply(update, context, f"{t(lang, 'connect.help')}\n{t(lang, 'whatson.help')}")
 
 
-async def _redeem(update: Update, context: Context, code: str, lang: str) -> None:
+async def _redeem(
+    update: Update,
+    context: Context,
+    code: str,
+) -> None:
     """Connect the account only if this chat is the one that asked for `/login`: a new card,
     a card logged in again, or none when the chat is full (the store revoked that token)."""
-    chat_id = chat_id_of(update)
-    store = services(context).store
+    lang = context.lang
+    chat_id = context.chat_id
+    store = context.services.store
     linked = None
     if 0 < len(code) <= MAX_CODE_LENGTH and code.isprintable():
         linked = await store.complete_link(chat_id, code)
@@ -78,26 +83,26 @@ async def _redeem(update: Update, context: Context, code: str, lang: str) -> Non
     if account.label is None or account.agency is None:  # a new card, or one from before
         account = await _details(context, account)
     cards = await store.cards(chat_id)
-    library = await library_name(context, account, lang)
+    library = await library_name(context, account)
     if len(cards) <= 1:  # one card: as before several cards
         key = "connect.connected_library" if library else "connect.connected"
         await reply(update, context, t(lang, key, library=library or ""))
     elif linked.outcome == "refreshed":
         await reply(update, context, t(lang, "cards.refreshed", card=owner(account, lang)))
     else:
-        library = await card_library(context, account, lang)
+        library = await card_library(context, account)
         key = "cards.added" if library else "cards.added_plain"
         text = t(lang, key, card=owner(account, lang), library=library or "")
-        await reply(update, context, f"{text}\n\n{await card_lines(context, cards, lang)}")
+        await reply(update, context, f"{text}\n\n{await card_lines(context, cards)}")
 
 
 async def _details(context: Context, account: Account) -> Account:
     """The new card's label (the first word of `/v3/user` `name`) and library (`agency`),
     fetched once within a short budget and kept; without them (the platform slow or failing)
     the card is called "Card n" and placed by its holder's municipality."""
-    store = services(context).store
+    store = context.services.store
     try:
-        status = await Deadline(LABEL_BUDGET).run(services(context).library.user(account.token))
+        status = await Deadline(LABEL_BUDGET).run(context.services.library.user(account.token))
     except LibraryError as exc:
         log.info("no name for the new card: %s", type(exc).__name__)
         return account

@@ -22,8 +22,9 @@ from telegram.ext import BaseHandler, CommandHandler
 from bot.library.deadline import Deadline
 from bot.library.errors import LibraryError
 from bot.rules.isil import normalise_branch
-from bot.services import services
-from bot.telegram.cards import require_cards
+from bot.telegram.cards import require_card, require_cards
+from bot.telegram.context import Context
+from bot.telegram.failures import answer_library_error, error_text
 from bot.telegram.handlers.cardlists import (
     CardStatus,
     chat_cards,
@@ -31,14 +32,7 @@ from bot.telegram.handlers.cardlists import (
     heading,
 )
 from bot.telegram.handlers.common import borrower_status
-from bot.telegram.ui import (
-    Context,
-    answer_library_error,
-    chat_and_lang,
-    error_text,
-    reply,
-    require_account,
-)
+from bot.telegram.replies import reply
 from bot.texts import t
 from bot.texts.formatting import split_messages
 from bot.texts.whatson import coming_events, latest_news, render_event, render_news
@@ -83,12 +77,12 @@ async def libraries_items(
     if len(await chat_cards(update, context)) <= 1:
         single = await library_items(update, context, fetch)
         return None if single is None else (single[0], [([], single[1])])
-    chat, lang = await chat_and_lang(update, context)
-    cards = await require_cards(update, context)
+    chat, lang = context.chat, context.lang
+    cards = await require_cards(context)
     if not cards:
         return None
     deadline = Deadline()
-    statuses = await fetch_cards(context, cards, lang, deadline, chat)
+    statuses = await fetch_cards(context, cards, deadline, chat)
     libraries: dict[str, list[CardStatus]] = {}
     found: list[Found] = []
     for card in statuses:
@@ -116,12 +110,12 @@ async def libraries_items(
 async def answer_libraries(
     update: Update,
     context: Context,
-    lang: str,
     found: Sequence[Found],
     render: Callable[[Sequence[Any]], str],
 ) -> None:
     """One message per library: `render` of its items, or why there are none, under the names
     of the cards at it (when there are several libraries)."""
+    lang = context.lang
     for names, items in found:
         text = items if isinstance(items, str) else render(items)
         if names:
@@ -133,12 +127,12 @@ async def library_items(
     update: Update, context: Context, fetch: Fetch
 ) -> tuple[str, Sequence[Any]] | None:
     """The language and what `fetch` found for the card's library; None once answered."""
-    _, lang = await chat_and_lang(update, context)
-    account = await require_account(update, context)
+    lang = context.lang
+    account = await require_card(context)
     if account is None:
         return None
     deadline = Deadline()
-    status = await borrower_status(update, context, account, lang, deadline)
+    status = await borrower_status(update, context, account, deadline)
     if status is None:
         return None
     agency = normalise_branch(status.agency)
@@ -148,17 +142,17 @@ async def library_items(
         if exc.status == 500 and NO_CONTENT_SERVICE in (exc.code or "").lower():
             await reply(update, context, t(lang, "whatson.no_content"))
         else:
-            await answer_library_error(update, context, exc, lang)
+            await answer_library_error(update, context, exc)
         return None
     return lang, items
 
 
 def _now(context: Context) -> dt.datetime:
-    return dt.datetime.now(services(context).settings.timezone)
+    return dt.datetime.now(context.services.settings.timezone)
 
 
 async def events_command(update: Update, context: Context) -> None:
-    library = services(context).library
+    library = context.services.library
 
     async def fetch(account: Account, agencies: list[str] | None) -> list[Event]:
         return await library.events(account.token, agencies, limit=EVENTS_ASKED)
@@ -176,11 +170,11 @@ async def events_command(update: Update, context: Context) -> None:
         entries = [render_event(event, lang, now.date()) for event in coming]
         return one_message(entries, header=t(lang, "whatson.events.header"))[0]
 
-    await answer_libraries(update, context, lang, libraries, render)
+    await answer_libraries(update, context, libraries, render)
 
 
 async def news_command(update: Update, context: Context) -> None:
-    library = services(context).library
+    library = context.services.library
 
     async def fetch(account: Account, agencies: list[str] | None) -> list[NewsItem]:
         return await library.news(account.token, agencies, limit=NEWS_ASKED)
@@ -198,7 +192,7 @@ async def news_command(update: Update, context: Context) -> None:
         entries = [render_news(item, lang, today) for item in latest]
         return one_message(entries, header=t(lang, "whatson.news.header"))[0]
 
-    await answer_libraries(update, context, lang, libraries, render)
+    await answer_libraries(update, context, libraries, render)
 
 
 def handlers() -> list[BaseHandler[Any, Any, Any]]:
