@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -17,31 +15,24 @@ from library_bot.rules.renewals import refusal_for, renew_window
 from library_bot.rules.urgency import hold_is_ready, sort_holds, sort_loans
 from library_bot.services import services
 from library_bot.telegram.buttons import ButtonId, CancelHold, KeepHold, ListPage, Payload, decode
-from library_bot.telegram.cards import require_cards
 from library_bot.telegram.handlers import renew
 from library_bot.telegram.handlers.cardlists import (
     ALL,
-    CardStatus,
     Section,
+    Shown,
     answer_card_error,
-    card_number,
-    chat_cards,
-    fetch_cards,
     for_card,
-    kept_cards,
-    only_card,
+    lay_out,
+    read_cards,
     section_pages,
-    shown_cards,
     store_views,
     view_rows,
 )
-from library_bot.telegram.handlers.common import command_status, loans_status
 from library_bot.telegram.ui import (
     BUTTON_TITLE,
     PAYLOAD_TITLE,
     Context,
     callback_buttons,
-    chat_and_lang,
     chat_id_of,
     chat_settings,
     claim_once,
@@ -61,12 +52,10 @@ from library_bot.texts import Raw, t
 from library_bot.texts.formatting import (
     format_amount,
     is_zero_amount,
-    paginate,
     shorten,
     split_messages,
 )
 from library_bot.texts.render import (
-    SEP,
     debt_total,
     holds_summary,
     loans_summary,
@@ -77,8 +66,8 @@ from library_bot.texts.render import (
 )
 
 if TYPE_CHECKING:
-    from library_bot.library.models import BorrowerStatus, Hold
-    from library_bot.storage.store import Account, Refusal
+    from library_bot.library.models import Hold
+    from library_bot.storage.store import Account
 
 log = logging.getLogger(__name__)
 
@@ -94,54 +83,7 @@ PAGE_LIMIT = 3400
 
 
 async def loans_command(update: Update, context: Context) -> None:
-    cards = await chat_cards(update, context)
-    if len(cards) > 1:
-        await card_loans(update, context)
-        return
-    # Read while the platform answers: the list needs both, and this one is off the path.
-    store = services(context).store
-    reading = asyncio.ensure_future(store.refusals(chat_id_of(update), card_number(cards)))
-    started = await loans_status(update, context, "borrower.loans.empty", cards=cards)
-    refusals = await reading
-    if started is None:
-        return
-    lang, status = started
-    await show_loans(update, context, lang, status, refusals)
-
-
-async def show_loans(
-    update: Update,
-    context: Context,
-    lang: str,
-    status: BorrowerStatus,
-    refusals: Mapping[str, Refusal],
-    page: int = 0,
-    ref_id: str | None = None,
-) -> None:
-    """The summary and one page of the loans; ◀ ▶ under a list longer than a page."""
-    today = today_in(context)
-    entries = []
-    refused = 0
-    for loan in sort_loans(status.loans):
-        refusal = refusal_for(loan, refusals)
-        reason = reason_text(refusal.reason, lang) if refusal is not None else None
-        refused += refusal is not None
-        entries.append(render_loan(loan, today, lang, reason))
-    window = await renew_window_of(update, context)
-    header = "\n".join(
-        (
-            t(lang, "borrower.loans.header", count=len(status.loans)),
-            loans_summary(status.loans, today, lang, window, refused),
-        )
-    )
-    pages = paginate(entries, per_page=LOANS_PER_PAGE, limit=PAGE_LIMIT)
-    page = max(0, min(page, len(pages) - 1))
-    buttons = None
-    if len(pages) > 1:
-        if ref_id is None:
-            [ref_id] = await store_payloads(update, context, [ListPage("loans")])
-        buttons = [page_row(lang, ref_id, page, len(pages))]
-    await reply(update, context, "\n\n".join((header, *pages[page])), buttons=buttons)
+    await list_loans(update, context)
 
 
 async def renew_window_of(update: Update, context: Context) -> int:
@@ -155,73 +97,7 @@ async def renew_window_of(update: Update, context: Context) -> int:
 
 
 async def holds_command(update: Update, context: Context) -> None:
-    cards = await chat_cards(update, context)
-    if len(cards) > 1:
-        await card_holds(update, context)
-        return
-    deadline = Deadline()
-    started = await command_status(update, context, deadline, cards=cards)
-    if started is None:
-        return
-    lang, status = started
-    await show_holds(update, context, lang, status, deadline, card=card_number(cards))
-
-
-async def show_holds(
-    update: Update,
-    context: Context,
-    lang: str,
-    status: BorrowerStatus,
-    deadline: Deadline,
-    page: int = 0,
-    ref_id: str | None = None,
-    *,
-    card: int = 1,
-) -> None:
-    """One page of the holds (of the chat's one card, `card`) with a cancel button each; ◀ ▶
-    under a list longer than a page."""
-    if not status.orders:
-        await reply(update, context, t(lang, "borrower.holds.empty"))
-        return
-    svc = services(context)
-    names = await svc.branches.lookup(
-        svc.library, (hold.pick_up_agency for hold in status.orders), deadline
-    )
-    today = today_in(context)
-    holds = sort_holds(status.orders)
-    entries: list[str] = []
-    ready_seen = waiting_seen = False
-    for hold in holds:
-        entry = render_hold(hold, today, lang, names)
-        if hold_is_ready(hold):
-            if not ready_seen:
-                entry = f"{t(lang, 'borrower.holds.ready')}\n{entry}"
-                ready_seen = True
-        elif not waiting_seen:
-            entry = f"{t(lang, 'borrower.holds.waiting')}\n{entry}"
-            waiting_seen = True
-        entries.append(entry)
-    pages = paginate(entries, per_page=HOLDS_PER_PAGE, limit=PAGE_LIMIT)
-    page = max(0, min(page, len(pages) - 1))
-    first = sum(len(earlier) for earlier in pages[:page])
-    specs: list[tuple[str, Payload]] = []
-    for hold in holds[first : first + len(pages[page])]:
-        title = hold.title or t(lang, "render.untitled")
-        payload = CancelHold(
-            hold.order_id, hold.order_type, shorten(title, PAYLOAD_TITLE), card=card
-        )
-        text = t(lang, "borrower.holds.cancel_button", title=Raw(shorten(title, BUTTON_TITLE)))
-        specs.append((text, payload))
-    buttons = one_per_row(await callback_buttons(update, context, specs))
-    if len(pages) > 1:
-        if ref_id is None:
-            [ref_id] = await store_payloads(update, context, [ListPage("holds")])
-        buttons.append(page_row(lang, ref_id, page, len(pages)))
-    header = "\n".join(
-        (t(lang, "borrower.holds.header", count=len(holds)), holds_summary(holds, lang))
-    )
-    text = "\n\n".join((header, *pages[page], t(lang, "borrower.holds.footer")))
-    await reply(update, context, text, buttons=buttons)
+    await list_holds(update, context)
 
 
 # --- paging ---------------------------------------------------------------------------------
@@ -239,28 +115,10 @@ async def page_callback(update: Update, context: Context) -> None:
         page = int(str(query.data).split(":", 2)[2])
     except (IndexError, ValueError):
         page = 0
-    if listing.views is not None:  # a list of several cards
-        if listing.kind in SECTIONED:
-            await SECTIONED[listing.kind](update, context, listing.card, page, listing.views)
-        elif listing.kind == "renew":
-            await renew.card_renew(update, context, listing, page)
-        return
-    if listing.kind == "renew":
-        await renew.show_page(update, context, page, ref.id, listing)
-        return
-    if listing.kind == "holds":
-        deadline = Deadline()
-        started = await command_status(update, context, deadline, edit=False)
-        if started is not None:
-            card = await only_card(update, context)
-            await show_holds(update, context, *started, deadline, page, ref.id, card=card)
-        return
-    card = await only_card(update, context)
-    reading = asyncio.ensure_future(services(context).store.refusals(chat_id_of(update), card))
-    started = await loans_status(update, context, "borrower.loans.empty", edit=False)
-    refusals = await reading
-    if started is not None:
-        await show_loans(update, context, *started, refusals, page, ref.id)
+    if listing.kind in SECTIONED:
+        await SECTIONED[listing.kind](update, context, listing.card, page, listing.views, ref.id)
+    elif listing.kind == "renew":
+        await renew.list_renew(update, context, listing, page, ref.id)
 
 
 async def cancel_callback(update: Update, context: Context) -> None:
@@ -348,70 +206,45 @@ async def _keep_hold(update: Update, context: Context, lang: str, keep: KeepHold
 
 
 async def debt_command(update: Update, context: Context) -> None:
-    cards = await chat_cards(update, context)
-    if len(cards) > 1:
-        await card_debt(update, context)
-        return
-    started = await command_status(update, context, cards=cards)
-    if started is None:
-        return
-    lang, status = started
-    items = [item for item in status.debt if not is_zero_amount(item.amount)]
-    if not items:
-        await reply(update, context, t(lang, "borrower.debt.none"))
-        return
-    total = debt_total(items)
-    footer = (
-        t(lang, "render.debt.total", amount=format_amount(total[0], total[1], lang))
-        if total is not None
-        else ""
-    )
-    messages = split_messages(
-        render_debt(items, today_in(context), lang),
-        header=t(lang, "borrower.debt.header"),
-        footer=footer,
-    )
-    await send_messages(update, context, messages)
+    await list_debt(update, context)
 
 
-# --- several cards: a section per card -------------------------------------------------------
-
-
-async def _card_statuses(
-    update: Update, context: Context, view: int | None
-) -> tuple[str, list[Account], list[CardStatus]] | None:
-    """The language, the chat's cards and the statuses of those the view shows; None once the
-    patron has been told that no card is connected."""
-    chat, lang = await chat_and_lang(update, context)
-    cards = await require_cards(update, context)
-    if not cards:
-        return None
-    statuses = await fetch_cards(context, shown_cards(cards, view), lang, Deadline(), chat)
-    return lang, kept_cards(cards, statuses), statuses
+# --- the lists: a section per card, none with one card ---------------------------------------
 
 
 async def _show_sections(
     update: Update,
     context: Context,
-    lang: str,
+    shown: Shown,
     kind: str,
-    cards: list[Account],
     header: str,
     pages: list[list[str]],
     view: int | None,
     page: int,
     views: dict[str, str] | None,
+    ref_id: str | None,
     *,
     above: list[list[InlineKeyboardButton]] | None = None,
     footer: str = "",
 ) -> None:
-    """One page of a sectioned list, with ◀ ▶ when it has more and the card buttons."""
-    if views is None:
-        views = await store_views(update, context, kind, cards)
+    """One page of a list, with ◀ ▶ when it has more, and with several cards the card buttons.
+
+    A chat's one card pages through one stored `ListPage` (`ref_id`, stored now if None);
+    several cards through the stored views of the message (`views`, stored now if None).
+    """
+    lang = shown.lang
     buttons = list(above or [])
-    if len(pages) > 1:
-        buttons.append(page_row(lang, views[str(view) if view else ALL], page, len(pages)))
-    buttons.extend(view_rows(lang, cards, views, view))
+    if shown.single:
+        if len(pages) > 1:
+            if ref_id is None:
+                [ref_id] = await store_payloads(update, context, [ListPage(kind)])
+            buttons.append(page_row(lang, ref_id, page, len(pages)))
+    else:
+        if views is None:
+            views = await store_views(update, context, kind, shown.cards)
+        if len(pages) > 1:
+            buttons.append(page_row(lang, views[str(view) if view else ALL], page, len(pages)))
+        buttons.extend(view_rows(lang, shown.cards, views, view))
     text = "\n\n".join(part for part in (header, *pages[page], footer) if part)
     await reply(update, context, text, buttons=buttons)
 
@@ -419,49 +252,50 @@ async def _show_sections(
 async def _paged(
     update: Update,
     context: Context,
-    lang: str,
-    statuses: list[CardStatus],
+    shown: Shown,
     sections: list[Section],
-    shown: int,
+    total: int,
     view: int | None,
     page: int,
     per_page: int,
     empty_key: str,
 ) -> tuple[list[list[str]], int] | None:
-    """A sectioned list's pages and the page to show; None once the patron has been told the
-    list is empty (every card read, none with anything, and all cards asked for)."""
-    if not shown and view is None and all(card.status is not None for card in statuses):
-        await reply(update, context, t(lang, empty_key))
+    """A list's pages and the page to show; None once the patron has been told the list is
+    empty (every card read, none with anything, and all cards asked for)."""
+    if not total and view is None and all(card.status is not None for card in shown.statuses):
+        await reply(update, context, t(shown.lang, empty_key))
         return None
-    pages = section_pages(lang, sections, per_page=per_page, limit=PAGE_LIMIT)
+    pages = section_pages(shown.lang, sections, per_page=per_page, limit=PAGE_LIMIT)
     return pages, max(0, min(page, len(pages) - 1))
 
 
-async def card_loans(
+async def list_loans(
     update: Update,
     context: Context,
     view: int | None = None,
     page: int = 0,
     views: dict[str, str] | None = None,
+    ref_id: str | None = None,
 ) -> None:
-    """/loans with several cards: a section per card (or only card `view`)."""
-    found = await _card_statuses(update, context, view)
-    if found is None:
+    """/loans: the summary and one page of the loans, a section per card (or only card `view`)
+    when the chat has several."""
+    shown = await read_cards(update, context, view)
+    if shown is None:
         return
-    lang, cards, statuses = found
+    lang = shown.lang
     store = services(context).store
     chat_id = chat_id_of(update)
     today = today_in(context)
     window = await renew_window_of(update, context)
     sections: list[Section] = []
     total = 0
-    for card in statuses:
+    for card in shown.statuses:
         if card.status is None:
             sections.append(card.unread(lang))
             continue
         loans = sort_loans(card.status.loans)
         if not loans:
-            sections.append(Section(card.name, t(lang, "lists.loans.none"), ()))
+            sections.append(Section(card.name, t(lang, "lists.loans.none")))
             continue
         refusals = await store.refusals(chat_id, card=card.card)
         entries = []
@@ -471,46 +305,40 @@ async def card_loans(
             reason = reason_text(refusal.reason, lang) if refusal is not None else None
             refused += refusal is not None
             entries.append(render_loan(loan, today, lang, reason))
+        count = t(lang, "lists.loans.count", count=len(loans))
         summary = loans_summary(loans, today, lang, window, refused)
-        lead = SEP.join((t(lang, "lists.loans.count", count=len(loans)), summary))
-        sections.append(Section(card.name, lead, entries))
+        sections.append(Section(card.name, count, summary, entries))
         total += len(loans)
+    title = t(lang, "borrower.loans.header", count=total)
+    header, sections = lay_out(shown, title, sections)
     paged = await _paged(
-        update,
-        context,
-        lang,
-        statuses,
-        sections,
-        total,
-        view,
-        page,
-        LOANS_PER_PAGE,
-        "borrower.loans.empty",
+        update, context, shown, sections, total, view, page, LOANS_PER_PAGE, "borrower.loans.empty"
     )
     if paged is None:
         return
     pages, page = paged
-    header = t(lang, "borrower.loans.header", count=total)
-    await _show_sections(update, context, lang, "loans", cards, header, pages, view, page, views)
+    await _show_sections(update, context, shown, "loans", header, pages, view, page, views, ref_id)
 
 
-async def card_holds(
+async def list_holds(
     update: Update,
     context: Context,
     view: int | None = None,
     page: int = 0,
     views: dict[str, str] | None = None,
+    ref_id: str | None = None,
 ) -> None:
-    """/holds with several cards: a section per card (or only card `view`), each hold with its
-    card's cancel button."""
-    found = await _card_statuses(update, context, view)
-    if found is None:
+    """/holds: one page of the holds, each with its card's cancel button, a section per card
+    (or only card `view`) when the chat has several."""
+    deadline = Deadline()
+    shown = await read_cards(update, context, view, deadline)
+    if shown is None:
         return
-    lang, cards, statuses = found
+    lang, statuses = shown.lang, shown.statuses
     svc = services(context)
     every = [hold for card in statuses if card.status for hold in card.status.orders]
     names = await svc.branches.lookup(
-        svc.library, (hold.pick_up_agency for hold in every), Deadline()
+        svc.library, (hold.pick_up_agency for hold in every), deadline
     )
     today = today_in(context)
     sections: list[Section] = []
@@ -523,7 +351,7 @@ async def card_holds(
             continue
         holds = sort_holds(card.status.orders)
         if not holds:
-            sections.append(Section(card.name, t(lang, "lists.holds.none"), ()))
+            sections.append(Section(card.name, t(lang, "lists.holds.none")))
             items.append(None)
             continue
         entries = []
@@ -539,22 +367,13 @@ async def card_holds(
                 waiting_seen = True
             entries.append(entry)
             items.append((card.card, hold))
-        lead = SEP.join(
-            (t(lang, "lists.holds.count", count=len(holds)), holds_summary(holds, lang))
-        )
-        sections.append(Section(card.name, lead, entries))
+        count = t(lang, "lists.holds.count", count=len(holds))
+        sections.append(Section(card.name, count, holds_summary(holds, lang), entries))
         total += len(holds)
+    title = t(lang, "borrower.holds.header", count=total)
+    header, sections = lay_out(shown, title, sections)
     paged = await _paged(
-        update,
-        context,
-        lang,
-        statuses,
-        sections,
-        total,
-        view,
-        page,
-        HOLDS_PER_PAGE,
-        "borrower.holds.empty",
+        update, context, shown, sections, total, view, page, HOLDS_PER_PAGE, "borrower.holds.empty"
     )
     if paged is None:
         return
@@ -576,76 +395,73 @@ async def card_holds(
             text = t(lang, "lists.button_of", label=text, name=names_of[number])
         specs.append((plain(text), payload))
     above = one_per_row(await callback_buttons(update, context, specs))
-    header = t(lang, "borrower.holds.header", count=total)
     footer = t(lang, "borrower.holds.footer") if specs else ""
     await _show_sections(
         update,
         context,
-        lang,
+        shown,
         "holds",
-        cards,
         header,
         pages,
         view,
         page,
         views,
+        ref_id,
         above=above,
         footer=footer,
     )
 
 
-async def card_debt(
+async def list_debt(
     update: Update,
     context: Context,
     view: int | None = None,
     page: int = 0,
     views: dict[str, str] | None = None,
+    ref_id: str | None = None,
 ) -> None:
-    """/debt with several cards: a section per card (or only card `view`), each with its total."""
-    found = await _card_statuses(update, context, view)
-    if found is None:
+    """/debt: what is owed and the total, a section per card (or only card `view`) when the chat
+    has several; one card's list comes as messages of its own, split where it is long."""
+    shown = await read_cards(update, context, view)
+    if shown is None:
         return
-    lang, cards, statuses = found
+    lang = shown.lang
     today = today_in(context)
     sections: list[Section] = []
     owed = 0
-    for card in statuses:
+    for card in shown.statuses:
         if card.status is None:
             sections.append(card.unread(lang))
             continue
         items = [item for item in card.status.debt if not is_zero_amount(item.amount)]
         if not items:
-            sections.append(Section(card.name, t(lang, "lists.debt.none"), ()))
+            sections.append(Section(card.name, t(lang, "lists.debt.none")))
             continue
         total = debt_total(items)
-        lead = (
+        amount = (
             t(lang, "render.debt.total", amount=format_amount(total[0], total[1], lang))
             if total is not None
             else ""
         )
-        sections.append(Section(card.name, lead, render_debt(items, today, lang)))
+        sections.append(Section(card.name, summary=amount, entries=render_debt(items, today, lang)))
         owed += len(items)
+    title = t(lang, "borrower.debt.header")
+    if shown.single and owed:
+        [only] = sections
+        messages = split_messages(only.entries, header=title, footer=only.summary)
+        await send_messages(update, context, messages)
+        return
     paged = await _paged(
-        update,
-        context,
-        lang,
-        statuses,
-        sections,
-        owed,
-        view,
-        page,
-        DEBT_PER_PAGE,
-        "borrower.debt.none",
+        update, context, shown, sections, owed, view, page, DEBT_PER_PAGE, "borrower.debt.none"
     )
     if paged is None:
         return
     pages, page = paged
-    header = t(lang, "borrower.debt.header")
-    await _show_sections(update, context, lang, "debt", cards, header, pages, view, page, views)
+    await _show_sections(update, context, shown, "debt", title, pages, view, page, views, ref_id)
 
 
 # A sectioned list's kind (`ListPage.kind`) -> what shows a page of it.
-SECTIONED = {"loans": card_loans, "holds": card_holds, "debt": card_debt}
+SECTIONED = {"loans": list_loans, "holds": list_holds, "debt": list_debt}
 
 
 def handlers() -> list[BaseHandler[Any, Any, Any]]:

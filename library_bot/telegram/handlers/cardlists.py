@@ -23,15 +23,17 @@ from typing import TYPE_CHECKING, Any
 from telegram import InlineKeyboardButton
 from telegram.error import Forbidden
 
+from library_bot.library.deadline import Deadline
 from library_bot.library.errors import LibraryError, TokenRejected
 from library_bot.services import services
 from library_bot.services.polling import refresh_plan
 from library_bot.telegram.buttons import ButtonId, ListPage, Payload
-from library_bot.telegram.cards import card_name
+from library_bot.telegram.cards import card_name, require_cards
 from library_bot.telegram.ui import (
     Context,
     answer_library_error,
     answer_query,
+    chat_and_lang,
     chat_id_of,
     error_text,
     lang_of,
@@ -44,11 +46,11 @@ from library_bot.telegram.ui import (
 )
 from library_bot.texts import t
 from library_bot.texts.formatting import paginate
+from library_bot.texts.render import SEP
 
 if TYPE_CHECKING:
     from telegram import Update
 
-    from library_bot.library.deadline import Deadline
     from library_bot.library.models import BorrowerStatus
     from library_bot.storage.store import Account, ChatSettings
 
@@ -87,23 +89,50 @@ class CardStatus:
     def unread(self, lang: str) -> Section:
         """The section of a card without a status (its token refused, or the platform failed):
         why, and no entries."""
-        return Section(self.name, self.trouble(lang) or "", ())
+        return Section(self.name, summary=self.trouble(lang) or "")
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A list's cards: the language, the chat's cards (less any just forgotten) and the statuses
+    of those the view shows. `single`: the chat has one card, so its list has no sections (the
+    n = 1 case: the card's summary goes under the list's header)."""
+
+    lang: str
+    cards: list[Account]
+    statuses: list[CardStatus]
+    single: bool
+
+
+async def read_cards(
+    update: Update, context: Context, view: int | None = None, deadline: Deadline | None = None
+) -> Shown | None:
+    """How every list starts: the language, the connected cards and their `/v3/user` read side
+    by side; None once the patron has been told that no card is connected, or (with one card)
+    why its list cannot be shown."""
+    chat, lang = await chat_and_lang(update, context)
+    cards = await require_cards(update, context)
+    if not cards:
+        return None
+    statuses = await fetch_cards(
+        context, shown_cards(cards, view), lang, deadline or Deadline(), chat
+    )
+    single = len(cards) == 1
+    if single:
+        [only] = statuses
+        if only.forgotten:
+            return None  # `forget_card` told the patron
+        if only.error is not None:
+            # A new message, so a tapped list stays in the chat.
+            await answer_library_error(update, context, only.error, lang, edit=False)
+            return None
+    return Shown(lang, kept_cards(cards, statuses), statuses, single)
 
 
 async def chat_cards(update: Update, context: Context) -> list[Account]:
     """The chat's cards, read quietly: with one card (or none) a command goes on as it always
     did, and it tells the patron itself when nothing is connected."""
     return await services(context).store.cards(chat_id_of(update))
-
-
-def card_number(cards: Sequence[Account]) -> int:
-    """The number of a chat's one card (not always 1: the first may have been logged out)."""
-    return cards[0].card if cards else 1
-
-
-async def only_card(update: Update, context: Context) -> int:
-    """`card_number` of the chat's cards, read now (a page tap of a one-card list)."""
-    return card_number(await chat_cards(update, context))
 
 
 def _expired(account: Account) -> bool:
@@ -212,11 +241,27 @@ def heading(lang: str, name: str, *, more: bool = False) -> str:
 
 @dataclass(frozen=True)
 class Section:
-    """A card's part of a list: what stands under its heading before the entries, the entries."""
+    """A card's part of a list: under its heading (none when `name` is None: a chat's one card)
+    its count and summary, then the entries."""
 
-    name: str
-    lead: str
-    entries: Sequence[str]
+    name: str | None
+    count: str = ""
+    summary: str = ""
+    entries: Sequence[str] = ()
+
+    @property
+    def lead(self) -> str:
+        return SEP.join(part for part in (self.count, self.summary) if part)
+
+
+def lay_out(shown: Shown, title: str, sections: Sequence[Section]) -> tuple[str, list[Section]]:
+    """The list's header and its sections as shown: with one card there is no section heading,
+    and the card's summary stands under the header."""
+    if not shown.single or len(sections) != 1:
+        return title, list(sections)
+    [only] = sections
+    header = "\n".join(part for part in (title, only.summary) if part)
+    return header, [Section(None, entries=only.entries)]
 
 
 def section_pages(
@@ -227,19 +272,20 @@ def section_pages(
     blocks: list[str] = []
     owner: list[tuple[int, bool]] = []  # (section, is its first block)
     for number, section in enumerate(sections):
-        top = "\n".join(part for part in (heading(lang, section.name), section.lead) if part)
+        title = heading(lang, section.name) if section.name is not None else ""
+        top = "\n".join(part for part in (title, section.lead) if part)
         if not section.entries:
             blocks.append(top)
             owner.append((number, True))
             continue
         for index, entry in enumerate(section.entries):
-            blocks.append(f"{top}\n\n{entry}" if index == 0 else entry)
+            blocks.append(f"{top}\n\n{entry}" if index == 0 and top else entry)
             owner.append((number, index == 0))
     pages = paginate(blocks, per_page=per_page, limit=limit)
     first = 0
     for page in pages:
-        if page and not owner[first][1]:
-            name = sections[owner[first][0]].name
+        name = sections[owner[first][0]].name if page else None
+        if name is not None and not owner[first][1]:
             page[0] = f"{heading(lang, name, more=True)}\n\n{page[0]}"
         first += len(page)
     return pages

@@ -1,5 +1,5 @@
-"""How the borrower commands (/loans, /holds, /debt, /renew) start: the patron's language, a
-connected account and a fresh `/v3/user` status, or an answer saying why not."""
+"""How a borrower command of one card starts (/calendar, the suggestions): the patron's
+language, a connected account and a fresh `/v3/user` status, or an answer saying why not."""
 
 from __future__ import annotations
 
@@ -13,10 +13,8 @@ from library_bot.telegram.ui import (
     Context,
     answer_library_error,
     chat_and_lang,
-    reply,
     require_account,
 )
-from library_bot.texts import t
 
 if TYPE_CHECKING:
     from telegram import Update
@@ -70,23 +68,3 @@ async def command_status(
     deadline = deadline or Deadline()
     status = await borrower_status(update, context, account, lang, deadline, chat, edit=edit)
     return None if status is None else (lang, status)
-
-
-async def loans_status(
-    update: Update,
-    context: Context,
-    empty_key: str,
-    *,
-    edit: bool = True,
-    cards: list[Account] | None = None,
-) -> tuple[str, BorrowerStatus] | None:
-    """`command_status` for the commands about loans: None also when there are none, after
-    telling the patron so with the text `empty_key`."""
-    started = await command_status(update, context, edit=edit, cards=cards)
-    if started is None:
-        return None
-    lang, status = started
-    if not status.loans:
-        await reply(update, context, t(lang, empty_key))
-        return None
-    return started

@@ -32,30 +32,24 @@ from library_bot.rules.renewals import due_key, raw_reason, refusal_for, renew_w
 from library_bot.rules.urgency import sort_loans
 from library_bot.services import calendar, services
 from library_bot.telegram.buttons import ButtonId, ListPage, Payload, RenewAll, RenewLoan, decode
-from library_bot.telegram.cards import card_name, require_cards
+from library_bot.telegram.cards import card_name
 from library_bot.telegram.handlers.cardlists import (
     ALL,
     CardStatus,
+    Shown,
     answer_card_error,
-    card_number,
     chat_cards,
-    fetch_cards,
     for_card,
     forget_card,
     heading,
-    kept_cards,
-    only_card,
-    shown_cards,
+    read_cards,
     view_ids,
     view_payloads,
     view_rows,
 )
-from library_bot.telegram.handlers.common import borrower_status, loans_status
 from library_bot.telegram.ui import (
     SHORT_TITLE,
     Context,
-    answer_library_error,
-    chat_and_lang,
     chat_id_of,
     claim_once,
     lang_of,
@@ -65,7 +59,6 @@ from library_bot.telegram.ui import (
     ref_button,
     renew_payload,
     reply,
-    require_account,
     send,
     send_messages,
     store_payloads,
@@ -77,7 +70,7 @@ from library_bot.texts.render import SEP, loans_summary, reason_text
 
 if TYPE_CHECKING:
     from library_bot.library.models import BorrowerStatus, Loan, RenewResult
-    from library_bot.storage.store import Account, CallbackRef, Refusal
+    from library_bot.storage.store import CallbackRef, Refusal
 
 log = logging.getLogger(__name__)
 
@@ -193,100 +186,7 @@ RENEW_PER_PAGE = 10
 
 
 async def renew_command(update: Update, context: Context) -> None:
-    cards = await chat_cards(update, context)
-    if len(cards) > 1:
-        await card_renew(update, context)
-        return
-    card = card_number(cards)
-    started = await loans_status(update, context, "borrower.renew.empty", cards=cards)
-    if started is None:
-        return
-    lang, status = started
-    svc = services(context)
-    today = today_in(context)
-    loans = sort_loans(status.loans)
-    refusals = await svc.store.refusals(chat_id_of(update), card)
-    open_loans = [loan for loan in loans if refusal_for(loan, refusals) is None]
-    # Every button of the message is stored now, whichever page shows it, so a loan has one
-    # single-use button however the patron pages. "Renew all" lists every loan, refused ones
-    # too, so it can say what it left alone, and knows every loan button to claim.
-    loan_buttons = tuple(ButtonId.of(1 + index) for index in range(len(open_loans)))
-    mapped: dict[str, str] = dict(
-        zip((loan.loan_id for loan in open_loans), loan_buttons, strict=True)
-    )
-    payloads: list[Payload] = [
-        RenewAll(tuple(loan.loan_id for loan in loans), loan_buttons, card),
-        *(renew_payload(loan, lang, card) for loan in open_loans),
-    ]
-    paged = len(loans) > RENEW_PER_PAGE
-    if paged:  # the row the ◀ ▶ buttons point at
-        payloads.append(ListPage("renew", mapped, ButtonId.of(0)))
-    ids = await store_payloads(update, context, payloads)
-    listing = ListPage("renew", {loan_id: ids[int(i)] for loan_id, i in mapped.items()}, ids[0])
-    ref_id = ids[-1] if paged else None
-    await _show(update, context, lang, status.loans, 0, ref_id, listing, today, fresh=True)
-
-
-async def show_page(
-    update: Update, context: Context, page: int, ref_id: str, listing: ListPage
-) -> None:
-    """Page `page` of a /renew message, the loans read fresh, its stored buttons kept."""
-    started = await loans_status(update, context, "borrower.renew.empty", edit=False)
-    if started is None:
-        return
-    lang, status = started
-    await _show(update, context, lang, status.loans, page, ref_id, listing, today_in(context))
-
-
-async def _show(
-    update: Update,
-    context: Context,
-    lang: str,
-    loans: Sequence[Loan],
-    page: int,
-    ref_id: str | None,
-    listing: ListPage,
-    today: dt.date,
-    *,
-    fresh: bool = False,
-) -> None:
-    svc = services(context)
-    chat_id = chat_id_of(update)
-    ordered = sort_loans(loans)
-    refusals = await svc.store.refusals(chat_id, await only_card(update, context))
-    mapped = listing.buttons or {}
-    pages = max(1, -(-len(ordered) // RENEW_PER_PAGE))
-    page = max(0, min(page, pages - 1))
-    shown = ordered[page * RENEW_PER_PAGE : (page + 1) * RENEW_PER_PAGE]
-    used: set[str] = set()
-    if not fresh:
-        wanted = [mapped[loan.loan_id] for loan in shown if loan.loan_id in mapped]
-        rows = await svc.store.callbacks_many(wanted, chat_id)
-        used = {row.id for row in rows if row.used_at is not None}
-    lines: list[str] = []
-    buttons: list[list[InlineKeyboardButton]] = []
-    if listing.head is not None:
-        buttons.append([ref_button(t(lang, "borrower.renew.all"), RenewAll.ACTION, listing.head)])
-    for loan in shown:
-        button_id = mapped.get(loan.loan_id)
-        line, label = _loan_row(loan, lang, refusal_for(loan, refusals), button_id, used, today)
-        if line is not None:
-            lines.append(line)
-        elif button_id is not None and label is not None:
-            buttons.append([ref_button(plain(label), RenewLoan.ACTION, button_id)])
-    if pages > 1 and ref_id is not None:
-        buttons.append(page_row(lang, ref_id, page, pages))
-    refused = sum(1 for loan in ordered if refusal_for(loan, refusals) is not None)
-    window = await _window(context, chat_id)
-    header = "\n".join(
-        (
-            t(lang, "borrower.renew.header", count=len(ordered)),
-            loans_summary(ordered, today, lang, window, refused),
-        )
-    )
-    text = "\n\n".join((header, "\n".join(lines))) if lines else header
-    [text, *_] = split_messages([text])  # bounded by the page size; never over the limit
-    await reply(update, context, text, buttons=buttons)
+    await list_renew(update, context)
 
 
 async def _window(context: Context, chat_id: int) -> int:
@@ -554,222 +454,24 @@ def away_days(words: Sequence[str]) -> int | None:
 
 async def away_command(update: Update, context: Context) -> None:
     """`/away <days>`: before a trip, renew every loan due within that many days (each at most
-    once, as "renew all" does) and say what could not be renewed, and why."""
+    once, as "renew all" does), each card's with its own token, the cards side by side, and say
+    what could not be renewed, and why (with several cards, in a section per card)."""
     lang = await lang_of(update, context)
     days = away_days(context.args or [])
     if days is None:
         await reply(update, context, t(lang, "notices.away.usage", max=MAX_AWAY_DAYS))
         return
-    if len(await chat_cards(update, context)) > 1:
-        await _away_cards(update, context, lang, days)
-        return
-    account = await require_account(update, context)
-    if account is None:
-        return
     deadline = Deadline()
-    chat_id = chat_id_of(update)
-    status = await borrower_status(update, context, account, lang, deadline)
-    if status is None:
+    shown = await read_cards(update, context, deadline=deadline)
+    if shown is None:
         return
-    if not status.loans:
+    statuses = shown.statuses
+    if shown.single and not any(card.status and card.status.loans for card in statuses):
         await reply(update, context, t(lang, "borrower.renew.empty"))
         return
-    done = await renew_due(
-        context,
-        chat_id,
-        account.token,
-        status,
-        lang,
-        window=days,
-        deadline=deadline,
-        card=account.card,
-    )
-    if isinstance(done, TokenRejected):
-        await answer_library_error(update, context, done, lang, edit=False, card=account.card)
-        return
-    lines, _ = done
-    header = t(lang, "notices.away.header", count=days)
-    await send_messages(update, context, split_messages(lines, header=header, separator="\n"))
-
-
-# --- several cards ---------------------------------------------------------------------------
-
-
-async def _card_of(update: Update, context: Context, kind: type[RenewLoan] | type[RenewAll]) -> int:
-    """The card a tapped renew button acts for (a button stored before cards: card 1)."""
-    peek = await peek_callback(update, context)
-    tapped = decode(peek.payload, kind) if peek is not None else None
-    return tapped.card if tapped is not None else 1
-
-
-def _loan_key(card: int, loan_id: str) -> str:
-    """A loan's key in a /renew of several cards (`ListPage.buttons`): loan ids are the library's
-    own, so two cards' could be the same."""
-    return f"{card}:{loan_id}"
-
-
-async def card_renew(
-    update: Update, context: Context, listing: ListPage | None = None, page: int = 0
-) -> None:
-    """/renew with several cards: a section per card (or the card the view shows), "renew all"
-    per card and each open loan's button with its card. The message's buttons are stored when it
-    is first sent (`listing` None); a page or view tap shows them again, the loans read fresh."""
-    chat, lang = await chat_and_lang(update, context)
-    cards = await require_cards(update, context)
-    if not cards:
-        return
-    view = listing.card if listing is not None else None
-    statuses = await fetch_cards(context, shown_cards(cards, view), lang, Deadline(), chat)
-    store = services(context).store
     chat_id = chat_id_of(update)
-    refusals = {card.card: await store.refusals(chat_id, card=card.card) for card in statuses}
-    if listing is None:
-        if not any(card.status and card.status.loans for card in statuses) and all(
-            card.status is not None for card in statuses
-        ):
-            await reply(update, context, t(lang, "borrower.renew.empty"))
-            return
-        listing = await _store_renew(update, context, lang, cards, statuses, refusals)
-        fresh = True
-    else:
-        fresh = False
-    cards = kept_cards(cards, statuses)
-    await _show_cards(update, context, lang, cards, statuses, refusals, listing, page, fresh=fresh)
 
-
-async def _store_renew(
-    update: Update,
-    context: Context,
-    lang: str,
-    cards: Sequence[Account],
-    statuses: Sequence[CardStatus],
-    refusals: Mapping[int, Mapping[str, Refusal]],
-) -> ListPage:
-    """Store a new /renew of several cards: each card's "renew all" and loan buttons, and the
-    views; the view of every card, as stored."""
-    payloads: list[Payload] = []
-    mapped: dict[str, str] = {}
-    heads: dict[str, str] = {}
-    for card in statuses:
-        if card.status is None or not card.status.loans:
-            continue
-        loans = sort_loans(card.status.loans)
-        open_loans = [loan for loan in loans if refusal_for(loan, refusals[card.card]) is None]
-        head = len(payloads)
-        buttons = tuple(ButtonId.of(head + 1 + n) for n in range(len(open_loans)))
-        heads[str(card.card)] = ButtonId.of(head)
-        mapped.update(
-            zip((_loan_key(card.card, loan.loan_id) for loan in open_loans), buttons, strict=True)
-        )
-        payloads.append(RenewAll(tuple(loan.loan_id for loan in loans), buttons, card.card))
-        payloads.extend(renew_payload(loan, lang, card.card) for loan in open_loans)
-    views = view_payloads("renew", cards, offset=len(payloads), buttons=mapped, heads=heads)
-    ids = await store_payloads(update, context, [*payloads, *views])
-    views_of = {key: ids[int(index)] for key, index in view_ids(cards, len(payloads)).items()}
-    return ListPage(
-        "renew",
-        {key: ids[int(index)] for key, index in mapped.items()},
-        card=None,
-        views=views_of,
-        heads={key: ids[int(index)] for key, index in heads.items()},
-    )
-
-
-async def _show_cards(
-    update: Update,
-    context: Context,
-    lang: str,
-    cards: Sequence[Account],
-    statuses: Sequence[CardStatus],
-    refusals: Mapping[int, Mapping[str, Refusal]],
-    listing: ListPage,
-    page: int,
-    *,
-    fresh: bool,
-) -> None:
-    """One page of a /renew of several cards."""
-    store = services(context).store
-    chat_id = chat_id_of(update)
-    today = today_in(context)
-    window = await _window(context, chat_id)
-    mapped = listing.buttons or {}
-    heads = listing.heads or {}
-    several = len(statuses) > 1
-    every = [
-        (card, loan)
-        for card in statuses
-        if card.status is not None
-        for loan in sort_loans(card.status.loans)
-    ]
-    pages = max(1, -(-len(every) // RENEW_PER_PAGE))
-    page = max(0, min(page, pages - 1))
-    shown = every[page * RENEW_PER_PAGE : (page + 1) * RENEW_PER_PAGE]
-    used: set[str] = set()
-    if not fresh:
-        wanted = [
-            mapped[key]
-            for card, loan in shown
-            if (key := _loan_key(card.card, loan.loan_id)) in mapped
-        ]
-        used = {row.id for row in await store.callbacks_many(wanted, chat_id) if row.used_at}
-    buttons: list[list[InlineKeyboardButton]] = []
-    for card in statuses:
-        head = heads.get(str(card.card))
-        if head is not None and card.status is not None and card.status.loans:
-            label = t(lang, "borrower.renew.all")
-            if several:
-                label = t(lang, "lists.renew.all_of", label=label, name=card.name)
-            buttons.append([ref_button(plain(label), RenewAll.ACTION, head)])
-    lines: dict[int, list[str]] = {card.card: [] for card in statuses}
-    for card, loan in shown:
-        button_id = mapped.get(_loan_key(card.card, loan.loan_id))
-        refusal = refusal_for(loan, refusals[card.card])
-        line, text = _loan_row(loan, lang, refusal, button_id, used, today)
-        if line is not None:
-            lines[card.card].append(line)
-            continue
-        if button_id is None or text is None:
-            continue
-        if several:
-            text = t(lang, "lists.button_of", label=text, name=card.name)
-        buttons.append([ref_button(plain(text), RenewLoan.ACTION, button_id)])
-    on_page = {card.card for card, _ in shown}
-    parts: list[str] = [t(lang, "borrower.renew.header", count=len(every))]
-    for card in statuses:
-        trouble = card.trouble(lang)
-        if trouble is not None or card.status is None:
-            parts.append(f"{heading(lang, card.name)}\n{trouble or ''}")
-            continue
-        loans = card.status.loans
-        if not loans:
-            parts.append(f"{heading(lang, card.name)}\n{t(lang, 'lists.loans.none')}")
-            continue
-        if card.card not in on_page:
-            continue
-        refused = sum(1 for loan in loans if refusal_for(loan, refusals[card.card]) is not None)
-        summary = loans_summary(loans, today, lang, window, refused)
-        lead = SEP.join((t(lang, "lists.loans.count", count=len(loans)), summary))
-        parts.append("\n".join((heading(lang, card.name), lead, *lines[card.card])))
-    views = listing.views or {}
-    if pages > 1:
-        buttons.append(page_row(lang, views[str(listing.card or ALL)], page, pages))
-    buttons.extend(view_rows(lang, cards, views, listing.card))
-    [text, *_] = split_messages(["\n\n".join(parts)])
-    await reply(update, context, text, buttons=buttons)
-
-
-async def _away_cards(update: Update, context: Context, lang: str, days: int) -> None:
-    """`/away <days>` with several cards: every card's loans due within `days` renewed with its
-    own token, the cards side by side; the results in a section per card."""
-    chat, _ = await chat_and_lang(update, context)
-    cards = await require_cards(update, context)
-    if not cards:
-        return
-    deadline = Deadline()
-    chat_id = chat_id_of(update)
-    statuses = await fetch_cards(context, cards, lang, deadline, chat)
-
-    async def renew_card(card: CardStatus) -> list[str]:
+    async def renew_card(card: CardStatus) -> list[str] | None:
         trouble = card.trouble(lang)
         if trouble is not None or card.status is None:
             return [trouble or ""]
@@ -787,16 +489,221 @@ async def _away_cards(update: Update, context: Context, lang: str, days: int) ->
         )
         if isinstance(done, TokenRejected):
             await forget_card(context, card.account, lang)
-            return [t(lang, "lists.card_forgotten", name=card.name)]
+            return None if shown.single else [t(lang, "lists.card_forgotten", name=card.name)]
         return done[0]
 
     results = await asyncio.gather(*(renew_card(card) for card in statuses))
     lines: list[str] = []
     for card, found in zip(statuses, results, strict=True):
-        lines.append(("\n" if lines else "") + heading(lang, card.name))
+        if found is None:
+            return  # the one card's token was refused: `forget_card` told the patron
+        if not shown.single:
+            lines.append(("\n" if lines else "") + heading(lang, card.name))
         lines.extend(found)
     header = t(lang, "notices.away.header", count=days)
     await send_messages(update, context, split_messages(lines, header=header, separator="\n"))
+
+
+# --- several cards ---------------------------------------------------------------------------
+
+
+async def _card_of(update: Update, context: Context, kind: type[RenewLoan] | type[RenewAll]) -> int:
+    """The card a tapped renew button acts for (a button stored before cards: card 1)."""
+    peek = await peek_callback(update, context)
+    tapped = decode(peek.payload, kind) if peek is not None else None
+    return tapped.card if tapped is not None else 1
+
+
+def _loan_key(listing: ListPage, card: int, loan_id: str) -> str:
+    """A loan's key in `ListPage.buttons`: with several cards "<card>:<loan id>" (loan ids are
+    the library's own, so two cards' could be the same); a one-card list keys by loan id."""
+    return loan_id if listing.views is None else f"{card}:{loan_id}"
+
+
+async def list_renew(
+    update: Update,
+    context: Context,
+    listing: ListPage | None = None,
+    page: int = 0,
+    ref_id: str | None = None,
+) -> None:
+    """/renew: the loans, "renew all" and each open loan's button, a section per card (or the
+    card the view shows) when the chat has several. The message's buttons are stored when it is
+    first sent (`listing` None); a page or view tap shows them again, the loans read fresh."""
+    view = listing.card if listing is not None else None
+    shown = await read_cards(update, context, view)
+    if shown is None:
+        return
+    store = services(context).store
+    chat_id = chat_id_of(update)
+    statuses = shown.statuses
+    refusals = {card.card: await store.refusals(chat_id, card=card.card) for card in statuses}
+    if (listing is None or shown.single) and (
+        not any(card.status and card.status.loans for card in statuses)
+        and all(card.status is not None for card in statuses)
+    ):
+        await reply(update, context, t(shown.lang, "borrower.renew.empty"))
+        return
+    fresh = listing is None
+    if listing is None:
+        listing, ref_id = await _store_renew(update, context, shown, refusals)
+    await _show_renew(update, context, shown, refusals, listing, page, ref_id, fresh=fresh)
+
+
+async def _store_renew(
+    update: Update,
+    context: Context,
+    shown: Shown,
+    refusals: Mapping[int, Mapping[str, Refusal]],
+) -> tuple[ListPage, str | None]:
+    """Store a new /renew: each card's "renew all" and loan buttons, and what pages it (with
+    several cards the views, with one card a `ListPage` once it has more than a page). The
+    message's listing, and the stored id ◀ ▶ of a one-card list point at.
+
+    Every button of the message is stored now, whichever page shows it, so a loan has one
+    single-use button however the patron pages. "Renew all" lists every loan, refused ones too,
+    so it can say what it left alone, and knows every loan button to claim.
+    """
+    lang = shown.lang
+    keys = ListPage("renew", views=None if shown.single else {})
+    payloads: list[Payload] = []
+    mapped: dict[str, str] = {}
+    heads: dict[str, str] = {}
+    loans_listed = 0
+    for card in shown.statuses:
+        if card.status is None or not card.status.loans:
+            continue
+        loans = sort_loans(card.status.loans)
+        loans_listed += len(loans)
+        open_loans = [loan for loan in loans if refusal_for(loan, refusals[card.card]) is None]
+        head = len(payloads)
+        buttons = tuple(ButtonId.of(head + 1 + n) for n in range(len(open_loans)))
+        heads[str(card.card)] = ButtonId.of(head)
+        mapped.update(
+            zip(
+                (_loan_key(keys, card.card, loan.loan_id) for loan in open_loans),
+                buttons,
+                strict=True,
+            )
+        )
+        payloads.append(RenewAll(tuple(loan.loan_id for loan in loans), buttons, card.card))
+        payloads.extend(renew_payload(loan, lang, card.card) for loan in open_loans)
+    if shown.single:
+        # The row the ◀ ▶ buttons point at.
+        paged = loans_listed > RENEW_PER_PAGE
+        [renew_all] = heads.values()
+        tail = [ListPage("renew", mapped, renew_all)] if paged else []
+        ids = await store_payloads(update, context, [*payloads, *tail])
+        stored = {key: ids[int(index)] for key, index in mapped.items()}
+        listing = ListPage("renew", stored, ids[int(renew_all)])
+        return listing, ids[-1] if paged else None
+    cards = shown.cards
+    views = view_payloads("renew", cards, offset=len(payloads), buttons=mapped, heads=heads)
+    ids = await store_payloads(update, context, [*payloads, *views])
+    views_of = {key: ids[int(index)] for key, index in view_ids(cards, len(payloads)).items()}
+    listing = ListPage(
+        "renew",
+        {key: ids[int(index)] for key, index in mapped.items()},
+        card=None,
+        views=views_of,
+        heads={key: ids[int(index)] for key, index in heads.items()},
+    )
+    return listing, None
+
+
+async def _show_renew(
+    update: Update,
+    context: Context,
+    shown: Shown,
+    refusals: Mapping[int, Mapping[str, Refusal]],
+    listing: ListPage,
+    page: int,
+    ref_id: str | None,
+    *,
+    fresh: bool,
+) -> None:
+    """One page of a /renew: with several cards a section per card, with one the card's summary
+    under the header and the loans without a button under it."""
+    lang, statuses = shown.lang, shown.statuses
+    store = services(context).store
+    chat_id = chat_id_of(update)
+    today = today_in(context)
+    window = await _window(context, chat_id)
+    mapped = listing.buttons or {}
+    if listing.views is None:  # a one-card list: its one "renew all"
+        heads = {str(card.card): listing.head for card in statuses[:1] if listing.head}
+    else:
+        heads = listing.heads or {}
+    several = len(statuses) > 1
+    every = [
+        (card, loan)
+        for card in statuses
+        if card.status is not None
+        for loan in sort_loans(card.status.loans)
+    ]
+    pages = max(1, -(-len(every) // RENEW_PER_PAGE))
+    page = max(0, min(page, pages - 1))
+    on_this_page = every[page * RENEW_PER_PAGE : (page + 1) * RENEW_PER_PAGE]
+    used: set[str] = set()
+    if not fresh:
+        wanted = [
+            mapped[key]
+            for card, loan in on_this_page
+            if (key := _loan_key(listing, card.card, loan.loan_id)) in mapped
+        ]
+        used = {row.id for row in await store.callbacks_many(wanted, chat_id) if row.used_at}
+    buttons: list[list[InlineKeyboardButton]] = []
+    for card in statuses:
+        head = heads.get(str(card.card))
+        if head is not None and card.status is not None and card.status.loans:
+            label = t(lang, "borrower.renew.all")
+            if several:
+                label = t(lang, "lists.renew.all_of", label=label, name=card.name)
+            buttons.append([ref_button(plain(label), RenewAll.ACTION, head)])
+    lines: dict[int, list[str]] = {card.card: [] for card in statuses}
+    for card, loan in on_this_page:
+        button_id = mapped.get(_loan_key(listing, card.card, loan.loan_id))
+        refusal = refusal_for(loan, refusals[card.card])
+        line, text = _loan_row(loan, lang, refusal, button_id, used, today)
+        if line is not None:
+            lines[card.card].append(line)
+            continue
+        if button_id is None or text is None:
+            continue
+        if several:
+            text = t(lang, "lists.button_of", label=text, name=card.name)
+        buttons.append([ref_button(plain(text), RenewLoan.ACTION, button_id)])
+    on_page = {card.card for card, _ in on_this_page}
+    parts: list[str] = [t(lang, "borrower.renew.header", count=len(every))]
+    for card in statuses:
+        trouble = card.trouble(lang)
+        if trouble is not None or card.status is None:
+            parts.append(f"{heading(lang, card.name)}\n{trouble or ''}")
+            continue
+        loans = card.status.loans
+        if not loans:
+            parts.append(f"{heading(lang, card.name)}\n{t(lang, 'lists.loans.none')}")
+            continue
+        if card.card not in on_page:
+            continue
+        refused = sum(1 for loan in loans if refusal_for(loan, refusals[card.card]) is not None)
+        summary = loans_summary(loans, today, lang, window, refused)
+        if shown.single:
+            parts[0] = f"{parts[0]}\n{summary}"
+            parts.extend(["\n".join(lines[card.card])] if lines[card.card] else [])
+            continue
+        lead = SEP.join((t(lang, "lists.loans.count", count=len(loans)), summary))
+        parts.append("\n".join((heading(lang, card.name), lead, *lines[card.card])))
+    if listing.views is None:  # a one-card list pages through its own stored row
+        if pages > 1 and ref_id is not None:
+            buttons.append(page_row(lang, ref_id, page, pages))
+    else:
+        views = listing.views or {}
+        if pages > 1:
+            buttons.append(page_row(lang, views[str(listing.card or ALL)], page, pages))
+        buttons.extend(view_rows(lang, shown.cards, views, listing.card))
+    [text, *_] = split_messages(["\n\n".join(parts)])
+    await reply(update, context, text, buttons=buttons)
 
 
 def handlers() -> list[BaseHandler[Any, Any, Any]]:
