@@ -19,7 +19,8 @@ from telegram.ext import Application, ContextTypes
 from library_bot.jobs.sweep import sweep
 from library_bot.services import Services, services
 from library_bot.storage.store import Account
-from library_bot.telegram.ui import chat_lang, send_login
+from library_bot.telegram.cards import send_login
+from library_bot.telegram.context import chat_lang
 from library_bot.texts import t
 from library_bot.texts.cards import card_heading
 

@@ -49,15 +49,10 @@ from library_bot.rules.renewals import refusal_for
 from library_bot.rules.urgency import sort_loans
 from library_bot.services.branches import BranchNames
 from library_bot.storage.notices import Seen
+from library_bot.telegram.cards import login_prompt
+from library_bot.telegram.keyboards import one_per_row, renew_buttons, stored_buttons, stored_rows
 from library_bot.telegram.ratelimit import SEND_ATTEMPTS
-from library_bot.telegram.ui import (
-    login_prompt,
-    one_per_row,
-    renew_buttons,
-    send,
-    stored_buttons,
-    stored_rows,
-)
+from library_bot.telegram.replies import send
 from library_bot.texts import pick_language, t
 from library_bot.texts.cards import card_heading, card_name
 from library_bot.texts.formatting import is_zero_amount, shorten, split_messages
@@ -472,7 +467,7 @@ class _Sweep:
             if due.cards:
                 ready.append(due)
         await asyncio.gather(*(self._render(due) for due in ready))
-        # One per loan while few, and "renew all" (`ui.renew_buttons`, as /renew has them),
+        # One per loan while few, and "renew all" (`keyboards.renew_buttons`, as /renew has them),
         # for each card of the digest.
         buttons = [self._buttons(due) for due in ready]
         ids = await self.store.put_callbacks_many(

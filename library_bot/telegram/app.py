@@ -14,6 +14,8 @@ from telegram.ext import Application, ApplicationBuilder, BaseHandler
 
 from library_bot.services import SERVICES_KEY, Services
 from library_bot.telegram.botapi import build_bot
+from library_bot.telegram.context import lang_of
+from library_bot.telegram.failures import error_text
 from library_bot.telegram.guard import private_chat_guard
 from library_bot.telegram.handlers import (
     COMMANDS,
@@ -33,7 +35,7 @@ from library_bot.telegram.handlers import (
     whatson,
 )
 from library_bot.telegram.ratelimit import FairUpdateProcessor
-from library_bot.telegram.ui import answer_query, error_text, lang_of, send
+from library_bot.telegram.replies import answer_query, send
 
 log = logging.getLogger(__name__)
 

@@ -23,7 +23,7 @@ P = TypeVar("P", bound=Payload)
 
 
 class ButtonId(str):
-    """In a payload handed to `ui.callback_buttons`: the stored id of button number n of the
+    """In a payload handed to `keyboards.callback_buttons`: the stored id of button number n of the
     same batch (a "no" button that must know its "yes"). `ButtonId.of(0)`."""
 
     __slots__ = ()

@@ -11,7 +11,8 @@ from telegram.ext import ApplicationHandlerStop, BaseHandler, TypeHandler
 
 from library_bot.services import services
 from library_bot.telegram.buttons import LanguageChoice
-from library_bot.telegram.ui import Context, answer_query, lang_of, send, url_button
+from library_bot.telegram.context import Context, lang_of
+from library_bot.telegram.replies import answer_query, send, url_button
 from library_bot.texts import t
 
 log = logging.getLogger(__name__)

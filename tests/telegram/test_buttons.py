@@ -26,7 +26,7 @@ from library_bot.telegram.buttons import (
     decode,
     encode,
 )
-from library_bot.telegram.ui import CALLBACK_DATA_LIMIT, ref_button, renew_buttons
+from library_bot.telegram.keyboards import CALLBACK_DATA_LIMIT, ref_button, renew_buttons
 from library_bot.texts.formatting import shorten
 
 # Payloads as the handlers stored them before they were typed: buttons shown then must keep

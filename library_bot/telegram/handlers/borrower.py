@@ -15,39 +15,31 @@ from library_bot.rules.renewals import refusal_for, renew_window
 from library_bot.rules.urgency import hold_is_ready, sort_holds, sort_loans
 from library_bot.services import services
 from library_bot.telegram.buttons import ButtonId, CancelHold, KeepHold, ListPage, Payload, decode
+from library_bot.telegram.context import Context, chat_id_of, chat_settings, lang_of, today_in
+from library_bot.telegram.failures import answer_library_error
 from library_bot.telegram.handlers import renew
 from library_bot.telegram.handlers.cardlists import (
     ALL,
     Section,
     Shown,
-    answer_card_error,
-    for_card,
     lay_out,
     read_cards,
     section_pages,
     store_views,
     view_rows,
 )
-from library_bot.telegram.ui import (
+from library_bot.telegram.keyboards import (
     BUTTON_TITLE,
     PAYLOAD_TITLE,
-    Context,
     callback_buttons,
-    chat_id_of,
-    chat_settings,
     claim_once,
-    lang_of,
     one_per_row,
     page_row,
     peek_callback,
-    plain,
-    reply,
     resolve_callback,
-    send,
-    send_messages,
     store_payloads,
-    today_in,
 )
+from library_bot.telegram.replies import plain, reply, send, send_messages
 from library_bot.texts import Raw, t
 from library_bot.texts.formatting import (
     format_amount,
@@ -127,9 +119,7 @@ async def cancel_callback(update: Update, context: Context) -> None:
     peek = await peek_callback(update, context)
     seen = decode(peek.payload, KeepHold, CancelHold) if peek is not None else None
     if isinstance(seen, CancelHold) and seen.confirm:
-        claimed = await claim_once(
-            update, context, lang, "borrower.cancel.already", require=for_card(seen.card)
-        )
+        claimed = await claim_once(update, context, lang, "borrower.cancel.already", card=seen.card)
         if claimed is not None:
             await _cancel_hold(update, context, lang, claimed[0], seen)
         return
@@ -187,7 +177,7 @@ async def _cancel_hold(
             # Sent once, never answered readably: the hold may be cancelled or not.
             await reply(update, context, t(lang, "borrower.cancel.maybe", title=title))
             return
-        await answer_card_error(update, context, exc, lang, account, edit=True)
+        await answer_library_error(update, context, exc, lang, card=account.card)
         return
     key = "borrower.cancel.done" if result.deleted else "borrower.cancel.not_done"
     await reply(update, context, t(lang, key, title=title))

@@ -18,8 +18,9 @@ from library_bot.library.models import BorrowerStatus
 from library_bot.rules import calendar
 from library_bot.services import Services, services
 from library_bot.storage.store import Account
+from library_bot.telegram.context import Context, chat_id_of, lang_of
 from library_bot.telegram.handlers.common import command_status
-from library_bot.telegram.ui import Context, chat_id_of, lang_of, reply
+from library_bot.telegram.replies import reply
 from library_bot.texts import t
 
 

@@ -15,35 +15,22 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from telegram import InlineKeyboardButton
-from telegram.error import Forbidden
 
 from library_bot.library.deadline import Deadline
 from library_bot.library.errors import LibraryError, TokenRejected
 from library_bot.services import services
 from library_bot.services.polling import refresh_plan
 from library_bot.telegram.buttons import ButtonId, ListPage, Payload
-from library_bot.telegram.cards import card_name, require_cards
-from library_bot.telegram.ui import (
-    Context,
-    answer_library_error,
-    answer_query,
-    chat_and_lang,
-    chat_id_of,
-    error_text,
-    lang_of,
-    page_button,
-    plain,
-    require_account,
-    send,
-    send_login,
-    store_payloads,
-)
+from library_bot.telegram.cards import card_name, forget_card, require_cards
+from library_bot.telegram.context import Context, chat_and_lang, chat_id_of
+from library_bot.telegram.failures import answer_library_error, error_text
+from library_bot.telegram.keyboards import page_button, store_payloads
+from library_bot.telegram.replies import plain
 from library_bot.texts import t
 from library_bot.texts.formatting import paginate
 from library_bot.texts.render import SEP
@@ -135,73 +122,6 @@ async def chat_cards(update: Update, context: Context) -> list[Account]:
     return await services(context).store.cards(chat_id_of(update))
 
 
-def _expired(account: Account) -> bool:
-    expires = account.token_expires_at
-    return expires is not None and expires <= datetime.now(UTC)
-
-
-async def require_card(update: Update, context: Context, card: int) -> Account | None:
-    """Card `card` of the chat for a button that names it, or None after telling the patron:
-    with no other card, as `require_account` tells it; else that the card is no longer here."""
-    chat_id = chat_id_of(update)
-    store = services(context).store
-    account = await store.account(chat_id, card)
-    if account is not None and not _expired(account):
-        return account
-    others = [other for other in await store.cards(chat_id) if other.card != card]
-    if not others:
-        return await require_account(update, context)
-    lang = await lang_of(update, context)
-    if update.callback_query is not None:
-        await answer_query(update)
-    if account is not None and await store.delete_account(chat_id, card) is not None:
-        name = card_name(account, lang)
-        await send_login(context, chat_id, lang, lead=t(lang, "lists.card_expired", name=name))
-    else:
-        await send(context.bot, chat_id, t(lang, "cards.gone"))
-    return None
-
-
-async def forget_card(context: Context, account: Account, lang: str) -> bool:
-    """Forget one card whose token the platform refused and tell the patron which, with a login
-    button; the chat's other cards stay. True when this call did the forgetting."""
-    store = services(context).store
-    chat_id = account.chat_id
-    if await store.delete_account(chat_id, account.card) is None:
-        return False
-    if not await store.cards(chat_id):
-        await store.set_account_ended(chat_id, "rejected")
-        lead = t(lang, "common.reconnect")
-    else:
-        lead = t(lang, "lists.card_refused", name=card_name(account, lang))
-    try:
-        await send_login(context, chat_id, lang, lead=lead)
-    except Forbidden:
-        log.info("chat %s blocked the bot; not told about the refused token", chat_id)
-    return True
-
-
-async def answer_card_error(
-    update: Update,
-    context: Context,
-    exc: LibraryError,
-    lang: str,
-    account: Account,
-    *,
-    edit: bool = False,
-) -> None:
-    """`ui.answer_library_error` for a call made with `account`'s token: a refused token forgets
-    only that card, saying which, when the chat has others."""
-    if isinstance(exc, TokenRejected) and (
-        account.card != 1 or len(await chat_cards(update, context)) > 1
-    ):
-        await answer_query(update)
-        if not await forget_card(context, account, lang):
-            await send(context.bot, chat_id_of(update), t(lang, "cards.gone"))
-        return
-    await answer_library_error(update, context, exc, lang, edit=edit, card=account.card)
-
-
 async def fetch_cards(
     context: Context,
     accounts: Sequence[Account],
@@ -217,7 +137,7 @@ async def fetch_cards(
         try:
             status = await deadline.run(svc.library.user(account.token))
         except TokenRejected:
-            await forget_card(context, account, lang)
+            await forget_card(context, account.chat_id, account.card, lang)
             return CardStatus(account, name, forgotten=True)
         except LibraryError as exc:
             log.warning(
@@ -357,12 +277,3 @@ def shown_cards(cards: Sequence[Account], view: int | None) -> list[Account]:
     """The cards a view shows (every card when the one asked for is gone)."""
     chosen = [account for account in cards if view is None or account.card == view]
     return chosen or list(cards)
-
-
-def for_card(card: int) -> Callable[[Update, Context], Awaitable[Account | None]]:
-    """`ui.claim_once`'s `require` for a button of card `card`."""
-
-    async def require(update: Update, context: Context) -> Account | None:
-        return await require_card(update, context, card)
-
-    return require

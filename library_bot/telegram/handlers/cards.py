@@ -26,18 +26,10 @@ from library_bot.rules.isil import branch_key
 from library_bot.services import services
 from library_bot.storage.store import MAX_CARDS
 from library_bot.telegram.buttons import LogoutCard, Payload, RenameCard, decode
-from library_bot.telegram.cards import card_name
-from library_bot.telegram.ui import (
-    NO_PREVIEW,
-    Context,
-    callback_buttons,
-    chat_id_of,
-    lang_of,
-    plain,
-    reply,
-    require_account,
-    resolve_callback,
-)
+from library_bot.telegram.cards import card_name, require_card
+from library_bot.telegram.context import Context, chat_id_of, lang_of
+from library_bot.telegram.keyboards import callback_buttons, resolve_callback
+from library_bot.telegram.replies import NO_PREVIEW, plain, reply
 from library_bot.texts import LANGUAGES, Raw, t
 
 if TYPE_CHECKING:
@@ -222,7 +214,7 @@ async def cards_command(update: Update, context: Context) -> None:
     lang = await lang_of(update, context)
     cards = await services(context).store.cards(chat_id_of(update))
     if not cards:
-        await require_account(update, context)  # says how to connect a card
+        await require_card(update, context)  # says how to connect a card
         return
     specs: list[tuple[str, Payload]] = []
     for account in cards:

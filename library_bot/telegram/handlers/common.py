@@ -9,12 +9,9 @@ from library_bot.library.deadline import Deadline
 from library_bot.library.errors import LibraryError
 from library_bot.services import services
 from library_bot.services.polling import refresh_plan
-from library_bot.telegram.ui import (
-    Context,
-    answer_library_error,
-    chat_and_lang,
-    require_account,
-)
+from library_bot.telegram.cards import require_card
+from library_bot.telegram.context import Context, chat_and_lang
+from library_bot.telegram.failures import answer_library_error
 
 if TYPE_CHECKING:
     from telegram import Update
@@ -62,7 +59,7 @@ async def command_status(
     None once the patron has been answered (not connected, or the platform failed).
     """
     chat, lang = await chat_and_lang(update, context)
-    account = await require_account(update, context, known=cards)
+    account = await require_card(update, context, known=cards)
     if account is None:
         return None
     deadline = deadline or Deadline()

@@ -13,21 +13,12 @@ from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 from library_bot.services import services
 from library_bot.storage.store import MAX_CARDS
 from library_bot.telegram.buttons import ForgetChoice, LogoutCard, Payload, decode
-from library_bot.telegram.cards import card_name
+from library_bot.telegram.cards import card_name, send_login
+from library_bot.telegram.context import Context, chat_id_of, lang_of
 from library_bot.telegram.handlers.cards import owner
+from library_bot.telegram.keyboards import callback_buttons, one_per_row, resolve_callback
 from library_bot.telegram.menu import set_chat_menu
-from library_bot.telegram.ui import (
-    Context,
-    callback_buttons,
-    chat_id_of,
-    lang_of,
-    one_per_row,
-    plain,
-    reply,
-    resolve_callback,
-    send_login,
-    url_button,
-)
+from library_bot.telegram.replies import plain, reply, url_button
 from library_bot.texts import t
 from library_bot.texts.formatting import format_date
 

@@ -12,8 +12,9 @@ from typing import Any
 from telegram import Update
 from telegram.ext import BaseHandler, MessageHandler, filters
 
+from library_bot.telegram.context import Context, lang_of
 from library_bot.telegram.handlers.freetext import offer_search
-from library_bot.telegram.ui import Context, lang_of, reply
+from library_bot.telegram.replies import reply
 from library_bot.texts import t
 
 

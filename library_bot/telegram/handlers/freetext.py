@@ -16,6 +16,7 @@ from telegram.ext import BaseHandler, CallbackQueryHandler
 
 from library_bot.storage.crypto import CODE_ALPHABET, CODE_LENGTH, normalize_code
 from library_bot.telegram.buttons import SearchWords, decode
+from library_bot.telegram.context import Context, lang_of
 from library_bot.telegram.handlers.search import (
     MAX_QUERY,
     awaiting_words,
@@ -23,7 +24,8 @@ from library_bot.telegram.handlers.search import (
     is_search_reply,
     run_search,
 )
-from library_bot.telegram.ui import Context, callback_buttons, lang_of, reply, resolve_callback
+from library_bot.telegram.keyboards import callback_buttons, resolve_callback
+from library_bot.telegram.replies import reply
 from library_bot.texts import Raw, t
 from library_bot.texts.formatting import shorten
 

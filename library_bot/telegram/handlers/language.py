@@ -10,15 +10,10 @@ from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
 from library_bot.services import services
 from library_bot.telegram.buttons import LanguageChoice, decode
+from library_bot.telegram.context import Context, chat_id_of, lang_of
+from library_bot.telegram.keyboards import callback_buttons, resolve_callback
 from library_bot.telegram.menu import set_chat_menu
-from library_bot.telegram.ui import (
-    Context,
-    callback_buttons,
-    chat_id_of,
-    lang_of,
-    reply,
-    resolve_callback,
-)
+from library_bot.telegram.replies import reply
 from library_bot.texts import LANGUAGES, t
 
 AUTO = "auto"

@@ -31,26 +31,20 @@ from library_bot.telegram.buttons import (
     PlaceOrder,
     decode,
 )
-from library_bot.telegram.cards import card_heading, card_name, require_cards
-from library_bot.telegram.handlers.cardlists import require_card
-from library_bot.telegram.ui import (
+from library_bot.telegram.cards import card_heading, card_name, require_card, require_cards
+from library_bot.telegram.context import Context, chat_id_of, lang_of
+from library_bot.telegram.failures import answer_library_error, public_failure
+from library_bot.telegram.keyboards import (
     BUTTON_TITLE,
     MAX_BUTTONS,
     PAYLOAD_TITLE,
-    Context,
-    answer_library_error,
     callback_buttons,
-    chat_id_of,
     claim_once,
-    lang_of,
     one_per_row,
     peek_callback,
-    plain,
-    public_failure,
-    reply,
     resolve_callback,
-    send,
 )
+from library_bot.telegram.replies import plain, reply, send
 from library_bot.texts import t
 from library_bot.texts.formatting import shorten
 
@@ -363,9 +357,7 @@ async def order_callback(update: Update, context: Context) -> None:
     placing = decode(peek.payload, PlaceOrder) if peek is not None else None
     card = placing.card if placing is not None else 1
     # The tapped "yes" is claimed only once the card it is for is known to be connected.
-    claimed = await claim_once(
-        update, context, lang, ALREADY, require=lambda u, c: require_card(u, c, card)
-    )
+    claimed = await claim_once(update, context, lang, ALREADY, card=card)
     if claimed is None:
         return
     account, ref = claimed

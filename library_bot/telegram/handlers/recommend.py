@@ -25,30 +25,19 @@ from library_bot.library.deadline import Deadline
 from library_bot.library.errors import LibraryError
 from library_bot.services import services
 from library_bot.telegram.buttons import OrderFound, Payload, RecommendFor, decode
-from library_bot.telegram.cards import card_name
+from library_bot.telegram.cards import card_name, require_card
+from library_bot.telegram.context import Context, chat_and_lang, chat_id_of, lang_of
+from library_bot.telegram.failures import answer_library_error
 from library_bot.telegram.handlers.cardlists import (
     CARDS_PER_ROW,
-    answer_card_error,
     chat_cards,
     fetch_cards,
-    require_card,
 )
 from library_bot.telegram.handlers.common import borrower_status
 from library_bot.telegram.handlers.order import valid_pid
 from library_bot.telegram.handlers.whatson import one_message
-from library_bot.telegram.ui import (
-    BUTTON_TITLE,
-    Context,
-    callback_buttons,
-    chat_and_lang,
-    chat_id_of,
-    lang_of,
-    plain,
-    reply,
-    require_account,
-    resolve_callback,
-    send,
-)
+from library_bot.telegram.keyboards import BUTTON_TITLE, callback_buttons, resolve_callback
+from library_bot.telegram.replies import plain, reply, send
 from library_bot.texts import Raw, t
 from library_bot.texts.formatting import shorten
 from library_bot.texts.render import render_work
@@ -103,7 +92,7 @@ async def recommend_command(update: Update, context: Context) -> None:
         await reply(update, context, t(lang, "lists.recommend.which"), buttons=buttons)
         return
     _, lang = await chat_and_lang(update, context)
-    account = await require_account(update, context)
+    account = await require_card(update, context)
     if account is None:
         return
     deadline = Deadline()
@@ -161,7 +150,7 @@ async def recommend_for(
         pids = list(dict.fromkeys(r.pid for r in found if valid_pid(r.pid)))
         works = await deadline.run(library.work(account.token, pids)) if pids else []
     except LibraryError as exc:
-        await answer_card_error(update, context, exc, lang, account, edit=True)
+        await answer_library_error(update, context, exc, lang, card=account.card)
         return
     by_pid: dict[str, Work] = {w.pid: w for w in works if w.pid and w.title}
     shown = [by_pid[p] for p in pids if p in by_pid][:SHOWN]

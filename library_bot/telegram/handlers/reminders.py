@@ -12,14 +12,9 @@ from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 from library_bot.rules.notices import NOTICES
 from library_bot.services import services
 from library_bot.telegram.buttons import Payload, ReminderChoice, decode
-from library_bot.telegram.ui import (
-    Context,
-    callback_buttons,
-    chat_id_of,
-    lang_of,
-    reply,
-    resolve_callback,
-)
+from library_bot.telegram.context import Context, chat_id_of, lang_of
+from library_bot.telegram.keyboards import callback_buttons, resolve_callback
+from library_bot.telegram.replies import reply
 from library_bot.texts import Raw, t
 
 MAX_DAY = 30

@@ -3,7 +3,7 @@
 A list longer than a page (`RENEW_PER_PAGE`) opens with a summary and pages through one edited
 message (◀ ▶); every loan's button is stored when the list is sent, so each page shows the
 same buttons. The `renew` (`buttons.RenewLoan`) and `renewall` (`buttons.RenewAll`) buttons
-are also put in reminder digests (`ui.renew_buttons`). Each loan is tried at most once per
+are also put in reminder digests (`keyboards.renew_buttons`). Each loan is tried at most once per
 message: a loan's button is single use (its stored row is claimed), and "renew all" claims the
 rows of the message's loan buttons (of every page) before renewing those loans, so neither
 renews what the other did. "Renew all" covers only the loans the message listed that are due
@@ -32,38 +32,30 @@ from library_bot.rules.renewals import due_key, raw_reason, refusal_for, renew_w
 from library_bot.rules.urgency import sort_loans
 from library_bot.services import calendar, services
 from library_bot.telegram.buttons import ButtonId, ListPage, Payload, RenewAll, RenewLoan, decode
-from library_bot.telegram.cards import card_name
+from library_bot.telegram.cards import card_name, forget_card
+from library_bot.telegram.context import Context, chat_id_of, lang_of, today_in
+from library_bot.telegram.failures import answer_library_error
 from library_bot.telegram.handlers.cardlists import (
     ALL,
     CardStatus,
     Shown,
-    answer_card_error,
     chat_cards,
-    for_card,
-    forget_card,
     heading,
     read_cards,
     view_ids,
     view_payloads,
     view_rows,
 )
-from library_bot.telegram.ui import (
+from library_bot.telegram.keyboards import (
     SHORT_TITLE,
-    Context,
-    chat_id_of,
     claim_once,
-    lang_of,
     page_row,
     peek_callback,
-    plain,
     ref_button,
     renew_payload,
-    reply,
-    send,
-    send_messages,
     store_payloads,
-    today_in,
 )
+from library_bot.telegram.replies import plain, reply, send, send_messages
 from library_bot.texts import Raw, t
 from library_bot.texts.formatting import format_date, shorten, split_messages
 from library_bot.texts.render import SEP, loans_summary, reason_text
@@ -199,9 +191,7 @@ async def renew_callback(update: Update, context: Context) -> None:
     """A loan's "renew" button (from /renew or a reminder digest), with its card's token."""
     lang = await lang_of(update, context)
     card = await _card_of(update, context, RenewLoan)
-    claimed = await claim_once(
-        update, context, lang, "borrower.renew.already", require=for_card(card)
-    )
+    claimed = await claim_once(update, context, lang, "borrower.renew.already", card=card)
     if claimed is None:
         return
     account, ref = claimed
@@ -226,7 +216,7 @@ async def renew_callback(update: Update, context: Context) -> None:
             # Sent once and never answered readably: it may have gone through.
             await send(context.bot, chat_id, result_line(title, exc, today_in(context), lang))
             return
-        await answer_card_error(update, context, exc, lang, account)
+        await answer_library_error(update, context, exc, lang, edit=False, card=account.card)
         return
     await remember(context, chat_id, loan_id, tapped.due, outcome, account.card)
     await edit_buttons(
@@ -258,9 +248,7 @@ async def renew_all_callback(update: Update, context: Context) -> None:
     """ "Renew all": the message's loans of its card due within the window, each at most once."""
     lang = await lang_of(update, context)
     card = await _card_of(update, context, RenewAll)
-    claimed = await claim_once(
-        update, context, lang, "borrower.renew.already", require=for_card(card)
-    )
+    claimed = await claim_once(update, context, lang, "borrower.renew.already", card=card)
     if claimed is None:
         return
     account, ref = claimed
@@ -271,7 +259,7 @@ async def renew_all_callback(update: Update, context: Context) -> None:
     try:
         status = await deadline.run(library.user(account.token))
     except LibraryError as exc:
-        await answer_card_error(update, context, exc, lang, account)
+        await answer_library_error(update, context, exc, lang, edit=False, card=account.card)
         return
     if not status.loans:
         await send(context.bot, chat_id, t(lang, "borrower.renew.empty"))
@@ -299,7 +287,7 @@ async def renew_all_callback(update: Update, context: Context) -> None:
         card=account.card,
     )
     if isinstance(done, TokenRejected):
-        await answer_card_error(update, context, done, lang, account)
+        await answer_library_error(update, context, done, lang, edit=False, card=account.card)
         return
     lines, labels = done
     await edit_buttons(update, labels)
@@ -488,7 +476,7 @@ async def away_command(update: Update, context: Context) -> None:
             card=card.card,
         )
         if isinstance(done, TokenRejected):
-            await forget_card(context, card.account, lang)
+            await forget_card(context, chat_id, card.card, lang)
             return None if shown.single else [t(lang, "lists.card_forgotten", name=card.name)]
         return done[0]
 

@@ -19,23 +19,17 @@ from library_bot.library.deadline import Deadline
 from library_bot.library.errors import LibraryError
 from library_bot.services import services
 from library_bot.telegram.buttons import OrderFound, Payload, decode
-from library_bot.telegram.handlers.cardlists import require_card
+from library_bot.telegram.cards import require_card
+from library_bot.telegram.context import Context, chat_id_of, lang_of
+from library_bot.telegram.failures import answer_library_error, public_failure
 from library_bot.telegram.handlers.order import order_found, prepare_order, valid_pid
-from library_bot.telegram.ui import (
-    NO_PREVIEW,
+from library_bot.telegram.keyboards import (
     SHORT_TITLE,
-    Context,
-    answer_library_error,
     callback_buttons,
-    chat_id_of,
-    lang_of,
     one_per_row,
-    public_failure,
-    reply,
     resolve_callback,
-    send,
-    send_messages,
 )
+from library_bot.telegram.replies import NO_PREVIEW, reply, send, send_messages
 from library_bot.texts import LANGUAGES, Raw, t
 from library_bot.texts.formatting import shorten, split_messages
 from library_bot.texts.render import render_work

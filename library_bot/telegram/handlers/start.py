@@ -13,6 +13,7 @@ from library_bot.library.deadline import Deadline
 from library_bot.library.errors import LibraryError
 from library_bot.services import services
 from library_bot.storage.store import MAX_CARDS
+from library_bot.telegram.context import Context, chat_id_of, lang_of
 from library_bot.telegram.handlers.cards import (
     card_library,
     card_lines,
@@ -20,7 +21,7 @@ from library_bot.telegram.handlers.cards import (
     library_name,
     owner,
 )
-from library_bot.telegram.ui import Context, chat_id_of, lang_of, reply
+from library_bot.telegram.replies import reply
 from library_bot.texts import t
 
 if TYPE_CHECKING:

@@ -23,7 +23,9 @@ from library_bot.library.deadline import Deadline
 from library_bot.library.errors import LibraryError
 from library_bot.rules.isil import normalise_branch
 from library_bot.services import services
-from library_bot.telegram.cards import require_cards
+from library_bot.telegram.cards import require_card, require_cards
+from library_bot.telegram.context import Context, chat_and_lang
+from library_bot.telegram.failures import answer_library_error, error_text
 from library_bot.telegram.handlers.cardlists import (
     CardStatus,
     chat_cards,
@@ -31,14 +33,7 @@ from library_bot.telegram.handlers.cardlists import (
     heading,
 )
 from library_bot.telegram.handlers.common import borrower_status
-from library_bot.telegram.ui import (
-    Context,
-    answer_library_error,
-    chat_and_lang,
-    error_text,
-    reply,
-    require_account,
-)
+from library_bot.telegram.replies import reply
 from library_bot.texts import t
 from library_bot.texts.formatting import split_messages
 from library_bot.texts.whatson import coming_events, latest_news, render_event, render_news
@@ -134,7 +129,7 @@ async def library_items(
 ) -> tuple[str, Sequence[Any]] | None:
     """The language and what `fetch` found for the card's library; None once answered."""
     _, lang = await chat_and_lang(update, context)
-    account = await require_account(update, context)
+    account = await require_card(update, context)
     if account is None:
         return None
     deadline = Deadline()

@@ -1,0 +1,82 @@
+"""The answer to a failure: what the patron is told when the library fails, refuses the patron
+or refuses a card's token (the card is then forgotten); never silence."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from library_bot.library.errors import (
+    LibraryError,
+    NotLoggedIn,
+    ServiceUnavailable,
+    TokenRejected,
+)
+from library_bot.services import services
+from library_bot.telegram.cards import NEW, forget_card, send_login
+from library_bot.telegram.context import Context, chat_id_of
+from library_bot.telegram.replies import answer_query, reply, send
+from library_bot.texts import t
+
+if TYPE_CHECKING:
+    from telegram import Update
+
+log = logging.getLogger(__name__)
+
+# `LibraryError.code` of a patron the library system did not accept (recorded for /v3/user).
+USER_REFUSED = "user authentication failed"
+
+
+def error_text(lang: str, error: BaseException | None) -> str:
+    """What the patron is told about a failure: the library not answering, refusing the patron
+    as a borrower, or answering something unreadable; anything else is the bot's own fault."""
+    if not isinstance(error, LibraryError):
+        return t(lang, "common.error")
+    if (error.code or "").strip().lower() == USER_REFUSED:
+        # The library system did not accept the patron (recorded for /v3/user, as a 500):
+        # not an outage.
+        return t(lang, "common.user_refused", code=error.code)
+    if isinstance(error, ServiceUnavailable):
+        return t(lang, "common.unavailable")
+    return t(lang, "common.malformed")
+
+
+def public_failure(exc: LibraryError) -> LibraryError:
+    """A refused anonymous token is the bot's problem, never a reason to log the patron out."""
+    if isinstance(exc, TokenRejected | NotLoggedIn):
+        return ServiceUnavailable("the anonymous token was refused", code=exc.code)
+    return exc
+
+
+async def answer_library_error(
+    update: Update,
+    context: Context,
+    exc: LibraryError,
+    lang: str,
+    *,
+    edit: bool = True,
+    card: int = 1,
+) -> None:
+    """Turn a library failure of a call made with card `card`'s token into the patron-facing
+    answer; never stays silent.
+
+    A refused token forgets that card (`cards.forget_card` says which, when the chat has
+    others). Otherwise the answer replaces the tapped message (`edit`), or comes as a new one so
+    a tapped list or digest stays in the chat.
+    """
+    chat_id = chat_id_of(update)
+    if update.callback_query is not None:
+        await answer_query(update)
+    if isinstance(exc, TokenRejected):
+        if not await forget_card(context, chat_id, card, lang):
+            # Another task forgot it first (and told the patron).
+            if await services(context).store.cards(chat_id):
+                await send(context.bot, chat_id, t(lang, "cards.gone"))
+            else:
+                await send_login(context, chat_id, lang, lead=t(lang, NEW))
+        return
+    log.warning("library call failed: %s (%s)", type(exc).__name__, exc.code or exc.status)
+    if edit:
+        await reply(update, context, error_text(lang, exc))
+    else:
+        await send(context.bot, chat_id, error_text(lang, exc))
