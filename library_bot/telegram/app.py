@@ -14,7 +14,7 @@ from telegram.ext import Application, ApplicationBuilder, BaseHandler
 
 from library_bot.services import SERVICES_KEY, Services
 from library_bot.telegram.botapi import build_bot
-from library_bot.telegram.context import lang_of
+from library_bot.telegram.context import CONTEXT_TYPES, lang_of
 from library_bot.telegram.failures import error_text
 from library_bot.telegram.guard import private_chat_guard
 from library_bot.telegram.handlers import (
@@ -27,6 +27,7 @@ from library_bot.telegram.handlers import (
     freetext,
     language,
     order,
+    paging,
     recommend,
     reminders,
     renew,
@@ -91,6 +92,7 @@ def area_handlers() -> list[BaseHandler[Any, Any, Any]]:
         connect,
         cards,
         borrower,
+        paging,
         order,
         search,
         renew,
@@ -111,6 +113,7 @@ def build_application(services: Services, *, polling: bool) -> AnyApplication:
     builder = (
         ApplicationBuilder()
         .application_class(MeteredApplication)
+        .context_types(CONTEXT_TYPES)
         .bot(build_bot(services.settings, polling=polling))
         .concurrent_updates(FairUpdateProcessor(CONCURRENT_UPDATES))
     )

@@ -6,15 +6,16 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from telegram import InlineKeyboardMarkup, Message
 from telegram.error import BadRequest as TelegramBadRequest
 from telegram.error import Forbidden
+from telegram.ext import CallbackContext
 
 from library_bot.services import services
 from library_bot.storage.store import Account
-from library_bot.telegram.context import Context, chat_id_of, chat_lang, lang_of
+from library_bot.telegram.context import Context, chat_id_of, chat_lang
 from library_bot.telegram.replies import answer_query, send, url_button, url_button_allowed
 from library_bot.texts import cards as card_texts
 from library_bot.texts import t
@@ -100,7 +101,11 @@ async def login_prompt(
 
 
 async def send_login(
-    context: Context, chat_id: int, lang: str, *, lead: str | None = None
+    context: CallbackContext[Any, Any, Any, Any],
+    chat_id: int,
+    lang: str,
+    *,
+    lead: str | None = None,
 ) -> Message:
     """Send a login prompt (optionally after `lead`), falling back to a text link if refused."""
     svc = services(context)
@@ -123,12 +128,12 @@ async def require_card(
     connect a card when the chat has no other; else that this card is no longer here. An expired
     card is forgotten on the way. `known`: the chat's cards, when the caller has read them."""
     chat_id = chat_id_of(update)
-    store = services(context).store
+    store = context.services.store
     cards = known if known is not None else await store.cards(chat_id)
     account = next((a for a in cards if card is None or a.card == card), None)
     if account is not None and not expired(account):
         return account
-    lang = await lang_of(update, context)
+    lang = context.lang
     if update.callback_query is not None:
         await answer_query(update)
     others = card is not None and any(other.card != card for other in cards)
@@ -148,14 +153,14 @@ async def require_card(
 async def require_cards(update: Update, context: Context) -> list[Account] | None:
     """Every usable card of the chat, by number; None after telling the patron how to connect
     one. Expired cards are forgotten on the way (quietly while another card is usable)."""
-    cards = await services(context).store.cards(chat_id_of(update))
+    cards = await context.services.store.cards(chat_id_of(update))
     live = [account for account in cards if not expired(account)]
     if not live:
         first = await require_card(update, context, known=cards)
         return None if first is None else [first]
     for account in cards:
         if account not in live:
-            await services(context).store.delete_account(account.chat_id, account.card)
+            await context.services.store.delete_account(account.chat_id, account.card)
     return live
 
 
@@ -171,7 +176,7 @@ async def forget_card(
     """Forget card `card` (its token refused, or `why` "expired") and tell the patron once, with
     a login button: which card, when the chat has others (`alone` False); else that the chat is
     no longer connected, remembering why. True when this call did the forgetting."""
-    store = services(context).store
+    store = context.services.store
     account = await store.delete_account(chat_id, card)
     if account is None:
         return False

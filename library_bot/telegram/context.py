@@ -1,23 +1,57 @@
-"""The chat an update belongs to and its language, and today's date for the bot."""
+"""The context every handler and job gets (PTB's `ContextTypes`): the bot's services, and for
+an update the chat's settings and language, worked out once by the guard."""
 
 from __future__ import annotations
 
 import datetime as dt
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from telegram.ext import ContextTypes
+from telegram.ext import CallbackContext, ContextTypes, ExtBot
 
-from library_bot.services import services
+from library_bot.services import Services, services
 from library_bot.texts import pick_language
 
 if TYPE_CHECKING:
     from telegram import Update
+    from telegram.ext import Application
 
     from library_bot.storage.store import ChatSettings
 
-Context = ContextTypes.DEFAULT_TYPE
-# Where `chat_and_lang` leaves this update's settings read for `chat_settings` (PTB's chat_data).
-SETTINGS_READ = "context.settings_read"
+
+class BotContext(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], dict[Any, Any]]):
+    """PTB's context with what every handler needs: `services`, and once `read_chat` has run
+    for the update (the guard runs it first), the chat's settings (`chat`) and language
+    (`lang`). PTB builds one context per update, so every handler group shares the read."""
+
+    def __init__(
+        self,
+        application: Application[Any, Any, Any, Any, Any, Any],
+        chat_id: int | None = None,
+        user_id: int | None = None,
+    ) -> None:
+        super().__init__(application, chat_id, user_id)
+        self.chat: ChatSettings | None = None
+        self._lang: str | None = None
+
+    @property
+    def services(self) -> Services:
+        return services(self)
+
+    @property
+    def lang(self) -> str:
+        """The chat's language for this update (`read_chat`)."""
+        if self._lang is None:
+            raise RuntimeError("the chat's language was not read for this update")
+        return self._lang
+
+    async def read_chat(self, update: Update) -> str:
+        """Read the chat's settings and language for `update` (again after changing them)."""
+        self.chat, self._lang = await chat_and_lang(update, self)
+        return self._lang
+
+
+Context = BotContext
+CONTEXT_TYPES = ContextTypes(context=BotContext)
 
 
 def chat_id_of(update: Update) -> int:
@@ -28,8 +62,9 @@ def chat_id_of(update: Update) -> int:
 
 
 async def lang_of(update: Update, context: Context) -> str:
-    """The chat's saved language, else the one Telegram reports for the user."""
-    return (await chat_and_lang(update, context))[1]
+    """The chat's saved language, else the one Telegram reports for the user: as the guard read
+    it, else read now (an error handler's context is a new one)."""
+    return context._lang or await context.read_chat(update)
 
 
 async def chat_and_lang(update: Update, context: Context) -> tuple[ChatSettings | None, str]:
@@ -45,8 +80,6 @@ async def chat_and_lang(update: Update, context: Context) -> tuple[ChatSettings 
         return None, pick_language(None, code)
     store = services(context).store
     settings = await store.chat(chat.id)
-    if context.chat_data is not None:
-        context.chat_data[SETTINGS_READ] = (update.update_id, settings)
     # Only a private chat's: in a group the sender's language is not the chat's, and a group
     # gets no row of its own (nothing is kept for groups).
     if code and chat.type == "private" and code[:16] != settings.telegram_language:
@@ -55,16 +88,11 @@ async def chat_and_lang(update: Update, context: Context) -> tuple[ChatSettings 
 
 
 async def chat_settings(update: Update, context: Context) -> ChatSettings:
-    """The chat's settings as `chat_and_lang` read them for this update, else read now: a
-    command's helpers share one read (each costs a database round trip per command)."""
-    found = context.chat_data.get(SETTINGS_READ) if context.chat_data is not None else None
-    if isinstance(found, tuple) and found[0] == update.update_id:
-        settings: ChatSettings = found[1]
-        return settings
-    return await services(context).store.chat(chat_id_of(update))
+    """The chat's settings as the guard read them for this update, else read now."""
+    return context.chat or await context.services.store.chat(chat_id_of(update))
 
 
-async def chat_lang(context: Context, chat_id: int) -> str:
+async def chat_lang(context: CallbackContext[Any, Any, Any, Any], chat_id: int) -> str:
     """Like `lang_of` for jobs, which have no update: the saved language, else Telegram's."""
     chat = await services(context).store.chat(chat_id)
     return pick_language(chat.language, chat.telegram_language)

@@ -12,7 +12,6 @@ from library_bot.library.errors import (
     ServiceUnavailable,
     TokenRejected,
 )
-from library_bot.services import services
 from library_bot.telegram.cards import NEW, forget_card, send_login
 from library_bot.telegram.context import Context, chat_id_of
 from library_bot.telegram.replies import answer_query, reply, send
@@ -70,7 +69,7 @@ async def answer_library_error(
     if isinstance(exc, TokenRejected):
         if not await forget_card(context, chat_id, card, lang):
             # Another task forgot it first (and told the patron).
-            if await services(context).store.cards(chat_id):
+            if await context.services.store.cards(chat_id):
                 await send(context.bot, chat_id, t(lang, "cards.gone"))
             else:
                 await send_login(context, chat_id, lang, lead=t(lang, NEW))

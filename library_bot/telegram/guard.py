@@ -9,9 +9,8 @@ from telegram import Update
 from telegram.constants import ChatType, MessageEntityType
 from telegram.ext import ApplicationHandlerStop, BaseHandler, TypeHandler
 
-from library_bot.services import services
 from library_bot.telegram.buttons import LanguageChoice
-from library_bot.telegram.context import Context, lang_of
+from library_bot.telegram.context import Context
 from library_bot.telegram.replies import answer_query, send, url_button
 from library_bot.texts import t
 
@@ -37,6 +36,8 @@ def private_chat_guard() -> BaseHandler[Update, Any, None]:
 async def _guard(update: Update, context: Context) -> None:
     if update.edited_message or update.edited_channel_post or update.edited_business_message:
         raise ApplicationHandlerStop
+    # Once per update, for every handler after this one (`context.chat`, `context.lang`).
+    lang = await context.read_chat(update)
     chat = update.effective_chat
     if chat is None or chat.type == ChatType.PRIVATE:
         return
@@ -44,7 +45,6 @@ async def _guard(update: Update, context: Context) -> None:
     if query is not None:
         if (query.data or "").partition(":")[0] in GROUP_BUTTONS:
             return
-        lang = await lang_of(update, context)
         await answer_query(
             update, t(lang, "common.private_only_button", link=private_chat_link(context))
         )
@@ -58,7 +58,6 @@ async def _guard(update: Update, context: Context) -> None:
     if name in GROUP_COMMANDS and not (name == "start" and has_args):
         return
     log.info("%s command refused in a %s chat", name, chat.type)
-    lang = await lang_of(update, context)
     link = private_chat_link(context)
     buttons = url_button(t(lang, "common.private_only_open"), link)
     await send(context.bot, chat.id, t(lang, "common.private_only", link=link), buttons=buttons)
@@ -75,12 +74,12 @@ def _command(update: Update, context: Context) -> tuple[str, bool, bool] | None:
         return None
     word = message.text[1 : entity.length]
     name, _, target = word.partition("@")
-    username = services(context).bot_username or context.bot.username or ""
+    username = context.services.bot_username or context.bot.username or ""
     addressed = not target or target.lower() == username.lower()
     return name.lower(), addressed, bool(message.text[entity.length :].strip())
 
 
 def private_chat_link(context: Context) -> str:
     """`{TELEGRAM_LINK_URL}/<bot username>`: opens the private chat with the bot."""
-    svc = services(context)
+    svc = context.services
     return svc.chat_link(username=svc.bot_username or context.bot.username)

@@ -11,11 +11,10 @@ from typing import TYPE_CHECKING, Any
 from telegram import InlineKeyboardButton
 
 from library_bot.rules.renewals import due_key
-from library_bot.services import services
 from library_bot.storage.store import new_callback_id
 from library_bot.telegram.buttons import ButtonId, ListPage, Payload, RenewAll, RenewLoan, encode
 from library_bot.telegram.cards import require_card
-from library_bot.telegram.context import Context, chat_id_of, lang_of
+from library_bot.telegram.context import Context, chat_id_of
 from library_bot.telegram.replies import answer_query, plain, send
 from library_bot.texts import Raw, t
 from library_bot.texts.formatting import format_date, shorten
@@ -82,7 +81,7 @@ async def store_payloads(
     ids = [new_callback_id() for _ in payloads]
     rows = [(payload.ACTION, _bind(encode(payload), ids)) for payload in payloads]
     user = update.effective_user
-    await services(context).store.put_callbacks(
+    await context.services.store.put_callbacks(
         chat_id_of(update), rows, user_id=user.id if user else None, ids=ids
     )
     return ids
@@ -136,7 +135,7 @@ async def peek_callback(update: Update, context: Context) -> CallbackRef | None:
     ref_id = ref_id_of(update)
     if not ref_id:
         return None
-    return await services(context).store.callback(ref_id, chat_id_of(update))
+    return await context.services.store.callback(ref_id, chat_id_of(update))
 
 
 async def resolve_callback(
@@ -153,7 +152,7 @@ async def resolve_callback(
     chat_id = chat_id_of(update)
     user_id = query.from_user.id
     ref_id = ref_id_of(update)
-    store = services(context).store
+    store = context.services.store
     ref = None
     if ref_id:
         lookup = store.claim_callback if claim else store.callback
@@ -169,9 +168,9 @@ async def resolve_callback(
                 # A lost claim: tell "already used" apart from "unknown or expired" for metrics.
                 seen = await store.callback(ref_id, chat_id, user_id=user_id)
                 outcome = "claimed" if seen is not None and seen.used_at is not None else "stale"
-    services(context).metrics.callback((query.data or "").partition(":")[0], outcome)
+    context.services.metrics.callback((query.data or "").partition(":")[0], outcome)
     if outcome != "ok":
-        lang = await lang_of(update, context)
+        lang = context.lang
         key = "common.not_your_button" if outcome == "foreign" else "common.stale_button"
         await answer_query(update, t(lang, key))
         return None
@@ -197,7 +196,7 @@ async def claim_once(
     assert query is not None
     peek = await peek_callback(update, context)
     if peek is not None and peek.used_at is not None:
-        services(context).metrics.callback(peek.action, "claimed")
+        context.services.metrics.callback(peek.action, "claimed")
         await answer_query(update, t(lang, already_key))
         return None
     ref = await resolve_callback(update, context)
@@ -209,7 +208,7 @@ async def claim_once(
     account = await require_card(update, context, card)
     if account is None:
         return None
-    if await services(context).store.claim_callback(ref.id, chat_id_of(update)) is None:
+    if await context.services.store.claim_callback(ref.id, chat_id_of(update)) is None:
         await send(context.bot, chat_id_of(update), t(lang, already_key))
         return None
     return account, ref

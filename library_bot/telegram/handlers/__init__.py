@@ -1,7 +1,8 @@
 """Thin PTB handlers, one module per command area, each exposing `handlers() -> list[BaseHandler]`.
 
 `library_bot.telegram.app` lists the areas explicitly, `fallback` last in the same group; what
-they share is in `library_bot.telegram.ui` (and `common`, how the borrower commands start).
+they share is in `library_bot.telegram` (`context`, `replies`, `keyboards`, `cards`, `failures`),
+`cardlists` (the lists of the chat's cards) and `common` (how a one-card command starts).
 """
 
 # The chat commands of the operator contract (and /recommend, /events, /news beyond it), in the

@@ -1,4 +1,4 @@
-"""/loans, /holds (and cancelling a hold) and /debt."""
+"""/loans, /holds (and cancelling a hold) and /debt: a section per card, none with one card."""
 
 from __future__ import annotations
 
@@ -13,11 +13,9 @@ from library_bot.library.deadline import Deadline
 from library_bot.library.errors import LibraryError, Refused, ServiceUnavailable
 from library_bot.rules.renewals import refusal_for, renew_window
 from library_bot.rules.urgency import hold_is_ready, sort_holds, sort_loans
-from library_bot.services import services
 from library_bot.telegram.buttons import ButtonId, CancelHold, KeepHold, ListPage, Payload, decode
-from library_bot.telegram.context import Context, chat_id_of, chat_settings, lang_of, today_in
+from library_bot.telegram.context import Context, chat_id_of, chat_settings, today_in
 from library_bot.telegram.failures import answer_library_error
-from library_bot.telegram.handlers import renew
 from library_bot.telegram.handlers.cardlists import (
     ALL,
     Section,
@@ -81,7 +79,7 @@ async def loans_command(update: Update, context: Context) -> None:
 async def renew_window_of(update: Update, context: Context) -> int:
     """The days "renew all" covers for this chat, which a list's summary counts as due soon."""
     chat = await chat_settings(update, context)
-    days = chat.thresholds(services(context).settings.REMINDER_DAYS)
+    days = chat.thresholds(context.services.settings.REMINDER_DAYS)
     return renew_window(chat.reminders_enabled, days)
 
 
@@ -95,27 +93,9 @@ async def holds_command(update: Update, context: Context) -> None:
 # --- paging ---------------------------------------------------------------------------------
 
 
-async def page_callback(update: Update, context: Context) -> None:
-    """◀ ▶ under a long list: the list read fresh, the asked page shown in the same message."""
-    ref = await resolve_callback(update, context)
-    listing = decode(ref.payload, ListPage) if ref is not None else None
-    if ref is None or listing is None:
-        return
-    query = update.callback_query
-    assert query is not None
-    try:
-        page = int(str(query.data).split(":", 2)[2])
-    except (IndexError, ValueError):
-        page = 0
-    if listing.kind in SECTIONED:
-        await SECTIONED[listing.kind](update, context, listing.card, page, listing.views, ref.id)
-    elif listing.kind == "renew":
-        await renew.list_renew(update, context, listing, page, ref.id)
-
-
 async def cancel_callback(update: Update, context: Context) -> None:
     """The `cancel` buttons: a hold's button asks, "yes" cancels it, "no" keeps it."""
-    lang = await lang_of(update, context)
+    lang = context.lang
     peek = await peek_callback(update, context)
     seen = decode(peek.payload, KeepHold, CancelHold) if peek is not None else None
     if isinstance(seen, CancelHold) and seen.confirm:
@@ -160,7 +140,7 @@ async def _cancel_hold(
     title = _hold_title(hold.title, lang)
     try:
         result = await Deadline().run(
-            services(context).library.cancel_order(
+            context.services.library.cancel_order(
                 account.token, hold.order_id, hold.order_type or "normal"
             )
         )
@@ -184,7 +164,7 @@ async def _cancel_hold(
 
 
 async def _keep_hold(update: Update, context: Context, lang: str, keep: KeepHold) -> None:
-    confirm = await services(context).store.callback(keep.keep, chat_id_of(update))
+    confirm = await context.services.store.callback(keep.keep, chat_id_of(update))
     if confirm is not None and confirm.used_at is not None:
         await reply(update, context, t(lang, "borrower.cancel.already"))
         return
@@ -273,7 +253,7 @@ async def list_loans(
     if shown is None:
         return
     lang = shown.lang
-    store = services(context).store
+    store = context.services.store
     chat_id = chat_id_of(update)
     today = today_in(context)
     window = await renew_window_of(update, context)
@@ -325,7 +305,7 @@ async def list_holds(
     if shown is None:
         return
     lang, statuses = shown.lang, shown.statuses
-    svc = services(context)
+    svc = context.services
     every = [hold for card in statuses if card.status for hold in card.status.orders]
     names = await svc.branches.lookup(
         svc.library, (hold.pick_up_agency for hold in every), deadline
@@ -450,15 +430,10 @@ async def list_debt(
     await _show_sections(update, context, shown, "debt", title, pages, view, page, views, ref_id)
 
 
-# A sectioned list's kind (`ListPage.kind`) -> what shows a page of it.
-SECTIONED = {"loans": list_loans, "holds": list_holds, "debt": list_debt}
-
-
 def handlers() -> list[BaseHandler[Any, Any, Any]]:
     return [
         CommandHandler("loans", loans_command),
         CommandHandler("holds", holds_command),
         CommandHandler("debt", debt_command),
         CallbackQueryHandler(cancel_callback, pattern=rf"^{CancelHold.ACTION}:"),
-        CallbackQueryHandler(page_callback, pattern=rf"^{ListPage.ACTION}:"),
     ]

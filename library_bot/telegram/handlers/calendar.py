@@ -16,9 +16,9 @@ from telegram.ext import BaseHandler, CommandHandler
 from library_bot.library.errors import LibraryError
 from library_bot.library.models import BorrowerStatus
 from library_bot.rules import calendar
-from library_bot.services import Services, services
+from library_bot.services import Services
 from library_bot.storage.store import Account
-from library_bot.telegram.context import Context, chat_id_of, lang_of
+from library_bot.telegram.context import Context, chat_id_of
 from library_bot.telegram.handlers.common import command_status
 from library_bot.telegram.replies import reply
 from library_bot.texts import t
@@ -29,22 +29,22 @@ def handlers() -> list[BaseHandler[Any, Any, Any]]:
 
 
 async def calendar_command(update: Update, context: Context) -> None:
-    svc = services(context)
+    svc = context.services
     chat_id = chat_id_of(update)
     words = [word.lower() for word in context.args or []]
     if words == ["off"]:
-        lang = await lang_of(update, context)
+        lang = context.lang
         closed = await svc.store.calendar.drop(chat_id)
         await reply(update, context, t(lang, "calendar.off" if closed else "calendar.none"))
         return
     if words not in ([], ["new"]):
-        await reply(update, context, t(await lang_of(update, context), "calendar.unknown"))
+        await reply(update, context, t(context.lang, "calendar.unknown"))
         return
     if not svc.settings.PUBLIC_URL:
-        await reply(update, context, t(await lang_of(update, context), "calendar.no_public_url"))
+        await reply(update, context, t(context.lang, "calendar.no_public_url"))
         return
     if not words and (await svc.store.chat(chat_id)).has_calendar:
-        await reply(update, context, t(await lang_of(update, context), "calendar.exists"))
+        await reply(update, context, t(context.lang, "calendar.exists"))
         return
     started = await command_status(update, context)
     if started is None:

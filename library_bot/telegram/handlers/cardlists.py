@@ -23,11 +23,10 @@ from telegram import InlineKeyboardButton
 
 from library_bot.library.deadline import Deadline
 from library_bot.library.errors import LibraryError, TokenRejected
-from library_bot.services import services
 from library_bot.services.polling import refresh_plan
 from library_bot.telegram.buttons import ButtonId, ListPage, Payload
 from library_bot.telegram.cards import card_name, forget_card, require_cards
-from library_bot.telegram.context import Context, chat_and_lang, chat_id_of
+from library_bot.telegram.context import Context, chat_id_of
 from library_bot.telegram.failures import answer_library_error, error_text
 from library_bot.telegram.keyboards import page_button, store_payloads
 from library_bot.telegram.replies import plain
@@ -97,7 +96,7 @@ async def read_cards(
     """How every list starts: the language, the connected cards and their `/v3/user` read side
     by side; None once the patron has been told that no card is connected, or (with one card)
     why its list cannot be shown."""
-    chat, lang = await chat_and_lang(update, context)
+    chat, lang = context.chat, context.lang
     cards = await require_cards(update, context)
     if not cards:
         return None
@@ -119,7 +118,7 @@ async def read_cards(
 async def chat_cards(update: Update, context: Context) -> list[Account]:
     """The chat's cards, read quietly: with one card (or none) a command goes on as it always
     did, and it tells the patron itself when nothing is connected."""
-    return await services(context).store.cards(chat_id_of(update))
+    return await context.services.store.cards(chat_id_of(update))
 
 
 async def fetch_cards(
@@ -130,7 +129,7 @@ async def fetch_cards(
     chat: ChatSettings | None = None,
 ) -> list[CardStatus]:
     """Every card's `/v3/user`, side by side, each with its own token, in card order."""
-    svc = services(context)
+    svc = context.services
 
     async def one(account: Account) -> CardStatus:
         name = card_name(account, lang)

@@ -23,11 +23,10 @@ from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler, Mess
 
 from library_bot.library.deadline import Deadline
 from library_bot.rules.isil import branch_key
-from library_bot.services import services
 from library_bot.storage.store import MAX_CARDS
 from library_bot.telegram.buttons import LogoutCard, Payload, RenameCard, decode
 from library_bot.telegram.cards import card_name, require_card
-from library_bot.telegram.context import Context, chat_id_of, lang_of
+from library_bot.telegram.context import Context, chat_id_of
 from library_bot.telegram.keyboards import callback_buttons, resolve_callback
 from library_bot.telegram.replies import NO_PREVIEW, plain, reply
 from library_bot.texts import LANGUAGES, Raw, t
@@ -188,7 +187,7 @@ async def card_library(context: Context, account: Account, lang: str) -> str | N
     card, the holder's municipality."""
     agency = account.agency
     if agency:
-        svc = services(context)
+        svc = context.services
         deadline = Deadline(LIBRARY_NAME_BUDGET)
         names = await svc.branches.lookup(svc.library, [agency], deadline)
         found = names.get(branch_key(agency))
@@ -211,8 +210,8 @@ async def card_lines(context: Context, cards: Sequence[Account], lang: str) -> s
 
 
 async def cards_command(update: Update, context: Context) -> None:
-    lang = await lang_of(update, context)
-    cards = await services(context).store.cards(chat_id_of(update))
+    lang = context.lang
+    cards = await context.services.store.cards(chat_id_of(update))
     if not cards:
         await require_card(update, context)  # says how to connect a card
         return
@@ -266,11 +265,11 @@ class Renames:
         ref = await resolve_callback(update, context)
         if ref is None:
             return
-        lang = await lang_of(update, context)
+        lang = context.lang
         tapped = decode(ref.payload, RenameCard)
         account = None
         if tapped is not None:
-            account = await services(context).store.account(chat_id_of(update), tapped.card)
+            account = await context.services.store.account(chat_id_of(update), tapped.card)
         if account is None:
             await reply(update, context, t(lang, "cards.gone"))
             return
@@ -278,12 +277,12 @@ class Renames:
 
     async def answered(self, update: Update, context: Context) -> None:
         """The new name: 1..32 characters of plain text, else the prompt again."""
-        lang = await lang_of(update, context)
+        lang = context.lang
         message = update.effective_message
         card = self.card_for(message) if message is not None else None
         if message is None or card is None:
             return
-        store = services(context).store
+        store = context.services.store
         chat_id = chat_id_of(update)
         account = await store.account(chat_id, card)
         if account is None:

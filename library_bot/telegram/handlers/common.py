@@ -7,10 +7,9 @@ from typing import TYPE_CHECKING
 
 from library_bot.library.deadline import Deadline
 from library_bot.library.errors import LibraryError
-from library_bot.services import services
 from library_bot.services.polling import refresh_plan
 from library_bot.telegram.cards import require_card
-from library_bot.telegram.context import Context, chat_and_lang
+from library_bot.telegram.context import Context
 from library_bot.telegram.failures import answer_library_error
 
 if TYPE_CHECKING:
@@ -35,7 +34,7 @@ async def borrower_status(
     `chat` (the settings the caller already read, if any) saves the plan a read of its own.
     `edit=False` tells a failure in a new message, so a tapped list stays in the chat.
     """
-    svc = services(context)
+    svc = context.services
     try:
         status = await deadline.run(svc.library.user(account.token))
     except LibraryError as exc:
@@ -58,7 +57,7 @@ async def command_status(
 
     None once the patron has been answered (not connected, or the platform failed).
     """
-    chat, lang = await chat_and_lang(update, context)
+    chat, lang = context.chat, context.lang
     account = await require_card(update, context, known=cards)
     if account is None:
         return None

@@ -10,11 +10,10 @@ from urllib.parse import urlencode
 from telegram import Update
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
-from library_bot.services import services
 from library_bot.storage.store import MAX_CARDS
 from library_bot.telegram.buttons import ForgetChoice, LogoutCard, Payload, decode
 from library_bot.telegram.cards import card_name, send_login
-from library_bot.telegram.context import Context, chat_id_of, lang_of
+from library_bot.telegram.context import Context, chat_id_of
 from library_bot.telegram.handlers.cards import owner
 from library_bot.telegram.keyboards import callback_buttons, one_per_row, resolve_callback
 from library_bot.telegram.menu import set_chat_menu
@@ -48,8 +47,8 @@ async def login(update: Update, context: Context) -> None:
     No fresh login is asked for: the access service's page offers "continue as ..." for the
     browser's single sign-on session beside the form for another holder.
     """
-    lang = await lang_of(update, context)
-    svc = services(context)
+    lang = context.lang
+    svc = context.services
     chat_id = chat_id_of(update)
     cards = await svc.store.cards(chat_id)
     if not cards:
@@ -71,8 +70,8 @@ async def logout(update: Update, context: Context) -> None:
     a fresh login (`force_login=1`) in case the patron does not use the link. With several
     cards it first asks which card, or all of them (`logout_tapped`).
     """
-    lang = await lang_of(update, context)
-    svc = services(context)
+    lang = context.lang
+    svc = context.services
     chat_id = chat_id_of(update)
     cards = await svc.store.cards(chat_id)
     if len(cards) > 1:
@@ -106,8 +105,8 @@ async def logout_tapped(update: Update, context: Context) -> None:
     ref = await resolve_callback(update, context, claim=True)
     if ref is None:
         return
-    lang = await lang_of(update, context)
-    svc = services(context)
+    lang = context.lang
+    svc = context.services
     chat_id = chat_id_of(update)
     choice = decode(ref.payload, LogoutCard)
     cards = await svc.store.cards(chat_id)
@@ -140,12 +139,12 @@ async def logout_tapped(update: Update, context: Context) -> None:
 def _latest(context: Context, removed: RemovedAccount, lang: str) -> str:
     """The date a forgotten token stops working at the latest."""
     until = removed.token_expires_at or datetime.now(UTC) + TOKEN_LIFETIME
-    return format_date(until.astimezone(services(context).settings.timezone).date(), lang)
+    return format_date(until.astimezone(context.services.settings.timezone).date(), lang)
 
 
 async def _logged_out(update: Update, context: Context, lang: str, done: str) -> None:
     """`done`, and the offer to log out of the access service in the browser too."""
-    svc = services(context)
+    svc = context.services
     url = f"{svc.settings.PUBLIC_URL}/oauth/logout?{urlencode({'lang': lang})}"
     button = url_button(t(lang, "connect.logout_button"), url)
     if button is not None:
@@ -179,11 +178,11 @@ async def revoke(context: Context, token: str | None) -> bool | None:
     True when the access service confirmed, False when not, None when there was no token."""
     if token is None:
         return None
-    return await services(context).library.revoke(token)
+    return await context.services.library.revoke(token)
 
 
 async def forget(update: Update, context: Context) -> None:
-    lang = await lang_of(update, context)
+    lang = context.lang
     yes, no = await callback_buttons(
         update,
         context,
@@ -200,12 +199,12 @@ async def forget_tapped(update: Update, context: Context) -> None:
     ref = await resolve_callback(update, context, claim=True)
     if ref is None:
         return
-    lang = await lang_of(update, context)
+    lang = context.lang
     choice = decode(ref.payload, ForgetChoice)
     if choice is None or not choice.confirm:
         await reply(update, context, t(lang, "connect.forget_kept"))
         return
-    svc = services(context)
+    svc = context.services
     chat_id = chat_id_of(update)
     # Every card's token revoked here, so the answer can say whether the library confirmed.
     outcomes = []

@@ -12,7 +12,7 @@ from typing import Any
 from telegram import Update
 from telegram.ext import BaseHandler, MessageHandler, filters
 
-from library_bot.telegram.context import Context, lang_of
+from library_bot.telegram.context import Context
 from library_bot.telegram.handlers.freetext import offer_search
 from library_bot.telegram.replies import reply
 from library_bot.texts import t
@@ -26,12 +26,12 @@ def handlers() -> list[BaseHandler[Any, Any, Any]]:
 
 
 async def unknown_command(update: Update, context: Context) -> None:
-    lang = await lang_of(update, context)
+    lang = context.lang
     await reply(update, context, t(lang, "common.unknown_command"))
 
 
 async def plain_text(update: Update, context: Context) -> None:
     if await offer_search(update, context):
         return
-    lang = await lang_of(update, context)
+    lang = context.lang
     await reply(update, context, t(lang, "connect.hint"))

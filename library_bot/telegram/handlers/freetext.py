@@ -16,7 +16,7 @@ from telegram.ext import BaseHandler, CallbackQueryHandler
 
 from library_bot.storage.crypto import CODE_ALPHABET, CODE_LENGTH, normalize_code
 from library_bot.telegram.buttons import SearchWords, decode
-from library_bot.telegram.context import Context, lang_of
+from library_bot.telegram.context import Context
 from library_bot.telegram.handlers.search import (
     MAX_QUERY,
     awaiting_words,
@@ -46,7 +46,7 @@ async def offer_search(update: Update, context: Context) -> bool:
     message = update.effective_message
     if chat is None or chat.type != ChatType.PRIVATE or message is None or not message.text:
         return False
-    lang = await lang_of(update, context)
+    lang = context.lang
     waited = awaiting_words(update, context)
     if waited or is_search_reply(update, context):
         await run_search(update, context, lang, message.text)
@@ -68,7 +68,7 @@ async def find_tapped(update: Update, context: Context) -> None:
     ref = await resolve_callback(update, context)
     if ref is None:
         return
-    lang = await lang_of(update, context)
+    lang = context.lang
     words = decode(ref.payload, SearchWords)
     await run_search(update, context, lang, words.q if words is not None else "")
 

@@ -8,9 +8,8 @@ from telegram import Update
 from telegram.constants import ChatType
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
-from library_bot.services import services
 from library_bot.telegram.buttons import LanguageChoice, decode
-from library_bot.telegram.context import Context, chat_id_of, lang_of
+from library_bot.telegram.context import Context, chat_id_of
 from library_bot.telegram.keyboards import callback_buttons, resolve_callback
 from library_bot.telegram.menu import set_chat_menu
 from library_bot.telegram.replies import reply
@@ -27,9 +26,9 @@ def handlers() -> list[BaseHandler[Any, Any, Any]]:
 
 
 async def language(update: Update, context: Context) -> None:
-    lang = await lang_of(update, context)
+    lang = context.lang
     chat_id = chat_id_of(update)
-    saved = (await services(context).store.chat(chat_id)).language
+    saved = (await context.services.store.chat(chat_id)).language
     current = t(lang, f"connect.language_{saved}") if saved else t(lang, "connect.language_auto")
     specs = [
         (t(lang, f"connect.language_{choice}"), LanguageChoice(choice))
@@ -45,11 +44,11 @@ async def language_tapped(update: Update, context: Context) -> None:
         return
     choice = decode(ref.payload, LanguageChoice)
     saved = choice.lang if choice is not None and choice.lang in LANGUAGES else None
-    await services(context).store.set_language(chat_id_of(update), saved)
+    await context.services.store.set_language(chat_id_of(update), saved)
     chat = update.effective_chat
     if chat is not None and chat.type == ChatType.PRIVATE:
         # The menu follows the choice (a group's menu stays everyone's own language).
         await set_chat_menu(context.bot, chat.id, saved)
-    lang = await lang_of(update, context)
+    lang = await context.read_chat(update)  # the language just chosen
     key = "connect.language_set" if saved else "connect.language_set_auto"
     await reply(update, context, t(lang, key))

@@ -19,7 +19,6 @@ from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 from library_bot.library.deadline import Deadline
 from library_bot.library.errors import BadRequest, LibraryError, Refused, ServiceUnavailable
 from library_bot.rules.isil import branch_key, match_branch, normalise_branch
-from library_bot.services import services
 from library_bot.services.polling import check_soon, watch_order
 from library_bot.telegram.buttons import (
     AbortOrder,
@@ -32,7 +31,7 @@ from library_bot.telegram.buttons import (
     decode,
 )
 from library_bot.telegram.cards import card_heading, card_name, require_card, require_cards
-from library_bot.telegram.context import Context, chat_id_of, lang_of
+from library_bot.telegram.context import Context, chat_id_of
 from library_bot.telegram.failures import answer_library_error, public_failure
 from library_bot.telegram.keyboards import (
     BUTTON_TITLE,
@@ -68,7 +67,7 @@ def valid_pid(text: str) -> bool:
 
 
 async def order_command(update: Update, context: Context) -> None:
-    lang = await lang_of(update, context)
+    lang = context.lang
     cards = await require_cards(update, context)
     if not cards:
         return
@@ -135,7 +134,7 @@ async def ask_card(
 
 async def card_tapped(update: Update, context: Context) -> None:
     """A card of "which card?": the order's confirmation for it, in the same message."""
-    lang = await lang_of(update, context)
+    lang = context.lang
     ref = await resolve_callback(update, context)
     if ref is None:
         return
@@ -176,7 +175,7 @@ async def prepare_order(
     `wanted` is) becomes the patron's saved choice; otherwise the saved choice, else the
     patron's own library (`/v3/user`).
     """
-    svc = services(context)
+    svc = context.services
     chat_id = chat_id_of(update)
     deadline = Deadline()
     given = branch is not None or wanted is not None
@@ -260,7 +259,7 @@ async def prepare_order(
 async def branch_callback(update: Update, context: Context) -> None:
     """ "Change pick-up branch" shows the picker; a branch in it saves that branch and asks
     again about the order, in the same message."""
-    lang = await lang_of(update, context)
+    lang = context.lang
     ref = await resolve_callback(update, context)
     if ref is None:
         return
@@ -276,7 +275,7 @@ async def branch_callback(update: Update, context: Context) -> None:
             update, context, account, lang, pid=tapped.pid, branch=tapped.branch, edit=True
         )
         return
-    svc = services(context)
+    svc = context.services
     deadline = Deadline()
     try:
         home = await _home_branch(context, account, deadline)
@@ -330,7 +329,7 @@ async def _nothing() -> None:
 
 
 async def _work(context: Context, pid: str, deadline: Deadline) -> Work | None:
-    library = services(context).library
+    library = context.services.library
 
     try:
         works = await deadline.run(library.work_public([pid]))
@@ -343,13 +342,13 @@ async def _work(context: Context, pid: str, deadline: Deadline) -> Work | None:
 
 
 async def _home_branch(context: Context, account: Account, deadline: Deadline) -> str | None:
-    status = await deadline.run(services(context).library.user(account.token))
+    status = await deadline.run(context.services.library.user(account.token))
     return normalise_branch(status.agency)
 
 
 async def order_callback(update: Update, context: Context) -> None:
     """The `order` buttons: "yes" places the order once; "no" leaves it."""
-    lang = await lang_of(update, context)
+    lang = context.lang
     peek = await peek_callback(update, context)
     if peek is not None and decode(peek.payload, AbortOrder) is not None:
         await _abort(update, context, lang)
@@ -373,7 +372,7 @@ async def _abort(update: Update, context: Context, lang: str) -> None:
     abort = decode(ref.payload, AbortOrder) if ref is not None else None
     if abort is None:
         return
-    confirm = await services(context).store.callback(abort.abort, chat_id_of(update))
+    confirm = await context.services.store.callback(abort.abort, chat_id_of(update))
     done = confirm is not None and confirm.used_at is not None
     await reply(
         update, context, t(lang, "borrower.order.already" if done else "borrower.order.aborted")
@@ -384,7 +383,7 @@ async def place_order(
     update: Update, context: Context, account: Account, order: PlaceOrder, lang: str
 ) -> None:
     """One `/v3/order` call, its answer or refusal told in plain words."""
-    svc = services(context)
+    svc = context.services
     pid, branch = order.pid, order.branch
     title = order.title or pid
     branch_name = svc.branches.known(branch) or branch
@@ -426,13 +425,13 @@ async def place_order(
 
 async def _for_card(context: Context, account: Account, lang: str, text: str) -> str:
     """`text` headed by the card's name when the chat has several: whose order it is."""
-    cards = await services(context).store.cards(account.chat_id)
+    cards = await context.services.store.cards(account.chat_id)
     return f"{card_heading(account, lang)}\n{text}" if len(cards) > 1 else text
 
 
 async def _forget_branch(context: Context, account: Account, branch: str) -> None:
     if normalise_branch(account.pickup_branch) == branch:
-        await services(context).store.set_pickup_branch(account.chat_id, None, account.card)
+        await context.services.store.set_pickup_branch(account.chat_id, None, account.card)
 
 
 # The order system's reasons (OpenOrder, passed on by the platform in `error`) -> the text that

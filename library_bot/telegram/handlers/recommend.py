@@ -23,10 +23,9 @@ from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
 from library_bot.library.deadline import Deadline
 from library_bot.library.errors import LibraryError
-from library_bot.services import services
 from library_bot.telegram.buttons import OrderFound, Payload, RecommendFor, decode
 from library_bot.telegram.cards import card_name, require_card
-from library_bot.telegram.context import Context, chat_and_lang, chat_id_of, lang_of
+from library_bot.telegram.context import Context, chat_id_of
 from library_bot.telegram.failures import answer_library_error
 from library_bot.telegram.handlers.cardlists import (
     CARDS_PER_ROW,
@@ -83,7 +82,7 @@ def _pids(title_ids: Sequence[str | None]) -> list[str]:
 async def recommend_command(update: Update, context: Context) -> None:
     cards = await chat_cards(update, context)
     if len(cards) > 1:
-        lang = await lang_of(update, context)
+        lang = context.lang
         specs: list[tuple[str, Payload]] = [
             (plain(card_name(account, lang)), RecommendFor(account.card)) for account in cards
         ]
@@ -91,7 +90,7 @@ async def recommend_command(update: Update, context: Context) -> None:
         buttons = [rows[n : n + CARDS_PER_ROW] for n in range(0, len(rows), CARDS_PER_ROW)]
         await reply(update, context, t(lang, "lists.recommend.which"), buttons=buttons)
         return
-    _, lang = await chat_and_lang(update, context)
+    lang = context.lang
     account = await require_card(update, context)
     if account is None:
         return
@@ -107,7 +106,7 @@ async def card_callback(update: Update, context: Context) -> None:
     ref = await resolve_callback(update, context)
     if ref is None:
         return
-    lang = await lang_of(update, context)
+    lang = context.lang
     chosen = decode(ref.payload, RecommendFor)
     if chosen is None:
         await send(context.bot, chat_id_of(update), t(lang, "common.stale_button"))
@@ -142,7 +141,7 @@ async def recommend_for(
         key = "whatson.recommend.no_loans" if nothing else "whatson.recommend.none"
         await reply(update, context, t(lang, key))
         return
-    library = services(context).library
+    library = context.services.library
     try:
         found = await deadline.run(
             library.recommend(account.token, likes, ignore=ignores, limit=ASKED)

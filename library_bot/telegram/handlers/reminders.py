@@ -10,9 +10,8 @@ from telegram import Update
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
 from library_bot.rules.notices import NOTICES
-from library_bot.services import services
 from library_bot.telegram.buttons import Payload, ReminderChoice, decode
-from library_bot.telegram.context import Context, chat_id_of, lang_of
+from library_bot.telegram.context import Context, chat_id_of
 from library_bot.telegram.keyboards import callback_buttons, resolve_callback
 from library_bot.telegram.replies import reply
 from library_bot.texts import Raw, t
@@ -48,7 +47,7 @@ def join_days(days: Sequence[int], lang: str) -> str:
 async def _status(update: Update, context: Context, lang: str, lead: str | None = None) -> None:
     """The settings as they are now, with buttons to change them."""
     chat_id = chat_id_of(update)
-    svc = services(context)
+    svc = context.services
     chat = await svc.store.chat(chat_id)
     days = chat.thresholds(svc.settings.REMINDER_DAYS)
     lines = [lead] if lead else []
@@ -86,8 +85,8 @@ async def _status(update: Update, context: Context, lang: str, lead: str | None 
 
 
 async def reminders_command(update: Update, context: Context) -> None:
-    lang = await lang_of(update, context)
-    store = services(context).store
+    lang = context.lang
+    store = context.services.store
     chat_id = chat_id_of(update)
     words = [word.lower() for word in (context.args or [])]
     if not words:
@@ -111,8 +110,8 @@ async def reminders_button(update: Update, context: Context) -> None:
     ref = await resolve_callback(update, context)
     if ref is None:
         return
-    lang = await lang_of(update, context)
-    store = services(context).store
+    lang = context.lang
+    store = context.services.store
     choice = decode(ref.payload, ReminderChoice)
     op = choice.op if choice is not None else None
     if op in ("on", "off"):

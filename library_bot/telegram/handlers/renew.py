@@ -28,12 +28,13 @@ from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
 from library_bot.library.deadline import Deadline
 from library_bot.library.errors import LibraryError, Refused, ServiceUnavailable, TokenRejected
-from library_bot.rules.renewals import due_key, raw_reason, refusal_for, renew_window
+from library_bot.rules.renewals import raw_reason, refusal_for, renew_window
 from library_bot.rules.urgency import sort_loans
-from library_bot.services import calendar, services
+from library_bot.services import renewing
+from library_bot.services.renewing import RenewedDue
 from library_bot.telegram.buttons import ButtonId, ListPage, Payload, RenewAll, RenewLoan, decode
 from library_bot.telegram.cards import card_name, forget_card
-from library_bot.telegram.context import Context, chat_id_of, lang_of, today_in
+from library_bot.telegram.context import Context, chat_id_of, today_in
 from library_bot.telegram.failures import answer_library_error
 from library_bot.telegram.handlers.cardlists import (
     ALL,
@@ -61,13 +62,11 @@ from library_bot.texts.formatting import format_date, shorten, split_messages
 from library_bot.texts.render import SEP, loans_summary, reason_text
 
 if TYPE_CHECKING:
-    from library_bot.library.models import BorrowerStatus, Loan, RenewResult
-    from library_bot.storage.store import CallbackRef, Refusal
+    from library_bot.library.models import Loan, RenewResult
+    from library_bot.storage.store import Refusal
 
 log = logging.getLogger(__name__)
 
-# Renewals in flight at once for "renew all": quick for 60+ loans, gentle on the platform.
-RENEW_CONCURRENCY = 6
 # The longest trip /away renews for (a loan period is rarely longer than a month or two).
 MAX_AWAY_DAYS = 60
 # Titles named in "left alone" before "…".
@@ -131,24 +130,6 @@ def _title(loan: Loan, lang: str) -> str:
     return loan.title or t(lang, "render.untitled")
 
 
-async def remember(
-    context: Context,
-    chat_id: int,
-    loan_id: str,
-    due: str,
-    outcome: RenewResult | LibraryError,
-    card: int = 1,
-) -> None:
-    """Keep a refusal (so the loan is marked and offered no button); forget it on success."""
-    store = services(context).store
-    if isinstance(outcome, Refused):
-        await store.record_refusal(chat_id, loan_id, due, raw_reason(outcome), card=card)
-    elif not isinstance(outcome, LibraryError):
-        await store.clear_refusal(chat_id, loan_id, card=card)
-        if isinstance(outcome.return_date, dt.date):
-            await calendar.renewed(store, chat_id, loan_id, outcome.return_date, card)
-
-
 async def edit_buttons(update: Update, labels: Mapping[str, str]) -> None:
     """Relabel the tapped message's buttons in place (callback data -> new label)."""
     query = update.callback_query
@@ -182,14 +163,14 @@ async def renew_command(update: Update, context: Context) -> None:
 
 
 async def _window(context: Context, chat_id: int) -> int:
-    svc = services(context)
+    svc = context.services
     chat = await svc.store.chat(chat_id)
     return renew_window(chat.reminders_enabled, chat.thresholds(svc.settings.REMINDER_DAYS))
 
 
 async def renew_callback(update: Update, context: Context) -> None:
     """A loan's "renew" button (from /renew or a reminder digest), with its card's token."""
-    lang = await lang_of(update, context)
+    lang = context.lang
     card = await _card_of(update, context, RenewLoan)
     claimed = await claim_once(update, context, lang, "borrower.renew.already", card=card)
     if claimed is None:
@@ -204,7 +185,7 @@ async def renew_callback(update: Update, context: Context) -> None:
     loan_id = tapped.loan_id
     outcome: RenewResult | LibraryError
     try:
-        outcome = await Deadline().run(services(context).library.renew(account.token, loan_id))
+        outcome = await Deadline().run(context.services.library.renew(account.token, loan_id))
     except Refused as exc:
         outcome = exc
     except LibraryError as exc:
@@ -218,7 +199,9 @@ async def renew_callback(update: Update, context: Context) -> None:
             return
         await answer_library_error(update, context, exc, lang, edit=False, card=account.card)
         return
-    await remember(context, chat_id, loan_id, tapped.due, outcome, account.card)
+    await renewing.remember(
+        context.services.store, chat_id, loan_id, tapped.due, outcome, account.card
+    )
     await edit_buttons(
         update, {_data(update): button_label(title, outcome, today_in(context), lang)}
     )
@@ -246,13 +229,13 @@ def _sibling_ids(update: Update) -> list[str]:
 
 async def renew_all_callback(update: Update, context: Context) -> None:
     """ "Renew all": the message's loans of its card due within the window, each at most once."""
-    lang = await lang_of(update, context)
+    lang = context.lang
     card = await _card_of(update, context, RenewAll)
     claimed = await claim_once(update, context, lang, "borrower.renew.already", card=card)
     if claimed is None:
         return
     account, ref = claimed
-    svc = services(context)
+    svc = context.services
     chat_id = chat_id_of(update)
     deadline = Deadline()
     library = svc.library
@@ -274,22 +257,24 @@ async def renew_all_callback(update: Update, context: Context) -> None:
         for row in await svc.store.callbacks_many(sibling_ids, chat_id)
         if (button := decode(row.payload, RenewLoan)) is not None
     }
-    done = await renew_due(
-        context,
-        chat_id,
-        account.token,
-        status,
-        lang,
+    today = today_in(context)
+    done = await renewing.renew_due(
+        svc.store,
+        library,
+        chat_id=chat_id,
+        card=account.card,
+        token=account.token,
+        status=status,
         window=window,
+        today=today,
         deadline=deadline,
         listed=listed,
         siblings=siblings,
-        card=account.card,
     )
     if isinstance(done, TokenRejected):
         await answer_library_error(update, context, done, lang, edit=False, card=account.card)
         return
-    lines, labels = done
+    lines, labels = renewed_lines(done, lang, today)
     await edit_buttons(update, labels)
     header = t(lang, "borrower.renew.results")
     if len(await chat_cards(update, context)) > 1:
@@ -298,93 +283,49 @@ async def renew_all_callback(update: Update, context: Context) -> None:
     await send_messages(update, context, messages)
 
 
-async def renew_due(
-    context: Context,
-    chat_id: int,
-    token: str,
-    status: BorrowerStatus,
-    lang: str,
-    *,
-    window: int,
-    deadline: Deadline,
-    listed: set[str] | None = None,
-    siblings: Mapping[str, CallbackRef] | None = None,
-    card: int = 1,
-) -> tuple[list[str], dict[str, str]] | TokenRejected:
-    """Renew the loans due within `window` days (of `listed`, when given), each at most once:
-    the result lines (renewed, refused and why, unknown), and new labels for the loan buttons
-    claimed from `siblings` (loan id -> its button in the tapped message). The loans are card
-    `card`'s, and `token` is its token."""
-    svc = services(context)
-    library = svc.library
-    refusals = await svc.store.refusals(chat_id, card=card)
-    siblings = siblings or {}
-    today = today_in(context)
-    todo: list[tuple[Loan, str | None]] = []  # the loan, and its button's data if it has one
-    notes: list[str] = []
-    later: list[Loan] = []
-    for loan in sort_loans(status.loans):
-        if listed is not None and loan.loan_id not in listed:
-            continue  # not in this message: a newer loan is not "all" of an older list
-        title = _title(loan, lang)
-        found: Refusal | None = refusal_for(loan, refusals)
-        if found is not None:
-            reason = reason_text(found.reason, lang)
-            notes.append(t(lang, "borrower.renew.refused", title=title, reason=Raw(reason)))
-            continue
-        due = loan.due_date
-        if not isinstance(due, dt.date):
-            if due:
-                notes.append(t(lang, "borrower.renew.left_unreadable", title=title, date=due))
-            continue
-        if (due - today).days > window:
-            later.append(loan)
-            continue
-        sibling = siblings.get(loan.loan_id)
-        if sibling is not None:
-            if await svc.store.claim_callback(sibling.id, chat_id) is None:
-                notes.append(t(lang, "borrower.renew.tried_here", title=title))
-                continue
-            todo.append((loan, f"{RenewLoan.ACTION}:{sibling.id}"))
-        else:
-            todo.append((loan, None))
-    outcomes = await _renew_each(token, [loan for loan, _ in todo], library, deadline)
-    if isinstance(outcomes, TokenRejected):
-        return outcomes
-    # The counts, then only what needs the patron's attention: the renewed loans' new dates
-    # are on their buttons and in /loans.
+def renewed_lines(done: RenewedDue, lang: str, today: dt.date) -> tuple[list[str], dict[str, str]]:
+    """What renewing the due loans did, as lines: the counts, then only what needs the patron's
+    attention (the renewed loans' new dates are on their buttons and in /loans); and the new
+    labels of the loan buttons claimed on the way (callback data -> label)."""
     lines: list[str] = []
     labels: dict[str, str] = {}
     counts = {"ok": 0, "refused": 0, "unknown": 0}
-    for (loan, data), outcome in zip(todo, outcomes, strict=True):
-        title = _title(loan, lang)
-        await remember(context, chat_id, loan.loan_id, due_key(loan), outcome, card)
-        if isinstance(outcome, Refused):
-            counts["refused"] += 1
-        elif isinstance(outcome, LibraryError):
-            counts["unknown"] += 1
-        else:
-            counts["ok"] += 1
+    for tried in done.tried:
+        counts[tried.kind] += 1
+        if tried.kind == "ok":
             continue
-        lines.append(result_line(title, outcome, today, lang))
-        if data is not None:
-            labels[data] = button_label(title, outcome, today, lang)
-    for (loan, data), outcome in zip(todo, outcomes, strict=True):
-        if data is not None and data not in labels:
-            labels[data] = button_label(_title(loan, lang), outcome, today, lang)
-    if todo:
+        title = _title(tried.loan, lang)
+        lines.append(result_line(title, tried.outcome, today, lang))
+        if tried.button is not None:
+            labels[f"{RenewLoan.ACTION}:{tried.button}"] = button_label(
+                title, tried.outcome, today, lang
+            )
+    for tried in done.tried:
+        data = f"{RenewLoan.ACTION}:{tried.button}"
+        if tried.button is not None and data not in labels:
+            labels[data] = button_label(_title(tried.loan, lang), tried.outcome, today, lang)
+    if done.tried:
         lines.insert(0, _counts(counts, lang))
-    lines.extend(notes)
+    for skipped in done.skipped:
+        title = _title(skipped.loan, lang)
+        if skipped.why == "refused":
+            reason = Raw(reason_text(skipped.reason, lang))
+            lines.append(t(lang, "borrower.renew.refused", title=title, reason=reason))
+        elif skipped.why == "unreadable":
+            lines.append(t(lang, "borrower.renew.left_unreadable", title=title, date=skipped.due))
+        else:
+            lines.append(t(lang, "borrower.renew.tried_here", title=title))
+    later = done.later
     if later:
         names = ", ".join(shorten(_title(loan, lang), 40) for loan in later[:LEFT_ALONE_TITLES])
         if len(later) > LEFT_ALONE_TITLES:
             names += ", …"
-        within = t(lang, "borrower.renew.days", days=window)
+        within = t(lang, "borrower.renew.days", days=done.window)
         lines.append(
             t(lang, "borrower.renew.left_alone", count=len(later), days=within, titles=names)
         )
-    if not todo and not notes:
-        lines = [t(lang, "borrower.renew.nothing_due", days=window)]
+    if not done.tried and not done.skipped:
+        lines = [t(lang, "borrower.renew.nothing_due", days=done.window)]
     return lines, labels
 
 
@@ -396,40 +337,6 @@ def _counts(counts: Mapping[str, int], lang: str) -> str:
         if count
     ]
     return SEP.join(parts)
-
-
-async def _renew_each(
-    token: str, loans: Sequence[Loan], library: Any, deadline: Deadline
-) -> list[RenewResult | LibraryError] | TokenRejected:
-    """Renew each loan once, a few at a time; a loan without an answer in time is unknown."""
-    gate = asyncio.Semaphore(RENEW_CONCURRENCY)
-
-    async def renew_one(loan: Loan) -> RenewResult | LibraryError:
-        async with gate:
-            try:
-                result: RenewResult = await library.renew(token, loan.loan_id)
-            except TokenRejected:
-                raise
-            except LibraryError as exc:
-                return exc
-            return result
-
-    if not loans:
-        return []
-    tasks = [asyncio.create_task(renew_one(loan)) for loan in loans]
-    done, pending = await asyncio.wait(tasks, timeout=deadline.remaining())
-    for task in pending:
-        task.cancel()
-    for task in done:
-        error = task.exception()
-        if isinstance(error, TokenRejected):
-            return error
-        if error is not None:
-            raise error
-    return [
-        task.result() if task in done else ServiceUnavailable("no answer in time", code="timeout")
-        for task in tasks
-    ]
 
 
 def away_days(words: Sequence[str]) -> int | None:
@@ -444,7 +351,7 @@ async def away_command(update: Update, context: Context) -> None:
     """`/away <days>`: before a trip, renew every loan due within that many days (each at most
     once, as "renew all" does), each card's with its own token, the cards side by side, and say
     what could not be renewed, and why (with several cards, in a section per card)."""
-    lang = await lang_of(update, context)
+    lang = context.lang
     days = away_days(context.args or [])
     if days is None:
         await reply(update, context, t(lang, "notices.away.usage", max=MAX_AWAY_DAYS))
@@ -465,20 +372,23 @@ async def away_command(update: Update, context: Context) -> None:
             return [trouble or ""]
         if not card.status.loans:
             return [t(lang, "lists.loans.none")]
-        done = await renew_due(
-            context,
-            chat_id,
-            card.account.token,
-            card.status,
-            lang,
-            window=days,
-            deadline=deadline,
+        svc = context.services
+        today = today_in(context)
+        done = await renewing.renew_due(
+            svc.store,
+            svc.library,
+            chat_id=chat_id,
             card=card.card,
+            token=card.account.token,
+            status=card.status,
+            window=days,
+            today=today,
+            deadline=deadline,
         )
         if isinstance(done, TokenRejected):
             await forget_card(context, chat_id, card.card, lang)
             return None if shown.single else [t(lang, "lists.card_forgotten", name=card.name)]
-        return done[0]
+        return renewed_lines(done, lang, today)[0]
 
     results = await asyncio.gather(*(renew_card(card) for card in statuses))
     lines: list[str] = []
@@ -522,7 +432,7 @@ async def list_renew(
     shown = await read_cards(update, context, view)
     if shown is None:
         return
-    store = services(context).store
+    store = context.services.store
     chat_id = chat_id_of(update)
     statuses = shown.statuses
     refusals = {card.card: await store.refusals(chat_id, card=card.card) for card in statuses}
@@ -613,7 +523,7 @@ async def _show_renew(
     """One page of a /renew: with several cards a section per card, with one the card's summary
     under the header and the loans without a button under it."""
     lang, statuses = shown.lang, shown.statuses
-    store = services(context).store
+    store = context.services.store
     chat_id = chat_id_of(update)
     today = today_in(context)
     window = await _window(context, chat_id)

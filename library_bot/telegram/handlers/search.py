@@ -17,10 +17,9 @@ from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
 from library_bot.library.deadline import Deadline
 from library_bot.library.errors import LibraryError
-from library_bot.services import services
 from library_bot.telegram.buttons import OrderFound, Payload, decode
 from library_bot.telegram.cards import require_card
-from library_bot.telegram.context import Context, chat_id_of, lang_of
+from library_bot.telegram.context import Context, chat_id_of
 from library_bot.telegram.failures import answer_library_error, public_failure
 from library_bot.telegram.handlers.order import order_found, prepare_order, valid_pid
 from library_bot.telegram.keyboards import (
@@ -59,7 +58,7 @@ def to_cql(query: str) -> str:
 
 
 async def search_command(update: Update, context: Context) -> None:
-    lang = await lang_of(update, context)
+    lang = context.lang
     words = " ".join(context.args or [])
     if not clean_query(words):
         await ask_for_words(update, context, lang)
@@ -123,7 +122,7 @@ async def run_search(update: Update, context: Context, lang: str, words: str) ->
     if not cql:
         await reply(update, context, t(lang, "borrower.search.usage"))
         return
-    library = services(context).library
+    library = context.services.library
     try:
         result = await Deadline().run(library.search_public(cql, limit=MAX_RESULTS))
     except LibraryError as exc:
@@ -158,7 +157,7 @@ async def search_callback(update: Update, context: Context) -> None:
     ref = await resolve_callback(update, context)
     if ref is None:
         return
-    lang = await lang_of(update, context)
+    lang = context.lang
     found = decode(ref.payload, OrderFound)
     pid = found.pid if found is not None else ""
     if found is None or found.card is None:

@@ -11,9 +11,8 @@ from telegram.ext import BaseHandler, CommandHandler
 
 from library_bot.library.deadline import Deadline
 from library_bot.library.errors import LibraryError
-from library_bot.services import services
 from library_bot.storage.store import MAX_CARDS
-from library_bot.telegram.context import Context, chat_id_of, lang_of
+from library_bot.telegram.context import Context, chat_id_of
 from library_bot.telegram.handlers.cards import (
     card_library,
     card_lines,
@@ -44,18 +43,18 @@ def _name_suffix(update: Update) -> str:
 
 
 async def start(update: Update, context: Context) -> None:
-    lang = await lang_of(update, context)
+    lang = context.lang
     args = context.args or []
     if args:
         await _redeem(update, context, args[0], lang)
         return
-    cards = await services(context).store.cards(chat_id_of(update))
+    cards = await context.services.store.cards(chat_id_of(update))
     key = "connect.welcome_connected" if cards else "connect.welcome"
     await reply(update, context, t(lang, key, name=_name_suffix(update)))
 
 
 async def help_command(update: Update, context: Context) -> None:
-    lang = await lang_of(update, context)
+    lang = context.lang
     await reply(update, context, f"{t(lang, 'connect.help')}\n{t(lang, 'whatson.help')}")
 
 
@@ -63,7 +62,7 @@ async def _redeem(update: Update, context: Context, code: str, lang: str) -> Non
     """Connect the account only if this chat is the one that asked for `/login`: a new card,
     a card logged in again, or none when the chat is full (the store revoked that token)."""
     chat_id = chat_id_of(update)
-    store = services(context).store
+    store = context.services.store
     linked = None
     if 0 < len(code) <= MAX_CODE_LENGTH and code.isprintable():
         linked = await store.complete_link(chat_id, code)
@@ -96,9 +95,9 @@ async def _details(context: Context, account: Account) -> Account:
     """The new card's label (the first word of `/v3/user` `name`) and library (`agency`),
     fetched once within a short budget and kept; without them (the platform slow or failing)
     the card is called "Card n" and placed by its holder's municipality."""
-    store = services(context).store
+    store = context.services.store
     try:
-        status = await Deadline(LABEL_BUDGET).run(services(context).library.user(account.token))
+        status = await Deadline(LABEL_BUDGET).run(context.services.library.user(account.token))
     except LibraryError as exc:
         log.info("no name for the new card: %s", type(exc).__name__)
         return account

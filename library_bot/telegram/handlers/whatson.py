@@ -22,9 +22,8 @@ from telegram.ext import BaseHandler, CommandHandler
 from library_bot.library.deadline import Deadline
 from library_bot.library.errors import LibraryError
 from library_bot.rules.isil import normalise_branch
-from library_bot.services import services
 from library_bot.telegram.cards import require_card, require_cards
-from library_bot.telegram.context import Context, chat_and_lang
+from library_bot.telegram.context import Context
 from library_bot.telegram.failures import answer_library_error, error_text
 from library_bot.telegram.handlers.cardlists import (
     CardStatus,
@@ -78,7 +77,7 @@ async def libraries_items(
     if len(await chat_cards(update, context)) <= 1:
         single = await library_items(update, context, fetch)
         return None if single is None else (single[0], [([], single[1])])
-    chat, lang = await chat_and_lang(update, context)
+    chat, lang = context.chat, context.lang
     cards = await require_cards(update, context)
     if not cards:
         return None
@@ -128,7 +127,7 @@ async def library_items(
     update: Update, context: Context, fetch: Fetch
 ) -> tuple[str, Sequence[Any]] | None:
     """The language and what `fetch` found for the card's library; None once answered."""
-    _, lang = await chat_and_lang(update, context)
+    lang = context.lang
     account = await require_card(update, context)
     if account is None:
         return None
@@ -149,11 +148,11 @@ async def library_items(
 
 
 def _now(context: Context) -> dt.datetime:
-    return dt.datetime.now(services(context).settings.timezone)
+    return dt.datetime.now(context.services.settings.timezone)
 
 
 async def events_command(update: Update, context: Context) -> None:
-    library = services(context).library
+    library = context.services.library
 
     async def fetch(account: Account, agencies: list[str] | None) -> list[Event]:
         return await library.events(account.token, agencies, limit=EVENTS_ASKED)
@@ -175,7 +174,7 @@ async def events_command(update: Update, context: Context) -> None:
 
 
 async def news_command(update: Update, context: Context) -> None:
-    library = services(context).library
+    library = context.services.library
 
     async def fetch(account: Account, agencies: list[str] | None) -> list[NewsItem]:
         return await library.news(account.token, agencies, limit=NEWS_ASKED)
