@@ -51,7 +51,6 @@ async def answer_library_error(
     update: Update,
     context: Context,
     exc: LibraryError,
-    lang: str,
     *,
     edit: bool = True,
     card: int = 1,
@@ -63,6 +62,7 @@ async def answer_library_error(
     others). Otherwise the answer replaces the tapped message (`edit`), or comes as a new one so
     a tapped list or digest stays in the chat.
     """
+    lang = context.lang
     chat_id = chat_id_of(update)
     if update.callback_query is not None:
         await answer_query(update)

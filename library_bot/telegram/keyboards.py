@@ -181,7 +181,6 @@ async def resolve_callback(
 async def claim_once(
     update: Update,
     context: Context,
-    lang: str,
     already_key: str,
     *,
     card: int | None = None,
@@ -192,6 +191,7 @@ async def claim_once(
     usable (`cards.require_card`). A later tap, or one that loses a race, is told `already_key`
     instead of "stale button".
     """
+    lang = context.lang
     query = update.callback_query
     assert query is not None
     peek = await peek_callback(update, context)

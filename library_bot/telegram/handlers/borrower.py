@@ -99,18 +99,18 @@ async def cancel_callback(update: Update, context: Context) -> None:
     peek = await peek_callback(update, context)
     seen = decode(peek.payload, KeepHold, CancelHold) if peek is not None else None
     if isinstance(seen, CancelHold) and seen.confirm:
-        claimed = await claim_once(update, context, lang, "borrower.cancel.already", card=seen.card)
+        claimed = await claim_once(update, context, "borrower.cancel.already", card=seen.card)
         if claimed is not None:
-            await _cancel_hold(update, context, lang, claimed[0], seen)
+            await _cancel_hold(update, context, claimed[0], seen)
         return
     ref = await resolve_callback(update, context)
     if ref is None:
         return
     tapped = decode(ref.payload, KeepHold, CancelHold)
     if isinstance(tapped, KeepHold):
-        await _keep_hold(update, context, lang, tapped)
+        await _keep_hold(update, context, tapped)
     elif isinstance(tapped, CancelHold):
-        await _ask_cancel(update, context, lang, tapped)
+        await _ask_cancel(update, context, tapped)
     else:
         await send(context.bot, chat_id_of(update), t(lang, "common.stale_button"))
 
@@ -119,8 +119,9 @@ def _hold_title(title: str, lang: str) -> str:
     return title or t(lang, "render.untitled")
 
 
-async def _ask_cancel(update: Update, context: Context, lang: str, hold: CancelHold) -> None:
+async def _ask_cancel(update: Update, context: Context, hold: CancelHold) -> None:
     # A new message, so the list of holds (and its other buttons) stays in the chat.
+    lang = context.lang
     title = _hold_title(hold.title, lang)
     yes, no = await callback_buttons(
         update,
@@ -135,8 +136,9 @@ async def _ask_cancel(update: Update, context: Context, lang: str, hold: CancelH
 
 
 async def _cancel_hold(
-    update: Update, context: Context, lang: str, account: Account, hold: CancelHold
+    update: Update, context: Context, account: Account, hold: CancelHold
 ) -> None:
+    lang = context.lang
     title = _hold_title(hold.title, lang)
     try:
         result = await Deadline().run(
@@ -157,13 +159,14 @@ async def _cancel_hold(
             # Sent once, never answered readably: the hold may be cancelled or not.
             await reply(update, context, t(lang, "borrower.cancel.maybe", title=title))
             return
-        await answer_library_error(update, context, exc, lang, card=account.card)
+        await answer_library_error(update, context, exc, card=account.card)
         return
     key = "borrower.cancel.done" if result.deleted else "borrower.cancel.not_done"
     await reply(update, context, t(lang, key, title=title))
 
 
-async def _keep_hold(update: Update, context: Context, lang: str, keep: KeepHold) -> None:
+async def _keep_hold(update: Update, context: Context, keep: KeepHold) -> None:
+    lang = context.lang
     confirm = await context.services.store.callback(keep.keep, chat_id_of(update))
     if confirm is not None and confirm.used_at is not None:
         await reply(update, context, t(lang, "borrower.cancel.already"))

@@ -100,9 +100,7 @@ async def read_cards(
     cards = await require_cards(update, context)
     if not cards:
         return None
-    statuses = await fetch_cards(
-        context, shown_cards(cards, view), lang, deadline or Deadline(), chat
-    )
+    statuses = await fetch_cards(context, shown_cards(cards, view), deadline or Deadline(), chat)
     single = len(cards) == 1
     if single:
         [only] = statuses
@@ -110,7 +108,7 @@ async def read_cards(
             return None  # `forget_card` told the patron
         if only.error is not None:
             # A new message, so a tapped list stays in the chat.
-            await answer_library_error(update, context, only.error, lang, edit=False)
+            await answer_library_error(update, context, only.error, edit=False)
             return None
     return Shown(lang, kept_cards(cards, statuses), statuses, single)
 
@@ -124,11 +122,11 @@ async def chat_cards(update: Update, context: Context) -> list[Account]:
 async def fetch_cards(
     context: Context,
     accounts: Sequence[Account],
-    lang: str,
     deadline: Deadline,
     chat: ChatSettings | None = None,
 ) -> list[CardStatus]:
     """Every card's `/v3/user`, side by side, each with its own token, in card order."""
+    lang = context.lang
     svc = context.services
 
     async def one(account: Account) -> CardStatus:

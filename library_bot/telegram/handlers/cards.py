@@ -145,9 +145,13 @@ LABEL_LIMIT = 32
 LIBRARY_NAME_BUDGET = 3.0
 
 
-async def library_name(context: Context, account: Account, lang: str) -> str | None:
+async def library_name(
+    context: Context,
+    account: Account,
+) -> str | None:
     """The patron's municipality by name: the only place the bot keeps (userinfo's
     `municipality`); agencies and everything else userinfo may carry are not kept."""
+    lang = context.lang
     municipality = account.municipality
     if municipality:
         code = municipality.strip().lstrip("0")
@@ -181,7 +185,10 @@ def owner(account: Account, lang: str) -> Raw:
     return Raw(t(lang, key, name=account.label))
 
 
-async def card_library(context: Context, account: Account, lang: str) -> str | None:
+async def card_library(
+    context: Context,
+    account: Account,
+) -> str | None:
     """Where the card belongs: its library (`/v3/user` `agency`) by the name `/v3/libraries`
     gives its main branch, for a family's cards may be at several libraries; else, as for one
     card, the holder's municipality."""
@@ -193,15 +200,19 @@ async def card_library(context: Context, account: Account, lang: str) -> str | N
         found = names.get(branch_key(agency))
         if found:
             return found
-    return await library_name(context, account, lang)
+    return await library_name(context, account)
 
 
-async def card_lines(context: Context, cards: Sequence[Account], lang: str) -> str:
+async def card_lines(
+    context: Context,
+    cards: Sequence[Account],
+) -> str:
     """The chat's cards, one line each: number, name and library."""
+    lang = context.lang
     lines = [t(lang, "cards.header", count=len(cards), max=MAX_CARDS)]
     for account in cards:
         name = card_name(account, lang)
-        library = await card_library(context, account, lang)
+        library = await card_library(context, account)
         if library:
             lines.append(t(lang, "cards.line", number=account.card, name=name, library=library))
         else:
@@ -224,7 +235,7 @@ async def cards_command(update: Update, context: Context) -> None:
     rows: list[list[InlineKeyboardButton]] = [
         buttons[index : index + 2] for index in range(0, len(buttons), 2)
     ]
-    text = f"{await card_lines(context, cards, lang)}\n\n{t(lang, 'cards.footer')}"
+    text = f"{await card_lines(context, cards)}\n\n{t(lang, 'cards.footer')}"
     await reply(update, context, text, buttons=rows)
 
 
@@ -273,7 +284,7 @@ class Renames:
         if account is None:
             await reply(update, context, t(lang, "cards.gone"))
             return
-        self.ask(account.chat_id, account.card, await ask_for_name(update, context, account, lang))
+        self.ask(account.chat_id, account.card, await ask_for_name(update, context, account))
 
     async def answered(self, update: Update, context: Context) -> None:
         """The new name: 1..32 characters of plain text, else the prompt again."""
@@ -300,7 +311,7 @@ class Renames:
         ):
             lead = t(lang, "cards.rename_taken", name=label)  # the buttons would read the same
         if lead is not None:
-            self.ask(chat_id, card, await ask_for_name(update, context, account, lang, lead=lead))
+            self.ask(chat_id, card, await ask_for_name(update, context, account, lead=lead))
             return
         self.asked.pop(chat_id, None)
         await store.set_label(chat_id, card, label)
@@ -308,8 +319,9 @@ class Renames:
 
 
 async def ask_for_name(
-    update: Update, context: Context, account: Account, lang: str, *, lead: str | None = None
+    update: Update, context: Context, account: Account, *, lead: str | None = None
 ) -> Message:
+    lang = context.lang
     text = t(lang, "cards.rename_ask", number=account.card, name=card_name(account, lang))
     return await context.bot.send_message(
         chat_id_of(update),

@@ -23,7 +23,6 @@ async def borrower_status(
     update: Update,
     context: Context,
     account: Account,
-    lang: str,
     deadline: Deadline,
     chat: ChatSettings | None = None,
     *,
@@ -38,7 +37,7 @@ async def borrower_status(
     try:
         status = await deadline.run(svc.library.user(account.token))
     except LibraryError as exc:
-        await answer_library_error(update, context, exc, lang, edit=edit, card=account.card)
+        await answer_library_error(update, context, exc, edit=edit, card=account.card)
         return None
     await refresh_plan(svc.store, svc.settings, account, status, chat=chat)
     return status
@@ -62,5 +61,5 @@ async def command_status(
     if account is None:
         return None
     deadline = deadline or Deadline()
-    status = await borrower_status(update, context, account, lang, deadline, chat, edit=edit)
+    status = await borrower_status(update, context, account, deadline, chat, edit=edit)
     return None if status is None else (lang, status)

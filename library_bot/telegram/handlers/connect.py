@@ -97,7 +97,7 @@ async def logout(update: Update, context: Context) -> None:
     # Forgotten here whatever the access service says; the reply says what happened there.
     # No token: its key was removed before `rotate-keys` ran.
     key = LOGOUT_TEXTS[await revoke(context, removed.token)]
-    await _logged_out(update, context, lang, t(lang, key, date=_latest(context, removed, lang)))
+    await _logged_out(update, context, t(lang, key, date=_latest(context, removed)))
 
 
 async def logout_tapped(update: Update, context: Context) -> None:
@@ -121,7 +121,7 @@ async def logout_tapped(update: Update, context: Context) -> None:
         if removed is None:
             continue  # logged out meanwhile, by another tap
         key = CARD_LOGOUT_TEXTS[await revoke(context, removed.token)]
-        date = _latest(context, removed, lang)
+        date = _latest(context, removed)
         lines.append(t(lang, key, card=owner(account, lang), date=date))
     if not lines:
         await reply(update, context, t(lang, "cards.gone"))
@@ -133,17 +133,22 @@ async def logout_tapped(update: Update, context: Context) -> None:
         lines.append(t(lang, "cards.remaining", names=names))
     else:
         await svc.store.set_account_ended(chat_id, "logged_out")
-    await _logged_out(update, context, lang, "\n".join(lines))
+    await _logged_out(update, context, "\n".join(lines))
 
 
-def _latest(context: Context, removed: RemovedAccount, lang: str) -> str:
+def _latest(
+    context: Context,
+    removed: RemovedAccount,
+) -> str:
     """The date a forgotten token stops working at the latest."""
+    lang = context.lang
     until = removed.token_expires_at or datetime.now(UTC) + TOKEN_LIFETIME
     return format_date(until.astimezone(context.services.settings.timezone).date(), lang)
 
 
-async def _logged_out(update: Update, context: Context, lang: str, done: str) -> None:
+async def _logged_out(update: Update, context: Context, done: str) -> None:
     """`done`, and the offer to log out of the access service in the browser too."""
+    lang = context.lang
     svc = context.services
     url = f"{svc.settings.PUBLIC_URL}/oauth/logout?{urlencode({'lang': lang})}"
     button = url_button(t(lang, "connect.logout_button"), url)

@@ -49,7 +49,7 @@ async def offer_search(update: Update, context: Context) -> bool:
     lang = context.lang
     waited = awaiting_words(update, context)
     if waited or is_search_reply(update, context):
-        await run_search(update, context, lang, message.text)
+        await run_search(update, context, message.text)
         return True
     query = clean_query(message.text)
     if not query or looks_like_link_code(query):
@@ -68,9 +68,8 @@ async def find_tapped(update: Update, context: Context) -> None:
     ref = await resolve_callback(update, context)
     if ref is None:
         return
-    lang = context.lang
     words = decode(ref.payload, SearchWords)
-    await run_search(update, context, lang, words.q if words is not None else "")
+    await run_search(update, context, words.q if words is not None else "")
 
 
 def handlers() -> list[BaseHandler[Any, Any, Any]]:

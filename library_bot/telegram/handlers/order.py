@@ -92,27 +92,26 @@ async def order_command(update: Update, context: Context) -> None:
                 return
             wanted = text
     if len(cards) > 1:
-        await ask_card(update, context, lang, cards, pid=pid, branch=branch, wanted=wanted)
+        await ask_card(update, context, cards, pid=pid, branch=branch, wanted=wanted)
         return
-    await prepare_order(update, context, cards[0], lang, pid=pid, branch=branch, wanted=wanted)
+    await prepare_order(update, context, cards[0], pid=pid, branch=branch, wanted=wanted)
 
 
-async def order_found(update: Update, context: Context, lang: str, pid: str) -> None:
+async def order_found(update: Update, context: Context, pid: str) -> None:
     """An "Order" button of a search or a suggestion: "which card?" with several cards, else
     the confirmation of `/order <pid>`."""
     cards = await require_cards(update, context)
     if not cards:
         return
     if len(cards) > 1:
-        await ask_card(update, context, lang, cards, pid=pid)
+        await ask_card(update, context, cards, pid=pid)
         return
-    await prepare_order(update, context, cards[0], lang, pid=pid)
+    await prepare_order(update, context, cards[0], pid=pid)
 
 
 async def ask_card(
     update: Update,
     context: Context,
-    lang: str,
     cards: Sequence[Account],
     *,
     pid: str,
@@ -121,6 +120,7 @@ async def ask_card(
 ) -> None:
     """ "Which card?": one button per card; the order goes on for the card tapped
     (`card_tapped`). A new message, so a tapped search result list keeps its buttons."""
+    lang = context.lang
     specs: list[tuple[str, Payload]] = [
         (
             plain(t(lang, "cards.order_card", name=card_name(account, lang))),
@@ -149,7 +149,6 @@ async def card_tapped(update: Update, context: Context) -> None:
         update,
         context,
         account,
-        lang,
         pid=tapped.pid,
         branch=tapped.branch,
         wanted=tapped.wanted,
@@ -161,7 +160,6 @@ async def prepare_order(
     update: Update,
     context: Context,
     account: Account,
-    lang: str,
     *,
     pid: str,
     branch: str | None = None,
@@ -175,6 +173,7 @@ async def prepare_order(
     `wanted` is) becomes the patron's saved choice; otherwise the saved choice, else the
     patron's own library (`/v3/user`).
     """
+    lang = context.lang
     svc = context.services
     chat_id = chat_id_of(update)
     deadline = Deadline()
@@ -187,7 +186,7 @@ async def prepare_order(
             _home_branch(context, account, deadline) if branch is None else _nothing(),
         )
     except LibraryError as exc:
-        await answer_library_error(update, context, exc, lang, card=account.card)
+        await answer_library_error(update, context, exc, card=account.card)
         return
     if work is None or not work.title:
         await send(context.bot, chat_id, t(lang, "borrower.order.not_found", pid=pid))
@@ -204,7 +203,7 @@ async def prepare_order(
             key = "borrower.order.branch_several" if found else "borrower.order.branch_not_found"
             lead = t(lang, key, wanted=shorten(wanted, ECHO_LIMIT))
             fits = [b for b in choices if branch_key(b.branch_id) in found] or choices
-            await _picker(update, context, lang, account, pid, title, fits, lead=lead, edit=edit)
+            await _picker(update, context, account, pid, title, fits, lead=lead, edit=edit)
             return
         branch = found[0]
     branch = branch or home
@@ -245,7 +244,7 @@ async def prepare_order(
         branch=names.get(branch, branch),
         pid=pid,
     )
-    text = await _for_card(context, account, lang, text)
+    text = await _for_card(context, account, text)
     if edit:
         await reply(update, context, text, buttons=[[yes, no], [change]])
         return
@@ -272,7 +271,7 @@ async def branch_callback(update: Update, context: Context) -> None:
         return
     if isinstance(tapped, PickBranch):
         await prepare_order(
-            update, context, account, lang, pid=tapped.pid, branch=tapped.branch, edit=True
+            update, context, account, pid=tapped.pid, branch=tapped.branch, edit=True
         )
         return
     svc = context.services
@@ -280,7 +279,7 @@ async def branch_callback(update: Update, context: Context) -> None:
     try:
         home = await _home_branch(context, account, deadline)
     except LibraryError as exc:
-        await answer_library_error(update, context, exc, lang, edit=False, card=account.card)
+        await answer_library_error(update, context, exc, edit=False, card=account.card)
         return
     choices = await svc.branches.pickup_branches(svc.library, home, deadline) if home else None
     if not choices:
@@ -288,13 +287,12 @@ async def branch_callback(update: Update, context: Context) -> None:
             context.bot, chat_id_of(update), t(lang, "borrower.order.no_branches", pid=tapped.pid)
         )
         return
-    await _picker(update, context, lang, account, tapped.pid, tapped.title, choices, edit=True)
+    await _picker(update, context, account, tapped.pid, tapped.title, choices, edit=True)
 
 
 async def _picker(
     update: Update,
     context: Context,
-    lang: str,
     account: Account,
     pid: str,
     title: str,
@@ -304,6 +302,7 @@ async def _picker(
     edit: bool = False,
 ) -> None:
     """The branches to pick up `pid` at, one button each; the saved one marked ✓."""
+    lang = context.lang
     saved = normalise_branch(account.pickup_branch)
     specs: list[tuple[str, Payload]] = []
     for branch in branches[:MAX_BUTTONS]:
@@ -351,12 +350,12 @@ async def order_callback(update: Update, context: Context) -> None:
     lang = context.lang
     peek = await peek_callback(update, context)
     if peek is not None and decode(peek.payload, AbortOrder) is not None:
-        await _abort(update, context, lang)
+        await _abort(update, context)
         return
     placing = decode(peek.payload, PlaceOrder) if peek is not None else None
     card = placing.card if placing is not None else 1
     # The tapped "yes" is claimed only once the card it is for is known to be connected.
-    claimed = await claim_once(update, context, lang, ALREADY, card=card)
+    claimed = await claim_once(update, context, ALREADY, card=card)
     if claimed is None:
         return
     account, ref = claimed
@@ -364,10 +363,14 @@ async def order_callback(update: Update, context: Context) -> None:
     if order is None:
         await send(context.bot, chat_id_of(update), t(lang, "common.stale_button"))
         return
-    await place_order(update, context, account, order, lang)
+    await place_order(update, context, account, order)
 
 
-async def _abort(update: Update, context: Context, lang: str) -> None:
+async def _abort(
+    update: Update,
+    context: Context,
+) -> None:
+    lang = context.lang
     ref = await resolve_callback(update, context)
     abort = decode(ref.payload, AbortOrder) if ref is not None else None
     if abort is None:
@@ -380,9 +383,10 @@ async def _abort(update: Update, context: Context, lang: str) -> None:
 
 
 async def place_order(
-    update: Update, context: Context, account: Account, order: PlaceOrder, lang: str
+    update: Update, context: Context, account: Account, order: PlaceOrder
 ) -> None:
     """One `/v3/order` call, its answer or refusal told in plain words."""
+    lang = context.lang
     svc = context.services
     pid, branch = order.pid, order.branch
     title = order.title or pid
@@ -405,7 +409,7 @@ async def place_order(
         if text is not None:
             await reply(update, context, text)
             return
-        await answer_library_error(update, context, exc, lang, card=account.card)
+        await answer_library_error(update, context, exc, card=account.card)
         if isinstance(exc, ServiceUnavailable):
             await send(context.bot, chat_id_of(update), t(lang, "borrower.order.maybe"))
         return
@@ -420,11 +424,12 @@ async def place_order(
         )
     else:
         text = t(lang, "borrower.order.placed_no_id", title=title, branch=branch_name)
-    await reply(update, context, await _for_card(context, account, lang, text))
+    await reply(update, context, await _for_card(context, account, text))
 
 
-async def _for_card(context: Context, account: Account, lang: str, text: str) -> str:
+async def _for_card(context: Context, account: Account, text: str) -> str:
     """`text` headed by the card's name when the chat has several: whose order it is."""
+    lang = context.lang
     cards = await context.services.store.cards(account.chat_id)
     return f"{card_heading(account, lang)}\n{text}" if len(cards) > 1 else text
 

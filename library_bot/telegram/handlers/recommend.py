@@ -95,10 +95,10 @@ async def recommend_command(update: Update, context: Context) -> None:
     if account is None:
         return
     deadline = Deadline()
-    status = await borrower_status(update, context, account, lang, deadline)
+    status = await borrower_status(update, context, account, deadline)
     if status is None:
         return
-    await recommend_for(update, context, lang, account, status, deadline)
+    await recommend_for(update, context, account, status, deadline)
 
 
 async def card_callback(update: Update, context: Context) -> None:
@@ -115,17 +115,16 @@ async def card_callback(update: Update, context: Context) -> None:
     if account is None:
         return
     deadline = Deadline()
-    [card] = await fetch_cards(context, [account], lang, deadline)
+    [card] = await fetch_cards(context, [account], deadline)
     if card.status is None:
         await reply(update, context, card.trouble(lang) or t(lang, "common.error"))
         return
-    await recommend_for(update, context, lang, account, card.status, deadline, card=account.card)
+    await recommend_for(update, context, account, card.status, deadline, card=account.card)
 
 
 async def recommend_for(
     update: Update,
     context: Context,
-    lang: str,
     account: Account,
     status: BorrowerStatus,
     deadline: Deadline,
@@ -134,6 +133,7 @@ async def recommend_for(
 ) -> None:
     """Suggestions from `status`'s loans, asked with `account`'s token; their Order buttons
     order with `card` (None: as `/order` chooses)."""
+    lang = context.lang
     likes, ignores = likes_and_ignores(status)
     if not likes:
         # Loans or holds with no record id of the national bibliography give nothing to like.
@@ -149,7 +149,7 @@ async def recommend_for(
         pids = list(dict.fromkeys(r.pid for r in found if valid_pid(r.pid)))
         works = await deadline.run(library.work(account.token, pids)) if pids else []
     except LibraryError as exc:
-        await answer_library_error(update, context, exc, lang, card=account.card)
+        await answer_library_error(update, context, exc, card=account.card)
         return
     by_pid: dict[str, Work] = {w.pid: w for w in works if w.pid and w.title}
     shown = [by_pid[p] for p in pids if p in by_pid][:SHOWN]

@@ -44,8 +44,9 @@ def join_days(days: Sequence[int], lang: str) -> str:
     return f"{', '.join(text[:-1])} {t(lang, 'reminders.and')} {text[-1]}"
 
 
-async def _status(update: Update, context: Context, lang: str, lead: str | None = None) -> None:
+async def _status(update: Update, context: Context, lead: str | None = None) -> None:
     """The settings as they are now, with buttons to change them."""
+    lang = context.lang
     chat_id = chat_id_of(update)
     svc = context.services
     chat = await svc.store.chat(chat_id)
@@ -90,12 +91,12 @@ async def reminders_command(update: Update, context: Context) -> None:
     chat_id = chat_id_of(update)
     words = [word.lower() for word in (context.args or [])]
     if not words:
-        await _status(update, context, lang)
+        await _status(update, context)
         return
     if len(words) == 1 and words[0] in WORDS_ON | WORDS_OFF:
         op = "on" if words[0] in WORDS_ON else "off"
         await store.set_reminders(chat_id, enabled=op == "on")
-        await _status(update, context, lang, t(lang, f"reminders.saved.{op}"))
+        await _status(update, context, t(lang, f"reminders.saved.{op}"))
         return
     days = parse_days(words)
     if days is None:
@@ -103,7 +104,7 @@ async def reminders_command(update: Update, context: Context) -> None:
         return
     # Choosing days means wanting reminders, so it turns them on as well.
     await store.set_reminders(chat_id, enabled=True, days=days)
-    await _status(update, context, lang, t(lang, "reminders.saved.days"))
+    await _status(update, context, t(lang, "reminders.saved.days"))
 
 
 async def reminders_button(update: Update, context: Context) -> None:
@@ -116,20 +117,20 @@ async def reminders_button(update: Update, context: Context) -> None:
     op = choice.op if choice is not None else None
     if op in ("on", "off"):
         await store.set_reminders(ref.chat_id, enabled=op == "on")
-        await _status(update, context, lang, t(lang, f"reminders.saved.{op}"))
+        await _status(update, context, t(lang, f"reminders.saved.{op}"))
     elif op == "days":
         days = parse_days([str(day) for day in (choice.days if choice else None) or ()])
         if days is None:
             await reply(update, context, t(lang, "reminders.expired_button"))
             return
         await store.set_reminders(ref.chat_id, enabled=True, days=days)
-        await _status(update, context, lang, t(lang, "reminders.saved.days"))
+        await _status(update, context, t(lang, "reminders.saved.days"))
     elif op == "notice" and choice is not None and choice.notice in NOTICES:
         chat = await store.chat(ref.chat_id)
         wanted = {choice.notice} if choice.on else set()
         enabled = (chat.notices - {choice.notice}) | wanted
         await store.set_notices(ref.chat_id, frozenset(enabled))
-        await _status(update, context, lang, t(lang, "reminders.saved.days"))
+        await _status(update, context, t(lang, "reminders.saved.days"))
     else:
         await reply(update, context, t(lang, "reminders.expired_button"))
 

@@ -172,7 +172,7 @@ async def renew_callback(update: Update, context: Context) -> None:
     """A loan's "renew" button (from /renew or a reminder digest), with its card's token."""
     lang = context.lang
     card = await _card_of(update, context, RenewLoan)
-    claimed = await claim_once(update, context, lang, "borrower.renew.already", card=card)
+    claimed = await claim_once(update, context, "borrower.renew.already", card=card)
     if claimed is None:
         return
     account, ref = claimed
@@ -197,7 +197,7 @@ async def renew_callback(update: Update, context: Context) -> None:
             # Sent once and never answered readably: it may have gone through.
             await send(context.bot, chat_id, result_line(title, exc, today_in(context), lang))
             return
-        await answer_library_error(update, context, exc, lang, edit=False, card=account.card)
+        await answer_library_error(update, context, exc, edit=False, card=account.card)
         return
     await renewing.remember(
         context.services.store, chat_id, loan_id, tapped.due, outcome, account.card
@@ -231,7 +231,7 @@ async def renew_all_callback(update: Update, context: Context) -> None:
     """ "Renew all": the message's loans of its card due within the window, each at most once."""
     lang = context.lang
     card = await _card_of(update, context, RenewAll)
-    claimed = await claim_once(update, context, lang, "borrower.renew.already", card=card)
+    claimed = await claim_once(update, context, "borrower.renew.already", card=card)
     if claimed is None:
         return
     account, ref = claimed
@@ -242,7 +242,7 @@ async def renew_all_callback(update: Update, context: Context) -> None:
     try:
         status = await deadline.run(library.user(account.token))
     except LibraryError as exc:
-        await answer_library_error(update, context, exc, lang, edit=False, card=account.card)
+        await answer_library_error(update, context, exc, edit=False, card=account.card)
         return
     if not status.loans:
         await send(context.bot, chat_id, t(lang, "borrower.renew.empty"))
@@ -272,7 +272,7 @@ async def renew_all_callback(update: Update, context: Context) -> None:
         siblings=siblings,
     )
     if isinstance(done, TokenRejected):
-        await answer_library_error(update, context, done, lang, edit=False, card=account.card)
+        await answer_library_error(update, context, done, edit=False, card=account.card)
         return
     lines, labels = renewed_lines(done, lang, today)
     await edit_buttons(update, labels)

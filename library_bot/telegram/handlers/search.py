@@ -58,20 +58,23 @@ def to_cql(query: str) -> str:
 
 
 async def search_command(update: Update, context: Context) -> None:
-    lang = context.lang
     words = " ".join(context.args or [])
     if not clean_query(words):
-        await ask_for_words(update, context, lang)
+        await ask_for_words(update, context)
         return
-    await run_search(update, context, lang, words)
+    await run_search(update, context, words)
 
 
-async def ask_for_words(update: Update, context: Context, lang: str) -> None:
+async def ask_for_words(
+    update: Update,
+    context: Context,
+) -> None:
     """A bare /search: ask for the words; the chat's next plain message is the search.
 
     Remembered in this process's `chat_data`; the prompt also asks Telegram for a reply to it,
     which any process recognises (`is_search_reply`).
     """
+    lang = context.lang
     if context.chat_data is not None:
         context.chat_data[AWAITING_WORDS] = time.monotonic()
     placeholder = t(lang, "whatson.search.placeholder")
@@ -109,8 +112,9 @@ def is_search_reply(update: Update, context: Context) -> bool:
     return (replied.text or "") in {t(lang, "whatson.search.ask") for lang in LANGUAGES}
 
 
-async def run_search(update: Update, context: Context, lang: str, words: str) -> None:
+async def run_search(update: Update, context: Context, words: str) -> None:
     """Search for the patron's `words` and list the results with an Order button each."""
+    lang = context.lang
     query = clean_query(words)
     if not query:
         await reply(update, context, t(lang, "borrower.search.usage"))
@@ -126,7 +130,7 @@ async def run_search(update: Update, context: Context, lang: str, words: str) ->
     try:
         result = await Deadline().run(library.search_public(cql, limit=MAX_RESULTS))
     except LibraryError as exc:
-        await answer_library_error(update, context, public_failure(exc), lang)
+        await answer_library_error(update, context, public_failure(exc))
         return
     works = result.works[:MAX_RESULTS]
     if not works:
@@ -165,7 +169,7 @@ async def search_callback(update: Update, context: Context) -> None:
             await send(context.bot, chat_id_of(update), t(lang, "common.stale_button"))
             return
         # A search's result: "which card?" when the chat has several.
-        await order_found(update, context, lang, pid)
+        await order_found(update, context, pid)
         return
     account = await require_card(update, context, found.card)
     if account is None:
@@ -173,7 +177,7 @@ async def search_callback(update: Update, context: Context) -> None:
     if not valid_pid(pid):
         await send(context.bot, chat_id_of(update), t(lang, "common.stale_button"))
         return
-    await prepare_order(update, context, account, lang, pid=pid)
+    await prepare_order(update, context, account, pid=pid)
 
 
 def handlers() -> list[BaseHandler[Any, Any, Any]]:

@@ -46,7 +46,7 @@ async def start(update: Update, context: Context) -> None:
     lang = context.lang
     args = context.args or []
     if args:
-        await _redeem(update, context, args[0], lang)
+        await _redeem(update, context, args[0])
         return
     cards = await context.services.store.cards(chat_id_of(update))
     key = "connect.welcome_connected" if cards else "connect.welcome"
@@ -58,9 +58,14 @@ async def help_command(update: Update, context: Context) -> None:
     await reply(update, context, f"{t(lang, 'connect.help')}\n{t(lang, 'whatson.help')}")
 
 
-async def _redeem(update: Update, context: Context, code: str, lang: str) -> None:
+async def _redeem(
+    update: Update,
+    context: Context,
+    code: str,
+) -> None:
     """Connect the account only if this chat is the one that asked for `/login`: a new card,
     a card logged in again, or none when the chat is full (the store revoked that token)."""
+    lang = context.lang
     chat_id = chat_id_of(update)
     store = context.services.store
     linked = None
@@ -78,17 +83,17 @@ async def _redeem(update: Update, context: Context, code: str, lang: str) -> Non
     if account.label is None or account.agency is None:  # a new card, or one from before
         account = await _details(context, account)
     cards = await store.cards(chat_id)
-    library = await library_name(context, account, lang)
+    library = await library_name(context, account)
     if len(cards) <= 1:  # one card: as before several cards
         key = "connect.connected_library" if library else "connect.connected"
         await reply(update, context, t(lang, key, library=library or ""))
     elif linked.outcome == "refreshed":
         await reply(update, context, t(lang, "cards.refreshed", card=owner(account, lang)))
     else:
-        library = await card_library(context, account, lang)
+        library = await card_library(context, account)
         key = "cards.added" if library else "cards.added_plain"
         text = t(lang, key, card=owner(account, lang), library=library or "")
-        await reply(update, context, f"{text}\n\n{await card_lines(context, cards, lang)}")
+        await reply(update, context, f"{text}\n\n{await card_lines(context, cards)}")
 
 
 async def _details(context: Context, account: Account) -> Account:

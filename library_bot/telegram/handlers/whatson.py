@@ -82,7 +82,7 @@ async def libraries_items(
     if not cards:
         return None
     deadline = Deadline()
-    statuses = await fetch_cards(context, cards, lang, deadline, chat)
+    statuses = await fetch_cards(context, cards, deadline, chat)
     libraries: dict[str, list[CardStatus]] = {}
     found: list[Found] = []
     for card in statuses:
@@ -110,12 +110,12 @@ async def libraries_items(
 async def answer_libraries(
     update: Update,
     context: Context,
-    lang: str,
     found: Sequence[Found],
     render: Callable[[Sequence[Any]], str],
 ) -> None:
     """One message per library: `render` of its items, or why there are none, under the names
     of the cards at it (when there are several libraries)."""
+    lang = context.lang
     for names, items in found:
         text = items if isinstance(items, str) else render(items)
         if names:
@@ -132,7 +132,7 @@ async def library_items(
     if account is None:
         return None
     deadline = Deadline()
-    status = await borrower_status(update, context, account, lang, deadline)
+    status = await borrower_status(update, context, account, deadline)
     if status is None:
         return None
     agency = normalise_branch(status.agency)
@@ -142,7 +142,7 @@ async def library_items(
         if exc.status == 500 and NO_CONTENT_SERVICE in (exc.code or "").lower():
             await reply(update, context, t(lang, "whatson.no_content"))
         else:
-            await answer_library_error(update, context, exc, lang)
+            await answer_library_error(update, context, exc)
         return None
     return lang, items
 
@@ -170,7 +170,7 @@ async def events_command(update: Update, context: Context) -> None:
         entries = [render_event(event, lang, now.date()) for event in coming]
         return one_message(entries, header=t(lang, "whatson.events.header"))[0]
 
-    await answer_libraries(update, context, lang, libraries, render)
+    await answer_libraries(update, context, libraries, render)
 
 
 async def news_command(update: Update, context: Context) -> None:
@@ -192,7 +192,7 @@ async def news_command(update: Update, context: Context) -> None:
         entries = [render_news(item, lang, today) for item in latest]
         return one_message(entries, header=t(lang, "whatson.news.header"))[0]
 
-    await answer_libraries(update, context, lang, libraries, render)
+    await answer_libraries(update, context, libraries, render)
 
 
 def handlers() -> list[BaseHandler[Any, Any, Any]]:
