@@ -15,7 +15,7 @@ from telegram.ext import CallbackContext
 
 from library_bot.services import services
 from library_bot.storage.store import Account
-from library_bot.telegram.context import Context, chat_id_of, chat_lang
+from library_bot.telegram.context import Context, chat_lang
 from library_bot.telegram.replies import answer_query, send, url_button, url_button_allowed
 from library_bot.texts import cards as card_texts
 from library_bot.texts import t
@@ -127,7 +127,7 @@ async def require_card(
     """Card `card` of the chat (None: its first), or None after telling the patron: how to
     connect a card when the chat has no other; else that this card is no longer here. An expired
     card is forgotten on the way. `known`: the chat's cards, when the caller has read them."""
-    chat_id = chat_id_of(update)
+    chat_id = context.chat_id
     store = context.services.store
     cards = known if known is not None else await store.cards(chat_id)
     account = next((a for a in cards if card is None or a.card == card), None)
@@ -153,7 +153,7 @@ async def require_card(
 async def require_cards(update: Update, context: Context) -> list[Account] | None:
     """Every usable card of the chat, by number; None after telling the patron how to connect
     one. Expired cards are forgotten on the way (quietly while another card is usable)."""
-    cards = await context.services.store.cards(chat_id_of(update))
+    cards = await context.services.store.cards(context.chat_id)
     live = [account for account in cards if not expired(account)]
     if not live:
         first = await require_card(update, context, known=cards)

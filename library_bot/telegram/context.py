@@ -38,6 +38,17 @@ class BotContext(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], d
         return services(self)
 
     @property
+    def chat_id(self) -> int:
+        """The chat of this update (every update our handlers accept has one)."""
+        assert self._chat_id is not None
+        return self._chat_id
+
+    @property
+    def today(self) -> dt.date:
+        """Today in the bot's time zone, which is what due dates are compared against."""
+        return dt.datetime.now(self.services.settings.timezone).date()
+
+    @property
     def lang(self) -> str:
         """The chat's language for this update (`read_chat`)."""
         if self._lang is None:
@@ -52,13 +63,6 @@ class BotContext(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], d
 
 Context = BotContext
 CONTEXT_TYPES = ContextTypes(context=BotContext)
-
-
-def chat_id_of(update: Update) -> int:
-    """The chat an update belongs to (every update our handlers accept has one)."""
-    chat = update.effective_chat
-    assert chat is not None
-    return chat.id
 
 
 async def lang_of(update: Update, context: Context) -> str:
@@ -87,17 +91,12 @@ async def chat_and_lang(update: Update, context: Context) -> tuple[ChatSettings 
     return settings, pick_language(settings.language, code or settings.telegram_language)
 
 
-async def chat_settings(update: Update, context: Context) -> ChatSettings:
+async def chat_settings(context: Context) -> ChatSettings:
     """The chat's settings as the guard read them for this update, else read now."""
-    return context.chat or await context.services.store.chat(chat_id_of(update))
+    return context.chat or await context.services.store.chat(context.chat_id)
 
 
 async def chat_lang(context: CallbackContext[Any, Any, Any, Any], chat_id: int) -> str:
     """Like `lang_of` for jobs, which have no update: the saved language, else Telegram's."""
     chat = await services(context).store.chat(chat_id)
     return pick_language(chat.language, chat.telegram_language)
-
-
-def today_in(context: Context) -> dt.date:
-    """Today in the bot's time zone, which is what due dates are compared against."""
-    return dt.datetime.now(services(context).settings.timezone).date()

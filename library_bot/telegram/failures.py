@@ -13,7 +13,7 @@ from library_bot.library.errors import (
     TokenRejected,
 )
 from library_bot.telegram.cards import NEW, forget_card, send_login
-from library_bot.telegram.context import Context, chat_id_of
+from library_bot.telegram.context import Context
 from library_bot.telegram.replies import answer_query, reply, send
 from library_bot.texts import t
 
@@ -63,7 +63,7 @@ async def answer_library_error(
     a tapped list or digest stays in the chat.
     """
     lang = context.lang
-    chat_id = chat_id_of(update)
+    chat_id = context.chat_id
     if update.callback_query is not None:
         await answer_query(update)
     if isinstance(exc, TokenRejected):

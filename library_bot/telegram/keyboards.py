@@ -14,7 +14,7 @@ from library_bot.rules.renewals import due_key
 from library_bot.storage.store import new_callback_id
 from library_bot.telegram.buttons import ButtonId, ListPage, Payload, RenewAll, RenewLoan, encode
 from library_bot.telegram.cards import require_card
-from library_bot.telegram.context import Context, chat_id_of
+from library_bot.telegram.context import Context
 from library_bot.telegram.replies import answer_query, plain, send
 from library_bot.texts import Raw, t
 from library_bot.texts.formatting import format_date, shorten
@@ -82,7 +82,7 @@ async def store_payloads(
     rows = [(payload.ACTION, _bind(encode(payload), ids)) for payload in payloads]
     user = update.effective_user
     await context.services.store.put_callbacks(
-        chat_id_of(update), rows, user_id=user.id if user else None, ids=ids
+        context.chat_id, rows, user_id=user.id if user else None, ids=ids
     )
     return ids
 
@@ -135,7 +135,7 @@ async def peek_callback(update: Update, context: Context) -> CallbackRef | None:
     ref_id = ref_id_of(update)
     if not ref_id:
         return None
-    return await context.services.store.callback(ref_id, chat_id_of(update))
+    return await context.services.store.callback(ref_id, context.chat_id)
 
 
 async def resolve_callback(
@@ -149,7 +149,7 @@ async def resolve_callback(
     """
     query = update.callback_query
     assert query is not None
-    chat_id = chat_id_of(update)
+    chat_id = context.chat_id
     user_id = query.from_user.id
     ref_id = ref_id_of(update)
     store = context.services.store
@@ -203,13 +203,13 @@ async def claim_once(
     if ref is None:
         again = await peek_callback(update, context)
         if again is not None and again.used_at is not None:
-            await send(context.bot, chat_id_of(update), t(lang, already_key))
+            await send(context.bot, context.chat_id, t(lang, already_key))
         return None
     account = await require_card(update, context, card)
     if account is None:
         return None
-    if await context.services.store.claim_callback(ref.id, chat_id_of(update)) is None:
-        await send(context.bot, chat_id_of(update), t(lang, already_key))
+    if await context.services.store.claim_callback(ref.id, context.chat_id) is None:
+        await send(context.bot, context.chat_id, t(lang, already_key))
         return None
     return account, ref
 

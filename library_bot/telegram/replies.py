@@ -15,7 +15,7 @@ from telegram.constants import ParseMode
 from telegram.error import BadRequest as TelegramBadRequest
 from telegram.error import TelegramError
 
-from library_bot.telegram.context import Context, chat_id_of
+from library_bot.telegram.context import Context
 
 if TYPE_CHECKING:
     from telegram import Update
@@ -81,7 +81,7 @@ async def reply(
                 raise
             return query.message
         return edited if isinstance(edited, Message) else query.message
-    return await send(context.bot, chat_id_of(update), text, buttons=buttons)
+    return await send(context.bot, context.chat_id, text, buttons=buttons)
 
 
 async def send_messages(
@@ -89,7 +89,7 @@ async def send_messages(
 ) -> None:
     """Send split messages (`texts.formatting.split_messages`) in order; buttons go under the
     last one."""
-    chat_id = chat_id_of(update)
+    chat_id = context.chat_id
     for index, text in enumerate(messages):
         last = index == len(messages) - 1
         await send(context.bot, chat_id, text, buttons=buttons if last else None)

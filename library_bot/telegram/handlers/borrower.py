@@ -14,7 +14,7 @@ from library_bot.library.errors import LibraryError, Refused, ServiceUnavailable
 from library_bot.rules.renewals import refusal_for, renew_window
 from library_bot.rules.urgency import hold_is_ready, sort_holds, sort_loans
 from library_bot.telegram.buttons import ButtonId, CancelHold, KeepHold, ListPage, Payload, decode
-from library_bot.telegram.context import Context, chat_id_of, chat_settings, today_in
+from library_bot.telegram.context import Context, chat_settings
 from library_bot.telegram.failures import answer_library_error
 from library_bot.telegram.handlers.cardlists import (
     ALL,
@@ -78,7 +78,7 @@ async def loans_command(update: Update, context: Context) -> None:
 
 async def renew_window_of(update: Update, context: Context) -> int:
     """The days "renew all" covers for this chat, which a list's summary counts as due soon."""
-    chat = await chat_settings(update, context)
+    chat = await chat_settings(context)
     days = chat.thresholds(context.services.settings.REMINDER_DAYS)
     return renew_window(chat.reminders_enabled, days)
 
@@ -112,7 +112,7 @@ async def cancel_callback(update: Update, context: Context) -> None:
     elif isinstance(tapped, CancelHold):
         await _ask_cancel(update, context, tapped)
     else:
-        await send(context.bot, chat_id_of(update), t(lang, "common.stale_button"))
+        await send(context.bot, context.chat_id, t(lang, "common.stale_button"))
 
 
 def _hold_title(title: str, lang: str) -> str:
@@ -132,7 +132,7 @@ async def _ask_cancel(update: Update, context: Context, hold: CancelHold) -> Non
         ],
     )
     text = t(lang, "borrower.cancel.confirm", title=title)
-    await send(context.bot, chat_id_of(update), text, buttons=[[yes, no]])
+    await send(context.bot, context.chat_id, text, buttons=[[yes, no]])
 
 
 async def _cancel_hold(
@@ -167,7 +167,7 @@ async def _cancel_hold(
 
 async def _keep_hold(update: Update, context: Context, keep: KeepHold) -> None:
     lang = context.lang
-    confirm = await context.services.store.callback(keep.keep, chat_id_of(update))
+    confirm = await context.services.store.callback(keep.keep, context.chat_id)
     if confirm is not None and confirm.used_at is not None:
         await reply(update, context, t(lang, "borrower.cancel.already"))
         return
@@ -205,7 +205,7 @@ async def _show_sections(
     A chat's one card pages through one stored `ListPage` (`ref_id`, stored now if None);
     several cards through the stored views of the message (`views`, stored now if None).
     """
-    lang = shown.lang
+    lang = context.lang
     buttons = list(above or [])
     if shown.single:
         if len(pages) > 1:
@@ -236,9 +236,9 @@ async def _paged(
     """A list's pages and the page to show; None once the patron has been told the list is
     empty (every card read, none with anything, and all cards asked for)."""
     if not total and view is None and all(card.status is not None for card in shown.statuses):
-        await reply(update, context, t(shown.lang, empty_key))
+        await reply(update, context, t(context.lang, empty_key))
         return None
-    pages = section_pages(shown.lang, sections, per_page=per_page, limit=PAGE_LIMIT)
+    pages = section_pages(context.lang, sections, per_page=per_page, limit=PAGE_LIMIT)
     return pages, max(0, min(page, len(pages) - 1))
 
 
@@ -255,10 +255,10 @@ async def list_loans(
     shown = await read_cards(update, context, view)
     if shown is None:
         return
-    lang = shown.lang
+    lang = context.lang
     store = context.services.store
-    chat_id = chat_id_of(update)
-    today = today_in(context)
+    chat_id = context.chat_id
+    today = context.today
     window = await renew_window_of(update, context)
     sections: list[Section] = []
     total = 0
@@ -307,13 +307,13 @@ async def list_holds(
     shown = await read_cards(update, context, view, deadline)
     if shown is None:
         return
-    lang, statuses = shown.lang, shown.statuses
+    lang, statuses = context.lang, shown.statuses
     svc = context.services
     every = [hold for card in statuses if card.status for hold in card.status.orders]
     names = await svc.branches.lookup(
         svc.library, (hold.pick_up_agency for hold in every), deadline
     )
-    today = today_in(context)
+    today = context.today
     sections: list[Section] = []
     items: list[tuple[int, Hold] | None] = []  # per block of the pages: a hold and its card
     total = 0
@@ -398,8 +398,8 @@ async def list_debt(
     shown = await read_cards(update, context, view)
     if shown is None:
         return
-    lang = shown.lang
-    today = today_in(context)
+    lang = context.lang
+    today = context.today
     sections: list[Section] = []
     owed = 0
     for card in shown.statuses:

@@ -18,7 +18,7 @@ from library_bot.library.models import BorrowerStatus
 from library_bot.rules import calendar
 from library_bot.services import Services
 from library_bot.storage.store import Account
-from library_bot.telegram.context import Context, chat_id_of
+from library_bot.telegram.context import Context
 from library_bot.telegram.handlers.common import command_status
 from library_bot.telegram.replies import reply
 from library_bot.texts import t
@@ -30,7 +30,7 @@ def handlers() -> list[BaseHandler[Any, Any, Any]]:
 
 async def calendar_command(update: Update, context: Context) -> None:
     svc = context.services
-    chat_id = chat_id_of(update)
+    chat_id = context.chat_id
     words = [word.lower() for word in context.args or []]
     if words == ["off"]:
         lang = context.lang

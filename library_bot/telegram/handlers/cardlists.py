@@ -26,7 +26,7 @@ from library_bot.library.errors import LibraryError, TokenRejected
 from library_bot.services.polling import refresh_plan
 from library_bot.telegram.buttons import ButtonId, ListPage, Payload
 from library_bot.telegram.cards import card_name, forget_card, require_cards
-from library_bot.telegram.context import Context, chat_id_of
+from library_bot.telegram.context import Context
 from library_bot.telegram.failures import answer_library_error, error_text
 from library_bot.telegram.keyboards import page_button, store_payloads
 from library_bot.telegram.replies import plain
@@ -80,11 +80,10 @@ class CardStatus:
 
 @dataclass(frozen=True)
 class Shown:
-    """A list's cards: the language, the chat's cards (less any just forgotten) and the statuses
-    of those the view shows. `single`: the chat has one card, so its list has no sections (the
+    """A list's cards: the chat's cards (less any just forgotten) and the statuses of those the
+    view shows. `single`: the chat has one card, so its list has no sections (the
     n = 1 case: the card's summary goes under the list's header)."""
 
-    lang: str
     cards: list[Account]
     statuses: list[CardStatus]
     single: bool
@@ -93,10 +92,10 @@ class Shown:
 async def read_cards(
     update: Update, context: Context, view: int | None = None, deadline: Deadline | None = None
 ) -> Shown | None:
-    """How every list starts: the language, the connected cards and their `/v3/user` read side
-    by side; None once the patron has been told that no card is connected, or (with one card)
-    why its list cannot be shown."""
-    chat, lang = context.chat, context.lang
+    """How every list starts: the connected cards and their `/v3/user` read side by side; None
+    once the patron has been told that no card is connected, or (with one card) why its list
+    cannot be shown."""
+    chat = context.chat
     cards = await require_cards(update, context)
     if not cards:
         return None
@@ -110,13 +109,13 @@ async def read_cards(
             # A new message, so a tapped list stays in the chat.
             await answer_library_error(update, context, only.error, edit=False)
             return None
-    return Shown(lang, kept_cards(cards, statuses), statuses, single)
+    return Shown(kept_cards(cards, statuses), statuses, single)
 
 
 async def chat_cards(update: Update, context: Context) -> list[Account]:
     """The chat's cards, read quietly: with one card (or none) a command goes on as it always
     did, and it tells the patron itself when nothing is connected."""
-    return await context.services.store.cards(chat_id_of(update))
+    return await context.services.store.cards(context.chat_id)
 
 
 async def fetch_cards(

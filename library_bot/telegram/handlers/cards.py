@@ -26,7 +26,7 @@ from library_bot.rules.isil import branch_key
 from library_bot.storage.store import MAX_CARDS
 from library_bot.telegram.buttons import LogoutCard, Payload, RenameCard, decode
 from library_bot.telegram.cards import card_name, require_card
-from library_bot.telegram.context import Context, chat_id_of
+from library_bot.telegram.context import Context
 from library_bot.telegram.keyboards import callback_buttons, resolve_callback
 from library_bot.telegram.replies import NO_PREVIEW, plain, reply
 from library_bot.texts import LANGUAGES, Raw, t
@@ -222,7 +222,7 @@ async def card_lines(
 
 async def cards_command(update: Update, context: Context) -> None:
     lang = context.lang
-    cards = await context.services.store.cards(chat_id_of(update))
+    cards = await context.services.store.cards(context.chat_id)
     if not cards:
         await require_card(update, context)  # says how to connect a card
         return
@@ -280,7 +280,7 @@ class Renames:
         tapped = decode(ref.payload, RenameCard)
         account = None
         if tapped is not None:
-            account = await context.services.store.account(chat_id_of(update), tapped.card)
+            account = await context.services.store.account(context.chat_id, tapped.card)
         if account is None:
             await reply(update, context, t(lang, "cards.gone"))
             return
@@ -294,7 +294,7 @@ class Renames:
         if message is None or card is None:
             return
         store = context.services.store
-        chat_id = chat_id_of(update)
+        chat_id = context.chat_id
         account = await store.account(chat_id, card)
         if account is None:
             self.asked.pop(chat_id, None)
@@ -324,7 +324,7 @@ async def ask_for_name(
     lang = context.lang
     text = t(lang, "cards.rename_ask", number=account.card, name=card_name(account, lang))
     return await context.bot.send_message(
-        chat_id_of(update),
+        context.chat_id,
         f"{lead}\n{text}" if lead else text,
         parse_mode=ParseMode.HTML,
         link_preview_options=NO_PREVIEW,

@@ -13,7 +13,7 @@ from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 from library_bot.storage.store import MAX_CARDS
 from library_bot.telegram.buttons import ForgetChoice, LogoutCard, Payload, decode
 from library_bot.telegram.cards import card_name, send_login
-from library_bot.telegram.context import Context, chat_id_of
+from library_bot.telegram.context import Context
 from library_bot.telegram.handlers.cards import owner
 from library_bot.telegram.keyboards import callback_buttons, one_per_row, resolve_callback
 from library_bot.telegram.menu import set_chat_menu
@@ -49,7 +49,7 @@ async def login(update: Update, context: Context) -> None:
     """
     lang = context.lang
     svc = context.services
-    chat_id = chat_id_of(update)
+    chat_id = context.chat_id
     cards = await svc.store.cards(chat_id)
     if not cards:
         await send_login(context, chat_id, lang)
@@ -72,7 +72,7 @@ async def logout(update: Update, context: Context) -> None:
     """
     lang = context.lang
     svc = context.services
-    chat_id = chat_id_of(update)
+    chat_id = context.chat_id
     cards = await svc.store.cards(chat_id)
     if len(cards) > 1:
         specs: list[tuple[str, Payload]] = [
@@ -107,7 +107,7 @@ async def logout_tapped(update: Update, context: Context) -> None:
         return
     lang = context.lang
     svc = context.services
-    chat_id = chat_id_of(update)
+    chat_id = context.chat_id
     choice = decode(ref.payload, LogoutCard)
     cards = await svc.store.cards(chat_id)
     if choice is None or choice.card is not None:
@@ -210,7 +210,7 @@ async def forget_tapped(update: Update, context: Context) -> None:
         await reply(update, context, t(lang, "connect.forget_kept"))
         return
     svc = context.services
-    chat_id = chat_id_of(update)
+    chat_id = context.chat_id
     # Every card's token revoked here, so the answer can say whether the library confirmed.
     outcomes = []
     for card in [account.card for account in await svc.store.cards(chat_id)] or [1]:

@@ -9,7 +9,7 @@ from telegram.constants import ChatType
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
 from library_bot.telegram.buttons import LanguageChoice, decode
-from library_bot.telegram.context import Context, chat_id_of
+from library_bot.telegram.context import Context
 from library_bot.telegram.keyboards import callback_buttons, resolve_callback
 from library_bot.telegram.menu import set_chat_menu
 from library_bot.telegram.replies import reply
@@ -27,7 +27,7 @@ def handlers() -> list[BaseHandler[Any, Any, Any]]:
 
 async def language(update: Update, context: Context) -> None:
     lang = context.lang
-    chat_id = chat_id_of(update)
+    chat_id = context.chat_id
     saved = (await context.services.store.chat(chat_id)).language
     current = t(lang, f"connect.language_{saved}") if saved else t(lang, "connect.language_auto")
     specs = [
@@ -44,7 +44,7 @@ async def language_tapped(update: Update, context: Context) -> None:
         return
     choice = decode(ref.payload, LanguageChoice)
     saved = choice.lang if choice is not None and choice.lang in LANGUAGES else None
-    await context.services.store.set_language(chat_id_of(update), saved)
+    await context.services.store.set_language(context.chat_id, saved)
     chat = update.effective_chat
     if chat is not None and chat.type == ChatType.PRIVATE:
         # The menu follows the choice (a group's menu stays everyone's own language).

@@ -31,7 +31,7 @@ from library_bot.telegram.buttons import (
     decode,
 )
 from library_bot.telegram.cards import card_heading, card_name, require_card, require_cards
-from library_bot.telegram.context import Context, chat_id_of
+from library_bot.telegram.context import Context
 from library_bot.telegram.failures import answer_library_error, public_failure
 from library_bot.telegram.keyboards import (
     BUTTON_TITLE,
@@ -129,7 +129,7 @@ async def ask_card(
         for account in cards
     ]
     buttons = one_per_row(await callback_buttons(update, context, specs))
-    await send(context.bot, chat_id_of(update), t(lang, "cards.order_which"), buttons=buttons)
+    await send(context.bot, context.chat_id, t(lang, "cards.order_which"), buttons=buttons)
 
 
 async def card_tapped(update: Update, context: Context) -> None:
@@ -140,7 +140,7 @@ async def card_tapped(update: Update, context: Context) -> None:
         return
     tapped = decode(ref.payload, OrderCard)
     if tapped is None or not valid_pid(tapped.pid):
-        await send(context.bot, chat_id_of(update), t(lang, "common.stale_button"))
+        await send(context.bot, context.chat_id, t(lang, "common.stale_button"))
         return
     account = await require_card(update, context, tapped.card)
     if account is None:
@@ -175,7 +175,7 @@ async def prepare_order(
     """
     lang = context.lang
     svc = context.services
-    chat_id = chat_id_of(update)
+    chat_id = context.chat_id
     deadline = Deadline()
     given = branch is not None or wanted is not None
     if branch is None and wanted is None:
@@ -264,7 +264,7 @@ async def branch_callback(update: Update, context: Context) -> None:
         return
     tapped = decode(ref.payload, PickBranch, ChooseBranch)
     if not isinstance(tapped, PickBranch | ChooseBranch):
-        await send(context.bot, chat_id_of(update), t(lang, "common.stale_button"))
+        await send(context.bot, context.chat_id, t(lang, "common.stale_button"))
         return
     account = await require_card(update, context, tapped.card)
     if account is None:
@@ -284,7 +284,7 @@ async def branch_callback(update: Update, context: Context) -> None:
     choices = await svc.branches.pickup_branches(svc.library, home, deadline) if home else None
     if not choices:
         await send(
-            context.bot, chat_id_of(update), t(lang, "borrower.order.no_branches", pid=tapped.pid)
+            context.bot, context.chat_id, t(lang, "borrower.order.no_branches", pid=tapped.pid)
         )
         return
     await _picker(update, context, account, tapped.pid, tapped.title, choices, edit=True)
@@ -320,7 +320,7 @@ async def _picker(
     if edit:
         await reply(update, context, text, buttons=buttons)
     else:
-        await send(context.bot, chat_id_of(update), text, buttons=buttons)
+        await send(context.bot, context.chat_id, text, buttons=buttons)
 
 
 async def _nothing() -> None:
@@ -361,7 +361,7 @@ async def order_callback(update: Update, context: Context) -> None:
     account, ref = claimed
     order = decode(ref.payload, PlaceOrder)
     if order is None:
-        await send(context.bot, chat_id_of(update), t(lang, "common.stale_button"))
+        await send(context.bot, context.chat_id, t(lang, "common.stale_button"))
         return
     await place_order(update, context, account, order)
 
@@ -375,7 +375,7 @@ async def _abort(
     abort = decode(ref.payload, AbortOrder) if ref is not None else None
     if abort is None:
         return
-    confirm = await context.services.store.callback(abort.abort, chat_id_of(update))
+    confirm = await context.services.store.callback(abort.abort, context.chat_id)
     done = confirm is not None and confirm.used_at is not None
     await reply(
         update, context, t(lang, "borrower.order.already" if done else "borrower.order.aborted")
@@ -396,7 +396,7 @@ async def place_order(
     except LibraryError as exc:
         if isinstance(exc, ServiceUnavailable):
             await check_soon(
-                svc.store, svc.settings, chat_id_of(update), account.card
+                svc.store, svc.settings, context.chat_id, account.card
             )  # it may have gone in
         if (exc.code or "").strip().lower() == "unknown_pickupagency":
             # Do not keep offering a branch the platform does not know.
@@ -411,13 +411,13 @@ async def place_order(
             return
         await answer_library_error(update, context, exc, card=account.card)
         if isinstance(exc, ServiceUnavailable):
-            await send(context.bot, chat_id_of(update), t(lang, "borrower.order.maybe"))
+            await send(context.bot, context.chat_id, t(lang, "borrower.order.maybe"))
         return
-    log.info("order placed for chat %s", chat_id_of(update))
+    log.info("order placed for chat %s", context.chat_id)
     await check_soon(
-        svc.store, svc.settings, chat_id_of(update), account.card
+        svc.store, svc.settings, context.chat_id, account.card
     )  # a new hold: checked daily
-    await watch_order(svc.store, svc.settings, chat_id_of(update), pid, account.card)
+    await watch_order(svc.store, svc.settings, context.chat_id, pid, account.card)
     if result.ors_id:
         text = t(
             lang, "borrower.order.placed", title=title, branch=branch_name, ors_id=result.ors_id

@@ -25,7 +25,7 @@ from library_bot.library.deadline import Deadline
 from library_bot.library.errors import LibraryError
 from library_bot.telegram.buttons import OrderFound, Payload, RecommendFor, decode
 from library_bot.telegram.cards import card_name, require_card
-from library_bot.telegram.context import Context, chat_id_of
+from library_bot.telegram.context import Context
 from library_bot.telegram.failures import answer_library_error
 from library_bot.telegram.handlers.cardlists import (
     CARDS_PER_ROW,
@@ -109,7 +109,7 @@ async def card_callback(update: Update, context: Context) -> None:
     lang = context.lang
     chosen = decode(ref.payload, RecommendFor)
     if chosen is None:
-        await send(context.bot, chat_id_of(update), t(lang, "common.stale_button"))
+        await send(context.bot, context.chat_id, t(lang, "common.stale_button"))
         return
     account = await require_card(update, context, chosen.card)
     if account is None:

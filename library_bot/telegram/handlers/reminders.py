@@ -11,7 +11,7 @@ from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
 from library_bot.rules.notices import NOTICES
 from library_bot.telegram.buttons import Payload, ReminderChoice, decode
-from library_bot.telegram.context import Context, chat_id_of
+from library_bot.telegram.context import Context
 from library_bot.telegram.keyboards import callback_buttons, resolve_callback
 from library_bot.telegram.replies import reply
 from library_bot.texts import Raw, t
@@ -47,7 +47,7 @@ def join_days(days: Sequence[int], lang: str) -> str:
 async def _status(update: Update, context: Context, lead: str | None = None) -> None:
     """The settings as they are now, with buttons to change them."""
     lang = context.lang
-    chat_id = chat_id_of(update)
+    chat_id = context.chat_id
     svc = context.services
     chat = await svc.store.chat(chat_id)
     days = chat.thresholds(svc.settings.REMINDER_DAYS)
@@ -88,7 +88,7 @@ async def _status(update: Update, context: Context, lead: str | None = None) -> 
 async def reminders_command(update: Update, context: Context) -> None:
     lang = context.lang
     store = context.services.store
-    chat_id = chat_id_of(update)
+    chat_id = context.chat_id
     words = [word.lower() for word in (context.args or [])]
     if not words:
         await _status(update, context)

@@ -34,7 +34,7 @@ from library_bot.services import renewing
 from library_bot.services.renewing import RenewedDue
 from library_bot.telegram.buttons import ButtonId, ListPage, Payload, RenewAll, RenewLoan, decode
 from library_bot.telegram.cards import card_name, forget_card
-from library_bot.telegram.context import Context, chat_id_of, today_in
+from library_bot.telegram.context import Context
 from library_bot.telegram.failures import answer_library_error
 from library_bot.telegram.handlers.cardlists import (
     ALL,
@@ -176,7 +176,7 @@ async def renew_callback(update: Update, context: Context) -> None:
     if claimed is None:
         return
     account, ref = claimed
-    chat_id = chat_id_of(update)
+    chat_id = context.chat_id
     tapped = decode(ref.payload, RenewLoan)
     if tapped is None:
         await send(context.bot, chat_id, t(lang, "common.stale_button"))
@@ -191,20 +191,18 @@ async def renew_callback(update: Update, context: Context) -> None:
     except LibraryError as exc:
         if not isinstance(exc, TokenRejected):
             await edit_buttons(
-                update, {_data(update): button_label(title, exc, today_in(context), lang)}
+                update, {_data(update): button_label(title, exc, context.today, lang)}
             )
         if isinstance(exc, ServiceUnavailable) and exc.status is None:
             # Sent once and never answered readably: it may have gone through.
-            await send(context.bot, chat_id, result_line(title, exc, today_in(context), lang))
+            await send(context.bot, chat_id, result_line(title, exc, context.today, lang))
             return
         await answer_library_error(update, context, exc, edit=False, card=account.card)
         return
     await renewing.remember(
         context.services.store, chat_id, loan_id, tapped.due, outcome, account.card
     )
-    await edit_buttons(
-        update, {_data(update): button_label(title, outcome, today_in(context), lang)}
-    )
+    await edit_buttons(update, {_data(update): button_label(title, outcome, context.today, lang)})
 
 
 def _data(update: Update) -> str:
@@ -236,7 +234,7 @@ async def renew_all_callback(update: Update, context: Context) -> None:
         return
     account, ref = claimed
     svc = context.services
-    chat_id = chat_id_of(update)
+    chat_id = context.chat_id
     deadline = Deadline()
     library = svc.library
     try:
@@ -257,7 +255,7 @@ async def renew_all_callback(update: Update, context: Context) -> None:
         for row in await svc.store.callbacks_many(sibling_ids, chat_id)
         if (button := decode(row.payload, RenewLoan)) is not None
     }
-    today = today_in(context)
+    today = context.today
     done = await renewing.renew_due(
         svc.store,
         library,
@@ -364,7 +362,7 @@ async def away_command(update: Update, context: Context) -> None:
     if shown.single and not any(card.status and card.status.loans for card in statuses):
         await reply(update, context, t(lang, "borrower.renew.empty"))
         return
-    chat_id = chat_id_of(update)
+    chat_id = context.chat_id
 
     async def renew_card(card: CardStatus) -> list[str] | None:
         trouble = card.trouble(lang)
@@ -373,7 +371,7 @@ async def away_command(update: Update, context: Context) -> None:
         if not card.status.loans:
             return [t(lang, "lists.loans.none")]
         svc = context.services
-        today = today_in(context)
+        today = context.today
         done = await renewing.renew_due(
             svc.store,
             svc.library,
@@ -433,14 +431,14 @@ async def list_renew(
     if shown is None:
         return
     store = context.services.store
-    chat_id = chat_id_of(update)
+    chat_id = context.chat_id
     statuses = shown.statuses
     refusals = {card.card: await store.refusals(chat_id, card=card.card) for card in statuses}
     if (listing is None or shown.single) and (
         not any(card.status and card.status.loans for card in statuses)
         and all(card.status is not None for card in statuses)
     ):
-        await reply(update, context, t(shown.lang, "borrower.renew.empty"))
+        await reply(update, context, t(context.lang, "borrower.renew.empty"))
         return
     fresh = listing is None
     if listing is None:
@@ -462,7 +460,7 @@ async def _store_renew(
     single-use button however the patron pages. "Renew all" lists every loan, refused ones too,
     so it can say what it left alone, and knows every loan button to claim.
     """
-    lang = shown.lang
+    lang = context.lang
     keys = ListPage("renew", views=None if shown.single else {})
     payloads: list[Payload] = []
     mapped: dict[str, str] = {}
@@ -522,10 +520,10 @@ async def _show_renew(
 ) -> None:
     """One page of a /renew: with several cards a section per card, with one the card's summary
     under the header and the loans without a button under it."""
-    lang, statuses = shown.lang, shown.statuses
+    lang, statuses = context.lang, shown.statuses
     store = context.services.store
-    chat_id = chat_id_of(update)
-    today = today_in(context)
+    chat_id = context.chat_id
+    today = context.today
     window = await _window(context, chat_id)
     mapped = listing.buttons or {}
     if listing.views is None:  # a one-card list: its one "renew all"

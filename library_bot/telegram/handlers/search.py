@@ -19,7 +19,7 @@ from library_bot.library.deadline import Deadline
 from library_bot.library.errors import LibraryError
 from library_bot.telegram.buttons import OrderFound, Payload, decode
 from library_bot.telegram.cards import require_card
-from library_bot.telegram.context import Context, chat_id_of
+from library_bot.telegram.context import Context
 from library_bot.telegram.failures import answer_library_error, public_failure
 from library_bot.telegram.handlers.order import order_found, prepare_order, valid_pid
 from library_bot.telegram.keyboards import (
@@ -79,7 +79,7 @@ async def ask_for_words(
         context.chat_data[AWAITING_WORDS] = time.monotonic()
     placeholder = t(lang, "whatson.search.placeholder")
     await context.bot.send_message(
-        chat_id_of(update),
+        context.chat_id,
         t(lang, "whatson.search.ask"),
         parse_mode=ParseMode.HTML,
         link_preview_options=NO_PREVIEW,
@@ -93,7 +93,7 @@ def awaiting_words(update: Update, context: Context) -> bool:
     Read without creating: every plain message asks, and a chat that never sent a bare
     /search keeps no `chat_data` entry in memory.
     """
-    chat_id = chat_id_of(update)
+    chat_id = context.chat_id
     data = context.application.chat_data.get(chat_id)
     if not data:
         return False
@@ -166,7 +166,7 @@ async def search_callback(update: Update, context: Context) -> None:
     pid = found.pid if found is not None else ""
     if found is None or found.card is None:
         if not valid_pid(pid):
-            await send(context.bot, chat_id_of(update), t(lang, "common.stale_button"))
+            await send(context.bot, context.chat_id, t(lang, "common.stale_button"))
             return
         # A search's result: "which card?" when the chat has several.
         await order_found(update, context, pid)
@@ -175,7 +175,7 @@ async def search_callback(update: Update, context: Context) -> None:
     if account is None:
         return
     if not valid_pid(pid):
-        await send(context.bot, chat_id_of(update), t(lang, "common.stale_button"))
+        await send(context.bot, context.chat_id, t(lang, "common.stale_button"))
         return
     await prepare_order(update, context, account, pid=pid)
 

@@ -12,7 +12,7 @@ from telegram.ext import BaseHandler, CommandHandler
 from library_bot.library.deadline import Deadline
 from library_bot.library.errors import LibraryError
 from library_bot.storage.store import MAX_CARDS
-from library_bot.telegram.context import Context, chat_id_of
+from library_bot.telegram.context import Context
 from library_bot.telegram.handlers.cards import (
     card_library,
     card_lines,
@@ -48,7 +48,7 @@ async def start(update: Update, context: Context) -> None:
     if args:
         await _redeem(update, context, args[0])
         return
-    cards = await context.services.store.cards(chat_id_of(update))
+    cards = await context.services.store.cards(context.chat_id)
     key = "connect.welcome_connected" if cards else "connect.welcome"
     await reply(update, context, t(lang, key, name=_name_suffix(update)))
 
@@ -66,7 +66,7 @@ async def _redeem(
     """Connect the account only if this chat is the one that asked for `/login`: a new card,
     a card logged in again, or none when the chat is full (the store revoked that token)."""
     lang = context.lang
-    chat_id = chat_id_of(update)
+    chat_id = context.chat_id
     store = context.services.store
     linked = None
     if 0 < len(code) <= MAX_CODE_LENGTH and code.isprintable():
