@@ -97,6 +97,6 @@ async def chat_settings(context: Context) -> ChatSettings:
 
 
 async def chat_lang(context: CallbackContext[Any, Any, Any, Any], chat_id: int) -> str:
-    """Like `lang_of` for jobs, which have no update: the saved language, else Telegram's."""
+    """The chat's language for jobs, which have no update: the saved language, else Telegram's."""
     chat = await services(context).store.chat(chat_id)
     return pick_language(chat.language, chat.telegram_language)

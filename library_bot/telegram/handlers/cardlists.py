@@ -1,6 +1,8 @@
-"""The borrower lists of a chat with several cards: each card's `/v3/user` fetched side by side
-with its own token, shown as one section per card (`👤 <b>Name</b>`) under one header, with a
-row of buttons to show only one card, or every card again.
+"""The borrower lists (/loans, /holds, /debt, /renew, /away): each card's `/v3/user` fetched
+side by side with its own token (`read_cards`), shown as one section per card
+(`👤 <b>Name</b>`) under one header, with a row of buttons to show only one card, or every card
+again. A chat's one card is the n = 1 case: no section heading, its summary under the header,
+and a page row of its own (`ListPage` without views).
 
 Paging runs over the sections as one list: a page holds the entries in card order, a section's
 heading comes before its first entry, and a page that starts inside a section repeats the
@@ -8,7 +10,8 @@ heading ("continued"). The views (every card, each card) are stored once per mes
 (`buttons.ListPage` with `card` and `views`), so ◀ ▶ and the card buttons edit the same message.
 
 A card whose token the platform refuses (401) is forgotten alone, and the patron is told which;
-a card the platform fails to read says so in its section while the others are shown.
+a card the platform fails to read says so in its section while the others are shown (with one
+card, the failure is the answer).
 """
 
 from __future__ import annotations
