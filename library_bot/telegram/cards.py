@@ -16,13 +16,11 @@ from telegram.ext import CallbackContext
 from library_bot.services import services
 from library_bot.storage.store import Account
 from library_bot.telegram.context import Context, chat_lang
-from library_bot.telegram.replies import answer_query, send, url_button, url_button_allowed
+from library_bot.telegram.replies import answer_tap, send, url_button, url_button_allowed
 from library_bot.texts import cards as card_texts
 from library_bot.texts import t
 
 if TYPE_CHECKING:
-    from telegram import Update
-
     from library_bot.config.settings import Settings
     from library_bot.library.client import LibraryClient
     from library_bot.storage.store import Store
@@ -122,7 +120,7 @@ async def send_login(
 
 
 async def require_card(
-    update: Update, context: Context, card: int | None = None, *, known: list[Account] | None = None
+    context: Context, card: int | None = None, *, known: list[Account] | None = None
 ) -> Account | None:
     """Card `card` of the chat (None: its first), or None after telling the patron: how to
     connect a card when the chat has no other; else that this card is no longer here. An expired
@@ -134,8 +132,7 @@ async def require_card(
     if account is not None and not expired(account):
         return account
     lang = context.lang
-    if update.callback_query is not None:
-        await answer_query(update)
+    await answer_tap(context.query)
     others = card is not None and any(other.card != card for other in cards)
     # Expired: forget it now rather than let the platform refuse it later.
     if account is not None and await forget_card(
@@ -150,13 +147,13 @@ async def require_card(
     return None
 
 
-async def require_cards(update: Update, context: Context) -> list[Account] | None:
+async def require_cards(context: Context) -> list[Account] | None:
     """Every usable card of the chat, by number; None after telling the patron how to connect
     one. Expired cards are forgotten on the way (quietly while another card is usable)."""
     cards = await context.services.store.cards(context.chat_id)
     live = [account for account in cards if not expired(account)]
     if not live:
-        first = await require_card(update, context, known=cards)
+        first = await require_card(context, known=cards)
         return None if first is None else [first]
     for account in cards:
         if account not in live:

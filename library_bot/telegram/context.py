@@ -12,16 +12,17 @@ from library_bot.services import Services, services
 from library_bot.texts import pick_language
 
 if TYPE_CHECKING:
-    from telegram import Update
+    from telegram import CallbackQuery, Update
     from telegram.ext import Application
 
     from library_bot.storage.store import ChatSettings
 
 
 class BotContext(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], dict[Any, Any]]):
-    """PTB's context with what every handler needs: `services`, and once `read_chat` has run
-    for the update (the guard runs it first), the chat's settings (`chat`) and language
-    (`lang`). PTB builds one context per update, so every handler group shares the read."""
+    """PTB's context with what every handler needs: `services`, the chat (`chat_id`), and once
+    `read_chat` has run for the update (the guard runs it first), the chat's settings (`chat`),
+    its language (`lang`) and the tapped button (`query`). PTB builds one context per update,
+    so every handler group shares the read."""
 
     def __init__(
         self,
@@ -32,6 +33,9 @@ class BotContext(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], d
         super().__init__(application, chat_id, user_id)
         self.chat: ChatSettings | None = None
         self._lang: str | None = None
+        # The tapped button of a callback update (`read_chat`), so what answers it needs no
+        # update.
+        self.query: CallbackQuery | None = None
 
     @property
     def services(self) -> Services:
@@ -57,6 +61,7 @@ class BotContext(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], d
 
     async def read_chat(self, update: Update) -> str:
         """Read the chat's settings and language for `update` (again after changing them)."""
+        self.query = update.callback_query
         self.chat, self._lang = await chat_and_lang(update, self)
         return self._lang
 

@@ -14,7 +14,7 @@ from library_bot.library.errors import (
 )
 from library_bot.telegram.cards import NEW, forget_card, send_login
 from library_bot.telegram.context import Context
-from library_bot.telegram.replies import answer_query, reply, send
+from library_bot.telegram.replies import answer_tap, reply, send
 from library_bot.texts import t
 
 if TYPE_CHECKING:
@@ -59,13 +59,22 @@ async def answer_library_error(
     answer; never stays silent.
 
     A refused token forgets that card (`cards.forget_card` says which, when the chat has
-    others). Otherwise the answer replaces the tapped message (`edit`), or comes as a new one so
-    a tapped list or digest stays in the chat.
+    others). Otherwise the answer replaces the tapped message (`edit`), or comes as a new one
+    (`tell_library_error`) so a tapped list or digest stays in the chat.
     """
+    if not edit or isinstance(exc, TokenRejected):
+        await tell_library_error(context, exc, card=card)
+        return
+    await answer_tap(context.query)
+    _log(exc)
+    await reply(update, context, error_text(context.lang, exc))
+
+
+async def tell_library_error(context: Context, exc: LibraryError, *, card: int = 1) -> None:
+    """`answer_library_error` in a new message."""
     lang = context.lang
     chat_id = context.chat_id
-    if update.callback_query is not None:
-        await answer_query(update)
+    await answer_tap(context.query)
     if isinstance(exc, TokenRejected):
         if not await forget_card(context, chat_id, card, lang):
             # Another task forgot it first (and told the patron).
@@ -74,8 +83,9 @@ async def answer_library_error(
             else:
                 await send_login(context, chat_id, lang, lead=t(lang, NEW))
         return
+    _log(exc)
+    await send(context.bot, chat_id, error_text(lang, exc))
+
+
+def _log(exc: LibraryError) -> None:
     log.warning("library call failed: %s (%s)", type(exc).__name__, exc.code or exc.status)
-    if edit:
-        await reply(update, context, error_text(lang, exc))
-    else:
-        await send(context.bot, chat_id, error_text(lang, exc))

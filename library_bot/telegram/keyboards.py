@@ -205,7 +205,7 @@ async def claim_once(
         if again is not None and again.used_at is not None:
             await send(context.bot, context.chat_id, t(lang, already_key))
         return None
-    account = await require_card(update, context, card)
+    account = await require_card(context, card)
     if account is None:
         return None
     if await context.services.store.claim_callback(ref.id, context.chat_id) is None:

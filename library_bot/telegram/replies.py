@@ -10,7 +10,14 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, LinkPreviewOptions, Message
+from telegram import (
+    Bot,
+    CallbackQuery,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    LinkPreviewOptions,
+    Message,
+)
 from telegram.constants import ParseMode
 from telegram.error import BadRequest as TelegramBadRequest
 from telegram.error import TelegramError
@@ -111,7 +118,11 @@ def url_button(label: str, url: str) -> InlineKeyboardMarkup | None:
 
 async def answer_query(update: Update, text: str | None = None) -> None:
     """Answer the tapped button (a toast when `text`); never fails the update."""
-    query = update.callback_query
+    await answer_tap(update.callback_query, text)
+
+
+async def answer_tap(query: CallbackQuery | None, text: str | None = None) -> None:
+    """`answer_query` for the tap itself (None: the update was no tap)."""
     if query is None:
         return
     try:

@@ -76,7 +76,7 @@ async def loans_command(update: Update, context: Context) -> None:
     await list_loans(update, context)
 
 
-async def renew_window_of(update: Update, context: Context) -> int:
+async def renew_window_of(context: Context) -> int:
     """The days "renew all" covers for this chat, which a list's summary counts as due soon."""
     chat = await chat_settings(context)
     days = chat.thresholds(context.services.settings.REMINDER_DAYS)
@@ -252,14 +252,14 @@ async def list_loans(
 ) -> None:
     """/loans: the summary and one page of the loans, a section per card (or only card `view`)
     when the chat has several."""
-    shown = await read_cards(update, context, view)
+    shown = await read_cards(context, view)
     if shown is None:
         return
     lang = context.lang
     store = context.services.store
     chat_id = context.chat_id
     today = context.today
-    window = await renew_window_of(update, context)
+    window = await renew_window_of(context)
     sections: list[Section] = []
     total = 0
     for card in shown.statuses:
@@ -304,7 +304,7 @@ async def list_holds(
     """/holds: one page of the holds, each with its card's cancel button, a section per card
     (or only card `view`) when the chat has several."""
     deadline = Deadline()
-    shown = await read_cards(update, context, view, deadline)
+    shown = await read_cards(context, view, deadline)
     if shown is None:
         return
     lang, statuses = context.lang, shown.statuses
@@ -395,7 +395,7 @@ async def list_debt(
 ) -> None:
     """/debt: what is owed and the total, a section per card (or only card `view`) when the chat
     has several; one card's list comes as messages of its own, split where it is long."""
-    shown = await read_cards(update, context, view)
+    shown = await read_cards(context, view)
     if shown is None:
         return
     lang = context.lang

@@ -30,7 +30,7 @@ from library_bot.services.polling import refresh_plan
 from library_bot.telegram.buttons import ButtonId, ListPage, Payload
 from library_bot.telegram.cards import card_name, forget_card, require_cards
 from library_bot.telegram.context import Context
-from library_bot.telegram.failures import answer_library_error, error_text
+from library_bot.telegram.failures import error_text, tell_library_error
 from library_bot.telegram.keyboards import page_button, store_payloads
 from library_bot.telegram.replies import plain
 from library_bot.texts import t
@@ -93,13 +93,13 @@ class Shown:
 
 
 async def read_cards(
-    update: Update, context: Context, view: int | None = None, deadline: Deadline | None = None
+    context: Context, view: int | None = None, deadline: Deadline | None = None
 ) -> Shown | None:
     """How every list starts: the connected cards and their `/v3/user` read side by side; None
     once the patron has been told that no card is connected, or (with one card) why its list
     cannot be shown."""
     chat = context.chat
-    cards = await require_cards(update, context)
+    cards = await require_cards(context)
     if not cards:
         return None
     statuses = await fetch_cards(context, shown_cards(cards, view), deadline or Deadline(), chat)
@@ -110,7 +110,7 @@ async def read_cards(
             return None  # `forget_card` told the patron
         if only.error is not None:
             # A new message, so a tapped list stays in the chat.
-            await answer_library_error(update, context, only.error, edit=False)
+            await tell_library_error(context, only.error, card=only.card)
             return None
     return Shown(kept_cards(cards, statuses), statuses, single)
 

@@ -224,7 +224,7 @@ async def cards_command(update: Update, context: Context) -> None:
     lang = context.lang
     cards = await context.services.store.cards(context.chat_id)
     if not cards:
-        await require_card(update, context)  # says how to connect a card
+        await require_card(context)  # says how to connect a card
         return
     specs: list[tuple[str, Payload]] = []
     for account in cards:

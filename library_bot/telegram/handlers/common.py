@@ -57,7 +57,7 @@ async def command_status(
     None once the patron has been answered (not connected, or the platform failed).
     """
     chat, lang = context.chat, context.lang
-    account = await require_card(update, context, known=cards)
+    account = await require_card(context, known=cards)
     if account is None:
         return None
     deadline = deadline or Deadline()

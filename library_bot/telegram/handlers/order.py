@@ -68,7 +68,7 @@ def valid_pid(text: str) -> bool:
 
 async def order_command(update: Update, context: Context) -> None:
     lang = context.lang
-    cards = await require_cards(update, context)
+    cards = await require_cards(context)
     if not cards:
         return
     args = list(context.args or [])
@@ -100,7 +100,7 @@ async def order_command(update: Update, context: Context) -> None:
 async def order_found(update: Update, context: Context, pid: str) -> None:
     """An "Order" button of a search or a suggestion: "which card?" with several cards, else
     the confirmation of `/order <pid>`."""
-    cards = await require_cards(update, context)
+    cards = await require_cards(context)
     if not cards:
         return
     if len(cards) > 1:
@@ -142,7 +142,7 @@ async def card_tapped(update: Update, context: Context) -> None:
     if tapped is None or not valid_pid(tapped.pid):
         await send(context.bot, context.chat_id, t(lang, "common.stale_button"))
         return
-    account = await require_card(update, context, tapped.card)
+    account = await require_card(context, tapped.card)
     if account is None:
         return
     await prepare_order(
@@ -266,7 +266,7 @@ async def branch_callback(update: Update, context: Context) -> None:
     if not isinstance(tapped, PickBranch | ChooseBranch):
         await send(context.bot, context.chat_id, t(lang, "common.stale_button"))
         return
-    account = await require_card(update, context, tapped.card)
+    account = await require_card(context, tapped.card)
     if account is None:
         return
     if isinstance(tapped, PickBranch):

@@ -91,7 +91,7 @@ async def recommend_command(update: Update, context: Context) -> None:
         await reply(update, context, t(lang, "lists.recommend.which"), buttons=buttons)
         return
     lang = context.lang
-    account = await require_card(update, context)
+    account = await require_card(context)
     if account is None:
         return
     deadline = Deadline()
@@ -111,7 +111,7 @@ async def card_callback(update: Update, context: Context) -> None:
     if chosen is None:
         await send(context.bot, context.chat_id, t(lang, "common.stale_button"))
         return
-    account = await require_card(update, context, chosen.card)
+    account = await require_card(context, chosen.card)
     if account is None:
         return
     deadline = Deadline()

@@ -355,7 +355,7 @@ async def away_command(update: Update, context: Context) -> None:
         await reply(update, context, t(lang, "notices.away.usage", max=MAX_AWAY_DAYS))
         return
     deadline = Deadline()
-    shown = await read_cards(update, context, deadline=deadline)
+    shown = await read_cards(context, deadline=deadline)
     if shown is None:
         return
     statuses = shown.statuses
@@ -427,7 +427,7 @@ async def list_renew(
     card the view shows) when the chat has several. The message's buttons are stored when it is
     first sent (`listing` None); a page or view tap shows them again, the loans read fresh."""
     view = listing.card if listing is not None else None
-    shown = await read_cards(update, context, view)
+    shown = await read_cards(context, view)
     if shown is None:
         return
     store = context.services.store

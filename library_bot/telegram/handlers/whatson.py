@@ -78,7 +78,7 @@ async def libraries_items(
         single = await library_items(update, context, fetch)
         return None if single is None else (single[0], [([], single[1])])
     chat, lang = context.chat, context.lang
-    cards = await require_cards(update, context)
+    cards = await require_cards(context)
     if not cards:
         return None
     deadline = Deadline()
@@ -128,7 +128,7 @@ async def library_items(
 ) -> tuple[str, Sequence[Any]] | None:
     """The language and what `fetch` found for the card's library; None once answered."""
     lang = context.lang
-    account = await require_card(update, context)
+    account = await require_card(context)
     if account is None:
         return None
     deadline = Deadline()
