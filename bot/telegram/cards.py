@@ -1,0 +1,193 @@
+"""The card a tap or command acts on: naming cards, the login prompt that connects one, the
+usable card(s) of a chat (or the patron told how to connect one), and forgetting a card."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from telegram import InlineKeyboardMarkup, Message
+from telegram.error import BadRequest as TelegramBadRequest
+from telegram.error import Forbidden
+from telegram.ext import CallbackContext
+
+from bot.services import services
+from bot.telegram.context import Context, chat_lang
+from bot.telegram.replies import answer_tap, send, url_button, url_button_allowed
+from bot.texts import cards as card_texts
+from bot.texts import t
+from storage.store import Account
+
+if TYPE_CHECKING:
+    from bot.config.settings import Settings
+    from bot.library.client import LibraryClient
+    from storage.store import Store
+
+log = logging.getLogger(__name__)
+
+NEW = "common.not_connected"
+# Why a chat has no account (`ChatSettings.account_ended`) -> what the patron is told.
+ENDED_TEXTS = {
+    "expired": "common.login_expired",
+    "logged_out": "common.logged_out_before",
+    "rejected": "common.reconnect",
+}
+
+
+def card_name(account: Account, lang: str) -> str:
+    """The card's label, else "Card 2" (plain text)."""
+    return card_texts.card_name(account.label, account.card, lang)
+
+
+def card_heading(account: Account, lang: str) -> str:
+    """`👤 <b>Karen</b>`: a card's section heading where a message shows several."""
+    return card_texts.card_heading(account.label, account.card, lang)
+
+
+def expired(account: Account) -> bool:
+    """The card's login has run out: the platform would refuse its token."""
+    expires = account.token_expires_at
+    return expires is not None and expires <= datetime.now(UTC)
+
+
+# --- the login prompt ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LoginPrompt:
+    """A message that leads to the library login: `text` with a URL button (`markup`), or,
+    where Telegram would refuse the button, a text link in `text`."""
+
+    text: str
+    markup: InlineKeyboardMarkup | None
+    url: str
+    lead: str | None
+    lang: str
+
+    def as_link(self) -> str:
+        """The same prompt with a text link instead of the button."""
+        link = t(self.lang, "connect.login_prompt_link", url=self.url)
+        return f"{self.lead}\n\n{link}" if self.lead else link
+
+
+async def login_prompt(
+    store: Store,
+    library: LibraryClient,
+    settings: Settings,
+    chat_id: int,
+    lang: str,
+    *,
+    lead: str | None = None,
+    button: str = "common.login_button",
+) -> LoginPrompt:
+    """A fresh login state and the prompt that carries its authorize link, after `lead`.
+
+    With a button the lead says it all ("tap the button"); a text link needs its own line.
+    """
+    state = await store.create_login_state(chat_id)
+    fresh = (await store.chat(chat_id)).fresh_login
+    url = library.authorize_url(redirect_uri=settings.redirect_uri, state=state, force_login=fresh)
+    # A local PUBLIC_URL means a local set-up: a text link works where a button would not.
+    local = not url_button_allowed(settings.redirect_uri)
+    keyboard = None if local else url_button(t(lang, button), url)
+    if keyboard is not None:
+        return LoginPrompt(lead or t(lang, "connect.login_prompt"), keyboard, url, lead, lang)
+    prompt = LoginPrompt("", None, url, lead, lang)
+    return replace(prompt, text=prompt.as_link())
+
+
+async def send_login(
+    context: CallbackContext[Any, Any, Any, Any],
+    chat_id: int,
+    lang: str,
+    *,
+    lead: str | None = None,
+) -> Message:
+    """Send a login prompt (optionally after `lead`), falling back to a text link if refused."""
+    svc = services(context)
+    prompt = await login_prompt(svc.store, svc.library, svc.settings, chat_id, lang, lead=lead)
+    try:
+        return await send(context.bot, chat_id, prompt.text, buttons=prompt.markup)
+    except TelegramBadRequest as exc:
+        if prompt.markup is None or "button_url_invalid" not in exc.message.lower():
+            raise
+    return await send(context.bot, chat_id, prompt.as_link())
+
+
+# --- the card(s) a command or tap acts on --------------------------------------------------
+
+
+async def require_card(
+    context: Context, card: int | None = None, *, known: list[Account] | None = None
+) -> Account | None:
+    """Card `card` of the chat (None: its first), or None after telling the patron: how to
+    connect a card when the chat has no other; else that this card is no longer here. An expired
+    card is forgotten on the way. `known`: the chat's cards, when the caller has read them."""
+    chat_id = context.chat_id
+    store = context.services.store
+    cards = known if known is not None else await store.cards(chat_id)
+    account = next((a for a in cards if card is None or a.card == card), None)
+    if account is not None and not expired(account):
+        return account
+    lang = context.lang
+    await answer_tap(context.query)
+    others = card is not None and any(other.card != card for other in cards)
+    # Expired: forget it now rather than let the platform refuse it later.
+    if account is not None and await forget_card(
+        context, chat_id, account.card, lang, why="expired", alone=not others
+    ):
+        return None
+    if others:
+        await send(context.bot, chat_id, t(lang, "cards.gone"))
+    else:
+        ended = (await store.chat(chat_id)).account_ended
+        await send_login(context, chat_id, lang, lead=t(lang, ENDED_TEXTS.get(ended or "", NEW)))
+    return None
+
+
+async def require_cards(context: Context) -> list[Account] | None:
+    """Every usable card of the chat, by number; None after telling the patron how to connect
+    one. Expired cards are forgotten on the way (quietly while another card is usable)."""
+    cards = await context.services.store.cards(context.chat_id)
+    live = [account for account in cards if not expired(account)]
+    if not live:
+        first = await require_card(context, known=cards)
+        return None if first is None else [first]
+    for account in cards:
+        if account not in live:
+            await context.services.store.delete_account(account.chat_id, account.card)
+    return live
+
+
+async def forget_card(
+    context: Context,
+    chat_id: int,
+    card: int,
+    lang: str | None = None,
+    *,
+    why: str = "rejected",
+    alone: bool | None = None,
+) -> bool:
+    """Forget card `card` (its token refused, or `why` "expired") and tell the patron once, with
+    a login button: which card, when the chat has others (`alone` False); else that the chat is
+    no longer connected, remembering why. True when this call did the forgetting."""
+    store = context.services.store
+    account = await store.delete_account(chat_id, card)
+    if account is None:
+        return False
+    if alone is None:
+        alone = not await store.cards(chat_id)
+    lang = lang or await chat_lang(context, chat_id)
+    if alone:
+        await store.set_account_ended(chat_id, why)
+        lead = t(lang, "common.login_expired" if why == "expired" else "common.reconnect")
+    else:
+        key = "lists.card_expired" if why == "expired" else "lists.card_refused"
+        lead = t(lang, key, name=card_name(account, lang))
+    try:
+        await send_login(context, chat_id, lang, lead=lead)
+    except Forbidden:
+        log.info("chat %s blocked the bot; not told that a card was forgotten", chat_id)
+    return True

@@ -1,0 +1,91 @@
+"""The answer to a failure: what the patron is told when the library fails, refuses the patron
+or refuses a card's token (the card is then forgotten); never silence."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from bot.library.errors import (
+    LibraryError,
+    NotLoggedIn,
+    ServiceUnavailable,
+    TokenRejected,
+)
+from bot.telegram.cards import NEW, forget_card, send_login
+from bot.telegram.context import Context
+from bot.telegram.replies import answer_tap, reply, send
+from bot.texts import t
+
+if TYPE_CHECKING:
+    from telegram import Update
+
+log = logging.getLogger(__name__)
+
+# `LibraryError.code` of a patron the library system did not accept (recorded for /v3/user).
+USER_REFUSED = "user authentication failed"
+
+
+def error_text(lang: str, error: BaseException | None) -> str:
+    """What the patron is told about a failure: the library not answering, refusing the patron
+    as a borrower, or answering something unreadable; anything else is the bot's own fault."""
+    if not isinstance(error, LibraryError):
+        return t(lang, "common.error")
+    if (error.code or "").strip().lower() == USER_REFUSED:
+        # The library system did not accept the patron (recorded for /v3/user, as a 500):
+        # not an outage.
+        return t(lang, "common.user_refused", code=error.code)
+    if isinstance(error, ServiceUnavailable):
+        return t(lang, "common.unavailable")
+    return t(lang, "common.malformed")
+
+
+def public_failure(exc: LibraryError) -> LibraryError:
+    """A refused anonymous token is the bot's problem, never a reason to log the patron out."""
+    if isinstance(exc, TokenRejected | NotLoggedIn):
+        return ServiceUnavailable("the anonymous token was refused", code=exc.code)
+    return exc
+
+
+async def answer_library_error(
+    update: Update,
+    context: Context,
+    exc: LibraryError,
+    *,
+    edit: bool = True,
+    card: int = 1,
+) -> None:
+    """Turn a library failure of a call made with card `card`'s token into the patron-facing
+    answer; never stays silent.
+
+    A refused token forgets that card (`cards.forget_card` says which, when the chat has
+    others). Otherwise the answer replaces the tapped message (`edit`), or comes as a new one
+    (`tell_library_error`) so a tapped list or digest stays in the chat.
+    """
+    if not edit or isinstance(exc, TokenRejected):
+        await tell_library_error(context, exc, card=card)
+        return
+    await answer_tap(context.query)
+    _log(exc)
+    await reply(update, context, error_text(context.lang, exc))
+
+
+async def tell_library_error(context: Context, exc: LibraryError, *, card: int = 1) -> None:
+    """`answer_library_error` in a new message."""
+    lang = context.lang
+    chat_id = context.chat_id
+    await answer_tap(context.query)
+    if isinstance(exc, TokenRejected):
+        if not await forget_card(context, chat_id, card, lang):
+            # Another task forgot it first (and told the patron).
+            if await context.services.store.cards(chat_id):
+                await send(context.bot, chat_id, t(lang, "cards.gone"))
+            else:
+                await send_login(context, chat_id, lang, lead=t(lang, NEW))
+        return
+    _log(exc)
+    await send(context.bot, chat_id, error_text(lang, exc))
+
+
+def _log(exc: LibraryError) -> None:
+    log.warning("library call failed: %s (%s)", type(exc).__name__, exc.code or exc.status)

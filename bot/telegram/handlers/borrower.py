@@ -1,0 +1,442 @@
+"""/loans, /holds (and cancelling a hold) and /debt: a section per card, none with one card."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from telegram import InlineKeyboardButton, Update
+from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
+
+from bot.library.deadline import Deadline
+from bot.library.errors import LibraryError, Refused, ServiceUnavailable
+from bot.rules.renewals import refusal_for, renew_window
+from bot.rules.urgency import hold_is_ready, sort_holds, sort_loans
+from bot.telegram.buttons import ButtonId, CancelHold, KeepHold, ListPage, Payload, decode
+from bot.telegram.context import Context, chat_settings
+from bot.telegram.failures import answer_library_error
+from bot.telegram.handlers.cardlists import (
+    ALL,
+    Section,
+    Shown,
+    lay_out,
+    read_cards,
+    section_pages,
+    store_views,
+    view_rows,
+)
+from bot.telegram.keyboards import (
+    BUTTON_TITLE,
+    PAYLOAD_TITLE,
+    callback_buttons,
+    claim_once,
+    one_per_row,
+    page_row,
+    peek_callback,
+    resolve_callback,
+    store_payloads,
+)
+from bot.telegram.replies import plain, reply, send, send_messages
+from bot.texts import Raw, t
+from bot.texts.formatting import (
+    format_amount,
+    is_zero_amount,
+    shorten,
+    split_messages,
+)
+from bot.texts.render import (
+    debt_total,
+    holds_summary,
+    loans_summary,
+    reason_text,
+    render_debt,
+    render_hold,
+    render_loan,
+)
+
+if TYPE_CHECKING:
+    from bot.library.models import Hold
+    from storage.store import Account
+
+log = logging.getLogger(__name__)
+
+
+# --- /loans ---------------------------------------------------------------------------------
+
+# A page of a long list: this many entries at most, within this many characters, so the header,
+# the summary and the footer fit beside them in one message.
+LOANS_PER_PAGE = 10
+HOLDS_PER_PAGE = 8
+DEBT_PER_PAGE = 15
+PAGE_LIMIT = 3400
+
+
+async def loans_command(update: Update, context: Context) -> None:
+    await list_loans(update, context)
+
+
+async def renew_window_of(context: Context) -> int:
+    """The days "renew all" covers for this chat, which a list's summary counts as due soon."""
+    chat = await chat_settings(context)
+    days = chat.thresholds(context.services.settings.REMINDER_DAYS)
+    return renew_window(chat.reminders_enabled, days)
+
+
+# --- /holds and cancelling one -------------------------------------------------------------
+
+
+async def holds_command(update: Update, context: Context) -> None:
+    await list_holds(update, context)
+
+
+# --- paging ---------------------------------------------------------------------------------
+
+
+async def cancel_callback(update: Update, context: Context) -> None:
+    """The `cancel` buttons: a hold's button asks, "yes" cancels it, "no" keeps it."""
+    lang = context.lang
+    peek = await peek_callback(update, context)
+    seen = decode(peek.payload, KeepHold, CancelHold) if peek is not None else None
+    if isinstance(seen, CancelHold) and seen.confirm:
+        claimed = await claim_once(update, context, "borrower.cancel.already", card=seen.card)
+        if claimed is not None:
+            await _cancel_hold(update, context, claimed[0], seen)
+        return
+    ref = await resolve_callback(update, context)
+    if ref is None:
+        return
+    tapped = decode(ref.payload, KeepHold, CancelHold)
+    if isinstance(tapped, KeepHold):
+        await _keep_hold(update, context, tapped)
+    elif isinstance(tapped, CancelHold):
+        await _ask_cancel(update, context, tapped)
+    else:
+        await send(context.bot, context.chat_id, t(lang, "common.stale_button"))
+
+
+def _hold_title(title: str, lang: str) -> str:
+    return title or t(lang, "render.untitled")
+
+
+async def _ask_cancel(update: Update, context: Context, hold: CancelHold) -> None:
+    # A new message, so the list of holds (and its other buttons) stays in the chat.
+    lang = context.lang
+    title = _hold_title(hold.title, lang)
+    yes, no = await callback_buttons(
+        update,
+        context,
+        [
+            (t(lang, "borrower.cancel.yes"), replace(hold, confirm=True)),
+            (t(lang, "borrower.cancel.no"), KeepHold(ButtonId.of(0), title)),
+        ],
+    )
+    text = t(lang, "borrower.cancel.confirm", title=title)
+    await send(context.bot, context.chat_id, text, buttons=[[yes, no]])
+
+
+async def _cancel_hold(
+    update: Update, context: Context, account: Account, hold: CancelHold
+) -> None:
+    lang = context.lang
+    title = _hold_title(hold.title, lang)
+    try:
+        result = await Deadline().run(
+            context.services.library.cancel_order(
+                account.token, hold.order_id, hold.order_type or "normal"
+            )
+        )
+    except Refused as exc:
+        # "Unknown Request": the NCIP problem type for an order the library no longer has.
+        if (exc.code or "").strip().lower() in ("order_not_found", "unknown request"):
+            await reply(update, context, t(lang, "borrower.cancel.gone", title=title))
+            return
+        reason = shorten(exc.code or "?", 120)
+        await reply(update, context, t(lang, "borrower.cancel.refused", title=title, reason=reason))
+        return
+    except LibraryError as exc:
+        if isinstance(exc, ServiceUnavailable) and exc.status is None:
+            # Sent once, never answered readably: the hold may be cancelled or not.
+            await reply(update, context, t(lang, "borrower.cancel.maybe", title=title))
+            return
+        await answer_library_error(update, context, exc, card=account.card)
+        return
+    key = "borrower.cancel.done" if result.deleted else "borrower.cancel.not_done"
+    await reply(update, context, t(lang, key, title=title))
+
+
+async def _keep_hold(update: Update, context: Context, keep: KeepHold) -> None:
+    lang = context.lang
+    confirm = await context.services.store.callback(keep.keep, context.chat_id)
+    if confirm is not None and confirm.used_at is not None:
+        await reply(update, context, t(lang, "borrower.cancel.already"))
+        return
+    title = _hold_title(keep.title, lang)
+    await reply(update, context, t(lang, "borrower.cancel.kept", title=title))
+
+
+# --- /debt ----------------------------------------------------------------------------------
+
+
+async def debt_command(update: Update, context: Context) -> None:
+    await list_debt(update, context)
+
+
+# --- the lists: a section per card, none with one card ---------------------------------------
+
+
+async def _show_sections(
+    update: Update,
+    context: Context,
+    shown: Shown,
+    kind: str,
+    header: str,
+    pages: list[list[str]],
+    view: int | None,
+    page: int,
+    views: dict[str, str] | None,
+    ref_id: str | None,
+    *,
+    above: list[list[InlineKeyboardButton]] | None = None,
+    footer: str = "",
+) -> None:
+    """One page of a list, with ◀ ▶ when it has more, and with several cards the card buttons.
+
+    A chat's one card pages through one stored `ListPage` (`ref_id`, stored now if None);
+    several cards through the stored views of the message (`views`, stored now if None).
+    """
+    lang = context.lang
+    buttons = list(above or [])
+    if shown.single:
+        if len(pages) > 1:
+            if ref_id is None:
+                [ref_id] = await store_payloads(update, context, [ListPage(kind)])
+            buttons.append(page_row(lang, ref_id, page, len(pages)))
+    else:
+        if views is None:
+            views = await store_views(update, context, kind, shown.cards)
+        if len(pages) > 1:
+            buttons.append(page_row(lang, views[str(view) if view else ALL], page, len(pages)))
+        buttons.extend(view_rows(lang, shown.cards, views, view))
+    text = "\n\n".join(part for part in (header, *pages[page], footer) if part)
+    await reply(update, context, text, buttons=buttons)
+
+
+async def _paged(
+    update: Update,
+    context: Context,
+    shown: Shown,
+    sections: list[Section],
+    total: int,
+    view: int | None,
+    page: int,
+    per_page: int,
+    empty_key: str,
+) -> tuple[list[list[str]], int] | None:
+    """A list's pages and the page to show; None once the patron has been told the list is
+    empty (every card read, none with anything, and all cards asked for)."""
+    if not total and view is None and all(card.status is not None for card in shown.statuses):
+        await reply(update, context, t(context.lang, empty_key))
+        return None
+    pages = section_pages(context.lang, sections, per_page=per_page, limit=PAGE_LIMIT)
+    return pages, max(0, min(page, len(pages) - 1))
+
+
+async def list_loans(
+    update: Update,
+    context: Context,
+    view: int | None = None,
+    page: int = 0,
+    views: dict[str, str] | None = None,
+    ref_id: str | None = None,
+) -> None:
+    """/loans: the summary and one page of the loans, a section per card (or only card `view`)
+    when the chat has several."""
+    shown = await read_cards(context, view)
+    if shown is None:
+        return
+    lang = context.lang
+    store = context.services.store
+    chat_id = context.chat_id
+    today = context.today
+    window = await renew_window_of(context)
+    sections: list[Section] = []
+    total = 0
+    for card in shown.statuses:
+        if card.status is None:
+            sections.append(card.unread(lang))
+            continue
+        loans = sort_loans(card.status.loans)
+        if not loans:
+            sections.append(Section(card.name, t(lang, "lists.loans.none")))
+            continue
+        refusals = await store.refusals(chat_id, card=card.card)
+        entries = []
+        refused = 0
+        for loan in loans:
+            refusal = refusal_for(loan, refusals)
+            reason = reason_text(refusal.reason, lang) if refusal is not None else None
+            refused += refusal is not None
+            entries.append(render_loan(loan, today, lang, reason))
+        count = t(lang, "lists.loans.count", count=len(loans))
+        summary = loans_summary(loans, today, lang, window, refused)
+        sections.append(Section(card.name, count, summary, entries))
+        total += len(loans)
+    title = t(lang, "borrower.loans.header", count=total)
+    header, sections = lay_out(shown, title, sections)
+    paged = await _paged(
+        update, context, shown, sections, total, view, page, LOANS_PER_PAGE, "borrower.loans.empty"
+    )
+    if paged is None:
+        return
+    pages, page = paged
+    await _show_sections(update, context, shown, "loans", header, pages, view, page, views, ref_id)
+
+
+async def list_holds(
+    update: Update,
+    context: Context,
+    view: int | None = None,
+    page: int = 0,
+    views: dict[str, str] | None = None,
+    ref_id: str | None = None,
+) -> None:
+    """/holds: one page of the holds, each with its card's cancel button, a section per card
+    (or only card `view`) when the chat has several."""
+    deadline = Deadline()
+    shown = await read_cards(context, view, deadline)
+    if shown is None:
+        return
+    lang, statuses = context.lang, shown.statuses
+    svc = context.services
+    every = [hold for card in statuses if card.status for hold in card.status.orders]
+    names = await svc.branches.lookup(
+        svc.library, (hold.pick_up_agency for hold in every), deadline
+    )
+    today = context.today
+    sections: list[Section] = []
+    items: list[tuple[int, Hold] | None] = []  # per block of the pages: a hold and its card
+    total = 0
+    for card in statuses:
+        if card.status is None:
+            sections.append(card.unread(lang))
+            items.append(None)
+            continue
+        holds = sort_holds(card.status.orders)
+        if not holds:
+            sections.append(Section(card.name, t(lang, "lists.holds.none")))
+            items.append(None)
+            continue
+        entries = []
+        ready_seen = waiting_seen = False
+        for hold in holds:
+            entry = render_hold(hold, today, lang, names)
+            if hold_is_ready(hold):
+                if not ready_seen:
+                    entry = f"{t(lang, 'borrower.holds.ready')}\n{entry}"
+                    ready_seen = True
+            elif not waiting_seen:
+                entry = f"{t(lang, 'borrower.holds.waiting')}\n{entry}"
+                waiting_seen = True
+            entries.append(entry)
+            items.append((card.card, hold))
+        count = t(lang, "lists.holds.count", count=len(holds))
+        sections.append(Section(card.name, count, holds_summary(holds, lang), entries))
+        total += len(holds)
+    title = t(lang, "borrower.holds.header", count=total)
+    header, sections = lay_out(shown, title, sections)
+    paged = await _paged(
+        update, context, shown, sections, total, view, page, HOLDS_PER_PAGE, "borrower.holds.empty"
+    )
+    if paged is None:
+        return
+    pages, page = paged
+    first = sum(len(earlier) for earlier in pages[:page])
+    specs: list[tuple[str, Payload]] = []
+    several = len(statuses) > 1
+    names_of = {card.card: card.name for card in statuses}
+    for item in items[first : first + len(pages[page])]:
+        if item is None:
+            continue
+        number, hold = item
+        title = hold.title or t(lang, "render.untitled")
+        payload = CancelHold(
+            hold.order_id, hold.order_type, shorten(title, PAYLOAD_TITLE), card=number
+        )
+        text = t(lang, "borrower.holds.cancel_button", title=Raw(shorten(title, BUTTON_TITLE)))
+        if several:
+            text = t(lang, "lists.button_of", label=text, name=names_of[number])
+        specs.append((plain(text), payload))
+    above = one_per_row(await callback_buttons(update, context, specs))
+    footer = t(lang, "borrower.holds.footer") if specs else ""
+    await _show_sections(
+        update,
+        context,
+        shown,
+        "holds",
+        header,
+        pages,
+        view,
+        page,
+        views,
+        ref_id,
+        above=above,
+        footer=footer,
+    )
+
+
+async def list_debt(
+    update: Update,
+    context: Context,
+    view: int | None = None,
+    page: int = 0,
+    views: dict[str, str] | None = None,
+    ref_id: str | None = None,
+) -> None:
+    """/debt: what is owed and the total, a section per card (or only card `view`) when the chat
+    has several; one card's list comes as messages of its own, split where it is long."""
+    shown = await read_cards(context, view)
+    if shown is None:
+        return
+    lang = context.lang
+    today = context.today
+    sections: list[Section] = []
+    owed = 0
+    for card in shown.statuses:
+        if card.status is None:
+            sections.append(card.unread(lang))
+            continue
+        items = [item for item in card.status.debt if not is_zero_amount(item.amount)]
+        if not items:
+            sections.append(Section(card.name, t(lang, "lists.debt.none")))
+            continue
+        total = debt_total(items)
+        amount = (
+            t(lang, "render.debt.total", amount=format_amount(total[0], total[1], lang))
+            if total is not None
+            else ""
+        )
+        sections.append(Section(card.name, summary=amount, entries=render_debt(items, today, lang)))
+        owed += len(items)
+    title = t(lang, "borrower.debt.header")
+    if shown.single and owed:
+        [only] = sections
+        messages = split_messages(only.entries, header=title, footer=only.summary)
+        await send_messages(update, context, messages)
+        return
+    paged = await _paged(
+        update, context, shown, sections, owed, view, page, DEBT_PER_PAGE, "borrower.debt.none"
+    )
+    if paged is None:
+        return
+    pages, page = paged
+    await _show_sections(update, context, shown, "debt", title, pages, view, page, views, ref_id)
+
+
+def handlers() -> list[BaseHandler[Any, Any, Any]]:
+    return [
+        CommandHandler("loans", loans_command),
+        CommandHandler("holds", holds_command),
+        CommandHandler("debt", debt_command),
+        CallbackQueryHandler(cancel_callback, pattern=rf"^{CancelHold.ACTION}:"),
+    ]

@@ -1,0 +1,278 @@
+"""The borrower lists (/loans, /holds, /debt, /renew, /away): each card's `/v3/user` fetched
+side by side with its own token (`read_cards`), shown as one section per card
+(`👤 <b>Name</b>`) under one header, with a row of buttons to show only one card, or every card
+again. A chat's one card is the n = 1 case: no section heading, its summary under the header,
+and a page row of its own (`ListPage` without views).
+
+Paging runs over the sections as one list: a page holds the entries in card order, a section's
+heading comes before its first entry, and a page that starts inside a section repeats the
+heading ("continued"). The views (every card, each card) are stored once per message
+(`buttons.ListPage` with `card` and `views`), so ◀ ▶ and the card buttons edit the same message.
+
+A card whose token the platform refuses (401) is forgotten alone, and the patron is told which;
+a card the platform fails to read says so in its section while the others are shown (with one
+card, the failure is the answer).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from telegram import InlineKeyboardButton
+
+from bot.library.deadline import Deadline
+from bot.library.errors import LibraryError, TokenRejected
+from bot.services.polling import refresh_plan
+from bot.telegram.buttons import ButtonId, ListPage, Payload
+from bot.telegram.cards import card_name, forget_card, require_cards
+from bot.telegram.context import Context
+from bot.telegram.failures import error_text, tell_library_error
+from bot.telegram.keyboards import page_button, store_payloads
+from bot.telegram.replies import plain
+from bot.texts import t
+from bot.texts.formatting import paginate
+from bot.texts.render import SEP
+
+if TYPE_CHECKING:
+    from telegram import Update
+
+    from bot.library.models import BorrowerStatus
+    from storage.store import Account, ChatSettings
+
+log = logging.getLogger(__name__)
+
+# Card buttons in one row of the keyboard (the names must stay readable on a phone).
+CARDS_PER_ROW = 3
+# `ListPage.views` key of the view of every card.
+ALL = "0"
+
+
+@dataclass(frozen=True)
+class CardStatus:
+    """One card's answer: its status, or why there is none."""
+
+    account: Account
+    name: str
+    status: BorrowerStatus | None = None
+    error: LibraryError | None = None  # the platform failed for this card
+    forgotten: bool = False  # the platform refused the token: the card is forgotten
+
+    @property
+    def card(self) -> int:
+        return self.account.card
+
+    def trouble(self, lang: str) -> str | None:
+        """The section's text for a card that could not be read, else None."""
+        if self.forgotten:
+            return t(lang, "lists.card_forgotten", name=self.name)
+        if self.error is not None:
+            return (
+                t(lang, "lists.card_failed", name=self.name) + "\n" + error_text(lang, self.error)
+            )
+        return None
+
+    def unread(self, lang: str) -> Section:
+        """The section of a card without a status (its token refused, or the platform failed):
+        why, and no entries."""
+        return Section(self.name, summary=self.trouble(lang) or "")
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A list's cards: the chat's cards (less any just forgotten) and the statuses of those the
+    view shows. `single`: the chat has one card, so its list has no sections (the
+    n = 1 case: the card's summary goes under the list's header)."""
+
+    cards: list[Account]
+    statuses: list[CardStatus]
+    single: bool
+
+
+async def read_cards(
+    context: Context, view: int | None = None, deadline: Deadline | None = None
+) -> Shown | None:
+    """How every list starts: the connected cards and their `/v3/user` read side by side; None
+    once the patron has been told that no card is connected, or (with one card) why its list
+    cannot be shown."""
+    chat = context.chat
+    cards = await require_cards(context)
+    if not cards:
+        return None
+    statuses = await fetch_cards(context, shown_cards(cards, view), deadline or Deadline(), chat)
+    single = len(cards) == 1
+    if single:
+        [only] = statuses
+        if only.forgotten:
+            return None  # `forget_card` told the patron
+        if only.error is not None:
+            # A new message, so a tapped list stays in the chat.
+            await tell_library_error(context, only.error, card=only.card)
+            return None
+    return Shown(kept_cards(cards, statuses), statuses, single)
+
+
+async def chat_cards(update: Update, context: Context) -> list[Account]:
+    """The chat's cards, read quietly: with one card (or none) a command goes on as it always
+    did, and it tells the patron itself when nothing is connected."""
+    return await context.services.store.cards(context.chat_id)
+
+
+async def fetch_cards(
+    context: Context,
+    accounts: Sequence[Account],
+    deadline: Deadline,
+    chat: ChatSettings | None = None,
+) -> list[CardStatus]:
+    """Every card's `/v3/user`, side by side, each with its own token, in card order."""
+    lang = context.lang
+    svc = context.services
+
+    async def one(account: Account) -> CardStatus:
+        name = card_name(account, lang)
+        try:
+            status = await deadline.run(svc.library.user(account.token))
+        except TokenRejected:
+            await forget_card(context, account.chat_id, account.card, lang)
+            return CardStatus(account, name, forgotten=True)
+        except LibraryError as exc:
+            log.warning(
+                "library call failed for card %s: %s (%s)",
+                account.card,
+                type(exc).__name__,
+                exc.code or exc.status,
+            )
+            return CardStatus(account, name, error=exc)
+        await refresh_plan(svc.store, svc.settings, account, status, chat=chat)
+        return CardStatus(account, name, status)
+
+    return list(await asyncio.gather(*(one(account) for account in accounts)))
+
+
+def heading(lang: str, name: str, *, more: bool = False) -> str:
+    """A card's section heading, as `telegram.cards.card_heading` makes it, from its name (or
+    the names of the cards at one library); `more`: a page that goes on with the section."""
+    return t(lang, "lists.section_more" if more else "card.heading", name=name)
+
+
+@dataclass(frozen=True)
+class Section:
+    """A card's part of a list: under its heading (none when `name` is None: a chat's one card)
+    its count and summary, then the entries."""
+
+    name: str | None
+    count: str = ""
+    summary: str = ""
+    entries: Sequence[str] = ()
+
+    @property
+    def lead(self) -> str:
+        return SEP.join(part for part in (self.count, self.summary) if part)
+
+
+def lay_out(shown: Shown, title: str, sections: Sequence[Section]) -> tuple[str, list[Section]]:
+    """The list's header and its sections as shown: with one card there is no section heading,
+    and the card's summary stands under the header."""
+    if not shown.single or len(sections) != 1:
+        return title, list(sections)
+    [only] = sections
+    header = "\n".join(part for part in (title, only.summary) if part)
+    return header, [Section(None, entries=only.entries)]
+
+
+def section_pages(
+    lang: str, sections: Sequence[Section], *, per_page: int, limit: int
+) -> list[list[str]]:
+    """The sections' entries in pages (as `texts.formatting.paginate`), each section headed
+    before its first entry and again, "continued", at the top of a page it goes on in."""
+    blocks: list[str] = []
+    owner: list[tuple[int, bool]] = []  # (section, is its first block)
+    for number, section in enumerate(sections):
+        title = heading(lang, section.name) if section.name is not None else ""
+        top = "\n".join(part for part in (title, section.lead) if part)
+        if not section.entries:
+            blocks.append(top)
+            owner.append((number, True))
+            continue
+        for index, entry in enumerate(section.entries):
+            blocks.append(f"{top}\n\n{entry}" if index == 0 and top else entry)
+            owner.append((number, index == 0))
+    pages = paginate(blocks, per_page=per_page, limit=limit)
+    first = 0
+    for page in pages:
+        name = sections[owner[first][0]].name if page else None
+        if name is not None and not owner[first][1]:
+            page[0] = f"{heading(lang, name, more=True)}\n\n{page[0]}"
+        first += len(page)
+    return pages
+
+
+def view_ids(cards: Sequence[Account], offset: int = 0) -> dict[str, ButtonId]:
+    """View key -> the `ButtonId` of its stored view, the views stored from `offset` on."""
+    views = {ALL: ButtonId.of(offset)}
+    views.update(
+        {str(account.card): ButtonId.of(offset + 1 + n) for n, account in enumerate(cards)}
+    )
+    return views
+
+
+def view_payloads(
+    kind: str, cards: Sequence[Account], *, offset: int = 0, **fields: Any
+) -> list[Payload]:
+    """The stored views of a sectioned list (every card, then each card), each knowing all the
+    views' ids, stored from `offset` on in their batch; `fields` go into each (a /renew's
+    buttons)."""
+    views = view_ids(cards, offset)
+    return [
+        ListPage(kind, card=card, views=dict(views), **fields)
+        for card in (None, *(account.card for account in cards))
+    ]
+
+
+async def store_views(
+    update: Update, context: Context, kind: str, cards: Sequence[Account], **fields: Any
+) -> dict[str, str]:
+    """Store the views of a new sectioned list; view key -> stored id."""
+    ids = await store_payloads(update, context, view_payloads(kind, cards, **fields))
+    keys = [ALL, *(str(account.card) for account in cards)]
+    return dict(zip(keys, ids, strict=True))
+
+
+def view_rows(
+    lang: str, cards: Sequence[Account], views: Mapping[str, str], shown: int | None
+) -> list[list[InlineKeyboardButton]]:
+    """The buttons that show one card only, and "All cards" (the view shown is marked); none
+    once the chat has only one card left."""
+    if len(cards) < 2:
+        return []
+    buttons: list[InlineKeyboardButton] = []
+    for account in cards:
+        view = views.get(str(account.card))
+        if view is None:
+            continue
+        label = plain(card_name(account, lang))
+        if shown == account.card:
+            label = plain(t(lang, "lists.view_shown", label=label))
+        buttons.append(page_button(label, view, 0))
+    everything = views.get(ALL)
+    if everything is not None:
+        label = plain(t(lang, "lists.all_cards"))
+        if shown is None:
+            label = plain(t(lang, "lists.view_shown", label=label))
+        buttons.append(page_button(label, everything, 0))
+    return [buttons[n : n + CARDS_PER_ROW] for n in range(0, len(buttons), CARDS_PER_ROW)]
+
+
+def kept_cards(cards: Sequence[Account], statuses: Sequence[CardStatus]) -> list[Account]:
+    """`cards` less those just forgotten (their token refused)."""
+    gone = {status.card for status in statuses if status.forgotten}
+    return [account for account in cards if account.card not in gone]
+
+
+def shown_cards(cards: Sequence[Account], view: int | None) -> list[Account]:
+    """The cards a view shows (every card when the one asked for is gone)."""
+    chosen = [account for account in cards if view is None or account.card == view]
+    return chosen or list(cards)

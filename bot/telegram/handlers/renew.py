@@ -1,0 +1,611 @@
+"""/renew: the loans with a button each and "renew all"; each result is reported.
+
+A list longer than a page (`RENEW_PER_PAGE`) opens with a summary and pages through one edited
+message (◀ ▶); every loan's button is stored when the list is sent, so each page shows the
+same buttons. The `renew` (`buttons.RenewLoan`) and `renewall` (`buttons.RenewAll`) buttons
+are also put in reminder digests (`keyboards.renew_buttons`). Each loan is tried at most once per
+message: a loan's button is single use (its stored row is claimed), and "renew all" claims the
+rows of the message's loan buttons (of every page) before renewing those loans, so neither
+renews what the other did. "Renew all" covers only the loans the message listed that are due
+within the renewal window (`bot.rules.renewals.renew_window`), read fresh, and reports
+the counts and only what was not renewed. Renewals are never retried. After a tap, the
+message's keyboard is edited in place: ✅ and the new date, or ⛔ and the reason; a refusal is
+remembered, so the loan is marked and gets no button again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import logging
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
+from telegram.error import BadRequest as TelegramBadRequest
+from telegram.error import TelegramError
+from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
+
+from bot.library.deadline import Deadline
+from bot.library.errors import LibraryError, Refused, ServiceUnavailable, TokenRejected
+from bot.rules.renewals import raw_reason, refusal_for, renew_window
+from bot.rules.urgency import sort_loans
+from bot.services import renewing
+from bot.services.renewing import RenewedDue
+from bot.telegram.buttons import ButtonId, ListPage, Payload, RenewAll, RenewLoan, decode
+from bot.telegram.cards import card_name, forget_card
+from bot.telegram.context import Context
+from bot.telegram.failures import answer_library_error
+from bot.telegram.handlers.cardlists import (
+    ALL,
+    CardStatus,
+    Shown,
+    chat_cards,
+    heading,
+    read_cards,
+    view_ids,
+    view_payloads,
+    view_rows,
+)
+from bot.telegram.keyboards import (
+    SHORT_TITLE,
+    claim_once,
+    page_row,
+    peek_callback,
+    ref_button,
+    renew_payload,
+    store_payloads,
+)
+from bot.telegram.replies import plain, reply, send, send_messages
+from bot.texts import Raw, t
+from bot.texts.formatting import format_date, shorten, split_messages
+from bot.texts.render import SEP, loans_summary, reason_text
+
+if TYPE_CHECKING:
+    from bot.library.models import Loan, RenewResult
+    from storage.store import Refusal
+
+log = logging.getLogger(__name__)
+
+# The longest trip /away renews for (a loan period is rarely longer than a month or two).
+MAX_AWAY_DAYS = 60
+# Titles named in "left alone" before "…".
+LEFT_ALONE_TITLES = 8
+
+
+def result_line(
+    title: str,
+    outcome: RenewResult | LibraryError,
+    today: dt.date,
+    lang: str,
+) -> str:
+    """One loan's renewal as a line: new due date, the refusal in words, or no answer."""
+    if isinstance(outcome, Refused):
+        reason = reason_text(raw_reason(outcome), lang)
+        return t(lang, "borrower.renew.refused", title=title, reason=Raw(reason))
+    if isinstance(outcome, LibraryError):
+        return t(lang, "borrower.renew.no_answer", title=title)
+    if outcome.return_date is None:
+        return t(lang, "borrower.renew.ok_no_date", title=title)
+    date = format_date(outcome.return_date, lang, today=today)
+    return t(lang, "borrower.renew.ok", title=title, date=date)
+
+
+def button_label(title: str, outcome: RenewResult | LibraryError, today: dt.date, lang: str) -> str:
+    """The tapped loan's button after the answer (plain text: buttons are not HTML)."""
+    short = Raw(shorten(title, SHORT_TITLE))
+    if isinstance(outcome, Refused):
+        reason = Raw(shorten(plain(reason_text(raw_reason(outcome), lang)), 40))
+        return plain(t(lang, "borrower.renew.button_refused", title=short, reason=reason))
+    if isinstance(outcome, LibraryError):
+        return plain(t(lang, "borrower.renew.button_unknown", title=short))
+    if outcome.return_date is None:
+        return plain(t(lang, "borrower.renew.button_ok_no_date", title=short))
+    date = Raw(format_date(outcome.return_date, lang, today=today))
+    return plain(t(lang, "borrower.renew.button_ok", title=short, date=date))
+
+
+def _loan_row(
+    loan: Loan,
+    lang: str,
+    refusal: Refusal | None,
+    button_id: str | None,
+    used: set[str],
+    today: dt.date,
+) -> tuple[str | None, str | None]:
+    """A loan on a /renew page: (the line saying why it has no button, None) when the library
+    refused it or it was borrowed since the list was made; else (None, its button's label)."""
+    title = _title(loan, lang)
+    if refusal is not None:
+        reason = Raw(reason_text(refusal.reason, lang))
+        return t(lang, "borrower.renew.refused", title=title, reason=reason), None
+    if button_id is None:
+        return t(lang, "borrower.renew.not_listed", title=title), None
+    key = "borrower.renew.button_tried" if button_id in used else "borrower.renew.button"
+    due = Raw(format_date(loan.due_date, lang, today=today))
+    return None, t(lang, key, title=Raw(shorten(title, SHORT_TITLE)), due=due)
+
+
+def _title(loan: Loan, lang: str) -> str:
+    return loan.title or t(lang, "render.untitled")
+
+
+async def edit_buttons(update: Update, labels: Mapping[str, str]) -> None:
+    """Relabel the tapped message's buttons in place (callback data -> new label)."""
+    query = update.callback_query
+    message = query.message if query is not None else None
+    if not labels or not isinstance(message, Message) or message.reply_markup is None:
+        return
+    rows = [
+        [
+            InlineKeyboardButton(labels[b.callback_data], callback_data=b.callback_data)
+            if isinstance(b.callback_data, str) and b.callback_data in labels
+            else b
+            for b in row
+        ]
+        for row in message.reply_markup.inline_keyboard
+    ]
+    try:
+        await message.edit_reply_markup(InlineKeyboardMarkup(rows))
+    except TelegramBadRequest as exc:
+        if "not modified" not in exc.message.lower():
+            log.warning("renew buttons not updated: %s", exc.message)
+    except TelegramError as exc:
+        log.warning("renew buttons not updated: %s", type(exc).__name__)
+
+
+# Loans on a page of /renew, each with its button (or its ⛔ line).
+RENEW_PER_PAGE = 10
+
+
+async def renew_command(update: Update, context: Context) -> None:
+    await list_renew(update, context)
+
+
+async def _window(context: Context, chat_id: int) -> int:
+    svc = context.services
+    chat = await svc.store.chat(chat_id)
+    return renew_window(chat.reminders_enabled, chat.thresholds(svc.settings.REMINDER_DAYS))
+
+
+async def renew_callback(update: Update, context: Context) -> None:
+    """A loan's "renew" button (from /renew or a reminder digest), with its card's token."""
+    lang = context.lang
+    card = await _card_of(update, context, RenewLoan)
+    claimed = await claim_once(update, context, "borrower.renew.already", card=card)
+    if claimed is None:
+        return
+    account, ref = claimed
+    chat_id = context.chat_id
+    tapped = decode(ref.payload, RenewLoan)
+    if tapped is None:
+        await send(context.bot, chat_id, t(lang, "common.stale_button"))
+        return
+    title = tapped.title or t(lang, "render.untitled")
+    loan_id = tapped.loan_id
+    outcome: RenewResult | LibraryError
+    try:
+        outcome = await Deadline().run(context.services.library.renew(account.token, loan_id))
+    except Refused as exc:
+        outcome = exc
+    except LibraryError as exc:
+        if not isinstance(exc, TokenRejected):
+            await edit_buttons(
+                update, {_data(update): button_label(title, exc, context.today, lang)}
+            )
+        if isinstance(exc, ServiceUnavailable) and exc.status is None:
+            # Sent once and never answered readably: it may have gone through.
+            await send(context.bot, chat_id, result_line(title, exc, context.today, lang))
+            return
+        await answer_library_error(update, context, exc, edit=False, card=account.card)
+        return
+    await renewing.remember(
+        context.services.store, chat_id, loan_id, tapped.due, outcome, account.card
+    )
+    await edit_buttons(update, {_data(update): button_label(title, outcome, context.today, lang)})
+
+
+def _data(update: Update) -> str:
+    query = update.callback_query
+    return str(query.data or "") if query is not None else ""
+
+
+def _sibling_ids(update: Update) -> list[str]:
+    """The stored ids of the loan buttons in the tapped message."""
+    query = update.callback_query
+    message = query.message if query is not None else None
+    if not isinstance(message, Message) or message.reply_markup is None:
+        return []
+    return [
+        button.callback_data.partition(":")[2]
+        for row in message.reply_markup.inline_keyboard
+        for button in row
+        if isinstance(button.callback_data, str)
+        and button.callback_data.startswith(f"{RenewLoan.ACTION}:")
+    ]
+
+
+async def renew_all_callback(update: Update, context: Context) -> None:
+    """ "Renew all": the message's loans of its card due within the window, each at most once."""
+    lang = context.lang
+    card = await _card_of(update, context, RenewAll)
+    claimed = await claim_once(update, context, "borrower.renew.already", card=card)
+    if claimed is None:
+        return
+    account, ref = claimed
+    svc = context.services
+    chat_id = context.chat_id
+    deadline = Deadline()
+    library = svc.library
+    try:
+        status = await deadline.run(library.user(account.token))
+    except LibraryError as exc:
+        await answer_library_error(update, context, exc, edit=False, card=account.card)
+        return
+    if not status.loans:
+        await send(context.bot, chat_id, t(lang, "borrower.renew.empty"))
+        return
+    tapped = decode(ref.payload, RenewAll) or RenewAll()
+    listed = set(tapped.loans) if tapped.loans is not None else None
+    window = await _window(context, chat_id)
+    # A paged /renew names its loan buttons (every page's); a digest's are all in its keyboard.
+    sibling_ids = list(tapped.buttons) if tapped.buttons is not None else _sibling_ids(update)
+    siblings = {
+        button.loan_id: row
+        for row in await svc.store.callbacks_many(sibling_ids, chat_id)
+        if (button := decode(row.payload, RenewLoan)) is not None
+    }
+    today = context.today
+    done = await renewing.renew_due(
+        svc.store,
+        library,
+        chat_id=chat_id,
+        card=account.card,
+        token=account.token,
+        status=status,
+        window=window,
+        today=today,
+        deadline=deadline,
+        listed=listed,
+        siblings=siblings,
+    )
+    if isinstance(done, TokenRejected):
+        await answer_library_error(update, context, done, edit=False, card=account.card)
+        return
+    lines, labels = renewed_lines(done, lang, today)
+    await edit_buttons(update, labels)
+    header = t(lang, "borrower.renew.results")
+    if len(await chat_cards(update, context)) > 1:
+        header = f"{header}\n{heading(lang, card_name(account, lang))}"
+    messages = split_messages(lines, header=header, separator="\n")
+    await send_messages(update, context, messages)
+
+
+def renewed_lines(done: RenewedDue, lang: str, today: dt.date) -> tuple[list[str], dict[str, str]]:
+    """What renewing the due loans did, as lines: the counts, then only what needs the patron's
+    attention (the renewed loans' new dates are on their buttons and in /loans); and the new
+    labels of the loan buttons claimed on the way (callback data -> label)."""
+    lines: list[str] = []
+    labels: dict[str, str] = {}
+    counts = {"ok": 0, "refused": 0, "unknown": 0}
+    for tried in done.tried:
+        counts[tried.kind] += 1
+        if tried.kind == "ok":
+            continue
+        title = _title(tried.loan, lang)
+        lines.append(result_line(title, tried.outcome, today, lang))
+        if tried.button is not None:
+            labels[f"{RenewLoan.ACTION}:{tried.button}"] = button_label(
+                title, tried.outcome, today, lang
+            )
+    for tried in done.tried:
+        data = f"{RenewLoan.ACTION}:{tried.button}"
+        if tried.button is not None and data not in labels:
+            labels[data] = button_label(_title(tried.loan, lang), tried.outcome, today, lang)
+    if done.tried:
+        lines.insert(0, _counts(counts, lang))
+    for skipped in done.skipped:
+        title = _title(skipped.loan, lang)
+        if skipped.why == "refused":
+            reason = Raw(reason_text(skipped.reason, lang))
+            lines.append(t(lang, "borrower.renew.refused", title=title, reason=reason))
+        elif skipped.why == "unreadable":
+            lines.append(t(lang, "borrower.renew.left_unreadable", title=title, date=skipped.due))
+        else:
+            lines.append(t(lang, "borrower.renew.tried_here", title=title))
+    later = done.later
+    if later:
+        names = ", ".join(shorten(_title(loan, lang), 40) for loan in later[:LEFT_ALONE_TITLES])
+        if len(later) > LEFT_ALONE_TITLES:
+            names += ", …"
+        within = t(lang, "borrower.renew.days", days=done.window)
+        lines.append(
+            t(lang, "borrower.renew.left_alone", count=len(later), days=within, titles=names)
+        )
+    if not done.tried and not done.skipped:
+        lines = [t(lang, "borrower.renew.nothing_due", days=done.window)]
+    return lines, labels
+
+
+def _counts(counts: Mapping[str, int], lang: str) -> str:
+    """ "✅ 30 renewed · ⛔ 2 refused · ⚠️ 1 without an answer" (the kinds that happened)."""
+    parts = [
+        t(lang, f"borrower.renew.count_{kind}", count=count)
+        for kind, count in counts.items()
+        if count
+    ]
+    return SEP.join(parts)
+
+
+def away_days(words: Sequence[str]) -> int | None:
+    """`/away <days>`: a whole number of days from 1 to `MAX_AWAY_DAYS`, else None."""
+    if len(words) != 1 or not words[0].isascii() or not words[0].isdigit():
+        return None
+    days = int(words[0])
+    return days if 1 <= days <= MAX_AWAY_DAYS else None
+
+
+async def away_command(update: Update, context: Context) -> None:
+    """`/away <days>`: before a trip, renew every loan due within that many days (each at most
+    once, as "renew all" does), each card's with its own token, the cards side by side, and say
+    what could not be renewed, and why (with several cards, in a section per card)."""
+    lang = context.lang
+    days = away_days(context.args or [])
+    if days is None:
+        await reply(update, context, t(lang, "notices.away.usage", max=MAX_AWAY_DAYS))
+        return
+    deadline = Deadline()
+    shown = await read_cards(context, deadline=deadline)
+    if shown is None:
+        return
+    statuses = shown.statuses
+    if shown.single and not any(card.status and card.status.loans for card in statuses):
+        await reply(update, context, t(lang, "borrower.renew.empty"))
+        return
+    chat_id = context.chat_id
+
+    async def renew_card(card: CardStatus) -> list[str] | None:
+        trouble = card.trouble(lang)
+        if trouble is not None or card.status is None:
+            return [trouble or ""]
+        if not card.status.loans:
+            return [t(lang, "lists.loans.none")]
+        svc = context.services
+        today = context.today
+        done = await renewing.renew_due(
+            svc.store,
+            svc.library,
+            chat_id=chat_id,
+            card=card.card,
+            token=card.account.token,
+            status=card.status,
+            window=days,
+            today=today,
+            deadline=deadline,
+        )
+        if isinstance(done, TokenRejected):
+            await forget_card(context, chat_id, card.card, lang)
+            return None if shown.single else [t(lang, "lists.card_forgotten", name=card.name)]
+        return renewed_lines(done, lang, today)[0]
+
+    results = await asyncio.gather(*(renew_card(card) for card in statuses))
+    lines: list[str] = []
+    for card, found in zip(statuses, results, strict=True):
+        if found is None:
+            return  # the one card's token was refused: `forget_card` told the patron
+        if not shown.single:
+            lines.append(("\n" if lines else "") + heading(lang, card.name))
+        lines.extend(found)
+    header = t(lang, "notices.away.header", count=days)
+    await send_messages(update, context, split_messages(lines, header=header, separator="\n"))
+
+
+# --- several cards ---------------------------------------------------------------------------
+
+
+async def _card_of(update: Update, context: Context, kind: type[RenewLoan] | type[RenewAll]) -> int:
+    """The card a tapped renew button acts for (a button stored before cards: card 1)."""
+    peek = await peek_callback(update, context)
+    tapped = decode(peek.payload, kind) if peek is not None else None
+    return tapped.card if tapped is not None else 1
+
+
+def _loan_key(listing: ListPage, card: int, loan_id: str) -> str:
+    """A loan's key in `ListPage.buttons`: with several cards "<card>:<loan id>" (loan ids are
+    the library's own, so two cards' could be the same); a one-card list keys by loan id."""
+    return loan_id if listing.views is None else f"{card}:{loan_id}"
+
+
+async def list_renew(
+    update: Update,
+    context: Context,
+    listing: ListPage | None = None,
+    page: int = 0,
+    ref_id: str | None = None,
+) -> None:
+    """/renew: the loans, "renew all" and each open loan's button, a section per card (or the
+    card the view shows) when the chat has several. The message's buttons are stored when it is
+    first sent (`listing` None); a page or view tap shows them again, the loans read fresh."""
+    view = listing.card if listing is not None else None
+    shown = await read_cards(context, view)
+    if shown is None:
+        return
+    store = context.services.store
+    chat_id = context.chat_id
+    statuses = shown.statuses
+    refusals = {card.card: await store.refusals(chat_id, card=card.card) for card in statuses}
+    if (listing is None or shown.single) and (
+        not any(card.status and card.status.loans for card in statuses)
+        and all(card.status is not None for card in statuses)
+    ):
+        await reply(update, context, t(context.lang, "borrower.renew.empty"))
+        return
+    fresh = listing is None
+    if listing is None:
+        listing, ref_id = await _store_renew(update, context, shown, refusals)
+    await _show_renew(update, context, shown, refusals, listing, page, ref_id, fresh=fresh)
+
+
+async def _store_renew(
+    update: Update,
+    context: Context,
+    shown: Shown,
+    refusals: Mapping[int, Mapping[str, Refusal]],
+) -> tuple[ListPage, str | None]:
+    """Store a new /renew: each card's "renew all" and loan buttons, and what pages it (with
+    several cards the views, with one card a `ListPage` once it has more than a page). The
+    message's listing, and the stored id ◀ ▶ of a one-card list point at.
+
+    Every button of the message is stored now, whichever page shows it, so a loan has one
+    single-use button however the patron pages. "Renew all" lists every loan, refused ones too,
+    so it can say what it left alone, and knows every loan button to claim.
+    """
+    lang = context.lang
+    keys = ListPage("renew", views=None if shown.single else {})
+    payloads: list[Payload] = []
+    mapped: dict[str, str] = {}
+    heads: dict[str, str] = {}
+    loans_listed = 0
+    for card in shown.statuses:
+        if card.status is None or not card.status.loans:
+            continue
+        loans = sort_loans(card.status.loans)
+        loans_listed += len(loans)
+        open_loans = [loan for loan in loans if refusal_for(loan, refusals[card.card]) is None]
+        head = len(payloads)
+        buttons = tuple(ButtonId.of(head + 1 + n) for n in range(len(open_loans)))
+        heads[str(card.card)] = ButtonId.of(head)
+        mapped.update(
+            zip(
+                (_loan_key(keys, card.card, loan.loan_id) for loan in open_loans),
+                buttons,
+                strict=True,
+            )
+        )
+        payloads.append(RenewAll(tuple(loan.loan_id for loan in loans), buttons, card.card))
+        payloads.extend(renew_payload(loan, lang, card.card) for loan in open_loans)
+    if shown.single:
+        # The row the ◀ ▶ buttons point at.
+        paged = loans_listed > RENEW_PER_PAGE
+        [renew_all] = heads.values()
+        tail = [ListPage("renew", mapped, renew_all)] if paged else []
+        ids = await store_payloads(update, context, [*payloads, *tail])
+        stored = {key: ids[int(index)] for key, index in mapped.items()}
+        listing = ListPage("renew", stored, ids[int(renew_all)])
+        return listing, ids[-1] if paged else None
+    cards = shown.cards
+    views = view_payloads("renew", cards, offset=len(payloads), buttons=mapped, heads=heads)
+    ids = await store_payloads(update, context, [*payloads, *views])
+    views_of = {key: ids[int(index)] for key, index in view_ids(cards, len(payloads)).items()}
+    listing = ListPage(
+        "renew",
+        {key: ids[int(index)] for key, index in mapped.items()},
+        card=None,
+        views=views_of,
+        heads={key: ids[int(index)] for key, index in heads.items()},
+    )
+    return listing, None
+
+
+async def _show_renew(
+    update: Update,
+    context: Context,
+    shown: Shown,
+    refusals: Mapping[int, Mapping[str, Refusal]],
+    listing: ListPage,
+    page: int,
+    ref_id: str | None,
+    *,
+    fresh: bool,
+) -> None:
+    """One page of a /renew: with several cards a section per card, with one the card's summary
+    under the header and the loans without a button under it."""
+    lang, statuses = context.lang, shown.statuses
+    store = context.services.store
+    chat_id = context.chat_id
+    today = context.today
+    window = await _window(context, chat_id)
+    mapped = listing.buttons or {}
+    if listing.views is None:  # a one-card list: its one "renew all"
+        heads = {str(card.card): listing.head for card in statuses[:1] if listing.head}
+    else:
+        heads = listing.heads or {}
+    several = len(statuses) > 1
+    every = [
+        (card, loan)
+        for card in statuses
+        if card.status is not None
+        for loan in sort_loans(card.status.loans)
+    ]
+    pages = max(1, -(-len(every) // RENEW_PER_PAGE))
+    page = max(0, min(page, pages - 1))
+    on_this_page = every[page * RENEW_PER_PAGE : (page + 1) * RENEW_PER_PAGE]
+    used: set[str] = set()
+    if not fresh:
+        wanted = [
+            mapped[key]
+            for card, loan in on_this_page
+            if (key := _loan_key(listing, card.card, loan.loan_id)) in mapped
+        ]
+        used = {row.id for row in await store.callbacks_many(wanted, chat_id) if row.used_at}
+    buttons: list[list[InlineKeyboardButton]] = []
+    for card in statuses:
+        head = heads.get(str(card.card))
+        if head is not None and card.status is not None and card.status.loans:
+            label = t(lang, "borrower.renew.all")
+            if several:
+                label = t(lang, "lists.renew.all_of", label=label, name=card.name)
+            buttons.append([ref_button(plain(label), RenewAll.ACTION, head)])
+    lines: dict[int, list[str]] = {card.card: [] for card in statuses}
+    for card, loan in on_this_page:
+        button_id = mapped.get(_loan_key(listing, card.card, loan.loan_id))
+        refusal = refusal_for(loan, refusals[card.card])
+        line, text = _loan_row(loan, lang, refusal, button_id, used, today)
+        if line is not None:
+            lines[card.card].append(line)
+            continue
+        if button_id is None or text is None:
+            continue
+        if several:
+            text = t(lang, "lists.button_of", label=text, name=card.name)
+        buttons.append([ref_button(plain(text), RenewLoan.ACTION, button_id)])
+    on_page = {card.card for card, _ in on_this_page}
+    parts: list[str] = [t(lang, "borrower.renew.header", count=len(every))]
+    for card in statuses:
+        trouble = card.trouble(lang)
+        if trouble is not None or card.status is None:
+            parts.append(f"{heading(lang, card.name)}\n{trouble or ''}")
+            continue
+        loans = card.status.loans
+        if not loans:
+            parts.append(f"{heading(lang, card.name)}\n{t(lang, 'lists.loans.none')}")
+            continue
+        if card.card not in on_page:
+            continue
+        refused = sum(1 for loan in loans if refusal_for(loan, refusals[card.card]) is not None)
+        summary = loans_summary(loans, today, lang, window, refused)
+        if shown.single:
+            parts[0] = f"{parts[0]}\n{summary}"
+            parts.extend(["\n".join(lines[card.card])] if lines[card.card] else [])
+            continue
+        lead = SEP.join((t(lang, "lists.loans.count", count=len(loans)), summary))
+        parts.append("\n".join((heading(lang, card.name), lead, *lines[card.card])))
+    if listing.views is None:  # a one-card list pages through its own stored row
+        if pages > 1 and ref_id is not None:
+            buttons.append(page_row(lang, ref_id, page, pages))
+    else:
+        views = listing.views or {}
+        if pages > 1:
+            buttons.append(page_row(lang, views[str(listing.card or ALL)], page, pages))
+        buttons.extend(view_rows(lang, shown.cards, views, listing.card))
+    [text, *_] = split_messages(["\n\n".join(parts)])
+    await reply(update, context, text, buttons=buttons)
+
+
+def handlers() -> list[BaseHandler[Any, Any, Any]]:
+    return [
+        CommandHandler("renew", renew_command),
+        CommandHandler("away", away_command),
+        CallbackQueryHandler(renew_callback, pattern=rf"^{RenewLoan.ACTION}:"),
+        CallbackQueryHandler(renew_all_callback, pattern=rf"^{RenewAll.ACTION}:"),
+    ]

@@ -1,0 +1,266 @@
+"""Inline buttons whose payloads are stored (callback data within 64 bytes is only
+"<action>:<stored id>"): storing them bound to the chat and user, paging rows, the renew
+buttons of /renew and the digests, and resolving or claiming a tapped one."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from telegram import InlineKeyboardButton
+
+from bot.rules.renewals import due_key
+from bot.telegram.buttons import ButtonId, ListPage, Payload, RenewAll, RenewLoan, encode
+from bot.telegram.cards import require_card
+from bot.telegram.context import Context
+from bot.telegram.replies import answer_query, plain, send
+from bot.texts import Raw, t
+from bot.texts.formatting import format_date, shorten
+from storage.store import new_callback_id
+
+if TYPE_CHECKING:
+    from telegram import Update
+
+    from bot.library.models import Loan
+    from storage.store import Account, CallbackRef
+
+CALLBACK_DATA_LIMIT = 64
+# Plain-text lengths of a title in a button label (a short one where more goes beside it) and
+# in a stored payload.
+BUTTON_TITLE = 40
+SHORT_TITLE = 32
+PAYLOAD_TITLE = 120
+# Telegram allows 100 inline buttons per message; /renew keeps one for "renew all".
+MAX_BUTTONS = 100
+MAX_RENEW_BUTTONS = 99
+# A digest names each loan on a button of its own only while there are this few.
+MAX_DIGEST_RENEW_BUTTONS = 20
+
+
+def ref_button(text: str, action: str, ref_id: str) -> InlineKeyboardButton:
+    """The button for a payload already stored under `ref_id`: data "<action>:<ref_id>"."""
+    data = f"{action}:{ref_id}"
+    if len(data.encode()) > CALLBACK_DATA_LIMIT:
+        raise ValueError(f"callback data for {action!r} exceeds {CALLBACK_DATA_LIMIT} bytes")
+    return InlineKeyboardButton(text, callback_data=data)
+
+
+def stored_rows(specs: Sequence[tuple[str, Payload]]) -> list[tuple[str, dict[str, Any]]]:
+    """(action, JSON payload) per (label, payload), as `Store.put_callbacks` takes them."""
+    return [(payload.ACTION, encode(payload)) for _, payload in specs]
+
+
+def stored_buttons(
+    specs: Sequence[tuple[str, Payload]], ids: Sequence[str]
+) -> list[InlineKeyboardButton]:
+    """The buttons for `specs` once stored under `ids`."""
+    return [
+        ref_button(label, payload.ACTION, ref_id)
+        for (label, payload), ref_id in zip(specs, ids, strict=True)
+    ]
+
+
+async def callback_buttons(
+    update: Update, context: Context, specs: Sequence[tuple[str, Payload]]
+) -> list[InlineKeyboardButton]:
+    """A command's inline buttons, (label, payload) each, stored in one transaction.
+
+    Each is bound to the chat and to the user who sent the update: nobody else can press it.
+    A `ButtonId` in a payload becomes the stored id of that button of the batch.
+    """
+    ids = await store_payloads(update, context, [payload for _, payload in specs])
+    return stored_buttons(specs, ids)
+
+
+async def store_payloads(
+    update: Update, context: Context, payloads: Sequence[Payload]
+) -> list[str]:
+    """Store `payloads` as `callback_buttons` does (bound to the chat and user, `ButtonId`s made
+    stored ids of the batch); their stored ids in order."""
+    ids = [new_callback_id() for _ in payloads]
+    rows = [(payload.ACTION, _bind(encode(payload), ids)) for payload in payloads]
+    user = update.effective_user
+    await context.services.store.put_callbacks(
+        context.chat_id, rows, user_id=user.id if user else None, ids=ids
+    )
+    return ids
+
+
+def _bind(value: Any, ids: Sequence[str]) -> Any:
+    """`value` with each `ButtonId` in it (also inside lists and dicts) made a stored id."""
+    if isinstance(value, ButtonId):
+        return ids[int(value)]
+    if isinstance(value, dict):
+        return {key: _bind(item, ids) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_bind(item, ids) for item in value]
+    return value
+
+
+def page_button(label: str, ref_id: str, page: int) -> InlineKeyboardButton:
+    """A button showing page `page` of the long list stored under `ref_id` (`ListPage`)."""
+    return ref_button(label, ListPage.ACTION, f"{ref_id}:{page}")
+
+
+def page_row(lang: str, ref_id: str, page: int, pages: int) -> list[InlineKeyboardButton]:
+    """◀ page/pages ▶ under a long list (no ◀ on the first page, no ▶ on the last); the middle
+    button shows the same page again, fresh."""
+    row = []
+    if page > 0:
+        row.append(page_button(t(lang, "borrower.page.previous"), ref_id, page - 1))
+    position = t(lang, "borrower.page.position", page=page + 1, pages=pages)
+    row.append(page_button(position, ref_id, page))
+    if page < pages - 1:
+        row.append(page_button(t(lang, "borrower.page.next"), ref_id, page + 1))
+    return row
+
+
+def one_per_row(buttons: Sequence[InlineKeyboardButton]) -> list[list[InlineKeyboardButton]]:
+    return [[button] for button in buttons]
+
+
+def ref_id_of(update: Update) -> str:
+    """The stored callback row a tapped button points at (`<action>:<id>`)."""
+    query = update.callback_query
+    if query is None:
+        return ""
+    # "<action>:<id>", or "<action>:<id>:<page>" for a page of a long list.
+    parts = str(query.data or "").split(":", 2)
+    return parts[1] if len(parts) > 1 else ""
+
+
+async def peek_callback(update: Update, context: Context) -> CallbackRef | None:
+    """The tapped button's row without answering the tap or using it up."""
+    ref_id = ref_id_of(update)
+    if not ref_id:
+        return None
+    return await context.services.store.callback(ref_id, context.chat_id)
+
+
+async def resolve_callback(
+    update: Update, context: Context, *, claim: bool = False
+) -> CallbackRef | None:
+    """The stored payload behind a tapped button, answering the tap either way.
+
+    `claim=True` makes the button single-use (the first tap wins). Unknown ids, buttons of
+    another chat and used buttons get `common.stale_button` and None; a button shown to
+    another user of the chat gets `common.not_your_button` and None.
+    """
+    query = update.callback_query
+    assert query is not None
+    chat_id = context.chat_id
+    user_id = query.from_user.id
+    ref_id = ref_id_of(update)
+    store = context.services.store
+    ref = None
+    if ref_id:
+        lookup = store.claim_callback if claim else store.callback
+        ref = await lookup(ref_id, chat_id, user_id=user_id)
+    outcome = "ok"
+    if ref is None or (not claim and ref.used_at is not None):
+        outcome = "claimed" if ref is not None else "stale"
+        if ref is None and ref_id:
+            owner = await store.callback_user(ref_id, chat_id)
+            if owner is not None and owner != user_id:
+                outcome = "foreign"
+            elif claim:
+                # A lost claim: tell "already used" apart from "unknown or expired" for metrics.
+                seen = await store.callback(ref_id, chat_id, user_id=user_id)
+                outcome = "claimed" if seen is not None and seen.used_at is not None else "stale"
+    context.services.metrics.callback((query.data or "").partition(":")[0], outcome)
+    if outcome != "ok":
+        lang = context.lang
+        key = "common.not_your_button" if outcome == "foreign" else "common.stale_button"
+        await answer_query(update, t(lang, key))
+        return None
+    await answer_query(update)
+    return ref
+
+
+async def claim_once(
+    update: Update,
+    context: Context,
+    already_key: str,
+    *,
+    card: int | None = None,
+) -> tuple[Account, CallbackRef] | None:
+    """The card and the tapped button's row, for a button that acts exactly once.
+
+    The row is claimed atomically only once card `card` (None: the chat's first) is known to be
+    usable (`cards.require_card`). A later tap, or one that loses a race, is told `already_key`
+    instead of "stale button".
+    """
+    lang = context.lang
+    query = update.callback_query
+    assert query is not None
+    peek = await peek_callback(update, context)
+    if peek is not None and peek.used_at is not None:
+        context.services.metrics.callback(peek.action, "claimed")
+        await answer_query(update, t(lang, already_key))
+        return None
+    ref = await resolve_callback(update, context)
+    if ref is None:
+        again = await peek_callback(update, context)
+        if again is not None and again.used_at is not None:
+            await send(context.bot, context.chat_id, t(lang, already_key))
+        return None
+    account = await require_card(context, card)
+    if account is None:
+        return None
+    if await context.services.store.claim_callback(ref.id, context.chat_id) is None:
+        await send(context.bot, context.chat_id, t(lang, already_key))
+        return None
+    return account, ref
+
+
+def renew_payload(loan: Loan, lang: str, card: int = 1) -> RenewLoan:
+    """A loan's renew button, as /renew and reminder digests store it."""
+    title = loan.title or t(lang, "render.untitled")
+    return RenewLoan(loan.loan_id, shorten(title, PAYLOAD_TITLE), due_key(loan), card)
+
+
+def renew_buttons(
+    loans: Sequence[Loan],
+    lang: str,
+    *,
+    every: Sequence[Loan],
+    today: dt.date | None = None,
+    digest: bool = False,
+    card: int = 1,
+    owner: str | None = None,
+) -> list[tuple[str, Payload]]:
+    """(label, payload) of the renew buttons for `loans` of card `card`, and "renew all" for
+    `every` listed.
+
+    /renew puts "renew all" first and names each loan with its due date; a reminder digest
+    names each loan only while there are few, and puts "renew all" last, naming the card's
+    `owner` when the digest is a family's.
+    """
+    if not loans:
+        return []
+    renew_all = RenewAll(tuple(loan.loan_id for loan in every), card=card)
+    if digest:
+        specs: list[tuple[str, Payload]] = []
+        if len(loans) <= MAX_DIGEST_RENEW_BUTTONS:
+            for loan in loans:
+                title = shorten(loan.title, SHORT_TITLE) or "?"
+                label = plain(t(lang, "reminders.button.renew", title=title))
+                specs.append((label, renew_payload(loan, lang, card)))
+        every_label = (
+            t(lang, "reminders.button.renew_all")
+            if owner is None
+            else plain(t(lang, "card.renew_all", name=owner))
+        )
+        specs.append((every_label, renew_all))
+        return specs
+    specs = [(t(lang, "borrower.renew.all"), renew_all)]
+    for loan in loans[:MAX_RENEW_BUTTONS]:
+        label = t(
+            lang,
+            "borrower.renew.button",
+            title=Raw(shorten(loan.title or t(lang, "render.untitled"), SHORT_TITLE)),
+            due=Raw(format_date(loan.due_date, lang, today=today)),
+        )
+        specs.append((label, renew_payload(loan, lang, card)))
+    return specs
