@@ -146,9 +146,6 @@ class Cards(Repository):
         rows = await self._run(lambda conn: conn.execute(_CARDS, values).all())
         return [card for row in rows if (card := self.open(row)) is not None]
 
-    async def __call__(self, chat_id: int) -> list[Card]:
-        return await self.of_chat(chat_id)
-
     @staticmethod
     def take(chat_id: int, card: int | None = 1) -> Executable:
         """Delete a card (None: every card of the chat), returning the rows: who deletes a

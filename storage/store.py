@@ -4,8 +4,7 @@ per table (docs/architecture.md, "Store").
 `Store` owns the database, the token cipher and the repositories, reached by name
 (`store.cards.get`, `store.chats.chat`), plus the few operations that span tables in one
 transaction (a login completed, a card removed, a forgotten chat, the hourly purge, key
-rotation) and the revocation of every token the store drops. The flattened names
-(`store.chat` for `store.chats.chat`) stay only until the Telegram handlers have moved.
+rotation) and the revocation of every token the store drops.
 Every single-use operation is one conditional statement (`DELETE ... RETURNING` or
 `UPDATE ... WHERE used_at IS NULL RETURNING`), so it stays single use with several processes
 on one PostgreSQL database; there is no read-then-write.
@@ -135,59 +134,16 @@ class Store:
         self._cipher = cipher
         self._now = now = utc_clock(clock)
 
-        self.chats = chats = Chats(database, now)
+        self.chats = Chats(database, now)
         self.cards = cards = Cards(database, now, cipher)
         self.links = PendingLinks(database, now, cipher)
-        self.logins = logins = LoginStates(database, now)
-        self.callbacks = callbacks = Callbacks(database, now)
-        self.reminder_log = reminder_log = ReminderLog(database, now)
-        self.sweeps = sweeps = Sweeps(database, now, cards)
-        self.renewal_refusals = refusals = Refusals(database, now)
+        self.logins = LoginStates(database, now)
+        self.callbacks = Callbacks(database, now)
+        self.reminder_log = ReminderLog(database, now)
+        self.sweeps = Sweeps(database, now, cards)
+        self.renewal_refusals = Refusals(database, now)
         self.calendar = CalendarFeeds(database, now, cipher)
         self.notices = NoticeSeen(database, now)
-
-        # The flattened names the Telegram handlers still use; each is a repository's method
-        # (to go once they say `store.chats.chat`, `store.cards.get` and so on). `store.cards`
-        # itself stays callable meanwhile (`Cards.__call__`).
-        self.chat = chats.chat
-        self.set_language = chats.set_language
-        self.set_active = chats.set_active
-        self.set_telegram_language = chats.set_telegram_language
-        self.set_fresh_login = chats.set_fresh_login
-        self.set_account_ended = chats.set_account_ended
-        self.set_connected = chats.set_connected
-        self.set_notices = chats.set_notices
-
-        self.account = cards.get
-        self.set_label = cards.set_label
-        self.set_agency = cards.set_agency
-        self.set_pickup_branch = cards.set_pickup_branch
-        self.accounts_expiring = cards.expiring
-        self.expired_accounts = cards.expired
-        self.mark_expiry_warned = cards.mark_expiry_warned
-        self.count_accounts = cards.count
-
-        self.create_login_state = logins.create_login_state
-        self.take_login_state = logins.take_login_state
-
-        self.put_callbacks = callbacks.put_callbacks
-        self.put_callbacks_many = callbacks.put_callbacks_many
-        self.callback = callbacks.callback
-        self.callbacks_many = callbacks.callbacks_many
-        self.callback_user = callbacks.callback_user
-        self.claim_callback = callbacks.claim_callback
-
-        self.claim_sweep_batch = sweeps.claim_sweep_batch
-        self.finish_sweeps = sweeps.finish_sweeps
-        self.unswept = sweeps.unswept
-        self.set_next_checks = sweeps.set_next_checks
-        self.begin_reminders_many = reminder_log.begin_reminders_many
-        self.mark_sent = reminder_log.mark_sent
-
-        self.record_refusal = refusals.record_refusal
-        self.refusals = refusals.refusals
-        self.refusals_many = refusals.refusals_many
-        self.clear_refusal = refusals.clear_refusal
 
     @classmethod
     async def open(

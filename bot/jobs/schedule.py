@@ -102,7 +102,7 @@ async def _catch_up_sweep(context: Context) -> None:
     """
     svc = services(context)
     day = datetime.now(svc.settings.timezone).date()
-    left = await svc.store.unswept(day)
+    left = await svc.store.sweeps.unswept(day)
     if not left:
         log.info("reminders: today's sweep is done; no catch-up")
         return
@@ -112,7 +112,7 @@ async def _catch_up_sweep(context: Context) -> None:
         return  # the retry sweeps take it from here
     # Cards still leased by another process, or by one that died mid-sweep, are picked up
     # once their lease has run out (a live process will have finished them by then).
-    if await svc.store.unswept(day) and context.job_queue is not None:
+    if await svc.store.sweeps.unswept(day) and context.job_queue is not None:
         context.job_queue.run_once(
             _retry_sweep,
             when=DEFAULT_LEASE + CATCH_UP_DELAY,

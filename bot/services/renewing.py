@@ -88,7 +88,7 @@ async def renew_due(
     only if that button is claimed here, so a tap and "renew all" never both renew it. The
     answers are remembered (`remember`). A refused token stops it all (returned, not raised).
     """
-    refusals = await store.refusals(chat_id, card=card)
+    refusals = await store.renewal_refusals.refusals(chat_id, card=card)
     siblings = siblings or {}
     done = RenewedDue(window)
     todo: list[tuple[Loan, str | None]] = []  # the loan, and its claimed button's stored id
@@ -109,7 +109,7 @@ async def renew_due(
             continue
         sibling = siblings.get(loan.loan_id)
         if sibling is not None:
-            if await store.claim_callback(sibling.id, chat_id) is None:
+            if await store.callbacks.claim_callback(sibling.id, chat_id) is None:
                 done.skipped.append(Skipped(loan, "tried_here"))
                 continue
             todo.append((loan, sibling.id))
@@ -134,9 +134,11 @@ async def remember(
 ) -> None:
     """Keep a refusal (so the loan is marked and offered no button); forget it on success."""
     if isinstance(outcome, Refused):
-        await store.record_refusal(chat_id, loan_id, due, raw_reason(outcome), card=card)
+        await store.renewal_refusals.record_refusal(
+            chat_id, loan_id, due, raw_reason(outcome), card=card
+        )
     elif not isinstance(outcome, LibraryError):
-        await store.clear_refusal(chat_id, loan_id, card=card)
+        await store.renewal_refusals.clear_refusal(chat_id, loan_id, card=card)
         if isinstance(outcome.return_date, dt.date):
             await calendar.renewed(store, chat_id, loan_id, outcome.return_date, card)
 

@@ -86,8 +86,8 @@ async def login_prompt(
 
     With a button the lead says it all ("tap the button"); a text link needs its own line.
     """
-    state = await store.create_login_state(chat_id)
-    fresh = (await store.chat(chat_id)).fresh_login
+    state = await store.logins.create_login_state(chat_id)
+    fresh = (await store.chats.chat(chat_id)).fresh_login
     url = library.authorize_url(redirect_uri=settings.redirect_uri, state=state, force_login=fresh)
     # A local PUBLIC_URL means a local set-up: a text link works where a button would not.
     local = not url_button_allowed(settings.redirect_uri)
@@ -127,7 +127,7 @@ async def require_card(
     card is forgotten on the way. `known`: the chat's cards, when the caller has read them."""
     chat_id = context.chat_id
     store = context.services.store
-    cards = known if known is not None else await store.cards(chat_id)
+    cards = known if known is not None else await store.cards.of_chat(chat_id)
     account = next((a for a in cards if card is None or a.card == card), None)
     if account is not None and not expired(account):
         return account
@@ -142,7 +142,7 @@ async def require_card(
     if others:
         await send(context.bot, chat_id, t(lang, "cards.gone"))
     else:
-        ended = (await store.chat(chat_id)).account_ended
+        ended = (await store.chats.chat(chat_id)).account_ended
         await send_login(context, chat_id, lang, lead=t(lang, ENDED_TEXTS.get(ended or "", NEW)))
     return None
 
@@ -150,7 +150,7 @@ async def require_card(
 async def require_cards(context: Context) -> list[Account] | None:
     """Every usable card of the chat, by number; None after telling the patron how to connect
     one. Expired cards are forgotten on the way (quietly while another card is usable)."""
-    cards = await context.services.store.cards(context.chat_id)
+    cards = await context.services.store.cards.of_chat(context.chat_id)
     live = [account for account in cards if not expired(account)]
     if not live:
         first = await require_card(context, known=cards)
@@ -178,10 +178,10 @@ async def forget_card(
     if account is None:
         return False
     if alone is None:
-        alone = not await store.cards(chat_id)
+        alone = not await store.cards.of_chat(chat_id)
     lang = lang or await chat_lang(context, chat_id)
     if alone:
-        await store.set_account_ended(chat_id, why)
+        await store.chats.set_account_ended(chat_id, why)
         lead = t(lang, "common.login_expired" if why == "expired" else "common.reconnect")
     else:
         key = "lists.card_expired" if why == "expired" else "lists.card_refused"

@@ -88,20 +88,20 @@ async def chat_and_lang(update: Update, context: Context) -> tuple[ChatSettings 
     if chat is None:
         return None, pick_language(None, code)
     store = services(context).store
-    settings = await store.chat(chat.id)
+    settings = await store.chats.chat(chat.id)
     # Only a private chat's: in a group the sender's language is not the chat's, and a group
     # gets no row of its own (nothing is kept for groups).
     if code and chat.type == "private" and code[:16] != settings.telegram_language:
-        await store.set_telegram_language(chat.id, code)
+        await store.chats.set_telegram_language(chat.id, code)
     return settings, pick_language(settings.language, code or settings.telegram_language)
 
 
 async def chat_settings(context: Context) -> ChatSettings:
     """The chat's settings as the guard read them for this update, else read now."""
-    return context.chat or await context.services.store.chat(context.chat_id)
+    return context.chat or await context.services.store.chats.chat(context.chat_id)
 
 
 async def chat_lang(context: CallbackContext[Any, Any, Any, Any], chat_id: int) -> str:
     """The chat's language for jobs, which have no update: the saved language, else Telegram's."""
-    chat = await services(context).store.chat(chat_id)
+    chat = await services(context).store.chats.chat(chat_id)
     return pick_language(chat.language, chat.telegram_language)

@@ -78,7 +78,7 @@ async def tell_library_error(context: Context, exc: LibraryError, *, card: int =
     if isinstance(exc, TokenRejected):
         if not await forget_card(context, chat_id, card, lang):
             # Another task forgot it first (and told the patron).
-            if await context.services.store.cards(chat_id):
+            if await context.services.store.cards.of_chat(chat_id):
                 await send(context.bot, chat_id, t(lang, "cards.gone"))
             else:
                 await send_login(context, chat_id, lang, lead=t(lang, NEW))

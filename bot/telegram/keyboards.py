@@ -81,7 +81,7 @@ async def store_payloads(
     ids = [new_callback_id() for _ in payloads]
     rows = [(payload.ACTION, _bind(encode(payload), ids)) for payload in payloads]
     user = update.effective_user
-    await context.services.store.put_callbacks(
+    await context.services.store.callbacks.put_callbacks(
         context.chat_id, rows, user_id=user.id if user else None, ids=ids
     )
     return ids
@@ -135,7 +135,7 @@ async def peek_callback(update: Update, context: Context) -> CallbackRef | None:
     ref_id = ref_id_of(update)
     if not ref_id:
         return None
-    return await context.services.store.callback(ref_id, context.chat_id)
+    return await context.services.store.callbacks.callback(ref_id, context.chat_id)
 
 
 async def resolve_callback(
@@ -155,18 +155,18 @@ async def resolve_callback(
     store = context.services.store
     ref = None
     if ref_id:
-        lookup = store.claim_callback if claim else store.callback
+        lookup = store.callbacks.claim_callback if claim else store.callbacks.callback
         ref = await lookup(ref_id, chat_id, user_id=user_id)
     outcome = "ok"
     if ref is None or (not claim and ref.used_at is not None):
         outcome = "claimed" if ref is not None else "stale"
         if ref is None and ref_id:
-            owner = await store.callback_user(ref_id, chat_id)
+            owner = await store.callbacks.callback_user(ref_id, chat_id)
             if owner is not None and owner != user_id:
                 outcome = "foreign"
             elif claim:
                 # A lost claim: tell "already used" apart from "unknown or expired" for metrics.
-                seen = await store.callback(ref_id, chat_id, user_id=user_id)
+                seen = await store.callbacks.callback(ref_id, chat_id, user_id=user_id)
                 outcome = "claimed" if seen is not None and seen.used_at is not None else "stale"
     context.services.metrics.callback((query.data or "").partition(":")[0], outcome)
     if outcome != "ok":
@@ -208,7 +208,7 @@ async def claim_once(
     account = await require_card(context, card)
     if account is None:
         return None
-    if await context.services.store.claim_callback(ref.id, context.chat_id) is None:
+    if await context.services.store.callbacks.claim_callback(ref.id, context.chat_id) is None:
         await send(context.bot, context.chat_id, t(lang, already_key))
         return None
     return account, ref

@@ -13,8 +13,8 @@ CHAT = 2611
 
 async def test_the_digest_follows_a_ukrainian_telegram_app(rig: Rig) -> None:
     await rig.connect(CHAT, JONAS)
-    await rig.store.set_language(CHAT, None)  # never chose one with /language
-    await rig.store.set_telegram_language(CHAT, "uk")  # as every update leaves it
+    await rig.store.chats.set_language(CHAT, None)  # never chose one with /language
+    await rig.store.chats.set_telegram_language(CHAT, "uk")  # as every update leaves it
     await rig.sweep()
     [digest] = rig.telegram.sent(CHAT)
     lines = digest.text.splitlines()

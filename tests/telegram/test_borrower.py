@@ -339,13 +339,13 @@ async def test_slow_platform_answers_within_the_time_limit(bot_factory: BotFacto
 
 async def test_expired_token_leads_to_the_reconnect_prompt(bot: BotHarness) -> None:
     await bot.connect(19, KAREN)
-    account = await bot.store.account(19)
+    account = await bot.store.cards.get(19)
     assert account is not None
     bot.sandbox.expire_token(account.token)
     [reply] = await command(bot, 19, "/debt")
     assert "Log ind igen" in reply.text or "udløbet" in reply.text
     assert reply.buttons or "http" in reply.text
-    assert await bot.store.account(19) is None
+    assert await bot.store.cards.get(19) is None
 
 
 def test_catalogue_keys_are_borrower_keys() -> None:
@@ -363,7 +363,7 @@ async def test_user_authentication_failed_is_told_as_the_library_not_accepting_y
     [reply] = await command(bot, 12, "/loans")
     assert reply.text.startswith("⚠️ Your library could not look you up as a patron right now")
     assert "(“User authentication failed”)" in reply.text
-    assert await bot.store.account(12) is not None  # not a reason to forget the login
+    assert await bot.store.cards.get(12) is not None  # not a reason to forget the login
     bot.sandbox.refuse_patron(KAREN, False)
     [holds] = await command(bot, 12, "/holds")
     # The recorded shapes: a hold "At reservation shelf" with its last day, an NCIP order id.

@@ -138,8 +138,8 @@ async def test_calendar_asks_to_log_in_first(bot: BotHarness) -> None:
 async def test_a_family_feed_names_each_card_and_follows_a_logout(bot: BotHarness) -> None:
     await bot.connect(79, KAREN, language_code="en")
     await bot.connect(79, JONAS, language_code="en")
-    await bot.store.set_label(79, 1, "Karen")
-    await bot.store.set_label(79, 2, "Jonas")
+    await bot.store.cards.set_label(79, 1, "Karen")
+    await bot.store.cards.set_label(79, 2, "Jonas")
     url = await feed_url(bot, 79)
     found = set((await events(bot, url)).values())
     karen = {(due, f"Karen: 📚 Due: {title}") for title, due in due_dates(bot, KAREN).items()}

@@ -28,10 +28,10 @@ async def two_cards(bot: BotHarness, chat_id: int, second: str = JONAS, lang: st
     """A chat with Karen's card (1) and `second`'s card (2), labelled with their first names."""
     await bot.connect(chat_id, KAREN, language_code=lang)
     await bot.connect(chat_id, second, language_code=lang)
-    cards = await bot.store.cards(chat_id)
+    cards = await bot.store.cards.of_chat(chat_id)
     assert [card.card for card in cards] == [1, 2]
-    await bot.store.set_label(chat_id, 1, "Karen")
-    await bot.store.set_label(chat_id, 2, "Jonas" if second == JONAS else "Mette")
+    await bot.store.cards.set_label(chat_id, 1, "Karen")
+    await bot.store.cards.set_label(chat_id, 2, "Jonas" if second == JONAS else "Mette")
 
 
 def jonas_title(bot: BotHarness) -> str:
@@ -81,8 +81,8 @@ async def test_holds_and_debt_per_card(bot: BotHarness) -> None:
 async def test_long_lists_page_through_the_sections(bot: BotHarness) -> None:
     await bot.connect(403, METTE, language_code="en")
     await bot.connect(403, JONAS, language_code="en")
-    await bot.store.set_label(403, 1, "Mette")
-    await bot.store.set_label(403, 2, "Jonas")
+    await bot.store.cards.set_label(403, 1, "Mette")
+    await bot.store.cards.set_label(403, 2, "Jonas")
     [first] = await command(bot, 403, "/loans")
     assert first.text.startswith("📚 Your loans (66)")
     labels = buttons(first)
@@ -152,7 +152,7 @@ async def test_away_renews_on_every_card(bot: BotHarness) -> None:
 
 async def test_a_refused_token_forgets_only_that_card(bot: BotHarness) -> None:
     await two_cards(bot, 407)
-    second = await bot.store.account(407, 2)
+    second = await bot.store.cards.get(407, 2)
     assert second is not None
     bot.sandbox.expire_token(second.token)
     messages = await command(bot, 407, "/loans", until=lambda found: len(found) >= 2)
@@ -160,8 +160,8 @@ async def test_a_refused_token_forgets_only_that_card(bot: BotHarness) -> None:
     assert told.buttons or "http" in told.text  # a way to log in again
     listing = next(m for m in messages if m.text.startswith("📚 Your loans"))
     assert KAREN_TITLE in listing.text and "👤 Jonas" in listing.text
-    assert await bot.store.account(407, 2) is None
-    assert await bot.store.account(407, 1) is not None
+    assert await bot.store.cards.get(407, 2) is None
+    assert await bot.store.cards.get(407, 1) is not None
     # One card left: /loans is as it always was.
     [again] = await command(bot, 407, "/loans")
     assert again.text.startswith("📚 Your loans (7)") and "👤" not in again.text
@@ -173,7 +173,7 @@ async def test_a_platform_failure_on_one_card_shows_the_others(bot: BotHarness) 
     [reply] = await command(bot, 408, "/loans")
     assert KAREN_TITLE in reply.text
     assert "⚠️ Jonas's card could not be read just now." in reply.text
-    assert await bot.store.account(408, 2) is not None
+    assert await bot.store.cards.get(408, 2) is not None
 
 
 async def test_events_of_cards_at_one_library_are_one_message(bot: BotHarness) -> None:
@@ -233,7 +233,7 @@ async def test_a_chat_left_with_card_two_alone_renews_with_it(bot: BotHarness) -
 async def test_a_suggestion_orders_with_the_card_it_was_made_for(bot: BotHarness) -> None:
     await two_cards(bot, 413)
     # Jonas's card picks up at Vesterbro; Karen's has no branch saved (her library's main one).
-    await bot.store.set_pickup_branch(413, "DK-710104", card=2)
+    await bot.store.cards.set_pickup_branch(413, "DK-710104", card=2)
     [ask] = await command(bot, 413, "/recommend")
     assert ask.text == "💡 Suggestions from whose loans?"
     assert buttons(ask) == ["Karen", "Jonas"]

@@ -34,7 +34,7 @@ async def log_in(bot: BotHarness, chat_id: int, user_id: str, *, url: str | None
 
 
 async def labels(bot: BotHarness, chat_id: int) -> list[tuple[int, str | None]]:
-    return [(card.card, card.label) for card in await bot.store.cards(chat_id)]
+    return [(card.card, card.label) for card in await bot.store.cards.of_chat(chat_id)]
 
 
 async def two_cards(bot: BotHarness, chat_id: int) -> None:
@@ -60,7 +60,7 @@ async def test_two_patrons_make_two_cards_and_a_login_again_refreshes_one(
     assert f"1. 👤 Karen ({KBH})\n2. 👤 Ole ({KBH})" in second.text
     assert await labels(bot, CHAT) == [(1, "Karen"), (2, "Ole")]
     # Only the first name is kept, never the rest of it.
-    account = await bot.store.account(CHAT, 1)
+    account = await bot.store.cards.get(CHAT, 1)
     assert account is not None and "Jensen" not in repr(account)
 
     [old] = bot.sandbox.live_tokens(KAREN)
@@ -185,7 +185,7 @@ async def test_logout_asks_which_card_then_all(bot: BotHarness) -> None:
     # One card left: /logout is as it was before several cards.
     [reply] = await command(bot, CHAT, "/logout")
     assert reply.text.startswith("👋 You are logged out here. I deleted your access")
-    assert await bot.store.cards(CHAT) == [] and bot.sandbox.live_tokens(OLE) == []
+    assert await bot.store.cards.of_chat(CHAT) == [] and bot.sandbox.live_tokens(OLE) == []
 
     await two_cards(bot, CHAT)
     which = await bot.send(CHAT, "/logout")
@@ -193,7 +193,7 @@ async def test_logout_asks_which_card_then_all(bot: BotHarness) -> None:
     assert done is not None
     assert "👋 Karen's card is logged out here" in done.text
     assert "👋 Ole's card is logged out here" in done.text
-    assert await bot.store.cards(CHAT) == []
+    assert await bot.store.cards.of_chat(CHAT) == []
     assert bot.sandbox.live_tokens(KAREN) == [] and bot.sandbox.live_tokens(OLE) == []
     [told] = await command(bot, CHAT, "/loans")
     assert told.text.startswith("🔑 You logged out.")
@@ -216,7 +216,7 @@ async def test_order_asks_which_card_and_uses_its_token_and_branch(bot: BotHarne
     ask = await bot.tap(CHAT, which, "👤 Ole")
     assert ask is not None and "Pick-up at Viby Bibliotek." in ask.text
     # The branch is Ole's card's, not Karen's.
-    ole, karen = await bot.store.account(CHAT, 2), await bot.store.account(CHAT, 1)
+    ole, karen = await bot.store.cards.get(CHAT, 2), await bot.store.cards.get(CHAT, 1)
     assert ole is not None and ole.pickup_branch == "DK-751011"
     assert karen is not None and karen.pickup_branch is None
     karen_orders = len(bot.sandbox.patron_data(KAREN).orders)
@@ -302,4 +302,4 @@ async def test_forget_revokes_every_card(bot: BotHarness) -> None:
     assert done is not None and done.text.startswith("🗑 Everything is deleted: your login (the")
     assert bot.sandbox.live_tokens(KAREN) == [] and bot.sandbox.live_tokens(OLE) == []
     assert bot.sandbox.calls[REVOKE] == 2
-    assert await bot.store.cards(CHAT) == []
+    assert await bot.store.cards.of_chat(CHAT) == []

@@ -39,7 +39,7 @@ async def _success_page(bot: BotHarness, chat_id: int, user_id: str = KAREN) -> 
 
 async def test_connect_success(bot: BotHarness) -> None:
     await bot.connect(CHAT)
-    account = await bot.store.account(CHAT)
+    account = await bot.store.cards.get(CHAT)
     assert account is not None
     assert account.token_expires_at is not None
     assert account.token_expires_at > datetime.now(UTC) + timedelta(days=25)
@@ -86,13 +86,13 @@ async def test_denied_login(bot: BotHarness) -> None:
     assert "Linket er udløbet" in again.text
     assert f'href="https://t.me/{bot.info.bot_username}">Tilbage til chatten</a>' in again.text
     assert bot.sandbox.calls[TOKEN_CALL] == calls
-    assert await bot.store.account(CHAT) is None
+    assert await bot.store.cards.get(CHAT) is None
 
 
 async def test_expired_link_page_speaks_the_chats_language(bot: BotHarness) -> None:
     bot.add_chat(CHAT, language_code="en")
     await bot.send(CHAT, "/start")  # Telegram's language is remembered from the update
-    state = await bot.store.create_login_state(CHAT, ttl=timedelta(seconds=-1))
+    state = await bot.store.logins.create_login_state(CHAT, ttl=timedelta(seconds=-1))
     url = f"{bot.info.public_url}/oauth/callback?{urlencode({'state': state, 'code': 'abc'})}"
     page = await bot.http.get(url, headers={"Accept-Language": "da"})
     assert page.status_code == 410
@@ -157,11 +157,11 @@ async def test_phishing_code_refused_in_another_chat(bot: BotHarness) -> None:
     bot.add_chat(OTHER_CHAT)
     refused = await bot.send(OTHER_CHAT, f"/start {code}")
     assert "ikke gyldig her" in refused.text
-    assert await bot.store.account(OTHER_CHAT) is None
+    assert await bot.store.cards.get(OTHER_CHAT) is None
     # Only the chat that asked for /login can complete it, and the code still works there.
     done = await bot.send(CHAT, f"/start {code}")
     assert "Forbundet" in done.text
-    assert await bot.store.account(CHAT) is not None
+    assert await bot.store.cards.get(CHAT) is not None
     replay = await bot.send(CHAT, f"/start {code}")
     assert "ikke gyldig" in replay.text
 
@@ -174,16 +174,16 @@ async def test_token_endpoint_failure(bot: BotHarness) -> None:
     assert page.status_code == 502
     assert "not answering" in page.text
     assert "start=" not in page.text
-    assert await bot.store.count_accounts() == 0
+    assert await bot.store.cards.count() == 0
 
 
 async def test_logout_revokes_and_forgets(bot: BotHarness) -> None:
     await bot.connect(CHAT)
-    account = await bot.store.account(CHAT)
+    account = await bot.store.cards.get(CHAT)
     assert account is not None
     reply = await bot.send(CHAT, "/logout")
     assert "logget ud" in reply.text
-    assert await bot.store.account(CHAT) is None
+    assert await bot.store.cards.get(CHAT) is None
     assert bot.sandbox.calls["oauth DELETE /oauth/revoke"] == 1
     async with LibraryClient.from_settings(bot.settings) as client:
         with pytest.raises(TokenRejected):
@@ -194,14 +194,14 @@ async def test_logout_revokes_and_forgets(bot: BotHarness) -> None:
 
 async def test_forget_removes_everything(bot: BotHarness) -> None:
     await bot.connect(CHAT)
-    await bot.store.set_language(CHAT, "en")
+    await bot.store.chats.set_language(CHAT, "en")
     prompt = await bot.send(CHAT, "/forget")
     labels = [button.text for row in prompt.buttons for button in row]
     assert labels[0] == "🗑 Yes, delete everything"  # the confirming button first
     done = await bot.tap(CHAT, prompt, "🗑 Yes, delete everything")
     assert done is not None and "Everything is deleted" in done.text
-    assert await bot.store.account(CHAT) is None
-    assert (await bot.store.chat(CHAT)).language is None
+    assert await bot.store.cards.get(CHAT) is None
+    assert (await bot.store.chats.chat(CHAT)).language is None
     assert not done.buttons  # the prompt's buttons are gone with the edit
 
 
@@ -210,7 +210,7 @@ async def test_forget_declined_keeps_account(bot: BotHarness) -> None:
     prompt = await bot.send(CHAT, "/forget")
     kept = await bot.tap(CHAT, prompt, "Nej, behold")
     assert kept is not None and "Intet er slettet" in kept.text
-    assert await bot.store.account(CHAT) is not None
+    assert await bot.store.cards.get(CHAT) is not None
 
 
 async def test_language_choice(bot: BotHarness) -> None:
@@ -220,18 +220,18 @@ async def test_language_choice(bot: BotHarness) -> None:
     assert labels == ["Dansk", "English", "Українська", "Automatisk (fra Telegram)"]
     chosen = await bot.tap(CHAT, prompt, "English")
     assert chosen is not None and "now English" in chosen.text
-    assert (await bot.store.chat(CHAT)).language == "en"
+    assert (await bot.store.chats.chat(CHAT)).language == "en"
     help_text = await bot.send(CHAT, "/help")
     assert "Commands" in help_text.text
     prompt = await bot.send(CHAT, "/language")
     auto = await bot.tap(CHAT, prompt, "Automatic (from Telegram)")
     assert auto is not None
-    assert (await bot.store.chat(CHAT)).language is None
+    assert (await bot.store.chats.chat(CHAT)).language is None
 
 
 async def test_no_plain_token_in_database(bot: BotHarness) -> None:
     await bot.connect(CHAT)
-    account = await bot.store.account(CHAT)
+    account = await bot.store.cards.get(CHAT)
     assert account is not None
     database = Path(bot.settings.DATABASE_URL.split("///", 1)[1])
     content = b"".join(
@@ -253,7 +253,7 @@ async def test_no_secrets_in_logs(bot: BotHarness, caplog: pytest.LogCaptureFixt
     assert link_code is not None
     reply = await bot.send(CHAT, f"/start {link_code.group(1)}")
     assert "Forbundet" in reply.text
-    account = await bot.store.account(CHAT)
+    account = await bot.store.cards.get(CHAT)
     assert account is not None
     await bot.send(CHAT, "/logout")
     text = caplog.text + "".join(str(record.__dict__) for record in caplog.records)

@@ -233,20 +233,20 @@ async def test_token_expiry_warning_once_and_expired_forgotten(bot: BotHarness) 
     await _run_expiry_job(bot)
     expired = await bot.next_message(CHAT + 1, before)
     assert "udløbet" in expired.text
-    assert await bot.store.account(CHAT + 1) is None
+    assert await bot.store.cards.get(CHAT + 1) is None
 
 
 async def test_a_warned_token_is_still_forgotten_when_it_expires(bot: BotHarness) -> None:
     await bot.connect(CHAT)
     await _set_expiry(bot, CHAT, datetime.now(UTC) + timedelta(days=1))
     await _run_expiry_job(bot)
-    assert (await bot.store.account(CHAT)) is not None
+    assert (await bot.store.cards.get(CHAT)) is not None
     await _set_expiry(bot, CHAT, datetime.now(UTC) - timedelta(minutes=1))
     before = len(bot.telegram.sent(CHAT))
     await _run_expiry_job(bot)
     expired = await bot.next_message(CHAT, before)
     assert "udløbet" in expired.text
-    assert await bot.store.account(CHAT) is None
+    assert await bot.store.cards.get(CHAT) is None
     await _run_expiry_job(bot)  # told once only
     await asyncio.sleep(0.1)
     assert len(bot.telegram.sent(CHAT)) == before + 1
@@ -257,7 +257,7 @@ async def test_expired_token_is_forgotten_on_use(bot: BotHarness) -> None:
     await _set_expiry(bot, CHAT, datetime.now(UTC) - timedelta(minutes=1))
     reply = await bot.send(CHAT, "/loans")
     assert "udløbet" in reply.text or "Log ind" in reply.text
-    assert await bot.store.account(CHAT) is None
+    assert await bot.store.cards.get(CHAT) is None
 
 
 async def test_webhook_update_json_is_processed(bot_factory: BotFactory) -> None:
@@ -292,7 +292,7 @@ async def test_refused_token_is_forgotten_and_patron_told_once(bot: BotHarness) 
     reply = await bot.send(CHAT, "/loans")
     assert "udløbet eller blev afvist" in reply.text
     assert any(button.url for row in reply.buttons for button in row)
-    assert await bot.store.account(CHAT) is None
+    assert await bot.store.cards.get(CHAT) is None
     again = await bot.send(CHAT, "/loans")
     # What actually happened, not "not logged in yet".
     assert "udløbet eller blev afvist" in again.text
@@ -303,7 +303,7 @@ async def test_a_family_card_is_warned_and_forgotten_by_name(bot: BotHarness) ->
     chat = CHAT + 40
     await bot.connect(chat, KAREN)
     await bot.connect(chat, JONAS)
-    await bot.store.set_label(chat, 2, "Jonas")
+    await bot.store.cards.set_label(chat, 2, "Jonas")
     statement = (
         update(AccountRow)
         .where(AccountRow.chat_id == chat, AccountRow.card == 2)  # type: ignore[arg-type]
@@ -315,5 +315,5 @@ async def test_a_family_card_is_warned_and_forgotten_by_name(bot: BotHarness) ->
     warning = await bot.next_message(chat, before)
     assert warning.html.startswith("👤 <b>Jonas</b>\n") and "udløber om 3 dage" in warning.text
     # Only Jonas's card was warned; Karen's has no expiry.
-    assert not (await bot.store.account(chat, 1)).expiry_warned  # type: ignore[union-attr]
-    assert (await bot.store.account(chat, 2)).expiry_warned  # type: ignore[union-attr]
+    assert not (await bot.store.cards.get(chat, 1)).expiry_warned  # type: ignore[union-attr]
+    assert (await bot.store.cards.get(chat, 2)).expiry_warned  # type: ignore[union-attr]

@@ -13,8 +13,8 @@ CHAT = 8301
 async def test_a_cards_renew_all_in_the_digest_renews_only_that_card(bot: BotHarness) -> None:
     await bot.connect(CHAT, KAREN, language_code="en")
     await bot.connect(CHAT, JONAS, language_code="en")
-    await bot.store.set_label(CHAT, 1, "Karen")
-    await bot.store.set_label(CHAT, 2, "Jonas")
+    await bot.store.cards.set_label(CHAT, 1, "Karen")
+    await bot.store.cards.set_label(CHAT, 2, "Jonas")
     before = len(bot.telegram.sent(CHAT))
     async with sweeper(bot) as sweep:
         await sweep()

@@ -18,7 +18,7 @@ async def test_telegram_language_is_remembered_and_used_for_expiry_notices(
 ) -> None:
     # English Telegram, and never /language: the chat's own choice stays unset.
     await bot.connect(CHAT, KAREN, language_code="en")
-    chat = await bot.store.chat(CHAT)
+    chat = await bot.store.chats.chat(CHAT)
     assert chat.language is None and chat.telegram_language == "en"
     await _set_expiry(bot, CHAT, datetime.now(UTC) - timedelta(minutes=1))
     before = len(bot.telegram.sent(CHAT))

@@ -93,7 +93,7 @@ async def test_group_account_commands_point_to_a_private_chat_and_touch_nothing(
     # Nothing read from the platform, nothing written: no state, link, button or settings row.
     assert bot.sandbox.calls == platform
     assert await _dump(bot) == stored
-    assert await bot.store.account(ALICE) is not None  # Karen is still connected, privately
+    assert await bot.store.cards.get(ALICE) is not None  # Karen is still connected, privately
 
 
 async def test_group_still_gets_start_help_and_other_bots_commands_are_left_alone(
@@ -137,7 +137,7 @@ async def _post_with_button(bot: BotHarness, chat_id: int, data: str) -> int:
 
 async def test_account_buttons_in_a_group_are_refused_and_not_claimed(bot: BotHarness) -> None:
     await _group_with_karen(bot)
-    [ref_id] = await bot.store.put_callbacks(
+    [ref_id] = await bot.store.callbacks.put_callbacks(
         GROUP, [("renew", {"loan_id": "L1", "title": "x"})], user_id=ALICE
     )
     message_id = await _post_with_button(bot, GROUP, f"renew:{ref_id}")
@@ -164,12 +164,12 @@ async def test_a_button_works_only_for_the_user_who_was_shown_it(bot: BotHarness
     # In the presser's language (the group has none saved): Alice reads English.
     assert "the person who asked" in (await _answer_of(bot, query_id))["text"]
     await asyncio.sleep(QUIET)
-    assert (await bot.store.chat(GROUP)).language is None
+    assert (await bot.store.chats.chat(GROUP)).language is None
     assert bot.telegram.sent(GROUP)[-1].edits == 0
     # Bob's own press works.
     await bot.telegram.tap(GROUP, prompt.message_id, english, user_id=BOB)
     await _until(lambda: bot.telegram.sent(GROUP)[-1].edits == 1)
-    assert (await bot.store.chat(GROUP)).language == "en"
+    assert (await bot.store.chats.chat(GROUP)).language == "en"
 
 
 async def test_buttons_are_stored_with_their_user(bot: BotHarness) -> None:
@@ -188,7 +188,7 @@ async def test_an_edited_message_does_not_run_a_command_again(bot: BotHarness) -
     await bot.telegram.edit_text(ALICE, message_id, "/help")
     await asyncio.sleep(1.0)
     assert len(bot.telegram.sent(ALICE)) == before + 1
-    assert await bot.store.account(ALICE) is not None
+    assert await bot.store.cards.get(ALICE) is not None
 
 
 async def test_login_spam_keeps_a_few_states_and_the_newest_link_works(bot: BotHarness) -> None:

@@ -34,7 +34,7 @@ async def _pending(bot: BotHarness, chat_id: int = CHAT) -> str:
 
 
 async def _account_token(bot: BotHarness) -> str:
-    account = await bot.store.account(CHAT)
+    account = await bot.store.cards.get(CHAT)
     assert account is not None
     return account.token
 
@@ -131,7 +131,7 @@ async def test_logout_with_the_access_service_failing_says_so(bot: BotHarness) -
     assert "Biblioteket svarede ikke" in reply.text
     assert bot.sandbox.calls[REVOKE] == 1  # never retried
     assert bot.sandbox.token_is_live(token)
-    assert await bot.store.account(CHAT) is None
+    assert await bot.store.cards.get(CHAT) is None
 
 
 @pytest.mark.parametrize("with_pending_link", [False, True])

@@ -65,7 +65,7 @@ async def test_language_offers_ukrainian_and_the_menu_follows(bot: BotHarness) -
     assert labels == ["Dansk", "English", "Українська", "Automatisk (fra Telegram)"]
     chosen = await bot.tap(CHAT + 2, prompt, "Українська")
     assert chosen is not None and chosen.text == "✅ Тепер мова – українська."
-    assert (await bot.store.chat(CHAT + 2)).language == "uk"
+    assert (await bot.store.chats.chat(CHAT + 2)).language == "uk"
     # The chat's own menu is Ukrainian (set before the answer); the Danish default stays.
     assert bot.telegram.chat_commands(CHAT + 2)[0]["description"] == "Вітання і як почати"
     assert bot.telegram.commands[None][0]["description"] == "Velkomst og kom i gang"
@@ -76,7 +76,7 @@ async def test_language_offers_ukrainian_and_the_menu_follows(bot: BotHarness) -
     auto = await bot.tap(CHAT + 2, again, "Автоматично (з Telegram)")
     # Back to the app's language, which is Danish: the answer already is.
     assert auto is not None and auto.text == "✅ Jeg følger nu sproget i din Telegram."
-    assert (await bot.store.chat(CHAT + 2)).language is None
+    assert (await bot.store.chats.chat(CHAT + 2)).language is None
 
 
 async def test_the_calendar_names_its_events_in_ukrainian(bot: BotHarness) -> None:

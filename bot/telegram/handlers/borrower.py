@@ -167,7 +167,7 @@ async def _cancel_hold(
 
 async def _keep_hold(update: Update, context: Context, keep: KeepHold) -> None:
     lang = context.lang
-    confirm = await context.services.store.callback(keep.keep, context.chat_id)
+    confirm = await context.services.store.callbacks.callback(keep.keep, context.chat_id)
     if confirm is not None and confirm.used_at is not None:
         await reply(update, context, t(lang, "borrower.cancel.already"))
         return
@@ -270,7 +270,7 @@ async def list_loans(
         if not loans:
             sections.append(Section(card.name, t(lang, "lists.loans.none")))
             continue
-        refusals = await store.refusals(chat_id, card=card.card)
+        refusals = await store.renewal_refusals.refusals(chat_id, card=card.card)
         entries = []
         refused = 0
         for loan in loans:

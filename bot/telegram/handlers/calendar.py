@@ -43,14 +43,14 @@ async def calendar_command(update: Update, context: Context) -> None:
     if not svc.settings.PUBLIC_URL:
         await reply(update, context, t(context.lang, "calendar.no_public_url"))
         return
-    if not words and (await svc.store.chat(chat_id)).has_calendar:
+    if not words and (await svc.store.chats.chat(chat_id)).has_calendar:
         await reply(update, context, t(context.lang, "calendar.exists"))
         return
     started = await command_status(update, context)
     if started is None:
         return
     lang, status = started
-    statuses = await _statuses(svc, await svc.store.cards(chat_id), status)
+    statuses = await _statuses(svc, await svc.store.cards.of_chat(chat_id), status)
     entries = {card: calendar.dumps(calendar.entries(seen)) for card, seen in statuses.items()}
     secret = await svc.store.calendar.create(chat_id, entries)
     url = f"{svc.settings.PUBLIC_URL.rstrip('/')}/calendar/{secret}.ics"

@@ -118,7 +118,7 @@ async def read_cards(
 async def chat_cards(update: Update, context: Context) -> list[Account]:
     """The chat's cards, read quietly: with one card (or none) a command goes on as it always
     did, and it tells the patron itself when nothing is connected."""
-    return await context.services.store.cards(context.chat_id)
+    return await context.services.store.cards.of_chat(context.chat_id)
 
 
 async def fetch_cards(

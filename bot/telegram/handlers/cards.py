@@ -222,7 +222,7 @@ async def card_lines(
 
 async def cards_command(update: Update, context: Context) -> None:
     lang = context.lang
-    cards = await context.services.store.cards(context.chat_id)
+    cards = await context.services.store.cards.of_chat(context.chat_id)
     if not cards:
         await require_card(context)  # says how to connect a card
         return
@@ -280,7 +280,7 @@ class Renames:
         tapped = decode(ref.payload, RenameCard)
         account = None
         if tapped is not None:
-            account = await context.services.store.account(context.chat_id, tapped.card)
+            account = await context.services.store.cards.get(context.chat_id, tapped.card)
         if account is None:
             await reply(update, context, t(lang, "cards.gone"))
             return
@@ -295,7 +295,7 @@ class Renames:
             return
         store = context.services.store
         chat_id = context.chat_id
-        account = await store.account(chat_id, card)
+        account = await store.cards.get(chat_id, card)
         if account is None:
             self.asked.pop(chat_id, None)
             await reply(update, context, t(lang, "cards.gone"))
@@ -307,14 +307,14 @@ class Renames:
             lead = t(lang, "cards.rename_bad")
         elif any(
             other.card != card and card_name(other, lang).casefold() == label.casefold()
-            for other in await store.cards(chat_id)
+            for other in await store.cards.of_chat(chat_id)
         ):
             lead = t(lang, "cards.rename_taken", name=label)  # the buttons would read the same
         if lead is not None:
             self.ask(chat_id, card, await ask_for_name(update, context, account, lead=lead))
             return
         self.asked.pop(chat_id, None)
-        await store.set_label(chat_id, card, label)
+        await store.cards.set_label(chat_id, card, label)
         await reply(update, context, t(lang, "cards.renamed", number=card, name=label))
 
 

@@ -50,7 +50,7 @@ async def login(update: Update, context: Context) -> None:
     lang = context.lang
     svc = context.services
     chat_id = context.chat_id
-    cards = await svc.store.cards(chat_id)
+    cards = await svc.store.cards.of_chat(chat_id)
     if not cards:
         await send_login(context, chat_id, lang)
         return
@@ -73,7 +73,7 @@ async def logout(update: Update, context: Context) -> None:
     lang = context.lang
     svc = context.services
     chat_id = context.chat_id
-    cards = await svc.store.cards(chat_id)
+    cards = await svc.store.cards.of_chat(chat_id)
     if len(cards) > 1:
         specs: list[tuple[str, Payload]] = [
             (
@@ -92,8 +92,8 @@ async def logout(update: Update, context: Context) -> None:
     if removed is None:
         await reply(update, context, t(lang, "connect.not_logged_in"))
         return
-    await svc.store.set_account_ended(chat_id, "logged_out")
-    await svc.store.set_fresh_login(chat_id, True)
+    await svc.store.chats.set_account_ended(chat_id, "logged_out")
+    await svc.store.chats.set_fresh_login(chat_id, True)
     # Forgotten here whatever the access service says; the reply says what happened there.
     # No token: its key was removed before `rotate-keys` ran.
     key = LOGOUT_TEXTS[await revoke(context, removed.token)]
@@ -109,7 +109,7 @@ async def logout_tapped(update: Update, context: Context) -> None:
     svc = context.services
     chat_id = context.chat_id
     choice = decode(ref.payload, LogoutCard)
-    cards = await svc.store.cards(chat_id)
+    cards = await svc.store.cards.of_chat(chat_id)
     if choice is None or choice.card is not None:
         cards = [account for account in cards if choice and account.card == choice.card]
     if not cards:
@@ -126,13 +126,13 @@ async def logout_tapped(update: Update, context: Context) -> None:
     if not lines:
         await reply(update, context, t(lang, "cards.gone"))
         return
-    await svc.store.set_fresh_login(chat_id, True)
-    left = await svc.store.cards(chat_id)
+    await svc.store.chats.set_fresh_login(chat_id, True)
+    left = await svc.store.cards.of_chat(chat_id)
     if left:
         names = ", ".join(card_name(account, lang) for account in left)
         lines.append(t(lang, "cards.remaining", names=names))
     else:
-        await svc.store.set_account_ended(chat_id, "logged_out")
+        await svc.store.chats.set_account_ended(chat_id, "logged_out")
     await _logged_out(update, context, "\n".join(lines))
 
 
@@ -213,7 +213,7 @@ async def forget_tapped(update: Update, context: Context) -> None:
     chat_id = context.chat_id
     # Every card's token revoked here, so the answer can say whether the library confirmed.
     outcomes = []
-    for card in [account.card for account in await svc.store.cards(chat_id)] or [1]:
+    for card in [account.card for account in await svc.store.cards.of_chat(chat_id)] or [1]:
         account = await svc.store.delete_account(chat_id, card)
         outcomes.append(await revoke(context, account.token if account else None))
     key = FORGET_TEXTS[False if False in outcomes else True if True in outcomes else None]

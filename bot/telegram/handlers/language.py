@@ -29,7 +29,7 @@ def handlers() -> list[BaseHandler[Any, Any, Any]]:
 async def language(update: Update, context: Context) -> None:
     lang = context.lang
     chat_id = context.chat_id
-    saved = (await context.services.store.chat(chat_id)).language
+    saved = (await context.services.store.chats.chat(chat_id)).language
     auto = t(lang, "connect.language_auto")
     current = language_name(saved) if saved in LANGUAGES else auto
     specs = [(language_name(choice), LanguageChoice(choice)) for choice in LANGUAGES]
@@ -44,7 +44,7 @@ async def language_tapped(update: Update, context: Context) -> None:
         return
     choice = decode(ref.payload, LanguageChoice)
     saved = choice.lang if choice is not None and choice.lang in LANGUAGES else None
-    await context.services.store.set_language(context.chat_id, saved)
+    await context.services.store.chats.set_language(context.chat_id, saved)
     chat = update.effective_chat
     if chat is not None and chat.type == ChatType.PRIVATE:
         # The menu follows the choice (a group's menu stays everyone's own language).

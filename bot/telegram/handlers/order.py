@@ -224,7 +224,7 @@ async def prepare_order(
         await send(context.bot, chat_id, t(lang, key, branch=name, pid=pid))
         return
     if given:
-        await svc.store.set_pickup_branch(chat_id, branch, account.card)
+        await svc.store.cards.set_pickup_branch(chat_id, branch, account.card)
     names = await svc.branches.lookup(svc.library, [branch], deadline)
     short = shorten(title, PAYLOAD_TITLE)
     yes, no, change = await callback_buttons(
@@ -375,7 +375,7 @@ async def _abort(
     abort = decode(ref.payload, AbortOrder) if ref is not None else None
     if abort is None:
         return
-    confirm = await context.services.store.callback(abort.abort, context.chat_id)
+    confirm = await context.services.store.callbacks.callback(abort.abort, context.chat_id)
     done = confirm is not None and confirm.used_at is not None
     await reply(
         update, context, t(lang, "borrower.order.already" if done else "borrower.order.aborted")
@@ -430,13 +430,13 @@ async def place_order(
 async def _for_card(context: Context, account: Account, text: str) -> str:
     """`text` headed by the card's name when the chat has several: whose order it is."""
     lang = context.lang
-    cards = await context.services.store.cards(account.chat_id)
+    cards = await context.services.store.cards.of_chat(account.chat_id)
     return f"{card_heading(account, lang)}\n{text}" if len(cards) > 1 else text
 
 
 async def _forget_branch(context: Context, account: Account, branch: str) -> None:
     if normalise_branch(account.pickup_branch) == branch:
-        await context.services.store.set_pickup_branch(account.chat_id, None, account.card)
+        await context.services.store.cards.set_pickup_branch(account.chat_id, None, account.card)
 
 
 # The order system's reasons (OpenOrder, passed on by the platform in `error`) -> the text that

@@ -49,10 +49,10 @@ async def _status(update: Update, context: Context, lead: str | None = None) -> 
     lang = context.lang
     chat_id = context.chat_id
     svc = context.services
-    chat = await svc.store.chat(chat_id)
+    chat = await svc.store.chats.chat(chat_id)
     days = chat.thresholds(svc.settings.REMINDER_DAYS)
     lines = [lead] if lead else []
-    connected = await svc.store.account(chat_id) is not None
+    connected = await svc.store.cards.get(chat_id) is not None
     if not connected:
         # Reminders need a library account to read the loans from: say so before the settings.
         lines.append(t(lang, "reminders.status.no_account"))
@@ -126,10 +126,10 @@ async def reminders_button(update: Update, context: Context) -> None:
         await store.set_reminders(ref.chat_id, enabled=True, days=days)
         await _status(update, context, t(lang, "reminders.saved.days"))
     elif op == "notice" and choice is not None and choice.notice in NOTICES:
-        chat = await store.chat(ref.chat_id)
+        chat = await store.chats.chat(ref.chat_id)
         wanted = {choice.notice} if choice.on else set()
         enabled = (chat.notices - {choice.notice}) | wanted
-        await store.set_notices(ref.chat_id, frozenset(enabled))
+        await store.chats.set_notices(ref.chat_id, frozenset(enabled))
         await _status(update, context, t(lang, "reminders.saved.days"))
     else:
         await reply(update, context, t(lang, "reminders.expired_button"))

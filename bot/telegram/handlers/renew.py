@@ -164,7 +164,7 @@ async def renew_command(update: Update, context: Context) -> None:
 
 async def _window(context: Context, chat_id: int) -> int:
     svc = context.services
-    chat = await svc.store.chat(chat_id)
+    chat = await svc.store.chats.chat(chat_id)
     return renew_window(chat.reminders_enabled, chat.thresholds(svc.settings.REMINDER_DAYS))
 
 
@@ -252,7 +252,7 @@ async def renew_all_callback(update: Update, context: Context) -> None:
     sibling_ids = list(tapped.buttons) if tapped.buttons is not None else _sibling_ids(update)
     siblings = {
         button.loan_id: row
-        for row in await svc.store.callbacks_many(sibling_ids, chat_id)
+        for row in await svc.store.callbacks.callbacks_many(sibling_ids, chat_id)
         if (button := decode(row.payload, RenewLoan)) is not None
     }
     today = context.today
@@ -433,7 +433,10 @@ async def list_renew(
     store = context.services.store
     chat_id = context.chat_id
     statuses = shown.statuses
-    refusals = {card.card: await store.refusals(chat_id, card=card.card) for card in statuses}
+    refusals = {
+        card.card: await store.renewal_refusals.refusals(chat_id, card=card.card)
+        for card in statuses
+    }
     if (listing is None or shown.single) and (
         not any(card.status and card.status.loans for card in statuses)
         and all(card.status is not None for card in statuses)
@@ -547,7 +550,9 @@ async def _show_renew(
             for card, loan in on_this_page
             if (key := _loan_key(listing, card.card, loan.loan_id)) in mapped
         ]
-        used = {row.id for row in await store.callbacks_many(wanted, chat_id) if row.used_at}
+        used = {
+            row.id for row in await store.callbacks.callbacks_many(wanted, chat_id) if row.used_at
+        }
     buttons: list[list[InlineKeyboardButton]] = []
     for card in statuses:
         head = heads.get(str(card.card))

@@ -48,7 +48,7 @@ async def start(update: Update, context: Context) -> None:
     if args:
         await _redeem(update, context, args[0])
         return
-    cards = await context.services.store.cards(context.chat_id)
+    cards = await context.services.store.cards.of_chat(context.chat_id)
     key = "connect.welcome_connected" if cards else "connect.welcome"
     await reply(update, context, t(lang, key, name=_name_suffix(update)))
 
@@ -79,10 +79,10 @@ async def _redeem(
     if linked.outcome == "full" or account is None:
         await reply(update, context, t(lang, "cards.full", max=MAX_CARDS))
         return
-    await store.set_connected(chat_id)
+    await store.chats.set_connected(chat_id)
     if account.label is None or account.agency is None:  # a new card, or one from before
         account = await _details(context, account)
-    cards = await store.cards(chat_id)
+    cards = await store.cards.of_chat(chat_id)
     library = await library_name(context, account)
     if len(cards) <= 1:  # one card: as before several cards
         key = "connect.connected_library" if library else "connect.connected"
@@ -108,8 +108,8 @@ async def _details(context: Context, account: Account) -> Account:
         return account
     label = account.label or first_name(status.name)
     if label is not None and label != account.label:
-        await store.set_label(account.chat_id, account.card, label)
+        await store.cards.set_label(account.chat_id, account.card, label)
     agency = (status.agency or "").strip()[:16] or None
     if agency is not None and agency != account.agency:
-        await store.set_agency(account.chat_id, account.card, agency)
+        await store.cards.set_agency(account.chat_id, account.card, agency)
     return replace(account, label=label, agency=agency or account.agency)
