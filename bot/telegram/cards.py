@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from telegram import InlineKeyboardMarkup, Message
+from telegram import InlineKeyboardMarkup
 from telegram.error import BadRequest as TelegramBadRequest
 from telegram.error import Forbidden
 from telegram.ext import CallbackContext
@@ -104,16 +104,17 @@ async def send_login(
     lang: str,
     *,
     lead: str | None = None,
-) -> Message:
+) -> None:
     """Send a login prompt (optionally after `lead`), falling back to a text link if refused."""
     svc = services(context)
     prompt = await login_prompt(svc.store, svc.library, svc.settings, chat_id, lang, lead=lead)
     try:
-        return await send(context.bot, chat_id, prompt.text, buttons=prompt.markup)
+        await send(context.bot, chat_id, prompt.text, buttons=prompt.markup)
+        return
     except TelegramBadRequest as exc:
         if prompt.markup is None or "button_url_invalid" not in exc.message.lower():
             raise
-    return await send(context.bot, chat_id, prompt.as_link())
+    await send(context.bot, chat_id, prompt.as_link())
 
 
 # --- the card(s) a command or tap acts on --------------------------------------------------

@@ -54,9 +54,13 @@ async def send(
     text: str,
     *,
     buttons: Buttons | InlineKeyboardMarkup | None = None,
-) -> Message:
-    """Send an HTML message without link previews (for jobs and replies alike)."""
-    return await bot.send_message(
+) -> None:
+    """Send an HTML message without link previews (for jobs and replies alike).
+
+    The sent message is not read back (`bot.telegram.request`); a caller that needs it
+    sends inside `reading_sent_message()`.
+    """
+    await bot.send_message(
         chat_id,
         text,
         parse_mode=ParseMode.HTML,
@@ -71,12 +75,12 @@ async def reply(
     text: str,
     *,
     buttons: Buttons | InlineKeyboardMarkup | None = None,
-) -> Message:
+) -> None:
     """Answer an update: edit the tapped message for a callback, else send a new message."""
     query = update.callback_query
     if query is not None and isinstance(query.message, Message):
         try:
-            edited = await query.message.edit_text(
+            await query.message.edit_text(
                 text,
                 parse_mode=ParseMode.HTML,
                 link_preview_options=NO_PREVIEW,
@@ -86,9 +90,8 @@ async def reply(
             # A double tap leaves the text unchanged; that is not an error worth a new message.
             if "not modified" not in exc.message.lower():
                 raise
-            return query.message
-        return edited if isinstance(edited, Message) else query.message
-    return await send(context.bot, context.chat_id, text, buttons=buttons)
+        return
+    await send(context.bot, context.chat_id, text, buttons=buttons)
 
 
 async def send_messages(

@@ -10,11 +10,11 @@ from datetime import timedelta
 import aiohttp
 import pytest
 from telegram.error import NetworkError, RetryAfter
-from telegram.request import HTTPXRequest
 
 from bot.library.client import LibraryClient
 from bot.library.errors import ServiceUnavailable, TokenRejected
 from bot.telegram.botapi import TolerantBot, build_bot, telegram_request
+from bot.telegram.request import AiohttpRequest, reading_sent_message
 from sandbox.library import LibrarySandbox
 from sandbox.telegram import TelegramStandIn
 from storage.store import Store
@@ -135,7 +135,8 @@ async def test_telegram_request_sends_and_maps_errors(telegram: TelegramStandIn,
     request = telegram_request(settings, connection_pool_size=4, read_timeout=5.0)
     bot = TolerantBot(TEST_BOT_TOKEN, base_url=f"{telegram.url}/bot", request=request)
     async with bot:
-        message = await bot.send_message(4242, "<b>Hej</b> &amp; velkommen", parse_mode="HTML")
+        with reading_sent_message():
+            message = await bot.send_message(4242, "<b>Hej</b> &amp; velkommen", parse_mode="HTML")
         assert message.chat.id == 4242
         telegram.failures.fail("sendMessage", 429, retry_after=3)
         with pytest.raises(RetryAfter):
@@ -160,4 +161,4 @@ async def test_telegram_request_sends_and_maps_errors(telegram: TelegramStandIn,
 
 async def test_build_bot_uses_ptb_own_request_and_the_tolerant_bot(rig: Rig) -> None:
     bot = build_bot(rig.settings)
-    assert isinstance(bot, TolerantBot) and isinstance(bot.request, HTTPXRequest)
+    assert isinstance(bot, TolerantBot) and isinstance(bot.request, AiohttpRequest)
