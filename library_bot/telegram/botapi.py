@@ -1,43 +1,33 @@
-"""The Bot API client: PTB's `ExtBot` over PTB's own `HTTPXRequest`, as `run` and `remind` use it.
+"""The Bot API client: PTB's `ExtBot` over `AiohttpRequest`, as `run` and `remind` use it.
 
-Two things differ from a stock `ExtBot`, both for Bot API servers that are not quite Telegram
-(local servers, emulators, proxies rewriting answers):
+Two things differ from a stock bot, both through PTB's public interfaces, for Bot API servers
+that are not quite Telegram (local servers, emulators, proxies rewriting answers):
 
-- A send the server accepted (HTTP 200, `"ok": true`) counts as delivered even when the message
-  it returned cannot be parsed: the patron got the text, so no "something went wrong" follows
-  and a reminder is marked sent rather than sent again by a later sweep.
+- A send the server accepted (`"ok": true`) counts as delivered even when the message it
+  returned cannot be parsed (`library_bot.telegram.request`): the patron got the text, so no
+  "something went wrong" follows and a reminder is marked sent rather than sent again.
 - `health` follows the calls that bring updates in (`getUpdates`, `setWebhook`), so `/health`
   can report Telegram failing while they keep failing.
 """
 
 from __future__ import annotations
 
-import logging
-from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
-import httpx
-from httpx_aiohttp import AiohttpTransport
-from telegram.error import TelegramError
 from telegram.ext import ExtBot
-from telegram.request import HTTPXRequest
 
-from library_bot.config.proxies import tls_context
 from library_bot.telegram.ratelimit import paced_rate_limiter
+from library_bot.telegram.request import AiohttpRequest
 
 if TYPE_CHECKING:
     from telegram import Update
-    from telegram._utils.types import JSONDict
 
     from library_bot.config.settings import Settings
 
 __all__ = ["ApiHealth", "TolerantBot", "build_bot", "telegram_request"]
 
-log = logging.getLogger(__name__)
-
-# Connections to the Bot API for sends. httpx's pool (httpcore) does work quadratic in its
-# connections for every request: at 64 it cost about 4 ms of CPU per `/loans` under load
-# (bench.commands), at 8 about 1.5 ms; sends are paced at 30 a second anyway.
+# Connections to the Bot API for sends: sends are paced at 30 a second, and a send holds its
+# connection for a round trip of some 50 ms to Telegram.
 CONNECTION_POOL = 8
 SEND_READ_TIMEOUT = 10.0
 # Longer than the long poll's own timeout, so an empty poll is not cut short.
@@ -46,9 +36,6 @@ POLL_READ_TIMEOUT = 40.0
 # Consecutive failed `getUpdates` calls after which Telegram counts as failing: one failure
 # is a blip PTB retries within a second; two in a row are not.
 FAILING_AFTER = 2
-
-# Set when the Bot API answered the current task's call with `ok: true`.
-_accepted: ContextVar[bool] = ContextVar("bot_api_accepted", default=False)
 
 
 class ApiHealth:
@@ -67,11 +54,7 @@ class ApiHealth:
 
 
 class TolerantBot(ExtBot[Any]):
-    """`ExtBot` that keeps `health` and counts accepted sends as delivered (module docstring).
-
-    A send whose returned message cannot be parsed returns `True`, as Telegram's own answer to
-    an edit of an inline message does; the bot's code never reads a sent message back.
-    """
+    """`ExtBot` that keeps `health` (module docstring); the tolerance is its request's."""
 
     __slots__ = ("_health",)
 
@@ -82,30 +65,6 @@ class TolerantBot(ExtBot[Any]):
     @property
     def health(self) -> ApiHealth:
         return self._health
-
-    async def _do_post(self, endpoint: str, data: JSONDict, **kwargs: Any) -> Any:
-        result = await super()._do_post(endpoint, data, **kwargs)
-        _accepted.set(True)  # `BaseRequest.post` raises unless the answer was `ok: true`
-        return result
-
-    async def _send_message(self, endpoint: str, data: JSONDict, *args: Any, **kwargs: Any) -> Any:
-        reset = _accepted.set(False)
-        try:
-            return await super()._send_message(endpoint, data, *args, **kwargs)
-        except TelegramError:
-            raise
-        except Exception as exc:  # Message.de_json on an answer Telegram would not send
-            if not _accepted.get():
-                raise
-            log.warning(
-                "the Bot API accepted %s but its answer could not be read (%s); "
-                "counted as delivered",
-                endpoint,
-                type(exc).__name__,
-            )
-            return True
-        finally:
-            _accepted.reset(reset)
 
     async def get_updates(self, *args: Any, **kwargs: Any) -> tuple[Update, ...]:
         try:
@@ -124,33 +83,16 @@ def telegram_request(
     read_timeout: float,
     connect_timeout: float = 5.0,
     pool_timeout: float = 5.0,
-) -> HTTPXRequest:
-    """PTB's `HTTPXRequest` for the Bot API at `TELEGRAM_API_URL`, through the proxy if any.
-
-    Its httpx client goes over aiohttp (`httpx_aiohttp.AiohttpTransport`, handed in through
-    PTB's documented `httpx_kwargs`): httpcore's pool re-checks every pooled connection on each
-    request, which cost more CPU per `/loans` than all the bot's own code (README, figures).
-    The proxy comes from `Settings` (read once at start-up) and goes to that transport, so httpx
-    is told not to read the environment again; certificates are checked as before.
-    """
+) -> AiohttpRequest:
+    """The request for the Bot API at `TELEGRAM_API_URL`, through the proxy if any."""
     assert settings.TELEGRAM_API_URL is not None
-    proxy = settings.proxies.for_url(settings.TELEGRAM_API_URL)
-    transport = AiohttpTransport(
-        verify=tls_context(),
-        trust_env=False,
-        limits=httpx.Limits(
-            max_connections=connection_pool_size, max_keepalive_connections=connection_pool_size
-        ),
-        proxy=httpx.Proxy(proxy) if proxy else None,
-    )
-    # No write timeout: the aiohttp transport applies httpx's connect, read and pool timeouts
-    # only (aiohttp has none for writing), so PTB's would be ignored.
-    return HTTPXRequest(
+    return AiohttpRequest.for_url(
+        settings.TELEGRAM_API_URL,
+        settings.proxies,
         connection_pool_size=connection_pool_size,
         read_timeout=read_timeout,
         connect_timeout=connect_timeout,
         pool_timeout=pool_timeout,
-        httpx_kwargs={"trust_env": False, "transport": transport},
     )
 
 
@@ -166,10 +108,12 @@ def build_bot(settings: Settings, *, polling: bool = False) -> TolerantBot:
         request=telegram_request(
             settings, connection_pool_size=CONNECTION_POOL, read_timeout=SEND_READ_TIMEOUT
         ),
-        get_updates_request=(
-            telegram_request(settings, connection_pool_size=2, read_timeout=POLL_READ_TIMEOUT)
-            if polling
-            else None
+        # Without polling, `getUpdates` is never called: a request that never connects, rather
+        # than PTB's default (an httpx client).
+        get_updates_request=telegram_request(
+            settings,
+            connection_pool_size=2 if polling else 1,
+            read_timeout=POLL_READ_TIMEOUT,
         ),
         rate_limiter=paced_rate_limiter(settings.TELEGRAM_SEND_RATE),
     )

@@ -13,10 +13,10 @@ from datetime import timedelta
 from typing import Any
 
 from telegram import Bot
-from telegram.request import HTTPXRequest
 
 from library_bot.jobs.sweep import SweepReport, sweep
 from library_bot.library.client import LibraryClient
+from library_bot.telegram.request import AiohttpRequest
 from library_bot.texts import load_catalogue
 from tests.fixtures.bot import BotHarness
 
@@ -133,7 +133,7 @@ async def sweeper(
     telegram = Bot(
         bot.settings.TELEGRAM_BOT_TOKEN.get_secret_value(),
         base_url=f"{bot.settings.TELEGRAM_API_URL}/bot",
-        request=HTTPXRequest(read_timeout=read_timeout, connect_timeout=2.0),
+        request=AiohttpRequest(read_timeout=read_timeout, connect_timeout=2.0),
     )
 
     async def run() -> SweepReport:

@@ -10,7 +10,6 @@ from datetime import timedelta
 import aiohttp
 import pytest
 from telegram.error import NetworkError, RetryAfter
-from telegram.request import HTTPXRequest
 
 from library_bot.library.client import LibraryClient
 from library_bot.library.errors import ServiceUnavailable, TokenRejected
@@ -18,6 +17,7 @@ from library_bot.sandbox.library import LibrarySandbox
 from library_bot.sandbox.telegram import TelegramStandIn
 from library_bot.storage.store import Store
 from library_bot.telegram.botapi import TolerantBot, build_bot, telegram_request
+from library_bot.telegram.request import AiohttpRequest
 from tests.fixtures.patrons import KAREN
 from tests.fixtures.telegram import TEST_BOT_TOKEN
 from tests.jobs.conftest import Rig
@@ -158,4 +158,4 @@ async def test_telegram_request_sends_and_maps_errors(telegram: TelegramStandIn,
 
 async def test_build_bot_uses_ptb_own_request_and_the_tolerant_bot(rig: Rig) -> None:
     bot = build_bot(rig.settings)
-    assert isinstance(bot, TolerantBot) and isinstance(bot.request, HTTPXRequest)
+    assert isinstance(bot, TolerantBot) and isinstance(bot.request, AiohttpRequest)

@@ -9,9 +9,9 @@ from __future__ import annotations
 import asyncio
 
 from telegram.ext import ExtBot
-from telegram.request import HTTPXRequest
 
 from library_bot.telegram.ratelimit import CHAT_BURST, CHAT_RATE, GROUP_BURST, FairRateLimiter
+from library_bot.telegram.request import AiohttpRequest
 from tests.fixtures.bot import BotHarness
 from tests.fixtures.telegram import TEST_BOT_TOKEN
 
@@ -59,7 +59,7 @@ async def test_turns_keep_the_overall_pace_and_each_chats_limit(telegram: object
     bot: ExtBot[int] = ExtBot(
         TEST_BOT_TOKEN,
         base_url=f"{telegram.url}/bot",
-        request=HTTPXRequest(connection_pool_size=8),
+        request=AiohttpRequest(connection_pool_size=8),
         rate_limiter=limiter,
     )
     loop = asyncio.get_running_loop()
