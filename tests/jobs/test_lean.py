@@ -17,7 +17,7 @@ from library_bot.sandbox.library import LibrarySandbox
 from library_bot.sandbox.telegram import TelegramStandIn
 from library_bot.storage.store import Store
 from library_bot.telegram.botapi import TolerantBot, build_bot, telegram_request
-from library_bot.telegram.request import AiohttpRequest
+from library_bot.telegram.request import AiohttpRequest, reading_sent_message
 from tests.fixtures.patrons import KAREN
 from tests.fixtures.telegram import TEST_BOT_TOKEN
 from tests.jobs.conftest import Rig
@@ -133,7 +133,8 @@ async def test_telegram_request_sends_and_maps_errors(telegram: TelegramStandIn,
     request = telegram_request(settings, connection_pool_size=4, read_timeout=5.0)
     bot = TolerantBot(TEST_BOT_TOKEN, base_url=f"{telegram.url}/bot", request=request)
     async with bot:
-        message = await bot.send_message(4242, "<b>Hej</b> &amp; velkommen", parse_mode="HTML")
+        with reading_sent_message():
+            message = await bot.send_message(4242, "<b>Hej</b> &amp; velkommen", parse_mode="HTML")
         assert message.chat.id == 4242
         telegram.failures.fail("sendMessage", 429, retry_after=3)
         with pytest.raises(RetryAfter):

@@ -16,7 +16,7 @@ from telegram.error import NetworkError, TimedOut
 from library_bot.config.proxies import Proxies
 from library_bot.sandbox.telegram import TelegramStandIn
 from library_bot.telegram.botapi import TolerantBot
-from library_bot.telegram.request import AiohttpRequest
+from library_bot.telegram.request import AiohttpRequest, reading_sent_message
 from tests.fixtures.loopback import LoopbackServer
 
 TOKEN = "123456:REQUEST-test-token"
@@ -130,15 +130,18 @@ async def test_no_answer_within_the_read_timeout_is_timed_out() -> None:
     assert server.received == 1
 
 
-async def test_a_sent_message_is_read_as_far_as_its_id_and_chat() -> None:
-    server = OneShotServer(answered=1)
+async def test_a_sent_message_is_read_only_where_the_caller_reads_it() -> None:
+    server = OneShotServer(answered=2)
     await server.start()
     try:
         bot = await _bot(server.url)
-        sent = await bot.send_message(CHAT, "hej")
+        unread = await bot.send_message(CHAT, "hej")
+        with reading_sent_message():
+            sent = await bot.send_message(CHAT, "hej")
         await bot.request.shutdown()
     finally:
         await server.stop()
+    assert unread is True  # delivered; PTB built no `Message` nobody reads
     assert isinstance(sent, Message)
     assert (sent.message_id, sent.chat.id, sent.chat.type) == (7, CHAT, "private")
     assert sent.text is None and sent.from_user is None  # not parsed: nobody reads them
@@ -163,7 +166,8 @@ async def test_an_unreadable_accepted_send_counts_as_delivered(
     request = AiohttpRequest(connection_pool_size=1)
     with caplog.at_level(logging.WARNING):
         async with TolerantBot(TOKEN, base_url=f"{telegram.url}/bot", request=request) as bot:
-            result = await bot.send_message(CHAT, "hej")
+            with reading_sent_message():
+                result = await bot.send_message(CHAT, "hej")
     assert result is True
     assert [m.text for m in telegram.sent(CHAT)] == ["hej"]
     assert "accepted sendmessage but its answer could not be read" in caplog.text

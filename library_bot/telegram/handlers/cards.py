@@ -27,6 +27,7 @@ from library_bot.services import services
 from library_bot.storage.store import MAX_CARDS
 from library_bot.telegram.buttons import LogoutCard, Payload, RenameCard, decode
 from library_bot.telegram.cards import card_name
+from library_bot.telegram.request import reading_sent_message
 from library_bot.telegram.ui import (
     NO_PREVIEW,
     Context,
@@ -320,13 +321,14 @@ async def ask_for_name(
     update: Update, context: Context, account: Account, lang: str, *, lead: str | None = None
 ) -> Message:
     text = t(lang, "cards.rename_ask", number=account.card, name=card_name(account, lang))
-    return await context.bot.send_message(
-        chat_id_of(update),
-        f"{lead}\n{text}" if lead else text,
-        parse_mode=ParseMode.HTML,
-        link_preview_options=NO_PREVIEW,
-        reply_markup=ForceReply(input_field_placeholder=t(lang, "cards.rename_placeholder")),
-    )
+    with reading_sent_message():  # its id tells the answer to it (`RenamePrompts`)
+        return await context.bot.send_message(
+            chat_id_of(update),
+            f"{lead}\n{text}" if lead else text,
+            parse_mode=ParseMode.HTML,
+            link_preview_options=NO_PREVIEW,
+            reply_markup=ForceReply(input_field_placeholder=t(lang, "cards.rename_placeholder")),
+        )
 
 
 @cache
