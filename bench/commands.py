@@ -104,15 +104,17 @@ class Figures:
         return p50 <= ADDED_P50_BOUND_MS and self.throughput >= THROUGHPUT_BOUND
 
 
-def pin(bot_pid: int) -> str:
-    """The bot's process on one core, everything else (stand-ins, load) on the others."""
+def pin(*bot_pids: int) -> str:
+    """The bots' processes on one core, everything else (stand-ins, load) on the others."""
     if not hasattr(os, "sched_setaffinity"):
         return "bot not pinned (no sched_setaffinity here)"
     cores = sorted(os.sched_getaffinity(0))
-    os.sched_setaffinity(bot_pid, {cores[0]})
+    for pid in bot_pids:
+        os.sched_setaffinity(pid, {cores[0]})
+    bots = "bot" if len(bot_pids) == 1 else "bots"
     if len(cores) > 1:
         os.sched_setaffinity(0, set(cores[1:]))
-        return f"bot pinned to core {cores[0]}, stand-ins and load on {len(cores) - 1} other(s)"
+        return f"{bots} pinned to core {cores[0]}, stand-ins and load on {len(cores) - 1} other(s)"
     return f"one core ({cores[0]}) for everything: figures are a lower bound"
 
 

@@ -1,0 +1,365 @@
+"""Anchors: `/loans` against two bare bots, in one session, on one Bot API stand-in.
+
+A bare PTB bot (stock `Application`, PTB's own `HTTPXRequest`) and a bare aiogram 3 bot
+(`AiohttpSession`) answer `/anchor` with a 1 KB HTML message; the library bot answers `/loans`
+(database reads, a library call, texts). Each runs in a process of its own, all three pinned to
+one core, the stand-ins and this load generator on the other(s). Rounds interleave the three,
+so a busy machine slows them alike: the ratio is the figure, not the milliseconds.
+
+Two loads, each reported as CPU per command (the bot process's, all threads) and wake-ups per
+command (voluntary context switches of all its threads: a thread giving up the CPU to wait):
+
+- streaming: every chat sends its next command as soon as the last one is answered;
+- paced: 20 commands a second over 32 chats, each chat waiting for its answer (a patron's pace,
+  where timers and loops that tick without work show).
+
+aiogram is a benchmark-only extra (`pip install -e '.[bench]'`); without it its column reads
+"n/a". Run alone with `python -m bench.anchors`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import importlib.util
+import os
+import signal
+import statistics
+import sys
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from telegram import Update
+from telegram.constants import ParseMode
+from telegram.ext import Application, CommandHandler, ContextTypes
+
+from bench.callbacks import BOT_TOKEN, Rig, running_rig
+from bench.commands import TimedSandbox, connect, cpu_seconds, pin
+from library_bot.sandbox.telegram import TelegramStandIn
+
+PTB_TOKEN = "222222:BARE-ptb"
+AIOGRAM_TOKEN = "333333:BARE-aiogram"
+FIRST_BARE_CHAT = {"ptb": 9_100_000, "aiogram": 9_200_000}
+ROUNDS = 3
+STREAM_CHATS = 64
+STREAM_COMMANDS = 1500
+PACED_CHATS = 32
+PACED_RATE = 20.0
+PACED_COMMANDS = 200
+REPLY_TIMEOUT = 30.0
+# About 1 KB of HTML, as a list of loans reads.
+ANSWER = "<b>Dine lån</b>\n" + "\n".join(
+    f"• <i>Bog nummer {n}</i>, afleveres senest <b>1{n % 10}. december</b>" for n in range(20)
+)
+VARIANTS = ("loans", "ptb", "aiogram")
+ROOT = str(Path(__file__).resolve().parent.parent)
+LABELS = {"loans": "/loans", "ptb": "bare PTB", "aiogram": "bare aiogram"}
+
+
+@dataclass
+class Sample:
+    cpu_ms: float
+    wakeups: float
+    throughput: float
+    added_p50_ms: float
+
+
+@dataclass
+class Figures:
+    streaming: dict[str, list[Sample]] = field(default_factory=dict)
+    paced: dict[str, list[Sample]] = field(default_factory=dict)
+    core: str = ""
+    missing: list[str] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        lines = [f"anchors: {self.core}"]
+        for name, samples in (("streaming", self.streaming), ("paced", self.paced)):
+            lines.append(f"  {name}:")
+            lines.extend(f"    {line}" for line in _summary(samples))
+        lines.extend(f"  {missing}" for missing in self.missing)
+        return lines
+
+    def ratio(self, load: str) -> float | None:
+        samples = self.streaming if load == "streaming" else self.paced
+        loans, aiogram = _median(samples, "loans", "cpu_ms"), _median(samples, "aiogram", "cpu_ms")
+        return loans / aiogram if loans is not None and aiogram else None
+
+
+def _median(samples: dict[str, list[Sample]], variant: str, what: str) -> float | None:
+    values = [getattr(s, what) for s in samples.get(variant, [])]
+    return statistics.median(values) if values else None
+
+
+def _summary(samples: dict[str, list[Sample]]) -> list[str]:
+    def figure(variant: str, what: str, unit: str, digits: int = 2) -> str:
+        value = _median(samples, variant, what)
+        return "n/a" if value is None else f"{value:.{digits}f}{unit}"
+
+    ratio = "n/a"
+    loans, aiogram = _median(samples, "loans", "cpu_ms"), _median(samples, "aiogram", "cpu_ms")
+    if loans is not None and aiogram:
+        ratio = f"{loans / aiogram:.2f}"
+    return [
+        f"command CPU per /loans: {figure('loans', 'cpu_ms', ' ms')}; "
+        f"bare PTB: {figure('ptb', 'cpu_ms', ' ms')}; "
+        f"bare aiogram: {figure('aiogram', 'cpu_ms', ' ms')}; ratio to aiogram: {ratio}",
+        "wake-ups per command: "
+        + "; ".join(f"{LABELS[v]}: {figure(v, 'wakeups', '', 1)}" for v in VARIANTS),
+        "throughput: "
+        + "; ".join(f"{LABELS[v]}: {figure(v, 'throughput', '/s', 0)}" for v in VARIANTS),
+        "p50 added latency: "
+        + "; ".join(f"{LABELS[v]}: {figure(v, 'added_p50_ms', ' ms')}" for v in VARIANTS),
+    ]
+
+
+def wakeups(pid: int) -> int:
+    """Voluntary context switches of all the process's threads so far (Linux /proc).
+
+    psutil's `num_ctx_switches` reads the main thread's only; the bot's database thread and
+    aiohttp's resolver threads wake too.
+    """
+    total = 0
+    for status in Path(f"/proc/{pid}/task").glob("*/status"):
+        with contextlib.suppress(OSError):
+            for line in status.read_text().splitlines():
+                if line.startswith("voluntary_ctxt_switches:"):
+                    total += int(line.split()[1])
+    return total
+
+
+# --- the bare bots --------------------------------------------------------------------------
+
+
+async def _serve_ptb(token: str, api_url: str) -> None:
+    async def anchor(update: Update, _: ContextTypes.DEFAULT_TYPE) -> None:
+        assert update.message is not None
+        await update.message.reply_text(ANSWER, parse_mode=ParseMode.HTML)
+
+    application = (
+        Application.builder()
+        .token(token)
+        .base_url(f"{api_url}/bot")
+        .concurrent_updates(True)
+        .build()
+    )
+    application.add_handler(CommandHandler("anchor", anchor))
+    stop = asyncio.Event()
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+    async with application:
+        assert application.updater is not None
+        await application.updater.start_polling(allowed_updates=["message"])
+        await application.start()
+        await stop.wait()
+        await application.updater.stop()
+        await application.stop()
+
+
+async def _serve_aiogram(token: str, api_url: str) -> None:
+    from aiogram import Bot, Dispatcher
+    from aiogram.client.default import DefaultBotProperties
+    from aiogram.client.session.aiohttp import AiohttpSession
+    from aiogram.client.telegram import TelegramAPIServer
+    from aiogram.filters import Command
+    from aiogram.types import Message
+
+    session = AiohttpSession(api=TelegramAPIServer.from_base(api_url))
+    bot = Bot(token, session=session, default=DefaultBotProperties(parse_mode="HTML"))
+    dispatcher = Dispatcher()
+
+    @dispatcher.message(Command("anchor"))
+    async def anchor(message: Message) -> None:
+        await message.answer(ANSWER)
+
+    await dispatcher.start_polling(bot, allowed_updates=["message"])
+
+
+def serve(kind: str, token: str, api_url: str) -> int:
+    if kind == "ptb":
+        asyncio.run(_serve_ptb(token, api_url))
+    else:
+        with contextlib.suppress(KeyboardInterrupt):
+            asyncio.run(_serve_aiogram(token, api_url))
+    return 0
+
+
+def aiogram_installed() -> bool:
+    return importlib.util.find_spec("aiogram") is not None
+
+
+@contextlib.asynccontextmanager
+async def bare_bot(kind: str, token: str, api_url: str) -> Any:
+    env = {**os.environ, "PYTHONPATH": ROOT}
+    child = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bench.anchors", "--serve", kind, token, api_url, env=env
+    )
+    try:
+        yield child
+    finally:
+        if child.returncode is None:
+            child.send_signal(signal.SIGTERM)
+            try:
+                await asyncio.wait_for(child.wait(), 15)
+            except TimeoutError:
+                child.kill()
+                await child.wait()
+
+
+# --- the load -------------------------------------------------------------------------------
+
+
+async def command(telegram: TelegramStandIn, chat_id: int, text: str, token: str) -> float:
+    """Type `text` to the bot of `token`; seconds until its reply shows at the stand-in."""
+    state = telegram.state
+    chat = state.chat(chat_id)
+    messages = chat.messages
+    expected = len(messages) + 2  # the command and the reply
+    started = time.perf_counter()
+    telegram.type_text(chat, text, state.bots[token])
+    async with asyncio.timeout(REPLY_TIMEOUT):
+        while True:
+            changed = state.changed
+            if len(messages) >= expected:
+                break
+            await changed.wait()
+    seconds = time.perf_counter() - started
+    reply = messages[max(messages)]
+    if reply.bot_token != token:
+        raise AssertionError(f"unexpected answer to {text}: {reply.text[:80]!r}")
+    return seconds
+
+
+@dataclass
+class Target:
+    """One bot under load: its process, its chats, its command."""
+
+    variant: str
+    pid: int
+    chats: list[int]
+    text: str
+    token: str
+    platform: dict[int, Any] = field(default_factory=dict)  # chat -> its token's /v3/user times
+
+
+async def _timed(rig: Rig, target: Target, chat_id: int) -> float:
+    """Added latency of one command: visible time less the platform's own, for `/loans`."""
+    visible = await command(rig.telegram, chat_id, target.text, target.token)
+    times = target.platform.get(chat_id)
+    platform = times.popleft() if times else 0.0
+    return visible - platform
+
+
+async def measure(rig: Rig, target: Target, total: int, *, rate: float | None) -> Sample:
+    """`total` commands over the target's chats, streamed (`rate` None) or paced at `rate`."""
+    added: list[float] = []
+    cpu, woke, wall = cpu_seconds(target.pid), wakeups(target.pid), time.perf_counter()
+    if rate is None:
+        left = total
+
+        async def stream(chat_id: int) -> None:
+            nonlocal left
+            while left > 0:
+                left -= 1
+                added.append(await _timed(rig, target, chat_id))
+
+        await asyncio.gather(*(stream(chat_id) for chat_id in target.chats))
+    else:
+        busy: dict[int, asyncio.Task[None]] = {}
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+
+        async def one(chat_id: int) -> None:
+            added.append(await _timed(rig, target, chat_id))
+
+        for n in range(total):
+            await asyncio.sleep(max(0.0, start + n / rate - loop.time()))
+            chat_id = target.chats[n % len(target.chats)]
+            previous = busy.get(chat_id)
+            if previous is not None:
+                await previous  # each chat waits for its answer
+            busy[chat_id] = asyncio.create_task(one(chat_id))
+        await asyncio.gather(*busy.values())
+    wall = time.perf_counter() - wall
+    cpu = cpu_seconds(target.pid) - cpu
+    woke = wakeups(target.pid) - woke
+    added.sort()
+    return Sample(
+        cpu_ms=cpu / total * 1000,
+        wakeups=woke / total,
+        throughput=total / wall,
+        added_p50_ms=added[len(added) // 2] * 1000 if added else 0.0,
+    )
+
+
+async def run(
+    rounds: int = ROUNDS,
+    stream_commands: int = STREAM_COMMANDS,
+    paced_commands: int = PACED_COMMANDS,
+    *,
+    stream_chats: int = STREAM_CHATS,
+    paced_chats: int = PACED_CHATS,
+    paced_rate: float = PACED_RATE,
+    pinned: bool = True,
+) -> Figures:
+    """`pinned=False` leaves every process's CPU affinity alone (for a test run)."""
+    figures = Figures()
+    sandbox = TimedSandbox()
+    chats = max(stream_chats, paced_chats)
+    async with running_rig(sandbox=sandbox, subprocess=True) as rig:
+        telegram = rig.telegram
+        assert rig.bot_pid is not None
+        kinds = ["ptb"] + (["aiogram"] if aiogram_installed() else [])
+        if "aiogram" not in kinds:
+            figures.missing.append("bare aiogram: not installed (pip install -e '.[bench]')")
+        telegram.add_bot(PTB_TOKEN, username="bare_ptb_bot")
+        telegram.add_bot(AIOGRAM_TOKEN, username="bare_aiogram_bot")
+        tokens = await connect(rig, sandbox, chats)
+        targets = [Target("loans", rig.bot_pid, list(tokens), "/loans", BOT_TOKEN)]
+        for chat_id, token in tokens.items():
+            targets[0].platform[chat_id] = sandbox.user_seconds[token]
+        async with contextlib.AsyncExitStack() as stack:
+            for kind in kinds:
+                token = PTB_TOKEN if kind == "ptb" else AIOGRAM_TOKEN
+                child = await stack.enter_async_context(bare_bot(kind, token, telegram.url))
+                first = FIRST_BARE_CHAT[kind]
+                bare_chats = list(range(first, first + chats))
+                for chat_id in bare_chats:
+                    telegram.add_chat(chat_id, first_name=f"Chat {chat_id}")
+                targets.append(Target(kind, child.pid, bare_chats, "/anchor", token))
+            pids = [target.pid for target in targets]
+            figures.core = pin(*pids) if pinned else "not pinned"
+            for target in targets:  # warm up: connections, caches, first calls
+                for chat_id in target.chats:
+                    await _timed(rig, target, chat_id)
+            for _ in range(rounds):
+                for target in targets:
+                    streamed = replace(target, chats=target.chats[:stream_chats])
+                    sample = await measure(rig, streamed, stream_commands, rate=None)
+                    figures.streaming.setdefault(target.variant, []).append(sample)
+                for target in targets:
+                    paced = replace(target, chats=target.chats[:paced_chats])
+                    sample = await measure(rig, paced, paced_commands, rate=paced_rate)
+                    figures.paced.setdefault(target.variant, []).append(sample)
+    return figures
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.anchors", description=__doc__)
+    parser.add_argument("--rounds", type=int, default=ROUNDS)
+    parser.add_argument("--commands", type=int, default=STREAM_COMMANDS)
+    parser.add_argument("--paced-commands", type=int, default=PACED_COMMANDS)
+    parser.add_argument(
+        "--serve", nargs=3, metavar=("KIND", "TOKEN", "URL"), help=argparse.SUPPRESS
+    )
+    args = parser.parse_args(argv)
+    if args.serve:
+        return serve(*args.serve)
+    figures = asyncio.run(run(args.rounds, args.commands, args.paced_commands))
+    print("\n".join(figures.lines()), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
