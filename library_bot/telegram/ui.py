@@ -150,9 +150,13 @@ async def send(
     text: str,
     *,
     buttons: Buttons | InlineKeyboardMarkup | None = None,
-) -> Message:
-    """Send an HTML message without link previews (for jobs and replies alike)."""
-    return await bot.send_message(
+) -> None:
+    """Send an HTML message without link previews (for jobs and replies alike).
+
+    The sent message is not read back (`library_bot.telegram.request`); a caller that needs it
+    sends inside `reading_sent_message()`.
+    """
+    await bot.send_message(
         chat_id,
         text,
         parse_mode=ParseMode.HTML,
@@ -167,12 +171,12 @@ async def reply(
     text: str,
     *,
     buttons: Buttons | InlineKeyboardMarkup | None = None,
-) -> Message:
+) -> None:
     """Answer an update: edit the tapped message for a callback, else send a new message."""
     query = update.callback_query
     if query is not None and isinstance(query.message, Message):
         try:
-            edited = await query.message.edit_text(
+            await query.message.edit_text(
                 text,
                 parse_mode=ParseMode.HTML,
                 link_preview_options=NO_PREVIEW,
@@ -182,9 +186,8 @@ async def reply(
             # A double tap leaves the text unchanged; that is not an error worth a new message.
             if "not modified" not in exc.message.lower():
                 raise
-            return query.message
-        return edited if isinstance(edited, Message) else query.message
-    return await send(context.bot, chat_id_of(update), text, buttons=buttons)
+        return
+    await send(context.bot, chat_id_of(update), text, buttons=buttons)
 
 
 async def send_messages(
@@ -501,18 +504,17 @@ async def login_prompt(
     return replace(prompt, text=prompt.as_link())
 
 
-async def send_login(
-    context: Context, chat_id: int, lang: str, *, lead: str | None = None
-) -> Message:
+async def send_login(context: Context, chat_id: int, lang: str, *, lead: str | None = None) -> None:
     """Send a login prompt (optionally after `lead`), falling back to a text link if refused."""
     svc = services(context)
     prompt = await login_prompt(svc.store, svc.library, svc.settings, chat_id, lang, lead=lead)
     try:
-        return await send(context.bot, chat_id, prompt.text, buttons=prompt.markup)
+        await send(context.bot, chat_id, prompt.text, buttons=prompt.markup)
+        return
     except TelegramBadRequest as exc:
         if prompt.markup is None or "button_url_invalid" not in exc.message.lower():
             raise
-    return await send(context.bot, chat_id, prompt.as_link())
+    await send(context.bot, chat_id, prompt.as_link())
 
 
 NEW = "common.not_connected"
