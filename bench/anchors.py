@@ -1,10 +1,11 @@
 """Anchors: `/loans` against two bare bots, in one session, on one Bot API stand-in.
 
-A bare PTB bot (stock `Application`, PTB's own `HTTPXRequest`, 8 connections) and a bare aiogram 3 bot
-(`AiohttpSession`) answer `/anchor` with a 1 KB HTML message; the library bot answers `/loans`
-(database reads, a library call, texts). Each runs in a process of its own, all three pinned to
-one core, the stand-ins and this load generator on the other(s). Rounds interleave the three,
-so a busy machine slows them alike: the ratio is the figure, not the milliseconds.
+A bare PTB bot (stock `Application`, PTB's own `HTTPXRequest`, 8 connections) and a bare
+aiogram 3 bot (`AiohttpSession`) answer `/anchor` with a 1 KB HTML message; the library bot
+answers `/loans` (database reads, a library call, texts). Each runs in a process of its own,
+all three pinned to one core, the stand-ins and this load generator on the other(s). Rounds
+interleave the three, so a busy machine slows them alike: the ratio is the figure, not the
+milliseconds.
 
 Two loads, each reported as CPU per command (the bot process's, all threads) and wake-ups per
 command (voluntary context switches of all its threads: a thread giving up the CPU to wait):
@@ -63,6 +64,7 @@ LABELS = {"loans": "/loans", "ptb": "bare PTB", "aiogram": "bare aiogram"}
 class Sample:
     cpu_ms: float
     wakeups: float
+    main_wakeups: float  # of them, the event loop's thread
     throughput: float
     added_p50_ms: float
 
@@ -106,8 +108,11 @@ def _summary(samples: dict[str, list[Sample]]) -> list[str]:
         f"command CPU per /loans: {figure('loans', 'cpu_ms', ' ms')}; "
         f"bare PTB: {figure('ptb', 'cpu_ms', ' ms')}; "
         f"bare aiogram: {figure('aiogram', 'cpu_ms', ' ms')}; ratio to aiogram: {ratio}",
-        "wake-ups per command: "
-        + "; ".join(f"{LABELS[v]}: {figure(v, 'wakeups', '', 1)}" for v in VARIANTS),
+        "wake-ups per command (voluntary context switches, all threads / event loop's): "
+        + "; ".join(
+            f"{LABELS[v]}: {figure(v, 'wakeups', '', 1)} / {figure(v, 'main_wakeups', '', 1)}"
+            for v in VARIANTS
+        ),
         "throughput: "
         + "; ".join(f"{LABELS[v]}: {figure(v, 'throughput', '/s', 0)}" for v in VARIANTS),
         "p50 added latency: "
@@ -115,19 +120,22 @@ def _summary(samples: dict[str, list[Sample]]) -> list[str]:
     ]
 
 
-def wakeups(pid: int) -> int:
-    """Voluntary context switches of all the process's threads so far (Linux /proc).
+def wakeups(pid: int) -> tuple[int, int]:
+    """Voluntary context switches so far (Linux /proc): all the process's threads, and its
+    main thread (the event loop's) alone.
 
-    psutil's `num_ctx_switches` reads the main thread's only; the bot's database thread and
-    aiohttp's resolver threads wake too.
+    psutil's `num_ctx_switches` reads the main thread's only; the bot's SQLite thread wakes
+    too, and so does the loop whenever that thread hands a result back.
     """
-    total = 0
+    total = main = 0
     for status in Path(f"/proc/{pid}/task").glob("*/status"):
         with contextlib.suppress(OSError):
             for line in status.read_text().splitlines():
                 if line.startswith("voluntary_ctxt_switches:"):
-                    total += int(line.split()[1])
-    return total
+                    count = int(line.split()[1])
+                    total += count
+                    main += count if status.parent.name == str(pid) else 0
+    return total, main
 
 
 # --- the bare bots --------------------------------------------------------------------------
@@ -286,11 +294,12 @@ async def measure(rig: Rig, target: Target, total: int, *, rate: float | None) -
         await asyncio.gather(*busy.values())
     wall = time.perf_counter() - wall
     cpu = cpu_seconds(target.pid) - cpu
-    woke = wakeups(target.pid) - woke
+    woke_after = wakeups(target.pid)
     added.sort()
     return Sample(
         cpu_ms=cpu / total * 1000,
-        wakeups=woke / total,
+        wakeups=(woke_after[0] - woke[0]) / total,
+        main_wakeups=(woke_after[1] - woke[1]) / total,
         throughput=total / wall,
         added_p50_ms=added[len(added) // 2] * 1000 if added else 0.0,
     )

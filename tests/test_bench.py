@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench import callbacks, commands, polling, scale_pg, sweep
+from bench import anchors, callbacks, commands, polling, scale_pg, sweep
 from tests.fixtures.database import PostgresCluster
 
 
@@ -19,6 +19,20 @@ async def test_commands_bench_times_each_loans() -> None:
     figures = await commands.run(chats=2, latency_commands=4, throughput_commands=6, pinned=False)
     assert len(figures.added_ms) == 4 and figures.throughput > 0
     assert "bot's added latency" in "\n".join(figures.lines())
+
+
+async def test_anchors_bench_prints_loans_beside_the_bare_bots() -> None:
+    figures = await anchors.run(
+        1, 8, 4, stream_chats=2, paced_chats=2, paced_rate=50.0, pinned=False
+    )
+    text = "\n".join(figures.lines())
+    assert text.count("command CPU per /loans: ") == 2  # streamed and paced
+    assert len(figures.streaming["loans"]) == len(figures.paced["ptb"]) == 1
+    assert figures.streaming["loans"][0].throughput > 0
+    if anchors.aiogram_installed():
+        assert figures.ratio("paced") is not None and "ratio to aiogram: n/a" not in text
+    else:
+        assert "bare aiogram: not installed" in text
 
 
 async def test_callbacks_bench_connects_every_patron() -> None:
