@@ -30,7 +30,6 @@ from typing import Any, cast
 from urllib.parse import urlencode
 
 import aiohttp
-from telegram._utils.types import JSONDict, ODVInput
 from telegram.error import NetworkError, TimedOut
 from telegram.request import BaseRequest, RequestData
 
@@ -40,8 +39,8 @@ __all__ = ["BRIEF_ENDPOINTS", "AiohttpRequest", "reading_sent_message"]
 
 log = logging.getLogger(__name__)
 
-# Calls answering with the message sent or edited, whose answer the bot reads no further than
-# its id and chat (lower case: Telegram's method names are case-insensitive).
+# Calls PTB answers with the `Message` sent or edited (its `Bot._send_message`), or with `True`
+# for an inline message; lower case: Telegram's method names are case-insensitive.
 BRIEF_ENDPOINTS = frozenset(
     {
         "sendmessage",
@@ -50,7 +49,6 @@ BRIEF_ENDPOINTS = frozenset(
         "editmessagecaption",
         "senddocument",
         "sendphoto",
-        "copymessage",
         "forwardmessage",
     }
 )
@@ -154,10 +152,11 @@ class AiohttpRequest(BaseRequest):
         url: str,
         method: str,
         request_data: RequestData | None = None,
-        read_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
-        write_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
-        connect_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
-        pool_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
+        # PTB's `ODVInput[float]`: a number, None, or `DEFAULT_NONE` for this request's own.
+        read_timeout: object = BaseRequest.DEFAULT_NONE,
+        write_timeout: object = BaseRequest.DEFAULT_NONE,
+        connect_timeout: object = BaseRequest.DEFAULT_NONE,
+        pool_timeout: object = BaseRequest.DEFAULT_NONE,
     ) -> tuple[int, bytes]:
         session = self._open()
         timeout = self._timeout
@@ -201,7 +200,7 @@ class AiohttpRequest(BaseRequest):
             raise NetworkError(f"connection to the Bot API failed: {type(exc).__name__}") from None
 
     @staticmethod
-    def parse_json_payload(payload: bytes) -> JSONDict:
+    def parse_json_payload(payload: bytes) -> dict[str, Any]:
         data = BaseRequest.parse_json_payload(payload)
         endpoint = _endpoint.get()
         if endpoint in BRIEF_ENDPOINTS and data.get("ok") is True and "result" in data:
@@ -236,7 +235,7 @@ def _brief(endpoint: str, result: object, *, whole: bool) -> object:
     return True
 
 
-def _given(value: ODVInput[float], default: float | None) -> float | None:
+def _given(value: object, default: float | None) -> float | None:
     return default if value is BaseRequest.DEFAULT_NONE else cast("float | None", value)
 
 
