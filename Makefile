@@ -75,7 +75,15 @@ pytest: $(STAMP) browser $(MO)
 
 test: lint typecheck pytest
 
-bench: $(STAMP)
+# The bench extra (aiogram, bench.anchors' bare bot) beside the lock: aiogram asks for an older
+# pydantic than the lock's, and runs on the lock's (pyproject.toml, `bench`).
+BENCH_STAMP := $(VENV)/.bench
+$(BENCH_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet --no-deps aiogram==3.31.0 magic-filter==1.0.12 \
+		aiofiles==25.1.0
+	touch $(BENCH_STAMP)
+
+bench: $(STAMP) $(BENCH_STAMP)
 	$(BIN)/python -m bench $(if $(FULL),--full)
 
 clean:
