@@ -29,6 +29,7 @@ import signal
 import statistics
 import sys
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -201,7 +202,9 @@ def aiogram_installed() -> bool:
 
 
 @contextlib.asynccontextmanager
-async def bare_bot(kind: str, token: str, api_url: str) -> Any:
+async def bare_bot(
+    kind: str, token: str, api_url: str
+) -> AsyncIterator[asyncio.subprocess.Process]:
     env = {**os.environ, "PYTHONPATH": ROOT}
     child = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "bench.anchors", "--serve", kind, token, api_url, env=env

@@ -23,6 +23,7 @@ and a refused connection is told as one (httpx-aiohttp reported it as "Timed out
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -176,7 +177,10 @@ class AiohttpRequest(BaseRequest):
             else:
                 data = urlencode(request_data.json_parameters).encode()
                 headers = _FORM
-        _endpoint.set(url.rpartition("/")[2].lower())
+        endpoint = url.rpartition("/")[2]
+        _endpoint.set(endpoint.lower())
+        # One line per call at DEBUG, naming the method only: the URL carries the bot token.
+        started = time.perf_counter() if log.isEnabledFor(logging.DEBUG) else None
         try:
             async with session.request(
                 method,
@@ -187,7 +191,7 @@ class AiohttpRequest(BaseRequest):
                 timeout=timeout,
                 allow_redirects=False,
             ) as response:
-                return response.status, await response.read()
+                payload = await response.read()
         except TimeoutError as exc:
             raise TimedOut(_timed_out(exc)) from None
         except aiohttp.ClientConnectorError as exc:
@@ -198,6 +202,10 @@ class AiohttpRequest(BaseRequest):
         except aiohttp.ClientError as exc:
             # The request may have been received: told, never sent again.
             raise NetworkError(f"connection to the Bot API failed: {type(exc).__name__}") from None
+        if started is not None:
+            milliseconds = (time.perf_counter() - started) * 1000
+            log.debug("Bot API %s: HTTP %d in %.0f ms", endpoint, response.status, milliseconds)
+        return response.status, payload
 
     @staticmethod
     def parse_json_payload(payload: bytes) -> dict[str, Any]:
