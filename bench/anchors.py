@@ -40,7 +40,7 @@ from telegram.ext import Application, CommandHandler, ContextTypes
 
 from bench.callbacks import BOT_TOKEN, Rig, running_rig
 from bench.commands import TimedSandbox, connect, cpu_seconds, pin
-from library_bot.sandbox.telegram import TelegramStandIn
+from sandbox.telegram import TelegramStandIn
 
 PTB_TOKEN = "222222:BARE-ptb"
 AIOGRAM_TOKEN = "333333:BARE-aiogram"

@@ -14,10 +14,10 @@ from typing import Any
 
 from telegram import Bot
 
-from library_bot.jobs.sweep import SweepReport, sweep
-from library_bot.library.client import LibraryClient
-from library_bot.telegram.request import AiohttpRequest
-from library_bot.texts import load_catalogue
+from bot.jobs.sweep import SweepReport, sweep
+from bot.library.client import LibraryClient
+from bot.telegram.request import AiohttpRequest
+from bot.texts import load_catalogue
 from tests.fixtures.bot import BotHarness
 
 ANSWER_SECONDS = 10.0

@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import text
 
-from library_bot.storage.store import Store
+from storage.store import Store
 
 START = datetime(2026, 1, 20, 8, 0, tzinfo=UTC)
 

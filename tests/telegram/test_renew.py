@@ -6,8 +6,8 @@ import datetime as dt
 import re
 from typing import Any
 
-from library_bot.library.models import parse_library_date
-from library_bot.texts.formatting import format_date
+from bot.library.models import parse_library_date
+from bot.texts.formatting import format_date
 from tests.fixtures.bot import BotHarness
 from tests.fixtures.patrons import KAREN, METTE, OLE
 from tests.telegram.test_borrower import buttons, command, wait_answer

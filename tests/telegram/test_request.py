@@ -13,10 +13,10 @@ import pytest
 from telegram import Message
 from telegram.error import NetworkError, TimedOut
 
-from library_bot.config.proxies import Proxies
-from library_bot.sandbox.telegram import TelegramStandIn
-from library_bot.telegram.botapi import TolerantBot
-from library_bot.telegram.request import AiohttpRequest, reading_sent_message
+from bot.config.proxies import Proxies
+from bot.telegram.botapi import TolerantBot
+from bot.telegram.request import AiohttpRequest, reading_sent_message
+from sandbox.telegram import TelegramStandIn
 from tests.fixtures.loopback import LoopbackServer
 
 TOKEN = "123456:REQUEST-test-token"
