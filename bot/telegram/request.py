@@ -177,8 +177,7 @@ class AiohttpRequest(BaseRequest):
             else:
                 data = urlencode(request_data.json_parameters).encode()
                 headers = _FORM
-        endpoint = url.rpartition("/")[2]
-        _endpoint.set(endpoint.lower())
+        endpoint = note_endpoint(url)
         # One line per call at DEBUG, naming the method only: the URL carries the bot token.
         started = time.perf_counter() if log.isEnabledFor(logging.DEBUG) else None
         try:
@@ -214,6 +213,14 @@ class AiohttpRequest(BaseRequest):
         if endpoint in BRIEF_ENDPOINTS and data.get("ok") is True and "result" in data:
             data["result"] = _brief(endpoint, data["result"], whole=_reading.get())
         return data
+
+
+def note_endpoint(url: str) -> str:
+    """Name the Bot API method whose answer is read next in this task (`parse_json_payload`
+    reads a send's answer briefly); the method's name, as the URL ends."""
+    endpoint = url.rpartition("/")[2]
+    _endpoint.set(endpoint.lower())
+    return endpoint
 
 
 def _brief(endpoint: str, result: object, *, whole: bool) -> object:

@@ -7,8 +7,9 @@ import asyncio
 import pytest
 
 from tests.fixtures.bot import BotHarness
+from tests.fixtures.chat import answers, says, send
 from tests.fixtures.patrons import KAREN, OLE, PID
-from tests.hardening.conftest import answers, database_locked, says, send
+from tests.hardening.conftest import database_locked
 
 
 @pytest.mark.parametrize("command", ["/loans", "/holds", "/debt", "/search kongens fald"])
@@ -21,6 +22,7 @@ async def test_command_when_telegram_answers_429(bot: BotHarness, command: str) 
     assert not says(replies[0], "en", "common.unavailable", "common.error")
 
 
+@pytest.mark.bot_api_over_http  # a late answer over a real socket
 async def test_command_when_telegram_answers_late(bot: BotHarness) -> None:
     chat = 401
     await bot.connect(chat, KAREN)

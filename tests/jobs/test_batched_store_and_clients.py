@@ -19,9 +19,9 @@ from sandbox.library import LibrarySandbox
 from sandbox.telegram import TelegramStandIn
 from storage.store import Store
 from tests.fixtures.patrons import KAREN
+from tests.fixtures.storage import reminder_states
 from tests.fixtures.telegram import TEST_BOT_TOKEN
 from tests.jobs.conftest import Rig
-from tests.storage.conftest import reminder_states
 
 LEASE = timedelta(minutes=5)
 

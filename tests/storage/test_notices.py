@@ -7,7 +7,7 @@ from datetime import date
 
 from storage.chats import DEFAULT_NOTICES, dump_notices, parse_notices
 from storage.store import Card, Seen, Store
-from tests.storage.conftest import rows
+from tests.fixtures.storage import rows
 from tests.storage.test_store import connect
 
 
