@@ -10,8 +10,8 @@ library did not answer and where to see whether it went through.
 from __future__ import annotations
 
 from tests.fixtures.bot import BotHarness
+from tests.fixtures.chat import answers, says, send, tap
 from tests.fixtures.patrons import JONAS, KAREN, OLE, PID
-from tests.hardening.conftest import answers, says, send, tap
 
 YES_ORDER = {"da": "Ja, bestil", "en": "Yes, order it"}
 

@@ -13,8 +13,8 @@ from collections.abc import Callable
 import pytest
 
 from tests.fixtures.bot import BotFactory, BotHarness
+from tests.fixtures.chat import answers, fragment, says, send, tap, wait_answer
 from tests.fixtures.patrons import JONAS, KAREN, OLE, PID
-from tests.hardening.conftest import answers, callback_answer, fragment, says, send, tap
 
 LIBRARY_TIMEOUT = 0.5
 SLOW = 1.5  # beyond the client's time-out
@@ -200,7 +200,7 @@ async def test_renew_button(fast_bot: BotHarness, fault: str) -> None:
     # The list stays in the chat; its used button only says so, in a notice.
     bot.sandbox.faults.clear()
     query = await bot.telegram.tap(chat, listing.message_id, loan_button.callback_data)
-    notice = await callback_answer(bot, query)
+    notice = await wait_answer(bot, query)
     told = str(notice.get("text"))
     assert any(
         fragment(lang, key) in told for key in ("borrower.renew.already", "common.stale_button")

@@ -14,8 +14,9 @@ from collections.abc import Callable
 import pytest
 
 from tests.fixtures.bot import BotFactory, BotHarness
+from tests.fixtures.chat import fragment, says
+from tests.fixtures.jobs import sweeper
 from tests.fixtures.patrons import JONAS
-from tests.hardening.conftest import fragment, says, sweeper
 
 LIBRARY_TIMEOUT = 0.5
 SLOW = 1.5

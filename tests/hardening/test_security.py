@@ -7,8 +7,8 @@ import time
 from typing import Any
 
 from tests.fixtures.bot import BotFactory, BotHarness
+from tests.fixtures.chat import send
 from tests.fixtures.patrons import OLE, PID
-from tests.hardening.conftest import send
 
 WEBHOOK_SECRET = "hardening-webhook-secret"
 HEADER = "X-Telegram-Bot-Api-Secret-Token"

@@ -7,8 +7,9 @@ import asyncio
 import pytest
 
 from tests.fixtures.bot import BotHarness
+from tests.fixtures.chat import answers, says, send
 from tests.fixtures.patrons import KAREN, OLE, PID
-from tests.hardening.conftest import answers, database_locked, says, send
+from tests.hardening.conftest import database_locked
 
 
 @pytest.mark.parametrize("command", ["/loans", "/holds", "/debt", "/search kongens fald"])

@@ -9,8 +9,8 @@ from collections.abc import Callable
 import pytest
 
 from tests.fixtures.bot import BotFactory, BotHarness
+from tests.fixtures.chat import says, send
 from tests.fixtures.patrons import KAREN
-from tests.hardening.conftest import says, send
 
 LIBRARY_TIMEOUT = 0.5
 COMMANDS = {"/events": "/v3/events", "/news": "/v3/news", "/recommend": "/v3/recommend"}

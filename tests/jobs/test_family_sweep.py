@@ -6,8 +6,8 @@ from __future__ import annotations
 from datetime import timedelta
 
 from tests.fixtures.patrons import JONAS, KAREN
+from tests.fixtures.storage import rows
 from tests.jobs.conftest import Rig
-from tests.storage.conftest import rows
 
 FAMILY = 601
 

@@ -19,9 +19,9 @@ from library_bot.sandbox.telegram import TelegramStandIn
 from library_bot.storage.store import Store
 from library_bot.telegram.botapi import TolerantBot, build_bot, telegram_request
 from tests.fixtures.patrons import KAREN
+from tests.fixtures.storage import reminder_states
 from tests.fixtures.telegram import TEST_BOT_TOKEN
 from tests.jobs.conftest import Rig
-from tests.storage.conftest import reminder_states
 
 LEASE = timedelta(minutes=5)
 

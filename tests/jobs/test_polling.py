@@ -10,9 +10,9 @@ from sqlalchemy import select
 from library_bot.storage.store import Store
 from library_bot.storage.tables import ACCOUNT
 from tests.fixtures.bot import BotHarness
+from tests.fixtures.chat import command
 from tests.fixtures.patrons import KAREN, LITTLE_PRINCE, OLE
 from tests.jobs.conftest import Rig
-from tests.telegram.test_borrower import command
 
 KAREN_CHAT = 601  # loans due today and tomorrow: checked daily
 OLE_CHAT = 602  # nothing on loan: left alone until a new loan could need a reminder

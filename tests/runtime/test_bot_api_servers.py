@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.fixtures.bot import BotFactory, BotHarness
-from tests.hardening.conftest import answers, says
+from tests.fixtures.chat import answers, says
 from tests.runtime.conftest import WEBHOOK_SECRET
 
 CHAT = 7301

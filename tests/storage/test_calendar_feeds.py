@@ -9,7 +9,7 @@ from contextlib import AbstractAsyncContextManager
 from library_bot.storage.calendar import secret_hash
 from library_bot.storage.store import Store
 from tests.fixtures.database import new_key
-from tests.storage.conftest import rows
+from tests.fixtures.storage import rows
 from tests.storage.test_store import connect
 
 OpenStore = Callable[..., AbstractAsyncContextManager[Store]]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import date
 
 from library_bot.storage.store import Account, Seen, Store
-from tests.storage.conftest import rows
+from tests.fixtures.storage import rows
 from tests.storage.test_store import connect
 
 

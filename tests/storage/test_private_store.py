@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from library_bot.storage.engine import create_engine
 from library_bot.storage.migrate import upgrade
 from library_bot.storage.store import LIVE_LOGIN_STATES, Store
-from tests.storage.conftest import FakeClock, rows
+from tests.fixtures.storage import FakeClock, rows
 
 OpenStore = Callable[..., AbstractAsyncContextManager[Store]]
 

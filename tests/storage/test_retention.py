@@ -7,7 +7,7 @@ from contextlib import AbstractAsyncContextManager
 from datetime import timedelta
 
 from library_bot.storage.store import BLOCKED_CHAT_RETENTION, CALLBACK_TTL, REMINDER_HISTORY, Store
-from tests.storage.conftest import FakeClock, rows
+from tests.fixtures.storage import FakeClock, rows
 
 OpenStore = Callable[..., AbstractAsyncContextManager[Store]]
 

@@ -10,7 +10,7 @@ from sqlalchemy import text
 
 from library_bot.storage.store import Store
 from tests.fixtures.database import new_key
-from tests.storage.conftest import rows
+from tests.fixtures.storage import rows
 
 OpenStore = Callable[..., AbstractAsyncContextManager[Store]]
 TOKEN = "plaintext-token-7f3a9b2c41d8"

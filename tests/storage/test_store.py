@@ -15,7 +15,7 @@ from library_bot.storage.database import Repository
 from library_bot.storage.notices import Seen
 from library_bot.storage.store import MAX_CARDS, ChatSettings, Linked, Store
 from library_bot.storage.tables import metadata
-from tests.storage.conftest import START, FakeClock, reminder_states, rows
+from tests.fixtures.storage import START, FakeClock, reminder_states, rows
 
 OpenStore = Callable[..., AbstractAsyncContextManager[Store]]
 TOKEN = "tok-3b1f9e2d7c-secret-access-token"

@@ -8,7 +8,7 @@ from contextlib import AbstractAsyncContextManager
 from datetime import timedelta
 
 from library_bot.storage.store import Store
-from tests.storage.conftest import FakeClock
+from tests.fixtures.storage import FakeClock
 
 OpenStore = Callable[..., AbstractAsyncContextManager[Store]]
 NCIP = "NCIPMDAxOXwwMDAwMDMyNDg0fFJvc2VuLCBNaWNoYWVsfFNtdXR8fHw="

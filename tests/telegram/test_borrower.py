@@ -2,53 +2,15 @@
 
 from __future__ import annotations
 
-import asyncio
 import datetime as dt
 import re
 import time
-from collections.abc import Callable
-from typing import Any
 
 from library_bot.library.models import parse_library_date
 from library_bot.texts.catalog import borrower as catalogue
 from tests.fixtures.bot import BotFactory, BotHarness
+from tests.fixtures.chat import buttons, command
 from tests.fixtures.patrons import JONAS, KAREN, METTE, OLE
-
-Messages = list[Any]
-
-
-async def command(
-    bot: BotHarness,
-    chat_id: int,
-    text: str,
-    *,
-    until: Callable[[Messages], bool] | None = None,
-    timeout: float = 10,  # noqa: ASYNC109
-) -> Messages:
-    """Send `text`; the bot's new messages once `until` holds (default: the first one came)."""
-    before = len(bot.telegram.sent(chat_id))
-    await bot.telegram.send_text(chat_id, text)
-    done = until or (lambda messages: len(messages) >= 1)
-    async with asyncio.timeout(timeout):
-        while True:
-            new: Messages = bot.telegram.sent(chat_id)[before:]
-            if new and done(new):
-                return new
-            await asyncio.sleep(0.01)
-
-
-def buttons(message: Any) -> list[str]:
-    return [button.text for row in message.buttons for button in row]
-
-
-async def wait_answer(bot: BotHarness, query_id: str, timeout: float = 5) -> dict[str, Any]:  # noqa: ASYNC109
-    async with asyncio.timeout(timeout):
-        while True:
-            answer: dict[str, Any] | None = bot.telegram.callback_answers.get(query_id)
-            if answer is not None:
-                return answer
-            await asyncio.sleep(0.01)
-
 
 # --- /loans ---------------------------------------------------------------------------------
 

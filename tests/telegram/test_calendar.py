@@ -11,8 +11,8 @@ from icalendar import Calendar
 
 from library_bot.library.models import parse_library_date
 from tests.fixtures.bot import BotHarness
+from tests.fixtures.chat import buttons, command
 from tests.fixtures.patrons import JONAS, KAREN
-from tests.telegram.test_borrower import buttons, command
 
 URL = re.compile(r"(http://\S+/calendar/[A-Za-z0-9_-]{32}\.ics)")
 USER_CALLS = "platform GET /v3/user"

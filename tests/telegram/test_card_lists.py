@@ -17,8 +17,8 @@ from library_bot.telegram.buttons import (
     decode,
 )
 from tests.fixtures.bot import BotHarness
+from tests.fixtures.chat import buttons, command
 from tests.fixtures.patrons import JONAS, KAREN, METTE
-from tests.telegram.test_borrower import buttons, command
 
 KAREN_TITLE = "Den afrikanske farm"  # one of Karen's loans
 JONAS_TITLE_COUNT = 1  # Jonas has one loan, due in 3 days, and one hold ready

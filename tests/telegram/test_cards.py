@@ -11,8 +11,8 @@ from telegram import Chat, Message, User
 from library_bot.telegram.handlers.cards import renamed_card
 from library_bot.texts import t
 from tests.fixtures.bot import DEEP_LINK, BotHarness
+from tests.fixtures.chat import buttons, command, wait_answer
 from tests.fixtures.patrons import KAREN, LITTLE_PRINCE, OLE
-from tests.telegram.test_borrower import buttons, command, wait_answer
 
 CHAT = 8101
 ORDER_CALLS = "platform GET /v3/order"

@@ -9,22 +9,18 @@ import secrets
 import time
 import weakref
 from datetime import UTC, datetime, timedelta
-from types import SimpleNamespace
 from typing import Any
 
 import httpx
 import pytest
 from sqlalchemy import update
-from telegram import Bot
 
 from library_bot.config.settings import Settings, new_key
-from library_bot.jobs.schedule import token_expiry_job
-from library_bot.library.client import LibraryClient
 from library_bot.runtime.runner import BotInfo, run_bot
-from library_bot.services import SERVICES_KEY, Services
 from library_bot.storage.tables import AccountRow
 from library_bot.telegram.handlers import COMMANDS
 from tests.fixtures.bot import BotFactory, BotHarness, library_environment
+from tests.fixtures.jobs import run_expiry_job, set_expiry
 from tests.fixtures.patrons import JONAS, KAREN
 
 CHAT = 6001
@@ -188,44 +184,22 @@ async def test_run_refuses_without_keys(telegram: Any, library_sandbox: Any) -> 
         await run_bot(settings, stop=asyncio.Event())
 
 
-async def _run_expiry_job(bot: BotHarness) -> None:
-    """The daily job, run now against the harness's database and the stand-in."""
-    async with LibraryClient.from_settings(bot.settings) as library:
-        services = Services(settings=bot.settings, store=bot.store, library=library)
-        token = bot.settings.TELEGRAM_BOT_TOKEN
-        assert token is not None
-        async with Bot(
-            token.get_secret_value(), base_url=f"{bot.settings.TELEGRAM_API_URL}/bot"
-        ) as tg:
-            context = SimpleNamespace(
-                application=SimpleNamespace(bot_data={SERVICES_KEY: services}), bot=tg
-            )
-            await token_expiry_job(context)  # type: ignore[arg-type]
-
-
-async def _set_expiry(bot: BotHarness, chat_id: int, when: datetime) -> None:
-    statement = (
-        update(AccountRow).where(AccountRow.chat_id == chat_id).values(token_expires_at=when)
-    )  # type: ignore[arg-type]
-    await bot.store.database.run(lambda conn: conn.execute(statement))
-
-
 async def test_token_expiry_warning_once_and_expired_forgotten(bot: BotHarness) -> None:
     await bot.connect(CHAT)
-    await _set_expiry(bot, CHAT, datetime.now(UTC) + timedelta(days=2, hours=1))
+    await set_expiry(bot, CHAT, datetime.now(UTC) + timedelta(days=2, hours=1))
     before = len(bot.telegram.sent(CHAT))
-    await _run_expiry_job(bot)
+    await run_expiry_job(bot)
     warning = await bot.next_message(CHAT, before)
     assert "udløber om 3 dage" in warning.text
     assert any(button.url for row in warning.buttons for button in row)
-    await _run_expiry_job(bot)  # warned once only
+    await run_expiry_job(bot)  # warned once only
     await asyncio.sleep(0.1)
     assert len(bot.telegram.sent(CHAT)) == before + 1
 
     await bot.connect(CHAT + 1)
-    await _set_expiry(bot, CHAT + 1, datetime.now(UTC) - timedelta(minutes=1))
+    await set_expiry(bot, CHAT + 1, datetime.now(UTC) - timedelta(minutes=1))
     before = len(bot.telegram.sent(CHAT + 1))
-    await _run_expiry_job(bot)
+    await run_expiry_job(bot)
     expired = await bot.next_message(CHAT + 1, before)
     assert "udløbet" in expired.text
     assert await bot.store.account(CHAT + 1) is None
@@ -233,23 +207,23 @@ async def test_token_expiry_warning_once_and_expired_forgotten(bot: BotHarness) 
 
 async def test_a_warned_token_is_still_forgotten_when_it_expires(bot: BotHarness) -> None:
     await bot.connect(CHAT)
-    await _set_expiry(bot, CHAT, datetime.now(UTC) + timedelta(days=1))
-    await _run_expiry_job(bot)
+    await set_expiry(bot, CHAT, datetime.now(UTC) + timedelta(days=1))
+    await run_expiry_job(bot)
     assert (await bot.store.account(CHAT)) is not None
-    await _set_expiry(bot, CHAT, datetime.now(UTC) - timedelta(minutes=1))
+    await set_expiry(bot, CHAT, datetime.now(UTC) - timedelta(minutes=1))
     before = len(bot.telegram.sent(CHAT))
-    await _run_expiry_job(bot)
+    await run_expiry_job(bot)
     expired = await bot.next_message(CHAT, before)
     assert "udløbet" in expired.text
     assert await bot.store.account(CHAT) is None
-    await _run_expiry_job(bot)  # told once only
+    await run_expiry_job(bot)  # told once only
     await asyncio.sleep(0.1)
     assert len(bot.telegram.sent(CHAT)) == before + 1
 
 
 async def test_expired_token_is_forgotten_on_use(bot: BotHarness) -> None:
     await bot.connect(CHAT)
-    await _set_expiry(bot, CHAT, datetime.now(UTC) - timedelta(minutes=1))
+    await set_expiry(bot, CHAT, datetime.now(UTC) - timedelta(minutes=1))
     reply = await bot.send(CHAT, "/loans")
     assert "udløbet" in reply.text or "Log ind" in reply.text
     assert await bot.store.account(CHAT) is None
@@ -306,7 +280,7 @@ async def test_a_family_card_is_warned_and_forgotten_by_name(bot: BotHarness) ->
     )
     await bot.store.database.run(lambda conn: conn.execute(statement))
     before = len(bot.telegram.sent(chat))
-    await _run_expiry_job(bot)
+    await run_expiry_job(bot)
     warning = await bot.next_message(chat, before)
     assert warning.html.startswith("👤 <b>Jonas</b>\n") and "udløber om 3 dage" in warning.text
     # Only Jonas's card was warned; Karen's has no expiry.

@@ -4,8 +4,8 @@ that card's token, and no one else's."""
 from __future__ import annotations
 
 from tests.fixtures.bot import BotHarness
+from tests.fixtures.jobs import sweeper
 from tests.fixtures.patrons import JONAS, KAREN
-from tests.hardening.conftest import sweeper
 
 CHAT = 8301
 

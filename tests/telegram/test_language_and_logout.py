@@ -6,9 +6,9 @@ from datetime import UTC, datetime, timedelta
 from urllib.parse import parse_qs, urlsplit
 
 from tests.fixtures.bot import BotHarness
+from tests.fixtures.chat import command
+from tests.fixtures.jobs import run_expiry_job, set_expiry
 from tests.fixtures.patrons import KAREN
-from tests.telegram.test_borrower import command
-from tests.telegram.test_core import _run_expiry_job, _set_expiry
 
 CHAT = 7101
 
@@ -20,9 +20,9 @@ async def test_telegram_language_is_remembered_and_used_for_expiry_notices(
     await bot.connect(CHAT, KAREN, language_code="en")
     chat = await bot.store.chat(CHAT)
     assert chat.language is None and chat.telegram_language == "en"
-    await _set_expiry(bot, CHAT, datetime.now(UTC) - timedelta(minutes=1))
+    await set_expiry(bot, CHAT, datetime.now(UTC) - timedelta(minutes=1))
     before = len(bot.telegram.sent(CHAT))
-    await _run_expiry_job(bot)  # a message nobody asked for
+    await run_expiry_job(bot)  # a message nobody asked for
     expired = await bot.next_message(CHAT, before)
     assert expired.text.startswith("🔑 Your library login has expired")
     # What actually happened, also when the patron writes afterwards.

@@ -7,8 +7,8 @@ from typing import Any
 
 from tests.fixtures.bot import BotFactory, BotHarness
 from tests.fixtures.cards import card_of
+from tests.fixtures.chat import buttons, command, wait_answer
 from tests.fixtures.patrons import JONAS, KAREN, LITTLE_PRINCE, OLE
-from tests.telegram.test_borrower import buttons, command, wait_answer
 
 ORDER_CALLS = "platform GET /v3/order"
 KVINDEN_I_BURET = "870970-basis:27015794"  # on the shelf at DK-710100, orderable elsewhere

@@ -9,17 +9,9 @@ from typing import Any
 from library_bot.library.models import parse_library_date
 from library_bot.texts.formatting import format_date
 from tests.fixtures.bot import BotHarness
+from tests.fixtures.chat import buttons, command, wait_answer
+from tests.fixtures.library import RENEW_CALLS, due_of
 from tests.fixtures.patrons import KAREN, METTE, OLE
-from tests.telegram.test_borrower import buttons, command, wait_answer
-
-RENEW_CALLS = "platform GET /v3/renew"
-
-
-def due_of(bot: BotHarness, user_id: str, title: str) -> dt.date:
-    [loan] = [x for x in bot.sandbox.patron_data(user_id).loans if x["title"] == title]
-    due = parse_library_date(loan["dueDate"])
-    assert isinstance(due, dt.date)
-    return due
 
 
 async def test_renew_lists_every_loan_with_a_button(bot: BotHarness) -> None:
@@ -43,12 +35,12 @@ def message(bot: BotHarness, chat_id: int, message_id: int) -> Any:
 async def test_renew_one_loan_edits_its_button(bot: BotHarness) -> None:
     await bot.connect(61, KAREN, language_code="en")
     [listing] = await command(bot, 61, "/renew")
-    before = due_of(bot, KAREN, "Den afrikanske farm")
+    before = due_of(bot.sandbox, KAREN, "Den afrikanske farm")
     label = next(text for text in buttons(listing) if "Den afrikanske farm" in text)
     sent = len(bot.telegram.sent(61))
     edited = await bot.tap(61, listing, label)
     assert edited is not None and edited.message_id == listing.message_id
-    after = due_of(bot, KAREN, "Den afrikanske farm")
+    after = due_of(bot.sandbox, KAREN, "Den afrikanske farm")
     assert after > before
     expected = format_date(after, "en", today=bot.sandbox.today)
     # The keyboard is edited in place: ✅ and the new date; no new message.

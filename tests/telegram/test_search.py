@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from tests.fixtures.bot import BotHarness
+from tests.fixtures.chat import buttons, command
 from tests.fixtures.patrons import KAREN
-from tests.telegram.test_borrower import buttons, command
 
 
 async def test_search_works_before_login(bot: BotHarness) -> None:

@@ -16,7 +16,7 @@ from library_bot.storage.tables import AccountRow, PendingLinkRow
 from tests.fixtures.bot import DEEP_LINK, BotHarness
 from tests.fixtures.database import new_key
 from tests.fixtures.patrons import KAREN
-from tests.storage.conftest import FakeClock
+from tests.fixtures.storage import FakeClock
 
 CHAT = 5401
 REVOKE = "oauth DELETE /oauth/revoke"

@@ -17,8 +17,8 @@ from library_bot.telegram.handlers import COMMANDS
 from library_bot.telegram.handlers.search import is_search_reply
 from library_bot.texts import t
 from tests.fixtures.bot import BotHarness
+from tests.fixtures.chat import buttons, command
 from tests.fixtures.patrons import JONAS, KAREN, METTE, OLE
-from tests.telegram.test_borrower import buttons, command
 
 COPENHAGEN_BRANCHES = (
     "Københavns Hovedbibliotek",

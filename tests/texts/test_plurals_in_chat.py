@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from tests.fixtures.bot import BotHarness
+from tests.fixtures.chat import command
 from tests.fixtures.patrons import KAREN
-from tests.telegram.test_borrower import command
 
 
 async def test_reminder_days_read_as_one_day_or_several(bot: BotHarness) -> None:
