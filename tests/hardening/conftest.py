@@ -1,4 +1,7 @@
-"""Helpers shared by the hardening tests: talk to the running bot, read texts, run sweeps."""
+"""The hardening tests: a database another process holds locked; the Bot API in-process.
+
+Talking to the bot and running sweeps: tests/fixtures/chat.py and tests/fixtures/jobs.py.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +10,10 @@ import sqlite3
 import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+
+import pytest
+
+from tests.fixtures.bot import IN_PROCESS, chosen_bot_api
 
 
 def sqlite_path(database_url: str) -> str:
@@ -35,3 +42,9 @@ async def database_locked(database_url: str, seconds: float) -> AsyncIterator[No
         yield
     finally:
         await asyncio.to_thread(thread.join, seconds + 5)
+
+
+@pytest.fixture
+def bot_api(request: pytest.FixtureRequest) -> str:
+    """Handler tests: the bot reaches the Bot API stand-in in-process (tests/fixtures/bot.py)."""
+    return chosen_bot_api(request, IN_PROCESS)

@@ -22,6 +22,7 @@ async def test_command_when_telegram_answers_429(bot: BotHarness, command: str) 
     assert not says(replies[0], "en", "common.unavailable", "common.error")
 
 
+@pytest.mark.bot_api_over_http  # a late answer over a real socket
 async def test_command_when_telegram_answers_late(bot: BotHarness) -> None:
     chat = 401
     await bot.connect(chat, KAREN)

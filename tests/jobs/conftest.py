@@ -15,6 +15,7 @@ from library_bot.library.client import LibraryClient
 from library_bot.sandbox.library import LibrarySandbox
 from library_bot.sandbox.telegram import TelegramStandIn
 from library_bot.storage.store import Store
+from tests.fixtures.bot import IN_PROCESS, chosen_bot_api
 from tests.fixtures.database import key_text
 from tests.fixtures.telegram import TEST_BOT_TOKEN
 
@@ -70,14 +71,22 @@ async def rig(
     telegram: TelegramStandIn,
     database_url: str,
     store_keys: list[bytes],
+    bot_api: str,
 ) -> AsyncIterator[Rig]:
     settings = rig_settings(library_sandbox, telegram, database_url, store_keys)
     store = await Store.open(database_url, store_keys)
     library = LibraryClient.from_settings(settings)
-    bot = Bot(TEST_BOT_TOKEN, base_url=f"{telegram.url}/bot")
+    request = telegram.request() if bot_api == IN_PROCESS else None
+    bot = Bot(TEST_BOT_TOKEN, base_url=f"{telegram.url}/bot", request=request)
     try:
         async with bot:
             yield Rig(library_sandbox, telegram, store, library, bot, settings)
     finally:
         await library.aclose()
         await store.close()
+
+
+@pytest.fixture
+def bot_api(request: pytest.FixtureRequest) -> str:
+    """Handler tests: the bot reaches the Bot API stand-in in-process (tests/fixtures/bot.py)."""
+    return chosen_bot_api(request, IN_PROCESS)

@@ -6,6 +6,8 @@ import datetime as dt
 import re
 import time
 
+import pytest
+
 from library_bot.library.models import parse_library_date
 from library_bot.texts.catalog import borrower as catalogue
 from tests.fixtures.bot import BotFactory, BotHarness
@@ -15,6 +17,7 @@ from tests.fixtures.patrons import JONAS, KAREN, METTE, OLE
 # --- /loans ---------------------------------------------------------------------------------
 
 
+@pytest.mark.bot_api_over_http  # the whole path once over HTTP
 async def test_loans_are_sorted_marked_and_escaped_in_danish(bot: BotHarness) -> None:
     await bot.connect(1, KAREN)
     [reply] = await command(bot, 1, "/loans")

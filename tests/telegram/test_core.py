@@ -26,6 +26,7 @@ from tests.fixtures.patrons import JONAS, KAREN
 CHAT = 6001
 
 
+@pytest.mark.bot_api_over_http  # the whole path once over HTTP
 async def test_start_welcomes_in_both_languages(bot: BotHarness) -> None:
     bot.add_chat(CHAT, language_code="da")
     dansk = await bot.send(CHAT, "/start")

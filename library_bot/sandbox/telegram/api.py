@@ -22,6 +22,8 @@ from library_bot.sandbox.telegram.state import Bot, State
 from library_bot.sandbox.telegram.updates import Updates
 
 Method = Callable[[Bot, Params], Awaitable[Any]]
+Answer = dict[str, Any]  # the JSON body of an answer: {"ok": ..., "result" or "description"}
+_UNAUTHORIZED = ApiError(401, "Unauthorized")
 
 
 def _garbled(result: Any) -> Any:
@@ -31,15 +33,15 @@ def _garbled(result: Any) -> Any:
     return {}
 
 
-def _error(exc: ApiError) -> web.Response:
-    body: dict[str, Any] = {
+def _answer(exc: ApiError) -> tuple[int, Answer]:
+    body: Answer = {
         "ok": False,
         "error_code": exc.status,
         "description": exc.description,
     }
     if exc.parameters:
         body["parameters"] = exc.parameters
-    return web.json_response(body, status=exc.status)
+    return exc.status, body
 
 
 async def _get_me(bot: Bot, params: Params) -> dict[str, Any]:
@@ -90,16 +92,25 @@ class BotApi:
     async def handle(self, request: web.Request) -> web.Response:
         token = request.match_info["token"]
         method_name = request.match_info["method"]
+        status, body = await self.call(token, method_name, lambda: read_params(request))
+        return web.json_response(body, status=status)
+
+    async def call(
+        self, token: str, method_name: str, read: Callable[[], Awaitable[Params]]
+    ) -> tuple[int, Answer]:
+        """One Bot API call as its HTTP status and JSON body, whoever carried it here: the
+        aiohttp route above, or an in-process request (`inprocess.StandInRequest`). `read`
+        reads the parameters, after the token and the method were found (as Telegram)."""
         bot = self.state.bots.get(token)
         found = self._methods.get(method_name.lower())
         self.calls[found[0] if found else method_name] += 1
         if bot is None:
-            return _error(ApiError(401, "Unauthorized"))
+            return _answer(_UNAUTHORIZED)
         if found is None:
-            return _error(ApiError(404, "Not Found"))
+            return _answer(ApiError(404, "Not Found"))
         name, method = found
         try:
-            params = await read_params(request)
+            params = await read()
             fault = self.failures.take(name)
             if fault is not None:
                 if fault.delay:
@@ -111,10 +122,10 @@ class BotApi:
             if fault is not None and fault.garbled:
                 result = _garbled(result)
         except ApiError as exc:
-            return _error(exc)
-        body: dict[str, Any] = {"ok": True, "result": result}
+            return _answer(exc)
+        body: Answer = {"ok": True, "result": result}
         if name == "setWebhook":
             body["description"] = (
                 "Webhook was set" if params.get("url") else "Webhook is already deleted"
             )
-        return web.json_response(body)
+        return 200, body

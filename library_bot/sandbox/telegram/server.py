@@ -1,6 +1,7 @@
 """`TelegramStandIn`: a wire-level stand-in for the Telegram Bot API, with a chat page for people.
 
-One aiohttp server answers `/bot<token>/<method>` like api.telegram.org (`api`), delivers
+One aiohttp server answers `/bot<token>/<method>` like api.telegram.org (`api`; in-process,
+without HTTP, through `request()`, see `inprocess`), delivers
 updates to webhooks (`webhook`) and serves the chat page (`page`); tests play the users through
 the methods inherited from `driver.UserDriver`. This module only wires the parts together and
 keeps the handful of knobs tests turn (`rate_limit`, `callback_query_ttl`, `failures`, ...).
@@ -16,6 +17,7 @@ from library_bot.sandbox.serving import Served, base_url, serve
 from library_bot.sandbox.telegram.api import BotApi
 from library_bot.sandbox.telegram.commands import Commands
 from library_bot.sandbox.telegram.driver import UserDriver
+from library_bot.sandbox.telegram.inprocess import READ_TIMEOUT, StandInRequest
 from library_bot.sandbox.telegram.messages import Messages, SendRate
 from library_bot.sandbox.telegram.page import Action, ChatPage
 from library_bot.sandbox.telegram.state import State
@@ -82,6 +84,11 @@ class TelegramStandIn(UserDriver, Served):
     @actions.setter
     def actions(self, actions: dict[str, Action]) -> None:
         self.page.actions = actions  # kept, not copied: actions added later show on the page
+
+    def request(self, *, read_timeout: float | None = READ_TIMEOUT) -> StandInRequest:
+        """A PTB request that reaches this stand-in's Bot API in-process, without HTTP (for a
+        `telegram.Bot(..., request=...)`; any `base_url` ending in `/bot` will do)."""
+        return StandInRequest(self.api, read_timeout=read_timeout)
 
     async def start(self) -> None:
         app = web.Application()
