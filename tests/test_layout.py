@@ -1,4 +1,5 @@
-"""README's layout table and docs/architecture.md match the package as it is."""
+"""README's layout table and docs/architecture.md match the package as it is: every layer, and
+every module of every layer (docs/architecture.md, "Modules")."""
 
 from __future__ import annotations
 
@@ -8,6 +9,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "library_bot"
+# The package roots whose every module docs/architecture.md names (the one place to change
+# when the packages move).
+PACKAGE_ROOTS = (PACKAGE,)
+# Directories named as a whole: Alembic's scripts.
+WHOLE = frozenset({"migrations"})
+_BACKTICKED = re.compile(r"`([^`]+)`")
 
 
 def _table_paths(markdown: str, heading: str) -> list[str]:
@@ -52,3 +59,64 @@ def test_the_checked_layers_are_the_documented_ones_in_the_same_order() -> None:
     assert layers == [
         "library_bot." + path.removesuffix("/").removesuffix(".py") for path in documented
     ]
+
+
+def _modules() -> list[tuple[str, str]]:
+    """Every module and subpackage under the roots as (its package's path, its own name):
+    ("telegram/handlers/", "borrower"), ("telegram/", "handlers/"), ("", "cli.py")."""
+    found: list[tuple[str, str]] = []
+    for root in PACKAGE_ROOTS:
+        for path in sorted(root.rglob("*.py")):
+            parts = path.relative_to(root).parts
+            if path.name in ("__init__.py", "__main__.py") and len(parts) == 1:
+                continue
+            if any(part in WHOLE for part in parts[:-1]):
+                inner = parts.index(next(p for p in parts if p in WHOLE))
+                found.append(("/".join(parts[:inner]) + "/" if inner else "", parts[inner] + "/"))
+                continue
+            if path.name == "__init__.py":
+                parent = "/".join(parts[:-2]) + "/" if len(parts) > 2 else ""
+                found.append((parent, parts[-2] + "/"))
+            elif len(parts) == 1:
+                found.append(("", path.name))
+            else:
+                found.append(("/".join(parts[:-1]) + "/", path.stem))
+    return sorted(set(found))
+
+
+def _named_by_owner(markdown: str) -> dict[str, set[str]]:
+    """Each table row's or list item's backticked names (a list item with its wrapped lines),
+    keyed by its first one, its subject: `telegram/`, `telegram/handlers/`."""
+    items: list[str] = []
+    for line in markdown.splitlines():
+        if line.startswith("  ") and items and items[-1].startswith("- "):
+            items[-1] += " " + line.strip()
+        else:
+            items.append(line)
+    named: dict[str, set[str]] = {}
+    for item in items:
+        names = _BACKTICKED.findall(item)
+        if names:
+            named.setdefault(names[0], set()).update(names[1:])
+    return named
+
+
+def test_architecture_names_every_module_of_every_layer() -> None:
+    """A module counts as named when a line about its package (the line's first backticked
+    name, e.g. `telegram/handlers/`) names it in backticks, or anywhere by its dotted path."""
+    markdown = (ROOT / "docs" / "architecture.md").read_text()
+    by_owner = _named_by_owner(markdown)
+    everywhere = set(_BACKTICKED.findall(markdown))
+    roots = {root.name for root in PACKAGE_ROOTS}
+    missing = []
+    for parent, name in _modules():
+        owners = {parent} | {f"{root}/{parent}" for root in roots}
+        dotted = (parent + name).strip("/").replace("/", ".").removesuffix(".py")
+        if not parent:
+            listed = name in everywhere
+        else:
+            listed = any(name in by_owner.get(owner, set()) for owner in owners)
+            listed = listed or dotted in everywhere or f"{dotted}/" in everywhere
+        if not listed:
+            missing.append(parent + name)
+    assert not missing, f"docs/architecture.md does not name: {missing}"
