@@ -1,4 +1,5 @@
-"""The bot's core: /start, /help, the fallback, commands, health, metrics, webhook, shutdown."""
+"""/start, /help and the fallback; the running bot (command menus, health, metrics, webhook,
+shutdown, refusing to start without keys); a token's expiry warned, forgotten and told once."""
 
 from __future__ import annotations
 
