@@ -16,9 +16,10 @@ from tests.fixtures.bot import BotHarness
 from tests.fixtures.telegram import TEST_BOT_TOKEN
 
 FLOOD = 150
-# Measured on the development machine: 5.2 s behind one global pacer and first-come updates,
-# 0.06 s with turns between chats.
-OTHER_CHAT_BOUND = 1.0
+# The busy chat's answers sent while the other chat waits for its one answer: its turn and
+# at most a few more (the busy chat is down to about one a second by then). Behind one global
+# pacer and first-come updates it was the rest of the flood (5.2 s measured).
+OTHER_CHAT_BOUND = 3
 
 
 async def test_a_flooding_chat_does_not_delay_another_chats_answer(bot: BotHarness) -> None:
@@ -31,12 +32,14 @@ async def test_a_flooding_chat_does_not_delay_another_chats_answer(bot: BotHarne
         await bot.telegram.send_text(busy, "/help")
     await bot.telegram.wait_for(busy, "/loans")  # the flood is being answered
 
-    asked = loop.time()
+    busy_before = len(bot.telegram.sent(busy))
     reply = await bot.send(other, "/help")
-    waited = loop.time() - asked
+    busy_meanwhile = len(bot.telegram.sent(busy)) - busy_before
 
     assert "/loans" in reply.text
-    assert waited < OTHER_CHAT_BOUND, f"the other chat waited {waited:.2f} s"
+    # Counted in the busy chat's answers, not in seconds (a busy machine slows both alike):
+    # behind first-come updates the other chat would wait for the whole flood.
+    assert busy_meanwhile <= OTHER_CHAT_BOUND, f"{busy_meanwhile} busy answers came first"
     # The busy chat waits for itself: its own burst, then about one message per second.
     answered = len(bot.telegram.sent(busy))
     assert answered <= CHAT_BURST + (loop.time() - flood_started) * CHAT_RATE + 1
