@@ -62,7 +62,7 @@ async def _until(done: Callable[[], bool]) -> None:
 
 async def _answers(bot: BotHarness, chat_id: int, before: int, count: int = 1) -> list[Any]:
     await _until(lambda: len(bot.telegram.sent(chat_id)) >= before + count)
-    await asyncio.sleep(QUIET)
+    await bot.settled(QUIET)
     return bot.telegram.sent(chat_id)[before:]
 
 
@@ -98,7 +98,7 @@ async def test_group_account_commands_point_to_a_private_chat_and_touch_nothing(
             assert reply.buttons[0][0].url == f"https://t.me/{TEST_BOT_USERNAME}"
     # One answer each: a second answer to any command would have shown up by now in the count
     # (one quiet wait for all of them, not one per command).
-    await asyncio.sleep(QUIET)
+    await bot.settled(QUIET)
     assert sum(len(bot.telegram.sent(group)) for group in groups) == 2 * len(ACCOUNT_COMMANDS)
     # Nothing read from the platform, nothing written: no state, link, button or settings row.
     assert bot.sandbox.calls == platform
@@ -156,7 +156,7 @@ async def test_account_buttons_in_a_group_are_refused_and_not_claimed(bot: BotHa
         query_id = await bot.telegram.tap(GROUP, message_id, f"renew:{ref_id}", user_id=member)
         answer = await _answer_of(bot, query_id)
         assert f"t.me/{TEST_BOT_USERNAME}" in answer["text"] and "🔒" in answer["text"]
-    await asyncio.sleep(QUIET)
+    await bot.settled(QUIET)
     assert bot.sandbox.calls == platform
     [(used_at,)] = await _rows(bot, "SELECT used_at FROM callback_ref")
     assert used_at is None
@@ -173,7 +173,7 @@ async def test_a_button_works_only_for_the_user_who_was_shown_it(bot: BotHarness
     query_id = await bot.telegram.tap(GROUP, prompt.message_id, english, user_id=ALICE)
     # In the presser's language (the group has none saved): Alice reads English.
     assert "the person who asked" in (await _answer_of(bot, query_id))["text"]
-    await asyncio.sleep(QUIET)
+    await bot.settled(QUIET)
     assert (await bot.store.chat(GROUP)).language is None
     assert bot.telegram.sent(GROUP)[-1].edits == 0
     # Bob's own press works.

@@ -65,6 +65,8 @@ class BotApi:
     ) -> None:
         self.state = state
         self.calls: collections.Counter[str] = collections.Counter()
+        # Calls being answered right now, long polls left out (one is always waiting).
+        self.in_flight = 0
         self.failures = Failures()
         table: list[tuple[str, Method]] = [
             ("getMe", _get_me),
@@ -109,6 +111,8 @@ class BotApi:
         if found is None:
             return _answer(ApiError(404, "Not Found"))
         name, method = found
+        counted = name != "getUpdates"
+        self.in_flight += counted
         try:
             params = await read()
             fault = self.failures.take(name)
@@ -123,6 +127,8 @@ class BotApi:
                 result = _garbled(result)
         except ApiError as exc:
             return _answer(exc)
+        finally:
+            self.in_flight -= counted
         body: Answer = {"ok": True, "result": result}
         if name == "setWebhook":
             body["description"] = (
