@@ -6,9 +6,9 @@ STAMP := $(VENV)/.installed
 # Exact versions of every package, for the venv, the container and CI alike (`make lock`).
 LOCK := constraints.txt
 LOCK_VENV := .lock-venv
-# Patron texts (README, "Translating"): English in library_bot/texts/catalog, the other
+# Patron texts (README, "Translating"): English in bot/texts/catalog, the other
 # languages in $(LOCALE)/<lang>/LC_MESSAGES/messages.po; the .mo files are build output.
-LOCALE := library_bot/texts/locale
+LOCALE := bot/texts/locale
 POT := $(LOCALE)/messages.pot
 MO := $(patsubst %.po,%.mo,$(wildcard $(LOCALE)/*/LC_MESSAGES/messages.po))
 
@@ -30,12 +30,12 @@ messages: extract-messages
 
 # tests/texts runs this into a scratch file to check that the checked-in template is current.
 extract-messages: | $(STAMP)
-	$(BIN)/pybabel --quiet extract --mapping-file library_bot/texts/babel.cfg \
+	$(BIN)/pybabel --quiet extract --mapping-file bot/texts/babel.cfg \
 		--no-default-keywords --keyword '_:1c,2' --keyword '_n:1c,2,3' \
 		--add-comments TRANSLATORS: --strip-comment-tags --add-location file --width 76 \
 		--project library-bot --copyright-holder library-bot \
 		--header-comment '# Patron texts of library-bot (English source), made by `make messages`.' \
-		--output-file $(POT) library_bot/texts/catalog
+		--output-file $(POT) bot/texts/catalog
 
 compile-messages: $(MO)
 

@@ -30,13 +30,13 @@ from urllib.parse import parse_qs, urljoin, urlsplit
 
 import httpx
 
-from library_bot.config.settings import Settings, new_key
-from library_bot.runtime.runner import BotInfo, run_bot
-from library_bot.runtime.signals import stop_on_signals
-from library_bot.sandbox.library import LibrarySandbox, TestPatron
-from library_bot.sandbox.library.data import GUID_NAMESPACE
-from library_bot.sandbox.telegram import SentMessage, TelegramStandIn
-from library_bot.storage.store import Store
+from bot.config.settings import Settings, new_key
+from bot.runtime.runner import BotInfo, run_bot
+from bot.runtime.signals import stop_on_signals
+from sandbox.library import LibrarySandbox, TestPatron
+from sandbox.library.data import GUID_NAMESPACE
+from sandbox.telegram import SentMessage, TelegramStandIn
+from storage.store import Store
 
 BOT_TOKEN = "123456:BENCH-token"
 PATRONS = 500
@@ -191,7 +191,7 @@ async def running_rig(
 
 def serve_bot() -> int:
     """The bot of a subprocess rig: settings from the environment, until SIGTERM."""
-    from library_bot.config.settings import load_settings
+    from bot.config.settings import load_settings
 
     settings = load_settings(_env_file=None)
 

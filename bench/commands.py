@@ -28,7 +28,7 @@ from pathlib import Path
 from aiohttp import web
 
 from bench.callbacks import Rig, running_rig
-from library_bot.sandbox.library import LibrarySandbox
+from sandbox.library import LibrarySandbox
 
 CHATS = 64
 LATENCY_COMMANDS = 300

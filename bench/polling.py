@@ -5,10 +5,10 @@ The clock is the benchmark's: day 0 is a fixed date and each simulated day is on
 Each day runs (1) the sweep, then (2) the day's changes at the library (so a change on day d is
 first visible to the sweep of day d + 1, for the oracle and the plan alike):
 
-- the oracle asks `library_bot.jobs.sweep.candidates` about every card every day (the naive
+- the oracle asks `bot.jobs.sweep.candidates` about every card every day (the naive
 sweep) and
   notes the day each reminder key first became due;
-- the plan checks a card only on the day `library_bot.rules.polling.next_check` planned from the
+- the plan checks a card only on the day `bot.rules.polling.next_check` planned from the
 last status
   it saw (every card on day 0), and counts a platform call for each check. A loan reminder the
   oracle sends on a day the plan does not check the card is late (or missed); a hold-ready
@@ -36,7 +36,7 @@ that obeys the same rules but is told every return and renewal for free, so chec
 days the rules force; no plan can go below it on this population.
 
 `--real N` also runs the same model for N cards through the real sweep
-(`library_bot.jobs.sweep.sweep`
+(`bot.jobs.sweep.sweep`
 with its `today`) against the library sandbox over loopback, the Telegram stand-in and a SQLite
 store: each day's truth is written into the sandbox's patrons before the sweep, and the
 platform calls and sent reminders are read from the sandbox and the store.
@@ -60,9 +60,9 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from library_bot.library.models import BorrowerStatus, Hold, Loan
-from library_bot.rules.polling import DEFAULT_MIN_LOAN_DAYS, next_check
-from library_bot.rules.reminders import candidates
+from bot.library.models import BorrowerStatus, Hold, Loan
+from bot.rules.polling import DEFAULT_MIN_LOAN_DAYS, next_check
+from bot.rules.reminders import candidates
 
 START = date(2027, 1, 4)
 DAYS = (3, 1, 0)
@@ -455,7 +455,7 @@ def wire(card: Card) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
 
 
 async def real(cards: int = REAL_CARDS, days: int = REAL_DAYS, *, seed: int = 18) -> Figures:
-    """The model through `library_bot.jobs.sweep.sweep`, the sandbox, the stand-in and
+    """The model through `bot.jobs.sweep.sweep`, the sandbox, the stand-in and
     SQLite."""
     import secrets
 
@@ -463,14 +463,14 @@ async def real(cards: int = REAL_CARDS, days: int = REAL_DAYS, *, seed: int = 18
     from telegram import Bot
 
     from bench.sweep import FIRST_CHAT, insert_accounts
-    from library_bot.config.settings import Settings
-    from library_bot.jobs.sweep import sweep
-    from library_bot.library.client import LibraryClient
-    from library_bot.sandbox.library import LibrarySandbox
-    from library_bot.sandbox.telegram import TelegramStandIn
-    from library_bot.storage.migrate import upgrade
-    from library_bot.storage.store import Store
-    from library_bot.storage.tables import REMINDER_LOG
+    from bot.config.settings import Settings
+    from bot.jobs.sweep import sweep
+    from bot.library.client import LibraryClient
+    from sandbox.library import LibrarySandbox
+    from sandbox.telegram import TelegramStandIn
+    from storage.migrate import upgrade
+    from storage.store import Store
+    from storage.tables import REMINDER_LOG
 
     started = time.perf_counter()
     library = Library(cards, seed, PERIODS)

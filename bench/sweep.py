@@ -42,9 +42,9 @@ async def insert_accounts(
     database_url: str, keys: list[bytes], tokens: list[tuple[int, str]]
 ) -> None:
     """Connected accounts straight into the table: 10,000 logins would bench the login."""
-    from library_bot.storage.crypto import TokenCipher
-    from library_bot.storage.store import Store
-    from library_bot.storage.tables import ACCOUNT
+    from storage.crypto import TokenCipher
+    from storage.store import Store
+    from storage.tables import ACCOUNT
 
     cipher = TokenCipher(keys)
     now = datetime.now(UTC)
@@ -74,10 +74,10 @@ async def insert_accounts(
 
 async def measure(size: int) -> dict[str, Any]:
     """Serve the sandbox and the stand-in here, sweep `size` patrons in a child process."""
-    from library_bot.config.settings import encode_key
-    from library_bot.sandbox.library import LibrarySandbox
-    from library_bot.sandbox.telegram import TelegramStandIn
-    from library_bot.storage.migrate import upgrade
+    from bot.config.settings import encode_key
+    from sandbox.library import LibrarySandbox
+    from sandbox.telegram import TelegramStandIn
+    from storage.migrate import upgrade
 
     keys = [secrets.token_bytes(32)]
     async with LibrarySandbox() as sandbox, TelegramStandIn(rate_limit=TELEGRAM_RATE) as telegram:
@@ -138,12 +138,12 @@ def peak_rss_kb() -> float:
 
 async def child() -> None:
     """One sweep from the environment's settings; prints its measurements as JSON."""
-    from library_bot.config.logs import setup_logging
-    from library_bot.config.settings import load_settings
-    from library_bot.jobs.sweep import sweep
-    from library_bot.library.client import LibraryClient
-    from library_bot.storage.store import Store
-    from library_bot.telegram.botapi import build_bot
+    from bot.config.logs import setup_logging
+    from bot.config.settings import load_settings
+    from bot.jobs.sweep import sweep
+    from bot.library.client import LibraryClient
+    from bot.telegram.botapi import build_bot
+    from storage.store import Store
 
     settings = load_settings()
     # Logging as `run` sets it up, so its cost (and any per-request line) is counted.

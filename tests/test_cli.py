@@ -2,7 +2,7 @@ import base64
 import subprocess
 import sys
 
-from library_bot.cli import main
+from bot.cli import main
 
 
 def test_generate_key_prints_one_usable_key(capsys):
@@ -15,7 +15,7 @@ def test_generate_key_prints_one_usable_key(capsys):
 def test_malformed_setting_is_one_line_naming_the_variable(tmp_path):
     env = {"PATH": "/usr/bin:/bin", "PORT": "eighty", "HOME": str(tmp_path)}
     done = subprocess.run(
-        [sys.executable, "-m", "library_bot", "migrate"],
+        [sys.executable, "-m", "bot", "migrate"],
         env=env,
         cwd=tmp_path,
         capture_output=True,

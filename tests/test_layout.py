@@ -8,7 +8,7 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGE = ROOT / "library_bot"
+PACKAGE = ROOT / "bot"
 # The package roots whose every module docs/architecture.md names (the one place to change
 # when the packages move).
 PACKAGE_ROOTS = (PACKAGE,)
@@ -24,9 +24,9 @@ def _table_paths(markdown: str, heading: str) -> list[str]:
 
 def _package_parts() -> set[str]:
     """Every subpackage and top-level module of the package, as README names them."""
-    parts = {f"library_bot/{p.name}/" for p in PACKAGE.iterdir() if (p / "__init__.py").exists()}
+    parts = {f"bot/{p.name}/" for p in PACKAGE.iterdir() if (p / "__init__.py").exists()}
     parts |= {
-        f"library_bot/{p.name}"
+        f"bot/{p.name}"
         for p in PACKAGE.glob("*.py")
         if p.name not in {"__init__.py", "__main__.py"}
     }
@@ -35,7 +35,7 @@ def _package_parts() -> set[str]:
 
 def test_readme_layout_names_every_part_of_the_package_and_nothing_else() -> None:
     listed = _table_paths((ROOT / "README.md").read_text(), "## Layout")
-    in_package = {path for path in listed if path.startswith("library_bot/")}
+    in_package = {path for path in listed if path.startswith("bot/")}
     assert in_package == _package_parts()
     for path in listed:
         for part in path.split(", "):
@@ -44,7 +44,7 @@ def test_readme_layout_names_every_part_of_the_package_and_nothing_else() -> Non
 
 def test_architecture_names_every_layer() -> None:
     listed = _table_paths((ROOT / "docs" / "architecture.md").read_text(), "## Layers")
-    names = {f"library_bot/{path}" for path in listed}
+    names = {f"bot/{path}" for path in listed}
     assert names == _package_parts()
 
 
@@ -56,9 +56,7 @@ def test_the_checked_layers_are_the_documented_ones_in_the_same_order() -> None:
         if contract["type"] == "layers"
     )
     documented = _table_paths((ROOT / "docs" / "architecture.md").read_text(), "## Layers")
-    assert layers == [
-        "library_bot." + path.removesuffix("/").removesuffix(".py") for path in documented
-    ]
+    assert layers == ["bot." + path.removesuffix("/").removesuffix(".py") for path in documented]
 
 
 def _modules() -> list[tuple[str, str]]:

@@ -9,7 +9,7 @@ from typing import Literal
 
 import pytest
 
-from library_bot.config.logs import RedactingFilter, setup_logging
+from bot.config.logs import RedactingFilter, setup_logging
 
 BOT_TOKEN = "7731234567:AAHx9_secretBotTokenPart-0123456789"
 CLIENT_SECRET = "cl1ent-s3cret-value"
@@ -41,23 +41,19 @@ def emit_everything() -> None:
         '127.0.0.1 "GET /oauth/callback?code=the-auth-code&state=the-state-value HTTP/1.1" 200'
     )
     logging.getLogger("telegram.ext.Updater").error("token %s rejected", BOT_TOKEN)
-    logging.getLogger("library_bot.library").info(
+    logging.getLogger("bot.library").info(
         "POST /oauth/token client_secret=%s&grant_type=password&password=pw-9999", CLIENT_SECRET
     )
-    logging.getLogger("library_bot.library").info(
-        "headers {'Authorization': 'Bearer %s'}", PATRON_TOKEN
-    )
+    logging.getLogger("bot.library").info("headers {'Authorization': 'Bearer %s'}", PATRON_TOKEN)
     logging.getLogger("httpcore").warning("Authorization: Basic dXNlcjpwYXNz (b4s1cCred)")
-    logging.getLogger("library_bot.library").warning("GET /getTicket/ticketTok/abc123 failed")
-    logging.getLogger("library_bot.storage").info("userinfo {'cpr': '%s', 'b': '010180-1234'}", CPR)
-    logging.getLogger("library_bot").info(
-        'body {"access_token": "%s", "expires_in": 3600}', PATRON_TOKEN
-    )
+    logging.getLogger("bot.library").warning("GET /getTicket/ticketTok/abc123 failed")
+    logging.getLogger("storage").info("userinfo {'cpr': '%s', 'b': '010180-1234'}", CPR)
+    logging.getLogger("bot").info('body {"access_token": "%s", "expires_in": 3600}', PATRON_TOKEN)
     logging.getLogger("apscheduler.scheduler").error("job failed", extra={"token": PATRON_TOKEN})
     try:
         raise RuntimeError(f"GET /v3/user?access_token={PATRON_TOKEN} b4s1cCred failed")
     except RuntimeError:
-        logging.getLogger("library_bot.telegram.handlers.borrower").exception(
+        logging.getLogger("bot.telegram.handlers.borrower").exception(
             "loans failed for chat %d", 42
         )
 
@@ -84,7 +80,7 @@ def test_no_secret_is_ever_written(fmt: Literal["text", "json"], restore_logging
 def test_json_lines_parse_with_fields_and_extras(restore_logging: None) -> None:
     stream = io.StringIO()
     setup_logging("INFO", "json", secrets=[PATRON_TOKEN], stream=stream)
-    log = logging.getLogger("library_bot.jobs.sweep")
+    log = logging.getLogger("bot.jobs.sweep")
     log.info("sweep done: %d chats", 3, extra={"chats": 3, "day": "2026-11-26", "obj": object()})
     try:
         1 / 0  # noqa: B018
@@ -94,7 +90,7 @@ def test_json_lines_parse_with_fields_and_extras(restore_logging: None) -> None:
     first, second = lines
     assert first["message"] == "sweep done: 3 chats"
     assert first["level"] == "INFO"
-    assert first["logger"] == "library_bot.jobs.sweep"
+    assert first["logger"] == "bot.jobs.sweep"
     assert first["time"].endswith("Z") and "T" in first["time"]
     assert first["chats"] == 3 and first["day"] == "2026-11-26"
     assert "obj" not in first and "exc_info" not in first
@@ -106,7 +102,7 @@ def test_setup_is_idempotent_and_quiets_chatty_loggers(restore_logging: None) ->
     first, second = io.StringIO(), io.StringIO()
     setup_logging("INFO", "text", stream=first)
     setup_logging("INFO", "text", stream=second)
-    logging.getLogger("library_bot").info("hello once")
+    logging.getLogger("bot").info("hello once")
     logging.getLogger("httpx").info("HTTP Request: GET ...")  # quiet at INFO
     assert first.getvalue() == ""
     assert second.getvalue().count("hello once") == 1

@@ -1,4 +1,4 @@
-"""`library_bot.config.proxies` and the proxy settings: which proxy each URL gets, read in either
+"""`bot.config.proxies` and the proxy settings: which proxy each URL gets, read in either
 case."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from library_bot.config.proxies import Proxies
-from library_bot.config.settings import Settings, SettingsError, load_settings
+from bot.config.proxies import Proxies
+from bot.config.settings import Settings, SettingsError, load_settings
 
 PROXY_VARIABLES = [
     f"{name}_proxy" if lower else f"{name.upper()}_PROXY"

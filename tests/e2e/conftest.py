@@ -1,4 +1,4 @@
-"""Browser fixtures: the demo's own wiring (`library_bot.demo.running_demo`) and headless Chromium.
+"""Browser fixtures: the demo's own wiring (`sandbox.demo.running_demo`) and headless Chromium.
 
 Screenshots go to `artifacts/screenshots/` (git-ignored); the best ones are copied by hand to
 `docs/screenshots/` for the README.
@@ -21,8 +21,8 @@ from playwright.async_api import (
     expect,
 )
 
-from library_bot.config.settings import Settings
-from library_bot.demo import Demo, running_demo
+from bot.config.settings import Settings
+from sandbox.demo import Demo, running_demo
 from tests.fixtures.browser import SCREENSHOTS
 
 VIEWPORT: ViewportSize = {"width": 1200, "height": 860}

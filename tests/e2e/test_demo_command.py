@@ -12,9 +12,9 @@ from pathlib import Path
 
 import httpx
 
-from library_bot.config.settings import Settings
-from library_bot.demo import DATABASE_FILE, KEY_FILE, running_demo
-from library_bot.storage.store import Store
+from bot.config.settings import Settings
+from sandbox.demo import DATABASE_FILE, KEY_FILE, running_demo
+from storage.store import Store
 
 START_TIMEOUT = 30.0
 STOP_TIMEOUT = 10.0
@@ -24,7 +24,7 @@ ADDRESS = re.compile(r"Open (http://127\.0\.0\.1:\d+/) ")
 async def test_demo_command_prints_the_address_and_stops_on_ctrl_c(tmp_path: Path) -> None:
     env = {**os.environ, "PORT": "0"}  # any free port: never collide with a running demo
     script = Path(sys.executable).parent / "library-bot"
-    command = [str(script)] if script.exists() else [sys.executable, "-m", "library_bot"]
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "bot"]
     process = await asyncio.create_subprocess_exec(
         *command,
         "demo",

@@ -10,7 +10,7 @@ import pytest
 from icalendar import Calendar
 from playwright.async_api import Browser, Locator, Page, expect
 
-from library_bot.demo import SWEEP_ACTION, Demo
+from sandbox.demo import SWEEP_ACTION, Demo
 from tests.e2e.conftest import ChatPage, new_context
 from tests.fixtures.patrons import (
     ANNA,

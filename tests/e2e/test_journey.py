@@ -9,7 +9,7 @@ import pytest
 from icalendar import Calendar
 from playwright.async_api import Browser, Page, expect
 
-from library_bot.demo import EXPIRE_ACTION, SWEEP_ACTION, Demo
+from sandbox.demo import EXPIRE_ACTION, SWEEP_ACTION, Demo
 from tests.e2e.conftest import ChatPage, new_context, screenshot
 from tests.fixtures.patrons import BABETTE, JONAS, KAREN, PIN
 

@@ -7,7 +7,7 @@ import re
 import pytest
 from playwright.async_api import Browser, expect
 
-from library_bot.demo import Demo
+from sandbox.demo import Demo
 from tests.e2e.conftest import ChatPage, new_context
 from tests.e2e.test_journey import log_in_at_library
 from tests.fixtures.patrons import KAREN, PIN

@@ -12,7 +12,7 @@ from urllib.parse import quote
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from library_bot.telegram.handlers import COMMANDS as CONTRACT_COMMANDS
+from bot.telegram.handlers import COMMANDS as CONTRACT_COMMANDS
 from tests.fixtures.bot import BotHarness
 from tests.fixtures.patrons import KAREN
 

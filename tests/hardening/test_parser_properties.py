@@ -18,9 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
-from library_bot.library.client import LibraryClient, parse_envelope, parse_model
-from library_bot.library.errors import LibraryError, ServiceUnavailable
-from library_bot.library.models import (
+from bot.library.client import LibraryClient, parse_envelope, parse_model
+from bot.library.errors import LibraryError, ServiceUnavailable
+from bot.library.models import (
     BorrowerStatus,
     Branch,
     CancelResult,

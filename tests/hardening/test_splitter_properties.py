@@ -8,8 +8,8 @@ import re
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from library_bot.sandbox.telegram.markup import MAX_TEXT_LENGTH, parse
-from library_bot.texts.formatting import MESSAGE_LIMIT, split_messages
+from bot.texts.formatting import MESSAGE_LIMIT, split_messages
+from sandbox.telegram.markup import MAX_TEXT_LENGTH, parse
 
 CLOSING_TAGS = re.compile(r"(?:</\w+>)+$")
 # Patron data is arbitrary unicode (astral characters count twice in UTF-16).

@@ -11,10 +11,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
-from library_bot.library.client import parse_model
-from library_bot.library.errors import LibraryError
-from library_bot.library.models import Event, NewsItem, Recommendation
-from library_bot.texts.whatson import coming_events, latest_news, render_event, render_news
+from bot.library.client import parse_model
+from bot.library.errors import LibraryError
+from bot.library.models import Event, NewsItem, Recommendation
+from bot.texts.whatson import coming_events, latest_news, render_event, render_news
 from tests.hardening.test_parser_properties import FAST, TZ, any_json, dates, shaped, texts
 from tests.texts.telegram_html import assert_telegram_html
 

@@ -9,12 +9,12 @@ from typing import Any
 import pytest
 from telegram import Bot
 
-from library_bot.config.settings import Settings
-from library_bot.jobs.sweep import SweepReport, sweep
-from library_bot.library.client import LibraryClient
-from library_bot.sandbox.library import LibrarySandbox
-from library_bot.sandbox.telegram import TelegramStandIn
-from library_bot.storage.store import Store
+from bot.config.settings import Settings
+from bot.jobs.sweep import SweepReport, sweep
+from bot.library.client import LibraryClient
+from sandbox.library import LibrarySandbox
+from sandbox.telegram import TelegramStandIn
+from storage.store import Store
 from tests.fixtures.bot import IN_PROCESS, chosen_bot_api
 from tests.fixtures.database import key_text
 from tests.fixtures.telegram import TEST_BOT_TOKEN

@@ -7,7 +7,7 @@ from datetime import timedelta
 
 import pytest
 
-from library_bot.telegram.botapi import build_bot
+from bot.telegram.botapi import build_bot
 from tests.fixtures.patrons import JONAS
 from tests.jobs.conftest import Rig
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 
-from library_bot.library.models import parse_library_date
-from library_bot.rules import calendar
+from bot.library.models import parse_library_date
+from bot.rules import calendar
 from tests.fixtures.patrons import KAREN, OLE
 from tests.jobs.conftest import Rig
 

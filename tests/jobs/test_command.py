@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from library_bot.storage.store import Store
+from storage.store import Store
 from tests.fixtures.bot import BotHarness
 from tests.fixtures.database import key_text
 from tests.fixtures.patrons import JONAS
@@ -86,7 +86,7 @@ async def test_remind_once_as_a_subprocess(
         "TOKEN_KEYS": ",".join(key_text(key) for key in store_keys),
     }
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "library_bot", "remind", "--once",
+        sys.executable, "-m", "bot", "remind", "--once",
         env=env, cwd=tmp_path,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
     )  # fmt: skip

@@ -6,8 +6,8 @@ import asyncio
 
 import pytest
 
-from library_bot.jobs.sweep import sweep
-from library_bot.storage.store import Store
+from bot.jobs.sweep import sweep
+from storage.store import Store
 from tests.jobs.conftest import Rig
 
 pytestmark = pytest.mark.postgres

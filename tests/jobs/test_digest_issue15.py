@@ -6,9 +6,9 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
-from library_bot.library.deadline import Deadline
-from library_bot.rules.urgency import hold_is_ready, sort_holds
-from library_bot.services.branches import BranchNames
+from bot.library.deadline import Deadline
+from bot.rules.urgency import hold_is_ready, sort_holds
+from bot.services.branches import BranchNames
 from tests.fixtures.patrons import JONAS, KAREN
 from tests.jobs.conftest import Rig
 

@@ -12,12 +12,12 @@ import pytest
 from telegram.error import NetworkError, RetryAfter
 from telegram.request import HTTPXRequest
 
-from library_bot.library.client import LibraryClient
-from library_bot.library.errors import ServiceUnavailable, TokenRejected
-from library_bot.sandbox.library import LibrarySandbox
-from library_bot.sandbox.telegram import TelegramStandIn
-from library_bot.storage.store import Store
-from library_bot.telegram.botapi import TolerantBot, build_bot, telegram_request
+from bot.library.client import LibraryClient
+from bot.library.errors import ServiceUnavailable, TokenRejected
+from bot.telegram.botapi import TolerantBot, build_bot, telegram_request
+from sandbox.library import LibrarySandbox
+from sandbox.telegram import TelegramStandIn
+from storage.store import Store
 from tests.fixtures.patrons import KAREN
 from tests.fixtures.storage import reminder_states
 from tests.fixtures.telegram import TEST_BOT_TOKEN

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
-from library_bot.rules.renewals import due_key
-from library_bot.services.polling import watch_order
+from bot.rules.renewals import due_key
+from bot.services.polling import watch_order
 from tests.fixtures.bot import BotHarness
 from tests.fixtures.cards import card_of
 from tests.fixtures.patrons import BABETTE, JONAS, KAREN, LITTLE_PRINCE, OLE

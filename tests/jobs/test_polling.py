@@ -7,8 +7,8 @@ from datetime import date, timedelta
 
 from sqlalchemy import select
 
-from library_bot.storage.store import Store
-from library_bot.storage.tables import ACCOUNT
+from storage.store import Store
+from storage.tables import ACCOUNT
 from tests.fixtures.bot import BotHarness
 from tests.fixtures.chat import command
 from tests.fixtures.patrons import KAREN, LITTLE_PRINCE, OLE

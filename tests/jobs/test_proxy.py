@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from library_bot.jobs.sweep import sweep
-from library_bot.library.client import LibraryClient
-from library_bot.telegram.botapi import build_bot
+from bot.jobs.sweep import sweep
+from bot.library.client import LibraryClient
+from bot.telegram.botapi import build_bot
 from tests.fixtures.patrons import JONAS
 from tests.fixtures.proxy import ForwardProxy
 from tests.jobs.conftest import Rig

@@ -9,8 +9,8 @@ from typing import Any
 
 from telegram import Bot
 
-from library_bot.library.models import Loan
-from library_bot.rules.reminders import loan_key
+from bot.library.models import Loan
+from bot.rules.reminders import loan_key
 from tests.fixtures.patrons import JONAS, KAREN, OLE
 from tests.fixtures.telegram import TEST_BOT_TOKEN
 from tests.jobs.conftest import Rig

@@ -9,11 +9,11 @@ from urllib.parse import parse_qs, urlsplit
 import httpx
 import pytest
 
-from library_bot.library.client import LibraryClient
+from bot.library.client import LibraryClient
 from tests.fixtures.patrons import KAREN
 
 if TYPE_CHECKING:
-    from library_bot.sandbox.library import LibrarySandbox
+    from sandbox.library import LibrarySandbox
 
 REDIRECT_URI = "http://127.0.0.1:9/oauth/callback"
 PATRON = KAREN

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from library_bot.library.client import LibraryClient
-from library_bot.library.errors import ServiceUnavailable
+from bot.library.client import LibraryClient
+from bot.library.errors import ServiceUnavailable
 from tests.fixtures.loopback import LoopbackServer
 from tests.fixtures.patrons import PID
 

@@ -7,13 +7,13 @@ from typing import TYPE_CHECKING
 import httpx
 import pytest
 
-from library_bot.library.client import LibraryClient
-from library_bot.library.errors import BadRequest, TokenRejected
+from bot.library.client import LibraryClient
+from bot.library.errors import BadRequest, TokenRejected
 from tests.fixtures.patrons import OLE
 from tests.library.conftest import REDIRECT_URI, login_code, make_client
 
 if TYPE_CHECKING:
-    from library_bot.sandbox.library import LibrarySandbox
+    from sandbox.library import LibrarySandbox
 
 
 async def test_whole_code_flow(library_sandbox: LibrarySandbox, client: LibraryClient) -> None:

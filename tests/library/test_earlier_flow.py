@@ -9,13 +9,13 @@ from typing import TYPE_CHECKING
 import httpx
 import pytest
 
-from library_bot.library.client import PUBLIC_TOKEN_MARGIN, LibraryClient
-from library_bot.library.errors import BadRequest, NotLoggedIn
+from bot.library.client import PUBLIC_TOKEN_MARGIN, LibraryClient
+from bot.library.errors import BadRequest, NotLoggedIn
 from tests.fixtures.patrons import KAREN
 from tests.library.conftest import make_client
 
 if TYPE_CHECKING:
-    from library_bot.sandbox.library import LibrarySandbox
+    from sandbox.library import LibrarySandbox
 
 TOKEN_CALLS = "auth POST /oauth/token"
 

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from library_bot.library.client import LibraryClient, _error_for
-from library_bot.library.errors import (
+from bot.library.client import LibraryClient, _error_for
+from bot.library.errors import (
     BadRequest,
     OrderRefused,
     Refused,
@@ -19,7 +19,7 @@ from tests.fixtures.patrons import KAREN, OLE, PID
 from tests.library.conftest import make_client
 
 if TYPE_CHECKING:
-    from library_bot.sandbox.library import LibrarySandbox
+    from sandbox.library import LibrarySandbox
 
 ORDER_CALLS = "platform GET /v3/order"
 

@@ -8,15 +8,15 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from library_bot.config.logs import HTTP_LOGGERS, RedactingFilter, install_log_redaction, redact
-from library_bot.library.client import LibraryClient
-from library_bot.library.errors import ServiceUnavailable
-from library_bot.library.models import Session
+from bot.config.logs import HTTP_LOGGERS, RedactingFilter, install_log_redaction, redact
+from bot.library.client import LibraryClient
+from bot.library.errors import ServiceUnavailable
+from bot.library.models import Session
 from tests.fixtures.patrons import KAREN
 from tests.library.conftest import REDIRECT_URI, login_code
 
 if TYPE_CHECKING:
-    from library_bot.sandbox.library import LibrarySandbox
+    from sandbox.library import LibrarySandbox
 
 
 def test_redact_patterns() -> None:

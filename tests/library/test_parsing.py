@@ -11,9 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from library_bot.library.client import LibraryClient, parse_envelope
-from library_bot.library.errors import LibraryError, ServiceUnavailable, TokenRejected
-from library_bot.library.models import BorrowerStatus
+from bot.library.client import LibraryClient, parse_envelope
+from bot.library.errors import LibraryError, ServiceUnavailable, TokenRejected
+from bot.library.models import BorrowerStatus
 
 TZ = ZoneInfo("Europe/Copenhagen")
 
@@ -175,8 +175,8 @@ async def test_authorize_url_is_encoded() -> None:
 
 
 async def test_unconfigured_login_url_is_a_bad_request() -> None:
-    from library_bot.library.errors import BadRequest
-    from library_bot.library.models import Session
+    from bot.library.errors import BadRequest
+    from bot.library.models import Session
 
     async with LibraryClient(
         oauth_url="http://127.0.0.1:1",

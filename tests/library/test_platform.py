@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from library_bot.library.client import LibraryClient
-from library_bot.library.errors import TokenRejected
+from bot.library.client import LibraryClient
+from bot.library.errors import TokenRejected
 from tests.fixtures.patrons import JONAS, KAREN, METTE, OLE
 
 if TYPE_CHECKING:
-    from library_bot.sandbox.library import LibrarySandbox
+    from sandbox.library import LibrarySandbox
 
 ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 ISO_OFFSET = re.compile(r"^\d{4}-\d{2}-\d{2}T00:00:00[+-]\d{2}:\d{2}$")
@@ -144,7 +144,7 @@ async def test_work_search_and_libraries(
 
 
 async def test_from_settings_and_call_metrics(library_sandbox: LibrarySandbox) -> None:
-    from library_bot.config.settings import SettingsError, load_settings
+    from bot.config.settings import SettingsError, load_settings
 
     env = library_sandbox.env()
     settings = load_settings(**env, BOT_TIMEZONE="Europe/Copenhagen", LIBRARY_TIMEOUT=4)

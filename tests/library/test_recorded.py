@@ -15,8 +15,8 @@ from urllib.parse import parse_qs
 import pytest
 from aiohttp import web
 
-from library_bot.library.client import LibraryClient
-from library_bot.library.errors import BadRequest, OrderRefused, Refused, ServiceUnavailable
+from bot.library.client import LibraryClient
+from bot.library.errors import BadRequest, OrderRefused, Refused, ServiceUnavailable
 
 # user_userinfo_userdata_userloan_userorder_userfiscal_spec_set.auto.js
 USER_WITH_LOANS = {

@@ -19,8 +19,8 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from library_bot.library.client import LibraryClient
-from library_bot.library.errors import ServiceUnavailable
+from bot.library.client import LibraryClient
+from bot.library.errors import ServiceUnavailable
 
 SECRET = "tok-3f9a"
 USER = {"statusCode": 200, "data": {"name": "Karen Jensen", "loans": []}}

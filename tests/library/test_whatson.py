@@ -6,12 +6,12 @@ import datetime as dt
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
-from library_bot.library.client import LibraryClient
-from library_bot.library.models import Event, NewsItem, parse_cms_time
+from bot.library.client import LibraryClient
+from bot.library.models import Event, NewsItem, parse_cms_time
 from tests.fixtures.patrons import KAREN
 
 if TYPE_CHECKING:
-    from library_bot.sandbox.library import LibrarySandbox
+    from sandbox.library import LibrarySandbox
 
 CPH = ZoneInfo("Europe/Copenhagen")
 BLIXEN_FARM = "870970-basis:27247164"  # "Den afrikanske farm", Karen Blixen

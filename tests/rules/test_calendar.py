@@ -6,9 +6,9 @@ import datetime as dt
 
 from icalendar import Calendar
 
-from library_bot.library.models import BorrowerStatus, Hold, Loan
-from library_bot.rules import calendar
-from library_bot.texts.ical import render_feed
+from bot.library.models import BorrowerStatus, Hold, Loan
+from bot.rules import calendar
+from bot.texts.ical import render_feed
 
 DAY = dt.date(2027, 3, 1)
 

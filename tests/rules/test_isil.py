@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from library_bot.rules.isil import agencies_of, fold_name, match_branch, normalise_branch
+from bot.rules.isil import agencies_of, fold_name, match_branch, normalise_branch
 
 
 def test_isil() -> None:

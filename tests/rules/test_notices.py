@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from library_bot.library.models import BorrowerStatus, Debt, Hold, Loan
-from library_bot.rules import notices
-from library_bot.rules.polling import next_check
+from bot.library.models import BorrowerStatus, Debt, Hold, Loan
+from bot.rules import notices
+from bot.rules.polling import next_check
 
 TODAY = date(2026, 1, 10)
 CPH = ZoneInfo("Europe/Copenhagen")

@@ -9,9 +9,9 @@ from datetime import date, timedelta
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from library_bot.library.models import BorrowerStatus, Hold, Loan
-from library_bot.rules.polling import next_check
-from library_bot.rules.reminders import candidates
+from bot.library.models import BorrowerStatus, Hold, Loan
+from bot.rules.polling import next_check
+from bot.rules.reminders import candidates
 
 SEEN = date(2026, 3, 2)
 DAYS = (3, 1, 0)

@@ -14,9 +14,9 @@ import pytest
 from aiohttp import web
 from prometheus_client.parser import text_string_to_metric_families
 
-from library_bot.config.settings import Settings
-from library_bot.runtime.runner import BotInfo, run_bot
-from library_bot.storage.store import Store
+from bot.config.settings import Settings
+from bot.runtime.runner import BotInfo, run_bot
+from storage.store import Store
 from tests.fixtures.bot import library_environment, new_key
 from tests.fixtures.telegram import TEST_BOT_TOKEN
 

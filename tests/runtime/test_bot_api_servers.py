@@ -34,7 +34,7 @@ async def _health_becomes(bot: BotHarness, status: int, seconds: float = 10.0) -
 async def test_start_up_goes_on_when_set_my_commands_is_refused(
     bot_factory: BotFactory, telegram: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.WARNING, logger="library_bot.runtime.runner")
+    caplog.set_level(logging.WARNING, logger="bot.runtime.runner")
     telegram.failures.fail("setMyCommands", 404, description="Not Found: method not found", times=3)
 
     bot = await bot_factory()

@@ -16,9 +16,9 @@ from prometheus_client import generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy.engine import make_url
 
-from library_bot.jobs.sweep import SweepReport
-from library_bot.services.metrics import Metrics
-from library_bot.storage.store import Store
+from bot.jobs.sweep import SweepReport
+from bot.services.metrics import Metrics
+from storage.store import Store
 from tests.fixtures.bot import BotFactory, BotHarness
 from tests.fixtures.patrons import KAREN
 from tests.runtime.conftest import (

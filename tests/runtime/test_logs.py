@@ -10,9 +10,9 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from library_bot.config.logs import setup_logging
-from library_bot.runtime.maintenance import remind_once
-from library_bot.sandbox.library import LibrarySandbox
+from bot.config.logs import setup_logging
+from bot.runtime.maintenance import remind_once
+from sandbox.library import LibrarySandbox
 from tests.fixtures.bot import DEEP_LINK, BotFactory
 from tests.fixtures.patrons import KAREN, LITTLE_PRINCE
 from tests.fixtures.telegram import TEST_BOT_TOKEN
@@ -65,7 +65,7 @@ async def test_no_secret_in_the_logs(
 
     logged = stream.getvalue()
     assert "journey starts" in logged
-    assert "library_bot.jobs.sweep" in logged  # the sweep's summary
+    assert "bot.jobs.sweep" in logged  # the sweep's summary
     assert len(logged.splitlines()) > 50  # DEBUG really was on
     # The lines that carried secrets were logged, masked.
     assert "setWebhook" in logged and "/bot123456:" in logged

@@ -23,12 +23,12 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection
 from telegram import Bot
 
-from library_bot.jobs.sweep import sweep
-from library_bot.library.client import LibraryClient
-from library_bot.storage.crypto import TokenCipher, key_id
-from library_bot.storage.engine import create_engine
-from library_bot.storage.migrate import alembic_config, database_revision, head_revision, upgrade
-from library_bot.storage.store import Store
+from bot.jobs.sweep import sweep
+from bot.library.client import LibraryClient
+from storage.crypto import TokenCipher, key_id
+from storage.engine import create_engine
+from storage.migrate import alembic_config, database_revision, head_revision, upgrade
+from storage.store import Store
 from tests.fixtures.bot import BotHarness
 from tests.fixtures.database import PostgresCluster, key_text
 from tests.fixtures.patrons import JONAS, KAREN, OLE
@@ -420,7 +420,7 @@ async def test_migrate_command_on_postgres(
         "DATABASE_URL": url,
         "TOKEN_KEYS": key_text(KEY),
     }
-    command = [sys.executable, "-m", "library_bot.cli", "migrate"]
+    command = [sys.executable, "-m", "bot.cli", "migrate"]
     first = await asyncio.to_thread(
         subprocess.run,
         command,

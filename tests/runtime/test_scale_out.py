@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from telegram import Bot
 
-from library_bot.jobs.sweep import SweepReport, sweep
-from library_bot.library.client import LibraryClient
-from library_bot.storage.store import Store
+from bot.jobs.sweep import SweepReport, sweep
+from bot.library.client import LibraryClient
+from storage.store import Store
 from tests.fixtures.bot import DEEP_LINK, BotFactory, new_key
 from tests.fixtures.patrons import JONAS, KAREN
 from tests.fixtures.telegram import TEST_BOT_TOKEN

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from library_bot.config.settings import decode_key
-from library_bot.storage.migrate import upgrade
-from library_bot.storage.store import Store
+from bot.config.settings import decode_key
+from storage.migrate import upgrade
+from storage.store import Store
 from tests.fixtures.bot import library_environment, new_key
 from tests.fixtures.patrons import KAREN
 from tests.fixtures.telegram import TEST_BOT_TOKEN
@@ -31,7 +31,7 @@ async def _start(env: dict[str, str], cwd: Path) -> tuple[asyncio.subprocess.Pro
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
-        "library_bot.cli",
+        "bot.cli",
         "run",
         env=env,
         cwd=cwd,

@@ -7,7 +7,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 
 import pytest
 
-from library_bot.storage.store import Store
+from storage.store import Store
 from tests.fixtures.storage import FakeClock
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 
-from library_bot.storage.calendar import secret_hash
-from library_bot.storage.store import Store
+from storage.calendar import secret_hash
+from storage.store import Store
 from tests.fixtures.database import new_key
 from tests.fixtures.storage import rows
 from tests.storage.test_store import connect

@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from library_bot.storage.migrate import database_revision, head_revision
-from library_bot.storage.store import Store
+from storage.migrate import database_revision, head_revision
+from storage.store import Store
 from tests.fixtures.database import key_text, new_key
 
 
 def _library_bot(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
     script = Path(sys.executable).with_name("library-bot")
-    command = [str(script)] if script.exists() else [sys.executable, "-m", "library_bot"]
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "bot"]
     clean = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "TOKEN_KEYS"}}
     return subprocess.run(  # noqa: S603
         [*command, *args],

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from library_bot.storage.migrate import database_revision, head_revision, upgrade
-from library_bot.storage.store import Store
+from storage.migrate import database_revision, head_revision, upgrade
+from storage.store import Store
 from tests.fixtures.database import PostgresCluster, new_key
 
 pytestmark = pytest.mark.postgres
@@ -42,7 +42,7 @@ async def test_concurrent_upgrades_in_one_process(postgres_cluster: PostgresClus
 async def test_processes_starting_at_once(postgres_cluster: PostgresCluster) -> None:
     url = await postgres_cluster.new_database("race")
     script = (
-        "import asyncio, sys; from library_bot.storage.migrate import upgrade; "
+        "import asyncio, sys; from storage.migrate import upgrade; "
         "asyncio.run(upgrade(sys.argv[1]))"
     )
     processes = [

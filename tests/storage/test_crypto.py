@@ -6,7 +6,7 @@ import secrets
 
 import pytest
 
-from library_bot.storage.crypto import (
+from storage.crypto import (
     CODE_ALPHABET,
     MissingKeyError,
     TokenCipher,

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from library_bot.storage.engine import create_engine, normalize_url
+from storage.engine import create_engine, normalize_url
 
 
 def test_pasted_urls_get_async_drivers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

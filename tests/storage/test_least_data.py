@@ -12,11 +12,11 @@ import asyncpg  # type: ignore[import-untyped]
 import pytest
 import sqlalchemy as sa
 
-from library_bot.storage import engine as engine_module
-from library_bot.storage.crypto import TokenCipher, key_id
-from library_bot.storage.engine import create_engine
-from library_bot.storage.migrate import upgrade
-from library_bot.storage.store import Store
+from storage import engine as engine_module
+from storage.crypto import TokenCipher, key_id
+from storage.engine import create_engine
+from storage.migrate import upgrade
+from storage.store import Store
 from tests.fixtures.database import PG_USER, PostgresCluster, new_key
 
 NOW = datetime(2026, 1, 20, 8, 0, tzinfo=UTC)

@@ -7,9 +7,9 @@ from alembic.runtime.migration import MigrationContext
 from sqlalchemy import inspect
 from sqlalchemy.engine import Connection
 
-from library_bot.storage.engine import create_engine
-from library_bot.storage.migrate import database_revision, downgrade, head_revision, upgrade
-from library_bot.storage.tables import metadata
+from storage.engine import create_engine
+from storage.migrate import database_revision, downgrade, head_revision, upgrade
+from storage.tables import metadata
 
 TABLES = {
     "calendar_feed",

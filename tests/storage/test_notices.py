@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from library_bot.storage.store import Account, Seen, Store
+from storage.store import Account, Seen, Store
 from tests.fixtures.storage import rows
 from tests.storage.test_store import connect
 

@@ -9,9 +9,9 @@ from datetime import timedelta
 
 import sqlalchemy as sa
 
-from library_bot.storage.engine import create_engine
-from library_bot.storage.migrate import upgrade
-from library_bot.storage.store import LIVE_LOGIN_STATES, Store
+from storage.engine import create_engine
+from storage.migrate import upgrade
+from storage.store import LIVE_LOGIN_STATES, Store
 from tests.fixtures.storage import FakeClock, rows
 
 OpenStore = Callable[..., AbstractAsyncContextManager[Store]]

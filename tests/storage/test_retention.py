@@ -6,7 +6,7 @@ from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from datetime import timedelta
 
-from library_bot.storage.store import BLOCKED_CHAT_RETENTION, CALLBACK_TTL, REMINDER_HISTORY, Store
+from storage.store import BLOCKED_CHAT_RETENTION, CALLBACK_TTL, REMINDER_HISTORY, Store
 from tests.fixtures.storage import FakeClock, rows
 
 OpenStore = Callable[..., AbstractAsyncContextManager[Store]]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from sqlalchemy import text
 
-from library_bot.storage.store import Store
+from storage.store import Store
 from tests.fixtures.database import new_key
 from tests.fixtures.storage import rows
 

@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from library_bot.storage.crypto import CODE_ALPHABET
-from library_bot.storage.database import Repository
-from library_bot.storage.notices import Seen
-from library_bot.storage.store import MAX_CARDS, ChatSettings, Linked, Store
-from library_bot.storage.tables import metadata
+from storage.crypto import CODE_ALPHABET
+from storage.database import Repository
+from storage.notices import Seen
+from storage.store import MAX_CARDS, ChatSettings, Linked, Store
+from storage.tables import metadata
 from tests.fixtures.storage import START, FakeClock, reminder_states, rows
 
 OpenStore = Callable[..., AbstractAsyncContextManager[Store]]

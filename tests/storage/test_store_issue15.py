@@ -7,7 +7,7 @@ from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from datetime import timedelta
 
-from library_bot.storage.store import Store
+from storage.store import Store
 from tests.fixtures.storage import FakeClock
 
 OpenStore = Callable[..., AbstractAsyncContextManager[Store]]

@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from library_bot.library.models import parse_library_date
-from library_bot.texts.catalog import borrower as catalogue
+from bot.library.models import parse_library_date
+from bot.texts.catalog import borrower as catalogue
 from tests.fixtures.bot import BotFactory, BotHarness
 from tests.fixtures.chat import buttons, command
 from tests.fixtures.patrons import JONAS, KAREN, METTE, OLE

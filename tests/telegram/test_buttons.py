@@ -8,9 +8,8 @@ from typing import Any
 
 import pytest
 
-from library_bot.library.models import Loan
-from library_bot.storage.store import new_callback_id
-from library_bot.telegram.buttons import (
+from bot.library.models import Loan
+from bot.telegram.buttons import (
     AbortOrder,
     ButtonId,
     CancelHold,
@@ -26,8 +25,9 @@ from library_bot.telegram.buttons import (
     decode,
     encode,
 )
-from library_bot.telegram.ui import CALLBACK_DATA_LIMIT, ref_button, renew_buttons
-from library_bot.texts.formatting import shorten
+from bot.telegram.ui import CALLBACK_DATA_LIMIT, ref_button, renew_buttons
+from bot.texts.formatting import shorten
+from storage.store import new_callback_id
 
 # Payloads as the handlers stored them before they were typed: buttons shown then must keep
 # working after an upgrade (they live for a day).

@@ -9,7 +9,7 @@ import re
 import pytest
 from icalendar import Calendar
 
-from library_bot.library.models import parse_library_date
+from bot.library.models import parse_library_date
 from tests.fixtures.bot import BotHarness
 from tests.fixtures.chat import buttons, command
 from tests.fixtures.patrons import JONAS, KAREN

@@ -7,8 +7,8 @@ import asyncio
 import dataclasses
 import datetime as dt
 
-from library_bot.library.models import parse_library_date
-from library_bot.telegram.buttons import (
+from bot.library.models import parse_library_date
+from bot.telegram.buttons import (
     CancelHold,
     ListPage,
     OrderFound,

@@ -8,8 +8,8 @@ from typing import Any
 
 from telegram import Chat, Message, User
 
-from library_bot.telegram.handlers.cards import renamed_card
-from library_bot.texts import t
+from bot.telegram.handlers.cards import renamed_card
+from bot.texts import t
 from tests.fixtures.bot import DEEP_LINK, BotHarness
 from tests.fixtures.chat import buttons, command, wait_answer
 from tests.fixtures.patrons import KAREN, LITTLE_PRINCE, OLE

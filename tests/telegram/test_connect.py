@@ -12,9 +12,9 @@ import httpx
 import pytest
 from sqlalchemy import update
 
-from library_bot.library.client import LibraryClient
-from library_bot.library.errors import TokenRejected
-from library_bot.storage.tables import LoginStateRow
+from bot.library.client import LibraryClient
+from bot.library.errors import TokenRejected
+from storage.tables import LoginStateRow
 from tests.fixtures.bot import DEEP_LINK, BotFactory, BotHarness
 from tests.fixtures.patrons import KAREN, OLE
 

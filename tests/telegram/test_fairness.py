@@ -11,7 +11,7 @@ import asyncio
 from telegram.ext import ExtBot
 from telegram.request import HTTPXRequest
 
-from library_bot.telegram.ratelimit import CHAT_BURST, CHAT_RATE, GROUP_BURST, FairRateLimiter
+from bot.telegram.ratelimit import CHAT_BURST, CHAT_RATE, GROUP_BURST, FairRateLimiter
 from tests.fixtures.bot import BotHarness
 from tests.fixtures.telegram import TEST_BOT_TOKEN
 
@@ -47,7 +47,7 @@ async def test_a_flooding_chat_does_not_delay_another_chats_answer(bot: BotHarne
 
 
 async def test_turns_keep_the_overall_pace_and_each_chats_limit(telegram: object) -> None:
-    from library_bot.sandbox.telegram import TelegramStandIn
+    from sandbox.telegram import TelegramStandIn
 
     assert isinstance(telegram, TelegramStandIn)
     telegram.rate_limit = 30.0  # Telegram's overall limit, as a sliding one-second window

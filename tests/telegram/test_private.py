@@ -15,8 +15,8 @@ import httpx
 from sqlalchemy import event, text
 from sqlalchemy.engine import Engine
 
-from library_bot.storage.store import LIVE_LOGIN_STATES
-from library_bot.telegram.handlers import COMMANDS
+from bot.telegram.handlers import COMMANDS
+from storage.store import LIVE_LOGIN_STATES
 from tests.fixtures.bot import DEEP_LINK, BotHarness
 from tests.fixtures.patrons import KAREN
 from tests.fixtures.telegram import TEST_BOT_TOKEN, TEST_BOT_USERNAME
@@ -254,7 +254,7 @@ async def test_a_commands_buttons_are_stored_in_one_statement(bot: BotHarness) -
 
 def test_the_guard_knows_every_contract_command() -> None:
     # A new command is private by default: only these may answer in a group.
-    from library_bot.telegram.guard import GROUP_COMMANDS
+    from bot.telegram.guard import GROUP_COMMANDS
 
     assert {"start", "help", "language"} == GROUP_COMMANDS
     assert set(COMMANDS) >= GROUP_COMMANDS

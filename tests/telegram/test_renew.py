@@ -6,8 +6,8 @@ import datetime as dt
 import re
 from typing import Any
 
-from library_bot.library.models import parse_library_date
-from library_bot.texts.formatting import format_date
+from bot.library.models import parse_library_date
+from bot.texts.formatting import format_date
 from tests.fixtures.bot import BotHarness
 from tests.fixtures.chat import buttons, command, wait_answer
 from tests.fixtures.library import RENEW_CALLS, due_of

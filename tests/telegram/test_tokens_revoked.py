@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 from sqlalchemy import select, update
 
-from library_bot.library.client import LibraryClient
-from library_bot.storage.crypto import TokenCipher
-from library_bot.storage.store import Store
-from library_bot.storage.tables import AccountRow, PendingLinkRow
+from bot.library.client import LibraryClient
+from storage.crypto import TokenCipher
+from storage.store import Store
+from storage.tables import AccountRow, PendingLinkRow
 from tests.fixtures.bot import DEEP_LINK, BotHarness
 from tests.fixtures.database import new_key
 from tests.fixtures.patrons import KAREN

@@ -16,10 +16,10 @@ import httpx
 import pytest
 from sqlalchemy import update
 
-from library_bot.config.settings import Settings, new_key
-from library_bot.runtime.runner import BotInfo, run_bot
-from library_bot.storage.tables import AccountRow
-from library_bot.telegram.handlers import COMMANDS
+from bot.config.settings import Settings, new_key
+from bot.runtime.runner import BotInfo, run_bot
+from bot.telegram.handlers import COMMANDS
+from storage.tables import AccountRow
 from tests.fixtures.bot import BotFactory, BotHarness, library_environment
 from tests.fixtures.jobs import run_expiry_job, set_expiry
 from tests.fixtures.patrons import JONAS, KAREN
@@ -172,7 +172,7 @@ async def test_shutdown_is_quick_and_leaves_no_tasks(
 
 
 async def test_run_refuses_without_keys(telegram: Any, library_sandbox: Any) -> None:
-    from library_bot.config.settings import SettingsError
+    from bot.config.settings import SettingsError
 
     settings = Settings(
         _env_file=None,  # type: ignore[call-arg]

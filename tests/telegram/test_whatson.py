@@ -13,9 +13,9 @@ from typing import Any, cast
 from sqlalchemy import text as sql
 from telegram import Chat, Message, Update, User
 
-from library_bot.telegram.handlers import COMMANDS
-from library_bot.telegram.handlers.search import is_search_reply
-from library_bot.texts import t
+from bot.telegram.handlers import COMMANDS
+from bot.telegram.handlers.search import is_search_reply
+from bot.texts import t
 from tests.fixtures.bot import BotHarness
 from tests.fixtures.chat import buttons, command
 from tests.fixtures.patrons import JONAS, KAREN, METTE, OLE

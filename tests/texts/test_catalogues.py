@@ -17,8 +17,8 @@ from babel.messages.catalog import Catalog
 from babel.messages.mofile import write_mo
 from babel.numbers import format_decimal
 
-import library_bot.texts as texts
-from library_bot.texts import (
+import bot.texts as texts
+from bot.texts import (
     LANGUAGES,
     Raw,
     keys,
@@ -28,7 +28,7 @@ from library_bot.texts import (
     pick_language,
     t,
 )
-from library_bot.texts.formatting import relative_days
+from bot.texts.formatting import relative_days
 from tests.texts.telegram_html import assert_telegram_html, telegram_html_problems
 
 CATALOGUE = load_catalogue()
@@ -221,7 +221,7 @@ def scratch_modules() -> object:
 
 @pytest.mark.usefixtures("scratch_modules")
 def test_a_duplicate_key_fails_at_load(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    source = "from library_bot.texts.catalog import _\nMESSAGES = (_('x.same', 'en {name}'),)\n"
+    source = "from bot.texts.catalog import _\nMESSAGES = (_('x.same', 'en {name}'),)\n"
     name = _package(tmp_path, monkeypatch, {"one": source, "two": source})
     with pytest.raises(RuntimeError, match=r"x\.same"):
         load_catalogue(importlib.import_module(name))

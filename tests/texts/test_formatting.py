@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from library_bot.texts.formatting import (
+from bot.texts.formatting import (
     format_amount,
     format_date,
     is_zero_amount,

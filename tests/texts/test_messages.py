@@ -19,12 +19,12 @@ from babel.messages.catalog import Catalog, Message
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 
-import library_bot
-import library_bot.texts as texts
-from library_bot.texts import LOCALE_DIR, keys, load_messages
+import bot
+import bot.texts as texts
+from bot.texts import LOCALE_DIR, keys, load_messages
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGE = Path(library_bot.__file__).parent
+PACKAGE = Path(bot.__file__).parent
 POT = LOCALE_DIR / "messages.pot"
 TRANSLATED = ("da",)  # every language but the English source
 MESSAGES = load_messages()

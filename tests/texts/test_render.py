@@ -7,10 +7,10 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from library_bot.library.models import BorrowerStatus, Debt, Hold, Loan, Work
-from library_bot.rules.urgency import hold_is_ready, loan_urgency, sort_holds, sort_loans
-from library_bot.texts.formatting import split_messages, utf16_len
-from library_bot.texts.render import (
+from bot.library.models import BorrowerStatus, Debt, Hold, Loan, Work
+from bot.rules.urgency import hold_is_ready, loan_urgency, sort_holds, sort_loans
+from bot.texts.formatting import split_messages, utf16_len
+from bot.texts.render import (
     debt_total,
     loans_summary,
     render_debt,

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import datetime as dt
 
-from library_bot.library.models import Loan
-from library_bot.rules.renewals import due_key, refusal_for, renew_window
-from library_bot.storage.store import ChatSettings, Refusal
-from library_bot.texts.render import reason_text
+from bot.library.models import Loan
+from bot.rules.renewals import due_key, refusal_for, renew_window
+from bot.texts.render import reason_text
+from storage.store import ChatSettings, Refusal
 
 NOW = dt.datetime(2026, 11, 22, tzinfo=dt.UTC)
 

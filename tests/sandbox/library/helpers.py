@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import httpx
 
-from library_bot.sandbox.library import LibrarySandbox
+from sandbox.library import LibrarySandbox
 from tests.fixtures.patrons import KAREN
 
 REDIRECT = "http://127.0.0.1:8080/oauth/callback"

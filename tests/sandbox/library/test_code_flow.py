@@ -8,8 +8,8 @@ import uuid
 import httpx
 import pytest
 
-from library_bot.sandbox.library import LibrarySandbox
-from library_bot.sandbox.library.state import loopback_url
+from sandbox.library import LibrarySandbox
+from sandbox.library.state import loopback_url
 from tests.fixtures.patrons import KAREN, OLE
 from tests.sandbox.library.helpers import REDIRECT, exchange, form, get_code, login
 

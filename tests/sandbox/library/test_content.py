@@ -9,7 +9,7 @@ from datetime import datetime
 
 import pytest
 
-from library_bot.sandbox.library import LibrarySandbox
+from sandbox.library import LibrarySandbox
 from tests.fixtures.patrons import KAREN
 from tests.sandbox.library.helpers import anonymous_token
 

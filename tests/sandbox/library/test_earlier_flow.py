@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import httpx
 
-from library_bot.sandbox.library import LibrarySandbox
+from sandbox.library import LibrarySandbox
 from tests.fixtures.patrons import JONAS, KAREN, OLE
 from tests.sandbox.library.helpers import anonymous_token
 

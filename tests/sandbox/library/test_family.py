@@ -9,8 +9,8 @@ from zoneinfo import ZoneInfo
 
 import httpx
 
-from library_bot.library.models import parse_library_date
-from library_bot.sandbox.library import LibrarySandbox
+from bot.library.models import parse_library_date
+from sandbox.library import LibrarySandbox
 from tests.fixtures.patrons import ANNA, COPENHAGEN, EMIL, FAMILY, FREDERIKSBERG, SOFIE
 from tests.sandbox.library.helpers import REDIRECT, anonymous_token, exchange, form
 

@@ -9,7 +9,7 @@ import pytest
 from aiohttp import web
 from aiohttp.typedefs import Handler
 
-from library_bot.sandbox.library import Faults, LibrarySandbox
+from sandbox.library import Faults, LibrarySandbox
 from tests.fixtures.patrons import KAREN, OLE
 from tests.sandbox.library.helpers import get_code
 
@@ -171,7 +171,7 @@ async def test_add_patrons_is_cheap_and_usable(library_sandbox, client):
 
 
 def _days(sandbox: LibrarySandbox, text: str) -> int:
-    from library_bot.library.models import parse_library_date
+    from bot.library.models import parse_library_date
 
     parsed = parse_library_date(text)
     assert not isinstance(parsed, str) and parsed is not None

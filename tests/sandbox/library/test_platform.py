@@ -10,8 +10,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from library_bot.library.models import parse_library_date
-from library_bot.sandbox.library import LibrarySandbox
+from bot.library.models import parse_library_date
+from sandbox.library import LibrarySandbox
 from tests.fixtures.patrons import JONAS, KAREN, METTE, OLE
 from tests.sandbox.library.helpers import anonymous_token
 

@@ -12,7 +12,7 @@ import base64
 import re
 from typing import Any
 
-from library_bot.sandbox.library import LibrarySandbox
+from sandbox.library import LibrarySandbox
 from tests.fixtures.patrons import JONAS, KAREN, OLE
 
 OFFSET_DATE_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}$")

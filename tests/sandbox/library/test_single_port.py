@@ -7,7 +7,7 @@ import socket
 import pytest
 from httpx import URL
 
-from library_bot.sandbox.library import LibrarySandbox
+from sandbox.library import LibrarySandbox
 from tests.fixtures.patrons import KAREN
 from tests.sandbox.library.helpers import anonymous_token, login
 

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 import pytest
 import telegram as tg
 
-from library_bot.sandbox.telegram import TelegramStandIn
+from sandbox.telegram import TelegramStandIn
 from tests.fixtures.telegram import TEST_BOT_TOKEN
 
 CHAT = 4242

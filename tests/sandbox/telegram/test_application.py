@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from library_bot.sandbox.telegram import TelegramStandIn
+from sandbox.telegram import TelegramStandIn
 from tests.sandbox.telegram.scripted_bot import scripted_bot
 
 CHAT = 777

@@ -13,7 +13,7 @@ from aiohttp import web
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, LinkPreviewOptions
 from telegram.error import BadRequest, Conflict, Forbidden, NetworkError, RetryAfter, TimedOut
 
-from library_bot.sandbox.telegram import TelegramStandIn
+from sandbox.telegram import TelegramStandIn
 from tests.fixtures.telegram import TEST_BOT_TOKEN
 from tests.sandbox.telegram.conftest import CHAT
 

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 import pytest
 from playwright.async_api import Browser, Locator, Page, Route, expect
 
-from library_bot.sandbox.telegram import TelegramStandIn
+from sandbox.telegram import TelegramStandIn
 from tests.fixtures.browser import SCREENSHOTS
 from tests.fixtures.telegram import TEST_BOT_TOKEN
 from tests.sandbox.telegram.scripted_bot import scripted_bot

@@ -8,7 +8,7 @@ import telegram as tg
 from telegram import BotCommandScopeChat
 from telegram.error import BadRequest
 
-from library_bot.sandbox.telegram import TelegramStandIn
+from sandbox.telegram import TelegramStandIn
 from tests.sandbox.telegram.conftest import CHAT
 
 

@@ -7,7 +7,7 @@ import pytest
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup
 from telegram.error import BadRequest, Forbidden, InvalidToken, RetryAfter, TimedOut
 
-from library_bot.sandbox.telegram import TelegramStandIn
+from sandbox.telegram import TelegramStandIn
 
 TOKEN = "123456:in-process"
 CHAT = 5

@@ -1,0 +1,211 @@
+"""Operator configuration, read from the environment and `.env` (see the operator contract)."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+import secrets
+from datetime import time
+from typing import Annotated, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pydantic import (
+    AliasChoices,
+    AnyHttpUrl,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from bot.config.proxies import Proxies, check_proxy_url
+
+KEY_BYTES = 32
+
+
+class SettingsError(Exception):
+    """A configuration problem, phrased as one line that names the variable."""
+
+
+def encode_key(key: bytes) -> str:
+    """A key as `TOKEN_KEYS` takes it: URL-safe base64 without padding (`decode_key` reverses)."""
+    return base64.urlsafe_b64encode(key).decode("ascii").rstrip("=")
+
+
+def new_key() -> str:
+    """A fresh random `TOKEN_KEYS` entry (`library-bot generate-key`, the demo's key)."""
+    return encode_key(secrets.token_bytes(KEY_BYTES))
+
+
+def decode_key(text: str) -> bytes:
+    """Decode one `TOKEN_KEYS` entry (URL-safe base64 of 32 random bytes)."""
+    try:
+        raw = base64.urlsafe_b64decode(text.strip() + "=" * (-len(text.strip()) % 4))
+    except (binascii.Error, ValueError) as exc:
+        raise ValueError(
+            "each key must be URL-safe base64 (see `library-bot generate-key`)"
+        ) from exc
+    if len(raw) != KEY_BYTES:
+        raise ValueError(
+            f"each key must decode to {KEY_BYTES} bytes (see `library-bot generate-key`)"
+        )
+    return raw
+
+
+def _url(value: str) -> str:
+    return str(AnyHttpUrl(value)).rstrip("/")
+
+
+class Settings(BaseSettings):
+    """Every variable of the operator contract, plus a few tuning knobs of our own."""
+
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore", case_sensitive=True)
+
+    TELEGRAM_BOT_TOKEN: SecretStr | None = None
+    TELEGRAM_API_URL: str = "https://api.telegram.org"
+    TELEGRAM_LINK_URL: str = "https://t.me"
+    OAUTH_URL: str | None = None
+    AUTH_URL: str | None = None
+    LOGIN_URL: str | None = None
+    PLATFORM_URL: str | None = None
+    CLIENT_ID: str | None = None
+    CLIENT_SECRET: SecretStr | None = None
+    PUBLIC_URL: str | None = None
+    HOST: str = "0.0.0.0"
+    PORT: int = Field(default=8080, ge=0, le=65535)
+    DATABASE_URL: str = "sqlite+aiosqlite:///library-bot.db"
+    TOKEN_KEYS: Annotated[list[SecretStr], NoDecode] = Field(default_factory=list)
+    WEBHOOK_SECRET: SecretStr | None = None
+    REMINDER_DAYS: Annotated[list[int], NoDecode] = Field(default_factory=lambda: [3, 1, 0])
+    REMINDER_TIME: time = time(9, 0)
+    BOT_TIMEZONE: str = "Europe/Copenhagen"
+    LOG_FORMAT: Literal["text", "json"] = "text"
+    LOG_LEVEL: Literal["CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG"] = "INFO"
+    # Our own knobs, not in the contract.
+    LIBRARY_TIMEOUT: float = Field(default=8.0, gt=0, le=60)
+    SWEEP_CONCURRENCY: int = Field(default=32, ge=1, le=1000)
+    # The shortest loan period a new loan can have: bounds how long the sweep leaves a card alone.
+    POLL_MIN_LOAN_DAYS: int = Field(default=7, ge=1, le=365)
+    # Messages per second over all chats; 0 sends unpaced (a local Bot API server, benchmarks).
+    TELEGRAM_SEND_RATE: float = Field(default=29.5, ge=0, le=1000)
+    # Forward proxies for the Bot API and the library services (see `bot.config.proxies`);
+    # the lower
+    # case spelling wins, as in curl and urllib.
+    HTTPS_PROXY: str | None = Field(
+        default=None, validation_alias=AliasChoices("https_proxy", "HTTPS_PROXY")
+    )
+    HTTP_PROXY: str | None = Field(
+        default=None, validation_alias=AliasChoices("http_proxy", "HTTP_PROXY")
+    )
+    ALL_PROXY: str | None = Field(
+        default=None, validation_alias=AliasChoices("all_proxy", "ALL_PROXY")
+    )
+    NO_PROXY: str = Field(default="", validation_alias=AliasChoices("no_proxy", "NO_PROXY"))
+
+    @field_validator(
+        "TELEGRAM_API_URL", "OAUTH_URL", "AUTH_URL", "LOGIN_URL", "PLATFORM_URL", "PUBLIC_URL"
+    )
+    @classmethod
+    def _valid_url(cls, value: str | None) -> str | None:
+        if value is None or value == "":
+            return None
+        return _url(value)
+
+    @field_validator("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY")
+    @classmethod
+    def _proxy_url(cls, value: str | None) -> str | None:
+        if value is None or not value.strip():
+            return None
+        return check_proxy_url(value)
+
+    @field_validator("LOG_LEVEL", mode="before")
+    @classmethod
+    def _upper(cls, value: object) -> object:
+        return value.upper() if isinstance(value, str) else value
+
+    @field_validator("TOKEN_KEYS", mode="before")
+    @classmethod
+    def _split_keys(cls, value: object) -> object:
+        if isinstance(value, str):
+            keys = [part.strip() for part in value.split(",") if part.strip()]
+            for key in keys:
+                decode_key(key)
+            return keys
+        return value
+
+    @field_validator("REMINDER_DAYS", mode="before")
+    @classmethod
+    def _split_days(cls, value: object) -> object:
+        if isinstance(value, str):
+            parts = [part for part in re.split(r"[,\s]+", value.strip()) if part]
+            if not parts or not all(part.isdigit() for part in parts):
+                raise ValueError("must be whole numbers of days separated by commas, like 3,1,0")
+            days = sorted({int(part) for part in parts}, reverse=True)
+            if days[0] > 60:
+                raise ValueError("days before the due date must be at most 60")
+            return days
+        return value
+
+    @field_validator("BOT_TIMEZONE")
+    @classmethod
+    def _zone(cls, value: str) -> str:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError) as exc:
+            raise ValueError(
+                f"unknown time zone {value!r} (use a name like Europe/Copenhagen)"
+            ) from exc
+        return value
+
+    @model_validator(mode="after")
+    def _default_public_url(self) -> Settings:
+        if not self.PUBLIC_URL:
+            self.PUBLIC_URL = f"http://127.0.0.1:{self.PORT}"
+        return self
+
+    @property
+    def timezone(self) -> ZoneInfo:
+        return ZoneInfo(self.BOT_TIMEZONE)
+
+    @property
+    def proxies(self) -> Proxies:
+        """The forward proxies, as read at start-up."""
+        return Proxies(
+            http=self.HTTP_PROXY, https=self.HTTPS_PROXY, all=self.ALL_PROXY, no_proxy=self.NO_PROXY
+        )
+
+    @property
+    def redirect_uri(self) -> str:
+        return f"{self.PUBLIC_URL}/oauth/callback"
+
+    @property
+    def token_keys(self) -> list[bytes]:
+        """Decoded encryption keys, newest first."""
+        return [decode_key(key.get_secret_value()) for key in self.TOKEN_KEYS]
+
+    def require(self, *names: str, command: str) -> None:
+        """Stop with a one-line error when a variable this command needs is missing."""
+        for name in names:
+            value = getattr(self, name)
+            if value is None or value == [] or value == "":
+                raise SettingsError(f"{name}: required by `library-bot {command}`, but not set")
+
+
+# Variables a bot process needs to reach the library services.
+LIBRARY_VARIABLES = ("OAUTH_URL", "AUTH_URL", "PLATFORM_URL", "CLIENT_ID", "CLIENT_SECRET")
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Read settings, turning pydantic's report into one line naming the variable."""
+    try:
+        return Settings(**overrides)  # type: ignore[arg-type]
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        name = ".".join(str(part) for part in error["loc"]) or "settings"
+        if name.endswith("_proxy"):  # read in either case; named as the table names it
+            name = name.upper()
+        message = str(error["msg"]).removeprefix("Value error, ")
+        raise SettingsError(f"{name}: {message}") from None

@@ -1,0 +1,42 @@
+"""The one-shot operator tasks behind `library-bot migrate`, `rotate-keys` and `remind --once`:
+each builds what it needs from the settings, does its work, and closes everything again."""
+
+from __future__ import annotations
+
+from bot.config.settings import Settings
+from bot.jobs.sweep import SweepReport, sweep
+from bot.library.client import LibraryClient
+from bot.telegram.botapi import build_bot
+from storage.migrate import database_revision, upgrade
+from storage.store import Store
+
+
+async def migrate(settings: Settings) -> str:
+    """Upgrade the schema to the newest revision; the revision the database is at then."""
+    await upgrade(settings.DATABASE_URL)
+    revision = await database_revision(settings.DATABASE_URL)
+    if revision is None:
+        raise RuntimeError("the database has no schema revision after its upgrade")
+    return revision
+
+
+async def rotate_keys(settings: Settings) -> int:
+    """Re-encrypt every stored token under the first key of TOKEN_KEYS; how many."""
+    store = await Store.open(settings.DATABASE_URL, settings.token_keys)
+    try:
+        return await store.rotate_keys()
+    finally:
+        await store.close()
+
+
+async def remind_once(settings: Settings) -> SweepReport:
+    """Migrate, then one reminder sweep now, with a bot that sends like the one in `run`."""
+    await upgrade(settings.DATABASE_URL)
+    store = await Store.open(settings.DATABASE_URL, settings.token_keys)
+    library = LibraryClient.from_settings(settings)
+    try:
+        async with build_bot(settings) as bot:
+            return await sweep(store=store, library=library, bot=bot, settings=settings)
+    finally:
+        await library.aclose()
+        await store.close()

@@ -1,0 +1,205 @@
+"""`library-bot run`: PTB, the aiohttp server and the jobs, driven by hand in one event loop.
+
+PTB's own `run_polling` / `run_webhook` own the loop and the web server; we need our server
+(OAuth callback, health, metrics) beside it, so the lifecycle is spelled out here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import socket
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from aiohttp import web
+from telegram import Update
+
+from bot.config.logs import install_log_redaction
+from bot.config.settings import Settings, SettingsError
+from bot.jobs.schedule import schedule_jobs
+from bot.library.client import LibraryClient
+from bot.services import Services
+from bot.services.metrics import Metrics
+from bot.telegram.app import build_application
+from bot.telegram.menu import bot_commands
+from bot.web import create_web_app, stop_accepting
+from storage.migrate import upgrade
+from storage.store import Store
+
+log = logging.getLogger(__name__)
+
+SHUTDOWN_SECONDS = 10.0
+POLL_TIMEOUT = 30
+# `setWebhook` retried after a failure: first after this many seconds, doubling up to the cap.
+WEBHOOK_RETRY_FIRST = 1.0
+WEBHOOK_RETRY_CAP = 60.0
+
+
+@dataclass(frozen=True)
+class BotInfo:
+    """What a running bot tells its starter once it is ready."""
+
+    web_url: str
+    public_url: str
+    bot_username: str
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    """Bind before building anything so `PORT=0` yields the real port for `PUBLIC_URL`."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError:
+        sock.close()
+        raise
+    sock.setblocking(False)
+    return sock
+
+
+def _effective_settings(settings: Settings, port: int) -> tuple[Settings, str]:
+    """Settings with the bound port filled in where the operator left it open."""
+    local_host = "127.0.0.1" if settings.HOST in ("", "0.0.0.0", "::") else settings.HOST
+    web_url = f"http://{local_host}:{port}"
+    public = settings.PUBLIC_URL or ""
+    if not public or urlsplit(public).port == 0:
+        settings = settings.model_copy(update={"PUBLIC_URL": web_url})
+    return settings, web_url
+
+
+async def run_bot(
+    settings: Settings,
+    *,
+    stop: asyncio.Event,
+    on_ready: Callable[[BotInfo], None] | None = None,
+) -> None:
+    """Run until `stop` is set, then shut everything down within `SHUTDOWN_SECONDS`."""
+    keys = settings.token_keys
+    if not keys:
+        raise SettingsError("TOKEN_KEYS: required by `library-bot run`, but not set")
+    sock = _bind(settings.HOST, settings.PORT)
+    settings, web_url = _effective_settings(settings, sock.getsockname()[1])
+    webhook = settings.WEBHOOK_SECRET.get_secret_value() if settings.WEBHOOK_SECRET else ""
+
+    async with contextlib.AsyncExitStack() as stack:
+        stack.callback(sock.close)
+        await upgrade(settings.DATABASE_URL)
+        store = await Store.open(settings.DATABASE_URL, keys)
+        stack.push_async_callback(store.close)
+        metrics = Metrics()
+        library = LibraryClient.from_settings(settings, on_call=metrics.library_call)
+        stack.push_async_callback(library.aclose)
+        store.revoke_dropped = library.revoke  # no token the store drops stays valid
+        install_log_redaction()
+        # PTB's DEBUG lines dump whole updates and requests: patrons' messages, link codes,
+        # login states. Keep them out even when the operator asks for DEBUG.
+        logging.getLogger("telegram").setLevel(max(logging.INFO, logging.getLogger().level))
+        services = Services(settings=settings, store=store, library=library, metrics=metrics)
+        application = build_application(services, polling=not webhook)
+
+        await application.initialize()
+        stack.push_async_callback(application.shutdown)
+        # initialize() called getMe; the answer is kept on the bot.
+        services.bot_username = application.bot.username
+        await _set_commands(application.bot)
+
+        web_app = create_web_app(services, application)
+        # No access log: the callback's query carries the code and the state.
+        web_runner = web.AppRunner(
+            web_app, handle_signals=False, access_log=None, shutdown_timeout=2.0
+        )
+        await web_runner.setup()
+        stack.push_async_callback(web_runner.cleanup)
+        await web.SockSite(web_runner, sock).start()
+        # Unwound before the web server closes: stop updates, let in-flight ones finish.
+        stack.push_async_callback(_stop_updates, application, web_app)
+
+        if webhook:
+            url = f"{settings.PUBLIC_URL}/telegram/webhook"
+            if not await _set_webhook(application.bot, url, webhook):
+                # Serve anyway (health says Telegram is failing) and keep trying.
+                retrying = asyncio.create_task(_keep_setting_webhook(application.bot, url, webhook))
+                stack.push_async_callback(_cancel, retrying)
+        else:
+            assert application.updater is not None  # start_polling calls deleteWebhook
+            await application.updater.start_polling(
+                timeout=POLL_TIMEOUT, allowed_updates=Update.ALL_TYPES
+            )
+        await application.start()
+        schedule_jobs(application, services)
+        log.info(
+            "bot @%s running (%s); web server at %s",
+            services.bot_username,
+            "webhook" if webhook else "long polling",
+            web_url,
+        )
+        if on_ready is not None:
+            on_ready(BotInfo(web_url, settings.PUBLIC_URL or web_url, services.bot_username))
+
+        await stop.wait()
+        log.info("stopping")
+    log.info("stopped")
+
+
+async def _set_commands(bot: Any) -> None:
+    """The command menus: cosmetic, so a Bot API server that refuses them does not stop us."""
+    menus: list[tuple[str, str | None]] = [("da", "da"), ("en", "en"), ("da", None)]
+    for lang, language_code in menus:
+        try:
+            await bot.set_my_commands(bot_commands(lang), language_code=language_code)
+        except Exception as exc:  # any failure of a cosmetic call: log it and go on
+            log.warning(
+                "setMyCommands (%s) failed, the command menu may be missing: %s",
+                language_code or "default",
+                type(exc).__name__,
+            )
+
+
+async def _set_webhook(bot: Any, url: str, secret: str) -> bool:
+    """One `setWebhook`; True when Telegram took it. The bot's `health` follows the outcome."""
+    health = getattr(bot, "health", None)
+    try:
+        await bot.set_webhook(url=url, secret_token=secret, allowed_updates=Update.ALL_TYPES)
+    except Exception as exc:
+        log.warning("setWebhook failed, no updates until it succeeds: %s", type(exc).__name__)
+        if health is not None:
+            health.webhook_pending = True
+        return False
+    if health is not None:
+        health.webhook_pending = False
+    return True
+
+
+async def _keep_setting_webhook(bot: Any, url: str, secret: str) -> None:
+    delay = WEBHOOK_RETRY_FIRST
+    while True:
+        await asyncio.sleep(delay)
+        if await _set_webhook(bot, url, secret):
+            log.info("setWebhook succeeded")
+            return
+        delay = min(delay * 2, WEBHOOK_RETRY_CAP)
+
+
+async def _cancel(task: asyncio.Task[None]) -> None:
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+
+
+async def _stop_updates(application: Any, web_app: web.Application) -> None:
+    """Stop taking updates, then let the ones in flight finish (and the jobs with them)."""
+    stop_accepting(web_app)
+    try:
+        async with asyncio.timeout(SHUTDOWN_SECONDS - 2):
+            if application.updater is not None and application.updater.running:
+                await application.updater.stop()
+            if application.running:
+                await application.stop()
+    except TimeoutError:
+        log.warning("in-flight updates did not finish within %ss", SHUTDOWN_SECONDS - 2)

@@ -1,0 +1,141 @@
+"""Pick-up branch names from `/v3/libraries`, for /holds, /order and the reminder digest alike."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from bot.library.errors import LibraryError
+from bot.rules.isil import agencies_of, branch_key, fold_name
+
+if TYPE_CHECKING:
+    from bot.library.client import LibraryClient
+    from bot.library.deadline import Deadline
+    from bot.library.models import Branch
+
+log = logging.getLogger(__name__)
+
+BRANCH_NAMES_TTL = 3600.0
+
+
+@dataclass(frozen=True)
+class BranchCheck:
+    """What `/v3/libraries` says about a pick-up branch: known, and whether it takes pick-ups."""
+
+    known: bool | None  # None: could not be checked (the platform failed)
+    pickup: bool = True
+    catalogue: str | None = None
+
+
+class BranchNames:
+    """Pick-up branch names (and catalogues) from `/v3/libraries`, asked by the branch's agency
+    with the anonymous token and remembered for `ttl` seconds."""
+
+    def __init__(self, ttl: float = BRANCH_NAMES_TTL) -> None:
+        self._ttl = ttl
+        self._names: dict[str, tuple[str, float]] = {}
+        self._catalogues: dict[str, str] = {}
+        self._hours: dict[str, tuple[str, ...]] = {}
+        self._closed: set[str] = set()
+        self._pickup: dict[str, tuple[list[Branch], float]] = {}
+
+    def opening_hours(self, branch_id: str, lang: str) -> str | None:
+        """The branch's opening hours as the library publishes them (free text, no schedule
+        to read today's from), in the patron's language when published in it."""
+        texts = self._hours.get(branch_key(branch_id), ())
+        if not texts:
+            return None
+        return texts[1] if lang == "en" and len(texts) > 1 else texts[0]
+
+    def closed(self, branch_id: str) -> bool:
+        """Whether `/v3/libraries` said the branch is temporarily closed."""
+        return branch_key(branch_id) in self._closed
+
+    def catalogue(self, branch_id: str) -> str | None:
+        """The branch's own catalogue, as `/v3/libraries` named it (`branchCatalogueUrl`)."""
+        return self._catalogues.get(branch_key(branch_id))
+
+    def known(self, branch_id: str | None) -> str | None:
+        """The remembered name of `branch_id`, if still fresh."""
+        if branch_id is None:
+            return None
+        found = self._names.get(branch_key(branch_id))
+        if found is None or found[1] < time.monotonic():
+            return None
+        return found[0]
+
+    async def _fetch(
+        self, library: LibraryClient, branch_ids: Iterable[str], deadline: Deadline
+    ) -> list[Branch] | None:
+        """The branches of the agencies of `branch_ids`, remembered; None when the call failed.
+
+        Names are decoration: a failing or slow call only means ISIL ids are shown, so it gets
+        at most half of the time left.
+        """
+        try:
+            async with asyncio.timeout(deadline.remaining() / 2):
+                branches = await library.libraries_public(agencies_of(branch_ids))
+        except (LibraryError, TimeoutError) as exc:
+            log.warning("branch names unavailable: %s", type(exc).__name__)
+            return None
+        expires = time.monotonic() + self._ttl
+        for branch in branches:
+            key = branch_key(branch.branch_id)
+            if branch.branch_name:
+                self._names[key] = (branch.branch_name, expires)
+            if branch.branch_catalogue_url:
+                self._catalogues[key] = branch.branch_catalogue_url
+            self._hours[key] = tuple(text.strip() for text in branch.opening_hours if text.strip())
+            closed = (branch.temporarily_closed or "").strip().lower() in ("1", "true")
+            (self._closed.add if closed else self._closed.discard)(key)
+        return branches
+
+    async def check(
+        self, library: LibraryClient, branch_id: str, deadline: Deadline
+    ) -> BranchCheck:
+        """Ask `/v3/libraries` for the branch's agency: does the branch exist, take pick-ups?"""
+        isil = branch_key(branch_id)
+        branches = await self._fetch(library, [isil], deadline)
+        if branches is None:
+            return BranchCheck(None)
+        for branch in branches:
+            if branch_key(branch.branch_id) == isil:
+                return BranchCheck(True, branch.allows_pickup, branch.branch_catalogue_url)
+        return BranchCheck(False)
+
+    async def lookup(
+        self, library: LibraryClient, ids: Iterable[str | None], deadline: Deadline
+    ) -> dict[str, str]:
+        """Names for `ids` (keyed as given and in ISIL form); unknown ones are left out."""
+        wanted = {i for i in ids if i}
+        missing = {branch_key(i) for i in wanted if self.known(i) is None}
+        if missing:
+            await self._fetch(library, missing, deadline)
+        names: dict[str, str] = {}
+        for branch_id in wanted:
+            name = self.known(branch_id)
+            if name is not None:
+                names[branch_id] = name
+                names[branch_key(branch_id)] = name
+        return names
+
+    async def pickup_branches(
+        self, library: LibraryClient, agency: str, deadline: Deadline
+    ) -> list[Branch] | None:
+        """The branches of `agency`'s library where patrons may pick up (`pickupAllowed`), by
+        name; None when `/v3/libraries` could not be asked."""
+        key = branch_key(agency)
+        cached = self._pickup.get(key)
+        if cached is not None and cached[1] >= time.monotonic():
+            return cached[0]
+        branches = await self._fetch(library, [key], deadline)
+        if branches is None:
+            return None
+        unique = {branch_key(b.branch_id): b for b in branches if b.allows_pickup and b.branch_name}
+        found = sorted(unique.values(), key=lambda b: fold_name(b.branch_name or ""))
+        self._pickup[key] = (found, time.monotonic() + self._ttl)
+        return found

@@ -1,0 +1,177 @@
+"""Prometheus metrics on a registry per process (`GET /metrics`).
+
+Nothing here is module-level state: a `Metrics` object owns its `CollectorRegistry` and lives
+on `Services.metrics`, so two bots in one test process never share counters. Besides the bot's
+own, the registry carries prometheus-client's process, platform and GC collectors, as
+operators expect. Label values are always from small fixed sets, never from patron input, so
+the number of series stays bounded.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter as Tally
+from typing import TYPE_CHECKING, Final, Protocol
+
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    GCCollector,
+    Histogram,
+    PlatformCollector,
+    ProcessCollector,
+    generate_latest,
+)
+
+if TYPE_CHECKING:
+    from storage.store import Store
+
+__all__ = ["CONTENT_TYPE", "Metrics", "SweepFigures"]
+
+log = logging.getLogger(__name__)
+
+CONTENT_TYPE: Final = CONTENT_TYPE_LATEST
+CALLBACK_OUTCOMES: Final = frozenset({"ok", "stale", "claimed"})
+# Callback prefixes are chosen by our own code; anything odder is folded into "other".
+_MAX_ACTION_LENGTH: Final = 24
+
+# Telegram round trips and library calls: tens of milliseconds to the 8 s library time-out.
+LATENCY_BUCKETS: Final = (0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0)
+SWEEP_BUCKETS: Final = (1.0, 5.0, 15.0, 60.0, 300.0, 900.0, 1800.0, 3600.0)
+
+
+def _action_label(action: str) -> str:
+    if 0 < len(action) <= _MAX_ACTION_LENGTH and action.replace("_", "").isalnum():
+        return action
+    return "other"
+
+
+class SweepFigures(Protocol):
+    """What a reminder sweep reports (`jobs.sweep.SweepReport` is one)."""
+
+    @property
+    def duration(self) -> float: ...
+    @property
+    def reminders(self) -> int: ...
+    @property
+    def messages(self) -> int: ...
+    @property
+    def failures(self) -> Tally[str]: ...
+
+
+class Metrics:
+    """Every metric the bot exports, registered on one registry of its own."""
+
+    def __init__(self, registry: CollectorRegistry | None = None) -> None:
+        self.registry = registry if registry is not None else CollectorRegistry()
+        r = self.registry
+        ProcessCollector(registry=r)
+        PlatformCollector(registry=r)
+        GCCollector(registry=r)
+        self.updates = Counter(
+            "library_bot_updates", "Telegram updates handled, by command.", ["command"], registry=r
+        )
+        self.update_seconds = Histogram(
+            "library_bot_update_seconds",
+            "Time to handle one update (all handlers), by command.",
+            ["command"],
+            buckets=LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.update_errors = Counter(
+            "library_bot_update_errors",
+            "Updates whose handler raised (the patron got an error message).",
+            registry=r,
+        )
+        self.library_calls = Counter(
+            "library_bot_library_calls",
+            "Calls to the library services, by endpoint and outcome (ok or error kind).",
+            ["endpoint", "outcome"],
+            registry=r,
+        )
+        self.library_errors = Counter(
+            "library_bot_library_errors",
+            "Failed calls to the library services, by endpoint and kind of error.",
+            ["endpoint", "kind"],
+            registry=r,
+        )
+        self.library_seconds = Histogram(
+            "library_bot_library_call_seconds",
+            "Duration of library service calls (retry included), by endpoint.",
+            ["endpoint"],
+            buckets=LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.callbacks = Counter(
+            "library_bot_callbacks",
+            "Button taps, by action and outcome (ok, stale, claimed).",
+            ["action", "outcome"],
+            registry=r,
+        )
+        self.reminders_sent = Counter(
+            "library_bot_reminders_sent", "Reminders delivered to patrons.", registry=r
+        )
+        self.reminder_messages = Counter(
+            "library_bot_reminder_messages", "Reminder messages sent to Telegram.", registry=r
+        )
+        self.reminders_failed = Counter(
+            "library_bot_reminders_failed",
+            "Patrons whose reminders failed in a sweep, by kind of failure.",
+            ["kind"],
+            registry=r,
+        )
+        self.sweeps = Counter("library_bot_reminder_sweeps", "Reminder sweeps run.", registry=r)
+        self.sweep_seconds = Histogram(
+            "library_bot_reminder_sweep_seconds",
+            "Duration of one reminder sweep.",
+            buckets=SWEEP_BUCKETS,
+            registry=r,
+        )
+        self.connected = Gauge(
+            "library_bot_connected_patrons",
+            "Chats with a connected library account (refreshed on every scrape).",
+            registry=r,
+        )
+
+    # --- hooks ---------------------------------------------------------------------------
+
+    def library_call(self, endpoint: str, outcome: str, seconds: float) -> None:
+        """`LibraryClient`'s `on_call` hook."""
+        self.library_calls.labels(endpoint, outcome).inc()
+        self.library_seconds.labels(endpoint).observe(seconds)
+        if outcome != "ok":
+            self.library_errors.labels(endpoint, outcome).inc()
+
+    def update_handled(self, command: str, seconds: float) -> None:
+        self.updates.labels(command).inc()
+        self.update_seconds.labels(command).observe(seconds)
+
+    def callback(self, action: str, outcome: str) -> None:
+        self.callbacks.labels(
+            _action_label(action), outcome if outcome in CALLBACK_OUTCOMES else "other"
+        ).inc()
+
+    def sweep(self, report: SweepFigures) -> None:
+        self.sweeps.inc()
+        self.sweep_seconds.observe(report.duration)
+        self.reminders_sent.inc(report.reminders)
+        self.reminder_messages.inc(report.messages)
+        for kind, count in report.failures.items():
+            if count:
+                self.reminders_failed.labels(str(kind)).inc(count)
+
+    # --- exposition ----------------------------------------------------------------------
+
+    async def refresh(self, store: Store) -> None:
+        """Update the gauges that are read from the database rather than counted."""
+        try:
+            self.connected.set(await store.count_accounts())
+        except Exception:  # a scrape must still answer when the database does not
+            log.warning("metrics: could not count connected patrons", exc_info=True)
+
+    async def render(self, store: Store) -> bytes:
+        """The Prometheus text format, with the gauges refreshed first."""
+        await self.refresh(store)
+        return bytes(generate_latest(self.registry))

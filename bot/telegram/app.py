@@ -1,0 +1,150 @@
+"""Build the python-telegram-bot `Application`: the bot (`bot.telegram.botapi`), rate
+limiter, the private-chat guard and the handlers, listed here in the order they are tried."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+from typing import Any
+
+from telegram import Update
+from telegram.error import Forbidden, TelegramError
+from telegram.ext import Application, ApplicationBuilder, BaseHandler
+
+from bot.services import SERVICES_KEY, Services
+from bot.telegram.botapi import build_bot
+from bot.telegram.guard import private_chat_guard
+from bot.telegram.handlers import (
+    COMMANDS,
+    borrower,
+    calendar,
+    cards,
+    connect,
+    fallback,
+    freetext,
+    language,
+    order,
+    recommend,
+    reminders,
+    renew,
+    search,
+    start,
+    whatson,
+)
+from bot.telegram.ratelimit import FairUpdateProcessor
+from bot.telegram.ui import answer_query, error_text, lang_of, send
+
+log = logging.getLogger(__name__)
+
+CONCURRENT_UPDATES = 64
+
+AnyApplication = Application[Any, Any, Any, Any, Any, Any]
+KNOWN_COMMANDS = frozenset(COMMANDS)
+
+
+def command_label(update: object) -> str:
+    """A bounded label for what an update asked for: a known command, "callback", ..."""
+    if not isinstance(update, Update):
+        return "other"
+    if update.callback_query is not None:
+        return "callback"
+    message = update.effective_message
+    text = message.text if message is not None else None
+    if text and text.startswith("/"):
+        name = text[1:].split(maxsplit=1)[0].split("@", 1)[0].lower() if len(text) > 1 else ""
+        return name if name in KNOWN_COMMANDS else "unknown_command"
+    if message is not None:
+        return "message"
+    return "other"
+
+
+class MeteredApplication(Application[Any, Any, Any, Any, Any, Any]):
+    """PTB's `Application` that counts and times every update it processes.
+
+    Overriding `process_update` sees the whole update, from the first handler to the last
+    (errors included), which a handler in an early group cannot.
+    """
+
+    async def process_update(self, update: object) -> None:
+        started = time.perf_counter()
+        try:
+            await super().process_update(update)
+        finally:
+            services = self.bot_data.get(SERVICES_KEY)
+            if isinstance(services, Services):
+                services.metrics.update_handled(
+                    command_label(update), time.perf_counter() - started
+                )
+
+
+def area_handlers() -> list[BaseHandler[Any, Any, Any]]:
+    """Every command area's handlers (group 0), the fallback last.
+
+    The fallback is in the same group, added last: PTB runs one handler per group, so a later
+    group would also answer commands an area already handled.
+    """
+    areas = (
+        start,
+        connect,
+        cards,
+        borrower,
+        order,
+        search,
+        renew,
+        reminders,
+        calendar,
+        whatson,
+        recommend,
+        freetext,
+        language,
+        fallback,
+    )
+    return [handler for area in areas for handler in area.handlers()]
+
+
+def build_application(services: Services, *, polling: bool) -> AnyApplication:
+    """The PTB application for `services`; `polling=False` leaves updates to the webhook."""
+    # `.bot()` is how PTB takes a bot of a subclass; its requests carry the pools and proxy.
+    builder = (
+        ApplicationBuilder()
+        .application_class(MeteredApplication)
+        .bot(build_bot(services.settings, polling=polling))
+        .concurrent_updates(FairUpdateProcessor(CONCURRENT_UPDATES))
+    )
+    if not polling:
+        builder = builder.updater(None)
+    application: AnyApplication = builder.build()
+    application.bot_data[SERVICES_KEY] = services
+    # Before everything: edits and group chats stop here (bot.telegram.guard).
+    application.add_handler(private_chat_guard(), group=-1)
+    application.add_handlers(area_handlers(), group=0)
+    application.add_error_handler(on_error)
+    return application
+
+
+async def on_error(update: object, context: Any) -> None:
+    """Log the failure (the redaction filter guards secrets) and tell the patron, never silence."""
+    error = context.error
+    with contextlib.suppress(KeyError, TypeError):
+        if isinstance(update, Update):  # job failures are not update errors
+            context.application.bot_data[SERVICES_KEY].metrics.update_errors.inc()
+    if isinstance(error, BaseException):
+        log.error("update failed: %s", type(error).__name__, exc_info=error)
+    else:
+        log.error("update failed")
+    if not isinstance(update, Update) or update.effective_chat is None:
+        return
+    chat_id = update.effective_chat.id
+    lang = "da"
+    try:
+        lang = await lang_of(update, context)
+    except Exception:  # the store itself may be what failed
+        log.debug("language unknown while reporting an error")
+    await answer_query(update)
+    try:
+        await send(context.bot, chat_id, error_text(lang, error))
+    except Forbidden:
+        log.info("chat %s blocked the bot; error not reported", chat_id)
+    except TelegramError as exc:
+        log.warning("could not report an error to the chat: %s", type(exc).__name__)

@@ -1,0 +1,85 @@
+"""The private-chat guard: a patron's account is reachable only from their own private chat."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from telegram import Update
+from telegram.constants import ChatType, MessageEntityType
+from telegram.ext import ApplicationHandlerStop, BaseHandler, TypeHandler
+
+from bot.services import services
+from bot.telegram.buttons import LanguageChoice
+from bot.telegram.ui import Context, answer_query, lang_of, send, url_button
+from bot.texts import t
+
+log = logging.getLogger(__name__)
+
+# What a group, supergroup or channel may use: nothing that reads or changes an account.
+# `/start` only without a code; every other command and button is for private chats.
+GROUP_COMMANDS = frozenset({"start", "help", "language"})
+GROUP_BUTTONS = frozenset({LanguageChoice.ACTION})
+
+
+def private_chat_guard() -> BaseHandler[Update, Any, None]:
+    """The one gate every update passes first (group -1, before every area's handlers).
+
+    Edited messages never re-run a command. In a group, supergroup or channel only `/start`
+    without a code, `/help`, `/language` and its buttons get through; every other command or
+    button addressed to the bot gets a pointer to a private chat and stops there, before any
+    account, button or platform is touched. Commands for other bots in a group are left alone.
+    """
+    return TypeHandler(Update, _guard)
+
+
+async def _guard(update: Update, context: Context) -> None:
+    if update.edited_message or update.edited_channel_post or update.edited_business_message:
+        raise ApplicationHandlerStop
+    chat = update.effective_chat
+    if chat is None or chat.type == ChatType.PRIVATE:
+        return
+    query = update.callback_query
+    if query is not None:
+        if (query.data or "").partition(":")[0] in GROUP_BUTTONS:
+            return
+        lang = await lang_of(update, context)
+        await answer_query(
+            update, t(lang, "common.private_only_button", link=private_chat_link(context))
+        )
+        raise ApplicationHandlerStop
+    command = _command(update, context)
+    if command is None:
+        return  # not a command: the fallback's hint
+    name, addressed, has_args = command
+    if not addressed:
+        raise ApplicationHandlerStop  # another bot's command
+    if name in GROUP_COMMANDS and not (name == "start" and has_args):
+        return
+    log.info("%s command refused in a %s chat", name, chat.type)
+    lang = await lang_of(update, context)
+    link = private_chat_link(context)
+    buttons = url_button(t(lang, "common.private_only_open"), link)
+    await send(context.bot, chat.id, t(lang, "common.private_only", link=link), buttons=buttons)
+    raise ApplicationHandlerStop
+
+
+def _command(update: Update, context: Context) -> tuple[str, bool, bool] | None:
+    """(name, addressed to this bot, has arguments) of a command message, else None."""
+    message = update.effective_message
+    if message is None or not message.text or not message.entities:
+        return None
+    entity = message.entities[0]
+    if entity.type != MessageEntityType.BOT_COMMAND or entity.offset != 0:
+        return None
+    word = message.text[1 : entity.length]
+    name, _, target = word.partition("@")
+    username = services(context).bot_username or context.bot.username or ""
+    addressed = not target or target.lower() == username.lower()
+    return name.lower(), addressed, bool(message.text[entity.length :].strip())
+
+
+def private_chat_link(context: Context) -> str:
+    """`{TELEGRAM_LINK_URL}/<bot username>`: opens the private chat with the bot."""
+    svc = services(context)
+    return svc.chat_link(username=svc.bot_username or context.bot.username)

@@ -1,0 +1,374 @@
+"""/cards: the chat's library cards, each with "✏️ Rename" and "🚪 Log out".
+
+Rename asks for the name with a ForceReply prompt that names the card by number; the answer is
+recognised by the prompt it replies to (`is_rename_reply`), so any process of the bot knows
+which card it is for, and the free-text search never sees it (this area comes before the
+fallback).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import time
+import unicodedata
+from collections.abc import Mapping, Sequence
+from functools import cache
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from telegram import ForceReply, InlineKeyboardButton, Message, Update
+from telegram.constants import ParseMode
+from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler, MessageHandler, filters
+
+from bot.library.deadline import Deadline
+from bot.rules.isil import branch_key
+from bot.services import services
+from bot.telegram.buttons import LogoutCard, Payload, RenameCard, decode
+from bot.telegram.cards import card_name
+from bot.telegram.ui import (
+    NO_PREVIEW,
+    Context,
+    callback_buttons,
+    chat_id_of,
+    lang_of,
+    plain,
+    reply,
+    require_account,
+    resolve_callback,
+)
+from bot.texts import LANGUAGES, Raw, t
+from storage.store import MAX_CARDS
+
+if TYPE_CHECKING:
+    from storage.store import Account
+
+# Municipality codes (the userinfo `municipality`) to names, for the "connected" message.
+MUNICIPALITIES: Mapping[str, str] = MappingProxyType(
+    {
+        "101": "København",
+        "147": "Frederiksberg",
+        "151": "Ballerup",
+        "153": "Brøndby",
+        "155": "Dragør",
+        "157": "Gentofte",
+        "159": "Gladsaxe",
+        "161": "Glostrup",
+        "163": "Herlev",
+        "165": "Albertslund",
+        "167": "Hvidovre",
+        "169": "Høje-Taastrup",
+        "173": "Lyngby-Taarbæk",
+        "175": "Rødovre",
+        "183": "Ishøj",
+        "185": "Tårnby",
+        "187": "Vallensbæk",
+        "190": "Furesø",
+        "201": "Allerød",
+        "210": "Fredensborg",
+        "217": "Helsingør",
+        "219": "Hillerød",
+        "223": "Hørsholm",
+        "230": "Rudersdal",
+        "240": "Egedal",
+        "250": "Frederikssund",
+        "253": "Greve",
+        "259": "Køge",
+        "260": "Halsnæs",
+        "265": "Roskilde",
+        "269": "Solrød",
+        "270": "Gribskov",
+        "306": "Odsherred",
+        "316": "Holbæk",
+        "320": "Faxe",
+        "326": "Kalundborg",
+        "329": "Ringsted",
+        "330": "Slagelse",
+        "336": "Stevns",
+        "340": "Sorø",
+        "350": "Lejre",
+        "360": "Lolland",
+        "370": "Næstved",
+        "376": "Guldborgsund",
+        "390": "Vordingborg",
+        "400": "Bornholm",
+        "410": "Middelfart",
+        "420": "Assens",
+        "430": "Faaborg-Midtfyn",
+        "440": "Kerteminde",
+        "450": "Nyborg",
+        "461": "Odense",
+        "479": "Svendborg",
+        "480": "Nordfyns",
+        "482": "Langeland",
+        "492": "Ærø",
+        "510": "Haderslev",
+        "530": "Billund",
+        "540": "Sønderborg",
+        "550": "Tønder",
+        "561": "Esbjerg",
+        "563": "Fanø",
+        "573": "Varde",
+        "575": "Vejen",
+        "580": "Aabenraa",
+        "607": "Fredericia",
+        "615": "Horsens",
+        "621": "Kolding",
+        "630": "Vejle",
+        "657": "Herning",
+        "661": "Holstebro",
+        "665": "Lemvig",
+        "671": "Struer",
+        "706": "Syddjurs",
+        "707": "Norddjurs",
+        "710": "Favrskov",
+        "727": "Odder",
+        "730": "Randers",
+        "740": "Silkeborg",
+        "741": "Samsø",
+        "746": "Skanderborg",
+        "751": "Aarhus",
+        "756": "Ikast-Brande",
+        "760": "Ringkøbing-Skjern",
+        "766": "Hedensted",
+        "773": "Morsø",
+        "779": "Skive",
+        "787": "Thisted",
+        "791": "Viborg",
+        "810": "Brønderslev",
+        "813": "Frederikshavn",
+        "820": "Vesthimmerlands",
+        "825": "Læsø",
+        "840": "Rebild",
+        "846": "Mariagerfjord",
+        "849": "Jammerbugt",
+        "851": "Aalborg",
+        "860": "Hjørring",
+    }
+)
+# How long a rename prompt waits for its answer when the answer is not a reply to it.
+RENAME_SECONDS = 600.0
+# A card's name: what /v3/user's first word or the patron gives, kept short for buttons.
+LABEL_LIMIT = 32
+# Seconds a card's library name may take to look up; its holder's municipality otherwise.
+LIBRARY_NAME_BUDGET = 3.0
+
+
+async def library_name(context: Context, account: Account, lang: str) -> str | None:
+    """The patron's municipality by name: the only place the bot keeps (userinfo's
+    `municipality`); agencies and everything else userinfo may carry are not kept."""
+    municipality = account.municipality
+    if municipality:
+        code = municipality.strip().lstrip("0")
+        if code in MUNICIPALITIES:
+            return MUNICIPALITIES[code]
+        return t(lang, "connect.municipality", code=municipality)
+    return None
+
+
+def clean_label(text: str | None) -> str | None:
+    """`text` as a card name: no control or format characters, single-spaced, at most 32
+    characters; None when nothing is left."""
+    kept = "".join(
+        " " if unicodedata.category(char).startswith("C") else char for char in text or ""
+    )
+    label = " ".join(kept.split())
+    return label[:LABEL_LIMIT] or None
+
+
+def first_name(name: str | None) -> str | None:
+    """The card's label from `/v3/user` `name`: its first word only (nothing more is kept)."""
+    words = (clean_label(name) or "").split()
+    return clean_label(words[0].rstrip(",")) if words else None
+
+
+def owner(account: Account, lang: str) -> Raw:
+    """ "Karen's card" (Danish "Karens kort"), or "Card 2" for a card without a name."""
+    if not account.label:
+        return Raw(html.escape(card_name(account, lang)))
+    key = "cards.owner_s" if account.label[-1:].lower() in "sxz" else "cards.owner"
+    return Raw(t(lang, key, name=account.label))
+
+
+async def card_library(context: Context, account: Account, lang: str) -> str | None:
+    """Where the card belongs: its library (`/v3/user` `agency`) by the name `/v3/libraries`
+    gives its main branch, for a family's cards may be at several libraries; else, as for one
+    card, the holder's municipality."""
+    agency = account.agency
+    if agency:
+        svc = services(context)
+        deadline = Deadline(LIBRARY_NAME_BUDGET)
+        names = await svc.branches.lookup(svc.library, [agency], deadline)
+        found = names.get(branch_key(agency))
+        if found:
+            return found
+    return await library_name(context, account, lang)
+
+
+async def card_lines(context: Context, cards: Sequence[Account], lang: str) -> str:
+    """The chat's cards, one line each: number, name and library."""
+    lines = [t(lang, "cards.header", count=len(cards), max=MAX_CARDS)]
+    for account in cards:
+        name = card_name(account, lang)
+        library = await card_library(context, account, lang)
+        if library:
+            lines.append(t(lang, "cards.line", number=account.card, name=name, library=library))
+        else:
+            lines.append(t(lang, "cards.line_plain", number=account.card, name=name))
+    return "\n".join(lines)
+
+
+async def cards_command(update: Update, context: Context) -> None:
+    lang = await lang_of(update, context)
+    cards = await services(context).store.cards(chat_id_of(update))
+    if not cards:
+        await require_account(update, context)  # says how to connect a card
+        return
+    specs: list[tuple[str, Payload]] = []
+    for account in cards:
+        name = card_name(account, lang)
+        specs.append((plain(t(lang, "cards.rename_button", name=name)), RenameCard(account.card)))
+        specs.append((plain(t(lang, "cards.logout_button", name=name)), LogoutCard(account.card)))
+    buttons = await callback_buttons(update, context, specs)
+    rows: list[list[InlineKeyboardButton]] = [
+        buttons[index : index + 2] for index in range(0, len(buttons), 2)
+    ]
+    text = f"{await card_lines(context, cards, lang)}\n\n{t(lang, 'cards.footer')}"
+    await reply(update, context, text, buttons=rows)
+
+
+class Renames:
+    """The rename prompts this process asked (chat -> card, prompt message, when), beside the
+    reply to the prompt, which names its card by number (`renamed_card`) and so works in any
+    process. A message that is not a reply (a client or the stand-in that does not honour
+    ForceReply) is the name only when it comes right after the prompt (the chat's next message
+    id: a command or anything else in between ends the prompt) and while it is fresh. One per
+    application: its handlers share it.
+    """
+
+    def __init__(self) -> None:
+        self.asked: dict[int, tuple[int, int, float]] = {}
+
+    def ask(self, chat_id: int, card: int, prompt: Message) -> None:
+        now = time.monotonic()
+        for chat, (_, _, when) in list(self.asked.items()):
+            if now - when >= RENAME_SECONDS:
+                del self.asked[chat]
+        self.asked[chat_id] = (card, prompt.message_id, now)
+
+    def card_for(self, message: Message) -> int | None:
+        """The card `message` names, or None when it is no answer to a rename prompt."""
+        card = renamed_card(message)
+        if card is not None:
+            return card
+        asked = self.asked.get(message.chat_id)
+        if asked is None:
+            return None
+        card, prompt, when = asked
+        if message.message_id != prompt + 1 or time.monotonic() - when >= RENAME_SECONDS:
+            return None
+        return card
+
+    async def tapped(self, update: Update, context: Context) -> None:
+        """ "✏️ Rename": the prompt whose answer is the card's new name."""
+        ref = await resolve_callback(update, context)
+        if ref is None:
+            return
+        lang = await lang_of(update, context)
+        tapped = decode(ref.payload, RenameCard)
+        account = None
+        if tapped is not None:
+            account = await services(context).store.account(chat_id_of(update), tapped.card)
+        if account is None:
+            await reply(update, context, t(lang, "cards.gone"))
+            return
+        self.ask(account.chat_id, account.card, await ask_for_name(update, context, account, lang))
+
+    async def answered(self, update: Update, context: Context) -> None:
+        """The new name: 1..32 characters of plain text, else the prompt again."""
+        lang = await lang_of(update, context)
+        message = update.effective_message
+        card = self.card_for(message) if message is not None else None
+        if message is None or card is None:
+            return
+        store = services(context).store
+        chat_id = chat_id_of(update)
+        account = await store.account(chat_id, card)
+        if account is None:
+            self.asked.pop(chat_id, None)
+            await reply(update, context, t(lang, "cards.gone"))
+            return
+        text = message.text or ""
+        label = clean_label(text)
+        lead = None
+        if label is None or len(text.strip()) > LABEL_LIMIT:
+            lead = t(lang, "cards.rename_bad")
+        elif any(
+            other.card != card and card_name(other, lang).casefold() == label.casefold()
+            for other in await store.cards(chat_id)
+        ):
+            lead = t(lang, "cards.rename_taken", name=label)  # the buttons would read the same
+        if lead is not None:
+            self.ask(chat_id, card, await ask_for_name(update, context, account, lang, lead=lead))
+            return
+        self.asked.pop(chat_id, None)
+        await store.set_label(chat_id, card, label)
+        await reply(update, context, t(lang, "cards.renamed", number=card, name=label))
+
+
+async def ask_for_name(
+    update: Update, context: Context, account: Account, lang: str, *, lead: str | None = None
+) -> Message:
+    text = t(lang, "cards.rename_ask", number=account.card, name=card_name(account, lang))
+    return await context.bot.send_message(
+        chat_id_of(update),
+        f"{lead}\n{text}" if lead else text,
+        parse_mode=ParseMode.HTML,
+        link_preview_options=NO_PREVIEW,
+        reply_markup=ForceReply(input_field_placeholder=t(lang, "cards.rename_placeholder")),
+    )
+
+
+@cache
+def _prompts() -> tuple[re.Pattern[str], ...]:
+    """The rename prompt of every language as a pattern capturing the card number."""
+    patterns = []
+    for lang in LANGUAGES:
+        text = plain(t(lang, "cards.rename_ask", number=Raw("\0"), name=Raw("\1")))
+        # re.escape leaves the two control characters as they are.
+        pattern = re.escape(text).replace("\0", r"(\d+)").replace("\1", ".*")
+        patterns.append(re.compile(pattern, re.DOTALL))
+    return tuple(patterns)
+
+
+def renamed_card(message: Message | None) -> int | None:
+    """The card a reply to the bot's rename prompt names, else None."""
+    replied = message.reply_to_message if message is not None else None
+    if replied is None or replied.from_user is None or not replied.from_user.is_bot:
+        return None
+    for pattern in _prompts():
+        found = pattern.search(replied.text or "")
+        if found:
+            return int(found.group(1))
+    return None
+
+
+class _RenameAnswer(filters.MessageFilter):
+    """A text that answers a rename prompt (kept from the free-text search)."""
+
+    def __init__(self, renames: Renames) -> None:
+        super().__init__(name="rename_answer")
+        self.renames = renames
+
+    def filter(self, message: Message) -> bool:
+        return self.renames.card_for(message) is not None
+
+
+def handlers() -> list[BaseHandler[Any, Any, Any]]:
+    renames = Renames()
+    answer = filters.TEXT & ~filters.COMMAND & filters.ChatType.PRIVATE & _RenameAnswer(renames)
+    return [
+        CommandHandler("cards", cards_command),
+        CallbackQueryHandler(renames.tapped, pattern=rf"^{RenameCard.ACTION}:"),
+        MessageHandler(answer, renames.answered),
+    ]

@@ -1,0 +1,228 @@
+"""`/login`, `/logout`, `/forget`, and the token lifecycle jobs (expiry warning, purge)."""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlencode
+
+from telegram import Update
+from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
+
+from bot.services import services
+from bot.telegram.buttons import ForgetChoice, LogoutCard, Payload, decode
+from bot.telegram.cards import card_name
+from bot.telegram.handlers.cards import owner
+from bot.telegram.menu import set_chat_menu
+from bot.telegram.ui import (
+    Context,
+    callback_buttons,
+    chat_id_of,
+    lang_of,
+    one_per_row,
+    plain,
+    reply,
+    resolve_callback,
+    send_login,
+    url_button,
+)
+from bot.texts import t
+from bot.texts.formatting import format_date
+from storage.store import MAX_CARDS
+
+if TYPE_CHECKING:
+    from storage.store import RemovedAccount
+
+log = logging.getLogger(__name__)
+
+# The access service's tokens live thirty days (production notes): the latest a token whose
+# expiry is unknown stops working.
+TOKEN_LIFETIME = timedelta(days=30)
+
+
+def handlers() -> list[BaseHandler[Any, Any, Any]]:
+    return [
+        CommandHandler("login", login),
+        CommandHandler("logout", logout),
+        CommandHandler("forget", forget),
+        CallbackQueryHandler(forget_tapped, pattern=rf"^{ForgetChoice.ACTION}:"),
+        CallbackQueryHandler(logout_tapped, pattern=rf"^{LogoutCard.ACTION}:"),
+    ]
+
+
+async def login(update: Update, context: Context) -> None:
+    """The login link; with cards in the chat it adds a card or logs one in again.
+
+    No fresh login is asked for: the access service's page offers "continue as ..." for the
+    browser's single sign-on session beside the form for another holder.
+    """
+    lang = await lang_of(update, context)
+    svc = services(context)
+    chat_id = chat_id_of(update)
+    cards = await svc.store.cards(chat_id)
+    if not cards:
+        await send_login(context, chat_id, lang)
+        return
+    if len(cards) >= MAX_CARDS:
+        await reply(update, context, t(lang, "cards.login_full", max=MAX_CARDS))
+        return
+    lead = t(lang, "cards.login_more", count=len(cards), max=MAX_CARDS)
+    await send_login(context, chat_id, lang, lead=lead)
+
+
+async def logout(update: Update, context: Context) -> None:
+    """Forget and revoke the token, then offer to end the access service's session too.
+
+    The single sign-on session lives in the browser that logged in, not here, so the reply
+    carries a link to the bot's `/oauth/logout` page, which sends the browser on to the
+    access service's logout without any token in a URL; and the next authorize URL asks for
+    a fresh login (`force_login=1`) in case the patron does not use the link. With several
+    cards it first asks which card, or all of them (`logout_tapped`).
+    """
+    lang = await lang_of(update, context)
+    svc = services(context)
+    chat_id = chat_id_of(update)
+    cards = await svc.store.cards(chat_id)
+    if len(cards) > 1:
+        specs: list[tuple[str, Payload]] = [
+            (
+                plain(t(lang, "cards.logout_card", name=card_name(account, lang))),
+                LogoutCard(account.card),
+            )
+            for account in cards
+        ]
+        # The specific choices first, "all cards" last.
+        specs.append((t(lang, "cards.logout_all"), LogoutCard(None)))
+        buttons = one_per_row(await callback_buttons(update, context, specs))
+        await reply(update, context, t(lang, "cards.logout_which"), buttons=buttons)
+        return
+    # One card (or one whose token can no longer be read): as before several cards.
+    removed = await svc.store.remove_account(chat_id, cards[0].card if cards else 1)
+    if removed is None:
+        await reply(update, context, t(lang, "connect.not_logged_in"))
+        return
+    await svc.store.set_account_ended(chat_id, "logged_out")
+    await svc.store.set_fresh_login(chat_id, True)
+    # Forgotten here whatever the access service says; the reply says what happened there.
+    # No token: its key was removed before `rotate-keys` ran.
+    key = LOGOUT_TEXTS[await revoke(context, removed.token)]
+    await _logged_out(update, context, lang, t(lang, key, date=_latest(context, removed, lang)))
+
+
+async def logout_tapped(update: Update, context: Context) -> None:
+    """/logout's or /cards' choice: log out of one card, or of every card (once)."""
+    ref = await resolve_callback(update, context, claim=True)
+    if ref is None:
+        return
+    lang = await lang_of(update, context)
+    svc = services(context)
+    chat_id = chat_id_of(update)
+    choice = decode(ref.payload, LogoutCard)
+    cards = await svc.store.cards(chat_id)
+    if choice is None or choice.card is not None:
+        cards = [account for account in cards if choice and account.card == choice.card]
+    if not cards:
+        await reply(update, context, t(lang, "cards.gone"))
+        return
+    lines = []
+    for account in cards:
+        removed = await svc.store.remove_account(chat_id, account.card)
+        if removed is None:
+            continue  # logged out meanwhile, by another tap
+        key = CARD_LOGOUT_TEXTS[await revoke(context, removed.token)]
+        date = _latest(context, removed, lang)
+        lines.append(t(lang, key, card=owner(account, lang), date=date))
+    if not lines:
+        await reply(update, context, t(lang, "cards.gone"))
+        return
+    await svc.store.set_fresh_login(chat_id, True)
+    left = await svc.store.cards(chat_id)
+    if left:
+        names = ", ".join(card_name(account, lang) for account in left)
+        lines.append(t(lang, "cards.remaining", names=names))
+    else:
+        await svc.store.set_account_ended(chat_id, "logged_out")
+    await _logged_out(update, context, lang, "\n".join(lines))
+
+
+def _latest(context: Context, removed: RemovedAccount, lang: str) -> str:
+    """The date a forgotten token stops working at the latest."""
+    until = removed.token_expires_at or datetime.now(UTC) + TOKEN_LIFETIME
+    return format_date(until.astimezone(services(context).settings.timezone).date(), lang)
+
+
+async def _logged_out(update: Update, context: Context, lang: str, done: str) -> None:
+    """`done`, and the offer to log out of the access service in the browser too."""
+    svc = services(context)
+    url = f"{svc.settings.PUBLIC_URL}/oauth/logout?{urlencode({'lang': lang})}"
+    button = url_button(t(lang, "connect.logout_button"), url)
+    if button is not None:
+        await reply(update, context, f"{done}\n\n{t(lang, 'connect.logout_sso')}", buttons=button)
+    else:
+        await reply(update, context, f"{done}\n\n{t(lang, 'connect.logout_sso_link', url=url)}")
+
+
+# What the patron is told after the token was revoked (True), not revoked (False), or there
+# was none to revoke (None).
+LOGOUT_TEXTS = {
+    True: "connect.logged_out",
+    False: "connect.logged_out_unrevoked",
+    None: "connect.logged_out_unreadable",
+}
+# The same for one card of several.
+CARD_LOGOUT_TEXTS = {
+    True: "cards.logged_out",
+    False: "cards.logged_out_unrevoked",
+    None: "cards.logged_out_unreadable",
+}
+FORGET_TEXTS = {
+    True: "connect.forgotten",
+    False: "connect.forgotten_not_revoked",
+    None: "connect.forgotten_no_login",
+}
+
+
+async def revoke(context: Context, token: str | None) -> bool | None:
+    """Revoke a token the bot has forgotten, best effort (`LibraryClient.revoke` never raises):
+    True when the access service confirmed, False when not, None when there was no token."""
+    if token is None:
+        return None
+    return await services(context).library.revoke(token)
+
+
+async def forget(update: Update, context: Context) -> None:
+    lang = await lang_of(update, context)
+    yes, no = await callback_buttons(
+        update,
+        context,
+        [
+            (t(lang, "connect.forget_yes"), ForgetChoice(confirm=True)),
+            (t(lang, "connect.forget_no"), ForgetChoice(confirm=False)),
+        ],
+    )
+    # The confirming button comes first (operator contract).
+    await reply(update, context, t(lang, "connect.forget_prompt"), buttons=[[yes, no]])
+
+
+async def forget_tapped(update: Update, context: Context) -> None:
+    ref = await resolve_callback(update, context, claim=True)
+    if ref is None:
+        return
+    lang = await lang_of(update, context)
+    choice = decode(ref.payload, ForgetChoice)
+    if choice is None or not choice.confirm:
+        await reply(update, context, t(lang, "connect.forget_kept"))
+        return
+    svc = services(context)
+    chat_id = chat_id_of(update)
+    # Every card's token revoked here, so the answer can say whether the library confirmed.
+    outcomes = []
+    for card in [account.card for account in await svc.store.cards(chat_id)] or [1]:
+        account = await svc.store.delete_account(chat_id, card)
+        outcomes.append(await revoke(context, account.token if account else None))
+    key = FORGET_TEXTS[False if False in outcomes else True if True in outcomes else None]
+    await svc.store.forget_chat(chat_id)
+    await set_chat_menu(context.bot, chat_id, None)  # the saved language is gone, so its menu
+    # The answer keeps the patron's language even though the saved choice is gone.
+    await reply(update, context, t(lang, key))

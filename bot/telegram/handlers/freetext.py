@@ -1,0 +1,75 @@
+"""Free text is a search: a plain message in a private chat offers "🔎 Search for »…«", and
+the words after a bare /search are searched at once.
+
+Reached through `fallback` (the last handler), so any area that asks for typed input of its
+own sees the message first. Groups keep the fallback's hint: a search offer for every message
+in a group would be noise.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from telegram import Update
+from telegram.constants import ChatType
+from telegram.ext import BaseHandler, CallbackQueryHandler
+
+from bot.telegram.buttons import SearchWords, decode
+from bot.telegram.handlers.search import (
+    MAX_QUERY,
+    awaiting_words,
+    clean_query,
+    is_search_reply,
+    run_search,
+)
+from bot.telegram.ui import Context, callback_buttons, lang_of, reply, resolve_callback
+from bot.texts import Raw, t
+from bot.texts.formatting import shorten
+from storage.crypto import CODE_ALPHABET, CODE_LENGTH, normalize_code
+
+# Longest query shown in the button (the search itself uses all of it).
+BUTTON_QUERY = 40
+
+
+def looks_like_link_code(text: str) -> bool:
+    """A login page's one-time code typed as it is: a secret, never kept in a button's payload
+    (it gets the hint towards /help instead)."""
+    code = normalize_code(text)
+    return len(code) == CODE_LENGTH and all(char in CODE_ALPHABET for char in code)
+
+
+async def offer_search(update: Update, context: Context) -> bool:
+    """Answer a plain message of a private chat as a search; False when it is not one."""
+    chat = update.effective_chat
+    message = update.effective_message
+    if chat is None or chat.type != ChatType.PRIVATE or message is None or not message.text:
+        return False
+    lang = await lang_of(update, context)
+    waited = awaiting_words(update, context)
+    if waited or is_search_reply(update, context):
+        await run_search(update, context, lang, message.text)
+        return True
+    query = clean_query(message.text)
+    if not query or looks_like_link_code(query):
+        return False
+    if len(query) > MAX_QUERY:
+        await reply(update, context, t(lang, "whatson.freetext.too_long", limit=MAX_QUERY))
+        return True
+    label = t(lang, "whatson.freetext.button", query=Raw(shorten(query, BUTTON_QUERY)))
+    [button] = await callback_buttons(update, context, [(label, SearchWords(query))])
+    await reply(update, context, t(lang, "whatson.freetext.offer"), buttons=[[button]])
+    return True
+
+
+async def find_tapped(update: Update, context: Context) -> None:
+    """The "🔎 Search for »…«" button: the search, as `/search <words>` would do it."""
+    ref = await resolve_callback(update, context)
+    if ref is None:
+        return
+    lang = await lang_of(update, context)
+    words = decode(ref.payload, SearchWords)
+    await run_search(update, context, lang, words.q if words is not None else "")
+
+
+def handlers() -> list[BaseHandler[Any, Any, Any]]:
+    return [CallbackQueryHandler(find_tapped, pattern=rf"^{SearchWords.ACTION}:")]

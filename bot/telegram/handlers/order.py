@@ -1,0 +1,503 @@
+"""/order <material id> [pick-up branch]: show what and where, ask, then place exactly one order.
+
+The confirming button is single-use: its stored callback row is claimed atomically, so a double
+tap or two racing updates place one order. Orders are never retried (the client does not retry
+them either): an order whose outcome is unknown is reported as such.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from telegram import Update
+from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
+
+from bot.library.deadline import Deadline
+from bot.library.errors import BadRequest, LibraryError, Refused, ServiceUnavailable
+from bot.rules.isil import branch_key, match_branch, normalise_branch
+from bot.services import services
+from bot.services.polling import check_soon, watch_order
+from bot.telegram.buttons import (
+    AbortOrder,
+    ButtonId,
+    ChooseBranch,
+    OrderCard,
+    Payload,
+    PickBranch,
+    PlaceOrder,
+    decode,
+)
+from bot.telegram.cards import card_heading, card_name, require_cards
+from bot.telegram.handlers.cardlists import require_card
+from bot.telegram.ui import (
+    BUTTON_TITLE,
+    MAX_BUTTONS,
+    PAYLOAD_TITLE,
+    Context,
+    answer_library_error,
+    callback_buttons,
+    chat_id_of,
+    claim_once,
+    lang_of,
+    one_per_row,
+    peek_callback,
+    plain,
+    public_failure,
+    reply,
+    resolve_callback,
+    send,
+)
+from bot.texts import t
+from bot.texts.formatting import shorten
+
+if TYPE_CHECKING:
+    from bot.library.models import Branch, Work
+    from storage.store import Account
+
+log = logging.getLogger(__name__)
+
+PID = re.compile(r"^\d{6}-[a-z]+:[A-Za-z0-9_\-]+$")
+# Longest id or branch echoed back to the patron when it is refused.
+ECHO_LIMIT = 60
+# Longest text taken for a branch's name.
+NAME_LIMIT = 100
+ALREADY = "borrower.order.already"
+
+
+def valid_pid(text: str) -> bool:
+    """True for a material id such as `870970-basis:12345678`."""
+    return len(text) <= 200 and PID.match(text) is not None
+
+
+async def order_command(update: Update, context: Context) -> None:
+    lang = await lang_of(update, context)
+    cards = await require_cards(update, context)
+    if not cards:
+        return
+    args = list(context.args or [])
+    if not args:
+        await reply(update, context, t(lang, "borrower.order.usage"))
+        return
+    pid = args[0].strip()
+    if not valid_pid(pid):
+        await reply(update, context, t(lang, "borrower.order.bad_id", pid=shorten(pid, ECHO_LIMIT)))
+        return
+    branch: str | None = None
+    wanted: str | None = None
+    if len(args) > 1:
+        # A branch id, or a branch's name ("Vesterbro", "islands brygge").
+        text = " ".join(args[1:])
+        branch = normalise_branch(text)
+        if branch is None:
+            if len(text) > NAME_LIMIT or not any(char.isalpha() for char in text):
+                echo = shorten(text, ECHO_LIMIT)
+                await reply(update, context, t(lang, "borrower.order.bad_branch", branch=echo))
+                return
+            wanted = text
+    if len(cards) > 1:
+        await ask_card(update, context, lang, cards, pid=pid, branch=branch, wanted=wanted)
+        return
+    await prepare_order(update, context, cards[0], lang, pid=pid, branch=branch, wanted=wanted)
+
+
+async def order_found(update: Update, context: Context, lang: str, pid: str) -> None:
+    """An "Order" button of a search or a suggestion: "which card?" with several cards, else
+    the confirmation of `/order <pid>`."""
+    cards = await require_cards(update, context)
+    if not cards:
+        return
+    if len(cards) > 1:
+        await ask_card(update, context, lang, cards, pid=pid)
+        return
+    await prepare_order(update, context, cards[0], lang, pid=pid)
+
+
+async def ask_card(
+    update: Update,
+    context: Context,
+    lang: str,
+    cards: Sequence[Account],
+    *,
+    pid: str,
+    branch: str | None = None,
+    wanted: str | None = None,
+) -> None:
+    """ "Which card?": one button per card; the order goes on for the card tapped
+    (`card_tapped`). A new message, so a tapped search result list keeps its buttons."""
+    specs: list[tuple[str, Payload]] = [
+        (
+            plain(t(lang, "cards.order_card", name=card_name(account, lang))),
+            OrderCard(pid, account.card, branch, wanted),
+        )
+        for account in cards
+    ]
+    buttons = one_per_row(await callback_buttons(update, context, specs))
+    await send(context.bot, chat_id_of(update), t(lang, "cards.order_which"), buttons=buttons)
+
+
+async def card_tapped(update: Update, context: Context) -> None:
+    """A card of "which card?": the order's confirmation for it, in the same message."""
+    lang = await lang_of(update, context)
+    ref = await resolve_callback(update, context)
+    if ref is None:
+        return
+    tapped = decode(ref.payload, OrderCard)
+    if tapped is None or not valid_pid(tapped.pid):
+        await send(context.bot, chat_id_of(update), t(lang, "common.stale_button"))
+        return
+    account = await require_card(update, context, tapped.card)
+    if account is None:
+        return
+    await prepare_order(
+        update,
+        context,
+        account,
+        lang,
+        pid=tapped.pid,
+        branch=tapped.branch,
+        wanted=tapped.wanted,
+        edit=True,
+    )
+
+
+async def prepare_order(
+    update: Update,
+    context: Context,
+    account: Account,
+    lang: str,
+    *,
+    pid: str,
+    branch: str | None = None,
+    wanted: str | None = None,
+    edit: bool = False,
+) -> None:
+    """Ask for confirmation of ordering `pid`, to be picked up at `branch` (or the default).
+
+    Also the target of a search result's "Order" button and of the branch picker (`edit`: in
+    the tapped message). A given branch (or the one branch of the patron's library whose name
+    `wanted` is) becomes the patron's saved choice; otherwise the saved choice, else the
+    patron's own library (`/v3/user`).
+    """
+    svc = services(context)
+    chat_id = chat_id_of(update)
+    deadline = Deadline()
+    given = branch is not None or wanted is not None
+    if branch is None and wanted is None:
+        branch = normalise_branch(account.pickup_branch)
+    try:
+        work, home = await asyncio.gather(
+            _work(context, pid, deadline),
+            _home_branch(context, account, deadline) if branch is None else _nothing(),
+        )
+    except LibraryError as exc:
+        await answer_library_error(update, context, exc, lang, card=account.card)
+        return
+    if work is None or not work.title:
+        await send(context.bot, chat_id, t(lang, "borrower.order.not_found", pid=pid))
+        return
+    title, creator = work.title, work.creator
+    if wanted is not None:
+        choices = await svc.branches.pickup_branches(svc.library, home, deadline) if home else None
+        named = [(branch_key(b.branch_id), b.branch_name or "") for b in choices or []]
+        found = match_branch(wanted, named)
+        if len(found) != 1:
+            if not choices:
+                await send(context.bot, chat_id, t(lang, "borrower.order.no_branches", pid=pid))
+                return
+            key = "borrower.order.branch_several" if found else "borrower.order.branch_not_found"
+            lead = t(lang, key, wanted=shorten(wanted, ECHO_LIMIT))
+            fits = [b for b in choices if branch_key(b.branch_id) in found] or choices
+            await _picker(update, context, lang, account, pid, title, fits, lead=lead, edit=edit)
+            return
+        branch = found[0]
+    branch = branch or home
+    if branch is None:
+        await send(context.bot, chat_id, t(lang, "borrower.order.no_branch", pid=pid))
+        return
+    # Checked before asking, so "Yes" is never offered for a branch the platform will refuse.
+    checked = await svc.branches.check(svc.library, branch, deadline)
+    if checked.known is False or not checked.pickup:
+        if not given:
+            await _forget_branch(context, account, branch)
+        key = (
+            "borrower.order.branch_unknown"
+            if not checked.known
+            else "borrower.order.branch_no_pickup"
+        )
+        name = svc.branches.known(branch) or branch
+        await send(context.bot, chat_id, t(lang, key, branch=name, pid=pid))
+        return
+    if given:
+        await svc.store.set_pickup_branch(chat_id, branch, account.card)
+    names = await svc.branches.lookup(svc.library, [branch], deadline)
+    short = shorten(title, PAYLOAD_TITLE)
+    yes, no, change = await callback_buttons(
+        update,
+        context,
+        [
+            (t(lang, "borrower.order.yes"), PlaceOrder(pid, branch, short, account.card)),
+            (t(lang, "borrower.order.no"), AbortOrder(ButtonId.of(0))),
+            (t(lang, "borrower.order.change_branch"), ChooseBranch(pid, short, account.card)),
+        ],
+    )
+    text = t(
+        lang,
+        "borrower.order.confirm",
+        title=title,
+        creator=t(lang, "borrower.order.creator", creator=creator) if creator else "",
+        branch=names.get(branch, branch),
+        pid=pid,
+    )
+    text = await _for_card(context, account, lang, text)
+    if edit:
+        await reply(update, context, text, buttons=[[yes, no], [change]])
+        return
+    # A new message: a search result list keeps its other buttons.
+    await send(context.bot, chat_id, text, buttons=[[yes, no], [change]])
+
+
+# --- the pick-up branch picker ----------------------------------------------------------------
+
+
+async def branch_callback(update: Update, context: Context) -> None:
+    """ "Change pick-up branch" shows the picker; a branch in it saves that branch and asks
+    again about the order, in the same message."""
+    lang = await lang_of(update, context)
+    ref = await resolve_callback(update, context)
+    if ref is None:
+        return
+    tapped = decode(ref.payload, PickBranch, ChooseBranch)
+    if not isinstance(tapped, PickBranch | ChooseBranch):
+        await send(context.bot, chat_id_of(update), t(lang, "common.stale_button"))
+        return
+    account = await require_card(update, context, tapped.card)
+    if account is None:
+        return
+    if isinstance(tapped, PickBranch):
+        await prepare_order(
+            update, context, account, lang, pid=tapped.pid, branch=tapped.branch, edit=True
+        )
+        return
+    svc = services(context)
+    deadline = Deadline()
+    try:
+        home = await _home_branch(context, account, deadline)
+    except LibraryError as exc:
+        await answer_library_error(update, context, exc, lang, edit=False, card=account.card)
+        return
+    choices = await svc.branches.pickup_branches(svc.library, home, deadline) if home else None
+    if not choices:
+        await send(
+            context.bot, chat_id_of(update), t(lang, "borrower.order.no_branches", pid=tapped.pid)
+        )
+        return
+    await _picker(update, context, lang, account, tapped.pid, tapped.title, choices, edit=True)
+
+
+async def _picker(
+    update: Update,
+    context: Context,
+    lang: str,
+    account: Account,
+    pid: str,
+    title: str,
+    branches: Sequence[Branch],
+    *,
+    lead: str | None = None,
+    edit: bool = False,
+) -> None:
+    """The branches to pick up `pid` at, one button each; the saved one marked ✓."""
+    saved = normalise_branch(account.pickup_branch)
+    specs: list[tuple[str, Payload]] = []
+    for branch in branches[:MAX_BUTTONS]:
+        branch_id = branch_key(branch.branch_id)
+        name = shorten(branch.branch_name or branch_id, BUTTON_TITLE)
+        key = (
+            "borrower.order.branch_saved" if branch_id == saved else "borrower.order.branch_button"
+        )
+        label = plain(t(lang, key, branch=name))
+        specs.append((label, PickBranch(pid, branch_id, account.card)))
+    buttons = one_per_row(await callback_buttons(update, context, specs))
+    text = t(lang, "borrower.order.pick_branch", title=title or pid)
+    if lead:
+        text = f"{lead}\n\n{text}"
+    if edit:
+        await reply(update, context, text, buttons=buttons)
+    else:
+        await send(context.bot, chat_id_of(update), text, buttons=buttons)
+
+
+async def _nothing() -> None:
+    return None
+
+
+async def _work(context: Context, pid: str, deadline: Deadline) -> Work | None:
+    library = services(context).library
+
+    try:
+        works = await deadline.run(library.work_public([pid]))
+    except LibraryError as exc:
+        raise public_failure(exc) from exc
+    for work in works:
+        if work.pid == pid:
+            return work
+    return works[0] if works else None
+
+
+async def _home_branch(context: Context, account: Account, deadline: Deadline) -> str | None:
+    status = await deadline.run(services(context).library.user(account.token))
+    return normalise_branch(status.agency)
+
+
+async def order_callback(update: Update, context: Context) -> None:
+    """The `order` buttons: "yes" places the order once; "no" leaves it."""
+    lang = await lang_of(update, context)
+    peek = await peek_callback(update, context)
+    if peek is not None and decode(peek.payload, AbortOrder) is not None:
+        await _abort(update, context, lang)
+        return
+    placing = decode(peek.payload, PlaceOrder) if peek is not None else None
+    card = placing.card if placing is not None else 1
+    # The tapped "yes" is claimed only once the card it is for is known to be connected.
+    claimed = await claim_once(
+        update, context, lang, ALREADY, require=lambda u, c: require_card(u, c, card)
+    )
+    if claimed is None:
+        return
+    account, ref = claimed
+    order = decode(ref.payload, PlaceOrder)
+    if order is None:
+        await send(context.bot, chat_id_of(update), t(lang, "common.stale_button"))
+        return
+    await place_order(update, context, account, order, lang)
+
+
+async def _abort(update: Update, context: Context, lang: str) -> None:
+    ref = await resolve_callback(update, context)
+    abort = decode(ref.payload, AbortOrder) if ref is not None else None
+    if abort is None:
+        return
+    confirm = await services(context).store.callback(abort.abort, chat_id_of(update))
+    done = confirm is not None and confirm.used_at is not None
+    await reply(
+        update, context, t(lang, "borrower.order.already" if done else "borrower.order.aborted")
+    )
+
+
+async def place_order(
+    update: Update, context: Context, account: Account, order: PlaceOrder, lang: str
+) -> None:
+    """One `/v3/order` call, its answer or refusal told in plain words."""
+    svc = services(context)
+    pid, branch = order.pid, order.branch
+    title = order.title or pid
+    branch_name = svc.branches.known(branch) or branch
+    try:
+        result = await Deadline().run(svc.library.order(account.token, [pid], branch))
+    except LibraryError as exc:
+        if isinstance(exc, ServiceUnavailable):
+            await check_soon(
+                svc.store, svc.settings, chat_id_of(update), account.card
+            )  # it may have gone in
+        if (exc.code or "").strip().lower() == "unknown_pickupagency":
+            # Do not keep offering a branch the platform does not know.
+            await _forget_branch(context, account, branch)
+        text = _refusal(exc, lang, title=title, pid=pid, branch=branch, branch_name=branch_name)
+        if text is not None and (exc.code or "").strip().lower() == "owned_own_catalogue":
+            url = exc.url or svc.branches.catalogue(branch)
+            if url and url.startswith(("https://", "http://")):
+                text = f"{text}\n{t(lang, 'borrower.order.catalogue', url=url)}"
+        if text is not None:
+            await reply(update, context, text)
+            return
+        await answer_library_error(update, context, exc, lang, card=account.card)
+        if isinstance(exc, ServiceUnavailable):
+            await send(context.bot, chat_id_of(update), t(lang, "borrower.order.maybe"))
+        return
+    log.info("order placed for chat %s", chat_id_of(update))
+    await check_soon(
+        svc.store, svc.settings, chat_id_of(update), account.card
+    )  # a new hold: checked daily
+    await watch_order(svc.store, svc.settings, chat_id_of(update), pid, account.card)
+    if result.ors_id:
+        text = t(
+            lang, "borrower.order.placed", title=title, branch=branch_name, ors_id=result.ors_id
+        )
+    else:
+        text = t(lang, "borrower.order.placed_no_id", title=title, branch=branch_name)
+    await reply(update, context, await _for_card(context, account, lang, text))
+
+
+async def _for_card(context: Context, account: Account, lang: str, text: str) -> str:
+    """`text` headed by the card's name when the chat has several: whose order it is."""
+    cards = await services(context).store.cards(account.chat_id)
+    return f"{card_heading(account, lang)}\n{text}" if len(cards) > 1 else text
+
+
+async def _forget_branch(context: Context, account: Account, branch: str) -> None:
+    if normalise_branch(account.pickup_branch) == branch:
+        await services(context).store.set_pickup_branch(account.chat_id, None, account.card)
+
+
+# The order system's reasons (OpenOrder, passed on by the platform in `error`) -> the text that
+# says what it means and what the patron can do next. See production-notes.md.
+ORDER_REASONS: dict[str, str] = {
+    "owned_own_catalogue": "borrower.order.owned",
+    "owned_wrong_mediumtype": "borrower.order.wrong_medium",
+    "not_owned_wrong_ill_mediumtype": "borrower.order.wrong_medium",
+    "not_owned_no_ill_loc": "borrower.order.no_lender",
+    "unknown_pickupagency": "borrower.order.unknown_branch",
+    "unknown_user": "borrower.order.unknown_user",
+    "invalid_order": "borrower.order.invalid",
+    "ors_error": "borrower.order.ors_error",
+    "service_unavailable": "borrower.order.system_down",
+    "authentication_error": "borrower.order.auth_error",
+    "order not placed": "borrower.order.not_placed",
+    # Reasons that mean the order was accepted, should one ever come as an error.
+    "owned_accepted": "borrower.order.accepted",
+    "not_owned_ill_loc": "borrower.order.accepted",
+}
+
+
+def _refusal(
+    exc: LibraryError,
+    lang: str,
+    *,
+    title: str,
+    pid: str,
+    branch: str = "",
+    branch_name: str = "",
+) -> str | None:
+    """The sentence for a refusal the patron can act on; None for the generic failures."""
+    code = (exc.code or "").strip()
+    lowered = code.lower()
+    key = ORDER_REASONS.get(lowered)
+    if key is not None:
+        return t(
+            lang,
+            key,
+            title=title,
+            pid=pid,
+            branch=branch_name or branch,
+            code=shorten(code, ECHO_LIMIT),
+        )
+    if "pickupbranch" in lowered.replace(" ", "").replace("_", ""):
+        return t(lang, "borrower.order.missing_branch", pid=pid)
+    if isinstance(exc, Refused | BadRequest):
+        if not code:
+            return t(lang, "borrower.order.not_placed", title=title)
+        return t(lang, "borrower.order.refused", title=title, code=shorten(code, ECHO_LIMIT))
+    return None
+
+
+def handlers() -> list[BaseHandler[Any, Any, Any]]:
+    return [
+        CommandHandler("order", order_command),
+        CallbackQueryHandler(order_callback, pattern=rf"^{PlaceOrder.ACTION}:"),
+        CallbackQueryHandler(branch_callback, pattern=rf"^{PickBranch.ACTION}:"),
+        CallbackQueryHandler(card_tapped, pattern=rf"^{OrderCard.ACTION}:"),
+    ]

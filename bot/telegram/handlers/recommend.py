@@ -1,0 +1,193 @@
+"""/recommend: works like the patron's recent loans (`/v3/recommend`), each with an Order button.
+
+The liked works are the loans' `titleId`s (the national bibliography's record ids, so
+`870970-basis:<titleId>`), the most recently borrowed first: the loans carry no loan date, so
+the latest due date stands for it. Everything on loan or on hold is passed as `ignore`. The
+recommender answers only pids; `/v3/work` gives their titles. An Order button leads to the same
+confirmation as `/order <material id>` (the handler of a search result's button).
+
+With several cards in the chat, /recommend first asks whose loans to go by (a family's tastes
+differ): one button per card; the suggestions then come from that card's loans, and their Order
+buttons order with that card.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from telegram import InlineKeyboardButton, Update
+from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
+
+from bot.library.deadline import Deadline
+from bot.library.errors import LibraryError
+from bot.services import services
+from bot.telegram.buttons import OrderFound, Payload, RecommendFor, decode
+from bot.telegram.cards import card_name
+from bot.telegram.handlers.cardlists import (
+    CARDS_PER_ROW,
+    answer_card_error,
+    chat_cards,
+    fetch_cards,
+    require_card,
+)
+from bot.telegram.handlers.common import borrower_status
+from bot.telegram.handlers.order import valid_pid
+from bot.telegram.handlers.whatson import one_message
+from bot.telegram.ui import (
+    BUTTON_TITLE,
+    Context,
+    callback_buttons,
+    chat_and_lang,
+    chat_id_of,
+    lang_of,
+    plain,
+    reply,
+    require_account,
+    resolve_callback,
+    send,
+)
+from bot.texts import Raw, t
+from bot.texts.formatting import shorten
+from bot.texts.render import render_work
+
+if TYPE_CHECKING:
+    from bot.library.models import BorrowerStatus, Loan, Work
+    from storage.store import Account
+
+# The national bibliography, whose record ids the loans' and holds' `titleId`s are.
+NATIONAL_BIBLIOGRAPHY = "870970-basis"
+TITLE_ID = re.compile(r"^\d{6,12}$")
+LIKES = 10
+# Bounds the query string for a patron with very many loans.
+IGNORES = 100
+# Asked for more than shown: a suggestion /v3/work does not know is left out.
+ASKED = 15
+SHOWN = 10
+
+
+def pid_of(title_id: str | None) -> str | None:
+    """`870970-basis:<titleId>` for a record id of the national bibliography, else None."""
+    text = (title_id or "").strip()
+    return f"{NATIONAL_BIBLIOGRAPHY}:{text}" if TITLE_ID.match(text) else None
+
+
+def _recent_first(loan: Loan) -> tuple[int, int]:
+    due = loan.due_date
+    return (0, -due.toordinal()) if isinstance(due, dt.date) else (1, 0)
+
+
+def likes_and_ignores(status: BorrowerStatus) -> tuple[list[str], list[str]]:
+    """The pids to find works like (recent loans, else holds) and those to leave out."""
+    loans = sorted(status.loans, key=_recent_first)
+    liked = [loan.title_id for loan in loans] or [hold.title_id for hold in status.orders]
+    everything = [loan.title_id for loan in loans] + [hold.title_id for hold in status.orders]
+    return _pids(liked)[:LIKES], _pids(everything)[:IGNORES]
+
+
+def _pids(title_ids: Sequence[str | None]) -> list[str]:
+    return list(dict.fromkeys(p for p in map(pid_of, title_ids) if p))
+
+
+async def recommend_command(update: Update, context: Context) -> None:
+    cards = await chat_cards(update, context)
+    if len(cards) > 1:
+        lang = await lang_of(update, context)
+        specs: list[tuple[str, Payload]] = [
+            (plain(card_name(account, lang)), RecommendFor(account.card)) for account in cards
+        ]
+        rows = await callback_buttons(update, context, specs)
+        buttons = [rows[n : n + CARDS_PER_ROW] for n in range(0, len(rows), CARDS_PER_ROW)]
+        await reply(update, context, t(lang, "lists.recommend.which"), buttons=buttons)
+        return
+    _, lang = await chat_and_lang(update, context)
+    account = await require_account(update, context)
+    if account is None:
+        return
+    deadline = Deadline()
+    status = await borrower_status(update, context, account, lang, deadline)
+    if status is None:
+        return
+    await recommend_for(update, context, lang, account, status, deadline)
+
+
+async def card_callback(update: Update, context: Context) -> None:
+    """A card of "whose loans?": the suggestions from that card's loans, in the same message."""
+    ref = await resolve_callback(update, context)
+    if ref is None:
+        return
+    lang = await lang_of(update, context)
+    chosen = decode(ref.payload, RecommendFor)
+    if chosen is None:
+        await send(context.bot, chat_id_of(update), t(lang, "common.stale_button"))
+        return
+    account = await require_card(update, context, chosen.card)
+    if account is None:
+        return
+    deadline = Deadline()
+    [card] = await fetch_cards(context, [account], lang, deadline)
+    if card.status is None:
+        await reply(update, context, card.trouble(lang) or t(lang, "common.error"))
+        return
+    await recommend_for(update, context, lang, account, card.status, deadline, card=account.card)
+
+
+async def recommend_for(
+    update: Update,
+    context: Context,
+    lang: str,
+    account: Account,
+    status: BorrowerStatus,
+    deadline: Deadline,
+    *,
+    card: int | None = None,
+) -> None:
+    """Suggestions from `status`'s loans, asked with `account`'s token; their Order buttons
+    order with `card` (None: as `/order` chooses)."""
+    likes, ignores = likes_and_ignores(status)
+    if not likes:
+        # Loans or holds with no record id of the national bibliography give nothing to like.
+        nothing = not status.loans and not status.orders
+        key = "whatson.recommend.no_loans" if nothing else "whatson.recommend.none"
+        await reply(update, context, t(lang, key))
+        return
+    library = services(context).library
+    try:
+        found = await deadline.run(
+            library.recommend(account.token, likes, ignore=ignores, limit=ASKED)
+        )
+        pids = list(dict.fromkeys(r.pid for r in found if valid_pid(r.pid)))
+        works = await deadline.run(library.work(account.token, pids)) if pids else []
+    except LibraryError as exc:
+        await answer_card_error(update, context, exc, lang, account, edit=True)
+        return
+    by_pid: dict[str, Work] = {w.pid: w for w in works if w.pid and w.title}
+    shown = [by_pid[p] for p in pids if p in by_pid][:SHOWN]
+    if not shown:
+        await reply(update, context, t(lang, "whatson.recommend.none"))
+        return
+    entries = [f"{n}. {render_work(work, lang)}" for n, work in enumerate(shown, start=1)]
+    text, count = one_message(
+        entries,
+        header=t(lang, "whatson.recommend.header"),
+        footer=t(lang, "whatson.recommend.footer"),
+    )
+    specs = []
+    for number, work in enumerate(shown[:count], start=1):
+        title = shorten(work.title or t(lang, "render.untitled"), BUTTON_TITLE)
+        label = t(lang, "borrower.search.button", number=number, title=Raw(title))
+        # A search result's "Order" (`handlers.search`): the confirmation of `/order <pid>`.
+        specs.append((label, OrderFound(work.pid or "", card)))
+    rows: list[list[InlineKeyboardButton]] = [
+        [button] for button in await callback_buttons(update, context, specs)
+    ]
+    await reply(update, context, text, buttons=rows)
+
+
+def handlers() -> list[BaseHandler[Any, Any, Any]]:
+    return [
+        CommandHandler("recommend", recommend_command),
+        CallbackQueryHandler(card_callback, pattern=rf"^{RecommendFor.ACTION}:"),
+    ]

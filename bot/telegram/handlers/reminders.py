@@ -1,0 +1,147 @@
+"""`/reminders`: show the reminder settings, turn them on or off, choose the days."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from telegram import Update
+from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
+
+from bot.rules.notices import NOTICES
+from bot.services import services
+from bot.telegram.buttons import Payload, ReminderChoice, decode
+from bot.telegram.ui import (
+    Context,
+    callback_buttons,
+    chat_id_of,
+    lang_of,
+    reply,
+    resolve_callback,
+)
+from bot.texts import Raw, t
+
+MAX_DAY = 30
+MAX_VALUES = 5
+PRESETS: tuple[tuple[int, ...], ...] = ((3, 1, 0), (7, 3, 1), (5, 2, 0), (1, 0))
+WORDS_ON = frozenset({"on", "til", "ja", "yes"})
+WORDS_OFF = frozenset({"off", "fra", "nej", "no"})
+
+
+def parse_days(words: Sequence[str]) -> tuple[int, ...] | None:
+    """`5 2 0` or `5,2,0` as thresholds largest first; None unless 1..5 whole numbers 0..30."""
+    parts = [part for word in words for part in re.split(r"[,;]+", word) if part]
+    if not parts or len(parts) > MAX_VALUES:
+        return None
+    if not all(part.isascii() and part.isdigit() for part in parts):
+        return None
+    days = {int(part) for part in parts}
+    if max(days) > MAX_DAY:
+        return None
+    return tuple(sorted(days, reverse=True))
+
+
+def join_days(days: Sequence[int], lang: str) -> str:
+    """`3, 1 og 0` / `3, 1 and 0`."""
+    text = [str(day) for day in days]
+    if len(text) < 2:
+        return "".join(text)
+    return f"{', '.join(text[:-1])} {t(lang, 'reminders.and')} {text[-1]}"
+
+
+async def _status(update: Update, context: Context, lang: str, lead: str | None = None) -> None:
+    """The settings as they are now, with buttons to change them."""
+    chat_id = chat_id_of(update)
+    svc = services(context)
+    chat = await svc.store.chat(chat_id)
+    days = chat.thresholds(svc.settings.REMINDER_DAYS)
+    lines = [lead] if lead else []
+    connected = await svc.store.account(chat_id) is not None
+    if not connected:
+        # Reminders need a library account to read the loans from: say so before the settings.
+        lines.append(t(lang, "reminders.status.no_account"))
+    if chat.reminders_enabled:
+        # One day reads "1 day"; a list of them takes the plural.
+        count = days[0] if len(days) == 1 else len(days)
+        described = t(lang, "reminders.status.days", days=join_days(days, lang), count=count)
+        if chat.reminder_days is None:
+            described = Raw(f"{described} {t(lang, 'reminders.status.default')}")
+        lines.append(t(lang, "reminders.status.on", days=described))
+        lines.append(t(lang, "reminders.status.ready"))
+    else:
+        lines.append(t(lang, "reminders.status.off"))
+    lines.append(t(lang, "reminders.status.howto"))
+    lines.append(t(lang, "notices.heading"))
+    op = "off" if chat.reminders_enabled else "on"
+    specs: list[tuple[str, Payload]] = [(t(lang, f"reminders.button.{op}"), ReminderChoice(op))]
+    for preset in PRESETS:
+        label = t(lang, "reminders.button.days", days=", ".join(str(day) for day in preset))
+        if chat.reminders_enabled and tuple(days) == preset:
+            label = f"✓ {label}"
+        specs.append((label, ReminderChoice("days", preset)))
+    for name in NOTICES:
+        on = name in chat.notices
+        label = f"{'✅' if on else '⬜'} {t(lang, f'notices.name.{name}')}"
+        specs.append((label, ReminderChoice("notice", notice=name, on=not on)))
+    toggle, *rest = await callback_buttons(update, context, specs)
+    presets, notices = rest[: len(PRESETS)], rest[len(PRESETS) :]
+    rows = [[toggle], presets[:2], presets[2:], *([button] for button in notices)]
+    await reply(update, context, "\n\n".join(lines), buttons=rows)
+
+
+async def reminders_command(update: Update, context: Context) -> None:
+    lang = await lang_of(update, context)
+    store = services(context).store
+    chat_id = chat_id_of(update)
+    words = [word.lower() for word in (context.args or [])]
+    if not words:
+        await _status(update, context, lang)
+        return
+    if len(words) == 1 and words[0] in WORDS_ON | WORDS_OFF:
+        op = "on" if words[0] in WORDS_ON else "off"
+        await store.set_reminders(chat_id, enabled=op == "on")
+        await _status(update, context, lang, t(lang, f"reminders.saved.{op}"))
+        return
+    days = parse_days(words)
+    if days is None:
+        await reply(update, context, t(lang, "reminders.invalid", max=MAX_VALUES, limit=MAX_DAY))
+        return
+    # Choosing days means wanting reminders, so it turns them on as well.
+    await store.set_reminders(chat_id, enabled=True, days=days)
+    await _status(update, context, lang, t(lang, "reminders.saved.days"))
+
+
+async def reminders_button(update: Update, context: Context) -> None:
+    ref = await resolve_callback(update, context)
+    if ref is None:
+        return
+    lang = await lang_of(update, context)
+    store = services(context).store
+    choice = decode(ref.payload, ReminderChoice)
+    op = choice.op if choice is not None else None
+    if op in ("on", "off"):
+        await store.set_reminders(ref.chat_id, enabled=op == "on")
+        await _status(update, context, lang, t(lang, f"reminders.saved.{op}"))
+    elif op == "days":
+        days = parse_days([str(day) for day in (choice.days if choice else None) or ()])
+        if days is None:
+            await reply(update, context, t(lang, "reminders.expired_button"))
+            return
+        await store.set_reminders(ref.chat_id, enabled=True, days=days)
+        await _status(update, context, lang, t(lang, "reminders.saved.days"))
+    elif op == "notice" and choice is not None and choice.notice in NOTICES:
+        chat = await store.chat(ref.chat_id)
+        wanted = {choice.notice} if choice.on else set()
+        enabled = (chat.notices - {choice.notice}) | wanted
+        await store.set_notices(ref.chat_id, frozenset(enabled))
+        await _status(update, context, lang, t(lang, "reminders.saved.days"))
+    else:
+        await reply(update, context, t(lang, "reminders.expired_button"))
+
+
+def handlers() -> list[BaseHandler[Any, Any, Any]]:
+    return [
+        CommandHandler("reminders", reminders_command),
+        CallbackQueryHandler(reminders_button, pattern=rf"^{ReminderChoice.ACTION}:"),
+    ]

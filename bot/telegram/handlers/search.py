@@ -1,0 +1,190 @@
+"""/search <words>: the catalogue through the data platform, public (anonymous token).
+
+A bare /search asks for the words (`ask_for_words`). Works before login. Each result gets an
+"Order" button that leads to the same confirmation as `/order <material id>` (which does need a
+login).
+"""
+
+from __future__ import annotations
+
+import time
+import unicodedata
+from typing import Any
+
+from telegram import ForceReply, Update
+from telegram.constants import ParseMode
+from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
+
+from bot.library.deadline import Deadline
+from bot.library.errors import LibraryError
+from bot.services import services
+from bot.telegram.buttons import OrderFound, Payload, decode
+from bot.telegram.handlers.cardlists import require_card
+from bot.telegram.handlers.order import order_found, prepare_order, valid_pid
+from bot.telegram.ui import (
+    NO_PREVIEW,
+    SHORT_TITLE,
+    Context,
+    answer_library_error,
+    callback_buttons,
+    chat_id_of,
+    lang_of,
+    one_per_row,
+    public_failure,
+    reply,
+    resolve_callback,
+    send,
+    send_messages,
+)
+from bot.texts import LANGUAGES, Raw, t
+from bot.texts.formatting import shorten, split_messages
+from bot.texts.render import render_work
+
+MAX_RESULTS = 10
+# chat_data key and lifetime of a bare /search waiting for its words.
+AWAITING_WORDS = "search.awaiting_words"
+AWAIT_SECONDS = 600.0
+# Longer queries are refused: nobody types that much, and the platform's CQL parser need not
+# see it.
+MAX_QUERY = 200
+
+
+def clean_query(text: str) -> str:
+    """Words without control or format characters, single-spaced."""
+    kept = "".join(" " if unicodedata.category(char).startswith("C") else char for char in text)
+    return " ".join(kept.split())
+
+
+def to_cql(query: str) -> str:
+    """The patron's words as a CQL query: each word a quoted term, all of them required.
+
+    Quoting keeps words such as `and` or `=` from being read as CQL syntax.
+    """
+    terms = [word.replace("\\", "").replace('"', "") for word in query.split()]
+    return " and ".join(f'"{term}"' for term in terms if term)
+
+
+async def search_command(update: Update, context: Context) -> None:
+    lang = await lang_of(update, context)
+    words = " ".join(context.args or [])
+    if not clean_query(words):
+        await ask_for_words(update, context, lang)
+        return
+    await run_search(update, context, lang, words)
+
+
+async def ask_for_words(update: Update, context: Context, lang: str) -> None:
+    """A bare /search: ask for the words; the chat's next plain message is the search.
+
+    Remembered in this process's `chat_data`; the prompt also asks Telegram for a reply to it,
+    which any process recognises (`is_search_reply`).
+    """
+    if context.chat_data is not None:
+        context.chat_data[AWAITING_WORDS] = time.monotonic()
+    placeholder = t(lang, "whatson.search.placeholder")
+    await context.bot.send_message(
+        chat_id_of(update),
+        t(lang, "whatson.search.ask"),
+        parse_mode=ParseMode.HTML,
+        link_preview_options=NO_PREVIEW,
+        reply_markup=ForceReply(input_field_placeholder=placeholder),
+    )
+
+
+def awaiting_words(update: Update, context: Context) -> bool:
+    """True (once) when the chat's last bare /search is still waiting for its words.
+
+    Read without creating: every plain message asks, and a chat that never sent a bare
+    /search keeps no `chat_data` entry in memory.
+    """
+    chat_id = chat_id_of(update)
+    data = context.application.chat_data.get(chat_id)
+    if not data:
+        return False
+    asked = data.pop(AWAITING_WORDS, None)
+    if not data:
+        context.application.drop_chat_data(chat_id)
+    return isinstance(asked, float) and time.monotonic() - asked < AWAIT_SECONDS
+
+
+def is_search_reply(update: Update, context: Context) -> bool:
+    """True for a reply to this bot's "what are you looking for?" prompt."""
+    message = update.effective_message
+    replied = message.reply_to_message if message is not None else None
+    if replied is None or replied.from_user is None or replied.from_user.id != context.bot.id:
+        return False
+    return (replied.text or "") in {t(lang, "whatson.search.ask") for lang in LANGUAGES}
+
+
+async def run_search(update: Update, context: Context, lang: str, words: str) -> None:
+    """Search for the patron's `words` and list the results with an Order button each."""
+    query = clean_query(words)
+    if not query:
+        await reply(update, context, t(lang, "borrower.search.usage"))
+        return
+    if len(query) > MAX_QUERY:
+        await reply(update, context, t(lang, "borrower.search.too_long", limit=MAX_QUERY))
+        return
+    cql = to_cql(query)
+    if not cql:
+        await reply(update, context, t(lang, "borrower.search.usage"))
+        return
+    library = services(context).library
+    try:
+        result = await Deadline().run(library.search_public(cql, limit=MAX_RESULTS))
+    except LibraryError as exc:
+        await answer_library_error(update, context, public_failure(exc), lang)
+        return
+    works = result.works[:MAX_RESULTS]
+    if not works:
+        await reply(update, context, t(lang, "borrower.search.none", query=query))
+        return
+    count = max(result.hit_count, len(works))
+    if count > len(works):
+        header = t(lang, "borrower.search.header_more", count=count, query=query, shown=len(works))
+    else:
+        header = t(lang, "borrower.search.header", count=count, query=query)
+    entries: list[str] = []
+    specs: list[tuple[str, Payload]] = []
+    for number, work in enumerate(works, start=1):
+        entries.append(f"{number}. {render_work(work, lang)}")
+        if work.pid and valid_pid(work.pid):
+            title = shorten(work.title or t(lang, "render.untitled"), SHORT_TITLE)
+            text = t(lang, "borrower.search.button", number=number, title=Raw(title))
+            specs.append((text, OrderFound(work.pid)))
+    buttons = one_per_row(await callback_buttons(update, context, specs))
+    footer = t(lang, "borrower.search.footer") if buttons else ""
+    messages = split_messages(entries, header=header, footer=footer)
+    await send_messages(update, context, messages, buttons)
+
+
+async def search_callback(update: Update, context: Context) -> None:
+    """A result's (or a suggestion's) "Order" button: the confirmation of `/order <pid>`, with
+    the card the button names (a suggestion's, from that card's loans)."""
+    ref = await resolve_callback(update, context)
+    if ref is None:
+        return
+    lang = await lang_of(update, context)
+    found = decode(ref.payload, OrderFound)
+    pid = found.pid if found is not None else ""
+    if found is None or found.card is None:
+        if not valid_pid(pid):
+            await send(context.bot, chat_id_of(update), t(lang, "common.stale_button"))
+            return
+        # A search's result: "which card?" when the chat has several.
+        await order_found(update, context, lang, pid)
+        return
+    account = await require_card(update, context, found.card)
+    if account is None:
+        return
+    if not valid_pid(pid):
+        await send(context.bot, chat_id_of(update), t(lang, "common.stale_button"))
+        return
+    await prepare_order(update, context, account, lang, pid=pid)
+
+
+def handlers() -> list[BaseHandler[Any, Any, Any]]:
+    return [
+        CommandHandler("search", search_command),
+        CallbackQueryHandler(search_callback, pattern=rf"^{OrderFound.ACTION}:"),
+    ]

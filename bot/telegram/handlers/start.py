@@ -1,0 +1,110 @@
+"""`/start` (welcome, or redeeming the one-time code from the login page) and `/help`."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from telegram import Update
+from telegram.ext import BaseHandler, CommandHandler
+
+from bot.library.deadline import Deadline
+from bot.library.errors import LibraryError
+from bot.services import services
+from bot.telegram.handlers.cards import (
+    card_library,
+    card_lines,
+    first_name,
+    library_name,
+    owner,
+)
+from bot.telegram.ui import Context, chat_id_of, lang_of, reply
+from bot.texts import t
+from storage.store import MAX_CARDS
+
+if TYPE_CHECKING:
+    from storage.store import Account
+
+log = logging.getLogger(__name__)
+
+MAX_CODE_LENGTH = 64
+# Seconds the name for a new card's label may take: the "connected" answer waits for it.
+LABEL_BUDGET = 3.0
+
+
+def handlers() -> list[BaseHandler[Any, Any, Any]]:
+    return [CommandHandler("start", start), CommandHandler("help", help_command)]
+
+
+def _name_suffix(update: Update) -> str:
+    user = update.effective_user
+    return f", {user.first_name}" if user and user.first_name else ""
+
+
+async def start(update: Update, context: Context) -> None:
+    lang = await lang_of(update, context)
+    args = context.args or []
+    if args:
+        await _redeem(update, context, args[0], lang)
+        return
+    cards = await services(context).store.cards(chat_id_of(update))
+    key = "connect.welcome_connected" if cards else "connect.welcome"
+    await reply(update, context, t(lang, key, name=_name_suffix(update)))
+
+
+async def help_command(update: Update, context: Context) -> None:
+    lang = await lang_of(update, context)
+    await reply(update, context, f"{t(lang, 'connect.help')}\n{t(lang, 'whatson.help')}")
+
+
+async def _redeem(update: Update, context: Context, code: str, lang: str) -> None:
+    """Connect the account only if this chat is the one that asked for `/login`: a new card,
+    a card logged in again, or none when the chat is full (the store revoked that token)."""
+    chat_id = chat_id_of(update)
+    store = services(context).store
+    linked = None
+    if 0 < len(code) <= MAX_CODE_LENGTH and code.isprintable():
+        linked = await store.complete_link(chat_id, code)
+    if linked is None:
+        log.info("chat %s sent a link code that is not valid for it", chat_id)
+        await reply(update, context, t(lang, "connect.code_invalid"))
+        return
+    account = linked.account
+    if linked.outcome == "full" or account is None:
+        await reply(update, context, t(lang, "cards.full", max=MAX_CARDS))
+        return
+    await store.set_connected(chat_id)
+    if account.label is None or account.agency is None:  # a new card, or one from before
+        account = await _details(context, account)
+    cards = await store.cards(chat_id)
+    library = await library_name(context, account, lang)
+    if len(cards) <= 1:  # one card: as before several cards
+        key = "connect.connected_library" if library else "connect.connected"
+        await reply(update, context, t(lang, key, library=library or ""))
+    elif linked.outcome == "refreshed":
+        await reply(update, context, t(lang, "cards.refreshed", card=owner(account, lang)))
+    else:
+        library = await card_library(context, account, lang)
+        key = "cards.added" if library else "cards.added_plain"
+        text = t(lang, key, card=owner(account, lang), library=library or "")
+        await reply(update, context, f"{text}\n\n{await card_lines(context, cards, lang)}")
+
+
+async def _details(context: Context, account: Account) -> Account:
+    """The new card's label (the first word of `/v3/user` `name`) and library (`agency`),
+    fetched once within a short budget and kept; without them (the platform slow or failing)
+    the card is called "Card n" and placed by its holder's municipality."""
+    store = services(context).store
+    try:
+        status = await Deadline(LABEL_BUDGET).run(services(context).library.user(account.token))
+    except LibraryError as exc:
+        log.info("no name for the new card: %s", type(exc).__name__)
+        return account
+    label = account.label or first_name(status.name)
+    if label is not None and label != account.label:
+        await store.set_label(account.chat_id, account.card, label)
+    agency = (status.agency or "").strip()[:16] or None
+    if agency is not None and agency != account.agency:
+        await store.set_agency(account.chat_id, account.card, agency)
+    return replace(account, label=label, agency=agency or account.agency)

@@ -1,0 +1,205 @@
+"""/events and /news: what is on at the library of the chat's card, and its latest news.
+
+The card's library is the `agency` of `/v3/user`; it goes to `/v3/events` and `/v3/news` as the
+JSON array of strings of spec 9.6. The platform passes the library site's items through in the
+site's order, so coming events are picked and sorted here. Each answer is one message.
+
+With several cards in the chat, each library of the cards gets a message of its own, headed by
+the names of the cards at it (asked once per library, with the first of its cards' tokens);
+when every card is at one library, the answer is the one message of a single card.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from telegram import Update
+from telegram.ext import BaseHandler, CommandHandler
+
+from bot.library.deadline import Deadline
+from bot.library.errors import LibraryError
+from bot.rules.isil import normalise_branch
+from bot.services import services
+from bot.telegram.cards import require_cards
+from bot.telegram.handlers.cardlists import (
+    CardStatus,
+    chat_cards,
+    fetch_cards,
+    heading,
+)
+from bot.telegram.handlers.common import borrower_status
+from bot.telegram.ui import (
+    Context,
+    answer_library_error,
+    chat_and_lang,
+    error_text,
+    reply,
+    require_account,
+)
+from bot.texts import t
+from bot.texts.formatting import split_messages
+from bot.texts.whatson import coming_events, latest_news, render_event, render_news
+
+if TYPE_CHECKING:
+    from bot.library.models import Event, NewsItem
+    from storage.store import Account
+
+# Items asked for: the site's order is not by date, so more events than are shown.
+EVENTS_ASKED = 30
+EVENTS_SHOWN = 8
+NEWS_ASKED = 10
+NEWS_SHOWN = 5
+# The platform's 500 for a library whose site it does not reach (serviceprovider `ddbcms.js`):
+# an answer about the library, not an outage to try again after.
+NO_CONTENT_SERVICE = "ddbcms-api not available"
+
+
+def one_message(entries: Sequence[str], *, header: str, footer: str = "") -> tuple[str, int]:
+    """As many entries, in order, as fit one message with the header and footer; the message
+    and how many entries it holds."""
+    count = len(entries)
+    while count > 0:
+        messages = split_messages(entries[:count], header=header, footer=footer)
+        if len(messages) == 1:
+            return messages[0], count
+        count -= 1
+    return split_messages([], header=header, footer=footer)[0], 0
+
+
+Fetch = Callable[["Account", list[str] | None], Awaitable[Sequence[Any]]]
+# What one library of the chat's cards gave: the cards' names, and the items or the text saying
+# why there are none.
+Found = tuple[list[str], Sequence[Any] | str]
+
+
+async def libraries_items(
+    update: Update, context: Context, fetch: Fetch
+) -> tuple[str, list[Found]] | None:
+    """The language and what `fetch` found at each library of the chat's cards (one entry with
+    no names for a single card, or cards all at one library); None once answered."""
+    if len(await chat_cards(update, context)) <= 1:
+        single = await library_items(update, context, fetch)
+        return None if single is None else (single[0], [([], single[1])])
+    chat, lang = await chat_and_lang(update, context)
+    cards = await require_cards(update, context)
+    if not cards:
+        return None
+    deadline = Deadline()
+    statuses = await fetch_cards(context, cards, lang, deadline, chat)
+    libraries: dict[str, list[CardStatus]] = {}
+    found: list[Found] = []
+    for card in statuses:
+        if card.status is None:
+            found.append(([card.name], card.trouble(lang) or ""))
+            continue
+        libraries.setdefault(normalise_branch(card.status.agency) or "", []).append(card)
+
+    async def one(agency: str, at: list[CardStatus]) -> Found:
+        names = [card.name for card in at]
+        try:
+            items = await deadline.run(fetch(at[0].account, [agency] if agency else None))
+        except LibraryError as exc:
+            if exc.status == 500 and NO_CONTENT_SERVICE in (exc.code or "").lower():
+                return names, t(lang, "whatson.no_content")
+            return names, error_text(lang, exc)
+        return names, items
+
+    asked = await asyncio.gather(*(one(agency, at) for agency, at in libraries.items()))
+    if len(asked) == 1 and not found:
+        return lang, [([], asked[0][1])]
+    return lang, [*asked, *found]
+
+
+async def answer_libraries(
+    update: Update,
+    context: Context,
+    lang: str,
+    found: Sequence[Found],
+    render: Callable[[Sequence[Any]], str],
+) -> None:
+    """One message per library: `render` of its items, or why there are none, under the names
+    of the cards at it (when there are several libraries)."""
+    for names, items in found:
+        text = items if isinstance(items, str) else render(items)
+        if names:
+            text = f"{heading(lang, ', '.join(names))}\n{text}"
+        await reply(update, context, text)
+
+
+async def library_items(
+    update: Update, context: Context, fetch: Fetch
+) -> tuple[str, Sequence[Any]] | None:
+    """The language and what `fetch` found for the card's library; None once answered."""
+    _, lang = await chat_and_lang(update, context)
+    account = await require_account(update, context)
+    if account is None:
+        return None
+    deadline = Deadline()
+    status = await borrower_status(update, context, account, lang, deadline)
+    if status is None:
+        return None
+    agency = normalise_branch(status.agency)
+    try:
+        items = await deadline.run(fetch(account, [agency] if agency else None))
+    except LibraryError as exc:
+        if exc.status == 500 and NO_CONTENT_SERVICE in (exc.code or "").lower():
+            await reply(update, context, t(lang, "whatson.no_content"))
+        else:
+            await answer_library_error(update, context, exc, lang)
+        return None
+    return lang, items
+
+
+def _now(context: Context) -> dt.datetime:
+    return dt.datetime.now(services(context).settings.timezone)
+
+
+async def events_command(update: Update, context: Context) -> None:
+    library = services(context).library
+
+    async def fetch(account: Account, agencies: list[str] | None) -> list[Event]:
+        return await library.events(account.token, agencies, limit=EVENTS_ASKED)
+
+    found = await libraries_items(update, context, fetch)
+    if found is None:
+        return
+    lang, libraries = found
+    now = _now(context)
+
+    def render(events: Sequence[Event]) -> str:
+        coming = coming_events(events, now)[:EVENTS_SHOWN]
+        if not coming:
+            return t(lang, "whatson.events.none")
+        entries = [render_event(event, lang, now.date()) for event in coming]
+        return one_message(entries, header=t(lang, "whatson.events.header"))[0]
+
+    await answer_libraries(update, context, lang, libraries, render)
+
+
+async def news_command(update: Update, context: Context) -> None:
+    library = services(context).library
+
+    async def fetch(account: Account, agencies: list[str] | None) -> list[NewsItem]:
+        return await library.news(account.token, agencies, limit=NEWS_ASKED)
+
+    found = await libraries_items(update, context, fetch)
+    if found is None:
+        return
+    lang, libraries = found
+    today = _now(context).date()
+
+    def render(items: Sequence[NewsItem]) -> str:
+        latest = latest_news(items)[:NEWS_SHOWN]
+        if not latest:
+            return t(lang, "whatson.news.none")
+        entries = [render_news(item, lang, today) for item in latest]
+        return one_message(entries, header=t(lang, "whatson.news.header"))[0]
+
+    await answer_libraries(update, context, lang, libraries, render)
+
+
+def handlers() -> list[BaseHandler[Any, Any, Any]]:
+    return [CommandHandler("events", events_command), CommandHandler("news", news_command)]

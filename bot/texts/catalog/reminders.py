@@ -1,0 +1,103 @@
+"""Patron-facing texts of the reminder digest and `/reminders`."""
+
+from __future__ import annotations
+
+from bot.texts.catalog import Message, _, _n
+
+MESSAGES: tuple[Message, ...] = (
+    _("reminders.digest.header", "🔔 <b>Reminder from the library</b>"),
+    _("reminders.digest.due", "<b>Due soon</b>"),
+    _("reminders.digest.overdue", "<b>Overdue</b>"),
+    _("reminders.digest.ready", "<b>Ready for pick-up</b>"),
+    _(
+        "reminders.digest.unreadable",
+        "<b>The due date could not be read</b>\n"
+        "<i>The library sent a date I cannot read, so I cannot remind you of it. Check the date "
+        "with your library.</i>",
+    ),
+    _("reminders.digest.footer", "Turn reminders off or choose the days with /reminders."),
+    _("reminders.button.renew", "Renew: {title}"),
+    _("reminders.button.renew_all", "Renew all"),
+    _(
+        "reminders.reconnect",
+        "Your connection to the library has expired, so reminders are paused. Log in again to "
+        "continue.",
+    ),
+    _("reminders.reconnect.button", "Log in again"),
+    _("reminders.status.on", "🔔 Reminders are <b>on</b>: {days}."),
+    _("reminders.status.off", "🔕 Reminders are <b>off</b>."),
+    _(
+        "reminders.status.no_account",
+        "🔕 You get <b>no reminders</b> right now, because you are not logged in. Send /login. "
+        "Once you are logged in, this applies:",
+    ),
+    # TRANSLATORS: {days} is a list ("3, 1 and 0") or one number; the form follows that number
+    _n(
+        "reminders.status.days",
+        "{days} day before the due date (0 = on the day), and when a loan is overdue",
+        "{days} days before the due date (0 = on the day), and when a loan is overdue",
+    ),
+    _("reminders.status.default", "(the library's default)"),
+    _("reminders.status.ready", "You are also told when a hold is ready for pick-up."),
+    _(
+        "reminders.status.howto",
+        "Choose the days with the buttons or type e.g. <code>/reminders 5 2 0</code>. "
+        "<code>/reminders off</code> turns them off, <code>/reminders on</code> turns them back "
+        "on.",
+    ),
+    _("reminders.and", "and"),
+    _("reminders.button.on", "🔔 Turn on"),
+    _("reminders.button.off", "🔕 Turn off"),
+    _("reminders.button.days", "{days} days"),
+    _("reminders.saved.on", "✅ Reminders are on."),
+    _("reminders.saved.off", "✅ Reminders are off. Turn them on again with /reminders on."),
+    _("reminders.saved.days", "✅ Saved."),
+    _n(
+        "reminders.invalid",
+        "I did not understand that. Give up to {max} whole number from 0 to {limit}, e.g. "
+        "<code>/reminders 5 2 0</code>, or <code>/reminders off</code> / "
+        "<code>/reminders on</code>.",
+        "I did not understand that. Give up to {max} whole numbers from 0 to {limit}, e.g. "
+        "<code>/reminders 5 2 0</code>, or <code>/reminders off</code> / "
+        "<code>/reminders on</code>.",
+        n="max",
+    ),
+    _("reminders.expired_button", "That button has expired. Send /reminders again."),
+    # Notices no library sends (rules/notices.py), each turned on or off in /reminders.
+    _("reminders.digest.queue", "<b>Nearer the front of the queue</b>"),
+    _("reminders.digest.fees", "<b>New fee</b>"),
+    # TRANSLATORS: {title} is a hold's title, {position} its new place in the queue
+    _("notices.queue", "<b>{title}</b>: now number {position} in the queue"),
+    _(
+        "notices.heading",
+        "<b>Notices</b> (✅ on, ⬜ off; tap a button to change): a loan the library would not "
+        "renew is reminded every day from its due day; a hold moving up its queue; a new fee; "
+        "the last day to pick up a hold, with the branch's opening hours; an order placed here "
+        "that has not shown up after a day.",
+    ),
+    _("notices.name.refused", "Not renewable ⛔"),
+    _("notices.name.queue", "Queue moves"),
+    _("notices.name.fees", "New fees"),
+    _("notices.name.pickup", "Last pick-up day"),
+    _("notices.name.orders", "Orders not arrived"),
+    _(
+        "notices.away.usage",
+        "Give the number of days you will be away, from 1 to {max}, e.g. <code>/away 14</code>: "
+        "I renew every loan due within them and tell you what could not be renewed.",
+    ),
+    _n(
+        "notices.away.header",
+        "🧳 <b>Before your trip</b>: the loans due within {count} day",
+        "🧳 <b>Before your trip</b>: the loans due within {count} days",
+    ),
+    _("reminders.digest.orders", "<b>An order has not arrived</b>"),
+    _(
+        "notices.order",
+        "<b>{title}</b>: you ordered it here more than a day ago, but your library does not "
+        "show it yet. Orders can take a while; if it is still missing, ask your library.",
+    ),
+    _("reminders.digest.lastday", "<b>Last day to pick up: today</b>"),
+    # TRANSLATORS: {hours} is the branch's own text, in Danish unless it publishes English
+    _("notices.hours", "<i>Opening hours, as the library publishes them:</i>\n{hours}"),
+    _("notices.closed", "⚠️ The library says this branch is temporarily closed."),
+)

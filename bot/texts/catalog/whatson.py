@@ -1,0 +1,57 @@
+"""Texts of /events, /news, /recommend, free text as a search and a bare /search (their
+menu descriptions are in `commands`)."""
+
+from __future__ import annotations
+
+from bot.texts.catalog import Message, _
+
+MESSAGES: tuple[Message, ...] = (
+    _(
+        "whatson.help",
+        "/events – coming events at your library\n"
+        "/news – news from your library\n"
+        "/recommend – suggestions based on your loans\n"
+        "Or just type what you are looking for, and I offer to search for it.",
+    ),
+    _(
+        "whatson.no_content",
+        "Your library does not share its events and news through the libraries' common "
+        "platform. See them on the library's website.",
+    ),
+    # /events
+    _("whatson.events.header", "📅 <b>What's on at your library</b>"),
+    _("whatson.events.none", "📅 Your library has no coming events right now."),
+    _("whatson.events.when", "🕒 {day} at {start}"),
+    _("whatson.events.when_until", "🕒 {day}, {start}–{end}"),
+    _("whatson.events.place", "📍 {place}"),
+    _("whatson.events.price", "Price: DKK {price}"),
+    # /news
+    _("whatson.news.header", "📰 <b>News from your library</b>"),
+    _("whatson.news.none", "📰 Your library has no news right now."),
+    # /recommend
+    _("whatson.recommend.header", "💡 <b>Suggestions based on your loans</b>"),
+    _(
+        "whatson.recommend.no_loans",
+        "💡 You have no loans or holds right now, so I have nothing to base suggestions on. Try "
+        "/search.",
+    ),
+    _(
+        "whatson.recommend.none",
+        "💡 I found no suggestions based on your loans right now. Try /search.",
+    ),
+    _("whatson.recommend.footer", "Tap a button to order."),
+    # free text and a bare /search
+    _("whatson.search.ask", "🔎 What are you looking for? Type a title, an author or a subject."),
+    _("whatson.search.placeholder", "Title, author or subject"),
+    _(
+        "whatson.freetext.offer",
+        "Shall I search the libraries' materials for it? Tap the button. Send /help to see what "
+        "else I can do.",
+    ),
+    _("whatson.freetext.button", "🔎 Search for »{query}«"),
+    _(
+        "whatson.freetext.too_long",
+        "That is too long for a search (at most {limit} characters). Send /help to see what I "
+        "can do.",
+    ),
+)

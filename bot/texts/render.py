@@ -1,0 +1,224 @@
+"""Loans, holds, debt and works as Telegram HTML entries, shared by commands and reminders.
+
+Every value from the library is escaped here; words come from the `render.` catalogue. An
+entry is bounded (long titles are shortened) so one entry always fits a message.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+from collections.abc import Mapping, Sequence
+from decimal import Decimal
+from typing import Final
+
+from bot.library.models import Debt, Hold, Loan, Work
+from bot.rules.urgency import due_counts, hold_is_ready, loan_urgency
+from bot.texts import Raw, t
+from bot.texts.formatting import (
+    format_amount,
+    format_date,
+    is_zero_amount,
+    parse_amount,
+    relative_days,
+    shorten,
+)
+
+TITLE_LIMIT: Final = 300
+FIELD_LIMIT: Final = 200
+MARKS: Final[Mapping[str, str]] = {"overdue": "🔴 ", "due_today": "🟡 ", "due_soon": "🟡 "}
+READY_MARK: Final = "🟢 "
+SEP: Final = " · "
+
+__all__ = [
+    "debt_total",
+    "holds_summary",
+    "loans_summary",
+    "reason_text",
+    "render_debt",
+    "render_hold",
+    "render_loan",
+    "render_work",
+]
+
+
+def _text(value: str | None, limit: int = FIELD_LIMIT) -> str:
+    """Plain library text, shortened to `limit` characters, then HTML-escaped."""
+    return html.escape(shorten(value or "", limit), quote=False)
+
+
+def _title(value: str | None, lang: str) -> str:
+    title = _text(value, TITLE_LIMIT)
+    return f"<b>{title or t(lang, 'render.untitled')}</b>"
+
+
+def _when(value: dt.date | str | None, today: dt.date, lang: str, key: str) -> str:
+    """`key` filled with a date and, for a parsed date, how far it is from today."""
+    if isinstance(value, dt.date):
+        return t(
+            lang,
+            key,
+            date=format_date(value, lang, today=today),
+            relative=relative_days(value, today, lang),
+        )
+    return t(lang, f"{key}_text", date=format_date(value, lang, today=today))
+
+
+def _line(*parts: str) -> str:
+    return SEP.join(part for part in parts if part)
+
+
+def render_loan(loan: Loan, today: dt.date, lang: str, cannot_renew: str | None = None) -> str:
+    """Marked title, then creator and due date with days left or overdue (a date that could
+    not be read is shown as sent, flagged); `cannot_renew` is why the library refused."""
+    mark = MARKS.get(loan_urgency(loan, today), "")
+    if loan.due_date is None:
+        due = t(lang, "render.loan.no_due")
+    else:
+        due = _when(loan.due_date, today, lang, "render.loan.due")
+    entry = f"{mark}{_title(loan.title, lang)}\n{_line(_text(loan.creator), due)}"
+    if cannot_renew:
+        entry += "\n" + t(lang, "borrower.renew.cannot", reason=Raw(cannot_renew))
+    return entry
+
+
+def loans_summary(
+    loans: Sequence[Loan], today: dt.date, lang: str, within: int, refused: int = 0
+) -> str:
+    """ "17 overdue · 4 due within 3 days" (and how many can't be renewed): a list's first line."""
+    overdue, soon = due_counts(loans, today, within)
+    days = t(lang, "borrower.renew.days", days=within)
+    parts = []
+    if overdue:
+        parts.append(t(lang, "borrower.summary.overdue", count=overdue))
+    if soon:
+        parts.append(t(lang, "borrower.summary.soon", count=soon, days=days))
+    if not parts:
+        parts.append(t(lang, "borrower.summary.calm", days=days))
+    if refused:
+        parts.append(t(lang, "borrower.summary.refused", count=refused))
+    return SEP.join(parts)
+
+
+def holds_summary(holds: Sequence[Hold], lang: str) -> str:
+    """ "2 ready for pick-up · 9 waiting": a long list of holds' first line."""
+    ready = sum(1 for hold in holds if hold_is_ready(hold))
+    parts = []
+    if ready:
+        parts.append(t(lang, "borrower.summary.ready", count=ready))
+    if len(holds) > ready:
+        parts.append(t(lang, "borrower.summary.waiting", count=len(holds) - ready))
+    return SEP.join(parts)
+
+
+def _hold_status(hold: Hold, lang: str) -> str:
+    status = hold.status.strip().casefold()
+    position = (hold.hold_queue_position or "").strip()
+    if hold_is_ready(hold):
+        return t(lang, "render.hold.ready")
+    if status == "in process":
+        return t(lang, "render.hold.in_process")
+    if status == "active" or (not status and position):
+        if position:
+            return t(lang, "render.hold.queue", position=position[:20])
+        return t(lang, "render.hold.queue_unknown")
+    return _text(hold.status)
+
+
+def render_hold(hold: Hold, today: dt.date, lang: str, branch_names: Mapping[str, str]) -> str:
+    """Title, creator and status in plain words, pick-up branch, and for a ready hold the
+    pick-up number and last day to collect."""
+    ready = hold_is_ready(hold)
+    lines = [
+        f"{READY_MARK if ready else ''}{_title(hold.title, lang)}",
+        _line(_text(hold.creator), _hold_status(hold, lang)),
+    ]
+    agency = (hold.pick_up_agency or "").strip()
+    if agency:
+        lines.append(t(lang, "render.hold.branch", branch=branch_names.get(agency) or agency))
+    if ready:
+        pickup_id = (hold.pick_up_id or "").strip()
+        last_day = hold.pick_up_expiry_date
+        lines.append(
+            _line(
+                t(lang, "render.hold.pickup_id", pickup_id=pickup_id[:40]) if pickup_id else "",
+                _when(last_day, today, lang, "render.hold.last_day") if last_day else "",
+            )
+        )
+    return "\n".join(line for line in lines if line)
+
+
+def render_debt(items: Sequence[Debt], today: dt.date, lang: str) -> list[str]:
+    """One entry per fee that is owed (zero amounts are skipped): what, when, how much."""
+    entries = []
+    for item in items:
+        if is_zero_amount(item.amount):
+            continue
+        title = _text(item.title, TITLE_LIMIT) or t(lang, "render.debt.fee")
+        when = format_date(item.date, lang, today=today) if item.date is not None else ""
+        amount = html.escape(format_amount(item.amount, item.currency, lang)[:60], quote=False)
+        entries.append(f"<b>{title}</b>\n{_line(html.escape(when, quote=False), amount)}")
+    return entries
+
+
+def debt_total(items: Sequence[Debt]) -> tuple[str, str] | None:
+    """(amount, currency) of everything owed, summed exactly; None when nothing is owed.
+
+    Also None when no honest total exists (mixed currencies, an unreadable amount): callers
+    then show the entries without a total.
+    """
+    total = Decimal(0)
+    currencies: set[str] = set()
+    for item in items:
+        if is_zero_amount(item.amount):
+            continue
+        value = parse_amount(item.amount)
+        if value is None:
+            return None
+        total += value
+        currencies.add(item.currency.strip().upper() or "DKK")
+    if not currencies or total == 0 or len(currencies) > 1:
+        return None
+    places = max(2, -int(total.as_tuple().exponent))
+    return f"{total:.{places}f}", currencies.pop()
+
+
+def render_work(work: Work, lang: str) -> str:
+    """Title, then creator, year and material type as far as they are known."""
+    details = _line(_text(work.creator), _text(work.date, 20), _text(work.type, 60))
+    return f"{_title(work.title, lang)}\n{details}" if details else _title(work.title, lang)
+
+
+# Substrings of refusal texts seen from library systems (NCIP problem types among them), and
+# what they mean in plain words; anything else is quoted as the library sent it.
+REASONS: tuple[tuple[str, str], ...] = (
+    ("outstanding request", "borrower.renew.reason.reserved"),
+    ("reserv", "borrower.renew.reason.reserved"),
+    ("hold", "borrower.renew.reason.reserved"),
+    ("maximum renewals", "borrower.renew.reason.max"),
+    ("max", "borrower.renew.reason.max"),
+    ("limit", "borrower.renew.reason.max"),
+    ("too early", "borrower.renew.reason.too_early"),
+    ("too_early", "borrower.renew.reason.too_early"),
+    ("not renewable", "borrower.renew.reason.not_renewable"),
+    ("not_renewable", "borrower.renew.reason.not_renewable"),
+    ("debt", "borrower.renew.reason.debt"),
+    ("fee", "borrower.renew.reason.debt"),
+    ("unknown loan", "borrower.renew.reason.not_found"),
+    ("not found", "borrower.renew.reason.not_found"),
+    ("not_found", "borrower.renew.reason.not_found"),
+)
+
+
+REASON_LIMIT = 120
+
+
+def reason_text(raw: str, lang: str) -> str:
+    """Why a renewal was refused: plain words for a known text, else the text quoted."""
+    lowered = raw.lower().replace("-", " ")
+    for needle, key in REASONS:
+        if needle in lowered:
+            return t(lang, key)
+    if not raw.strip():
+        return t(lang, "borrower.renew.reason.unknown")
+    return t(lang, "borrower.renew.reason.code", code=shorten(raw, REASON_LIMIT))

@@ -1,0 +1,98 @@
+"""Events and news of the patron's library as Telegram HTML entries (/events, /news).
+
+The content service's texts are the library's own: plain text is escaped, HTML (a body) is
+reduced to its text first. Every entry is bounded, so a whole list fits one message.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+import re
+from collections.abc import Sequence
+from typing import Final
+
+from babel.dates import format_skeleton
+
+from bot.library.models import Event, NewsItem
+from bot.texts import LOCALES, Raw, t
+from bot.texts.formatting import format_date
+
+TITLE_LIMIT: Final = 120
+LEAD_LIMIT: Final = 200
+PLACE_LIMIT: Final = 80
+_TAG = re.compile(r"<[^>]*>")
+
+__all__ = ["coming_events", "latest_news", "render_event", "render_news"]
+
+
+def plain(value: str | None, limit: int) -> str:
+    """Library text (HTML or not) as escaped plain text of at most `limit` characters."""
+    text = html.unescape(_TAG.sub(" ", value or ""))
+    text = " ".join(text.split())
+    if len(text) > limit:
+        text = text[: limit - 1].rstrip() + "…"
+    return html.escape(text, quote=False)
+
+
+def coming_events(events: Sequence[Event], now: dt.datetime) -> list[Event]:
+    """Events not yet over, soonest first; the platform passes the site's order through."""
+    coming = [
+        event
+        for event in events
+        if event.starts is not None and (event.ends or event.starts) >= now
+    ]
+    return sorted(coming, key=lambda event: event.starts or now)
+
+
+def latest_news(items: Sequence[NewsItem]) -> list[NewsItem]:
+    """Newest first (undated items last, in the order sent)."""
+    floor = dt.datetime.min.replace(tzinfo=dt.UTC)
+    return sorted(items, key=lambda item: item.created or floor, reverse=True)
+
+
+def _day(moment: dt.datetime, lang: str, today: dt.date) -> str:
+    skeleton = "MMMEd" if moment.year == today.year else "yMMMEd"
+    return str(format_skeleton(skeleton, moment.date(), locale=LOCALES.get(lang, LOCALES["da"])))
+
+
+def render_event(event: Event, lang: str, today: dt.date) -> str:
+    """Title, when (day, start and end), where, price and the lead, one line each."""
+    title = plain(event.title, TITLE_LIMIT) or t(lang, "render.untitled")
+    lines = [f"<b>{title}</b>"]
+    starts, ends = event.starts, event.ends
+    if starts is not None:
+        day = _day(starts, lang, today)
+        start = starts.strftime("%H:%M")
+        if ends is not None and ends.date() == starts.date() and ends > starts:
+            lines.append(
+                t(
+                    lang,
+                    "whatson.events.when_until",
+                    day=day,
+                    start=start,
+                    end=ends.strftime("%H:%M"),
+                )
+            )
+        else:
+            lines.append(t(lang, "whatson.events.when", day=day, start=start))
+    place = plain(event.place or event.street, PLACE_LIMIT)
+    if place:
+        lines.append(t(lang, "whatson.events.place", place=Raw(place)))
+    price = plain(event.price, 20)
+    if price and price != "0":
+        lines.append(t(lang, "whatson.events.price", price=Raw(price)))
+    lead = plain(event.lead or event.body, LEAD_LIMIT)
+    if lead:
+        lines.append(f"<i>{lead}</i>")
+    return "\n".join(lines)
+
+
+def render_news(item: NewsItem, lang: str, today: dt.date) -> str:
+    """Title and date, then the lead."""
+    title = plain(item.title, TITLE_LIMIT) or t(lang, "render.untitled")
+    head = f"<b>{title}</b>"
+    if item.created is not None:
+        head += f" · {html.escape(format_date(item.created.date(), lang, today=today))}"
+    lead = plain(item.lead or item.body, LEAD_LIMIT)
+    return f"{head}\n{lead}" if lead else head

@@ -1,0 +1,117 @@
+"""Layer: the bot's HTTP server: OAuth callback pages, health, metrics, the Telegram webhook."""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+import logging
+from typing import Any
+
+from aiohttp import web
+from telegram import Update
+
+from bot.services import Services
+from bot.services.metrics import CONTENT_TYPE
+from bot.web.calendar import calendar_feed
+from bot.web.oauth import logout_redirect, oauth_callback
+
+log = logging.getLogger(__name__)
+
+SERVICES = web.AppKey("services", Services)
+APPLICATION = web.AppKey("application", object)
+ACCEPTING = web.AppKey("accepting", dict)  # {"updates": bool}; a dict so it can flip in place
+WEBHOOK_SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"  # noqa: S105 (a header name)
+MAX_UPDATE_BYTES = 1 << 20
+# A health probe must answer quickly even when the database hangs rather than refuses.
+HEALTH_DB_TIMEOUT = 3.0
+
+__all__ = ["create_web_app", "stop_accepting"]
+
+
+def create_web_app(services: Services, application: Any) -> web.Application:
+    """The aiohttp app; `/telegram/webhook` exists only when `WEBHOOK_SECRET` is set."""
+    app = web.Application(client_max_size=MAX_UPDATE_BYTES)
+    app[SERVICES] = services
+    app[APPLICATION] = application
+    app[ACCEPTING] = {"updates": True}
+    app.router.add_get("/oauth/callback", _callback)
+    app.router.add_get("/oauth/logout", _logout)
+    app.router.add_get("/health", _health)
+    app.router.add_get("/metrics", _metrics)
+    app.router.add_get("/calendar/{name}", _calendar)
+    if services.settings.WEBHOOK_SECRET is not None:
+        app.router.add_post("/telegram/webhook", _webhook)
+    return app
+
+
+def stop_accepting(app: web.Application) -> None:
+    """Refuse further webhook updates (Telegram retries them later) while shutting down."""
+    app[ACCEPTING]["updates"] = False
+
+
+async def _callback(request: web.Request) -> web.StreamResponse:
+    return await oauth_callback(request, request.app[SERVICES])
+
+
+async def _logout(request: web.Request) -> web.StreamResponse:
+    return await logout_redirect(request, request.app[SERVICES])
+
+
+async def _calendar(request: web.Request) -> web.Response:
+    return await calendar_feed(request, request.app[SERVICES])
+
+
+async def _health(request: web.Request) -> web.Response:
+    services = request.app[SERVICES]
+    application: Any = request.app[APPLICATION]
+    try:
+        async with asyncio.timeout(HEALTH_DB_TIMEOUT):
+            store_ok = await services.store.ping()
+    except Exception:  # a broken database is exactly what health reports
+        log.warning("health: store ping failed", exc_info=True)
+        store_ok = False
+    running = bool(getattr(application, "running", False)) and request.app[ACCEPTING]["updates"]
+    # `getUpdates` or `setWebhook` failing again and again: no updates are coming in.
+    api_health = getattr(getattr(application, "bot", None), "health", None)
+    telegram_failing = running and bool(getattr(api_health, "failing", False))
+    ok = store_ok and running and not telegram_failing
+    body = {
+        "status": "ok" if ok else "unavailable",
+        "database": "ok" if store_ok else "failing",
+        "telegram": "failing" if telegram_failing else "running" if running else "stopped",
+        "mode": "webhook" if services.settings.WEBHOOK_SECRET is not None else "polling",
+    }
+    return web.json_response(body, status=200 if ok else 503, headers={"Cache-Control": "no-store"})
+
+
+async def _metrics(request: web.Request) -> web.Response:
+    services = request.app[SERVICES]
+    body = await services.metrics.render(services.store)
+    return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE})
+
+
+async def _webhook(request: web.Request) -> web.Response:
+    services = request.app[SERVICES]
+    secret = services.settings.WEBHOOK_SECRET
+    # aiohttp keeps bytes that are not UTF-8 as surrogates: encode them back, never raise.
+    given = request.headers.get(WEBHOOK_SECRET_HEADER, "").encode("utf-8", "surrogateescape")
+    if secret is None or not hmac.compare_digest(given, secret.get_secret_value().encode()):
+        return web.Response(status=403, text="forbidden")
+    if not request.app[ACCEPTING]["updates"]:
+        return web.Response(status=503, text="shutting down")
+    try:
+        data = await request.json(loads=json.loads)
+        if not isinstance(data, dict):
+            raise ValueError("an update is a JSON object")
+        update_id = data.get("update_id")
+        if not isinstance(update_id, int) or isinstance(update_id, bool):
+            raise ValueError("an update has an integer update_id")
+        application: Any = request.app[APPLICATION]
+        update = Update.de_json(data, application.bot)
+    except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
+        # RecursionError: JSON nested deeper than the parser (or PTB) can follow.
+        return web.Response(status=400, text="malformed update")
+    # Answer at once; PTB processes the queue in the background.
+    await application.update_queue.put(update)
+    return web.Response(status=200, text="ok")

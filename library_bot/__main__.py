@@ -1,5 +1,0 @@
-import sys
-
-from library_bot.cli import main
-
-sys.exit(main())

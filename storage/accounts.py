@@ -1,0 +1,207 @@
+"""Connected library cards (table `account`): each card's sealed token, the two things kept from
+userinfo, and what is the card's own (label, pick-up branch, notice state). A chat holds up to
+`MAX_CARDS` (a family). A token leaves the store only as `Account.token`, opened by
+`Accounts.open`; every card's token is sealed to its chat."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any
+
+from sqlalchemy import Row, and_, bindparam, delete, false, func, select, update
+from sqlalchemy.sql.expression import Executable
+
+from storage.crypto import TokenCipher, TokenDecryptError, envelope_key_id
+from storage.database import Database, Repository
+from storage.tables import ACCOUNT
+
+log = logging.getLogger(__name__)
+
+# The most cards one chat holds: a family's, not a library's.
+MAX_CARDS = 6
+# (chat id, card number): what is per card is keyed so.
+CardKey = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Account:
+    """One connected card."""
+
+    chat_id: int
+    token: str
+    token_expires_at: datetime | None
+    unique_id: str | None
+    municipality: str | None
+    connected_at: datetime
+    expiry_warned: bool
+    next_check: date | None = None  # the polling plan (rules/polling.py)
+    card: int = 1
+    label: str | None = None  # the borrower's first name, or the patron's name for the card
+    agency: str | None = None  # the card's library (`/v3/user` `agency`)
+    pickup_branch: str | None = None
+    fees_known: bool = False  # the card's fees were recorded (only later ones are new)
+    order_check: date | None = None  # when an order placed through the bot is next checked
+
+    @property
+    def key(self) -> CardKey:
+        return (self.chat_id, self.card)
+
+    def __repr__(self) -> str:  # keep the token out of logs and tracebacks
+        return (
+            f"Account(chat_id={self.chat_id}, card={self.card}, "
+            f"unique_id={self.unique_id!r}, token=<hidden>)"
+        )
+
+
+@dataclass(frozen=True)
+class RemovedAccount:
+    """What `/logout` needs: the token to revoke (None: it can no longer be decrypted)."""
+
+    chat_id: int
+    token: str | None
+    token_expires_at: datetime | None
+    card: int = 1
+    label: str | None = None
+
+    def __repr__(self) -> str:
+        return f"RemovedAccount(chat_id={self.chat_id}, card={self.card}, token=<hidden>)"
+
+
+def of_card(chat_id: int, card: int) -> Any:
+    """The WHERE clause of one card's rows, in any table keyed by (chat, card)."""
+    return and_(ACCOUNT.c.chat_id == chat_id, ACCOUNT.c.card == card)
+
+
+# Built once: every command reads its chat's cards.
+_CARDS = select(ACCOUNT).where(ACCOUNT.c.chat_id == bindparam("chat_id")).order_by(ACCOUNT.c.card)
+
+
+class Accounts(Repository):
+    def __init__(
+        self, database: Database, now: Callable[[], datetime], cipher: TokenCipher
+    ) -> None:
+        super().__init__(database, now)
+        self._cipher = cipher
+
+    def open(self, row: Row[Any]) -> Account | None:
+        """The account of a row, its token decrypted; None if the token does not open."""
+        try:
+            token = self._cipher.decrypt(row.token, int(row.chat_id))
+        except TokenDecryptError as exc:
+            # Treated as not connected: the patron is asked to /login again.
+            log.warning("stored token of chat %s cannot be opened: %s", row.chat_id, exc)
+            return None
+        return Account(
+            chat_id=int(row.chat_id),
+            token=token,
+            token_expires_at=row.token_expires_at,
+            unique_id=row.unique_id,
+            municipality=row.municipality,
+            connected_at=row.connected_at,
+            expiry_warned=bool(row.expiry_warned),
+            next_check=row.next_check,
+            card=int(row.card),
+            label=row.label,
+            agency=row.agency,
+            pickup_branch=row.pickup_branch,
+            fees_known=bool(row.fees_known),
+            order_check=row.order_check,
+        )
+
+    async def account(self, chat_id: int, card: int = 1) -> Account | None:
+        statement = select(ACCOUNT).where(of_card(chat_id, card))
+        row = await self._run(lambda conn: conn.execute(statement).first())
+        return None if row is None else self.open(row)
+
+    async def cards(self, chat_id: int) -> list[Account]:
+        """Every card of the chat, by number; a card whose token does not open is left out."""
+        values = {"chat_id": chat_id}
+        rows = await self._run(lambda conn: conn.execute(_CARDS, values).all())
+        return [account for row in rows if (account := self.open(row)) is not None]
+
+    @staticmethod
+    def take(chat_id: int, card: int | None = 1) -> Executable:
+        """Delete a card (None: every card of the chat), returning the rows: who deletes a
+        card, has it (once)."""
+        where = ACCOUNT.c.chat_id == chat_id if card is None else of_card(chat_id, card)
+        return delete(ACCOUNT).where(where).returning(*ACCOUNT.c)
+
+    def connect(self, chat_id: int, card: int, link: Row[Any], now: datetime) -> Executable:
+        """Make card `card` from a taken pending link, or log an existing card in again (its
+        label, pick-up branch and notice state stay); returns the row."""
+        # The associated data is the chat id, the same in both tables: no re-encryption.
+        values: dict[str, Any] = {
+            "token": link.token,
+            "key_id": envelope_key_id(link.token),
+            "token_expires_at": link.token_expires_at,
+            "unique_id": link.unique_id,
+            "municipality": link.municipality,
+            "connected_at": now,
+            "expiry_warned": False,
+            "swept_on": None,
+            "lease_owner": None,
+            "lease_until": None,
+            "next_check": None,  # a new login: checked by the next sweep
+        }
+        # An upsert all the same: a concurrent completion must not fail on the key.
+        return (
+            self._insert(ACCOUNT)
+            .values(chat_id=chat_id, card=card, **values)
+            .on_conflict_do_update(index_elements=["chat_id", "card"], set_=values)
+            .returning(*ACCOUNT.c)
+        )
+
+    async def delete_account(self, chat_id: int, card: int = 1) -> Account | None:
+        """Remove the card; returns it (with its token, to revoke) if there was one."""
+        statement = self.take(chat_id, card)
+        row = await self._run(lambda conn: conn.execute(statement).first())
+        return None if row is None else self.open(row)
+
+    async def _set(self, chat_id: int, card: int, values: dict[str, Any]) -> bool:
+        statement = update(ACCOUNT).where(of_card(chat_id, card)).values(**values)
+        return bool(await self._run(lambda conn: conn.execute(statement).rowcount))
+
+    async def set_label(self, chat_id: int, card: int, label: str | None) -> bool:
+        """Name the card (cut to 32 characters); False when the chat has no such card."""
+        return await self._set(chat_id, card, {"label": (label or None) and label[:32]})
+
+    async def set_agency(self, chat_id: int, card: int, agency: str | None) -> bool:
+        """The card's library, as `/v3/user` names it (cut to 16 characters)."""
+        return await self._set(chat_id, card, {"agency": (agency or None) and agency[:16]})
+
+    async def set_pickup_branch(self, chat_id: int, branch: str | None, card: int = 1) -> bool:
+        return await self._set(chat_id, card, {"pickup_branch": branch})
+
+    async def accounts_expiring(self, before: datetime) -> list[Account]:
+        """Accounts whose token expires before `before` and that were not yet warned."""
+        statement = (
+            select(ACCOUNT)
+            .where(
+                ACCOUNT.c.token_expires_at.is_not(None),
+                ACCOUNT.c.token_expires_at < before,
+                ACCOUNT.c.expiry_warned == false(),
+            )
+            .order_by(ACCOUNT.c.chat_id, ACCOUNT.c.card)
+        )
+        rows = await self._run(lambda conn: conn.execute(statement).all())
+        return [account for row in rows if (account := self.open(row)) is not None]
+
+    async def expired_accounts(self, now: datetime) -> list[CardKey]:
+        """Cards whose token has run out, warned or not: the daily job forgets them."""
+        statement = (
+            select(ACCOUNT.c.chat_id, ACCOUNT.c.card)
+            .where(ACCOUNT.c.token_expires_at.is_not(None), ACCOUNT.c.token_expires_at <= now)
+            .order_by(ACCOUNT.c.chat_id, ACCOUNT.c.card)
+        )
+        rows = await self._run(lambda conn: conn.execute(statement).all())
+        return [(int(row.chat_id), int(row.card)) for row in rows]
+
+    async def mark_expiry_warned(self, chat_id: int, card: int = 1) -> None:
+        await self._set(chat_id, card, {"expiry_warned": True})
+
+    async def count_accounts(self) -> int:
+        statement = select(func.count()).select_from(ACCOUNT)
+        return int(await self._run(lambda conn: conn.execute(statement).scalar_one()))

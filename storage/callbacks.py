@@ -1,0 +1,175 @@
+"""Buttons (table `callback_ref`): what an inline button does, kept here so that its callback
+data is a short random id within Telegram's 64 bytes.
+
+A button belongs to a chat and to the user who was shown it. `user_id=None` means the chat's
+own user: in a private chat (and so in every job) the chat id is the user id.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import Row, delete, insert, select, update
+from sqlalchemy.engine import Connection
+from sqlalchemy.sql.expression import Executable
+
+from storage.database import Repository, chunks
+from storage.tables import CALLBACK_REF
+
+CALLBACK_TTL = timedelta(days=1)
+
+
+def new_callback_id() -> str:
+    """A button's stored id: 96 random bits, 16 characters of callback data."""
+    return secrets.token_urlsafe(12)
+
+
+@dataclass(frozen=True)
+class CallbackRef:
+    id: str
+    chat_id: int
+    user_id: int
+    action: str
+    payload: dict[str, Any]
+    created_at: datetime
+    used_at: datetime | None
+
+    @classmethod
+    def of_row(cls, row: Row[Any]) -> CallbackRef:
+        return cls(
+            id=row.id,
+            chat_id=int(row.chat_id),
+            user_id=int(row.user_id),
+            action=row.action,
+            payload=dict(row.payload or {}),
+            created_at=row.created_at,
+            used_at=row.used_at,
+        )
+
+
+class Callbacks(Repository):
+    async def put_callbacks(
+        self,
+        chat_id: int,
+        buttons: Sequence[tuple[str, dict[str, Any]]],
+        *,
+        user_id: int | None = None,
+        ids: Sequence[str] | None = None,
+    ) -> list[str]:
+        """A command's buttons, (action, payload) each, in one statement; ids in order.
+
+        Each id is 16 characters, for callback data "<prefix>:<id>" within 64 bytes. `ids`
+        (from `new_callback_id`) lets one button's payload name another of the batch.
+        """
+        return await self._put(
+            [(chat_id, action, payload) for action, payload in buttons],
+            user_id=user_id,
+            ids=ids,
+        )
+
+    async def put_callbacks_many(
+        self, buttons: Sequence[tuple[int, str, dict[str, Any]]]
+    ) -> list[str]:
+        """Buttons for the private chats of several patrons, (chat id, action, payload) each,
+        in one statement (the reminder sweep)."""
+        return await self._put(buttons)
+
+    async def _put(
+        self,
+        buttons: Sequence[tuple[int, str, dict[str, Any]]],
+        *,
+        user_id: int | None = None,
+        ids: Sequence[str] | None = None,
+    ) -> list[str]:
+        if not buttons:
+            return []
+        ids = list(ids) if ids is not None else [new_callback_id() for _ in buttons]
+        if len(ids) != len(buttons):
+            raise ValueError("one id per button")
+        now = self._now()
+        rows = [
+            {
+                "id": callback_id,
+                "chat_id": chat_id,
+                "user_id": chat_id if user_id is None else user_id,
+                "action": action,
+                "payload": payload,
+                "created_at": now,
+            }
+            for callback_id, (chat_id, action, payload) in zip(ids, buttons, strict=True)
+        ]
+        await self._run(lambda conn: conn.execute(insert(CALLBACK_REF), rows))
+        return ids
+
+    async def callback(
+        self, callback_id: str, chat_id: int, *, user_id: int | None = None
+    ) -> CallbackRef | None:
+        """The button's data, if it belongs to this chat and user and is less than a day old."""
+        statement = select(CALLBACK_REF).where(
+            CALLBACK_REF.c.id == callback_id,
+            CALLBACK_REF.c.chat_id == chat_id,
+            CALLBACK_REF.c.user_id == (chat_id if user_id is None else user_id),
+            CALLBACK_REF.c.created_at > self._now() - CALLBACK_TTL,
+        )
+        row = await self._run(lambda conn: conn.execute(statement).first())
+        return None if row is None else CallbackRef.of_row(row)
+
+    async def callbacks_many(self, callback_ids: Sequence[str], chat_id: int) -> list[CallbackRef]:
+        """`callback` for several buttons of one chat in one query (the buttons of a message)."""
+        unique = list(dict.fromkeys(callback_ids))
+        if not unique:
+            return []
+        since = self._now() - CALLBACK_TTL
+
+        def work(conn: Connection) -> list[CallbackRef]:
+            found: list[CallbackRef] = []
+            for chunk in chunks(unique):
+                rows = conn.execute(
+                    select(CALLBACK_REF).where(
+                        CALLBACK_REF.c.id.in_(chunk),
+                        CALLBACK_REF.c.chat_id == chat_id,
+                        CALLBACK_REF.c.created_at > since,
+                    )
+                )
+                found.extend(CallbackRef.of_row(row) for row in rows)
+            return found
+
+        return await self._run(work)
+
+    async def callback_user(self, callback_id: str, chat_id: int) -> int | None:
+        """Who was shown the button (a live one of this chat), to refuse anyone else politely."""
+        statement = select(CALLBACK_REF.c.user_id).where(
+            CALLBACK_REF.c.id == callback_id,
+            CALLBACK_REF.c.chat_id == chat_id,
+            CALLBACK_REF.c.created_at > self._now() - CALLBACK_TTL,
+        )
+        found = await self._run(lambda conn: conn.execute(statement).scalar())
+        return None if found is None else int(found)
+
+    async def claim_callback(
+        self, callback_id: str, chat_id: int, *, user_id: int | None = None
+    ) -> CallbackRef | None:
+        """Mark the button used; only the first claim (by its own user) gets it back."""
+        now = self._now()
+        statement = (
+            update(CALLBACK_REF)
+            .where(
+                CALLBACK_REF.c.id == callback_id,
+                CALLBACK_REF.c.chat_id == chat_id,
+                CALLBACK_REF.c.user_id == (chat_id if user_id is None else user_id),
+                CALLBACK_REF.c.used_at.is_(None),
+                CALLBACK_REF.c.created_at > now - CALLBACK_TTL,
+            )
+            .values(used_at=now)
+            .returning(*CALLBACK_REF.c)
+        )
+        row = await self._run(lambda conn: conn.execute(statement).first())
+        return None if row is None else CallbackRef.of_row(row)
+
+    @staticmethod
+    def expired(now: datetime) -> Executable:
+        return delete(CALLBACK_REF).where(CALLBACK_REF.c.created_at <= now - CALLBACK_TTL)

@@ -1,0 +1,200 @@
+"""A chat's settings (table `chat`): language, reminders, notices, why it has no account. They
+hold for every card of the chat; what is a card's own is on its account row.
+
+A chat without a row has the defaults; the first change makes the row (an upsert).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import Row, bindparam, delete, exists, false, func, select, update
+from sqlalchemy.engine import Connection
+from sqlalchemy.sql.expression import Executable
+
+from bot.rules import notices as notice_rules
+from storage.database import Repository
+from storage.tables import ACCOUNT, CALENDAR_FEED, CHAT
+
+# A chat that blocked the bot cannot send /forget: its settings go this long after, once it
+# has no account left (a blocked chat's token runs out within thirty days).
+BLOCKED_CHAT_RETENTION = timedelta(days=90)
+
+
+@dataclass(frozen=True)
+class ChatSettings:
+    """A chat's preferences; the defaults apply when the chat has no row."""
+
+    chat_id: int
+    language: str | None = None
+    reminders_enabled: bool = True
+    reminder_days: tuple[int, ...] | None = None  # None: the operator's REMINDER_DAYS
+    active: bool = True
+    telegram_language: str | None = None  # Telegram's language_code, as last seen
+    fresh_login: bool = False  # ask the access service for a fresh login next time
+    account_ended: str | None = None  # "expired" | "logged_out" | "rejected"
+    # Whether the chat has a calendar feed to keep current (read by `Chats.chat` only).
+    has_calendar: bool = False
+    notices: frozenset[str] = notice_rules.DEFAULT_ON  # the notices turned on
+    # How many cards the chat has (read by the sweep's claim only: its digests name the cards
+    # of a family).
+    cards: int = 1
+
+    def plan_days(self, operator_days: Sequence[int]) -> tuple[int, ...]:
+        """The days the polling plan checks loans on: the thresholds, and the due day itself
+        while refused loans are reminded."""
+        return notice_rules.plan_days(self.thresholds(operator_days), self.notices)
+
+    def thresholds(self, operator_days: Sequence[int]) -> tuple[int, ...]:
+        """The reminder thresholds in force, largest first: the chat's own, else the operator's
+        `REMINDER_DAYS` (the one rule the sweep, the polling plan, /reminders and "renew all"
+        share)."""
+        days = self.reminder_days if self.reminder_days is not None else operator_days
+        return tuple(sorted(set(days), reverse=True))
+
+    @classmethod
+    def of_row(cls, chat_id: int, row: Row[Any] | None) -> ChatSettings:
+        if row is None:
+            return cls(chat_id=chat_id)
+        return cls(
+            chat_id=chat_id,
+            language=row.language,
+            reminders_enabled=bool(row.reminders_enabled),
+            reminder_days=_days_tuple(row.reminder_days),
+            active=bool(row.active),
+            telegram_language=row.telegram_language,
+            fresh_login=bool(row.fresh_login),
+            account_ended=row.account_ended,
+            has_calendar=bool(row._mapping.get("has_calendar", False)),
+            notices=notice_rules.parse(row.notices),
+            cards=int(row._mapping.get("cards", 1) or 1),
+        )
+
+
+def _days_text(days: Sequence[int]) -> str | None:
+    if any(day < 0 for day in days):
+        raise ValueError("reminder days must not be negative")
+    unique = sorted(set(days), reverse=True)
+    return ",".join(str(day) for day in unique) if unique else None
+
+
+def _days_tuple(value: str | None) -> tuple[int, ...] | None:
+    if not value:
+        return None
+    return tuple(int(part) for part in value.split(",") if part)
+
+
+def reminder_values(enabled: bool | None, days: Sequence[int] | None) -> dict[str, Any]:
+    """The columns `Store.set_reminders` changes: only what is given."""
+    values: dict[str, Any] = {}
+    if enabled is not None:
+        values["reminders_enabled"] = enabled
+    if days is not None:
+        values["reminder_days"] = _days_text(days)
+    return values
+
+
+def settings_of(conn: Connection, chat_ids: list[int]) -> dict[int, ChatSettings]:
+    """The settings of these chats in one query (the sweep's claimed batch)."""
+    found: dict[int, ChatSettings] = {chat_id: ChatSettings(chat_id) for chat_id in chat_ids}
+    if chat_ids:
+        cards = (
+            select(func.count())
+            .where(ACCOUNT.c.chat_id == CHAT.c.chat_id)
+            .scalar_subquery()
+            .label("cards")
+        )
+        query = select(CHAT, cards).where(CHAT.c.chat_id.in_(chat_ids))
+        for row in conn.execute(query).all():
+            found[int(row.chat_id)] = ChatSettings.of_row(int(row.chat_id), row)
+    return found
+
+
+# Built once: every command reads its chat's settings, and building a statement costs more
+# than running it.
+_HAS_FEED = exists().where(CALENDAR_FEED.c.chat_id == bindparam("chat_id"))
+_CHAT_READ = select(CHAT, _HAS_FEED.label("has_calendar")).where(
+    CHAT.c.chat_id == bindparam("chat_id")
+)
+_FEED_EXISTS = select(_HAS_FEED)
+
+
+class Chats(Repository):
+    async def chat(self, chat_id: int) -> ChatSettings:
+        """The chat's settings, and whether it has a calendar feed (in the same read)."""
+        values = {"chat_id": chat_id}
+
+        def work(conn: Connection) -> ChatSettings:
+            row = conn.execute(_CHAT_READ, values).first()
+            if row is None:  # no settings saved: defaults, and whether a feed exists all the same
+                feed = bool(conn.execute(_FEED_EXISTS, values).scalar())
+                return ChatSettings(chat_id, has_calendar=feed)
+            return ChatSettings.of_row(chat_id, row)
+
+        return await self._run(work)
+
+    def upsert(self, chat_id: int, values: dict[str, Any]) -> Executable:
+        """Set `values`, making the row if the chat has none; returns the whole row."""
+        now = self._now()
+        return (
+            self._insert(CHAT)
+            .values(chat_id=chat_id, created_at=now, updated_at=now, **values)
+            .on_conflict_do_update(index_elements=["chat_id"], set_={**values, "updated_at": now})
+            .returning(*CHAT.c)
+        )
+
+    async def _update(self, chat_id: int, values: dict[str, Any]) -> None:
+        statement = self.upsert(chat_id, values)
+        # Fetched: SQLite cannot commit while a RETURNING statement still has rows to give.
+        await self._run(lambda conn: conn.execute(statement).first())
+
+    async def set_language(self, chat_id: int, language: str | None) -> None:
+        await self._update(chat_id, {"language": language})
+
+    async def set_active(self, chat_id: int, active: bool) -> None:
+        await self._update(chat_id, {"active": active})
+
+    async def set_telegram_language(self, chat_id: int, code: str | None) -> None:
+        """Remember Telegram's `language_code` (cut to 16 characters) for unasked messages."""
+        await self._update(chat_id, {"telegram_language": (code or None) and code[:16]})
+
+    async def set_fresh_login(self, chat_id: int, fresh: bool) -> None:
+        await self._update(chat_id, {"fresh_login": fresh})
+
+    async def set_account_ended(self, chat_id: int, reason: str | None) -> None:
+        """Why the chat has no account any more (None once a new one is connected)."""
+        await self._update(chat_id, {"account_ended": reason})
+
+    async def set_connected(self, chat_id: int) -> None:
+        """A card is connected: no reason for an absence, no fresh login to ask."""
+        await self._update(chat_id, {"account_ended": None, "fresh_login": False})
+
+    async def set_notices(self, chat_id: int, enabled: frozenset[str]) -> ChatSettings:
+        """Turn notices on or off; turning fees off forgets that every card's fees were known,
+        so turning them on again records the fees of that day silently."""
+        statement = self.upsert(chat_id, {"notices": notice_rules.dump(enabled)})
+        forget = (
+            update(ACCOUNT).where(ACCOUNT.c.chat_id == chat_id).values(fees_known=False)
+            if "fees" not in enabled
+            else None
+        )
+
+        def work(conn: Connection) -> ChatSettings:
+            row = conn.execute(statement).first()
+            if forget is not None:
+                conn.execute(forget)
+            return ChatSettings.of_row(chat_id, row)
+
+        return await self._run(work)
+
+    @staticmethod
+    def expired(now: datetime) -> Executable:
+        """The settings of chats that blocked the bot long enough ago and have no account."""
+        return delete(CHAT).where(
+            CHAT.c.active == false(),
+            CHAT.c.updated_at <= now - BLOCKED_CHAT_RETENTION,
+            ~exists().where(ACCOUNT.c.chat_id == CHAT.c.chat_id),
+        )

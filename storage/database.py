@@ -1,0 +1,116 @@
+"""Where the store's transactions run: one function, one transaction, one hand-off.
+
+SQLite runs on one thread of our own with the standard `sqlite3` driver: a transaction is one
+hand-off to that thread and back, where aiosqlite hands every statement, fetch and commit to
+its thread separately (five or more hand-offs for a small transaction, each waking the event
+loop). PostgreSQL runs on the async engine (asyncpg), the function inside `run_sync`.
+Either way a transaction's statements are plain synchronous SQLAlchemy Core.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
+from typing import TypeVar
+
+import sqlalchemy
+from sqlalchemy import Table, event
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.pool import StaticPool
+from sqlalchemy.sql.expression import Executable
+
+from storage.engine import create_engine, normalize_url, sqlite_pragmas
+
+T = TypeVar("T")
+# The most values one `IN (...)` binds: each is a parameter, and every driver caps how many a
+# statement may have; larger batches go in several statements.
+IN_CHUNK = 500
+
+
+class Database:
+    """Run `work(connection)` as one transaction, committed when it returns."""
+
+    def __init__(self, database_url: str) -> None:
+        url = normalize_url(database_url)
+        self.dialect = url.get_backend_name()
+        self._async: AsyncEngine | None = None
+        self._sync: Engine | None = None
+        self._thread: ThreadPoolExecutor | None = None
+        if self.dialect == "sqlite":
+            memory = url.database in (None, "", ":memory:")
+            self._sync = sqlalchemy.create_engine(
+                url.set(drivername="sqlite+pysqlite"),
+                hide_parameters=True,
+                # One shared connection, or every pooled connection sees its own empty database.
+                poolclass=StaticPool if memory else None,
+            )
+            event.listen(self._sync, "connect", sqlite_pragmas)
+        else:
+            self._async = create_engine(database_url)
+
+    def insert(self, table: Table) -> postgresql.Insert | sqlite.Insert:
+        """The dialect's own INSERT, for ON CONFLICT (both dialects spell it the same way)."""
+        return postgresql.insert(table) if self.dialect == "postgresql" else sqlite.insert(table)
+
+    async def run(self, work: Callable[[Connection], T]) -> T:
+        if self._sync is not None:
+            engine = self._sync
+            if self._thread is None:
+                # One writer at a time is all SQLite allows; one thread keeps that order here.
+                self._thread = ThreadPoolExecutor(1, thread_name_prefix="sqlite")
+
+            def transaction() -> T:
+                with engine.begin() as conn:
+                    return work(conn)
+
+            return await asyncio.get_running_loop().run_in_executor(self._thread, transaction)
+        assert self._async is not None
+        async with self._async.begin() as conn:
+            return await conn.run_sync(work)
+
+    async def dispose(self) -> None:
+        if self._async is not None:
+            await self._async.dispose()
+        thread, self._thread = self._thread, None  # made again if the store is used again
+        if self._sync is not None and thread is not None:
+            await asyncio.get_running_loop().run_in_executor(thread, self._sync.dispose)
+            thread.shutdown(wait=False)
+
+
+class Repository:
+    """One table's (or one concern's) statements. Each public async method is one transaction;
+    the plain methods build statements that `Store` runs together with other tables' in one."""
+
+    def __init__(self, database: Database, now: Callable[[], datetime]) -> None:
+        self._run = database.run
+        self._insert = database.insert
+        self._now = now
+
+
+def utc_clock(clock: Callable[[], datetime] | None) -> Callable[[], datetime]:
+    """`clock` (default: the system's), checked to be aware and turned to UTC."""
+
+    def now() -> datetime:
+        if clock is None:
+            return datetime.now(UTC)
+        value = clock()
+        if value.tzinfo is None:
+            raise ValueError("the store's clock must return timezone-aware datetimes")
+        return value.astimezone(UTC)
+
+    return now
+
+
+def chunks(items: Sequence[T]) -> Iterator[Sequence[T]]:
+    """`items` in slices of `IN_CHUNK`."""
+    for start in range(0, len(items), IN_CHUNK):
+        yield items[start : start + IN_CHUNK]
+
+
+def execute_all(conn: Connection, statements: Iterable[Executable]) -> list[int]:
+    """Run the statements in order; the rows each one changed."""
+    return [max(conn.execute(statement).rowcount, 0) for statement in statements]

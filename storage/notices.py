@@ -1,0 +1,121 @@
+"""What the notices compare against (table `notice_seen`): per card, `queue:<order id>` with
+the queue position last seen and `fee:<fee id>` for each fee known (a digest, never the fee).
+
+The sweep reads a card's entries only when a notice needs them, and writes what it saw with
+the patrons it finishes, one transaction per batch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import date
+
+from sqlalchemy import bindparam, delete, insert, select, update
+from sqlalchemy.engine import Connection
+
+from storage.accounts import CardKey, of_card
+from storage.database import Repository
+from storage.tables import ACCOUNT, NOTICE_SEEN
+
+
+@dataclass
+class Seen:
+    """What a status showed, to keep: each kind given replaces the chat's entries of that kind
+    (`queue` positions by order id, `fees` ids); `fees_known` marks the fees recorded."""
+
+    queue: dict[str, int] | None = None
+    fees: set[str] | None = None
+    fees_known: bool = False
+    # The orders placed through the bot still watched (pid -> placed), and the chat's next
+    # check of them; given together.
+    orders: dict[str, str] | None = None
+    order_check: date | None = None
+
+
+# A card's entries of one kind (`kind` is its prefix and `%`; the prefixes hold no wildcard).
+_DROP_KIND = delete(NOTICE_SEEN).where(
+    NOTICE_SEEN.c.chat_id == bindparam("chat"),
+    NOTICE_SEEN.c.card == bindparam("card_"),
+    NOTICE_SEEN.c.item.like(bindparam("kind")),
+)
+_OF_CARD = (ACCOUNT.c.chat_id == bindparam("chat")) & (ACCOUNT.c.card == bindparam("card_"))
+_MARK_KNOWN = update(ACCOUNT).where(_OF_CARD).values(fees_known=True)
+_SET_CHECK = update(ACCOUNT).where(_OF_CARD).values(order_check=bindparam("day"))
+
+
+class NoticeSeen(Repository):
+    async def seen(self, chat_id: int, card: int = 1) -> dict[str, str | None]:
+        """The card's entries: item -> value."""
+        statement = select(NOTICE_SEEN.c.item, NOTICE_SEEN.c.value).where(
+            NOTICE_SEEN.c.chat_id == chat_id, NOTICE_SEEN.c.card == card
+        )
+        return await self._run(
+            lambda conn: {row.item: row.value for row in conn.execute(statement)}
+        )
+
+    async def watch_order(
+        self, chat_id: int, pid: str, placed: str, check: date, card: int = 1
+    ) -> None:
+        """An order placed through the bot, to tell of should it not show up: its pid and
+        when (`rules.notices.placed_text`); the card's next check is `check` at the latest."""
+        item = f"order:{pid}"[:300]
+        key = ["chat_id", "card", "item"]
+
+        def work(conn: Connection) -> None:
+            conn.execute(
+                self._insert(NOTICE_SEEN)
+                .values(chat_id=chat_id, card=card, item=item, value=placed)
+                .on_conflict_do_update(index_elements=key, set_={"value": placed})
+            )
+            where = of_card(chat_id, card)
+            before = conn.execute(select(ACCOUNT.c.order_check).where(where)).scalar()
+            day = check if before is None else min(before, check)
+            conn.execute(update(ACCOUNT).where(where).values(order_check=day))
+
+        await self._run(work)
+
+    async def keep(self, seen: Mapping[CardKey, Seen]) -> None:
+        """Replace the kinds given per card with what was seen: one statement per kind for all
+        the cards (the sweep's batch), not one per card."""
+        if not seen:
+            return
+        rows: list[dict[str, object]] = []
+        drops: list[dict[str, object]] = []
+        marks: list[dict[str, object]] = []
+        checks: list[dict[str, object]] = []
+        for (chat_id, card), what in seen.items():
+            owner: dict[str, object] = {"chat_id": chat_id, "card": card}
+            where: dict[str, object] = {"chat": chat_id, "card_": card}
+            if what.queue is not None:
+                drops.append({**where, "kind": "queue:%"})
+                rows += [
+                    {**owner, "item": f"queue:{order}"[:300], "value": str(pos)}
+                    for order, pos in what.queue.items()
+                ]
+            if what.fees is not None:
+                drops.append({**where, "kind": "fee:%"})
+                rows += [{**owner, "item": f"fee:{ident}", "value": None} for ident in what.fees]
+            if what.orders is not None:
+                drops.append({**where, "kind": "order:%"})
+                checks.append({**where, "day": what.order_check})
+                rows += [
+                    {**owner, "item": f"order:{pid}"[:300], "value": placed}
+                    for pid, placed in what.orders.items()
+                ]
+            if what.fees_known:
+                marks.append(where)
+
+        # One compiled statement each, run for many rows (executemany): a multi-row VALUES is
+        # compiled afresh for every batch size, which cost more than the sweep's other writes.
+        def work(conn: Connection) -> None:
+            if drops:
+                conn.execute(_DROP_KIND, drops)
+            if rows:
+                conn.execute(insert(NOTICE_SEEN), rows)
+            if marks:
+                conn.execute(_MARK_KNOWN, marks)
+            if checks:
+                conn.execute(_SET_CHECK, checks)
+
+        await self._run(work)

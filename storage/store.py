@@ -1,0 +1,379 @@
+"""Everything the bot keeps, behind one small async API: `Store`, a façade over one repository
+per table (docs/architecture.md, "Store").
+
+`Store` owns the database, the token cipher and the repositories. Its API is theirs under the
+same names (`store.chat` is `store.chats.chat`), plus the few operations that span tables in
+one transaction (a login completed, a logout, a forgotten chat, the hourly purge, key rotation)
+and the revocation of every token the store drops. Every single-use operation is one
+conditional statement (`DELETE ... RETURNING` or `UPDATE ... WHERE used_at IS NULL RETURNING`),
+so it stays single use with several processes on one PostgreSQL database; there is no
+read-then-write.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Literal
+
+from sqlalchemy import Row, delete, select, text, update
+from sqlalchemy.engine import Connection
+from sqlalchemy.exc import SQLAlchemyError
+
+from storage.accounts import (
+    MAX_CARDS,
+    Account,
+    Accounts,
+    CardKey,
+    RemovedAccount,
+)
+from storage.calendar import CalendarFeeds
+from storage.callbacks import CALLBACK_TTL, CallbackRef, Callbacks, new_callback_id
+from storage.chats import (
+    BLOCKED_CHAT_RETENTION,
+    Chats,
+    ChatSettings,
+    reminder_values,
+)
+from storage.crypto import TokenCipher, TokenDecryptError
+from storage.database import Database, execute_all, utc_clock
+from storage.links import Dropped, Identity, PendingLinks, dropped_tokens
+from storage.logins import LIVE_LOGIN_STATES, LoginStates
+from storage.notices import NoticeSeen, Seen
+from storage.refusals import REFUSAL_TTL, Refusal, Refusals
+from storage.reminder_log import REMINDER_HISTORY, ReminderLog
+from storage.rotation import rotate_tokens
+from storage.sweeps import Sweeps
+from storage.tables import (
+    ACCOUNT,
+    CALENDAR_FEED,
+    CALLBACK_REF,
+    CHAT,
+    LOGIN_STATE,
+    NOTICE_SEEN,
+    REMINDER_LOG,
+    RENEWAL_REFUSAL,
+)
+
+# The read shapes and limits callers know the store by.
+__all__ = [
+    "BLOCKED_CHAT_RETENTION",
+    "CALLBACK_TTL",
+    "LIVE_LOGIN_STATES",
+    "MAX_CARDS",
+    "REFUSAL_TTL",
+    "REMINDER_HISTORY",
+    "Account",
+    "CallbackRef",
+    "CardKey",
+    "ChatSettings",
+    "Identity",
+    "Linked",
+    "Refusal",
+    "RemovedAccount",
+    "Seen",
+    "Store",
+    "new_callback_id",
+]
+
+log = logging.getLogger(__name__)
+
+Revoker = Callable[[str], Awaitable[bool]]
+# What `forget_chat` deletes besides the two tables holding tokens (which it revokes first).
+CHAT_ONLY_TABLES = (
+    LOGIN_STATE,
+    CALLBACK_REF,
+    REMINDER_LOG,
+    RENEWAL_REFUSAL,
+    CALENDAR_FEED,
+    NOTICE_SEEN,
+    CHAT,
+)
+
+
+@dataclass(frozen=True)
+class Linked:
+    """A completed login: a card `added` to the chat, an existing card `refreshed` (the same
+    `uniqueId`: its new token replaces the old, what is the card's own stays), or nothing
+    stored because the chat is `full` (`account` None; the new token was revoked)."""
+
+    outcome: Literal["added", "refreshed", "full"]
+    account: Account | None
+
+
+class Store:
+    """The bot's storage. Build with `Store.open`; all times in and out are aware UTC."""
+
+    def __init__(
+        self,
+        database: Database,
+        cipher: TokenCipher,
+        *,
+        clock: Callable[[], datetime] | None = None,
+        revoke: Revoker | None = None,
+    ) -> None:
+        self.database = database
+        # Every token the store drops without handing it to its caller (a replaced account, a
+        # replaced or expired pending link, a forgotten chat's link) goes here, so none is
+        # left valid at the access service; the runner sets the library client's `revoke`,
+        # which is best effort and never raises.
+        self.revoke_dropped = revoke
+        self._cipher = cipher
+        self._now = now = utc_clock(clock)
+
+        self.chats = chats = Chats(database, now)
+        self.accounts = accounts = Accounts(database, now, cipher)
+        self.links = PendingLinks(database, now, cipher)
+        self.logins = logins = LoginStates(database, now)
+        self.callbacks = callbacks = Callbacks(database, now)
+        self.reminder_log = reminder_log = ReminderLog(database, now)
+        self.sweeps = sweeps = Sweeps(database, now, accounts)
+        self.renewal_refusals = refusals = Refusals(database, now)
+        # Not delegated: its callers (/calendar, the feed, the sweep) say `store.calendar`.
+        self.calendar = CalendarFeeds(database, now, cipher)
+        # Not delegated either: the sweep says `store.notices`.
+        self.notices = NoticeSeen(database, now)
+
+        # The façade's API: each name is the repository's method of the same name.
+        self.chat = chats.chat
+        self.set_language = chats.set_language
+        self.set_active = chats.set_active
+        self.set_telegram_language = chats.set_telegram_language
+        self.set_fresh_login = chats.set_fresh_login
+        self.set_account_ended = chats.set_account_ended
+        self.set_connected = chats.set_connected
+        self.set_notices = chats.set_notices
+
+        self.account = accounts.account
+        self.cards = accounts.cards
+        self.set_label = accounts.set_label
+        self.set_agency = accounts.set_agency
+        self.set_pickup_branch = accounts.set_pickup_branch
+        self.delete_account = accounts.delete_account
+        self.accounts_expiring = accounts.accounts_expiring
+        self.expired_accounts = accounts.expired_accounts
+        self.mark_expiry_warned = accounts.mark_expiry_warned
+        self.count_accounts = accounts.count_accounts
+
+        self.create_login_state = logins.create_login_state
+        self.take_login_state = logins.take_login_state
+
+        self.put_callbacks = callbacks.put_callbacks
+        self.put_callbacks_many = callbacks.put_callbacks_many
+        self.callback = callbacks.callback
+        self.callbacks_many = callbacks.callbacks_many
+        self.callback_user = callbacks.callback_user
+        self.claim_callback = callbacks.claim_callback
+
+        self.claim_sweep_batch = sweeps.claim_sweep_batch
+        self.finish_sweeps = sweeps.finish_sweeps
+        self.set_next_checks = sweeps.set_next_checks
+        self.begin_reminders_many = reminder_log.begin_reminders_many
+        self.mark_sent = reminder_log.mark_sent
+
+        self.record_refusal = refusals.record_refusal
+        self.refusals = refusals.refusals
+        self.refusals_many = refusals.refusals_many
+        self.clear_refusal = refusals.clear_refusal
+
+    @classmethod
+    async def open(
+        cls,
+        database_url: str,
+        keys: list[bytes],
+        *,
+        clock: Callable[[], datetime] | None = None,
+    ) -> Store:
+        """Engine and cipher; the schema must already be migrated (`storage.migrate`)."""
+        cipher = TokenCipher(keys)
+        return cls(Database(database_url), cipher, clock=clock)
+
+    async def close(self) -> None:
+        await self.database.dispose()
+
+    async def ping(self) -> bool:
+        try:
+            await self.database.run(lambda conn: conn.execute(text("SELECT 1")))
+        except (SQLAlchemyError, OSError):
+            return False
+        return True
+
+    async def _revoke(self, dropped: Iterable[tuple[int, str]]) -> None:
+        """Open the dropped tokens and hand each to `revoke_dropped` once."""
+        for chat_id, sealed in dropped:
+            try:
+                token = self._cipher.decrypt(sealed, chat_id)
+            except TokenDecryptError as exc:
+                log.warning("dropped token of chat %s cannot be opened: %s", chat_id, exc)
+                continue
+            if self.revoke_dropped is None:
+                log.warning("a dropped token of chat %s is not revoked: no revoker set", chat_id)
+                continue
+            await self.revoke_dropped(token)
+
+    async def set_reminders(
+        self, chat_id: int, *, enabled: bool | None = None, days: Sequence[int] | None = None
+    ) -> ChatSettings:
+        """Change what is given; `days=()` goes back to the operator's REMINDER_DAYS.
+
+        New days also clear the polling plan of the chat's cards, made for the old thresholds,
+        so that the next sweep checks them again (one transaction).
+        """
+        values = reminder_values(enabled, days)
+        if not values:
+            return await self.chats.chat(chat_id)
+        upsert = self.chats.upsert(chat_id, values)
+        replan = (
+            []
+            if days is None
+            else [update(ACCOUNT).where(ACCOUNT.c.chat_id == chat_id).values(next_check=None)]
+        )
+
+        def work(conn: Connection) -> ChatSettings:
+            row = conn.execute(upsert).first()
+            execute_all(conn, replan)
+            return ChatSettings.of_row(chat_id, row)
+
+        return await self.database.run(work)
+
+    async def create_pending_link(
+        self,
+        chat_id: int,
+        token: str,
+        token_expires_at: datetime | None,
+        identity: Identity | Mapping[str, Any] | None = None,
+        ttl: timedelta = timedelta(minutes=10),
+    ) -> str:
+        """A one-time code that connects `token` to this chat only.
+
+        It replaces the chat's older codes, whose tokens are revoked (`revoke_dropped`).
+        """
+        code, dropped = await self.links.create(chat_id, token, token_expires_at, identity, ttl)
+        await self._revoke(dropped)
+        return code
+
+    async def complete_link(self, chat_id: int, code: str) -> Linked | None:
+        """Connect the pending token, only from the chat that asked (`Linked` says how).
+
+        A login with the `uniqueId` of a card already in the chat refreshes that card, whose
+        old token is revoked; any other adds a card, up to `MAX_CARDS` (beyond, the new token
+        is revoked and nothing is kept). A code from another chat matches nothing and stays
+        usable for the rightful chat. The chat has one pending link at a time, so two logins
+        cannot race for a card number.
+        """
+        now = self._now()
+        taken = PendingLinks.take(chat_id, code, now)
+        cards = select(ACCOUNT.c.card, ACCOUNT.c.unique_id, ACCOUNT.c.token).where(
+            ACCOUNT.c.chat_id == chat_id
+        )
+
+        def work(conn: Connection) -> tuple[str, Row[Any] | None, str | None] | None:
+            link = conn.execute(taken).first()
+            if link is None:
+                return None
+            rows = conn.execute(cards).all()
+            same = [row for row in rows if link.unique_id and row.unique_id == link.unique_id]
+            if same:
+                card, outcome, replaced = int(same[0].card), "refreshed", same[0].token
+            else:
+                free = sorted(set(range(1, MAX_CARDS + 1)) - {int(row.card) for row in rows})
+                if not free:
+                    return "full", None, link.token
+                card, outcome, replaced = free[0], "added", None
+            row = conn.execute(self.accounts.connect(chat_id, card, link, now)).one()
+            return outcome, row, replaced
+
+        done = await self.database.run(work)
+        if done is None:
+            return None
+        outcome, row, dropped = done
+        if dropped is not None and (row is None or dropped != row.token):
+            await self._revoke([(chat_id, dropped)])
+        if row is None:
+            return Linked("full", None)
+        return Linked("refreshed" if outcome == "refreshed" else "added", self.accounts.open(row))
+
+    async def remove_account(self, chat_id: int, card: int = 1) -> RemovedAccount | None:
+        """`/logout` of one card: the card, its refusals and what its notices saw, in one
+        transaction. With the chat's last card go its pending link and its calendar feed
+        too (whose entries would only go stale).
+
+        The card's token is returned to be revoked, or None in it when it can no longer be
+        decrypted (a key removed too early): the row goes all the same, and the caller says
+        so. The pending link's token is revoked here (`revoke_dropped`).
+        """
+        account = Accounts.take(chat_id, card)
+        links = PendingLinks.of_chat(chat_id)
+        left = select(ACCOUNT.c.card).where(ACCOUNT.c.chat_id == chat_id).limit(1)
+        feed = CalendarFeeds.of_chat(chat_id)
+        per_card = [
+            delete(table).where(table.c.chat_id == chat_id, table.c.card == card)
+            for table in (NOTICE_SEEN, RENEWAL_REFUSAL)
+        ]
+
+        def work(conn: Connection) -> tuple[Row[Any] | None, Dropped]:
+            row = conn.execute(account).first()
+            execute_all(conn, per_card)
+            if conn.execute(left).first() is not None:
+                return row, []
+            execute_all(conn, feed)
+            return row, dropped_tokens(conn, links)
+
+        row, dropped = await self.database.run(work)
+        await self._revoke(dropped)
+        if row is None:
+            return None
+        opened = self.accounts.open(row)
+        return RemovedAccount(
+            chat_id=chat_id,
+            token=None if opened is None else opened.token,
+            token_expires_at=row.token_expires_at,
+            card=card,
+            label=row.label,
+        )
+
+    async def forget_chat(self, chat_id: int) -> None:
+        """Everything about the chat: tokens, states, links, settings, buttons, reminders.
+
+        Tokens still stored (its cards, a pending link) are revoked (`revoke_dropped`).
+        """
+        tokens = (Accounts.take(chat_id, None), PendingLinks.of_chat(chat_id))
+        rest = [delete(table).where(table.c.chat_id == chat_id) for table in CHAT_ONLY_TABLES]
+
+        def work(conn: Connection) -> Dropped:
+            dropped = [token for statement in tokens for token in dropped_tokens(conn, statement)]
+            execute_all(conn, rest)
+            return dropped
+
+        await self._revoke(await self.database.run(work))
+
+    async def purge_expired(self) -> int:
+        """Delete what has outlived its table's retention: expired login states and pending
+        links (revoking their tokens), buttons older than `CALLBACK_TTL`, reminder history
+        older than `REMINDER_HISTORY` and the settings of chats that blocked the bot
+        `BLOCKED_CHAT_RETENTION` ago; how many rows."""
+        now = self._now()
+        links = PendingLinks.expired(now)
+        statements = (
+            LoginStates.expired(now),
+            Callbacks.expired(now),
+            ReminderLog.expired(now),
+            Chats.expired(now),
+        )
+
+        def work(conn: Connection) -> tuple[Dropped, int]:
+            dropped = dropped_tokens(conn, links)
+            return dropped, sum(execute_all(conn, statements))
+
+        dropped, removed = await self.database.run(work)
+        await self._revoke(dropped)
+        return removed + len(dropped)
+
+    async def rotate_keys(self) -> int:
+        """Re-encrypt every stored token under the newest key, in batches; how many were.
+        Calendar entries are re-sealed too (not counted: they are not tokens)."""
+        rotated = await rotate_tokens(self.database, self._cipher)
+        await self.calendar.rotate()
+        return rotated
