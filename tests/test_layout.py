@@ -63,22 +63,20 @@ def test_the_checked_layers_are_the_documented_ones_in_the_same_order() -> None:
 
 def _modules() -> list[tuple[str, str]]:
     """Every module and subpackage under the roots as (its package's path, its own name):
-    ("telegram/handlers/", "borrower"), ("telegram/", "handlers/"), ("", "cli.py")."""
+    ("bot/telegram/handlers/", "borrower"), ("bot/telegram/", "handlers/"), ("storage/", "store"),
+    ("bot/", "cli")."""
     found: list[tuple[str, str]] = []
     for root in PACKAGE_ROOTS:
         for path in sorted(root.rglob("*.py")):
-            parts = path.relative_to(root).parts
-            if path.name in ("__init__.py", "__main__.py") and len(parts) == 1:
+            parts = (root.name, *path.relative_to(root).parts)
+            if path.name in ("__init__.py", "__main__.py") and len(parts) == 2:
                 continue
             if any(part in WHOLE for part in parts[:-1]):
                 inner = parts.index(next(p for p in parts if p in WHOLE))
-                found.append(("/".join(parts[:inner]) + "/" if inner else "", parts[inner] + "/"))
+                found.append(("/".join(parts[:inner]) + "/", parts[inner] + "/"))
                 continue
             if path.name == "__init__.py":
-                parent = "/".join(parts[:-2]) + "/" if len(parts) > 2 else ""
-                found.append((parent, parts[-2] + "/"))
-            elif len(parts) == 1:
-                found.append(("", path.name))
+                found.append(("/".join(parts[:-2]) + "/", parts[-2] + "/"))
             else:
                 found.append(("/".join(parts[:-1]) + "/", path.stem))
     return sorted(set(found))
@@ -103,20 +101,20 @@ def _named_by_owner(markdown: str) -> dict[str, set[str]]:
 
 def test_architecture_names_every_module_of_every_layer() -> None:
     """A module counts as named when a line about its package (the line's first backticked
-    name, e.g. `telegram/handlers/`) names it in backticks, or anywhere by its dotted path."""
+    name, e.g. `bot/telegram/handlers/`) names it in backticks, or anywhere by its path."""
     markdown = (ROOT / "docs" / "architecture.md").read_text()
     by_owner = _named_by_owner(markdown)
     everywhere = set(_BACKTICKED.findall(markdown))
-    roots = {root.name for root in PACKAGE_ROOTS}
     missing = []
     for parent, name in _modules():
-        owners = {parent} | {f"{root}/{parent}" for root in roots}
-        dotted = (parent + name).strip("/").replace("/", ".").removesuffix(".py")
-        if not parent:
-            listed = name in everywhere
-        else:
-            listed = any(name in by_owner.get(owner, set()) for owner in owners)
-            listed = listed or dotted in everywhere or f"{dotted}/" in everywhere
+        path = parent + name
+        dotted = path.strip("/").replace("/", ".")
+        listed = (
+            name in by_owner.get(parent, set())
+            or path in everywhere
+            or f"{path}.py" in everywhere
+            or dotted in everywhere
+        )
         if not listed:
-            missing.append(parent + name)
+            missing.append(path)
     assert not missing, f"docs/architecture.md does not name: {missing}"
