@@ -4,6 +4,9 @@ login bringing another person, free text, English and Danish wording, names esca
 from __future__ import annotations
 
 from tests.fixtures.bot import BotHarness
+from tests.fixtures.patrons import JONAS, KAREN, LITTLE_PRINCE
+from tests.hardening.conftest import sweeper
+from tests.telegram.test_borrower import buttons, command
 
 CHAT = 7501
 
@@ -22,3 +25,41 @@ async def test_language_takes_its_argument(bot: BotHarness) -> None:
     labels = [button.text for row in picker.buttons for button in row]
     assert "English" in labels and "Dansk" in labels
     assert (await bot.store.chats.chat(CHAT)).language == "uk"
+
+
+def over_escaped(text: str) -> bool:
+    return "&amp;amp;" in text or "&amp;lt;" in text
+
+
+async def test_a_card_name_is_escaped_exactly_once(bot: BotHarness) -> None:
+    await bot.connect(CHAT, KAREN, language_code="en")
+    await bot.connect(CHAT, JONAS, language_code="en")
+    listed = await bot.send(CHAT, "/cards")
+    asked = await bot.tap(CHAT, listed, "✏️ Rename Karen")
+    assert asked is not None
+    renamed = await bot.send(CHAT, "Tom & Jerry")
+    assert renamed.text == "✅ Card 1 is now called Tom & Jerry."
+    assert renamed.html == "✅ Card 1 is now called <b>Tom &amp; Jerry</b>."
+    # /cards: the list and its buttons.
+    listed = await bot.send(CHAT, "/cards")
+    assert "Tom & Jerry" in listed.text and not over_escaped(listed.html)
+    assert "✏️ Rename Tom & Jerry" in buttons(listed)
+    assert "🚪 Log out Tom & Jerry" in buttons(listed)
+    # /loans heads each card's part with its name.
+    loans = await command(bot, CHAT, "/loans", until=lambda sent: len(sent) >= 1)
+    shown = "\n".join(message.html for message in loans)
+    assert "👤 <b>Tom &amp; Jerry</b>" in shown and not over_escaped(shown)
+    # /order: which card, then the confirmation headed by the card's name.
+    which = await bot.send(CHAT, f"/order {LITTLE_PRINCE}")
+    assert "👤 Tom & Jerry" in buttons(which)
+    ask = await bot.tap(CHAT, which, "👤 Tom & Jerry")
+    assert ask is not None and ask.text.startswith("👤 Tom & Jerry\n")
+    assert ask.html.startswith("👤 <b>Tom &amp; Jerry</b>\n")
+    # The family digest: the card's heading and its "renew all" button.
+    before = len(bot.telegram.sent(CHAT))
+    async with sweeper(bot) as sweep:
+        await sweep()
+    digest = await bot.next_message(CHAT, before)
+    assert "👤 <b>Tom &amp; Jerry</b>" in digest.html and not over_escaped(digest.html)
+    assert "Renew all: Tom & Jerry" in buttons(digest)
+    assert not any("&amp;" in label for label in buttons(digest))
