@@ -49,7 +49,7 @@ async def test_two_patrons_make_two_cards_and_a_login_again_refreshes_one(
 ) -> None:
     first = await log_in(bot, CHAT, KAREN)
     # One card: exactly as before there were several.
-    assert first.text == "✅ Connected to your library in København! Try /loans to see your loans."
+    assert first.text == "✅ Connected to your library in Copenhagen! Try /loans to see your loans."
     prompt = await bot.send(CHAT, "/login")
     assert "log in as the holder of the card you want to add (this chat has 1 of 6)" in prompt.text
     assert any(button.url for row in prompt.buttons for button in row)
@@ -255,7 +255,7 @@ async def test_a_card_without_a_name_is_called_by_its_number(bot: BotHarness) ->
     await log_in(bot, CHAT, KAREN)
     bot.sandbox.faults.fail_next["/v3/user"] = [500]
     added = await log_in(bot, CHAT, OLE)
-    assert added.text.startswith("✅ Card 2 is connected (København).")
+    assert added.text.startswith("✅ Card 2 is connected (Copenhagen).")
     assert await labels(bot, CHAT) == [(1, "Karen"), (2, None)]
     # Logging in again with it names it.
     again = await log_in(bot, CHAT, OLE)

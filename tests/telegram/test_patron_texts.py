@@ -63,3 +63,14 @@ async def test_a_card_name_is_escaped_exactly_once(bot: BotHarness) -> None:
     assert "👤 <b>Tom &amp; Jerry</b>" in digest.html and not over_escaped(digest.html)
     assert "Renew all: Tom & Jerry" in buttons(digest)
     assert not any("&amp;" in label for label in buttons(digest))
+
+
+async def test_english_reads_english_material_types_and_place_names(bot: BotHarness) -> None:
+    bot.add_chat(CHAT, language_code="en")
+    redirect = await bot.log_in_at_library(await bot.login_url(CHAT), KAREN)
+    page = await bot.follow(redirect)
+    code = page.text.split("?start=", 1)[1].split('"', 1)[0]
+    connected = await bot.send(CHAT, f"/start {code}")
+    assert "in Copenhagen!" in connected.text and "København" not in connected.text
+    [results] = await command(bot, CHAT, "/search karen blixen")
+    assert "Karen Blixen · 1937 · Book" in results.text and "· Bog" not in results.text

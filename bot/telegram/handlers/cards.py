@@ -138,6 +138,8 @@ MUNICIPALITIES: Mapping[str, str] = MappingProxyType(
         "860": "Hjørring",
     }
 )
+# Municipalities whose name other languages write their own way (English "Copenhagen").
+MUNICIPALITY_TEXTS: Mapping[str, str] = MappingProxyType({"101": "connect.municipality_101"})
 # How long a rename prompt waits for its answer when the answer is not a reply to it.
 RENAME_SECONDS = 600.0
 # A card's name: what /v3/user's first word or the patron gives, kept short for buttons.
@@ -156,6 +158,8 @@ async def library_name(
     municipality = account.municipality
     if municipality:
         code = municipality.strip().lstrip("0")
+        if code in MUNICIPALITY_TEXTS:
+            return t(lang, MUNICIPALITY_TEXTS[code])
         if code in MUNICIPALITIES:
             return MUNICIPALITIES[code]
         return t(lang, "connect.municipality", code=municipality)

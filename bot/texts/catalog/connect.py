@@ -51,6 +51,8 @@ MESSAGES: tuple[Message, ...] = (
         "✅ Connected to your library in {library}! Try /loans to see your loans.",
     ),
     _("connect.municipality", "municipality {code}"),
+    # TRANSLATORS: Københavns Kommune (municipality 101) by its name in your language.
+    _("connect.municipality_101", "Copenhagen"),
     _(
         "connect.code_invalid",
         "That code is not valid here. It has expired, was already used, or belongs to another "

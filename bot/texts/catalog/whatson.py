@@ -48,7 +48,7 @@ MESSAGES: tuple[Message, ...] = (
         "Shall I search the libraries' materials for it? Tap the button. Send /help to see what "
         "else I can do.",
     ),
-    _("whatson.freetext.button", "🔎 Search for »{query}«"),
+    _("whatson.freetext.button", "🔎 Search for “{query}”"),
     _(
         "whatson.freetext.too_long",
         "That is too long for a search (at most {limit} characters). Send /help to see what I "
