@@ -55,9 +55,9 @@ MATERIAL_TYPES: Final[Mapping[str, str]] = {
 
 __all__ = [
     "debt_total",
-    "material_type",
     "holds_summary",
     "loans_summary",
+    "material_type",
     "reason_text",
     "render_debt",
     "render_hold",
