@@ -3,6 +3,7 @@ login bringing another person, free text, English and Danish wording, names esca
 
 from __future__ import annotations
 
+from bot.texts import t
 from tests.fixtures.bot import BotHarness
 from tests.fixtures.patrons import JONAS, KAREN, LITTLE_PRINCE
 from tests.hardening.conftest import sweeper
@@ -74,3 +75,14 @@ async def test_english_reads_english_material_types_and_place_names(bot: BotHarn
     assert "in Copenhagen!" in connected.text and "København" not in connected.text
     [results] = await command(bot, CHAT, "/search karen blixen")
     assert "Karen Blixen · 1937 · Book" in results.text and "· Bog" not in results.text
+
+
+async def test_danish_reads_as_a_native_speaker_writes_it(bot: BotHarness) -> None:
+    await bot.connect(CHAT, KAREN)
+    notices = "\n".join(m.text for m in await command(bot, CHAT, "/reminders"))
+    assert "du bliver mindet om det hver dag fra afleveringsdagen" in notices
+    assert "husket" not in notices
+    [usage] = await command(bot, CHAT, "/away")
+    assert usage.text.startswith("Skriv, hvor mange dage du er væk")
+    owned = t("da", "borrower.order.owned", branch="Viby Bibliotek", title="Sult", pid="1")
+    assert "så det ikke kan bestilles gennem mig" in owned
