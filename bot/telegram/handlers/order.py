@@ -406,12 +406,14 @@ async def place_order(
             url = exc.url or svc.branches.catalogue(branch)
             if url and url.startswith(("https://", "http://")):
                 text = f"{text}\n{t(lang, 'borrower.order.catalogue', url=url)}"
+        if text is None and isinstance(exc, ServiceUnavailable):
+            # No readable answer: the order may have gone in. One message says what to check
+            # and when to order again (a "try again" beside it would contradict it).
+            text = t(lang, "borrower.order.maybe", title=title)
         if text is not None:
             await reply(update, context, text)
             return
         await answer_library_error(update, context, exc, card=account.card)
-        if isinstance(exc, ServiceUnavailable):
-            await send(context.bot, context.chat_id, t(lang, "borrower.order.maybe"))
         return
     log.info("order placed for chat %s", context.chat_id)
     await check_soon(
