@@ -202,7 +202,11 @@ async def test_logout_asks_which_card_then_all(bot: BotHarness) -> None:
 async def test_log_out_one_card_from_cards(bot: BotHarness) -> None:
     await two_cards(bot, CHAT)
     listed = await bot.send(CHAT, "/cards")
-    done = await bot.tap(CHAT, listed, "🚪 Log out Ole")
+    asked = await bot.tap(CHAT, listed, "🚪 Log out Ole")
+    assert asked is not None and asked.text.startswith("🚪 Log out of Ole's card here?")
+    assert buttons(asked) == ["🚪 Yes, log out", "No, keep it"]  # the confirming one first
+    assert await labels(bot, CHAT) == [(1, "Karen"), (2, "Ole")]  # nothing yet
+    done = await bot.tap(CHAT, asked, "🚪 Yes, log out")
     assert done is not None and done.text.startswith("👋 Ole's card is logged out here")
     assert await labels(bot, CHAT) == [(1, "Karen")]
     assert bot.sandbox.live_tokens(OLE) == [] and bot.sandbox.live_tokens(KAREN)

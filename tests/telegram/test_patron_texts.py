@@ -86,3 +86,25 @@ async def test_danish_reads_as_a_native_speaker_writes_it(bot: BotHarness) -> No
     assert usage.text.startswith("Skriv, hvor mange dage du er væk")
     owned = t("da", "borrower.order.owned", branch="Viby Bibliotek", title="Sult", pid="1")
     assert "så det ikke kan bestilles gennem mig" in owned
+
+
+async def test_log_out_in_cards_asks_first_and_says_plainly_what_happens(
+    bot: BotHarness,
+) -> None:
+    await bot.connect(CHAT, KAREN, language_code="en")
+    await bot.connect(CHAT, JONAS, language_code="en")
+    listed = await bot.send(CHAT, "/cards")
+    asked = await bot.tap(CHAT, listed, "🚪 Log out Jonas")
+    assert asked is not None and asked.text.startswith("🚪 Log out of Jonas's card here?")
+    assert buttons(asked) == ["🚪 Yes, log out", "No, keep it"]
+    assert len(await bot.store.cards.of_chat(CHAT)) == 2  # one tap logs nobody out
+    kept = await bot.tap(CHAT, asked, "No, keep it")
+    assert kept is not None and kept.text == "Nothing changed: Jonas's card is still logged in here."
+    assert len(await bot.store.cards.of_chat(CHAT)) == 2
+    asked = await bot.tap(CHAT, listed, "🚪 Log out Jonas")
+    assert asked is not None
+    done = await bot.tap(CHAT, asked, "🚪 Yes, log out")
+    assert done is not None and done.text.startswith("👋 Jonas's card is logged out here")
+    assert "the next /login here asks for a card number and PIN again" in done.text
+    assert " you " not in done.text.split("\n\n", 1)[1]  # the browser may be someone else's
+    assert [card.label for card in await bot.store.cards.of_chat(CHAT)] == ["Karen"]

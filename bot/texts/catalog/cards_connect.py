@@ -46,6 +46,14 @@ MESSAGES: tuple[Message, ...] = (
     _("cards.rename_bad", "A card's name is 1 to 32 characters of plain text."),
     _("cards.rename_taken", "Another card here is already called {name}."),
     _("cards.gone", "That card is no longer in this chat. Send /cards to see the cards here."),
+    _(
+        "cards.logout_ask",
+        "🚪 Log out of {card} here? I delete its login and ask the library to end it; its "
+        "loans and holds are no longer shown here until it logs in again with /login.",
+    ),
+    _("cards.logout_yes", "🚪 Yes, log out"),
+    _("cards.logout_no", "No, keep it"),
+    _("cards.logout_kept", "Nothing changed: {card} is still logged in here."),
     _("cards.logout_which", "Which card do you want to log out of?"),
     _("cards.logout_all", "🚪 All cards"),
     _("cards.logout_card", "🚪 {name}"),
