@@ -99,7 +99,8 @@ async def test_log_out_in_cards_asks_first_and_says_plainly_what_happens(
     assert buttons(asked) == ["🚪 Yes, log out", "No, keep it"]
     assert len(await bot.store.cards.of_chat(CHAT)) == 2  # one tap logs nobody out
     kept = await bot.tap(CHAT, asked, "No, keep it")
-    assert kept is not None and kept.text == "Nothing changed: Jonas's card is still logged in here."
+    assert kept is not None
+    assert kept.text == "Nothing changed: Jonas's card is still logged in here."
     assert len(await bot.store.cards.of_chat(CHAT)) == 2
     asked = await bot.tap(CHAT, listed, "🚪 Log out Jonas")
     assert asked is not None
