@@ -3,11 +3,15 @@ login bringing another person, free text, English and Danish wording, names esca
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 from bot.texts import t
 from tests.fixtures.bot import BotHarness
 from tests.fixtures.patrons import JONAS, KAREN, LITTLE_PRINCE
 from tests.hardening.conftest import sweeper
 from tests.telegram.test_borrower import buttons, command
+from tests.telegram.test_cards import log_in
+from tests.telegram.test_core import _run_expiry_job, _set_expiry
 
 CHAT = 7501
 
@@ -109,3 +113,26 @@ async def test_log_out_in_cards_asks_first_and_says_plainly_what_happens(
     assert "the next /login here asks for a card number and PIN again" in done.text
     assert " you " not in done.text.split("\n\n", 1)[1]  # the browser may be someone else's
     assert [card.label for card in await bot.store.cards.of_chat(CHAT)] == ["Karen"]
+
+
+async def test_a_login_again_that_brings_another_person_says_whose_card(bot: BotHarness) -> None:
+    await log_in(bot, CHAT, KAREN)
+    await _set_expiry(bot, CHAT, datetime.now(UTC) + timedelta(days=2, hours=1))
+    before = len(bot.telegram.sent(CHAT))
+    await _run_expiry_job(bot)
+    warning = await bot.next_message(CHAT, before)
+    assert warning.text.startswith("⏳ Your library login expires in 3 days")
+    # The browser remembered Jonas: the login meant for Karen's card brings his.
+    told = await log_in(bot, CHAT, JONAS)
+    assert told.text.startswith(
+        "👤 This login was Jonas's, so Jonas's card is connected here now. Karen's card is not "
+        "logged in again: its login stops working on "
+    )
+    assert "log out of the library login in that browser" in told.text
+    assert next(b.url for row in told.buttons for b in row if b.url).startswith(
+        f"{bot.info.public_url}/oauth/logout?"
+    )
+    assert [card.label for card in await bot.store.cards.of_chat(CHAT)] == ["Karen", "Jonas"]
+    # Karen's own login again is a refresh, as before.
+    again = await log_in(bot, CHAT, KAREN)
+    assert again.text == "🔄 Karen's card is logged in again."

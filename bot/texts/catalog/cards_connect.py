@@ -28,6 +28,14 @@ MESSAGES: tuple[Message, ...] = (
     _("cards.added", "✅ {card} is connected ({library})."),
     _("cards.added_plain", "✅ {card} is connected."),
     _("cards.refreshed", "🔄 {card} is logged in again."),
+    # TRANSLATORS: {card} and {waiting} are "Karen's card"; {name} is the holder's name.
+    _(
+        "cards.other_person",
+        "👤 This login was {name}'s, so {card} is connected here now. {waiting} is not logged "
+        "in again: its login stops working on {date}. The browser remembered {name}'s library "
+        "login; to log in with another card, log out of the library login in that browser with "
+        "the button, then send /login.",
+    ),
     _("cards.header", "<b>Cards in this chat</b> ({count} of {max})"),
     _("cards.line", "{number}. 👤 <b>{name}</b> ({library})"),
     _("cards.line_plain", "{number}. 👤 <b>{name}</b>"),
