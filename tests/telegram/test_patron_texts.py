@@ -12,6 +12,7 @@ from tests.hardening.conftest import sweeper
 from tests.telegram.test_borrower import buttons, command
 from tests.telegram.test_cards import log_in
 from tests.telegram.test_core import _run_expiry_job, _set_expiry
+from tests.telegram.test_private import BOB, GROUP, _answers, _group_with_karen
 
 CHAT = 7501
 
@@ -136,3 +137,49 @@ async def test_a_login_again_that_brings_another_person_says_whose_card(bot: Bot
     # Karen's own login again is a refresh, as before.
     again = await log_in(bot, CHAT, KAREN)
     assert again.text == "🔄 Karen's card is logged in again."
+
+
+async def test_free_text_leads_to_commands_and_never_talks_in_a_group(bot: BotHarness) -> None:
+    await bot.connect(CHAT, KAREN)
+    # Fixed phrases point to their command, in Danish, English and Ukrainian.
+    for typed, command_name in (
+        ("forny mine lån", "/renew"),
+        ("Forny mine lån!", "/renew"),
+        ("/lån", "/loans"),
+        ("renew my loans", "/renew"),
+        ("мої позики", "/loans"),
+    ):
+        answer = await bot.send(CHAT, typed)
+        assert answer.text == f"➡️ Til det skal du sende {command_name} (tryk på den).", typed
+        assert not answer.buttons
+    # Anything else is still offered as a search.
+    offer = await bot.send(CHAT, "forny mine lån af Karen Blixen")
+    assert buttons(offer) == ["🔎 Søg efter »forny mine lån af Karen Blixen«"]
+    # An unknown command suggests the nearest one.
+    near = await bot.send(CHAT, "/lons")
+    assert near.text.startswith("Den kommando kender jeg ikke. Mente du /loans?")
+    far = await bot.send(CHAT, "/xyzzy")
+    assert "Mente du" not in far.text and "/help" in far.text
+    # In a group, plain text gets no answer (a command still does).
+    await _group_with_karen(bot)
+    before = len(bot.telegram.sent(GROUP))
+    await bot.telegram.send_text(GROUP, "hej alle sammen, ses vi torsdag?", user_id=BOB)
+    await bot.telegram.send_text(GROUP, "/help", user_id=BOB)
+    [help_reply] = await _answers(bot, GROUP, before)
+    assert "/loans" in help_reply.text
+
+
+async def test_a_branch_typed_while_choosing_one_is_that_branch(bot: BotHarness) -> None:
+    await bot.connect(CHAT, KAREN, language_code="en")
+    ask = await bot.send(CHAT, f"/order {LITTLE_PRINCE}")
+    picker = await bot.tap(CHAT, ask, "📍 Change pick-up branch")
+    assert picker is not None and picker.text.startswith("📍 Where do you want to pick up")
+    names = [label.removeprefix("✓ ") for label in buttons(picker)]
+    wanted = next(name for name in names if not name.startswith("Københavns Hoved"))
+    # Typed, not tapped: the order goes on at that branch, and it is no search.
+    confirm = await bot.send(CHAT, wanted)
+    assert f"Pick-up at {wanted}." in confirm.text, confirm.text
+    assert "📥 Yes, order it" in buttons(confirm)
+    # Once chosen, the next text is free text again.
+    offer = await bot.send(CHAT, wanted)
+    assert buttons(offer) == [f"🔎 Search for “{wanted}”"]

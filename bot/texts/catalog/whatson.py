@@ -49,6 +49,7 @@ MESSAGES: tuple[Message, ...] = (
         "else I can do.",
     ),
     _("whatson.freetext.button", "🔎 Search for “{query}”"),
+    _("whatson.freetext.command", "➡️ For that, send /{command} (tap it)."),
     _(
         "whatson.freetext.too_long",
         "That is too long for a search (at most {limit} characters). Send /help to see what I "
