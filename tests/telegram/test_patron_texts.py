@@ -183,3 +183,11 @@ async def test_a_branch_typed_while_choosing_one_is_that_branch(bot: BotHarness)
     # Once chosen, the next text is free text again.
     offer = await bot.send(CHAT, wanted)
     assert buttons(offer) == [f"🔎 Search for “{wanted}”"]
+
+
+async def test_a_login_after_the_card_was_gone_names_whose_card_came(bot: BotHarness) -> None:
+    await log_in(bot, CHAT, KAREN)
+    await command(bot, CHAT, "/logout")
+    # Whoever the browser's library login was: the answer says whose card this is now.
+    told = await log_in(bot, CHAT, JONAS)
+    assert told.text == "✅ Jonas's card is connected (Copenhagen)."
