@@ -205,6 +205,16 @@ class LogoutCard:
 
 
 @dataclass(frozen=True)
+class LogoutAsk:
+    """/cards' "🚪 Log out": asks first (its "yes" is a `LogoutCard`), and the question's "no"
+    (`keep`)."""
+
+    ACTION: ClassVar[str] = "logoutask"
+    card: int
+    keep: bool | None = None
+
+
+@dataclass(frozen=True)
 class RenameCard:
     """/cards' "✏️ Rename": asks for the card's new name."""
 

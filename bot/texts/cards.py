@@ -3,16 +3,14 @@ own name for it), else its number."""
 
 from __future__ import annotations
 
-import html
-
 from bot.texts import t
 
 
 def card_name(label: str | None, card: int, lang: str) -> str:
-    """Plain text; escape it for Telegram HTML (`card_heading` does)."""
+    """Plain text: `t` escapes it where it goes into a text, `plain` keeps a button's as is."""
     return label.strip() if label and label.strip() else t(lang, "card.name", number=card)
 
 
 def card_heading(label: str | None, card: int, lang: str) -> str:
-    """A card's section heading in a message that shows several cards."""
-    return t(lang, "card.heading", name=html.escape(card_name(label, card, lang)))
+    """A card's section heading in a message that shows several cards (escaped once, by `t`)."""
+    return t(lang, "card.heading", name=card_name(label, card, lang))

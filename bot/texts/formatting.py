@@ -113,9 +113,16 @@ def utf16_len(text: str) -> int:
 
 def shorten(text: str, limit: int) -> str:
     """Plain text single-spaced and cut to `limit` characters with an ellipsis (button labels,
-    stored titles, quoted codes)."""
+    stored titles, quoted codes); the cut falls between words unless that would lose more than
+    half of what fits (one long word)."""
     text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + ELLIPSIS
+    if len(text) <= limit:
+        return text
+    head = text[: limit - 1]
+    space = head.rfind(" ")
+    if text[limit - 1] != " " and space >= limit // 2:
+        head = head[:space]
+    return head.rstrip() + ELLIPSIS
 
 
 def truncate_html(text: str, limit: int, *, ellipsis: str = ELLIPSIS) -> str:

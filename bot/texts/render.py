@@ -29,11 +29,35 @@ FIELD_LIMIT: Final = 200
 MARKS: Final[Mapping[str, str]] = {"overdue": "🔴 ", "due_today": "🟡 ", "due_soon": "🟡 "}
 READY_MARK: Final = "🟢 "
 SEP: Final = " · "
+# The platform's material types (Danish, compared case-insensitively) with a translation in
+# the `material.` catalogue; any other is shown as the platform gave it.
+MATERIAL_TYPES: Final[Mapping[str, str]] = {
+    "bog": "material.book",
+    "e-bog": "material.ebook",
+    "ebog": "material.ebook",
+    "billedbog": "material.picture_book",
+    "tegneserie": "material.comic",
+    "lydbog (net)": "material.audiobook_online",
+    "netlydbog": "material.audiobook_online",
+    "lydbog (cd)": "material.audiobook_cd",
+    "lydbog (cd-mp3)": "material.audiobook_mp3",
+    "film (dvd)": "material.film_dvd",
+    "film (blu-ray)": "material.film_bluray",
+    "film (net)": "material.film_online",
+    "musik (cd)": "material.music_cd",
+    "node": "material.sheet_music",
+    "noder": "material.sheet_music",
+    "tidsskrift": "material.periodical",
+    "artikel": "material.article",
+    "podcast": "material.podcast",
+    "brætspil": "material.board_game",
+}
 
 __all__ = [
     "debt_total",
     "holds_summary",
     "loans_summary",
+    "material_type",
     "reason_text",
     "render_debt",
     "render_hold",
@@ -183,9 +207,16 @@ def debt_total(items: Sequence[Debt]) -> tuple[str, str] | None:
     return f"{total:.{places}f}", currencies.pop()
 
 
+def material_type(value: str | None, lang: str) -> str:
+    """The platform's (Danish) material type in `lang`, plain text; unknown ones as given."""
+    key = MATERIAL_TYPES.get(" ".join((value or "").split()).casefold())
+    return t(lang, key) if key else value or ""
+
+
 def render_work(work: Work, lang: str) -> str:
     """Title, then creator, year and material type as far as they are known."""
-    details = _line(_text(work.creator), _text(work.date, 20), _text(work.type, 60))
+    kind = material_type(work.type, lang)
+    details = _line(_text(work.creator), _text(work.date, 20), _text(kind, 60))
     return f"{_title(work.title, lang)}\n{details}" if details else _title(work.title, lang)
 
 

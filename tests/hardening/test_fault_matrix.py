@@ -133,10 +133,10 @@ async def test_search_with_the_earlier_flow_token_host_failing(
 # --- /order and its confirming button: one order at most, whatever happens ---------------------
 
 ORDER_OUTCOME = {
-    "slow": ("common.unavailable", "borrower.order.maybe"),
+    "slow": ("borrower.order.maybe", "borrower.order.already"),  # the second tap: "already"
     "down": ("borrower.order.system_down",),
     "500": ("borrower.order.not_placed",),
-    "malformed": ("common.unavailable", "borrower.order.maybe"),
+    "malformed": ("borrower.order.maybe",),
     "token refused": ("common.reconnect",),
 }
 

@@ -49,7 +49,7 @@ async def test_two_patrons_make_two_cards_and_a_login_again_refreshes_one(
 ) -> None:
     first = await log_in(bot, CHAT, KAREN)
     # One card: exactly as before there were several.
-    assert first.text == "✅ Connected to your library in København! Try /loans to see your loans."
+    assert first.text == "✅ Connected to your library in Copenhagen! Try /loans to see your loans."
     prompt = await bot.send(CHAT, "/login")
     assert "log in as the holder of the card you want to add (this chat has 1 of 6)" in prompt.text
     assert any(button.url for row in prompt.buttons for button in row)
@@ -202,7 +202,11 @@ async def test_logout_asks_which_card_then_all(bot: BotHarness) -> None:
 async def test_log_out_one_card_from_cards(bot: BotHarness) -> None:
     await two_cards(bot, CHAT)
     listed = await bot.send(CHAT, "/cards")
-    done = await bot.tap(CHAT, listed, "🚪 Log out Ole")
+    asked = await bot.tap(CHAT, listed, "🚪 Log out Ole")
+    assert asked is not None and asked.text.startswith("🚪 Log out of Ole's card here?")
+    assert buttons(asked) == ["🚪 Yes, log out", "No, keep it"]  # the confirming one first
+    assert await labels(bot, CHAT) == [(1, "Karen"), (2, "Ole")]  # nothing yet
+    done = await bot.tap(CHAT, asked, "🚪 Yes, log out")
     assert done is not None and done.text.startswith("👋 Ole's card is logged out here")
     assert await labels(bot, CHAT) == [(1, "Karen")]
     assert bot.sandbox.live_tokens(OLE) == [] and bot.sandbox.live_tokens(KAREN)
@@ -255,7 +259,7 @@ async def test_a_card_without_a_name_is_called_by_its_number(bot: BotHarness) ->
     await log_in(bot, CHAT, KAREN)
     bot.sandbox.faults.fail_next["/v3/user"] = [500]
     added = await log_in(bot, CHAT, OLE)
-    assert added.text.startswith("✅ Card 2 is connected (København).")
+    assert added.text.startswith("✅ Card 2 is connected (Copenhagen).")
     assert await labels(bot, CHAT) == [(1, "Karen"), (2, None)]
     # Logging in again with it names it.
     again = await log_in(bot, CHAT, OLE)

@@ -158,9 +158,9 @@ async def test_free_text_offers_a_search_in_the_patrons_language(bot: BotHarness
     bot.add_chat(77, language_code="en")
     [offer] = await command(bot, 77, "karen   blixen")
     assert "/help" in offer.text
-    assert buttons(offer) == ["🔎 Search for »karen blixen«"]
+    assert buttons(offer) == ["🔎 Search for “karen blixen”"]
     assert bot.sandbox.calls["platform GET /v3/search"] == 0
-    results = await bot.tap(77, offer, "🔎 Search for »karen blixen«")
+    results = await bot.tap(77, offer, "🔎 Search for “karen blixen”")
     assert results is not None and "2 results for “karen blixen”" in results.text
     assert buttons(results)[0] == "📥 Order 1: Den afrikanske farm"
     bot.add_chat(78, language_code="da")

@@ -185,6 +185,10 @@ def test_shorten_plain_text() -> None:
     assert shorten("  a \n b  ", 10) == "a b"
     assert shorten("abcdefghij", 5) == "abcd…"
     assert shorten("abc defghij", 5) == "abc…"
+    # A button label is cut between words, not in the middle of one.
+    assert shorten("Babettes gæstebud og andre fortællinger", 21) == "Babettes gæstebud og…"
+    assert shorten("Babettes gæstebud og andre fortællinger", 19) == "Babettes gæstebud…"
+    assert shorten("Tolkien: Ringenes herre", 12) == "Tolkien:…"
 
 
 def test_paginate_keeps_entries_whole_within_count_and_size() -> None:

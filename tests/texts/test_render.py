@@ -224,6 +224,13 @@ def test_work() -> None:
     )
     assert render_work(Work(), "en") == "<b>(untitled)</b>"
     assert render_work(Work(title="T", type="Lydbog"), "da") == "<b>T</b>\nLydbog"
+    # The platform's Danish material types, translated; an unknown one as given.
+    assert render_work(work, "en").endswith("1901 · Book")
+    assert render_work(work, "uk").endswith("1901 · Книга")
+    assert render_work(Work(title="T", type="Film (dvd)"), "en") == "<b>T</b>\nFilm (DVD)"
+    assert render_work(Work(title="T", type="lydbog (NET)"), "en") == "<b>T</b>\nAudiobook (online)"
+    assert render_work(Work(title="T", type="Lydbog (net)"), "da") == "<b>T</b>\nLydbog (net)"
+    assert render_work(Work(title="T", type="Diorama"), "en") == "<b>T</b>\nDiorama"
 
 
 def test_day_first_dates_from_the_wire_are_read_sorted_and_show_their_year() -> None:

@@ -1,4 +1,4 @@
-"""/cards: the chat's library cards, each with "✏️ Rename" and "🚪 Log out".
+"""/cards: the chat's library cards, each with "✏️ Rename" and "🚪 Log out" (which asks first).
 
 Rename asks for the name with a ForceReply prompt that names the card by number; the answer is
 recognised by the prompt it replies to (`is_rename_reply`), so any process of the bot knows
@@ -23,7 +23,7 @@ from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler, Mess
 
 from bot.library.deadline import Deadline
 from bot.rules.isil import branch_key
-from bot.telegram.buttons import LogoutCard, Payload, RenameCard, decode
+from bot.telegram.buttons import LogoutAsk, Payload, RenameCard, decode
 from bot.telegram.cards import card_name, require_card
 from bot.telegram.context import Context
 from bot.telegram.keyboards import callback_buttons, resolve_callback
@@ -138,6 +138,8 @@ MUNICIPALITIES: Mapping[str, str] = MappingProxyType(
         "860": "Hjørring",
     }
 )
+# Municipalities whose name other languages write their own way (English "Copenhagen").
+MUNICIPALITY_TEXTS: Mapping[str, str] = MappingProxyType({"101": "connect.municipality_101"})
 # How long a rename prompt waits for its answer when the answer is not a reply to it.
 RENAME_SECONDS = 600.0
 # A card's name: what /v3/user's first word or the patron gives, kept short for buttons.
@@ -156,6 +158,8 @@ async def library_name(
     municipality = account.municipality
     if municipality:
         code = municipality.strip().lstrip("0")
+        if code in MUNICIPALITY_TEXTS:
+            return t(lang, MUNICIPALITY_TEXTS[code])
         if code in MUNICIPALITIES:
             return MUNICIPALITIES[code]
         return t(lang, "connect.municipality", code=municipality)
@@ -231,7 +235,8 @@ async def cards_command(update: Update, context: Context) -> None:
     for account in cards:
         name = card_name(account, lang)
         specs.append((plain(t(lang, "cards.rename_button", name=name)), RenameCard(account.card)))
-        specs.append((plain(t(lang, "cards.logout_button", name=name)), LogoutCard(account.card)))
+        # Asks first (`connect.logout_ask_tapped`): one tap beside "Rename" must not log out.
+        specs.append((plain(t(lang, "cards.logout_button", name=name)), LogoutAsk(account.card)))
     buttons = await callback_buttons(update, context, specs)
     rows: list[list[InlineKeyboardButton]] = [
         buttons[index : index + 2] for index in range(0, len(buttons), 2)

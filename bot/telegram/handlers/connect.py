@@ -10,19 +10,19 @@ from urllib.parse import urlencode
 from telegram import Update
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
-from bot.telegram.buttons import ForgetChoice, LogoutCard, Payload, decode
+from bot.telegram.buttons import ForgetChoice, LogoutAsk, LogoutCard, Payload, decode
 from bot.telegram.cards import card_name, send_login
 from bot.telegram.context import Context
 from bot.telegram.handlers.cards import owner
 from bot.telegram.keyboards import callback_buttons, one_per_row, resolve_callback
 from bot.telegram.menu import set_chat_menu
-from bot.telegram.replies import plain, reply, url_button
+from bot.telegram.replies import plain, reply, send, url_button
 from bot.texts import t
 from bot.texts.formatting import format_date
 from storage.store import MAX_CARDS
 
 if TYPE_CHECKING:
-    from storage.store import RemovedAccount
+    from storage.store import Account, RemovedAccount
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +38,7 @@ def handlers() -> list[BaseHandler[Any, Any, Any]]:
         CommandHandler("forget", forget),
         CallbackQueryHandler(forget_tapped, pattern=rf"^{ForgetChoice.ACTION}:"),
         CallbackQueryHandler(logout_tapped, pattern=rf"^{LogoutCard.ACTION}:"),
+        CallbackQueryHandler(logout_ask_tapped, pattern=rf"^{LogoutAsk.ACTION}:"),
     ]
 
 
@@ -105,13 +106,49 @@ async def logout_tapped(update: Update, context: Context) -> None:
     ref = await resolve_callback(update, context, claim=True)
     if ref is None:
         return
+    choice = decode(ref.payload, LogoutCard)
+    cards = await context.services.store.cards.of_chat(context.chat_id)
+    if choice is None or choice.card is not None:
+        cards = [account for account in cards if choice and account.card == choice.card]
+    await _log_out(update, context, cards)
+
+
+async def logout_ask_tapped(update: Update, context: Context) -> None:
+    """/cards' "🚪 Log out": the question in a message of its own (the list stays), its "yes"
+    first (a `LogoutCard`, single-use); or the question's "no"."""
+    lang = context.lang
+    ref = await resolve_callback(update, context)
+    if ref is None:
+        return
+    choice = decode(ref.payload, LogoutAsk)
+    account = None
+    if choice is not None:
+        account = await context.services.store.cards.get(context.chat_id, choice.card)
+    if choice is None or account is None:
+        await reply(update, context, t(lang, "cards.gone"))
+        return
+    card = owner(account, lang)
+    if choice.keep:
+        await reply(update, context, t(lang, "cards.logout_kept", card=card))
+        return
+    yes, no = await callback_buttons(
+        update,
+        context,
+        [
+            (t(lang, "cards.logout_yes"), LogoutCard(account.card)),
+            (t(lang, "cards.logout_no"), LogoutAsk(account.card, keep=True)),
+        ],
+    )
+    # The confirming button comes first (operator contract).
+    text = t(lang, "cards.logout_ask", card=card)
+    await send(context.bot, context.chat_id, text, buttons=[[yes, no]])
+
+
+async def _log_out(update: Update, context: Context, cards: list[Account]) -> None:
+    """Log out of `cards` (each once, whoever taps twice), and say what is left."""
     lang = context.lang
     svc = context.services
     chat_id = context.chat_id
-    choice = decode(ref.payload, LogoutCard)
-    cards = await svc.store.cards.of_chat(chat_id)
-    if choice is None or choice.card is not None:
-        cards = [account for account in cards if choice and account.card == choice.card]
     if not cards:
         await reply(update, context, t(lang, "cards.gone"))
         return

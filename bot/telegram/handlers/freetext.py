@@ -1,5 +1,7 @@
-"""Free text is a search: a plain message in a private chat offers "🔎 Search for »…«", and
-the words after a bare /search are searched at once.
+"""Free text is a search: a plain message in a private chat offers "🔎 Search for “…”", and
+the words after a bare /search are searched at once. A few fixed phrases ("forny mine lån",
+"/lån") point to their command instead, and a branch's name typed while the pick-up branch
+picker waits is that branch.
 
 Reached through `fallback` (the last handler), so any area that asks for typed input of its
 own sees the message first. Groups keep the fallback's hint: a search offer for every message
@@ -8,6 +10,10 @@ in a group would be noise.
 
 from __future__ import annotations
 
+import re
+import unicodedata
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 from telegram import Update
@@ -16,6 +22,7 @@ from telegram.ext import BaseHandler, CallbackQueryHandler
 
 from bot.telegram.buttons import SearchWords, decode
 from bot.telegram.context import Context
+from bot.telegram.handlers.order import typed_branch
 from bot.telegram.handlers.search import (
     MAX_QUERY,
     awaiting_words,
@@ -31,6 +38,56 @@ from storage.crypto import CODE_ALPHABET, CODE_LENGTH, normalize_code
 
 # Longest query shown in the button (the search itself uses all of it).
 BUTTON_QUERY = 40
+
+# Whole messages (folded: lower case, no punctuation or leading "/") that mean a command, in
+# Danish, English and Ukrainian. Kept small and exact, so a search is never taken for one.
+PHRASES: Mapping[str, str] = MappingProxyType(
+    {
+        **dict.fromkeys(
+            ("lån", "mine lån", "udlån", "loans", "my loans", "позики", "мої позики"), "loans"
+        ),
+        **dict.fromkeys(
+            (
+                "forny",
+                "forny lån",
+                "forny mine lån",
+                "forny alle",
+                "forny alt",
+                "renew",
+                "renew loans",
+                "renew my loans",
+                "renew all",
+                "продовжити",
+                "продовжити позики",
+                "продовжити мої позики",
+            ),
+            "renew",
+        ),
+        **dict.fromkeys(
+            (
+                "reserveringer",
+                "mine reserveringer",
+                "holds",
+                "my holds",
+                "бронювання",
+                "мої бронювання",
+            ),
+            "holds",
+        ),
+        **dict.fromkeys(
+            ("gebyrer", "mine gebyrer", "gæld", "fees", "my fees", "debt", "борг", "збори"),
+            "debt",
+        ),
+        **dict.fromkeys(("hjælp", "help", "допомога"), "help"),
+    }
+)
+_PUNCTUATION = re.compile(r"[^\w\s]")
+
+
+def phrase_command(text: str) -> str | None:
+    """The command a fixed phrase means ("forny mine lån" -> renew), else None."""
+    folded = unicodedata.normalize("NFC", text).casefold().strip().lstrip("/")
+    return PHRASES.get(" ".join(_PUNCTUATION.sub(" ", folded).split()))
 
 
 def looks_like_link_code(text: str) -> bool:
@@ -50,6 +107,12 @@ async def offer_search(update: Update, context: Context) -> bool:
     waited = awaiting_words(update, context)
     if waited or is_search_reply(update, context):
         await run_search(update, context, message.text)
+        return True
+    command = phrase_command(message.text)
+    if command is not None:
+        await reply(update, context, t(lang, "whatson.freetext.command", command=command))
+        return True
+    if await typed_branch(update, context, message.text):
         return True
     query = clean_query(message.text)
     if not query or looks_like_link_code(query):

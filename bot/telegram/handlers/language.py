@@ -27,6 +27,12 @@ def handlers() -> list[BaseHandler[Any, Any, Any]]:
 
 
 async def language(update: Update, context: Context) -> None:
+    """`/language <code>` sets that language at once (`auto`: Telegram's); without a code, or
+    with one the bot does not speak, the picker."""
+    code = (context.args or [""])[0].strip().lower() if context.args else ""
+    if code in LANGUAGES or code == AUTO:
+        await _choose(update, context, code if code in LANGUAGES else None)
+        return
     lang = context.lang
     chat_id = context.chat_id
     saved = (await context.services.store.chats.chat(chat_id)).language
@@ -43,7 +49,12 @@ async def language_tapped(update: Update, context: Context) -> None:
     if ref is None:
         return
     choice = decode(ref.payload, LanguageChoice)
-    saved = choice.lang if choice is not None and choice.lang in LANGUAGES else None
+    await _choose(update, context, choice.lang if choice is not None else None)
+
+
+async def _choose(update: Update, context: Context, choice: str | None) -> None:
+    """Save `choice` (None or anything unknown: Telegram's language) and say so in it."""
+    saved = choice if choice in LANGUAGES else None
     await context.services.store.chats.set_language(context.chat_id, saved)
     chat = update.effective_chat
     if chat is not None and chat.type == ChatType.PRIVATE:

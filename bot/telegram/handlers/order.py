@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -314,6 +315,9 @@ async def _picker(
         label = plain(t(lang, key, branch=name))
         specs.append((label, PickBranch(pid, branch_id, account.card)))
     buttons = one_per_row(await callback_buttons(update, context, specs))
+    # A name typed instead of a tap is the branch too (`typed_branch`).
+    if context.chat_data is not None:
+        context.chat_data[AWAITING_BRANCH] = (pid, account.number, time.monotonic())
     text = t(lang, "borrower.order.pick_branch", title=title or pid)
     if lead:
         text = f"{lead}\n\n{text}"
@@ -321,6 +325,41 @@ async def _picker(
         await reply(update, context, text, buttons=buttons)
     else:
         await send(context.bot, context.chat_id, text, buttons=buttons)
+
+
+async def typed_branch(update: Update, context: Context, text: str) -> bool:
+    """A branch's name typed while the picker waits: the order goes on at that branch (or the
+    picker narrows to the branches it fits). False when no picker waits or no branch fits, so
+    the text is what it would otherwise be (a search)."""
+    data = context.application.chat_data.get(context.chat_id)
+    waiting = data.get(AWAITING_BRANCH) if data else None
+    if data is None or not isinstance(waiting, tuple):
+        return False
+    pid, card, asked = waiting
+    if time.monotonic() - asked >= BRANCH_SECONDS:
+        data.pop(AWAITING_BRANCH, None)
+        return False
+    svc = context.services
+    account = await svc.store.cards.get(context.chat_id, card)
+    if account is None:
+        return False
+    deadline = Deadline()
+    try:
+        home = await _home_branch(context, account, deadline)
+    except LibraryError:
+        return False  # no branch can be told: the text stays free text
+    choices = await svc.branches.pickup_branches(svc.library, home, deadline) if home else None
+    found = match_branch(
+        text, [(branch_key(b.branch_id), b.branch_name or "") for b in choices or []]
+    )
+    if not found:
+        return False
+    data.pop(AWAITING_BRANCH, None)
+    if len(found) == 1:
+        await prepare_order(update, context, account, pid=pid, branch=found[0])
+    else:
+        await prepare_order(update, context, account, pid=pid, wanted=text)
+    return True
 
 
 async def _nothing() -> None:
@@ -406,12 +445,14 @@ async def place_order(
             url = exc.url or svc.branches.catalogue(branch)
             if url and url.startswith(("https://", "http://")):
                 text = f"{text}\n{t(lang, 'borrower.order.catalogue', url=url)}"
+        if text is None and isinstance(exc, ServiceUnavailable):
+            # No readable answer: the order may have gone in. One message says what to check
+            # and when to order again (a "try again" beside it would contradict it).
+            text = t(lang, "borrower.order.maybe", title=title)
         if text is not None:
             await reply(update, context, text)
             return
         await answer_library_error(update, context, exc, card=account.card)
-        if isinstance(exc, ServiceUnavailable):
-            await send(context.bot, context.chat_id, t(lang, "borrower.order.maybe"))
         return
     log.info("order placed for chat %s", context.chat_id)
     await check_soon(
@@ -488,6 +529,11 @@ def _refusal(
             return t(lang, "borrower.order.not_placed", title=title)
         return t(lang, "borrower.order.refused", title=title, code=shorten(code, ECHO_LIMIT))
     return None
+
+
+# A branch picker waiting for a typed name instead of a tap (`chat_data`): (pid, card, when).
+AWAITING_BRANCH = "order.awaiting_branch"
+BRANCH_SECONDS = 600.0
 
 
 def handlers() -> list[BaseHandler[Any, Any, Any]]:

@@ -5,12 +5,14 @@ from __future__ import annotations
 import logging
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlencode
 
 from telegram import Update
 from telegram.ext import BaseHandler, CommandHandler
 
 from bot.library.deadline import Deadline
 from bot.library.errors import LibraryError
+from bot.telegram.cards import card_name, expired
 from bot.telegram.context import Context
 from bot.telegram.handlers.cards import (
     card_library,
@@ -19,8 +21,9 @@ from bot.telegram.handlers.cards import (
     library_name,
     owner,
 )
-from bot.telegram.replies import reply
+from bot.telegram.replies import reply, url_button
 from bot.texts import t
+from bot.texts.formatting import format_date
 from storage.store import MAX_CARDS
 
 if TYPE_CHECKING:
@@ -79,12 +82,27 @@ async def _redeem(
     if linked.outcome == "full" or account is None:
         await reply(update, context, t(lang, "cards.full", max=MAX_CARDS))
         return
+    # Why the chat had no card (expired, refused, logged out): this login was to come back.
+    ended = (await store.chats.chat(chat_id)).account_ended
     await store.chats.set_connected(chat_id)
     if account.label is None or account.agency is None:  # a new card, or one from before
         account = await _details(context, account)
     cards = await store.cards.of_chat(chat_id)
     library = await library_name(context, account)
-    if len(cards) <= 1:  # one card: as before several cards
+    # Cards told to log in again: a new card instead means the browser's library login was
+    # someone else's (single sign-on), so the answer names both.
+    waiting = [
+        other
+        for other in cards
+        if other.number != account.number and other.expiry_warned and not expired(other)
+    ]
+    if linked.outcome == "added" and waiting:
+        await _someone_else(update, context, account, waiting)
+    elif len(cards) <= 1 and ended and account.label:
+        # A login again after the card was gone: say whose card came back.
+        key = "cards.added" if library else "cards.added_plain"
+        await reply(update, context, t(lang, key, card=owner(account, lang), library=library or ""))
+    elif len(cards) <= 1:  # one card: as before several cards
         key = "connect.connected_library" if library else "connect.connected"
         await reply(update, context, t(lang, key, library=library or ""))
     elif linked.outcome == "refreshed":
@@ -94,6 +112,36 @@ async def _redeem(
         key = "cards.added" if library else "cards.added_plain"
         text = t(lang, key, card=owner(account, lang), library=library or "")
         await reply(update, context, f"{text}\n\n{await card_lines(context, cards)}")
+
+
+async def _someone_else(
+    update: Update, context: Context, account: Account, waiting: list[Account]
+) -> None:
+    """A login meant to refresh a card came back as another person: whose card was connected,
+    which card still needs its login, and the way to log out of the browser's library login."""
+    lang = context.lang
+    svc = context.services
+    zone = svc.settings.timezone
+    lines = []
+    for other in waiting:
+        until = other.token_expires_at
+        date = format_date(until.astimezone(zone).date(), lang) if until else ""
+        lines.append(
+            t(
+                lang,
+                "cards.other_person",
+                card=owner(account, lang),
+                name=card_name(account, lang),
+                waiting=owner(other, lang),
+                date=date,
+            )
+        )
+    url = f"{svc.settings.PUBLIC_URL}/oauth/logout?{urlencode({'lang': lang})}"
+    button = url_button(t(lang, "connect.logout_button"), url)
+    text = "\n\n".join(lines)
+    if button is None:
+        text = f"{text}\n{url}"
+    await reply(update, context, text, buttons=button)
 
 
 async def _details(context: Context, account: Account) -> Account:

@@ -51,8 +51,8 @@ MESSAGES: tuple[Message, ...] = (
     ),
     _(
         "borrower.cancel.maybe",
-        "⚠️ The library did not answer, so the hold on <b>{title}</b> may or may not be "
-        "cancelled. Check /holds in a little while before trying again.",
+        "⚠️ The library did not answer, so I cannot tell whether the hold on <b>{title}</b> "
+        "was cancelled. Check /holds, and cancel it again only if the hold is still there.",
     ),
     # /debt
     _("borrower.debt.none", "💚 You owe the library nothing."),
@@ -219,8 +219,9 @@ MESSAGES: tuple[Message, ...] = (
     ),
     _(
         "borrower.order.maybe",
-        "The order may have gone through anyway. Check /holds in a little while before trying "
-        "again.",
+        "⚠️ The library did not answer, so I cannot tell whether <b>{title}</b> was ordered. "
+        "A new order can take a while to show up, so check /holds tomorrow, and order it "
+        "again only if it is not there.",
     ),
     # /renew
     _(
@@ -275,7 +276,8 @@ MESSAGES: tuple[Message, ...] = (
     ),
     _(
         "borrower.renew.no_answer",
-        "⚠️ <b>{title}</b>: no answer from the library – check /loans shortly",
+        "⚠️ <b>{title}</b>: no answer from the library, so it may or may not be renewed – check "
+        "/loans, and renew it again only if its due date has not moved",
     ),
     _("borrower.renew.already", "That loan has already been tried. See /loans."),
     _("borrower.renew.reason.unknown", "the library gave no reason"),

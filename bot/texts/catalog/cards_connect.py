@@ -28,6 +28,14 @@ MESSAGES: tuple[Message, ...] = (
     _("cards.added", "✅ {card} is connected ({library})."),
     _("cards.added_plain", "✅ {card} is connected."),
     _("cards.refreshed", "🔄 {card} is logged in again."),
+    # TRANSLATORS: {card} and {waiting} are "Karen's card"; {name} is the holder's name.
+    _(
+        "cards.other_person",
+        "👤 This login was {name}'s, so {card} is connected here now. {waiting} is not logged "
+        "in again: its login stops working on {date}. The browser remembered {name}'s library "
+        "login; to log in with another card, log out of the library login in that browser with "
+        "the button, then send /login.",
+    ),
     _("cards.header", "<b>Cards in this chat</b> ({count} of {max})"),
     _("cards.line", "{number}. 👤 <b>{name}</b> ({library})"),
     _("cards.line_plain", "{number}. 👤 <b>{name}</b>"),
@@ -46,6 +54,14 @@ MESSAGES: tuple[Message, ...] = (
     _("cards.rename_bad", "A card's name is 1 to 32 characters of plain text."),
     _("cards.rename_taken", "Another card here is already called {name}."),
     _("cards.gone", "That card is no longer in this chat. Send /cards to see the cards here."),
+    _(
+        "cards.logout_ask",
+        "🚪 Log out of {card} here? I delete its login and ask the library to end it; its "
+        "loans and holds are no longer shown here until it logs in again with /login.",
+    ),
+    _("cards.logout_yes", "🚪 Yes, log out"),
+    _("cards.logout_no", "No, keep it"),
+    _("cards.logout_kept", "Nothing changed: {card} is still logged in here."),
     _("cards.logout_which", "Which card do you want to log out of?"),
     _("cards.logout_all", "🚪 All cards"),
     _("cards.logout_card", "🚪 {name}"),

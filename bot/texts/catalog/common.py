@@ -49,6 +49,10 @@ MESSAGES: tuple[Message, ...] = (
     ),
     _("common.private_only_open", "Open a private chat"),
     _("common.unknown_command", "I don't know that command. Send /help to see what I can do."),
+    _(
+        "common.unknown_command_near",
+        "I don't know that command. Did you mean /{command}? Send /help to see what I can do.",
+    ),
     _("common.yes", "Yes"),
     _("common.no", "No"),
     _("common.cancel", "Cancel"),

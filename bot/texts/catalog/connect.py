@@ -51,6 +51,8 @@ MESSAGES: tuple[Message, ...] = (
         "✅ Connected to your library in {library}! Try /loans to see your loans.",
     ),
     _("connect.municipality", "municipality {code}"),
+    # TRANSLATORS: Københavns Kommune (municipality 101) by its name in your language.
+    _("connect.municipality_101", "Copenhagen"),
     _(
         "connect.code_invalid",
         "That code is not valid here. It has expired, was already used, or belongs to another "
@@ -62,15 +64,17 @@ MESSAGES: tuple[Message, ...] = (
     ),
     _(
         "connect.logout_sso",
-        "The library login still remembers you in the browser you logged in with, but the next "
-        "/login here asks for your card number and PIN again. Tap the button to also log out of "
-        "the library login in that browser (important on a shared device).",
+        "The browser used for that login may still be logged in at the library login. This "
+        "chat does not use that: the next /login here asks for a card number and PIN again. "
+        "If that browser is on a shared device, open the button there to log out of the "
+        "library login too.",
     ),
     _(
         "connect.logout_sso_link",
-        "The library login still remembers you in the browser you logged in with, but the next "
-        "/login here asks for your card number and PIN again. Open this link to also log out of "
-        "the library login in that browser (important on a shared device):\n"
+        "The browser used for that login may still be logged in at the library login. This "
+        "chat does not use that: the next /login here asks for a card number and PIN again. "
+        "If that browser is on a shared device, open this link there to log out of the "
+        "library login too:\n"
         "{url}",
     ),
     _("connect.logout_button", "🚪 Log out of the library login"),

@@ -48,7 +48,8 @@ MESSAGES: tuple[Message, ...] = (
         "Shall I search the libraries' materials for it? Tap the button. Send /help to see what "
         "else I can do.",
     ),
-    _("whatson.freetext.button", "🔎 Search for »{query}«"),
+    _("whatson.freetext.button", "🔎 Search for “{query}”"),
+    _("whatson.freetext.command", "➡️ For that, send /{command} (tap it)."),
     _(
         "whatson.freetext.too_long",
         "That is too long for a search (at most {limit} characters). Send /help to see what I "
