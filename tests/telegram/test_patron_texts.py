@@ -7,11 +7,10 @@ from datetime import UTC, datetime, timedelta
 
 from bot.texts import t
 from tests.fixtures.bot import BotHarness
+from tests.fixtures.chat import buttons, command
+from tests.fixtures.jobs import run_expiry_job, set_expiry, sweeper
 from tests.fixtures.patrons import JONAS, KAREN, LITTLE_PRINCE
-from tests.hardening.conftest import sweeper
-from tests.telegram.test_borrower import buttons, command
 from tests.telegram.test_cards import log_in
-from tests.telegram.test_core import _run_expiry_job, _set_expiry
 from tests.telegram.test_private import BOB, GROUP, _answers, _group_with_karen
 
 CHAT = 7501
@@ -118,9 +117,9 @@ async def test_log_out_in_cards_asks_first_and_says_plainly_what_happens(
 
 async def test_a_login_again_that_brings_another_person_says_whose_card(bot: BotHarness) -> None:
     await log_in(bot, CHAT, KAREN)
-    await _set_expiry(bot, CHAT, datetime.now(UTC) + timedelta(days=2, hours=1))
+    await set_expiry(bot, CHAT, datetime.now(UTC) + timedelta(days=2, hours=1))
     before = len(bot.telegram.sent(CHAT))
-    await _run_expiry_job(bot)
+    await run_expiry_job(bot)
     warning = await bot.next_message(CHAT, before)
     assert warning.text.startswith("⏳ Your library login expires in 3 days")
     # The browser remembered Jonas: the login meant for Karen's card brings his.
