@@ -14,6 +14,7 @@ from datetime import date, datetime
 from typing import Any
 
 from sqlalchemy import Row, and_, bindparam, delete, false, func, select, update
+from sqlalchemy.engine import Connection
 from sqlalchemy.sql.expression import Executable
 
 from storage.crypto import TokenCipher, TokenDecryptError, envelope_key_id
@@ -142,8 +143,11 @@ class Cards(Repository):
 
     async def of_chat(self, chat_id: int) -> list[Card]:
         """Every card of the chat, by number; a card whose token does not open is left out."""
-        values = {"chat_id": chat_id}
-        rows = await self._run(lambda conn: conn.execute(_CARDS, values).all())
+        return await self._run(lambda conn: self.read(conn, chat_id))
+
+    def read(self, conn: Connection, chat_id: int) -> list[Card]:
+        """`of_chat`, inside a transaction (`Store.read_chat` runs it with other reads)."""
+        rows = conn.execute(_CARDS, {"chat_id": chat_id}).all()
         return [card for row in rows if (card := self.open(row)) is not None]
 
     @staticmethod
