@@ -138,12 +138,12 @@ class Cards(Repository):
 
     async def get(self, chat_id: int, number: int = 1) -> Card | None:
         statement = select(ACCOUNT).where(of_card(chat_id, number))
-        row = await self._run(lambda conn: conn.execute(statement).first())
+        row = await self._read(lambda conn: conn.execute(statement).first())
         return None if row is None else self.open(row)
 
     async def of_chat(self, chat_id: int) -> list[Card]:
         """Every card of the chat, by number; a card whose token does not open is left out."""
-        return await self._run(lambda conn: self.read(conn, chat_id))
+        return await self._read(lambda conn: self.read(conn, chat_id))
 
     def read(self, conn: Connection, chat_id: int) -> list[Card]:
         """`of_chat`, inside a transaction (`Store.read_chat` runs it with other reads)."""

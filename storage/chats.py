@@ -137,7 +137,7 @@ _FEED_EXISTS = select(_HAS_FEED)
 class Chats(Repository):
     async def chat(self, chat_id: int) -> ChatSettings:
         """The chat's settings, and whether it has a calendar feed (in the same read)."""
-        return await self._run(lambda conn: self.read(conn, chat_id))
+        return await self._read(lambda conn: self.read(conn, chat_id))
 
     @staticmethod
     def read(conn: Connection, chat_id: int) -> ChatSettings:

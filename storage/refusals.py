@@ -58,7 +58,7 @@ class Refusals(Repository):
 
     async def refusals(self, chat_id: int, card: int = 1) -> dict[str, Refusal]:
         """Loan id -> the refusal still remembered (younger than `REFUSAL_TTL`)."""
-        return (await self._run(lambda conn: self.of_chat(conn, chat_id))).get(card, {})
+        return (await self._read(lambda conn: self.of_chat(conn, chat_id))).get(card, {})
 
     async def refusals_many(self, cards: Sequence[CardKey]) -> dict[CardKey, dict[str, Refusal]]:
         """`refusals` for several cards in one query per chunk of chats (the sweep's groups)."""
@@ -76,7 +76,7 @@ class Refusals(Repository):
                     if key in wanted:
                         found.setdefault(key, {})[row.loan_id] = _refusal(row)
 
-        await self._run(work)
+        await self._read(work)
         return found
 
     def of_chat(self, conn: Connection, chat_id: int) -> dict[int, dict[str, Refusal]]:

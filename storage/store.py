@@ -187,7 +187,7 @@ class Store:
                 read_refusals(conn, chat_id) if refusals else None,
             )
 
-        return await self.database.run(work)
+        return await self.database.read(work)
 
     async def ping(self) -> bool:
         try:
