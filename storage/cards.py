@@ -14,6 +14,7 @@ from datetime import date, datetime
 from typing import Any
 
 from sqlalchemy import Row, and_, bindparam, delete, false, func, select, update
+from sqlalchemy.engine import Connection
 from sqlalchemy.sql.expression import Executable
 
 from storage.crypto import TokenCipher, TokenDecryptError, envelope_key_id
@@ -137,13 +138,16 @@ class Cards(Repository):
 
     async def get(self, chat_id: int, number: int = 1) -> Card | None:
         statement = select(ACCOUNT).where(of_card(chat_id, number))
-        row = await self._run(lambda conn: conn.execute(statement).first())
+        row = await self._read(lambda conn: conn.execute(statement).first())
         return None if row is None else self.open(row)
 
     async def of_chat(self, chat_id: int) -> list[Card]:
         """Every card of the chat, by number; a card whose token does not open is left out."""
-        values = {"chat_id": chat_id}
-        rows = await self._run(lambda conn: conn.execute(_CARDS, values).all())
+        return await self._read(lambda conn: self.read(conn, chat_id))
+
+    def read(self, conn: Connection, chat_id: int) -> list[Card]:
+        """`of_chat`, inside a transaction (`Store.read_chat` runs it with other reads)."""
+        rows = conn.execute(_CARDS, {"chat_id": chat_id}).all()
         return [card for row in rows if (card := self.open(row)) is not None]
 
     @staticmethod

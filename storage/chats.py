@@ -137,16 +137,17 @@ _FEED_EXISTS = select(_HAS_FEED)
 class Chats(Repository):
     async def chat(self, chat_id: int) -> ChatSettings:
         """The chat's settings, and whether it has a calendar feed (in the same read)."""
+        return await self._read(lambda conn: self.read(conn, chat_id))
+
+    @staticmethod
+    def read(conn: Connection, chat_id: int) -> ChatSettings:
+        """`chat`, inside a transaction (`Store.read_chat` runs it with other reads)."""
         values = {"chat_id": chat_id}
-
-        def work(conn: Connection) -> ChatSettings:
-            row = conn.execute(_CHAT_READ, values).first()
-            if row is None:  # no settings saved: defaults, and whether a feed exists all the same
-                feed = bool(conn.execute(_FEED_EXISTS, values).scalar())
-                return ChatSettings(chat_id, has_calendar=feed)
-            return ChatSettings.of_row(chat_id, row)
-
-        return await self._run(work)
+        row = conn.execute(_CHAT_READ, values).first()
+        if row is None:  # no settings saved: defaults, and whether a feed exists all the same
+            feed = bool(conn.execute(_FEED_EXISTS, values).scalar())
+            return ChatSettings(chat_id, has_calendar=feed)
+        return ChatSettings.of_row(chat_id, row)
 
     def upsert(self, chat_id: int, values: dict[str, Any]) -> Executable:
         """Set `values`, making the row if the chat has none; returns the whole row."""

@@ -42,16 +42,18 @@ _DROP_KIND = delete(NOTICE_SEEN).where(
 _OF_CARD = (ACCOUNT.c.chat_id == bindparam("chat")) & (ACCOUNT.c.card == bindparam("card_"))
 _MARK_KNOWN = update(ACCOUNT).where(_OF_CARD).values(fees_known=True)
 _SET_CHECK = update(ACCOUNT).where(_OF_CARD).values(order_check=bindparam("day"))
+# Built once: the sweep reads a card's entries per card.
+_SEEN = select(NOTICE_SEEN.c.item, NOTICE_SEEN.c.value).where(
+    NOTICE_SEEN.c.chat_id == bindparam("chat"), NOTICE_SEEN.c.card == bindparam("card_")
+)
 
 
 class NoticeSeen(Repository):
     async def seen(self, chat_id: int, card: int = 1) -> dict[str, str | None]:
         """The card's entries: item -> value."""
-        statement = select(NOTICE_SEEN.c.item, NOTICE_SEEN.c.value).where(
-            NOTICE_SEEN.c.chat_id == chat_id, NOTICE_SEEN.c.card == card
-        )
+        values = {"chat": chat_id, "card_": card}
         return await self._run(
-            lambda conn: {row.item: row.value for row in conn.execute(statement)}
+            lambda conn: {row.item: row.value for row in conn.execute(_SEEN, values)}
         )
 
     async def watch_order(

@@ -7,8 +7,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
-from sqlalchemy import delete, select
+from sqlalchemy import Row, bindparam, delete, select
 from sqlalchemy.engine import Connection
 
 from storage.cards import CardKey
@@ -18,6 +19,18 @@ from storage.tables import RENEWAL_REFUSAL
 # How long a refused renewal is remembered (while the due date stays the same): after that
 # the bot offers the loan again, as a reservation may have been cancelled meanwhile.
 REFUSAL_TTL = timedelta(days=7)
+
+
+# Built once (a statement costs more to build than to run); the chats' IN list expands at
+# execution.
+_OF_CHATS = select(RENEWAL_REFUSAL).where(
+    RENEWAL_REFUSAL.c.chat_id.in_(bindparam("chats", expanding=True)),
+    RENEWAL_REFUSAL.c.refused_at > bindparam("since"),
+)
+_OF_CHAT = select(RENEWAL_REFUSAL).where(
+    RENEWAL_REFUSAL.c.chat_id == bindparam("chat_id"),
+    RENEWAL_REFUSAL.c.refused_at > bindparam("since"),
+)
 
 
 @dataclass(frozen=True)
@@ -45,7 +58,7 @@ class Refusals(Repository):
 
     async def refusals(self, chat_id: int, card: int = 1) -> dict[str, Refusal]:
         """Loan id -> the refusal still remembered (younger than `REFUSAL_TTL`)."""
-        return (await self.refusals_many([(chat_id, card)])).get((chat_id, card), {})
+        return (await self._read(lambda conn: self.of_chat(conn, chat_id))).get(card, {})
 
     async def refusals_many(self, cards: Sequence[CardKey]) -> dict[CardKey, dict[str, Refusal]]:
         """`refusals` for several cards in one query per chunk of chats (the sweep's groups)."""
@@ -58,20 +71,20 @@ class Refusals(Repository):
 
         def work(conn: Connection) -> None:
             for chunk in chunks(chats):
-                rows = conn.execute(
-                    select(RENEWAL_REFUSAL).where(
-                        RENEWAL_REFUSAL.c.chat_id.in_(chunk),
-                        RENEWAL_REFUSAL.c.refused_at > since,
-                    )
-                )
-                for row in rows:
+                for row in conn.execute(_OF_CHATS, {"chats": list(chunk), "since": since}):
                     key = (int(row.chat_id), int(row.card))
                     if key in wanted:
-                        found.setdefault(key, {})[row.loan_id] = Refusal(
-                            row.loan_id, row.due, row.reason, row.refused_at
-                        )
+                        found.setdefault(key, {})[row.loan_id] = _refusal(row)
 
-        await self._run(work)
+        await self._read(work)
+        return found
+
+    def of_chat(self, conn: Connection, chat_id: int) -> dict[int, dict[str, Refusal]]:
+        """Inside a transaction: card number -> loan id -> the refusals still remembered."""
+        found: dict[int, dict[str, Refusal]] = {}
+        values = {"chat_id": chat_id, "since": self._now() - REFUSAL_TTL}
+        for row in conn.execute(_OF_CHAT, values):
+            found.setdefault(int(row.card), {})[row.loan_id] = _refusal(row)
         return found
 
     async def clear_refusal(self, chat_id: int, loan_id: str, card: int = 1) -> None:
@@ -81,3 +94,7 @@ class Refusals(Repository):
             RENEWAL_REFUSAL.c.loan_id == loan_id,
         )
         await self._run(lambda conn: conn.execute(statement))
+
+
+def _refusal(row: Row[Any]) -> Refusal:
+    return Refusal(row.loan_id, row.due, row.reason, row.refused_at)

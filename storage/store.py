@@ -73,6 +73,7 @@ __all__ = [
     "CallbackRef",
     "Card",
     "CardKey",
+    "ChatRead",
     "ChatSettings",
     "Identity",
     "Linked",
@@ -112,6 +113,17 @@ class Linked:
     def account(self) -> Card | None:
         """The card, by its old name (callers move to `card`)."""
         return self.card
+
+
+@dataclass(frozen=True)
+class ChatRead:
+    """What a command reads of its chat, in one transaction (`Store.read_chat`): its settings,
+    and when asked, its cards (by number) and their refused renewals (card number -> loan id
+    -> refusal); None when not asked."""
+
+    settings: ChatSettings
+    cards: list[Card] | None = None
+    refusals: dict[int, dict[str, Refusal]] | None = None
 
 
 class Store:
@@ -159,6 +171,23 @@ class Store:
 
     async def close(self) -> None:
         await self.database.dispose()
+
+    async def read_chat(
+        self, chat_id: int, *, cards: bool = False, refusals: bool = False
+    ) -> ChatRead:
+        """The chat's settings, and its cards and refusals when asked, in one transaction: one
+        hand-off to the database for what a command reads (each costs a wake-up or two)."""
+        read_cards = self.cards.read
+        read_refusals = self.renewal_refusals.of_chat
+
+        def work(conn: Connection) -> ChatRead:
+            return ChatRead(
+                Chats.read(conn, chat_id),
+                read_cards(conn, chat_id) if cards else None,
+                read_refusals(conn, chat_id) if refusals else None,
+            )
+
+        return await self.database.read(work)
 
     async def ping(self) -> bool:
         try:

@@ -151,7 +151,9 @@ async def require_card(
 async def require_cards(context: Context) -> list[Account] | None:
     """Every usable card of the chat, by number; None after telling the patron how to connect
     one. Expired cards are forgotten on the way (quietly while another card is usable)."""
-    cards = await context.services.store.cards.of_chat(context.chat_id)
+    cards = context.take_cards()
+    if cards is None:
+        cards = await context.services.store.cards.of_chat(context.chat_id)
     live = [account for account in cards if not expired(account)]
     if not live:
         first = await require_card(context, known=cards)

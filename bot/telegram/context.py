@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from telegram import CallbackQuery, Update
     from telegram.ext import Application
 
-    from storage.store import ChatSettings
+    from storage.store import Card, ChatRead, ChatSettings, Refusal
 
 
 class BotContext(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], dict[Any, Any]]):
@@ -32,6 +32,8 @@ class BotContext(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], d
     ) -> None:
         super().__init__(application, chat_id, user_id)
         self.chat: ChatSettings | None = None
+        self._cards: list[Card] | None = None
+        self._refusals: dict[int, dict[str, Refusal]] | None = None
         self._lang: str | None = None
         # The tapped button of a callback update (`read_chat`), so what answers it needs no
         # update.
@@ -59,11 +61,30 @@ class BotContext(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], d
             raise RuntimeError("the chat's language was not read for this update")
         return self._lang
 
-    async def read_chat(self, update: Update) -> str:
-        """Read the chat's settings and language for `update` (again after changing them)."""
+    async def read_chat(
+        self, update: Update, *, cards: bool = False, refusals: bool = False
+    ) -> str:
+        """Read the chat's settings and language for `update` (again after changing them); with
+        `cards` (and `refusals`) the chat's cards (and their refused renewals) in the same
+        transaction, for the handler to take once (`take_cards`, `take_refusals`)."""
         self.query = update.callback_query
-        self.chat, self._lang = await chat_and_lang(update, self)
+        read, self._lang = await chat_and_lang(update, self, cards=cards, refusals=refusals)
+        self.chat = None if read is None else read.settings
+        self._cards = None if read is None else read.cards
+        self._refusals = None if read is None else read.refusals
         return self._lang
+
+    def take_cards(self) -> list[Card] | None:
+        """The chat's cards as `read_chat` read them with the settings, once (None: not read,
+        or taken already): whatever the handler changes next is read afresh."""
+        cards, self._cards = self._cards, None
+        return cards
+
+    def take_refusals(self) -> dict[int, dict[str, Refusal]] | None:
+        """The cards' refused renewals (card number -> loan id -> refusal) as `read_chat` read
+        them, once (None: not read, or taken already)."""
+        refusals, self._refusals = self._refusals, None
+        return refusals
 
 
 Context = BotContext
@@ -76,8 +97,11 @@ async def lang_of(update: Update, context: Context) -> str:
     return context._lang or await context.read_chat(update)
 
 
-async def chat_and_lang(update: Update, context: Context) -> tuple[ChatSettings | None, str]:
-    """The chat's settings (one read, for handlers that need both) and its language.
+async def chat_and_lang(
+    update: Update, context: Context, *, cards: bool = False, refusals: bool = False
+) -> tuple[ChatRead | None, str]:
+    """The chat's settings (one read, for handlers that need both; with `cards` and `refusals`
+    those too, in the same transaction) and its language.
 
     Telegram's `language_code` is remembered whenever it changes, so the messages nobody asked
     for (reminders, expiry notices) and the login pages speak the patron's language too.
@@ -88,12 +112,13 @@ async def chat_and_lang(update: Update, context: Context) -> tuple[ChatSettings 
     if chat is None:
         return None, pick_language(None, code)
     store = services(context).store
-    settings = await store.chats.chat(chat.id)
+    read = await store.read_chat(chat.id, cards=cards, refusals=refusals)
+    settings = read.settings
     # Only a private chat's: in a group the sender's language is not the chat's, and a group
     # gets no row of its own (nothing is kept for groups).
     if code and chat.type == "private" and code[:16] != settings.telegram_language:
         await store.chats.set_telegram_language(chat.id, code)
-    return settings, pick_language(settings.language, code or settings.telegram_language)
+    return read, pick_language(settings.language, code or settings.telegram_language)
 
 
 async def chat_settings(context: Context) -> ChatSettings:

@@ -20,6 +20,10 @@ log = logging.getLogger(__name__)
 # `/start` only without a code; every other command and button is for private chats.
 GROUP_COMMANDS = frozenset({"start", "help", "language"})
 GROUP_BUTTONS = frozenset({LanguageChoice.ACTION})
+# The commands that start by reading the chat's cards (`cards.require_cards`), and of them those
+# that show refused renewals: the guard reads these with the chat's settings, in one transaction.
+CARD_COMMANDS = frozenset({"loans", "holds", "debt", "renew", "away"})
+REFUSAL_COMMANDS = frozenset({"loans"})
 
 
 def private_chat_guard() -> BaseHandler[Update, Any, None]:
@@ -36,9 +40,16 @@ def private_chat_guard() -> BaseHandler[Update, Any, None]:
 async def _guard(update: Update, context: Context) -> None:
     if update.edited_message or update.edited_channel_post or update.edited_business_message:
         raise ApplicationHandlerStop
-    # Once per update, for every handler after this one (`context.chat`, `context.lang`).
-    lang = await context.read_chat(update)
     chat = update.effective_chat
+    command = _command(update, context)
+    # Once per update, for every handler after this one (`context.chat`, `context.lang`); a
+    # list command's cards and refusals come in the same transaction (`Context.take_cards`).
+    listing = (
+        command[0] if command and command[1] and chat and chat.type == ChatType.PRIVATE else None
+    )
+    lang = await context.read_chat(
+        update, cards=listing in CARD_COMMANDS, refusals=listing in REFUSAL_COMMANDS
+    )
     if chat is None or chat.type == ChatType.PRIVATE:
         return
     query = update.callback_query
@@ -49,7 +60,6 @@ async def _guard(update: Update, context: Context) -> None:
             update, t(lang, "common.private_only_button", link=private_chat_link(context))
         )
         raise ApplicationHandlerStop
-    command = _command(update, context)
     if command is None:
         return  # not a command: the fallback's hint
     name, addressed, has_args = command

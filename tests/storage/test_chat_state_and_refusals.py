@@ -78,3 +78,28 @@ async def test_the_buttons_of_a_message_in_one_query(store: Store) -> None:
     [other] = await store.callbacks.put_callbacks(2, [("renew", {"loan_id": "C"})])
     found = await store.callbacks.callbacks_many([*ids, other, "unknown"], 1)
     assert sorted(ref.payload["loan_id"] for ref in found) == ["A", "B"]
+
+
+async def test_read_chat_gives_what_the_separate_reads_give(store: Store) -> None:
+    """A list command's one transaction: the chat's settings, its cards and their refusals, as
+    each repository reads them alone, and every write before it seen."""
+    empty = await store.read_chat(7, cards=True, refusals=True)
+    assert (empty.settings, empty.cards, empty.refusals) == (await store.chats.chat(7), [], {})
+    for _ in range(2):
+        code = await store.create_pending_link(7, "token-of-a-card", None)
+        assert await store.complete_link(7, code) is not None
+    await store.chats.set_language(7, "da")
+    await store.renewal_refusals.record_refusal(7, NCIP, "2026-01-23", "Renewal Not Allowed")
+    await store.renewal_refusals.record_refusal(7, "L2", "2026-01-24", "On hold", card=2)
+    await store.renewal_refusals.record_refusal(8, "L3", "2026-01-24", "someone else's")
+    read = await store.read_chat(7, cards=True, refusals=True)
+    assert read.settings == await store.chats.chat(7) and read.settings.language == "da"
+    assert read.cards == await store.cards.of_chat(7)
+    assert [card.number for card in read.cards] == [1, 2]
+    assert read.refusals == {
+        1: await store.renewal_refusals.refusals(7, 1),
+        2: await store.renewal_refusals.refusals(7, 2),
+    }
+    assert set(read.refusals[1]) == {NCIP} and set(read.refusals[2]) == {"L2"}
+    alone = await store.read_chat(7)  # settings only, unless asked
+    assert (alone.settings, alone.cards, alone.refusals) == (read.settings, None, None)

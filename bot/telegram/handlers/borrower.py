@@ -260,6 +260,7 @@ async def list_loans(
     chat_id = context.chat_id
     today = context.today
     window = await renew_window_of(context)
+    known = context.take_refusals()  # read with the chat's settings, by the guard
     sections: list[Section] = []
     total = 0
     for card in shown.statuses:
@@ -270,7 +271,11 @@ async def list_loans(
         if not loans:
             sections.append(Section(card.name, t(lang, "lists.loans.none")))
             continue
-        refusals = await store.renewal_refusals.refusals(chat_id, card=card.card)
+        refusals = (
+            known.get(card.card, {})
+            if known is not None
+            else await store.renewal_refusals.refusals(chat_id, card=card.card)
+        )
         entries = []
         refused = 0
         for loan in loans:
