@@ -205,7 +205,10 @@ class Debt(Model):
     amount: Text = "0"
     currency: Text = "DKK"
     date: LibraryDate = None
+    # What the fee is for: the material's title (may be empty), as the spec's debt item has
+    # it, and its creator (the platform's `user` schema); the data names no other reason.
     title: Text = ""
+    creator: Text = ""
 
 
 class BorrowerStatus(Model):
@@ -266,6 +269,9 @@ class Branch(Model):
     branch_id: Text
     agency_id: OptText = None
     branch_name: FirstText = None
+    # The library the branch belongs to (a family's cards may be at several).
+    agency_name: FirstText = None
+    branch_website_url: OptText = None
     # "1"/"0" as recorded (the sandbox may send a boolean): may patrons pick up here?
     pickup_allowed: OptText = None
     # The library's own catalogue, where `owned_own_catalogue` says to reserve instead.

@@ -39,6 +39,8 @@ class BranchNames:
         self._ttl = ttl
         self._names: dict[str, tuple[str, float]] = {}
         self._catalogues: dict[str, str] = {}
+        self._libraries: dict[str, tuple[str, float]] = {}  # agency -> the library's name
+        self._sites: dict[str, str] = {}
         self._hours: dict[str, tuple[str, ...]] = {}
         self._closed: set[str] = set()
         self._pickup: dict[str, tuple[list[Branch], float]] = {}
@@ -59,6 +61,21 @@ class BranchNames:
     def catalogue(self, branch_id: str) -> str | None:
         """The branch's own catalogue, as `/v3/libraries` named it (`branchCatalogueUrl`)."""
         return self._catalogues.get(branch_key(branch_id))
+
+    def website(self, branch_id: str) -> str | None:
+        """The branch's web site, as `/v3/libraries` named it (`branchWebsiteUrl`)."""
+        return self._sites.get(branch_key(branch_id))
+
+    async def library_name(
+        self, library: LibraryClient, agency: str, deadline: Deadline
+    ) -> str | None:
+        """The name of the library `agency` is (`agencyName`), not that of its main branch."""
+        key = branch_key(agency)
+        found = self._libraries.get(key)
+        if found is None or found[1] < time.monotonic():
+            await self._fetch(library, [key], deadline)
+            found = self._libraries.get(key)
+        return found[0] if found else None
 
     def known(self, branch_id: str | None) -> str | None:
         """The remembered name of `branch_id`, if still fresh."""
@@ -90,6 +107,10 @@ class BranchNames:
                 self._names[key] = (branch.branch_name, expires)
             if branch.branch_catalogue_url:
                 self._catalogues[key] = branch.branch_catalogue_url
+            if branch.branch_website_url:
+                self._sites[key] = branch.branch_website_url
+            if branch.agency_name and branch.agency_id:
+                self._libraries[branch_key(branch.agency_id)] = (branch.agency_name, expires)
             self._hours[key] = tuple(text.strip() for text in branch.opening_hours if text.strip())
             closed = (branch.temporarily_closed or "").strip().lower() in ("1", "true")
             (self._closed.add if closed else self._closed.discard)(key)
