@@ -4,7 +4,6 @@ and naming each card's library."""
 
 from __future__ import annotations
 
-
 from tests.fixtures.bot import BotHarness
 from tests.fixtures.patrons import ANNA, JONAS, KAREN, OLE
 from tests.telegram.test_borrower import buttons, command
