@@ -397,6 +397,49 @@ class NewsItem(CmsModel):
     model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True)
 
 
+def _iso_day(value: object) -> dt.date | None:
+    """`YYYY-MM-DD` as a date; None for anything else (a day unread is a day not shown)."""
+    try:
+        return dt.date.fromisoformat(str(value).strip()[:10]) if value else None
+    except ValueError:
+        return None
+
+
+def _clock(value: object) -> str | None:
+    """`HH:MM` (seconds dropped) from the schema's `start_time`/`end_time`; None otherwise."""
+    text = str(value or "").strip()[:5]
+    try:
+        return dt.time.fromisoformat(text).strftime("%H:%M") if text else None
+    except ValueError:
+        return None
+
+
+class OpeningDay(BaseModel):
+    """One dated entry of a library page's `opening_hours` (the platform's library schema,
+    `doc/specs/definitions/library.yaml`: `date`, `start_time`, `end_time`, `notice`, ...)."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    date: Annotated[dt.date | None, BeforeValidator(_iso_day)] = None
+    start_time: Annotated[str | None, BeforeValidator(_clock)] = None
+    end_time: Annotated[str | None, BeforeValidator(_clock)] = None
+    notice: Annotated[
+        str | None, BeforeValidator(lambda v: v.strip() or None if isinstance(v, str) else None)
+    ] = None
+
+
+class LibraryPage(CmsModel):
+    """A branch's page on the library's site (`/v3/library`): its name (`title`) and its
+    dated opening hours. The page names no branch id; it is matched to a branch by name."""
+
+    opening_hours: list[OpeningDay] = Field(default_factory=list)
+
+    def hours_on(self, day: dt.date) -> list[OpeningDay]:
+        """The page's opening intervals on `day`, earliest first; [] when it lists none."""
+        found = [d for d in self.opening_hours if d.date == day and d.start_time and d.end_time]
+        return sorted(found, key=lambda d: d.start_time or "")
+
+
 class Recommendation(Model):
     """One work `/v3/recommend` suggests: its `pid`, a similarity `val`, and what it came `from`."""
 

@@ -100,5 +100,7 @@ MESSAGES: tuple[Message, ...] = (
     # TRANSLATORS: {hours} is the branch's own text: Danish, or its English for a patron whose
     # language is not Danish when the library publishes one
     _("notices.hours", "<i>Opening hours, as the library publishes them:</i>\n{hours}"),
+    # TRANSLATORS: the pick-up branch's hours on the last pick-up day; {hours}: 10:00–16:00
+    _("notices.hours_on", "🕘 Open {day}: <b>{hours}</b>"),
     _("notices.closed", "⚠️ The library says this branch is temporarily closed."),
 )
