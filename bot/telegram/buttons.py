@@ -240,3 +240,11 @@ class RecommendFor:
 
     ACTION: ClassVar[str] = "recfor"
     card: int
+
+
+@dataclass(frozen=True)
+class LibraryHours:
+    """/events' and /news' "🕘 Opening hours": the coming week's hours of `agency`'s branches."""
+
+    ACTION: ClassVar[str] = "hours"
+    agency: str
