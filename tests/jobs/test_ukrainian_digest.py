@@ -19,7 +19,7 @@ async def test_the_digest_follows_a_ukrainian_telegram_app(rig: Rig) -> None:
     await rig.sweep()
     [digest] = rig.telegram.sent(CHAT)
     lines = digest.text.splitlines()
-    assert lines[0] == "🔔 Нагадування від бібліотеки"
+    assert lines[0] == "🔔 Нагадування від вашого бібліотечного бота"
     assert "Скоро повертати" in lines and "Можна забрати" in lines
     # Jonas's loan is due in three days, his hold waits four: few (2-4) is "дні".
     assert re.fullmatch(

@@ -59,7 +59,9 @@ async def _status(update: Update, context: Context, lead: str | None = None) -> 
     if chat.reminders_enabled:
         # One day reads "1 day"; a list of them takes the plural.
         count = days[0] if len(days) == 1 else len(days)
-        described = t(lang, "reminders.status.days", days=join_days(days, lang), count=count)
+        # "0 = on the day" explains a 0 only where there is one.
+        key = "reminders.status.days_zero" if 0 in days else "reminders.status.days"
+        described = t(lang, key, days=join_days(days, lang), count=count)
         if chat.reminder_days is None:
             described = Raw(f"{described} {t(lang, 'reminders.status.default')}")
         lines.append(t(lang, "reminders.status.on", days=described))
@@ -67,7 +69,19 @@ async def _status(update: Update, context: Context, lead: str | None = None) -> 
     else:
         lines.append(t(lang, "reminders.status.off"))
     lines.append(t(lang, "reminders.status.howto"))
-    lines.append(t(lang, "notices.heading"))
+    # One line per notice, marked as its button is.
+    notice_lines = [t(lang, "notices.heading")]
+    for name in NOTICES:
+        notice_lines.append(
+            t(
+                lang,
+                "notices.line",
+                mark="✅" if name in chat.notices else "⬜",
+                name=t(lang, f"notices.name.{name}"),
+                what=t(lang, f"notices.what.{name}"),
+            )
+        )
+    lines.append("\n".join(notice_lines))
     op = "off" if chat.reminders_enabled else "on"
     specs: list[tuple[str, Payload]] = [(t(lang, f"reminders.button.{op}"), ReminderChoice(op))]
     for preset in PRESETS:
