@@ -47,9 +47,13 @@ MESSAGES: tuple[Message, ...] = (
     # TRANSLATORS: the days were never chosen: the bot's own default, not the library's
     _("reminders.status.default", "(the bot's default)"),
     _("reminders.status.ready", "You are also told when a hold is ready for pick-up."),
+    # TRANSLATORS: {time} is the time of day, 07:00; the bot's time zone (Danish time)
+    _("reminders.status.time", "⏰ They come at about <b>{time}</b>."),
+    _("reminders.button.hour", "⏰ {time}"),
     _(
         "reminders.status.howto",
-        "Choose the days with the buttons or type e.g. <code>/reminders 5 2 0</code>. "
+        "Choose the days and the time with the buttons or type e.g. "
+        "<code>/reminders 5 2 0</code> or <code>/reminders 7:00</code>. "
         "<code>/reminders off</code> turns them off, <code>/reminders on</code> turns them back "
         "on.",
     ),
