@@ -43,6 +43,7 @@ class ChatSettings:
     # Whether the chat has a calendar feed to keep current (read by `Chats.chat` only).
     has_calendar: bool = False
     notices: frozenset[str] = DEFAULT_NOTICES  # the notices turned on
+    reminder_hour: int | None = None  # None: the operator's REMINDER_TIME
     # How many cards the chat has (read by the sweep's claim only: its digests name the cards
     # of a family).
     cards: int = 1
@@ -69,6 +70,7 @@ class ChatSettings:
             account_ended=row.account_ended,
             has_calendar=bool(row._mapping.get("has_calendar", False)),
             notices=parse_notices(row.notices),
+            reminder_hour=row._mapping.get("reminder_hour"),
             cards=int(row._mapping.get("cards", 1) or 1),
         )
 
@@ -184,6 +186,13 @@ class Chats(Repository):
     async def set_connected(self, chat_id: int) -> None:
         """A card is connected: no reason for an absence, no fresh login to ask."""
         await self._update(chat_id, {"account_ended": None, "fresh_login": False})
+
+    async def set_reminder_hour(self, chat_id: int, hour: int | None) -> ChatSettings:
+        """The hour of the day (0-23) the chat's reminders come; None: the operator's."""
+        statement = self.upsert(chat_id, {"reminder_hour": hour})
+        return await self._run(
+            lambda conn: ChatSettings.of_row(chat_id, conn.execute(statement).first())
+        )
 
     async def set_notices(self, chat_id: int, enabled: frozenset[str]) -> ChatSettings:
         """Turn notices on or off; turning fees off forgets that every card's fees were known,

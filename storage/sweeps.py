@@ -40,9 +40,14 @@ def plan_statements(
 _WITH_CHAT = ACCOUNT.outerjoin(CHAT, CHAT.c.chat_id == ACCOUNT.c.chat_id)
 
 
-def _unswept(day: date) -> ColumnElement[bool]:
-    """Cards `day`'s sweep still has to do, leased or not (select from `_WITH_CHAT`)."""
+def _unswept(day: date, hour: int | None = None, default_hour: int = 0) -> ColumnElement[bool]:
+    """Cards `day`'s sweep still has to do, leased or not (select from `_WITH_CHAT`); with
+    `hour`, only those of chats whose reminder hour (else `default_hour`) has come."""
+    due_hour = (
+        func.coalesce(CHAT.c.reminder_hour, default_hour) <= hour if hour is not None else true()
+    )
     return and_(
+        due_hour,
         or_(ACCOUNT.c.swept_on.is_(None), ACCOUNT.c.swept_on != day),
         # The polling plan: cards planned for a later day are left alone today.
         or_(ACCOUNT.c.next_check.is_(None), ACCOUNT.c.next_check <= day),
@@ -67,6 +72,8 @@ class Sweeps(Repository):
         lease: timedelta,
         *,
         after: CardKey | None = None,
+        hour: int | None = None,
+        default_hour: int = 0,
     ) -> list[tuple[Card, ChatSettings]]:
         """Lease up to `limit` cards due for `day`'s sweep, in (chat, card) order.
 
@@ -74,6 +81,8 @@ class Sweeps(Repository):
         lease runs out, so a card that fails is retried after its lease, not in a loop.
         `after` (the last card of the previous batch) starts the scan there, so a sweep
         reads each row once instead of passing over every finished one again per batch.
+        `hour`: the hour of the day now; only chats whose reminder hour (`default_hour` when
+        they chose none) has come are claimed (None: every chat, as `remind --once`).
         """
         now = self._now()
         candidates = (
@@ -81,7 +90,7 @@ class Sweeps(Repository):
             .select_from(_WITH_CHAT)
             .where(
                 tuple_(literal(after[0]), literal(after[1])) < _KEY if after else true(),
-                _unswept(day),
+                _unswept(day, hour, default_hour),
                 or_(ACCOUNT.c.lease_until.is_(None), ACCOUNT.c.lease_until <= now),
             )
             .order_by(ACCOUNT.c.chat_id, ACCOUNT.c.card)
@@ -109,10 +118,13 @@ class Sweeps(Repository):
                 batch.append((card, settings[card.chat_id]))
         return batch
 
-    async def unswept(self, day: date) -> int:
-        """How many cards `day`'s sweep has not finished yet (leased ones included): 0 once
-        the day's sweep is done, so a process started late knows whether to catch up."""
-        query = select(func.count()).select_from(_WITH_CHAT).where(_unswept(day))
+    async def unswept(self, day: date, hour: int | None = None, default_hour: int = 0) -> int:
+        """How many cards `day`'s sweep has not finished yet (leased ones included; with
+        `hour`, of the chats whose hour has come): 0 once the day's sweep is done, so a
+        process started late knows whether to catch up."""
+        query = (
+            select(func.count()).select_from(_WITH_CHAT).where(_unswept(day, hour, default_hour))
+        )
         return int(await self._run(lambda conn: conn.execute(query).scalar_one()))
 
     async def finish_sweeps(

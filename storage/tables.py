@@ -11,7 +11,18 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, Column, DateTime, Index, Table, Text, false, text
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Column,
+    DateTime,
+    Index,
+    SmallInteger,
+    Table,
+    Text,
+    false,
+    text,
+)
 from sqlalchemy.engine import Dialect
 from sqlalchemy.types import TypeDecorator
 from sqlmodel import Field, SQLModel
@@ -59,6 +70,9 @@ class ChatRow(SQLModel, table=True):
     account_ended: str | None = Field(default=None, max_length=16)
     # The notices turned on (rules.notices; None: the defaults), for every card of the chat.
     notices: str | None = Field(default=None, max_length=100)
+    # The hour of the day (0-23, the bot's time zone) the chat's reminders come; None: the
+    # operator's REMINDER_TIME.
+    reminder_hour: int | None = Field(default=None, sa_type=SmallInteger)
 
 
 class LoginStateRow(SQLModel, table=True):

@@ -7,6 +7,7 @@ The sweep (`jobs.sweep`) decides what is due and delivers; this module only word
 from __future__ import annotations
 
 import asyncio
+import html
 from dataclasses import dataclass, field
 from datetime import date
 from typing import TYPE_CHECKING
@@ -22,7 +23,7 @@ from bot.rules.renewals import refusal_for
 from bot.telegram.keyboards import renew_buttons
 from bot.texts import t
 from bot.texts.cards import card_heading, card_name
-from bot.texts.formatting import shorten, split_messages
+from bot.texts.formatting import format_date, shorten, split_messages
 from bot.texts.render import (
     TITLE_LIMIT,
     reason_text,
@@ -133,7 +134,7 @@ class Digests:
                 case Kind.LASTDAY:
                     assert isinstance(thing, Hold)
                     text = render_hold(thing, self.today, lang, branch_names)
-                    add(key, Kind.LASTDAY, text + self._hours(thing, lang))
+                    add(key, Kind.LASTDAY, text + await self._hours(thing, lang))
                 case Kind.READY:
                     assert isinstance(thing, Hold)
                     add(key, Kind.READY, render_hold(thing, self.today, lang, branch_names))
@@ -232,15 +233,29 @@ class Digests:
         titles = [work.title for work in works if work.title]
         return shorten(titles[0], TITLE_LIMIT) if titles else pid
 
-    def _hours(self, hold: Hold, lang: str) -> str:
-        """The pick-up branch's opening hours as published (free text: which are today's
-        cannot be read reliably), and whether it is temporarily closed; "" when unknown."""
+    async def _hours(self, hold: Hold, lang: str) -> str:
+        """The pick-up branch's opening hours on the last pick-up day, from the library's dated
+        hours (`/v3/library`); where those do not say, the weekly hours as published (free
+        text); and whether it is temporarily closed. "" when nothing is known."""
         agency = (hold.pick_up_agency or "").strip()
         if not agency:
             return ""
         lines = []
         if self.branches.closed(agency):
             lines.append(t(lang, "notices.closed"))
+        day = hold.pick_up_expiry_date
+        dated = (
+            await self.branches.hours_on(self.library, agency, day, Deadline(BRANCH_NAMES_BUDGET))
+            if isinstance(day, date)
+            else None
+        )
+        if dated and isinstance(day, date):
+            spans = ", ".join(f"{d.start_time}–{d.end_time}" for d in dated)
+            notes = [shorten(d.notice, HOURS_LINE) for d in dated if d.notice]
+            when = format_date(day, lang, today=self.today)
+            lines.append(t(lang, "notices.hours_on", day=when, hours=spans))
+            lines.extend(html.escape(note, quote=False) for note in notes)
+            return "".join(f"\n{line}" for line in lines)
         hours = self.branches.opening_hours(agency, lang)
         if hours:
             shown = [shorten(line, HOURS_LINE) for line in hours.splitlines() if line.strip()]

@@ -1,9 +1,11 @@
 """Every scheduled job of `library-bot run`, in one place, on PTB's JobQueue.
 
-- the reminder sweep daily at `REMINDER_TIME` in `BOT_TIMEZONE`, with retry sweeps the same
-  day while patrons are left unfinished (`RETRY_DELAYS`); a process started after
-  `REMINDER_TIME` catches up at once when the day's sweep has not finished (JobQueue's daily
-  job would only run tomorrow, so a deploy or a crash would skip the day's reminders);
+- the reminder sweep every hour at `REMINDER_TIME`'s minute in `BOT_TIMEZONE`: each pass
+  claims the cards of chats whose reminder hour (their own, from /reminders, else
+  `REMINDER_TIME`'s) has come and that were not swept today, so each chat is still swept once
+  a day, exactly once, at the hour it chose; with retry sweeps the same day while patrons are
+  left unfinished (`RETRY_DELAYS`); a process started late catches up at once on what is due
+  by then (a deploy or a crash would otherwise wait for the next pass);
 - token expiry: forget expired tokens and warn three days ahead, daily at the same time;
 - purge: expired login states, pending links, old buttons, old reminder history and
   long-blocked chats, hourly.
@@ -12,7 +14,7 @@
 from __future__ import annotations
 
 import logging
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 from telegram.error import Forbidden, TelegramError
@@ -31,6 +33,8 @@ log = logging.getLogger(__name__)
 Context = ContextTypes.DEFAULT_TYPE
 
 EXPIRY_WARNING = timedelta(days=3)
+# The reminder sweep passes once an hour: the finest time of day a chat can choose.
+SWEEP_INTERVAL = timedelta(hours=1)
 STATE_PURGE_INTERVAL = timedelta(hours=1)
 # The catch-up waits for the start to settle (updates first), then sweeps what is left today.
 CATCH_UP_DELAY = timedelta(seconds=2)
@@ -51,9 +55,14 @@ def schedule_jobs(application: Application[Any, Any, Any, Any, Any, Any], svc: S
         log.warning("no JobQueue, so no reminders or token jobs (install the job-queue extra)")
         return
     at = svc.settings.REMINDER_TIME.replace(tzinfo=svc.settings.timezone)
-    queue.run_daily(_daily_sweep, time=at, name="reminders:daily")
-    if datetime.now(svc.settings.timezone).time() >= svc.settings.REMINDER_TIME:
-        queue.run_once(_catch_up_sweep, when=CATCH_UP_DELAY, name="reminders:catch-up")
+    now = datetime.now(svc.settings.timezone)
+    queue.run_repeating(
+        _hourly_sweep,
+        interval=SWEEP_INTERVAL,
+        first=next_pass(now, svc.settings.REMINDER_TIME),
+        name="reminders:hourly",
+    )
+    queue.run_once(_catch_up_sweep, when=CATCH_UP_DELAY, name="reminders:catch-up")
     queue.run_daily(token_expiry_job, time=at, name="token-expiry")
     queue.run_repeating(
         purge_expired_job, interval=STATE_PURGE_INTERVAL, first=60, name="purge-expired"
@@ -63,9 +72,24 @@ def schedule_jobs(application: Application[Any, Any, Any, Any, Any, Any], svc: S
 # --- the reminder sweep -------------------------------------------------------------------
 
 
+def next_pass(now: datetime, at: time) -> datetime:
+    """The next time at `at`'s minute (and second) past an hour, after `now`: when the hourly
+    sweep runs."""
+    candidate = now.replace(minute=at.minute, second=at.second, microsecond=at.microsecond)
+    return candidate if candidate > now else candidate + SWEEP_INTERVAL
+
+
+def hours_due(now: datetime, at: time) -> tuple[int, int]:
+    """(this hour, the hour of chats that chose none) for a pass at `now`: those chats are
+    due once `REMINDER_TIME` itself has come (24: not yet today)."""
+    return now.hour, at.hour if now.time() >= at else 24
+
+
 async def _run_sweep(context: Context, day: date | None, attempt: int) -> SweepReport | None:
     svc = services(context)
-    now_day = datetime.now(svc.settings.timezone).date()
+    now = datetime.now(svc.settings.timezone)
+    now_day = now.date()
+    hour, default_hour = hours_due(now, svc.settings.REMINDER_TIME)
     if day is not None and day != now_day:
         return None  # a retry that slipped past midnight: the new day's sweep takes over
     report = await sweep(
@@ -75,6 +99,8 @@ async def _run_sweep(context: Context, day: date | None, attempt: int) -> SweepR
         settings=svc.settings,
         today=day,
         branches=svc.branches,
+        hour=hour,
+        default_hour=default_hour,
     )
     svc.metrics.sweep(report)
     if report.needs_retry and attempt < len(RETRY_DELAYS) and context.job_queue is not None:
@@ -89,30 +115,32 @@ async def _run_sweep(context: Context, day: date | None, attempt: int) -> SweepR
     return report
 
 
-async def _daily_sweep(context: Context) -> None:
+async def _hourly_sweep(context: Context) -> None:
     await _run_sweep(context, None, 0)
 
 
 async def _catch_up_sweep(context: Context) -> None:
-    """Started after `REMINDER_TIME`: sweep today's unfinished cards, if any.
+    """At start: sweep today's unfinished cards whose hour has come, if any.
 
     Exactly once holds as for any sweep: cards already swept today are not claimed again,
     cards another process is sweeping (or a crashed one leased) are skipped until their lease
     ends, and each reminder's key is recorded before it is sent.
     """
     svc = services(context)
-    day = datetime.now(svc.settings.timezone).date()
-    left = await svc.store.sweeps.unswept(day)
+    now = datetime.now(svc.settings.timezone)
+    day = now.date()
+    hour, default_hour = hours_due(now, svc.settings.REMINDER_TIME)
+    left = await svc.store.sweeps.unswept(day, hour, default_hour)
     if not left:
         log.info("reminders: today's sweep is done; no catch-up")
         return
-    log.info("reminders: started after the reminder time, catching up on %s cards", left)
+    log.info("reminders: catching up on %s cards (their hour has come)", left)
     report = await _run_sweep(context, day, 0)
     if report is None or report.needs_retry:
         return  # the retry sweeps take it from here
     # Cards still leased by another process, or by one that died mid-sweep, are picked up
     # once their lease has run out (a live process will have finished them by then).
-    if await svc.store.sweeps.unswept(day) and context.job_queue is not None:
+    if await svc.store.sweeps.unswept(day, hour, default_hour) and context.job_queue is not None:
         context.job_queue.run_once(
             _retry_sweep,
             when=DEFAULT_LEASE + CATCH_UP_DELAY,

@@ -424,8 +424,14 @@ async def sweep(
     batch_size: int | None = None,
     lease: timedelta = DEFAULT_LEASE,
     branches: BranchNames | None = None,
+    hour: int | None = None,
+    default_hour: int | None = None,
 ) -> SweepReport:
     """One sweep over every patron not yet finished today; never raises for one patron.
+
+    `hour`: the hour of the day now, so that only chats whose reminder hour has come are
+    swept (the hourly pass of `run`); None sweeps every chat (`remind --once`, tests).
+    `default_hour`: the hour of chats that chose none (`REMINDER_TIME`'s by default).
 
     `branches`: the process's branch names (`Services.branches`), else a cache for this sweep.
     """
@@ -461,7 +467,13 @@ async def sweep(
         after: CardKey | None = None
         household: Household = []
         while leased := await store.sweeps.claim_sweep_batch(
-            day, worker, batch, lease, after=after
+            day,
+            worker,
+            batch,
+            lease,
+            after=after,
+            hour=hour,
+            default_hour=settings.REMINDER_TIME.hour if default_hour is None else default_hour,
         ):
             for pair in leased:
                 if household and household[0][0].chat_id != pair[0].chat_id:

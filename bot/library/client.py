@@ -49,6 +49,7 @@ from bot.library.models import (
     Branch,
     CancelResult,
     Event,
+    LibraryPage,
     NewsItem,
     OrderResult,
     Recommendation,
@@ -451,6 +452,14 @@ class LibraryClient:
         """
         return await self._cms("events", "/v3/events", Event, access_token, agency_ids, limit)
 
+    async def library(
+        self, access_token: str, agency_ids: list[str] | None = None, *, limit: int = 50
+    ) -> list[LibraryPage]:
+        """The library's branch pages with their dated opening hours (see `events`)."""
+        return await self._cms(
+            "library", "/v3/library", LibraryPage, access_token, agency_ids, limit
+        )
+
     async def news(
         self, access_token: str, agency_ids: list[str] | None = None, *, limit: int = 10
     ) -> list[NewsItem]:
@@ -512,6 +521,9 @@ class LibraryClient:
 
     async def work_public(self, pids: list[str]) -> list[Work]:
         return await self._with_public_token(lambda token: self.work(token, pids))
+
+    async def library_public(self, agency_ids: list[str]) -> list[LibraryPage]:
+        return await self._with_public_token(lambda token: self.library(token, agency_ids))
 
     async def libraries_public(self, agency_ids: list[str]) -> list[Branch]:
         return await self._with_public_token(lambda token: self.libraries(token, agency_ids))

@@ -52,6 +52,7 @@ LABELS: Mapping[str, str] = MappingProxyType(
         "search": "data platform /v3/search",
         "libraries": "data platform /v3/libraries",
         "events": "data platform /v3/events",
+        "library": "data platform /v3/library",
         "news": "data platform /v3/news",
         "recommend": "data platform /v3/recommend",
     }

@@ -205,7 +205,10 @@ class Debt(Model):
     amount: Text = "0"
     currency: Text = "DKK"
     date: LibraryDate = None
+    # What the fee is for: the material's title (may be empty), as the spec's debt item has
+    # it, and its creator (the platform's `user` schema); the data names no other reason.
     title: Text = ""
+    creator: Text = ""
 
 
 class BorrowerStatus(Model):
@@ -266,6 +269,9 @@ class Branch(Model):
     branch_id: Text
     agency_id: OptText = None
     branch_name: FirstText = None
+    # The library the branch belongs to (a family's cards may be at several).
+    agency_name: FirstText = None
+    branch_website_url: OptText = None
     # "1"/"0" as recorded (the sandbox may send a boolean): may patrons pick up here?
     pickup_allowed: OptText = None
     # The library's own catalogue, where `owned_own_catalogue` says to reserve instead.
@@ -389,6 +395,49 @@ class NewsItem(CmsModel):
     category: CmsTerm = Field(default=None, alias="field_ding_news_category")
 
     model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True)
+
+
+def _iso_day(value: object) -> dt.date | None:
+    """`YYYY-MM-DD` as a date; None for anything else (a day unread is a day not shown)."""
+    try:
+        return dt.date.fromisoformat(str(value).strip()[:10]) if value else None
+    except ValueError:
+        return None
+
+
+def _clock(value: object) -> str | None:
+    """`HH:MM` (seconds dropped) from the schema's `start_time`/`end_time`; None otherwise."""
+    text = str(value or "").strip()[:5]
+    try:
+        return dt.time.fromisoformat(text).strftime("%H:%M") if text else None
+    except ValueError:
+        return None
+
+
+class OpeningDay(BaseModel):
+    """One dated entry of a library page's `opening_hours` (the platform's library schema,
+    `doc/specs/definitions/library.yaml`: `date`, `start_time`, `end_time`, `notice`, ...)."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    date: Annotated[dt.date | None, BeforeValidator(_iso_day)] = None
+    start_time: Annotated[str | None, BeforeValidator(_clock)] = None
+    end_time: Annotated[str | None, BeforeValidator(_clock)] = None
+    notice: Annotated[
+        str | None, BeforeValidator(lambda v: v.strip() or None if isinstance(v, str) else None)
+    ] = None
+
+
+class LibraryPage(CmsModel):
+    """A branch's page on the library's site (`/v3/library`): its name (`title`) and its
+    dated opening hours. The page names no branch id; it is matched to a branch by name."""
+
+    opening_hours: list[OpeningDay] = Field(default_factory=list)
+
+    def hours_on(self, day: dt.date) -> list[OpeningDay]:
+        """The page's opening intervals on `day`, earliest first; [] when it lists none."""
+        found = [d for d in self.opening_hours if d.date == day and d.start_time and d.end_time]
+        return sorted(found, key=lambda d: d.start_time or "")
 
 
 class Recommendation(Model):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import logging
 import time
 from collections.abc import Iterable
@@ -15,7 +16,7 @@ from bot.rules.isil import agencies_of, branch_key, fold_name
 if TYPE_CHECKING:
     from bot.library.client import LibraryClient
     from bot.library.deadline import Deadline
-    from bot.library.models import Branch
+    from bot.library.models import Branch, LibraryPage, OpeningDay
 
 log = logging.getLogger(__name__)
 
@@ -39,9 +40,12 @@ class BranchNames:
         self._ttl = ttl
         self._names: dict[str, tuple[str, float]] = {}
         self._catalogues: dict[str, str] = {}
+        self._libraries: dict[str, tuple[str, float]] = {}  # agency -> the library's name
+        self._sites: dict[str, str] = {}
         self._hours: dict[str, tuple[str, ...]] = {}
         self._closed: set[str] = set()
         self._pickup: dict[str, tuple[list[Branch], float]] = {}
+        self._pages: dict[str, tuple[list[LibraryPage], float]] = {}  # agency -> its pages
 
     def opening_hours(self, branch_id: str, lang: str) -> str | None:
         """The branch's opening hours as the library publishes them (free text, no schedule
@@ -52,6 +56,35 @@ class BranchNames:
             return None
         return texts[1] if lang != "da" and len(texts) > 1 else texts[0]
 
+    async def hours_on(
+        self, library: LibraryClient, branch_id: str, day: dt.date, deadline: Deadline
+    ) -> list[OpeningDay] | None:
+        """The branch's opening hours on `day`, from the dated `opening_hours` of its page on
+        the library's site (`/v3/library`); None when unknown: no page matches the branch's
+        name, the page lists no hours that day, or the call failed or was slow (at most half
+        of the time left: the weekly free text is shown instead)."""
+        name = (await self.lookup(library, [branch_id], deadline)).get(branch_id)
+        if not name:
+            return None
+        isil = branch_key(branch_id)
+        # The library's agency: a public library's branches share its first four digits.
+        agency = f"{isil[:7]}00" if isil.startswith("DK-") and len(isil) == 9 else isil
+        cached = self._pages.get(agency)
+        if cached is None or cached[1] < time.monotonic():
+            try:
+                async with asyncio.timeout(deadline.remaining() / 2):
+                    pages = await library.library_public([agency])
+            except (LibraryError, TimeoutError) as exc:
+                log.warning("library pages unavailable: %s", type(exc).__name__)
+                return None
+            cached = (pages, time.monotonic() + self._ttl)
+            self._pages[agency] = cached
+        wanted = fold_name(name)
+        for page in cached[0]:
+            if fold_name(page.title or "") == wanted:
+                return page.hours_on(day) or None
+        return None
+
     def closed(self, branch_id: str) -> bool:
         """Whether `/v3/libraries` said the branch is temporarily closed."""
         return branch_key(branch_id) in self._closed
@@ -59,6 +92,21 @@ class BranchNames:
     def catalogue(self, branch_id: str) -> str | None:
         """The branch's own catalogue, as `/v3/libraries` named it (`branchCatalogueUrl`)."""
         return self._catalogues.get(branch_key(branch_id))
+
+    def website(self, branch_id: str) -> str | None:
+        """The branch's web site, as `/v3/libraries` named it (`branchWebsiteUrl`)."""
+        return self._sites.get(branch_key(branch_id))
+
+    async def library_name(
+        self, library: LibraryClient, agency: str, deadline: Deadline
+    ) -> str | None:
+        """The name of the library `agency` is (`agencyName`), not that of its main branch."""
+        key = branch_key(agency)
+        found = self._libraries.get(key)
+        if found is None or found[1] < time.monotonic():
+            await self._fetch(library, [key], deadline)
+            found = self._libraries.get(key)
+        return found[0] if found else None
 
     def known(self, branch_id: str | None) -> str | None:
         """The remembered name of `branch_id`, if still fresh."""
@@ -90,6 +138,10 @@ class BranchNames:
                 self._names[key] = (branch.branch_name, expires)
             if branch.branch_catalogue_url:
                 self._catalogues[key] = branch.branch_catalogue_url
+            if branch.branch_website_url:
+                self._sites[key] = branch.branch_website_url
+            if branch.agency_name and branch.agency_id:
+                self._libraries[branch_key(branch.agency_id)] = (branch.agency_name, expires)
             self._hours[key] = tuple(text.strip() for text in branch.opening_hours if text.strip())
             closed = (branch.temporarily_closed or "").strip().lower() in ("1", "true")
             (self._closed.add if closed else self._closed.discard)(key)

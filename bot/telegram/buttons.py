@@ -158,14 +158,15 @@ class ListPage:
 
 @dataclass(frozen=True)
 class ReminderChoice:
-    """/reminders: `op` "on", "off", "days" with the thresholds to use, or "notice" with the
-    notice to turn `on` (True) or off."""
+    """/reminders: `op` "on", "off", "days" with the thresholds to use, "notice" with the
+    notice to turn `on` (True) or off, or "hour" with the hour of the day they come."""
 
     ACTION: ClassVar[str] = "rem"
     op: str
     days: tuple[int, ...] | None = None
     notice: str | None = None
     on: bool | None = None
+    hour: int | None = None
 
 
 @dataclass(frozen=True)
@@ -250,3 +251,11 @@ class RecommendFor:
 
     ACTION: ClassVar[str] = "recfor"
     card: int
+
+
+@dataclass(frozen=True)
+class LibraryHours:
+    """/events' and /news' "🕘 Opening hours": the coming week's hours of `agency`'s branches."""
+
+    ACTION: ClassVar[str] = "hours"
+    agency: str

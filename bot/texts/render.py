@@ -173,15 +173,22 @@ def render_hold(hold: Hold, today: dt.date, lang: str, branch_names: Mapping[str
 
 
 def render_debt(items: Sequence[Debt], today: dt.date, lang: str) -> list[str]:
-    """One entry per fee that is owed (zero amounts are skipped): what, when, how much."""
+    """One entry per fee that is owed (zero amounts are skipped): what it is for (the
+    material, the only reason the data gives), when, how much."""
     entries = []
     for item in items:
         if is_zero_amount(item.amount):
             continue
-        title = _text(item.title, TITLE_LIMIT) or t(lang, "render.debt.fee")
+        title = _text(item.title, TITLE_LIMIT)
+        if title:
+            what = t(lang, "render.debt.for", title=Raw(title))
+            creator = _text(item.creator)
+            what = _line(what, creator)
+        else:
+            what = t(lang, "render.debt.no_reason")
         when = format_date(item.date, lang, today=today) if item.date is not None else ""
         amount = html.escape(format_amount(item.amount, item.currency, lang)[:60], quote=False)
-        entries.append(f"<b>{title}</b>\n{_line(html.escape(when, quote=False), amount)}")
+        entries.append(f"{what}\n{_line(html.escape(when, quote=False), amount)}")
     return entries
 
 

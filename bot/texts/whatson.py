@@ -14,7 +14,7 @@ from typing import Final
 
 from babel.dates import format_skeleton
 
-from bot.library.models import Event, NewsItem
+from bot.library.models import Event, LibraryPage, NewsItem
 from bot.texts import DEFAULT_LANGUAGE, LOCALES, Raw, t
 from bot.texts.formatting import format_date
 
@@ -23,7 +23,8 @@ LEAD_LIMIT: Final = 200
 PLACE_LIMIT: Final = 80
 _TAG = re.compile(r"<[^>]*>")
 
-__all__ = ["coming_events", "latest_news", "render_event", "render_news"]
+__all__ = ["coming_events", "latest_news", "render_event", "render_hours", "render_news"]
+HOURS_DAYS: Final = 7
 
 
 def plain(value: str | None, limit: int) -> str:
@@ -83,6 +84,9 @@ def render_event(event: Event, lang: str, today: dt.date) -> str:
     place = plain(event.place or event.street, PLACE_LIMIT)
     if place:
         lines.append(t(lang, "whatson.events.place", place=Raw(place)))
+    audience = plain(event.target, PLACE_LIMIT)
+    if audience:
+        lines.append(t(lang, "whatson.events.audience", audience=Raw(audience)))
     price = plain(event.price, 20)
     if price and price != "0":
         lines.append(t(lang, "whatson.events.price", price=Raw(price)))
@@ -100,3 +104,28 @@ def render_news(item: NewsItem, lang: str, today: dt.date) -> str:
         head += f" · {html.escape(format_date(item.created.date(), lang, today=today))}"
     lead = plain(item.lead or item.body, LEAD_LIMIT)
     return f"{head}\n{lead}" if lead else head
+
+
+def render_hours(pages: Sequence[LibraryPage], lang: str, today: dt.date) -> str:
+    """Each branch page's dated opening hours for the coming week (`/v3/library`), one line a
+    day; the branch's name in bold. A day a page lists no hours for is left out: the schema
+    does not say whether that means closed."""
+    days = [today + dt.timedelta(days=n) for n in range(HOURS_DAYS)]
+    blocks = []
+    for page in sorted(pages, key=lambda p: p.title or ""):
+        lines = []
+        for day in days:
+            spans = page.hours_on(day)
+            if spans:
+                hours = ", ".join(f"{d.start_time}–{d.end_time}" for d in spans)
+                lines.append(t(lang, "whatson.hours.day", day=_day_of(day, lang), hours=hours))
+        if lines:
+            name = plain(page.title, TITLE_LIMIT) or t(lang, "render.untitled")
+            blocks.append("\n".join([f"<b>{name}</b>", *lines]))
+    if not blocks:
+        return t(lang, "whatson.hours.none")
+    return "\n\n".join([t(lang, "whatson.hours.header"), *blocks])
+
+
+def _day_of(day: dt.date, lang: str) -> str:
+    return str(format_skeleton("MMMEd", day, locale=LOCALES.get(lang, LOCALES[DEFAULT_LANGUAGE])))

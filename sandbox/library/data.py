@@ -216,11 +216,17 @@ def work_json(entry: tuple[str, str, str, str, str]) -> dict[str, list[str]]:
     }
 
 
-def branch_json(agency_id: str, branch: tuple[str, str, str, str, str]) -> dict[str, Any]:
+def branch_json(
+    agency_id: str, branch: tuple[str, str, str, str, str], library_name: str = ""
+) -> dict[str, Any]:
     branch_id, name, street, postal_code, city = branch
     return {
         "branchId": branch_id,
         "agencyId": agency_id,
+        # As recorded (libraries_isil_request.snapshot.js): the library's name, one string, and
+        # the branch's web site.
+        "agencyName": library_name,
+        "branchWebsiteUrl": f"https://bibliotek.sandbox.test/{branch_id.lower()}",
         "branchName": [name],
         "branchShortName": [name.split(" ")[0]],
         "postalAddress": street,

@@ -369,8 +369,8 @@ class Platform:
         wanted = json_list(params, "agencyIds", required=False)
         agencies = None if wanted is None else {a.removeprefix("DK-") for a in wanted}
         branches = [
-            branch_json(agency_id, branch)
-            for agency_id, _, entries in LIBRARIES
+            branch_json(agency_id, branch, library_name)
+            for agency_id, library_name, entries in LIBRARIES
             if agencies is None or agency_id in agencies
             for branch in entries
         ]

@@ -112,7 +112,7 @@ async def test_danish_journey(demo: Demo, browser: Browser) -> None:
     await page.get_by_role("button", name=SWEEP_ACTION).click()
     await expect(page.locator("#toast")).to_contain_text("1 patrons, 1 messages")
     digest = await chat.wait_for_reply(before)
-    await expect(digest).to_contain_text("Påmindelse fra biblioteket")
+    await expect(digest).to_contain_text("Påmindelse fra din biblioteksbot")
     await expect(digest).to_contain_text("Overskredet afleveringsdato")
     await expect(digest).to_contain_text("Klar til afhentning")
     await expect(digest.locator(".kb button").first).to_be_visible()

@@ -25,7 +25,7 @@ async def test_reminders_in_telegrams_language_without_a_language_choice(rig: Ri
     await rig.store.chats.set_telegram_language(CHAT, "en-GB")  # as every update leaves it
     await rig.sweep()
     [digest] = rig.telegram.sent(CHAT)
-    assert digest.text.startswith("🔔 Reminder from the library")
+    assert digest.text.startswith("🔔 Reminder from your library bot")
 
 
 async def test_day_first_and_unreadable_due_dates(rig: Rig) -> None:

@@ -8,6 +8,7 @@ from datetime import date, timedelta
 
 from bot.rules.renewals import due_key
 from bot.services.checks import watch_order
+from bot.texts.formatting import format_date
 from tests.fixtures.bot import BotHarness
 from tests.fixtures.cards import card_of
 from tests.fixtures.patrons import BABETTE, JONAS, KAREN, LITTLE_PRINCE, OLE
@@ -166,8 +167,9 @@ async def test_a_ready_holds_last_day_is_nudged_that_morning_with_opening_hours(
     told = [text for text in rig.texts(KAREN_CHAT) if "Last day to pick up: today" in text]
     assert len(told) == 1 and len(rig.telegram.sent(KAREN_CHAT)) == before + 1
     assert shelf["title"] in told[0]
-    assert "Opening hours, as the library publishes them:" in told[0]
-    assert "Mon-Fri 08-20\nSat-Sun 10-16" in told[0]  # the English text, as published
+    # That day's hours from the library's dated hours (issue 25), not the weekly free text.
+    hours = "10:00–16:00" if _day(rig, 2).weekday() >= 5 else "08:00–20:00"
+    assert f"🕘 Open {format_date(_day(rig, 2), 'en', today=_day(rig, 2))}: {hours}" in told[0]
     # Turned off (Jonas): his ready hold's last day passes without a nudge.
     jonas = rig.sandbox.patron_data(JONAS)
     [ready] = [order for order in jonas.orders if "pickUpExpiryDate" in order]

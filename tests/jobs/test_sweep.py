@@ -75,7 +75,7 @@ async def test_digest_has_exactly_the_due_loans_and_ready_holds(rig: Rig) -> Non
         assert title in karen.text
     for title in ("Den afrikanske farm", "Harry Potter", "Barndommens gade", "Dune", "Hundrede"):
         assert title not in karen.text  # due in 20 days, or holds not ready
-    assert "Påmindelse fra biblioteket" in karen.text
+    assert "Påmindelse fra din biblioteksbot" in karen.text
     assert karen.text.index("Overskredet") < karen.text.index("Rødt & sort")
     renew = [label for label in _labels(karen) if label.startswith("Forny:")]
     assert len(renew) == 4 and "Forny: Rødt & sort <2. udgave>" in renew
@@ -83,7 +83,7 @@ async def test_digest_has_exactly_the_due_loans_and_ready_holds(rig: Rig) -> Non
     assert karen.button("Forny alle").callback_data.startswith("renewall:")
 
     [jonas] = rig.telegram.sent(JONAS_CHAT)
-    assert "Reminder from the library" in jonas.text
+    assert "Reminder from your library bot" in jonas.text
     assert "Lykke-Per" in jonas.text and "Klara og solen" in jonas.text
     assert _labels(jonas) == ["Renew: Lykke-Per", "Renew all"]
     ref = await rig.store.callbacks.callback(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from bot.texts.formatting import format_date
 from tests.fixtures.patrons import JONAS, KAREN
 from tests.jobs.conftest import Rig
 from tests.jobs.test_notices import _day
@@ -18,7 +19,7 @@ async def test_the_digest_follows_a_ukrainian_telegram_app(rig: Rig) -> None:
     await rig.sweep()
     [digest] = rig.telegram.sent(CHAT)
     lines = digest.text.splitlines()
-    assert lines[0] == "🔔 Нагадування від бібліотеки"
+    assert lines[0] == "🔔 Нагадування від вашого бібліотечного бота"
     assert "Скоро повертати" in lines and "Можна забрати" in lines
     # Jonas's loan is due in three days, his hold waits four: few (2-4) is "дні".
     assert re.fullmatch(
@@ -38,4 +39,7 @@ async def test_the_last_pick_up_day_shows_the_english_opening_hours(rig: Rig) ->
     [told] = [
         text for text in rig.texts(CHAT + 1) if "Останній день, щоб забрати: сьогодні" in text
     ]
-    assert "Години роботи, як їх публікує бібліотека:\nMon-Fri 08-20\nSat-Sun 10-16" in told
+    # That day's hours, from the library's dated hours (`/v3/library`), with a Ukrainian date.
+    last_day = _day(rig, 2)
+    hours = "10:00–16:00" if last_day.weekday() >= 5 else "08:00–20:00"
+    assert f"🕘 Відчинено {format_date(last_day, 'uk', today=last_day)}: {hours}" in told

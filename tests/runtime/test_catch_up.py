@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[2]
 KAREN_CHAT = 7601
 JONAS_CHAT = 7602
 READY = re.compile(r"running .*web server at (http://\S+)")
-DIGEST = "Påmindelse fra biblioteket"
+DIGEST = "Påmindelse fra din biblioteksbot"
 
 
 async def _environment(sandbox: Any, telegram: Any, tmp_path: Path) -> dict[str, str]:

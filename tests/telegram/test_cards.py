@@ -17,8 +17,8 @@ from tests.fixtures.patrons import KAREN, LITTLE_PRINCE, OLE
 CHAT = 8101
 ORDER_CALLS = "platform GET /v3/order"
 REVOKE = "oauth DELETE /oauth/revoke"
-# A card's library as /cards names it: its main branch, from /v3/libraries.
-KBH = "Københavns Hovedbibliotek"
+# A card's library as /cards names it: `agencyName` of /v3/libraries (issue 25: not a branch).
+KBH = "Københavns Biblioteker"
 
 
 async def log_in(bot: BotHarness, chat_id: int, user_id: str, *, url: str | None = None) -> Any:

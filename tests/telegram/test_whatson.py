@@ -62,7 +62,8 @@ async def test_events_in_english_and_only_coming_ones(bot: BotHarness) -> None:
     for item in content.items["events"]["710100"]:
         item["field_ding_event_date"]["value"] = {"from": "2020-01-01 10:00:00", "to": ""}
     [none] = await command(bot, 71, "/events")
-    assert none.text == "📅 Your library has no coming events right now."
+    # No events: still the library's site and its opening hours, no dead end.
+    assert none.text.startswith("📅 Your library has no coming events right now.\n\n🔗 ")
 
 
 async def test_news_newest_first(bot: BotHarness) -> None:
@@ -261,3 +262,34 @@ def test_a_reply_to_the_prompt_is_the_search_in_any_process() -> None:
     assert not is_search_reply(words(None), context)
     assert not is_search_reply(words("Something else"), context)
     assert not is_search_reply(words(t("en", "whatson.search.ask"), patron), context)
+
+
+async def test_events_say_who_they_are_for_link_the_site_and_give_opening_hours(
+    bot: BotHarness,
+) -> None:
+    """Issue 25: /events was a dead end. Items carry no link of their own (the platform's event
+    schema has none), so the library's site is given; the audience is `field_ding_event_target`;
+    the hours are the dated `opening_hours` of `/v3/library`."""
+    await bot.connect(2521, KAREN)
+    [reply] = await command(bot, 2521, "/events")
+    text = reply.text
+    story_time = text[text.index("Højtlæsning for de mindste") :]
+    assert "👥 For børn" in story_time.split("\n\n")[0]
+    assert "👥 For voksne" in text
+    assert (
+        "🔗 Mere, og tilmelding, på bibliotekets hjemmeside: https://bibliotek.sandbox.test/"
+        in text
+    )
+    assert buttons(reply) == ["🕘 Åbningstider"]
+    hours = await bot.tap(2521, reply, "🕘 Åbningstider")
+    assert hours is not None and hours.message_id != reply.message_id
+    lines = hours.text.splitlines()
+    assert lines[0] == "🕘 Åbningstider den kommende uge"
+    assert "Københavns Hovedbibliotek" in lines
+    branch = lines.index("Københavns Hovedbibliotek")
+    week = lines[branch + 1 : branch + 8]
+    assert len(week) == 7
+    assert all(line.endswith(("08:00–20:00", "10:00–16:00")) for line in week), week
+    [news] = await command(bot, 2521, "/news")
+    assert "🔗 Mere, og tilmelding, på bibliotekets hjemmeside" in news.text
+    assert buttons(news) == ["🕘 Åbningstider"]

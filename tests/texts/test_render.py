@@ -179,17 +179,24 @@ def test_sort_holds_ready_first_then_queue() -> None:
 
 def test_debt_entries_and_total() -> None:
     items = [
-        Debt(amount="45.50", currency="DKK", date=dt.date(2026, 11, 2), title="Sen aflevering"),
+        Debt(
+            amount="45.50",
+            currency="DKK",
+            date=dt.date(2026, 11, 2),
+            title="Jagten",
+            creator="Thomas Vinterberg",
+        ),
         Debt(amount="0", currency="DKK", title="Nul"),
         Debt(amount="10", currency="DKK", title=""),
     ]
+    # What a fee is for is the material (the only reason the platform passes on).
     assert render_debt(items, TODAY, "da") == [
-        "<b>Sen aflevering</b>\n2. nov. · 45,50\u00a0kr.",
-        "<b>Gebyr</b>\n10,00\u00a0kr.",
+        "Gebyr for <b>Jagten</b> · Thomas Vinterberg\n2. nov. · 45,50\u00a0kr.",
+        "<b>Gebyr</b> (biblioteket oplyser ingen grund)\n10,00\u00a0kr.",
     ]
     assert render_debt(items, TODAY, "en") == [
-        "<b>Sen aflevering</b>\n2 Nov · DKK\u00a045.50",
-        "<b>Fee</b>\nDKK\u00a010.00",
+        "Fee for <b>Jagten</b> · Thomas Vinterberg\n2 Nov · DKK\u00a045.50",
+        "<b>Fee</b> (the library gives no reason)\nDKK\u00a010.00",
     ]
     assert debt_total(items) == ("55.50", "DKK")
 

@@ -21,6 +21,7 @@ from bot.telegram.handlers.cardlists import (
     Section,
     Shown,
     lay_out,
+    named_view,
     read_cards,
     section_pages,
     store_views,
@@ -37,13 +38,12 @@ from bot.telegram.keyboards import (
     resolve_callback,
     store_payloads,
 )
-from bot.telegram.replies import plain, reply, send, send_messages
+from bot.telegram.replies import plain, reply, send
 from bot.texts import Raw, t
 from bot.texts.formatting import (
     format_amount,
     is_zero_amount,
     shorten,
-    split_messages,
 )
 from bot.texts.render import (
     debt_total,
@@ -56,7 +56,7 @@ from bot.texts.render import (
 )
 
 if TYPE_CHECKING:
-    from bot.library.models import Hold
+    from bot.library.models import Debt, Hold
     from storage.store import Account
 
 log = logging.getLogger(__name__)
@@ -73,7 +73,9 @@ PAGE_LIMIT = 3400
 
 
 async def loans_command(update: Update, context: Context) -> None:
-    await list_loans(update, context)
+    found, view = await named_view(update, context)
+    if found:
+        await list_loans(update, context, view)
 
 
 async def renew_window_of(context: Context) -> int:
@@ -87,7 +89,9 @@ async def renew_window_of(context: Context) -> int:
 
 
 async def holds_command(update: Update, context: Context) -> None:
-    await list_holds(update, context)
+    found, view = await named_view(update, context)
+    if found:
+        await list_holds(update, context, view)
 
 
 # --- paging ---------------------------------------------------------------------------------
@@ -179,7 +183,9 @@ async def _keep_hold(update: Update, context: Context, keep: KeepHold) -> None:
 
 
 async def debt_command(update: Update, context: Context) -> None:
-    await list_debt(update, context)
+    found, view = await named_view(update, context)
+    if found:
+        await list_debt(update, context, view)
 
 
 # --- the lists: a section per card, none with one card ---------------------------------------
@@ -407,6 +413,7 @@ async def list_debt(
     today = context.today
     sections: list[Section] = []
     owed = 0
+    every: list[Debt] = []
     for card in shown.statuses:
         if card.status is None:
             sections.append(card.unread(lang))
@@ -415,6 +422,7 @@ async def list_debt(
         if not items:
             sections.append(Section(card.name, t(lang, "lists.debt.none")))
             continue
+        every += items
         total = debt_total(items)
         amount = (
             t(lang, "render.debt.total", amount=format_amount(total[0], total[1], lang))
@@ -424,18 +432,20 @@ async def list_debt(
         sections.append(Section(card.name, summary=amount, entries=render_debt(items, today, lang)))
         owed += len(items)
     title = t(lang, "borrower.debt.header")
-    if shown.single and owed:
-        [only] = sections
-        messages = split_messages(only.entries, header=title, footer=only.summary)
-        await send_messages(update, context, messages)
-        return
+    # A family sees what the cards owe together, once more than one of them owes something.
+    family = debt_total(every) if len(shown.statuses) > 1 else None
+    if family is not None and sum(bool(s.entries) for s in sections) > 1:
+        amount = format_amount(family[0], family[1], lang)
+        title = f"{title}\n{t(lang, 'render.debt.family_total', amount=amount)}"
+    # One card pages like a family's: ◀ ▶ rather than a burst of messages.
+    header, sections = lay_out(shown, title, sections)
     paged = await _paged(
         update, context, shown, sections, owed, view, page, DEBT_PER_PAGE, "borrower.debt.none"
     )
     if paged is None:
         return
     pages, page = paged
-    await _show_sections(update, context, shown, "debt", title, pages, view, page, views, ref_id)
+    await _show_sections(update, context, shown, "debt", header, pages, view, page, views, ref_id)
 
 
 def handlers() -> list[BaseHandler[Any, Any, Any]]:

@@ -32,7 +32,7 @@ from bot.telegram.cards import card_name, forget_card, require_cards
 from bot.telegram.context import Context
 from bot.telegram.failures import error_text, tell_library_error
 from bot.telegram.keyboards import page_button, store_payloads
-from bot.telegram.replies import plain
+from bot.telegram.replies import plain, reply
 from bot.texts import t
 from bot.texts.formatting import paginate
 from bot.texts.render import SEP
@@ -150,6 +150,31 @@ async def fetch_cards(
         return CardStatus(account, name, status)
 
     return list(await asyncio.gather(*(one(account) for account in accounts)))
+
+
+async def named_view(update: Update, context: Context) -> tuple[bool, int | None]:
+    """The card a list's argument names (`/loans Karen`: its name, or its place in `/cards`),
+    as a view; (False, None) once the patron has been told no card has that name, and
+    (True, None) for every card when nothing is named."""
+    words = " ".join(context.args or []).strip()
+    if not words:
+        return True, None
+    lang = context.lang
+    cards = await context.services.store.cards.of_chat(context.chat_id)
+    if not cards:
+        return True, None  # the list says how to connect a card
+    folded = words.casefold()
+    names = [card_name(account, lang) for account in cards]
+    for position, (account, name) in enumerate(zip(cards, names, strict=True), start=1):
+        if name.casefold() == folded or words == str(position):
+            return True, account.card
+    starting = [
+        a for a, name in zip(cards, names, strict=True) if name.casefold().startswith(folded)
+    ]
+    if len(starting) == 1:
+        return True, starting[0].card
+    await reply(update, context, t(lang, "lists.no_such_card", name=words, names=", ".join(names)))
+    return False, None
 
 
 def heading(lang: str, name: str, *, more: bool = False) -> str:

@@ -201,6 +201,10 @@ async def card_library(
     if agency:
         svc = context.services
         deadline = Deadline(LIBRARY_NAME_BUDGET)
+        found = await svc.branches.library_name(svc.library, agency, deadline)
+        if found:
+            return found
+        # No `agencyName`: the name of the branch that is the agency itself.
         names = await svc.branches.lookup(svc.library, [agency], deadline)
         found = names.get(branch_key(agency))
         if found:
@@ -215,13 +219,14 @@ async def card_lines(
     """The chat's cards, one line each: number, name and library."""
     lang = context.lang
     lines = [t(lang, "cards.header", count=len(cards), max=MAX_CARDS)]
-    for account in cards:
+    # Numbered 1..n as listed: the stored numbers keep the gaps a logout leaves.
+    for number, account in enumerate(cards, start=1):
         name = card_name(account, lang)
         library = await card_library(context, account)
         if library:
-            lines.append(t(lang, "cards.line", number=account.card, name=name, library=library))
+            lines.append(t(lang, "cards.line", number=number, name=name, library=library))
         else:
-            lines.append(t(lang, "cards.line_plain", number=account.card, name=name))
+            lines.append(t(lang, "cards.line_plain", number=number, name=name))
     return "\n".join(lines)
 
 

@@ -21,6 +21,27 @@ MAX_VALUES = 5
 PRESETS: tuple[tuple[int, ...], ...] = ((3, 1, 0), (7, 3, 1), (5, 2, 0), (1, 0))
 WORDS_ON = frozenset({"on", "til", "ja", "yes"})
 WORDS_OFF = frozenset({"off", "fra", "nej", "no"})
+# "/reminders at 7", "kl. 7", "о 7" or "/reminders 7:30": the hour the reminders come.
+WORDS_AT = frozenset({"at", "kl", "kl.", "klokken", "о", "об"})
+_CLOCK = re.compile(r"^([01]?\d|2[0-3])(?:[:.][0-5]\d)?$")
+# The hours offered as buttons (any hour can be typed).
+HOUR_PRESETS = (7, 12, 18)
+
+
+def parse_hour(words: Sequence[str]) -> int | None:
+    """The hour of `at 7`, `kl. 7:30` or `7:30` (minutes are not kept: the sweep passes hourly);
+    None when the words say no time of day."""
+    if len(words) == 2 and words[0] in WORDS_AT:
+        found = _CLOCK.match(words[1])
+    elif len(words) == 1 and (":" in words[0] or "." in words[0]):
+        found = _CLOCK.match(words[0])
+    else:
+        return None
+    return int(found.group(1)) if found else None
+
+
+def clock(hour: int, minute: int) -> str:
+    return f"{hour:02d}:{minute:02d}"
 
 
 def parse_days(words: Sequence[str]) -> tuple[int, ...] | None:
@@ -59,15 +80,35 @@ async def _status(update: Update, context: Context, lead: str | None = None) -> 
     if chat.reminders_enabled:
         # One day reads "1 day"; a list of them takes the plural.
         count = days[0] if len(days) == 1 else len(days)
-        described = t(lang, "reminders.status.days", days=join_days(days, lang), count=count)
+        # "0 = on the day" explains a 0 only where there is one.
+        key = "reminders.status.days_zero" if 0 in days else "reminders.status.days"
+        described = t(lang, key, days=join_days(days, lang), count=count)
         if chat.reminder_days is None:
             described = Raw(f"{described} {t(lang, 'reminders.status.default')}")
         lines.append(t(lang, "reminders.status.on", days=described))
+        at = svc.settings.REMINDER_TIME
+        hour = chat.reminder_hour if chat.reminder_hour is not None else at.hour
+        when = t(lang, "reminders.status.time", time=clock(hour, at.minute))
+        if chat.reminder_hour is None:
+            when = Raw(f"{when} {t(lang, 'reminders.status.default')}")
+        lines.append(str(when))
         lines.append(t(lang, "reminders.status.ready"))
     else:
         lines.append(t(lang, "reminders.status.off"))
     lines.append(t(lang, "reminders.status.howto"))
-    lines.append(t(lang, "notices.heading"))
+    # One line per notice, marked as its button is.
+    notice_lines = [t(lang, "notices.heading")]
+    for name in NOTICES:
+        notice_lines.append(
+            t(
+                lang,
+                "notices.line",
+                mark="✅" if name in chat.notices else "⬜",
+                name=t(lang, f"notices.name.{name}"),
+                what=t(lang, f"notices.what.{name}"),
+            )
+        )
+    lines.append("\n".join(notice_lines))
     op = "off" if chat.reminders_enabled else "on"
     specs: list[tuple[str, Payload]] = [(t(lang, f"reminders.button.{op}"), ReminderChoice(op))]
     for preset in PRESETS:
@@ -79,9 +120,16 @@ async def _status(update: Update, context: Context, lead: str | None = None) -> 
         on = name in chat.notices
         label = f"{'✅' if on else '⬜'} {t(lang, f'notices.name.{name}')}"
         specs.append((label, ReminderChoice("notice", notice=name, on=not on)))
+    minute = svc.settings.REMINDER_TIME.minute
+    for hour in HOUR_PRESETS:
+        label = t(lang, "reminders.button.hour", time=clock(hour, minute))
+        if chat.reminder_hour == hour:
+            label = f"✓ {label}"
+        specs.append((label, ReminderChoice("hour", hour=hour)))
     toggle, *rest = await callback_buttons(update, context, specs)
-    presets, notices = rest[: len(PRESETS)], rest[len(PRESETS) :]
-    rows = [[toggle], presets[:2], presets[2:], *([button] for button in notices)]
+    presets, rest = rest[: len(PRESETS)], rest[len(PRESETS) :]
+    notices, hours = rest[: len(NOTICES)], rest[len(NOTICES) :]
+    rows = [[toggle], presets[:2], presets[2:], hours, *([button] for button in notices)]
     await reply(update, context, "\n\n".join(lines), buttons=rows)
 
 
@@ -97,6 +145,11 @@ async def reminders_command(update: Update, context: Context) -> None:
         op = "on" if words[0] in WORDS_ON else "off"
         await store.set_reminders(chat_id, enabled=op == "on")
         await _status(update, context, t(lang, f"reminders.saved.{op}"))
+        return
+    hour = parse_hour(words)
+    if hour is not None:
+        await store.chats.set_reminder_hour(chat_id, hour)
+        await _status(update, context, t(lang, "reminders.saved.days"))
         return
     days = parse_days(words)
     if days is None:
@@ -124,6 +177,9 @@ async def reminders_button(update: Update, context: Context) -> None:
             await reply(update, context, t(lang, "reminders.expired_button"))
             return
         await store.set_reminders(ref.chat_id, enabled=True, days=days)
+        await _status(update, context, t(lang, "reminders.saved.days"))
+    elif op == "hour" and choice is not None and choice.hour is not None and 0 <= choice.hour < 24:
+        await store.chats.set_reminder_hour(ref.chat_id, choice.hour)
         await _status(update, context, t(lang, "reminders.saved.days"))
     elif op == "notice" and choice is not None and choice.notice in NOTICES:
         chat = await store.chats.chat(ref.chat_id)

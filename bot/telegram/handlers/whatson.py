@@ -17,11 +17,12 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from telegram import Update
-from telegram.ext import BaseHandler, CommandHandler
+from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
 from bot.library.deadline import Deadline
 from bot.library.errors import LibraryError
 from bot.rules.isil import normalise_branch
+from bot.telegram.buttons import LibraryHours, decode
 from bot.telegram.cards import require_card, require_cards
 from bot.telegram.context import Context
 from bot.telegram.failures import answer_library_error, error_text
@@ -32,10 +33,17 @@ from bot.telegram.handlers.cardlists import (
     heading,
 )
 from bot.telegram.handlers.common import borrower_status
-from bot.telegram.replies import reply
+from bot.telegram.keyboards import callback_buttons, resolve_callback
+from bot.telegram.replies import plain, reply, send
 from bot.texts import t
 from bot.texts.formatting import split_messages
-from bot.texts.whatson import coming_events, latest_news, render_event, render_news
+from bot.texts.whatson import (
+    coming_events,
+    latest_news,
+    render_event,
+    render_hours,
+    render_news,
+)
 
 if TYPE_CHECKING:
     from bot.library.models import Event, NewsItem
@@ -46,6 +54,8 @@ EVENTS_ASKED = 30
 EVENTS_SHOWN = 8
 NEWS_ASKED = 10
 NEWS_SHOWN = 5
+# Seconds the library's site address may take to look up (`/v3/libraries`, cached).
+SITE_BUDGET = 3.0
 # The platform's 500 for a library whose site it does not reach (serviceprovider `ddbcms.js`):
 # an answer about the library, not an outage to try again after.
 NO_CONTENT_SERVICE = "ddbcms-api not available"
@@ -64,9 +74,9 @@ def one_message(entries: Sequence[str], *, header: str, footer: str = "") -> tup
 
 
 Fetch = Callable[["Account", list[str] | None], Awaitable[Sequence[Any]]]
-# What one library of the chat's cards gave: the cards' names, and the items or the text saying
-# why there are none.
-Found = tuple[list[str], Sequence[Any] | str]
+# What one library of the chat's cards gave: the cards' names, the items or the text saying
+# why there are none, and the library (ISIL), when known.
+Found = tuple[list[str], Sequence[Any] | str, str | None]
 
 
 async def libraries_items(
@@ -76,7 +86,7 @@ async def libraries_items(
     no names for a single card, or cards all at one library); None once answered."""
     if len(await chat_cards(update, context)) <= 1:
         single = await library_items(update, context, fetch)
-        return None if single is None else (single[0], [([], single[1])])
+        return None if single is None else (single[0], [([], single[1], single[2])])
     chat, lang = context.chat, context.lang
     cards = await require_cards(context)
     if not cards:
@@ -87,7 +97,7 @@ async def libraries_items(
     found: list[Found] = []
     for card in statuses:
         if card.status is None:
-            found.append(([card.name], card.trouble(lang) or ""))
+            found.append(([card.name], card.trouble(lang) or "", None))
             continue
         libraries.setdefault(normalise_branch(card.status.agency) or "", []).append(card)
 
@@ -97,13 +107,13 @@ async def libraries_items(
             items = await deadline.run(fetch(at[0].account, [agency] if agency else None))
         except LibraryError as exc:
             if exc.status == 500 and NO_CONTENT_SERVICE in (exc.code or "").lower():
-                return names, t(lang, "whatson.no_content")
-            return names, error_text(lang, exc)
-        return names, items
+                return names, t(lang, "whatson.no_content"), None
+            return names, error_text(lang, exc), None
+        return names, items, agency or None
 
     asked = await asyncio.gather(*(one(agency, at) for agency, at in libraries.items()))
     if len(asked) == 1 and not found:
-        return lang, [([], asked[0][1])]
+        return lang, [([], asked[0][1], asked[0][2])]
     return lang, [*asked, *found]
 
 
@@ -114,18 +124,28 @@ async def answer_libraries(
     render: Callable[[Sequence[Any]], str],
 ) -> None:
     """One message per library: `render` of its items, or why there are none, under the names
-    of the cards at it (when there are several libraries)."""
+    of the cards at it (when there are several libraries); with the library's site (the items
+    carry no link of their own) and a button for its opening hours."""
     lang = context.lang
-    for names, items in found:
+    svc = context.services
+    for names, items, agency in found:
         text = items if isinstance(items, str) else render(items)
+        buttons = None
+        if agency and not isinstance(items, str):
+            await svc.branches.lookup(svc.library, [agency], Deadline(SITE_BUDGET))
+            site = svc.branches.website(agency)
+            if site:
+                text += "\n\n" + t(lang, "whatson.site", url=site)
+            label = plain(t(lang, "whatson.hours.button"))
+            buttons = [await callback_buttons(update, context, [(label, LibraryHours(agency))])]
         if names:
             text = f"{heading(lang, ', '.join(names))}\n{text}"
-        await reply(update, context, text)
+        await reply(update, context, text, buttons=buttons)
 
 
 async def library_items(
     update: Update, context: Context, fetch: Fetch
-) -> tuple[str, Sequence[Any]] | None:
+) -> tuple[str, Sequence[Any], str | None] | None:
     """The language and what `fetch` found for the card's library; None once answered."""
     lang = context.lang
     account = await require_card(context)
@@ -144,7 +164,7 @@ async def library_items(
         else:
             await answer_library_error(update, context, exc)
         return None
-    return lang, items
+    return lang, items, agency
 
 
 def _now(context: Context) -> dt.datetime:
@@ -195,5 +215,28 @@ async def news_command(update: Update, context: Context) -> None:
     await answer_libraries(update, context, libraries, render)
 
 
+async def hours_callback(update: Update, context: Context) -> None:
+    """ "🕘 Opening hours": the library's dated hours for the coming week (`/v3/library`), as a
+    new message, so the events stay in the chat."""
+    ref = await resolve_callback(update, context)
+    if ref is None:
+        return
+    tapped = decode(ref.payload, LibraryHours)
+    lang = context.lang
+    if tapped is None:
+        await send(context.bot, context.chat_id, t(lang, "common.stale_button"))
+        return
+    try:
+        pages = await Deadline().run(context.services.library.library_public([tapped.agency]))
+    except LibraryError as exc:
+        await send(context.bot, context.chat_id, error_text(lang, exc))
+        return
+    await send(context.bot, context.chat_id, render_hours(pages, lang, _now(context).date()))
+
+
 def handlers() -> list[BaseHandler[Any, Any, Any]]:
-    return [CommandHandler("events", events_command), CommandHandler("news", news_command)]
+    return [
+        CommandHandler("events", events_command),
+        CommandHandler("news", news_command),
+        CallbackQueryHandler(hours_callback, pattern=rf"^{LibraryHours.ACTION}:"),
+    ]

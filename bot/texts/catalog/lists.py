@@ -17,6 +17,8 @@ MESSAGES: tuple[Message, ...] = (
     _n("lists.holds.count", "{count} hold", "{count} holds"),
     _("lists.holds.none", "No holds right now."),
     _("lists.debt.none", "Owes the library nothing."),
+    # TRANSLATORS: `/loans <name>` named no card of the chat; {names}: the chat's cards
+    _("lists.no_such_card", "No card is called “{name}”. Your cards: {names}."),
     # TRANSLATORS: /renew's "renew all" of one card; {label} is borrower.renew.all
     _("lists.renew.all_of", "{label}: {name}"),
     # TRANSLATORS: a loan's or hold's button with several cards ({label}: its button alone)

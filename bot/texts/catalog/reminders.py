@@ -5,7 +5,8 @@ from __future__ import annotations
 from bot.texts.catalog import Message, _, _n
 
 MESSAGES: tuple[Message, ...] = (
-    _("reminders.digest.header", "🔔 <b>Reminder from the library</b>"),
+    # TRANSLATORS: the digest comes from this bot, not from the library
+    _("reminders.digest.header", "🔔 <b>Reminder from your library bot</b>"),
     _("reminders.digest.due", "<b>Due soon</b>"),
     _("reminders.digest.overdue", "<b>Overdue</b>"),
     _("reminders.digest.ready", "<b>Ready for pick-up</b>"),
@@ -34,14 +35,25 @@ MESSAGES: tuple[Message, ...] = (
     # TRANSLATORS: {days} is a list ("3, 1 and 0") or one number; the form follows that number
     _n(
         "reminders.status.days",
+        "{days} day before the due date, and when a loan is overdue",
+        "{days} days before the due date, and when a loan is overdue",
+    ),
+    # TRANSLATORS: as reminders.status.days, when 0 (the due day itself) is one of the days
+    _n(
+        "reminders.status.days_zero",
         "{days} day before the due date (0 = on the day), and when a loan is overdue",
         "{days} days before the due date (0 = on the day), and when a loan is overdue",
     ),
-    _("reminders.status.default", "(the library's default)"),
+    # TRANSLATORS: the days were never chosen: the bot's own default, not the library's
+    _("reminders.status.default", "(the bot's default)"),
     _("reminders.status.ready", "You are also told when a hold is ready for pick-up."),
+    # TRANSLATORS: {time} is the time of day, 07:00; the bot's time zone (Danish time)
+    _("reminders.status.time", "⏰ They come at about <b>{time}</b>."),
+    _("reminders.button.hour", "⏰ {time}"),
     _(
         "reminders.status.howto",
-        "Choose the days with the buttons or type e.g. <code>/reminders 5 2 0</code>. "
+        "Choose the days and the time with the buttons or type e.g. "
+        "<code>/reminders 5 2 0</code> or <code>/reminders 7:00</code>. "
         "<code>/reminders off</code> turns them off, <code>/reminders on</code> turns them back "
         "on.",
     ),
@@ -68,13 +80,14 @@ MESSAGES: tuple[Message, ...] = (
     _("reminders.digest.fees", "<b>New fee</b>"),
     # TRANSLATORS: {title} is a hold's title, {position} its new place in the queue
     _("notices.queue", "<b>{title}</b>: now number {position} in the queue"),
-    _(
-        "notices.heading",
-        "<b>Notices</b> (✅ on, ⬜ off; tap a button to change): a loan the library would not "
-        "renew is reminded every day from its due day; a hold moving up its queue; a new fee; "
-        "the last day to pick up a hold, with the branch's opening hours; an order placed here "
-        "that has not shown up after a day.",
-    ),
+    _("notices.heading", "<b>Notices</b> (✅ on, ⬜ off; tap a button to change):"),
+    # TRANSLATORS: one line per notice under notices.heading: its name, then what it tells
+    _("notices.line", "{mark} <b>{name}</b>: {what}"),
+    _("notices.what.refused", "a loan the library would not renew, every day from its due day"),
+    _("notices.what.queue", "a hold moving up its queue"),
+    _("notices.what.fees", "a new fee"),
+    _("notices.what.pickup", "the last day to pick up a hold, with the branch's opening hours"),
+    _("notices.what.orders", "an order placed here that has not shown up after a day"),
     _("notices.name.refused", "Not renewable ⛔"),
     _("notices.name.queue", "Queue moves"),
     _("notices.name.fees", "New fees"),
@@ -100,5 +113,7 @@ MESSAGES: tuple[Message, ...] = (
     # TRANSLATORS: {hours} is the branch's own text: Danish, or its English for a patron whose
     # language is not Danish when the library publishes one
     _("notices.hours", "<i>Opening hours, as the library publishes them:</i>\n{hours}"),
+    # TRANSLATORS: the pick-up branch's hours on the last pick-up day; {hours}: 10:00–16:00
+    _("notices.hours_on", "🕘 Open {day}: <b>{hours}</b>"),
     _("notices.closed", "⚠️ The library says this branch is temporarily closed."),
 )

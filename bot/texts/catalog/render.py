@@ -23,6 +23,9 @@ MESSAGES: tuple[Message, ...] = (
     _("render.hold.pickup_id", "Pick-up no. <b>{pickup_id}</b>"),
     _("render.hold.last_day", "collect by {date} ({relative})"),
     _("render.hold.last_day_text", "collect by {date} ⚠️ the date could not be read"),
-    _("render.debt.fee", "Fee"),
     _("render.debt.total", "Total: <b>{amount}</b>"),
+    # TRANSLATORS: a fee and what it is for: the material's title, in bold
+    _("render.debt.for", "Fee for <b>{title}</b>"),
+    _("render.debt.no_reason", "<b>Fee</b> (the library gives no reason)"),
+    _("render.debt.family_total", "Total for all cards: <b>{amount}</b>"),
 )

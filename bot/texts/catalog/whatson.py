@@ -25,6 +25,15 @@ MESSAGES: tuple[Message, ...] = (
     _("whatson.events.when_until", "🕒 {day}, {start}–{end}"),
     _("whatson.events.place", "📍 {place}"),
     _("whatson.events.price", "Price: DKK {price}"),
+    # TRANSLATORS: who an event is for, in the library's own words (e.g. "For børn")
+    _("whatson.events.audience", "👥 {audience}"),
+    # TRANSLATORS: under /events and /news; events and news carry no link of their own
+    _("whatson.site", "🔗 More, and signing up, on the library's site: {url}"),
+    _("whatson.hours.button", "🕘 Opening hours"),
+    _("whatson.hours.header", "🕘 <b>Opening hours, the coming week</b>"),
+    _("whatson.hours.none", "🕘 The library's site gives no opening hours for the coming days."),
+    # TRANSLATORS: one day of a branch's opening hours: "Tue 24 Nov: 08:00–20:00"
+    _("whatson.hours.day", "{day}: {hours}"),
     # /news
     _("whatson.news.header", "📰 <b>News from your library</b>"),
     _("whatson.news.none", "📰 Your library has no news right now."),
