@@ -52,6 +52,7 @@ from storage.sweeps import Sweeps
 from storage.tables import (
     ACCOUNT,
     CALENDAR_FEED,
+    CALENDAR_KEPT,
     CALLBACK_REF,
     CHAT,
     LOGIN_STATE,
@@ -94,6 +95,7 @@ CHAT_ONLY_TABLES = (
     REMINDER_LOG,
     RENEWAL_REFUSAL,
     CALENDAR_FEED,
+    CALENDAR_KEPT,
     NOTICE_SEEN,
     CHAT,
 )
@@ -250,6 +252,7 @@ class Store:
                     return "full", None, link.token
                 card, outcome, replaced = free[0], "added", None
             row = conn.execute(self.cards.connect(chat_id, card, link, now)).one()
+            execute_all(conn, CalendarFeeds.take_back(chat_id, card, link.unique_id))
             return outcome, row, replaced
 
         done = await self.database.run(work)
@@ -269,10 +272,11 @@ class Store:
         entries), its refusals and what its notices saw. Who removes a card, has it (once):
         None when it was already gone.
 
-        `logout` (the patron's own `/logout`): with the chat's last card go its pending login
-        and its calendar feed too (whose entries would only go stale). A card that expired or
-        was refused keeps them: the patron is asked to log in again, and their calendar keeps
-        its address. A pending login's token is revoked here (`revoke_dropped`); the card's is
+        `logout` (the patron's own `/logout`): the card's calendar entries go with it, and with
+        the chat's last card its pending login and its calendar feed too. A card that expired
+        or was refused keeps them: the patron is asked to log in again, and their calendar
+        keeps its address and the card's last entries (`CalendarFeeds.keep`). A pending
+        login's token is revoked here (`revoke_dropped`); the card's is
         returned to be revoked, or None in it when it can no longer be decrypted (a key removed
         too early): the row goes all the same, and the caller says so.
         """
@@ -285,9 +289,13 @@ class Store:
         left = select(ACCOUNT.c.card).where(ACCOUNT.c.chat_id == chat_id).limit(1)
         feed = CalendarFeeds.of_chat(chat_id)
 
+        now = self._now()
+
         def work(conn: Connection) -> tuple[Row[Any] | None, Dropped]:
             row = conn.execute(card).first()
             execute_all(conn, per_card)
+            if not logout and row is not None:
+                CalendarFeeds.keep(conn, row, now)
             if not logout or conn.execute(left).first() is not None:
                 return row, []
             execute_all(conn, feed)
@@ -334,7 +342,8 @@ class Store:
     async def purge_expired(self) -> int:
         """Delete what has outlived its table's retention: expired login states and pending
         links (revoking their tokens), buttons older than `CALLBACK_TTL`, reminder history
-        older than `REMINDER_HISTORY` and the settings of chats that blocked the bot
+        older than `REMINDER_HISTORY`, calendar entries kept `KEPT_FOR` after their login was
+        lost (and the feeds left empty by them), and the settings of chats that blocked the bot
         `BLOCKED_CHAT_RETENTION` ago; how many rows."""
         now = self._now()
         links = PendingLinks.expired(now)
@@ -343,6 +352,7 @@ class Store:
             Callbacks.expired(now),
             ReminderLog.expired(now),
             Chats.expired(now),
+            *CalendarFeeds.expired(now),
         )
 
         def work(conn: Connection) -> tuple[Dropped, int]:
