@@ -13,6 +13,7 @@ from storage.tables import metadata
 
 TABLES = {
     "calendar_feed",
+    "calendar_kept",
     "chat",
     "login_state",
     "pending_link",
