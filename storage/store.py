@@ -182,6 +182,20 @@ class Store:
                 continue
             await self.revoke_dropped(token)
 
+    def seal(self, text: str, chat_id: int) -> str:
+        """`text` sealed like tokens, bound to the chat: for what a patron typed that must be
+        kept a while (a search button's words), never in plain text."""
+        return self._cipher.encrypt(text, chat_id)
+
+    def unseal(self, sealed: str, chat_id: int) -> str | None:
+        """What `seal` sealed, or None when it does not open (another chat's, a removed
+        key)."""
+        try:
+            return self._cipher.decrypt(sealed, chat_id)
+        except (TokenDecryptError, ValueError) as exc:
+            log.info("a sealed text of chat %s does not open: %s", chat_id, type(exc).__name__)
+            return None
+
     async def set_reminders(
         self, chat_id: int, *, enabled: bool | None = None, days: Sequence[int] | None = None
     ) -> ChatSettings:
@@ -327,7 +341,9 @@ class Store:
     async def forget_chat(self, chat_id: int) -> None:
         """Everything about the chat: tokens, states, links, settings, buttons, reminders.
 
-        Tokens still stored (its cards, a pending link) are revoked (`revoke_dropped`).
+        Tokens still stored (its cards, a pending link) are revoked (`revoke_dropped`). On
+        SQLite the write-ahead log is truncated after, so the deleted rows are gone from the
+        files too (SECURITY.md, data remanence).
         """
         tokens = (Cards.take(chat_id, None), PendingLinks.of_chat(chat_id))
         rest = [delete(table).where(table.c.chat_id == chat_id) for table in CHAT_ONLY_TABLES]
@@ -337,7 +353,16 @@ class Store:
             execute_all(conn, rest)
             return dropped
 
-        await self._revoke(await self.database.run(work))
+        dropped = await self.database.run(work)
+        await self._truncate_log()
+        await self._revoke(dropped)
+
+    async def _truncate_log(self) -> None:
+        try:
+            if not await self.database.truncate_log():
+                log.info("the SQLite log was not truncated: a reader was busy (retried hourly)")
+        except SQLAlchemyError as exc:
+            log.warning("the SQLite log could not be truncated: %s", type(exc).__name__)
 
     async def purge_expired(self) -> int:
         """Delete what has outlived its table's retention: expired login states and pending
@@ -360,6 +385,7 @@ class Store:
             return dropped, sum(execute_all(conn, statements))
 
         dropped, removed = await self.database.run(work)
+        await self._truncate_log()  # expired buttons' payloads leave the log too
         await self._revoke(dropped)
         return removed + len(dropped)
 
