@@ -228,7 +228,7 @@ async def test_subscribing_is_a_webcal_link_and_an_https_button(bot: BotHarness)
     assert url is not None
     links = [entity.url for entity in reply.entities if entity.type == "text_link"]
     assert links == ["webcal://" + url.group(1).removeprefix("http://")]
-    assert "Subscribe in your calendar app" in reply.text
+    assert f"Subscribe in your calendar app: {links[0]}" in reply.text  # also as plain text
     [[button]] = reply.buttons
     assert (button.text, button.url) == ("📅 Open the calendar address", url.group(1))
     assert (await bot.http.get(button.url)).status_code == 200

@@ -28,7 +28,8 @@ MESSAGES: tuple[Message, ...] = (
         "Keep the address secret: anyone who has it can see your loans. /calendar off closes "
         "it, and you can make a new one.",
     ),
-    _("calendar.subscribe", '📅 <a href="{webcal}">Subscribe in your calendar app</a>'),
+    # The address is the link's text too: Telegram may show a webcal: link as plain text.
+    _("calendar.subscribe", '📅 Subscribe in your calendar app: <a href="{webcal}">{webcal}</a>'),
     _("calendar.open_button", "📅 Open the calendar address"),
     _("calendar.off", "📅 The calendar address is closed. /calendar makes a new one."),
     _("calendar.none", "You have no calendar address. /calendar makes one."),
