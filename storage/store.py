@@ -316,6 +316,8 @@ class Store:
             return row, dropped_tokens(conn, links)
 
         row, dropped = await self.database.run(work)
+        if logout and row is not None:
+            await self._truncate_log()  # the patron's own removal: gone from the files too
         await self._revoke(dropped)
         if row is None:
             return None

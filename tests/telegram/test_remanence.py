@@ -68,3 +68,16 @@ async def test_forget_leaves_no_label_unique_id_or_words_in_the_sqlite_files(
     done = await bot.tap(CHAT, prompt, "🗑 Yes, delete everything")
     assert done is not None and "Everything is deleted" in done.text
     assert scan(bot, LABEL, unique_id, "0101701234") == []
+
+
+async def test_a_logout_leaves_no_label_or_unique_id_in_the_sqlite_files(
+    bot: BotHarness,
+) -> None:
+    await bot.connect(CHAT + 1, KAREN, language_code="en")
+    await bot.store.cards.set_label(CHAT + 1, 1, LABEL)
+    card = await bot.store.cards.get(CHAT + 1)
+    assert card is not None and card.unique_id
+    assert scan(bot, LABEL)
+    # What /logout runs (its dialogue is another test's): the patron's own removal.
+    assert await bot.store.remove_card(CHAT + 1, 1, logout=True) is not None
+    assert scan(bot, LABEL, card.unique_id) == []
