@@ -1,6 +1,9 @@
 """A card's calendar entries outlive its login: `calendar_kept` holds them after the login
 expired or was refused, until the card logs in again or 30 days pass.
 
+Search buttons now keep their words sealed; the ones made before kept them in plain text, so
+they are deleted (a tap on one says the button is no longer valid; they lived 24 hours).
+
 Revision ID: 0011_calendar_login
 Revises: 0008
 Create Date: 2026-11-24
@@ -32,6 +35,7 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("chat_id", "card"),
     )
     op.create_index("ix_calendar_kept_lost_at", "calendar_kept", ["lost_at"])
+    op.execute("DELETE FROM callback_ref WHERE action = 'find'")
 
 
 def downgrade() -> None:
