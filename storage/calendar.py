@@ -4,6 +4,10 @@ Only a hash of the secret is stored, so a copy of the database does not open any
 the entries are sealed with the token keys, bound to the chat, on each card's account row.
 Entries are written only for chats that have a feed: nothing is kept for patrons who never
 asked for one, and closing the feed clears them.
+
+A card whose login expired or was refused leaves its entries in `calendar_kept`: the feed
+keeps serving them (saying that the login must be renewed) until the same person logs in
+again, for at most `KEPT_FOR`; a feed left with neither cards nor kept entries is closed.
 """
 
 from __future__ import annotations
@@ -13,17 +17,19 @@ import logging
 import secrets
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Delete, Update, bindparam, delete, exists, insert, select, update
+from sqlalchemy import Delete, Row, Update, and_, bindparam, delete, exists, insert, select, update
 from sqlalchemy.engine import Connection
+from sqlalchemy.sql.expression import Executable
 
 from storage.cards import CardKey
 from storage.crypto import TokenCipher, TokenDecryptError
 from storage.database import Database, Repository
 from storage.tables import ACCOUNT
 from storage.tables import CALENDAR_FEED as FEED
+from storage.tables import CALENDAR_KEPT as KEPT
 
 log = logging.getLogger(__name__)
 
@@ -31,10 +37,16 @@ log = logging.getLogger(__name__)
 # A feed address's secret: 192 random bits, 32 URL-safe characters.
 SECRET_BYTES = 24
 SECRET_CHARS = 32
+# How long a feed serves a card's entries after its login was lost.
+KEPT_FOR = timedelta(days=30)
 
 
 def secret_hash(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def unique_hash(unique_id: str | None) -> str | None:
+    return None if not unique_id else hashlib.sha256(unique_id.encode()).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -44,6 +56,8 @@ class CardEntries:
     card: int
     label: str | None
     entries: str | None
+    # When the card's login was lost (its entries are the last known); None: a live card.
+    lost_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -77,15 +91,71 @@ class CalendarFeeds(Repository):
         self._cipher = cipher
 
     @staticmethod
-    def of_chat(chat_id: int) -> tuple[Delete, Update]:
-        """Closing the chat's feed and clearing its cards' entries, for `Store` to run with
-        other tables' statements."""
+    def of_chat(chat_id: int) -> tuple[Delete, Update, Delete]:
+        """Closing the chat's feed and clearing its cards' entries, live and kept, for `Store`
+        to run with other tables' statements."""
         clear = (
             update(ACCOUNT)
             .where(ACCOUNT.c.chat_id == chat_id)
             .values(feed_entries=None, feed_seen_at=None)
         )
-        return delete(FEED).where(FEED.c.chat_id == chat_id), clear
+        kept = delete(KEPT).where(KEPT.c.chat_id == chat_id)
+        return delete(FEED).where(FEED.c.chat_id == chat_id), clear, kept
+
+    @staticmethod
+    def keep(conn: Connection, row: Row[Any], now: datetime) -> None:
+        """In `Store.remove_card`'s transaction: the entries of a card whose login was lost
+        (its deleted account row), kept when the chat has a feed."""
+        chat_id = int(row.chat_id)
+        if conn.execute(select(FEED.c.chat_id).where(FEED.c.chat_id == chat_id)).first() is None:
+            return
+        conn.execute(delete(KEPT).where(KEPT.c.chat_id == chat_id, KEPT.c.card == row.card))
+        conn.execute(
+            insert(KEPT).values(
+                chat_id=chat_id,
+                card=row.card,
+                unique_hash=unique_hash(row.unique_id),
+                label=row.label,
+                entries=row.feed_entries,
+                seen_at=row.feed_seen_at,
+                lost_at=now,
+            )
+        )
+
+    @staticmethod
+    def take_back(chat_id: int, card: int, unique_id: str | None) -> list[Executable]:
+        """In `Store.complete_link`'s transaction: a card logged in again takes back the
+        entries kept for the same person, so the feed goes on without a gap."""
+        digest = unique_hash(unique_id)
+        if digest is None:
+            return []
+        mine = and_(KEPT.c.chat_id == chat_id, KEPT.c.unique_hash == digest)
+        latest = select(KEPT).where(mine).order_by(KEPT.c.lost_at.desc()).limit(1)
+        move = (
+            update(ACCOUNT)
+            .where(
+                ACCOUNT.c.chat_id == chat_id,
+                ACCOUNT.c.card == card,
+                ACCOUNT.c.feed_entries.is_(None),
+                exists().where(mine, KEPT.c.entries.is_not(None)),
+            )
+            .values(
+                feed_entries=latest.with_only_columns(KEPT.c.entries).scalar_subquery(),
+                feed_seen_at=latest.with_only_columns(KEPT.c.seen_at).scalar_subquery(),
+            )
+        )
+        return [move, delete(KEPT).where(mine)]
+
+    @staticmethod
+    def expired(now: datetime) -> list[Executable]:
+        """For the hourly purge: kept entries `KEPT_FOR` after their login was lost, and the
+        feeds then left with neither a card nor kept entries (30 days without a login)."""
+        cards = exists().where(ACCOUNT.c.chat_id == FEED.c.chat_id)
+        kept = exists().where(KEPT.c.chat_id == FEED.c.chat_id)
+        return [
+            delete(KEPT).where(KEPT.c.lost_at <= now - KEPT_FOR),
+            delete(FEED).where(~cards, ~kept),
+        ]
 
     async def create(self, chat_id: int, entries: Mapping[int, str]) -> str:
         """A new secret address for the chat (an older one stops working), with each card's
@@ -97,7 +167,9 @@ class CalendarFeeds(Repository):
             "secret_hash": secret_hash(secret),
             "created_at": now,
         }
-        drop, clear = self.of_chat(chat_id)
+        # A new address keeps the entries of cards waiting for a login: they are still the
+        # patron's.
+        drop, clear, _ = self.of_chat(chat_id)
         cards = self._sealed({(chat_id, card): text for card, text in entries.items()}, now)
 
         def work(conn: Connection) -> None:
@@ -111,11 +183,13 @@ class CalendarFeeds(Repository):
         return secret
 
     async def drop(self, chat_id: int) -> bool:
-        """Close the chat's address; False when it had none."""
-        drop, clear = self.of_chat(chat_id)
+        """Close the chat's address (and forget every entry kept for it); False when it had
+        none."""
+        drop, clear, kept = self.of_chat(chat_id)
 
         def work(conn: Connection) -> bool:
             conn.execute(clear)
+            conn.execute(kept)
             return bool(conn.execute(drop).rowcount)
 
         return await self._run(work)
@@ -130,23 +204,34 @@ class CalendarFeeds(Repository):
             return None
 
     async def open(self, secret: str) -> Feed | None:
-        """The feed behind a secret address, or None for a wrong or closed one."""
+        """The feed behind a secret address, or None for a wrong or closed one (also one left
+        `KEPT_FOR` without a login, before the purge deletes it)."""
         query = select(FEED.c.chat_id).where(FEED.c.secret_hash == secret_hash(secret))
         cards = select(
             ACCOUNT.c.card, ACCOUNT.c.label, ACCOUNT.c.feed_entries, ACCOUNT.c.feed_seen_at
         ).order_by(ACCOUNT.c.card)
+        kept = select(KEPT).where(KEPT.c.lost_at > self._now() - KEPT_FOR).order_by(KEPT.c.card)
 
         def work(conn: Connection) -> Feed | None:
             chat_id = conn.execute(query).scalar()
             if chat_id is None:
                 return None
-            rows = conn.execute(cards.where(ACCOUNT.c.chat_id == chat_id)).all()
+            chat = int(chat_id)
+            rows = conn.execute(cards.where(ACCOUNT.c.chat_id == chat)).all()
+            lost = conn.execute(kept.where(KEPT.c.chat_id == chat)).all()
+            if not rows and not lost:
+                return None
             seen = [row.feed_seen_at for row in rows if row.feed_seen_at is not None]
+            seen += [row.seen_at for row in lost if row.seen_at is not None]
             found = [
-                CardEntries(int(row.card), row.label, self._open(int(chat_id), row.feed_entries))
+                CardEntries(int(row.card), row.label, self._open(chat, row.feed_entries))
                 for row in rows
             ]
-            return Feed(int(chat_id), found, max(seen) if seen else None)
+            found += [
+                CardEntries(int(row.card), row.label, self._open(chat, row.entries), row.lost_at)
+                for row in lost
+            ]
+            return Feed(chat, found, max(seen) if seen else None)
 
         return await self._run(work)
 
@@ -188,27 +273,30 @@ class CalendarFeeds(Repository):
         await self._run(lambda conn: conn.execute(_REMEMBER, rows))
 
     async def rotate(self) -> int:
-        """Re-seal every card's entries under the newest key; how many were."""
-        query = select(ACCOUNT.c.chat_id, ACCOUNT.c.card, ACCOUNT.c.feed_entries).where(
-            ACCOUNT.c.feed_entries.is_not(None)
+        """Re-seal every card's entries (live and kept) under the newest key; how many were."""
+        live = select(
+            ACCOUNT.c.chat_id, ACCOUNT.c.card, ACCOUNT.c.feed_entries.label("sealed")
+        ).where(ACCOUNT.c.feed_entries.is_not(None))
+        kept = select(KEPT.c.chat_id, KEPT.c.card, KEPT.c.entries.label("sealed")).where(
+            KEPT.c.entries.is_not(None)
         )
-        rows = await self._run(lambda conn: conn.execute(query).all())
-        statements = []
-        for row in rows:
-            if not self._cipher.needs_rotation(row.feed_entries):
-                continue
-            plain = self._open(int(row.chat_id), row.feed_entries)
-            if plain is None:
-                continue
-            statements.append(
-                update(ACCOUNT)
-                .where(
-                    ACCOUNT.c.chat_id == row.chat_id,
-                    ACCOUNT.c.card == row.card,
-                    ACCOUNT.c.feed_entries == row.feed_entries,
-                )
-                .values(feed_entries=self._cipher.encrypt(plain, int(row.chat_id)))
+
+        def read(conn: Connection) -> tuple[Any, Any]:
+            return conn.execute(live).all(), conn.execute(kept).all()
+
+        live_rows, kept_rows = await self._run(read)
+        statements = [
+            update(table)
+            .where(table.c.chat_id == row.chat_id, table.c.card == row.card, column == row.sealed)
+            .values({column.name: self._cipher.encrypt(plain, int(row.chat_id))})
+            for table, column, rows in (
+                (ACCOUNT, ACCOUNT.c.feed_entries, live_rows),
+                (KEPT, KEPT.c.entries, kept_rows),
             )
+            for row in rows
+            if self._cipher.needs_rotation(row.sealed)
+            and (plain := self._open(int(row.chat_id), row.sealed)) is not None
+        ]
 
         def work(conn: Connection) -> int:
             return sum(conn.execute(statement).rowcount for statement in statements)

@@ -76,6 +76,24 @@ class Database:
                 return work(conn)
         return await self.run(work)
 
+    async def truncate_log(self) -> bool:
+        """On SQLite, copy the write-ahead log into the database file and truncate it, so
+        that deleted rows (overwritten in the file by `secure_delete`) do not live on in old
+        page images in `-wal`; False when a reader kept part of it (the next call or SQLite's
+        own checkpoints finish it). PostgreSQL's WAL is the server's (docs/deployment.md)."""
+        engine = self._sync
+        if engine is None:
+            return True
+
+        def checkpoint() -> bool:
+            with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+                row = conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)").first()
+            return row is None or not row[0]
+
+        if self._thread is None:
+            self._thread = ThreadPoolExecutor(1, thread_name_prefix="sqlite")
+        return await asyncio.get_running_loop().run_in_executor(self._thread, checkpoint)
+
     async def dispose(self) -> None:
         if self._async is not None:
             await self._async.dispose()

@@ -52,6 +52,7 @@ from storage.sweeps import Sweeps
 from storage.tables import (
     ACCOUNT,
     CALENDAR_FEED,
+    CALENDAR_KEPT,
     CALLBACK_REF,
     CHAT,
     LOGIN_STATE,
@@ -95,6 +96,7 @@ CHAT_ONLY_TABLES = (
     REMINDER_LOG,
     RENEWAL_REFUSAL,
     CALENDAR_FEED,
+    CALENDAR_KEPT,
     NOTICE_SEEN,
     CHAT,
 )
@@ -209,6 +211,20 @@ class Store:
                 continue
             await self.revoke_dropped(token)
 
+    def seal(self, text: str, chat_id: int) -> str:
+        """`text` sealed like tokens, bound to the chat: for what a patron typed that must be
+        kept a while (a search button's words), never in plain text."""
+        return self._cipher.encrypt(text, chat_id)
+
+    def unseal(self, sealed: str, chat_id: int) -> str | None:
+        """What `seal` sealed, or None when it does not open (another chat's, a removed
+        key)."""
+        try:
+            return self._cipher.decrypt(sealed, chat_id)
+        except (TokenDecryptError, ValueError) as exc:
+            log.info("a sealed text of chat %s does not open: %s", chat_id, type(exc).__name__)
+            return None
+
     async def set_reminders(
         self, chat_id: int, *, enabled: bool | None = None, days: Sequence[int] | None = None
     ) -> ChatSettings:
@@ -279,6 +295,7 @@ class Store:
                     return "full", None, link.token
                 card, outcome, replaced = free[0], "added", None
             row = conn.execute(self.cards.connect(chat_id, card, link, now)).one()
+            execute_all(conn, CalendarFeeds.take_back(chat_id, card, link.unique_id))
             return outcome, row, replaced
 
         done = await self.database.run(work)
@@ -298,10 +315,11 @@ class Store:
         entries), its refusals and what its notices saw. Who removes a card, has it (once):
         None when it was already gone.
 
-        `logout` (the patron's own `/logout`): with the chat's last card go its pending login
-        and its calendar feed too (whose entries would only go stale). A card that expired or
-        was refused keeps them: the patron is asked to log in again, and their calendar keeps
-        its address. A pending login's token is revoked here (`revoke_dropped`); the card's is
+        `logout` (the patron's own `/logout`): the card's calendar entries go with it, and with
+        the chat's last card its pending login and its calendar feed too. A card that expired
+        or was refused keeps them: the patron is asked to log in again, and their calendar
+        keeps its address and the card's last entries (`CalendarFeeds.keep`). A pending
+        login's token is revoked here (`revoke_dropped`); the card's is
         returned to be revoked, or None in it when it can no longer be decrypted (a key removed
         too early): the row goes all the same, and the caller says so.
         """
@@ -314,15 +332,21 @@ class Store:
         left = select(ACCOUNT.c.card).where(ACCOUNT.c.chat_id == chat_id).limit(1)
         feed = CalendarFeeds.of_chat(chat_id)
 
+        now = self._now()
+
         def work(conn: Connection) -> tuple[Row[Any] | None, Dropped]:
             row = conn.execute(card).first()
             execute_all(conn, per_card)
+            if not logout and row is not None:
+                CalendarFeeds.keep(conn, row, now)
             if not logout or conn.execute(left).first() is not None:
                 return row, []
             execute_all(conn, feed)
             return row, dropped_tokens(conn, links)
 
         row, dropped = await self.database.run(work)
+        if logout and row is not None:
+            await self._truncate_log()  # the patron's own removal: gone from the files too
         await self._revoke(dropped)
         if row is None:
             return None
@@ -348,7 +372,9 @@ class Store:
     async def forget_chat(self, chat_id: int) -> None:
         """Everything about the chat: tokens, states, links, settings, buttons, reminders.
 
-        Tokens still stored (its cards, a pending link) are revoked (`revoke_dropped`).
+        Tokens still stored (its cards, a pending link) are revoked (`revoke_dropped`). On
+        SQLite the write-ahead log is truncated after, so the deleted rows are gone from the
+        files too (SECURITY.md, data remanence).
         """
         tokens = (Cards.take(chat_id, None), PendingLinks.of_chat(chat_id))
         rest = [delete(table).where(table.c.chat_id == chat_id) for table in CHAT_ONLY_TABLES]
@@ -358,12 +384,22 @@ class Store:
             execute_all(conn, rest)
             return dropped
 
-        await self._revoke(await self.database.run(work))
+        dropped = await self.database.run(work)
+        await self._truncate_log()
+        await self._revoke(dropped)
+
+    async def _truncate_log(self) -> None:
+        try:
+            if not await self.database.truncate_log():
+                log.info("the SQLite log was not truncated: a reader was busy (retried hourly)")
+        except SQLAlchemyError as exc:
+            log.warning("the SQLite log could not be truncated: %s", type(exc).__name__)
 
     async def purge_expired(self) -> int:
         """Delete what has outlived its table's retention: expired login states and pending
         links (revoking their tokens), buttons older than `CALLBACK_TTL`, reminder history
-        older than `REMINDER_HISTORY` and the settings of chats that blocked the bot
+        older than `REMINDER_HISTORY`, calendar entries kept `KEPT_FOR` after their login was
+        lost (and the feeds left empty by them), and the settings of chats that blocked the bot
         `BLOCKED_CHAT_RETENTION` ago; how many rows."""
         now = self._now()
         links = PendingLinks.expired(now)
@@ -372,6 +408,7 @@ class Store:
             Callbacks.expired(now),
             ReminderLog.expired(now),
             Chats.expired(now),
+            *CalendarFeeds.expired(now),
         )
 
         def work(conn: Connection) -> tuple[Dropped, int]:
@@ -379,6 +416,7 @@ class Store:
             return dropped, sum(execute_all(conn, statements))
 
         dropped, removed = await self.database.run(work)
+        await self._truncate_log()  # expired buttons' payloads leave the log too
         await self._revoke(dropped)
         return removed + len(dropped)
 

@@ -200,6 +200,26 @@ class CalendarFeedRow(SQLModel, table=True):
     created_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
 
 
+class CalendarKeptRow(SQLModel, table=True):
+    """A card's calendar entries kept after its login expired or was refused, so that the
+    chat's feed keeps serving them (with a "log in again" entry) until the card logs in again,
+    for at most `storage.calendar.KEPT_FOR`."""
+
+    __tablename__ = "calendar_kept"
+    __table_args__ = (Index("ix_calendar_kept_lost_at", "lost_at"),)
+
+    chat_id: int = Field(
+        primary_key=True, sa_type=BigInteger, sa_column_kwargs={"autoincrement": False}
+    )
+    card: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
+    # SHA-256 of the card's `uniqueId`: a login of the same person takes the entries back.
+    unique_hash: str | None = Field(default=None, max_length=64)
+    label: str | None = Field(default=None, max_length=32)
+    entries: str | None = Field(default=None, sa_type=Text)
+    seen_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    lost_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
+
+
 class NoticeSeenRow(SQLModel, table=True):
     """What the notices compare against: `queue:<order id>` -> the position last seen,
     `fee:<fee id>` (a digest, rules.notices.fee_id) for each fee known, `order:<pid>` -> when
@@ -236,3 +256,4 @@ REMINDER_LOG = _core(ReminderLogRow)
 RENEWAL_REFUSAL = _core(RenewalRefusalRow)
 CALENDAR_FEED = _core(CalendarFeedRow)
 NOTICE_SEEN = _core(NoticeSeenRow)
+CALENDAR_KEPT = _core(CalendarKeptRow)

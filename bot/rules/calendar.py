@@ -27,6 +27,9 @@ class Entry:
     day: dt.date
     title: str
     creator: str = ""
+    # A ready hold's pick-up branch (its agency id, named when the feed is served) and number.
+    branch: str = ""
+    number: str = ""
 
 
 def _uid(kind: str, ident: str) -> str:
@@ -48,7 +51,15 @@ def hold_entry(hold: Hold) -> Entry | None:
     last = hold.pick_up_expiry_date
     if not hold_is_ready(hold) or not isinstance(last, dt.date):
         return None
-    return Entry(_uid("hold", hold.order_id), "pick_up", last, hold.title, hold.creator)
+    return Entry(
+        _uid("hold", hold.order_id),
+        "pick_up",
+        last,
+        hold.title,
+        hold.creator,
+        branch=(hold.pick_up_agency or "").strip(),
+        number=(hold.pick_up_id or "").strip()[:40],
+    )
 
 
 def entries(status: BorrowerStatus) -> list[Entry]:
@@ -81,6 +92,8 @@ def loads(text: str) -> list[Entry]:
                 day=dt.date.fromisoformat(item["day"]),
                 title=str(item.get("title", "")),
                 creator=str(item.get("creator", "")),
+                branch=str(item.get("branch", "")),
+                number=str(item.get("number", "")),
             )
             for item in raw
         ]

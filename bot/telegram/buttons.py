@@ -106,10 +106,11 @@ class OrderFound:
 
 @dataclass(frozen=True)
 class SearchWords:
-    """Free text's "🔎 Search for »…«": the search, as `/search <words>` would run it."""
+    """Free text's "🔎 Search for »…«": the search, as `/search <words>` would run it. The
+    words are sealed (`Store.seal`): a patron may type anything, a CPR number by mistake."""
 
     ACTION: ClassVar[str] = "find"
-    q: str
+    s: str
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,9 @@
 """`GET /calendar/<secret>.ics`: a patron's calendar feed, from what the bot last saw.
 
-Serving it never calls the library services: the entries are kept with the feed. A wrong or
-closed address is a plain 404, the same for both, and the secret is never logged (the
-server keeps no access log).
+Serving it never calls the library services: the entries are kept with the feed, and branch
+names come from what the process remembers. A card whose login was lost is served from its
+last known entries, with an entry today asking to log in again. A wrong or closed address is a
+plain 404, the same for both, and the secret is never logged (the server keeps no access log).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import re
 
 from aiohttp import web
 
+from bot.library.models import DEFAULT_TZ
 from bot.rules import calendar
 from bot.services import Services
 from bot.texts import pick_language
@@ -36,16 +38,22 @@ async def calendar_feed(request: web.Request, services: Services) -> web.Respons
     chat = await services.store.chats.chat(feed.chat_id)
     lang = pick_language(chat.language, chat.telegram_language)
     several = len(feed.cards) > 1  # a family's events say whose they are
+    names = [card_name(card.label, card.card, lang) if several else None for card in feed.cards]
+    now = dt.datetime.now(dt.UTC)
     body = render_feed(
         [
-            (
-                card_name(card.label, card.card, lang) if several else None,
-                calendar.loads(card.entries) if card.entries else [],
-            )
-            for card in feed.cards
+            (name, calendar.loads(card.entries) if card.entries else [])
+            for name, card in zip(names, feed.cards, strict=True)
         ],
         lang,
-        seen_at=feed.seen_at or dt.datetime.now(dt.UTC),
+        seen_at=feed.seen_at or now,
+        renew=[
+            (card.card, name)
+            for name, card in zip(names, feed.cards, strict=True)
+            if card.lost_at is not None
+        ],
+        today=now.astimezone(DEFAULT_TZ).date(),
+        branch_name=services.branches.known,
     )
     return web.Response(
         body=body,

@@ -202,4 +202,28 @@ async def test_a_family_sees_a_section_per_card(demo: Demo, browser: Browser) ->
         assert any(s.startswith(f"{name}: ") and title in s for s in summaries), summaries
     assert any(s.startswith("Emil: 📦") and "Ringenes Herre" in s for s in summaries), summaries
     assert len(summaries) == 9  # 8 loans and 1 ready hold: nothing of another chat
+    [pick_up] = [
+        event
+        for event in Calendar.from_ical(await feed.body()).walk("VEVENT")
+        if str(event["summary"]).startswith("Emil: 📦")
+    ]
+    assert str(pick_up["location"]) == "Bibliotek Sønderjyllands Allé"
+    assert "Afhentningsnr. " in str(pick_up["description"])
+
+    # Every login expires: the feed keeps all nine entries and asks, for each card, to log in
+    # again, in Danish.
+    await demo.expire_library_logins()
+    before = await chat.count()
+    await chat.send("/loans")
+    await chat.wait_for_reply(before)
+    feed = await page.request.get(url.group(0))
+    assert feed.status == 200
+    after = [
+        str(event["summary"]) for event in Calendar.from_ical(await feed.body()).walk("VEVENT")
+    ]
+    assert sorted(set(after) - set(summaries)) == [
+        f"{name}: 🔑 Log ind igen, så kalenderen holdes opdateret"
+        for name in ("Anna", "Emil", "Sofie")
+    ]
+    assert set(summaries) <= set(after)
     await context.close()

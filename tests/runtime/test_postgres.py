@@ -291,6 +291,18 @@ async def _seed_0008(conn: AsyncConnection) -> None:
     )
 
 
+async def _seed_0011(conn: AsyncConnection) -> None:
+    """The family of 0008, and the entries kept for a third card whose login was lost."""
+    await _seed_0008(conn)
+    await conn.execute(
+        sa.text(
+            "INSERT INTO calendar_kept (chat_id, card, unique_hash, label, entries, lost_at) "
+            "VALUES (1, 3, :digest, 'Emil', 'v1.kid.sealed', CURRENT_TIMESTAMP)"
+        ),
+        {"digest": "0" * 64},
+    )
+
+
 SEEDS: dict[str, Seed] = {
     "0001": _seed_0001,
     "0002": _seed_0001,
@@ -300,6 +312,7 @@ SEEDS: dict[str, Seed] = {
     "0006": _seed_0006,
     "0007": _seed_0007,
     "0008": _seed_0008,
+    "0011_calendar_login": _seed_0011,
 }
 
 

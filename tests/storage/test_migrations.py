@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import inspect
@@ -9,10 +10,14 @@ from sqlalchemy.engine import Connection
 
 from storage.engine import create_engine
 from storage.migrate import database_revision, downgrade, head_revision, upgrade
+from storage.store import Store
 from storage.tables import metadata
+from tests.fixtures.database import new_key
+from tests.fixtures.storage import rows
 
 TABLES = {
     "calendar_feed",
+    "calendar_kept",
     "chat",
     "login_state",
     "pending_link",
@@ -54,3 +59,26 @@ async def test_base_to_head_and_back(store_url: str) -> None:
     finally:
         await engine.dispose()
     await upgrade(store_url)  # idempotent
+
+
+async def test_0011_drops_search_buttons_whose_words_were_plain(database_url: str) -> None:
+    await downgrade(database_url, "0008")
+    engine = create_engine(database_url)
+    try:
+        async with engine.begin() as conn:
+            for action, payload in (("find", '{"q": "karen 0101701234"}'), ("order", "{}")):
+                await conn.execute(
+                    sa.text(
+                        "INSERT INTO callback_ref (id, chat_id, user_id, action, payload, "
+                        "created_at) VALUES (:id, 1, 1, :action, :payload, CURRENT_TIMESTAMP)"
+                    ),
+                    {"id": action, "action": action, "payload": payload},
+                )
+    finally:
+        await engine.dispose()
+    await upgrade(database_url)
+    store = await Store.open(database_url, [new_key()])
+    try:
+        assert await rows(store, "SELECT action FROM callback_ref") == [("order",)]
+    finally:
+        await store.close()

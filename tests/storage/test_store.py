@@ -244,6 +244,10 @@ async def test_reminder_ledger(store: Store) -> None:
 async def test_forget_chat_leaves_nothing(store: Store) -> None:
     for chat_id in (1, 2):
         await connect(store, chat_id)
+        code = await store.create_pending_link(chat_id, "second", None, {"uniqueId": "other"})
+        await store.complete_link(chat_id, code)
+        await store.calendar.create(chat_id, {1: "[]"})
+        await store.remove_card(chat_id, 2)  # its login lost: its calendar entries are kept
         await store.chats.set_language(chat_id, "da")
         await store.logins.create_login_state(chat_id)
         await store.create_pending_link(chat_id, "pending", None, {})
@@ -252,12 +256,11 @@ async def test_forget_chat_leaves_nothing(store: Store) -> None:
         await store.renewal_refusals.record_refusal(
             chat_id, "L1", "2026-01-23", "Maximum Renewals Exceeded"
         )
-        await store.calendar.create(chat_id, {1: "[]"})
         await store.notices.keep({(chat_id, 1): Seen(fees={"f1"})})
     await store.forget_chat(1)
     # Every table that keeps something per chat, including any a later revision adds.
     tables = sorted(name for name, table in metadata.tables.items() if "chat_id" in table.c)
-    assert len(tables) == 9
+    assert len(tables) == 10
     for table in tables:
         assert await rows(store, f"SELECT * FROM {table} WHERE chat_id = 1") == [], table  # noqa: S608
         assert len(await rows(store, f"SELECT * FROM {table} WHERE chat_id = 2")) == 1, table  # noqa: S608

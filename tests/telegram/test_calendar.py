@@ -9,7 +9,8 @@ import re
 import pytest
 from icalendar import Calendar
 
-from bot.library.models import parse_library_date
+from bot.library.models import DEFAULT_TZ, parse_library_date
+from sandbox.telegram.params import valid_button_url
 from tests.fixtures.bot import BotHarness
 from tests.fixtures.chat import buttons, command
 from tests.fixtures.patrons import JONAS, KAREN
@@ -151,3 +152,89 @@ async def test_a_family_feed_names_each_card_and_follows_a_logout(bot: BotHarnes
     left = set((await events(bot, url)).values())
     assert {(due, summary.removeprefix("Karen: ")) for due, summary in karen} <= left
     assert not any("Jonas" in summary or "Karen" in summary for _, summary in left)
+
+
+async def test_the_feed_outlives_a_lost_login_until_the_patron_logs_in_again(
+    bot: BotHarness,
+) -> None:
+    await bot.connect(81, KAREN, language_code="en")
+    url = await feed_url(bot, 81)
+    before = await events(bot, url)
+    today = dt.datetime.now(DEFAULT_TZ).date()
+    bot.sandbox.expire_all_tokens()
+    await command(bot, 81, "/loans")  # the library refuses the login: the card is forgotten
+    assert await bot.store.cards.get(81) is None
+    during = await events(bot, url)
+    # Every due date is still there, with one entry today asking to log in again.
+    assert {uid: event for uid, event in during.items() if uid in before} == before
+    [notice] = [event for uid, event in during.items() if uid not in before]
+    assert notice == (today, "🔑 Log in again to keep this calendar current")
+    # Logged in again, the same entries go on without the notice, before any command.
+    await bot.connect(81, KAREN, language_code="en")
+    assert await events(bot, url) == before
+
+
+async def test_the_log_in_notice_speaks_danish(bot: BotHarness) -> None:
+    await bot.connect(82, JONAS)
+    url = await feed_url(bot, 82)
+    bot.sandbox.expire_all_tokens()
+    await command(bot, 82, "/loans")
+    summaries = [summary for _, summary in (await events(bot, url)).values()]
+    assert "🔑 Log ind igen, så kalenderen holdes opdateret" in summaries
+
+
+async def test_logout_closes_a_feed_kept_for_a_lost_login(bot: BotHarness) -> None:
+    await bot.connect(83, KAREN, language_code="en")
+    url = await feed_url(bot, 83)
+    bot.sandbox.expire_all_tokens()
+    await command(bot, 83, "/loans")
+    assert (await bot.http.get(url)).status_code == 200
+    await bot.connect(83, JONAS, language_code="en")  # another card, then /logout of it
+    await command(bot, 83, "/logout")
+    assert (await bot.http.get(url)).status_code == 404
+
+
+async def test_pick_up_events_carry_the_branch_and_the_pick_up_number(bot: BotHarness) -> None:
+    await bot.connect(84, JONAS, language_code="en")
+    url = await feed_url(bot, 84)
+    response = await bot.http.get(url)
+    feed = Calendar.from_ical(response.content)
+    ready = [
+        hold
+        for hold in bot.sandbox.patron_data(JONAS).orders
+        if hold.get("pickUpId") and hold.get("pickUpExpiryDate")
+    ]
+    assert ready
+    pick_ups = [
+        event
+        for event in feed.walk("VEVENT")
+        if str(event["summary"]).startswith("📦 Last day to pick up: ")
+    ]
+    assert len(pick_ups) == len(ready)
+    for event in pick_ups:
+        hold = next(h for h in ready if str(event["summary"]).endswith(h["title"]))
+        description = str(event["description"])
+        assert f"Pick-up no. {hold['pickUpId']}" in description
+        assert "Pick up at " in description
+        assert str(event["location"]) and not str(event["location"]).startswith("DK-")
+
+
+async def test_subscribing_is_a_webcal_link_and_an_https_button(bot: BotHarness) -> None:
+    """The Bot API takes only HTTP(S) and tg:// URLs in buttons (the stand-in refuses others
+    as Telegram does), so `webcal://` is a link in the text and the button opens the feed."""
+    await bot.connect(85, KAREN, language_code="en")
+    [reply] = await command(bot, 85, "/calendar")
+    url = URL.search(reply.text)
+    assert url is not None
+    links = [entity.url for entity in reply.entities if entity.type == "text_link"]
+    assert links == ["webcal://" + url.group(1).removeprefix("http://")]
+    assert f"Subscribe in your calendar app: {links[0]}" in reply.text  # also as plain text
+    [[button]] = reply.buttons
+    assert (button.text, button.url) == ("📅 Open the calendar address", url.group(1))
+    assert (await bot.http.get(button.url)).status_code == 200
+
+
+def test_the_bot_api_stand_in_refuses_a_webcal_button() -> None:
+    """Why the subscribe button is https: `url` buttons are "HTTP or tg:// URL" in the Bot API."""
+    assert not valid_button_url("webcal://bot.example.org/calendar/x.ics")
+    assert valid_button_url("https://bot.example.org/calendar/x.ics")

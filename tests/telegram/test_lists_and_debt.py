@@ -5,8 +5,8 @@ and naming each card's library."""
 from __future__ import annotations
 
 from tests.fixtures.bot import BotHarness
+from tests.fixtures.chat import buttons, command
 from tests.fixtures.patrons import ANNA, JONAS, KAREN, OLE
-from tests.telegram.test_borrower import buttons, command
 from tests.telegram.test_card_lists import two_cards
 from tests.telegram.test_cards import labels, log_in
 

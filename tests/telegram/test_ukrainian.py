@@ -6,8 +6,8 @@ import re
 
 from bot.telegram.handlers import COMMANDS
 from tests.fixtures.bot import BotHarness
+from tests.fixtures.chat import command
 from tests.fixtures.patrons import JONAS, KAREN
-from tests.telegram.test_borrower import command
 from tests.telegram.test_calendar import URL, events
 
 CHAT = 2601

@@ -3,25 +3,34 @@
 `/calendar` makes the address (with the status just fetched in it), `/calendar new` replaces
 it (the old one stops working) and `/calendar off` closes it. Only a hash of the secret is
 stored, so the bot cannot show an address again: a patron who lost it makes a new one.
+
+Subscribing is one tap: the Bot API takes only HTTP(S) and tg:// URLs in buttons, so the
+`webcal://` address (which calendar applications subscribe to) is a link in the text, and the
+button opens the https address.
 """
 
 from __future__ import annotations
 
 import asyncio
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from telegram import Update
 from telegram.ext import BaseHandler, CommandHandler
 
+from bot.library.deadline import Deadline
 from bot.library.errors import LibraryError
 from bot.library.models import BorrowerStatus
 from bot.rules import calendar
 from bot.services import Services
 from bot.telegram.context import Context
 from bot.telegram.handlers.common import command_status
-from bot.telegram.replies import reply
+from bot.telegram.replies import reply, url_button
 from bot.texts import t
 from storage.store import Account
+
+# At most this long for branch names before making the address (they are decoration).
+BRANCH_NAMES_BUDGET = 3.0
 
 
 def handlers() -> list[BaseHandler[Any, Any, Any]]:
@@ -51,10 +60,27 @@ async def calendar_command(update: Update, context: Context) -> None:
         return
     lang, status = started
     statuses = await _statuses(svc, await svc.store.cards.of_chat(chat_id), status)
-    entries = {card: calendar.dumps(calendar.entries(seen)) for card, seen in statuses.items()}
+    found = {card: calendar.entries(seen) for card, seen in statuses.items()}
+    # The feed names pick-up branches from what the process remembers (it never calls out).
+    branches = [entry.branch for entries in found.values() for entry in entries if entry.branch]
+    if branches:
+        await svc.branches.lookup(svc.library, branches, Deadline(BRANCH_NAMES_BUDGET))
+    entries = {card: calendar.dumps(seen) for card, seen in found.items()}
     secret = await svc.store.calendar.create(chat_id, entries)
     url = f"{svc.settings.PUBLIC_URL.rstrip('/')}/calendar/{secret}.ics"
-    await reply(update, context, t(lang, "calendar.made", url=url))
+    text = (
+        t(lang, "calendar.made", url=url)
+        + "\n\n"
+        + t(lang, "calendar.subscribe", webcal=webcal(url))
+    )
+    button = url_button(t(lang, "calendar.open_button"), url)
+    await reply(update, context, text, buttons=button)
+
+
+def webcal(url: str) -> str:
+    """The feed's address as calendar applications subscribe to it: `webcal://`, the same
+    host and path."""
+    return urlunsplit(urlsplit(url)._replace(scheme="webcal"))
 
 
 async def _statuses(

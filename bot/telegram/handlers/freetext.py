@@ -121,7 +121,8 @@ async def offer_search(update: Update, context: Context) -> bool:
         await reply(update, context, t(lang, "whatson.freetext.too_long", limit=MAX_QUERY))
         return True
     label = t(lang, "whatson.freetext.button", query=Raw(shorten(query, BUTTON_QUERY)))
-    [button] = await callback_buttons(update, context, [(label, SearchWords(query))])
+    sealed = SearchWords(context.services.store.seal(query, context.chat_id))
+    [button] = await callback_buttons(update, context, [(label, sealed)])
     await reply(update, context, t(lang, "whatson.freetext.offer"), buttons=[[button]])
     return True
 
@@ -132,7 +133,9 @@ async def find_tapped(update: Update, context: Context) -> None:
     if ref is None:
         return
     words = decode(ref.payload, SearchWords)
-    await run_search(update, context, words.q if words is not None else "")
+    store = context.services.store
+    query = None if words is None else store.unseal(words.s, context.chat_id)
+    await run_search(update, context, query or "")
 
 
 def handlers() -> list[BaseHandler[Any, Any, Any]]:

@@ -8,6 +8,14 @@ MESSAGES: tuple[Message, ...] = (
     _("calendar.feed.name", "Library"),
     _("calendar.event.due", "📚 Due: {title}"),
     _("calendar.event.pick_up", "📦 Last day to pick up: {title}"),
+    _("calendar.event.branch", "Pick up at {branch}"),
+    _("calendar.event.pickup_id", "Pick-up no. {pickup_id}"),
+    _("calendar.event.log_in", "🔑 Log in again to keep this calendar current"),
+    _(
+        "calendar.event.log_in_why",
+        "The library login has ended, so this calendar shows the due dates and pick-up days "
+        "last seen. Log in again in the bot with /login.",
+    ),
     _(
         "calendar.made",
         "📅 <b>Your library calendar</b>\n"
@@ -20,6 +28,9 @@ MESSAGES: tuple[Message, ...] = (
         "Keep the address secret: anyone who has it can see your loans. /calendar off closes "
         "it, and you can make a new one.",
     ),
+    # The address is the link's text too: Telegram may show a webcal: link as plain text.
+    _("calendar.subscribe", '📅 Subscribe in your calendar app: <a href="{webcal}">{webcal}</a>'),
+    _("calendar.open_button", "📅 Open the calendar address"),
     _("calendar.off", "📅 The calendar address is closed. /calendar makes a new one."),
     _("calendar.none", "You have no calendar address. /calendar makes one."),
     _(
