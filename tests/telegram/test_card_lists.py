@@ -209,7 +209,10 @@ async def test_cancel_a_hold_of_card_two_uses_its_token(bot: BotHarness) -> None
     assert "Karen · ✖ Cancel: Dune" in buttons(holds)
     confirm = await bot.tap(411, holds, "Jonas · ✖ Cancel: Klara og solen")
     assert (
-        confirm is not None and confirm.text == "Do you want to cancel your hold on Klara og solen?"
+        confirm is not None
+        and confirm.text
+        == "Do you want to cancel your hold on Klara og solen, for pick-up at Københavns "
+        "Hovedbibliotek?"
     )
     done = await bot.tap(411, confirm, "✖ Yes, cancel it")
     assert done is not None and done.text == "✅ Your hold on Klara og solen is cancelled."

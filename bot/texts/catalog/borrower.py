@@ -31,6 +31,10 @@ MESSAGES: tuple[Message, ...] = (
     _("borrower.holds.cancel_button", "✖ Cancel: {title}"),
     # cancelling a hold
     _("borrower.cancel.confirm", "Do you want to cancel your hold on <b>{title}</b>?"),
+    _(
+        "borrower.cancel.confirm_at",
+        "Do you want to cancel your hold on <b>{title}</b>, for pick-up at <b>{branch}</b>?",
+    ),
     _("borrower.cancel.yes", "✖ Yes, cancel it"),
     _("borrower.cancel.no", "No, keep it"),
     _("borrower.cancel.done", "✅ Your hold on <b>{title}</b> is cancelled."),
@@ -141,6 +145,20 @@ MESSAGES: tuple[Message, ...] = (
     ),
     _("borrower.order.aborted", "👍 Nothing ordered."),
     _("borrower.order.already", "That is already ordered. See /holds."),
+    _(
+        "borrower.order.ordered_before",
+        "📥 <b>{title}</b> has already been ordered on this card through the bot, so it is not "
+        "ordered again. See /holds.",
+    ),
+    _("borrower.order.has_loan", "ℹ️ This card already has <b>{title}</b> on loan, due {date}."),
+    _(
+        "borrower.order.has_ready",
+        "ℹ️ <b>{title}</b> is already waiting for this card at <b>{branch}</b>, ready for pick-up.",
+    ),
+    _(
+        "borrower.order.has_hold",
+        "ℹ️ This card already has <b>{title}</b> on hold, for pick-up at <b>{branch}</b>.",
+    ),
     _(
         "borrower.order.owned",
         "<b>{branch}</b> has <b>{title}</b> on its own shelves, so it cannot be ordered through "
