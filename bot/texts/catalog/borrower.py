@@ -243,15 +243,28 @@ MESSAGES: tuple[Message, ...] = (
     # /renew
     _(
         "borrower.renew.header",
-        "🔄 <b>Renew loans</b> ({count})\nTap a loan to renew it, or renew them all.",
+        "🔄 <b>Renew loans</b> ({count})\nTap a loan to renew it, or the first button to renew "
+        "those due soon.",
     ),
     _("borrower.renew.empty", "🔄 You have no loans to renew."),
     _("borrower.renew.button", "🔄 {title} · {due}"),
     _("borrower.renew.all", "🔄 Renew all"),
+    # TRANSLATORS: "renew all" of /renew: it renews the loans due within the reminder window
+    _n(
+        "borrower.renew.all_within",
+        "🔄 Renew those due within {days} day",
+        "🔄 Renew those due within {days} days",
+        n="days",
+    ),
+    _("borrower.renew.all_today", "🔄 Renew those due today"),
     _("borrower.renew.results", "🔄 <b>Renewal</b>"),
     _("borrower.renew.ok", "✅ <b>{title}</b>: new due date {date}"),
     _("borrower.renew.ok_no_date", "✅ <b>{title}</b>: renewed"),
     _("borrower.renew.refused", "⛔ <b>{title}</b>: can't be renewed – {reason}"),
+    _(
+        "borrower.renew.refused_due",
+        "⛔ <b>{title}</b>, due {date}: can't be renewed – {reason}",
+    ),
     _("borrower.renew.cannot", "⛔ can't be renewed: {reason}"),
     _("borrower.renew.button_ok", "✅ {title} · {date}"),
     _("borrower.renew.button_ok_no_date", "✅ {title}"),
