@@ -259,14 +259,14 @@ async def test_renew_shows_one_card_with_its_own_buttons(bot: BotHarness) -> Non
     assert "👤 Jonas" in only.text and "👤 Karen" not in only.text
     title = jonas_title(bot)
     labels = buttons(only)
-    assert labels[0] == "🔄 Renew all"
+    assert labels[0] == "🔄 Renew those due within 3 days"
     assert [text for text in labels if title in text] and not [
         text for text in labels if KAREN_TITLE in text
     ]
     assert labels[-3:] == ["Karen", "· Jonas ·", "All cards"]
     before = due(bot, JONAS, title)
     sent = len(bot.telegram.sent(416))
-    await bot.tap(416, only, "🔄 Renew all")
+    await bot.tap(416, only, "🔄 Renew those due within 3 days")
     result = await bot.next_message(416, sent)
     assert "1 renewed" in result.text
     assert due(bot, JONAS, title) > before

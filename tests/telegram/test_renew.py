@@ -27,7 +27,7 @@ async def test_renew_lists_every_loan_with_a_button(bot: BotHarness) -> None:
     [reply] = await command(bot, 60, "/renew")
     assert reply.text.startswith("🔄 Forny lån (7)")
     labels = buttons(reply)
-    assert labels[0] == "🔄 Forny alle"
+    assert labels[0] == "🔄 Forny dem, der skal afleveres inden for 3 dage"
     assert len(labels) == 8
     # Soonest due first, with the due date; markup characters stay as they are in a button.
     assert re.fullmatch(r"🔄 Rødt & sort <2\. udgave> · \d{1,2}\. [a-zæøå]{3}\.", labels[1])
@@ -79,7 +79,7 @@ async def test_a_refused_renewal_is_marked_and_remembered(bot: BotHarness) -> No
     entry = next(part for part in loans.text.split("\n\n") if "Kongens fald" in part)
     assert entry.endswith("⛔ kan ikke fornyes: reserveret af en anden låner")
     # "Renew all" from the new list leaves it alone, saying why.
-    result = await bot.tap(62, again, "🔄 Forny alle")
+    result = await bot.tap(62, again, "🔄 Forny dem, der skal afleveres inden for 3 dage")
     assert result is not None
     assert bot.sandbox.calls[RENEW_CALLS] == 1 + 3  # Kongens fald is not tried again
     told = await bot.telegram.wait_for(62, "🔄 Fornyelse", after=again.message_id)
@@ -91,7 +91,7 @@ async def test_renew_all_renews_the_loans_due_soon_and_says_what_it_left(
 ) -> None:
     await bot.connect(63, KAREN, language_code="en")
     [listing] = await command(bot, 63, "/renew")
-    await bot.tap(63, listing, "🔄 Renew all")
+    await bot.tap(63, listing, "🔄 Renew those due within 3 days")
     result = await bot.telegram.wait_for(63, "🔄 Renewal", after=listing.message_id)
     lines = result.text.splitlines()
     # Within the largest reminder threshold (3 days by default): four loans, tried once each.
@@ -122,7 +122,7 @@ async def test_each_loan_is_tried_at_most_once_per_message(bot: BotHarness) -> N
     await bot.tap(68, listing, label)
     await bot.telegram.wait_for(68, "not answering", after=listing.message_id)
     assert bot.sandbox.calls[RENEW_CALLS] == 1
-    await bot.tap(68, listing, "🔄 Renew all")
+    await bot.tap(68, listing, "🔄 Renew those due within 3 days")
     result = await bot.telegram.wait_for(68, "🔄 Renewal", after=listing.message_id)
     # The single tap's loan is not renewed again by "renew all" of the same message.
     assert "↩️ Æbler, øl og ålegræs: already tried from this message" in result.text
@@ -130,7 +130,7 @@ async def test_each_loan_is_tried_at_most_once_per_message(bot: BotHarness) -> N
     # An older message's "renew all" renews nothing again: the renewed loan is not due soon
     # any more, and the refused ones are remembered. Only the loan whose outcome was unknown
     # is tried, once, from this other message.
-    await bot.tap(68, older, "🔄 Renew all")
+    await bot.tap(68, older, "🔄 Renew those due within 3 days")
     later = await bot.telegram.wait_for(
         68, lambda m: m.text.startswith("🔄 Renewal") and m.message_id > result.message_id
     )
@@ -160,7 +160,10 @@ async def test_renew_sixty_five_loans_pages_and_renews_each_once(bot: BotHarness
         f"{overdue} over tid · {soon} skal afleveres inden for 30 dage"
     )
     labels = buttons(listing)
-    assert labels[0] == "🔄 Forny alle" and labels[-2:] == ["1/7", "▶"]
+    assert labels[0] == "🔄 Forny dem, der skal afleveres inden for 3 dage" and labels[-2:] == [
+        "1/7",
+        "▶",
+    ]
     assert len(labels) == 1 + 10 + 2
     assert all(len(b.callback_data.encode()) <= 64 for row in listing.buttons for b in row)
     # Page 2 is the same message, edited; one of its loans is renewed from there.
@@ -185,7 +188,7 @@ async def test_renew_sixty_five_loans_pages_and_renews_each_once(bot: BotHarness
     assert len([text for text in found if text.startswith("↩️ ")]) == 1, found
     again = current(bot, 64, listing)
     before = len(bot.telegram.sent(64))
-    await bot.tap(64, again, "🔄 Forny alle", timeout=10)
+    await bot.tap(64, again, "🔄 Forny dem, der skal afleveres inden for 3 dage", timeout=10)
     result = await bot.telegram.wait_for(64, "🔄 Fornyelse", after=listing.message_id, timeout=20)
     # Every loan due within the window once, the one renewed from page 2 not again.
     assert bot.sandbox.calls[RENEW_CALLS] == overdue + soon
@@ -208,7 +211,7 @@ async def test_renewing_while_the_platform_is_down_keeps_the_list(bot: BotHarnes
     await bot.connect(66, KAREN)
     [listing] = await command(bot, 66, "/renew")
     bot.sandbox.faults.down.add("platform")
-    result = await bot.tap(66, listing, "🔄 Forny alle")
+    result = await bot.tap(66, listing, "🔄 Forny dem, der skal afleveres inden for 3 dage")
     assert result is not None and "svarer ikke" in result.text
     [again] = [m for m in bot.telegram.sent(66) if m.message_id == listing.message_id]
     assert again.text == listing.text

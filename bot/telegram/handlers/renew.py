@@ -36,7 +36,7 @@ from bot.rules.isil import normalise_branch
 from bot.rules.renewals import raw_reason, refusal_for, renew_window
 from bot.rules.urgency import hold_is_ready, sort_loans
 from bot.services import renewing
-from bot.services.renewing import RenewedDue
+from bot.services.renewing import RenewedDue, Tried
 from bot.telegram.buttons import ButtonId, ListPage, Payload, RenewAll, RenewLoan, decode
 from bot.telegram.cards import card_name, forget_card
 from bot.telegram.context import Context
@@ -74,8 +74,10 @@ log = logging.getLogger(__name__)
 
 # The longest trip /away renews for (a loan period is rarely longer than a month or two).
 MAX_AWAY_DAYS = 60
-# Titles named in "left alone" before "…".
+# Titles named in "left alone" (and in renewed loans sharing a date) before "…".
 LEFT_ALONE_TITLES = 8
+# Renewed loans sharing a new due date that get a line each; more get one line together.
+RENEWED_ONE_BY_ONE = 3
 
 
 def result_line(
@@ -405,15 +407,14 @@ def renewed_lines(done: RenewedDue, lang: str, today: dt.date) -> tuple[list[str
     counted with the new ones, so counts and lines agree), each renewed loan with its new due
     date, then what needs the patron's attention with its due date; and the new labels of the
     loan buttons claimed on the way (callback data -> label)."""
-    renewed: list[str] = []
     trouble: list[str] = []
     labels: dict[str, str] = {}
     counts = {"ok": 0, "refused": 0, "unknown": 0}
     for tried in done.tried:
         counts[tried.kind] += 1
         title = _title(tried.loan, lang)
-        line = result_line(title, tried.outcome, today, lang, due=tried.loan.due_date)
-        (renewed if tried.kind == "ok" else trouble).append(line)
+        if tried.kind != "ok":
+            trouble.append(result_line(title, tried.outcome, today, lang, due=tried.loan.due_date))
         if tried.button is not None:
             labels[f"{RenewLoan.ACTION}:{tried.button}"] = button_label(
                 title, tried.outcome, today, lang
@@ -427,6 +428,7 @@ def renewed_lines(done: RenewedDue, lang: str, today: dt.date) -> tuple[list[str
             trouble.append(t(lang, "borrower.renew.left_unreadable", title=title, date=skipped.due))
         else:
             trouble.append(t(lang, "borrower.renew.tried_here", title=title))
+    renewed = _renewed_lines(done, lang, today)
     lines = [*renewed, *trouble]
     if any(counts.values()):
         lines.insert(0, _counts(counts, lang))
@@ -442,6 +444,29 @@ def renewed_lines(done: RenewedDue, lang: str, today: dt.date) -> tuple[list[str
     if not done.tried and not done.skipped:
         lines = [t(lang, "borrower.renew.nothing_due", days=done.window)]
     return lines, labels
+
+
+def _renewed_lines(done: RenewedDue, lang: str, today: dt.date) -> list[str]:
+    """The renewed loans' new due dates: a line per loan while few share a date, else one line
+    per date naming the titles (a renewal counts from today, so most share one)."""
+    by_date: dict[dt.date | str | None, list[Tried]] = {}
+    for tried in done.tried:
+        if tried.kind == "ok" and not isinstance(tried.outcome, LibraryError):
+            by_date.setdefault(tried.outcome.return_date, []).append(tried)
+    lines: list[str] = []
+    for date, group in by_date.items():
+        if not isinstance(date, dt.date) or len(group) <= RENEWED_ONE_BY_ONE:
+            lines += [
+                result_line(_title(tried.loan, lang), tried.outcome, today, lang) for tried in group
+            ]
+            continue
+        titles = [shorten(_title(tried.loan, lang), 40) for tried in group]
+        names = ", ".join(titles[:LEFT_ALONE_TITLES])
+        if len(titles) > LEFT_ALONE_TITLES:
+            names += ", …"
+        day = format_date(date, lang, today=today)
+        lines.append(t(lang, "borrower.renew.ok_many", count=len(group), date=day, titles=names))
+    return lines
 
 
 def _refused_line(

@@ -260,6 +260,11 @@ MESSAGES: tuple[Message, ...] = (
     _("borrower.renew.results", "🔄 <b>Renewal</b>"),
     _("borrower.renew.ok", "✅ <b>{title}</b>: new due date {date}"),
     _("borrower.renew.ok_no_date", "✅ <b>{title}</b>: renewed"),
+    _n(
+        "borrower.renew.ok_many",
+        "✅ {count} loan has the new due date {date}: {titles}",
+        "✅ {count} loans have the new due date {date}: {titles}",
+    ),
     _("borrower.renew.refused", "⛔ <b>{title}</b>: can't be renewed – {reason}"),
     _(
         "borrower.renew.refused_due",
