@@ -112,7 +112,10 @@ async def test_renew_a_loan_of_card_two_uses_its_token(bot: BotHarness) -> None:
     before_karen = due(bot, KAREN, KAREN_TITLE)
     [listing] = await command(bot, 404, "/renew")
     labels = buttons(listing)
-    assert labels[:2] == ["🔄 Renew all: Karen", "🔄 Renew all: Jonas"]
+    assert labels[:2] == [
+        "🔄 Renew those due within 3 days: Karen",
+        "🔄 Renew those due within 3 days: Jonas",
+    ]
     assert labels[-3:] == ["Karen", "Jonas", "· All cards ·"]
     assert "👤 Karen" in listing.text and "👤 Jonas" in listing.text
     [label] = [text for text in labels if text.startswith("Jonas · ")]
@@ -132,7 +135,7 @@ async def test_renew_all_of_one_card_renews_only_that_card(bot: BotHarness) -> N
     }
     [listing] = await command(bot, 405, "/renew")
     sent = len(bot.telegram.sent(405))
-    await bot.tap(405, listing, "🔄 Renew all: Jonas")
+    await bot.tap(405, listing, "🔄 Renew those due within 3 days: Jonas")
     result = await bot.next_message(405, sent)
     assert "👤 Jonas" in result.text and "1 renewed" in result.text
     assert due(bot, JONAS, title) > before_jonas

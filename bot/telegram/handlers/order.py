@@ -195,7 +195,7 @@ async def prepare_order(
         await send(context.bot, chat_id, t(lang, "borrower.order.not_found", pid=pid))
         return
     title, creator = work.title, work.creator
-    held = _on_card(context, status, pid, title)
+    held = await _on_card(context, status, pid, title, deadline)
     if await _ordered_here(context, account, pid, held is not None):
         text = t(lang, "borrower.order.ordered_before", title=title)
         text = f"{held}\n{text}" if held else text
@@ -334,7 +334,9 @@ async def _picker(
         await send(context.bot, context.chat_id, text, buttons=buttons)
 
 
-def _on_card(context: Context, status: BorrowerStatus, pid: str, title: str) -> str | None:
+async def _on_card(
+    context: Context, status: BorrowerStatus, pid: str, title: str, deadline: Deadline
+) -> str | None:
     """What the card has of the title already (on loan, ready for pick-up, on hold), in a
     line, or None. Matched by the record number the status's `titleId` carries."""
     lang = context.lang
@@ -345,8 +347,10 @@ def _on_card(context: Context, status: BorrowerStatus, pid: str, title: str) -> 
             return t(lang, "borrower.order.has_loan", title=title, date=date)
     for hold in status.orders:
         if hold.title_id and faust(hold.title_id) == wanted:
-            place = normalise_branch(hold.pick_up_agency) or hold.pick_up_agency or ""
-            branch = context.services.branches.known(place) or place or "?"
+            svc = context.services
+            place = hold.pick_up_agency or ""
+            names = await svc.branches.lookup(svc.library, [place], deadline)
+            branch = names.get(place) or place or "?"
             key = "borrower.order.has_ready" if hold_is_ready(hold) else "borrower.order.has_hold"
             return t(lang, key, title=title, branch=branch)
     return None

@@ -32,7 +32,6 @@ from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 from bot.library.deadline import Deadline
 from bot.library.errors import LibraryError, Refused, ServiceUnavailable, TokenRejected
 from bot.library.models import parse_library_date
-from bot.rules.isil import normalise_branch
 from bot.rules.renewals import raw_reason, refusal_for, renew_window
 from bot.rules.urgency import hold_is_ready, sort_loans
 from bot.services import renewing
@@ -539,7 +538,7 @@ async def away_command(update: Update, context: Context) -> None:
         if isinstance(done, TokenRejected):
             await forget_card(context, chat_id, card.card, lang)
             return None if shown.single else [t(lang, "lists.card_forgotten", name=card.name)]
-        lapsing = _lapsing(card.status.orders, today, days, lang, context)
+        lapsing = await _lapsing(card.status.orders, today, days, context, deadline)
         return renewed_lines(done, lang, today)[0] + lapsing
 
     results = await asyncio.gather(*(renew_card(card) for card in statuses))
@@ -554,19 +553,28 @@ async def away_command(update: Update, context: Context) -> None:
     await send_messages(update, context, split_messages(lines, header=header, separator="\n"))
 
 
-def _lapsing(
-    holds: Sequence[Hold], today: dt.date, days: int, lang: str, context: Context
+async def _lapsing(
+    holds: Sequence[Hold], today: dt.date, days: int, context: Context, deadline: Deadline
 ) -> list[str]:
     """The ready holds whose last pick-up day comes before the patron is back: one line each,
     so they can be collected before leaving."""
+    lang = context.lang
     back = today + dt.timedelta(days=days)
+    found = [
+        (hold, last)
+        for hold in holds
+        if hold_is_ready(hold)
+        and isinstance(last := hold.pick_up_expiry_date, dt.date)
+        and last < back
+    ]
+    if not found:
+        return []
+    svc = context.services
+    names = await svc.branches.lookup(svc.library, [h.pick_up_agency for h, _ in found], deadline)
     lines: list[str] = []
-    for hold in holds:
-        last = hold.pick_up_expiry_date
-        if not hold_is_ready(hold) or not isinstance(last, dt.date) or last >= back:
-            continue
+    for hold, last in found:
         place = hold.pick_up_agency or ""
-        branch = context.services.branches.known(normalise_branch(place) or place) or place or "?"
+        branch = names.get(place) or place or "?"
         date = format_date(last, lang, today=today)
         title = hold.title or t(lang, "render.untitled")
         lines.append(t(lang, "notices.away.lapses", title=title, branch=branch, date=date))
