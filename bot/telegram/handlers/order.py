@@ -198,8 +198,11 @@ async def prepare_order(
     held = await _on_card(context, status, pid, title, deadline)
     if await _ordered_here(context, account, pid, held is not None):
         text = t(lang, "borrower.order.ordered_before", title=title)
-        text = f"{held}\n{text}" if held else text
-        await send(context.bot, chat_id, await _for_card(context, account, text))
+        text = await _for_card(context, account, f"{held}\n{text}" if held else text)
+        if edit:
+            await reply(update, context, text)
+        else:
+            await send(context.bot, chat_id, text)
         return
     if wanted is not None:
         choices = await svc.branches.pickup_branches(svc.library, home, deadline) if home else None
