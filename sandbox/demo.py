@@ -71,8 +71,8 @@ TRY_THESE = (
     ("/order 870970-basis:51371213", "a net audiobook: cannot be ordered for pick-up"),
     ("/order 870970-basis:22677608 DK-123456", "no such branch: refused before confirming"),
     (
-        "/renew, Renew all",
-        "renews only loans due soon, says what it left; Kongens fald is "
+        "/renew, Renew those due within 3 days",
+        "the button says what it renews; the new due dates, what it left; Kongens fald is "
         "reserved by another patron and marked so from then on",
     ),
     ("/loans as patron 1000000003", "a due date sent as dd/mm/yyyy is read and sorted"),

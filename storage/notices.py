@@ -1,5 +1,7 @@
 """What the notices compare against (table `notice_seen`): per card, `queue:<order id>` with
-the queue position last seen and `fee:<fee id>` for each fee known (a digest, never the fee).
+the queue position last seen and `fee:<fee id>` for each fee known (a digest, never the fee);
+and `placed:<record number>`, the titles ordered through the bot (`claim_order`), kept in the
+same per-card table so they go with the card and with `/forget`.
 
 The sweep reads a card's entries only when a notice needs them, and writes what it saw with
 the patrons it finishes, one transaction per batch.
@@ -13,6 +15,7 @@ from datetime import date
 
 from sqlalchemy import bindparam, delete, insert, select, update
 from sqlalchemy.engine import Connection
+from sqlalchemy.sql.elements import ColumnElement
 
 from storage.cards import CardKey, of_card
 from storage.database import Repository
@@ -48,6 +51,10 @@ _SEEN = select(NOTICE_SEEN.c.item, NOTICE_SEEN.c.value).where(
 )
 
 
+def of_seen(chat_id: int, card: int) -> ColumnElement[bool]:
+    return (NOTICE_SEEN.c.chat_id == chat_id) & (NOTICE_SEEN.c.card == card)
+
+
 class NoticeSeen(Repository):
     async def seen(self, chat_id: int, card: int = 1) -> dict[str, str | None]:
         """The card's entries: item -> value."""
@@ -76,6 +83,37 @@ class NoticeSeen(Repository):
             conn.execute(update(ACCOUNT).where(where).values(order_check=day))
 
         await self._run(work)
+
+    async def claim_order(self, chat_id: int, title: str, placed: str, card: int = 1) -> bool:
+        """Claim title `title` (a record number) for one order of the card, before it is sent:
+        True for the one caller that claimed it, False when it is claimed already. Atomic: the
+        primary key decides, so two racing confirmations place one order."""
+        statement = (
+            self._insert(NOTICE_SEEN)
+            .values(chat_id=chat_id, card=card, item=f"placed:{title}"[:300], value=placed)
+            .on_conflict_do_nothing(index_elements=["chat_id", "card", "item"])
+        )
+        return bool(await self._run(lambda conn: conn.execute(statement).rowcount == 1))
+
+    async def ordered(self, chat_id: int, title: str, card: int = 1) -> str | None:
+        """When title `title` was claimed for an order of the card (`claim_order`), or None."""
+        statement = select(NOTICE_SEEN.c.value).where(
+            of_seen(chat_id, card), NOTICE_SEEN.c.item == f"placed:{title}"[:300]
+        )
+        found: str | None = await self._run(lambda conn: conn.execute(statement).scalar())
+        return found
+
+    async def release_order(
+        self, chat_id: int, title: str, card: int = 1, *, placed: str | None = None
+    ) -> None:
+        """Let the title be ordered again: its order was refused, or (`placed`: only that claim,
+        not a newer one) it no longer shows on the card."""
+        statement = delete(NOTICE_SEEN).where(
+            of_seen(chat_id, card), NOTICE_SEEN.c.item == f"placed:{title}"[:300]
+        )
+        if placed is not None:
+            statement = statement.where(NOTICE_SEEN.c.value == placed)
+        await self._run(lambda conn: conn.execute(statement))
 
     async def keep(self, seen: Mapping[CardKey, Seen]) -> None:
         """Replace the kinds given per card with what was seen: one statement per kind for all

@@ -95,17 +95,19 @@ async def renew_due(
     for loan in sort_loans(status.loans):
         if listed is not None and loan.loan_id not in listed:
             continue  # not in this message: a newer loan is not "all" of an older list
+        due = loan.due_date
+        if isinstance(due, dt.date) and (due - today).days > window:
+            # Outside the window first: a refusal remembered of a loan due later is no answer
+            # to "what is due within the window".
+            done.later.append(loan)
+            continue
         found = refusal_for(loan, refusals)
         if found is not None:
             done.skipped.append(Skipped(loan, "refused", reason=found.reason))
             continue
-        due = loan.due_date
         if not isinstance(due, dt.date):
             if due:
                 done.skipped.append(Skipped(loan, "unreadable", due=str(due)))
-            continue
-        if (due - today).days > window:
-            done.later.append(loan)
             continue
         sibling = siblings.get(loan.loan_id)
         if sibling is not None:

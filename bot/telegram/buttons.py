@@ -44,6 +44,8 @@ class CancelHold:
     confirm: bool = False
     # The card the hold is on (absent in a button stored before cards: card 1).
     card: int = 1
+    # The hold's pick-up branch (ISIL), so two holds of one title can be told apart.
+    branch: str | None = None
 
 
 @dataclass(frozen=True)

@@ -227,3 +227,54 @@ async def test_a_family_sees_a_section_per_card(demo: Demo, browser: Browser) ->
     ]
     assert set(summaries) <= set(after)
     await context.close()
+
+
+async def test_a_family_orders_a_title_once_and_renews_honestly(
+    demo: Demo, browser: Browser
+) -> None:
+    """Two confirmations of one title for Anna's card, both tapped: one order. Sofie's "renew"
+    button says what it renews, the result gives the new date, and the list's summary moves."""
+    context = await new_context(browser, "da-DK")
+    chat = ChatPage(await context.new_page(), demo.chat_url)
+    await chat.open()
+    await chat.send("/start")
+    for user_id, agency, _ in FAMILY[:2]:
+        await add_card(chat, user_id, agency)
+
+    confirmations = []
+    for _ in range(2):
+        which = await chat.send(f"/order {BABETTE}")
+        await which.locator(".kb button", has_text="Anna").click()
+        await expect(which).to_contain_text("Vil du bestille Babettes gæstebud")
+        confirmations.append(which)
+    old, new = confirmations
+    before = await chat.count()
+    await new.locator(".kb button", has_text="Ja, bestil").click()
+    await expect(new).to_contain_text("er bestilt")
+    await old.locator(".kb button", has_text="Ja, bestil").click()
+    await expect(old).to_contain_text("allerede bestilt på dette kort gennem botten")
+    assert await chat.count() == before  # both answered in their own messages
+    # A fresh /order of it (the demo's orders show up in /v3/user only after a while) says it
+    # is ordered already, and offers no "Ja".
+    which = await chat.send(f"/order {BABETTE}")
+    await which.locator(".kb button", has_text="Anna").click()
+    await expect(which).to_contain_text("allerede bestilt på dette kort gennem botten")
+    await expect(which.locator(".kb button")).to_have_count(0)
+
+    # /renew: Sofie's section has an overdue loan; her button says what it renews.
+    listing = await chat.send("/renew")
+    await expect(listing).to_contain_text("1 over tid")
+    button = listing.locator(
+        ".kb button", has_text="Forny dem, der skal afleveres inden for 3 dage: Sofie"
+    )
+    await expect(button).to_have_count(1)
+    before = await chat.count()
+    await button.click()
+    result = await chat.wait_for_reply(before)
+    await expect(result).to_contain_text("✅ 2 fornyet · ⛔ 1 afvist")
+    await expect(result).to_contain_text("ny afleveringsdato")
+    await expect(result).to_contain_text("Ternet Ninja, skal afleveres")
+    # The list's summary is redrawn: nothing of Sofie's is overdue any more.
+    await expect(listing).not_to_contain_text("over tid")
+    await chat.screenshot("family-renewed")
+    await context.close()

@@ -3,6 +3,7 @@ positions and pids; replaced per kind; gone with /logout (of the card) and /forg
 
 from __future__ import annotations
 
+import asyncio
 from datetime import date
 
 from storage.chats import DEFAULT_NOTICES, dump_notices, parse_notices
@@ -67,3 +68,21 @@ def test_toggles_round_trip_and_defaults() -> None:
     assert parse_notices(None) == DEFAULT_NOTICES and "queue" not in DEFAULT_NOTICES
     assert parse_notices(dump_notices({"queue", "fees", "bogus"})) == {"queue", "fees"}
     assert parse_notices("") == frozenset()
+
+
+async def test_a_title_is_claimed_for_one_order_per_card(store: Store) -> None:
+    """The claim `/order` makes before sending: the first caller wins, racing ones lose; a
+    refusal lets it go; letting go an older claim never drops a newer one."""
+    await connect(store, 5)
+    won = await asyncio.gather(
+        *(store.notices.claim_order(5, "22677608", "202611241200") for _ in range(4))
+    )
+    assert sorted(won) == [False, False, False, True]
+    assert await store.notices.ordered(5, "22677608") == "202611241200"
+    assert await store.notices.ordered(5, "22677608", card=2) is None  # per card
+    await store.notices.release_order(5, "22677608", placed="202611231200")  # not this claim
+    assert not await store.notices.claim_order(5, "22677608", "202611241300")
+    await store.notices.release_order(5, "22677608", placed="202611241200")
+    assert await store.notices.claim_order(5, "22677608", "202611241300")
+    await store.remove_card(5, logout=True)
+    assert await rows(store, "SELECT item FROM notice_seen WHERE chat_id = 5") == []

@@ -3,8 +3,11 @@ once, and say what could not be renewed and why."""
 
 from __future__ import annotations
 
+import datetime as dt
+
+from bot.texts.formatting import format_date
 from tests.fixtures.bot import BotHarness
-from tests.fixtures.chat import command
+from tests.fixtures.chat import buttons, command
 from tests.fixtures.library import RENEW_CALLS, due_of
 from tests.fixtures.patrons import KAREN, OLE
 
@@ -20,19 +23,56 @@ async def test_away_renews_what_is_due_within_the_days_and_says_what_could_not(
     lines = result.text.splitlines()
     # Four loans are due within 5 days: each tried once.
     assert bot.sandbox.calls[RENEW_CALLS] == 4
-    # The counts, then only what needs the patron: renewed loans are in /loans with new dates.
+    # The counts, the renewed loans with their new date, the refused with the date they are due.
     assert lines[1].startswith("✅ 2 renewed · ⛔ 2 refused"), lines
-    assert not any(line.startswith("✅ Æbler") for line in lines)
-    assert due_of(bot.sandbox, KAREN, "Æbler, øl og ålegræs") > before
-    assert "⛔ Kongens fald: can't be renewed – reserved by another patron" in lines
-    assert any(line.startswith("⛔ Snak_om_*stjerner*: can't be renewed") for line in lines)
+    after = due_of(bot.sandbox, KAREN, "Æbler, øl og ålegræs")
+    assert after > before
+    today = bot.sandbox.today
+    assert f"✅ Æbler, øl og ålegræs: new due date {format_date(after, 'en', today=today)}" in lines
+    kongens = format_date(due_of(bot.sandbox, KAREN, "Kongens fald"), "en", today=today)
+    assert f"⛔ Kongens fald, due {kongens}: can't be renewed – reserved by another patron" in lines
+    assert any(line.startswith("⛔ Snak_om_*stjerner*, due ") for line in lines)
     assert any("Den afrikanske farm" in line for line in lines)  # named as left alone
     assert due_of(bot.sandbox, KAREN, "Den afrikanske farm") == later
 
     # Again: the refusals are remembered (not tried again), the renewed loans are now later.
     [again] = await command(bot, 70, "/away 5")
     assert bot.sandbox.calls[RENEW_CALLS] == 4  # the renewed ones are due later now
-    assert "⛔ Kongens fald: can't be renewed – reserved by another patron" in again.text
+    # Nothing tried, yet the count line agrees with the ⛔ lines remembered.
+    assert again.text.splitlines()[1] == "⛔ 2 refused"
+    assert "can't be renewed – reserved by another patron" in again.text
+
+
+async def test_away_one_day_leaves_a_refusal_due_later_out(bot: BotHarness) -> None:
+    """A refusal remembered of a loan due in 3 days is no answer to "due within 1 day"."""
+    await bot.connect(72, KAREN, language_code="en")
+    [listing] = await command(bot, 72, "/renew")
+    label = next(text for text in buttons(listing) if "Kongens fald" in text)
+    await bot.tap(72, listing, label)  # refused: reserved by another patron, remembered
+    [result] = await command(bot, 72, "/away 1")
+    lines = result.text.splitlines()
+    assert not [line for line in lines if line.startswith("⛔ Kongens fald")], lines
+    assert lines[1] == "✅ 2 renewed · ⛔ 1 refused", lines
+    assert len([line for line in lines if line.startswith("⛔ ")]) == 1
+    assert "Kongens fald" in lines[-1] and lines[-1].startswith("⏭ ")
+
+
+async def test_away_warns_of_ready_holds_that_lapse_during_the_trip(bot: BotHarness) -> None:
+    await bot.connect(73, KAREN, language_code="en")
+    [short] = await command(bot, 73, "/away 1")
+    assert "📦" not in short.text  # both ready holds can still be picked up on return
+    [trip] = await command(bot, 73, "/away 14")
+    today = bot.sandbox.today
+    smilla = format_date(today + dt.timedelta(days=5), "en", today=today)
+    kvinden = format_date(today + dt.timedelta(days=2), "en", today=today)
+    assert (
+        f"📦 Frøken Smillas fornemmelse for sne waits for you at Københavns Hovedbibliotek only "
+        f"until {smilla}, before you are back: pick it up before you leave."
+    ) in trip.text
+    assert f"📦 Kvinden i buret waits for you at Vesterbro Bibliotek only until {kvinden}" in (
+        trip.text
+    )
+    assert trip.text.splitlines()[1].startswith("⛔ 2 refused")
 
 
 async def test_away_in_danish_wrong_days_and_no_loans(bot: BotHarness) -> None:

@@ -164,7 +164,9 @@ async def test_many_holds_page_with_their_cancel_buttons(bot: BotHarness) -> Non
     assert len(last.text) <= 4096
     # A cancel button of a later page works like any other.
     confirm = await bot.tap(10, last, "✖ Cancel: Extra 15")
-    assert confirm is not None and confirm.text == "Do you want to cancel your hold on Extra 15?"
+    assert confirm is not None and confirm.text == (
+        "Do you want to cancel your hold on Extra 15, for pick-up at Københavns Hovedbibliotek?"
+    )
 
 
 async def test_holds_show_the_isil_id_when_branch_names_fail(bot: BotHarness) -> None:
@@ -188,7 +190,9 @@ async def test_cancel_a_hold_after_confirmation(bot: BotHarness) -> None:
     [holds] = await command(bot, 8, "/holds")
     confirm = await bot.tap(8, holds, "✖ Cancel: Dune")
     assert confirm is not None
-    assert confirm.text == "Do you want to cancel your hold on Dune?"
+    assert confirm.text == (
+        "Do you want to cancel your hold on Dune, for pick-up at Københavns Hovedbibliotek?"
+    )
     # The confirming button comes first.
     assert buttons(confirm) == ["✖ Yes, cancel it", "No, keep it"]
     assert len(bot.sandbox.patron_data(KAREN).orders) == 4
@@ -198,6 +202,25 @@ async def test_cancel_a_hold_after_confirmation(bot: BotHarness) -> None:
     assert done.buttons == []
     titles = [order["title"] for order in bot.sandbox.patron_data(KAREN).orders]
     assert "Dune" not in titles and len(titles) == 3
+
+
+async def test_two_holds_of_one_title_are_told_apart_by_branch(bot: BotHarness) -> None:
+    await bot.connect(12, KAREN, language_code="en")
+    orders = bot.sandbox.patron_data(KAREN).orders
+    second = {**orders[3], "orderId": "4199999", "pickUpAgency": "DK-710104"}
+    orders.append(second)
+    [holds] = await command(bot, 12, "/holds")
+    taps = [b.callback_data for row in holds.buttons for b in row if b.text == "✖ Cancel: Dune"]
+    assert len(taps) == 2
+    asked = []
+    for data in taps:
+        last = bot.telegram.sent(12)[-1].message_id
+        await bot.telegram.tap(12, holds.message_id, data)
+        asked.append((await bot.telegram.wait_for(12, "cancel your hold", after=last)).text)
+    assert sorted(asked) == [
+        "Do you want to cancel your hold on Dune, for pick-up at Københavns Hovedbibliotek?",
+        "Do you want to cancel your hold on Dune, for pick-up at Vesterbro Bibliotek?",
+    ]
 
 
 async def test_keep_a_hold(bot: BotHarness) -> None:

@@ -112,7 +112,10 @@ async def test_renew_a_loan_of_card_two_uses_its_token(bot: BotHarness) -> None:
     before_karen = due(bot, KAREN, KAREN_TITLE)
     [listing] = await command(bot, 404, "/renew")
     labels = buttons(listing)
-    assert labels[:2] == ["🔄 Renew all: Karen", "🔄 Renew all: Jonas"]
+    assert labels[:2] == [
+        "🔄 Renew those due within 3 days: Karen",
+        "🔄 Renew those due within 3 days: Jonas",
+    ]
     assert labels[-3:] == ["Karen", "Jonas", "· All cards ·"]
     assert "👤 Karen" in listing.text and "👤 Jonas" in listing.text
     [label] = [text for text in labels if text.startswith("Jonas · ")]
@@ -132,7 +135,7 @@ async def test_renew_all_of_one_card_renews_only_that_card(bot: BotHarness) -> N
     }
     [listing] = await command(bot, 405, "/renew")
     sent = len(bot.telegram.sent(405))
-    await bot.tap(405, listing, "🔄 Renew all: Jonas")
+    await bot.tap(405, listing, "🔄 Renew those due within 3 days: Jonas")
     result = await bot.next_message(405, sent)
     assert "👤 Jonas" in result.text and "1 renewed" in result.text
     assert due(bot, JONAS, title) > before_jonas
@@ -209,7 +212,10 @@ async def test_cancel_a_hold_of_card_two_uses_its_token(bot: BotHarness) -> None
     assert "Karen · ✖ Cancel: Dune" in buttons(holds)
     confirm = await bot.tap(411, holds, "Jonas · ✖ Cancel: Klara og solen")
     assert (
-        confirm is not None and confirm.text == "Do you want to cancel your hold on Klara og solen?"
+        confirm is not None
+        and confirm.text
+        == "Do you want to cancel your hold on Klara og solen, for pick-up at Københavns "
+        "Hovedbibliotek?"
     )
     done = await bot.tap(411, confirm, "✖ Yes, cancel it")
     assert done is not None and done.text == "✅ Your hold on Klara og solen is cancelled."
@@ -256,14 +262,14 @@ async def test_renew_shows_one_card_with_its_own_buttons(bot: BotHarness) -> Non
     assert "👤 Jonas" in only.text and "👤 Karen" not in only.text
     title = jonas_title(bot)
     labels = buttons(only)
-    assert labels[0] == "🔄 Renew all"
+    assert labels[0] == "🔄 Renew those due within 3 days"
     assert [text for text in labels if title in text] and not [
         text for text in labels if KAREN_TITLE in text
     ]
     assert labels[-3:] == ["Karen", "· Jonas ·", "All cards"]
     before = due(bot, JONAS, title)
     sent = len(bot.telegram.sent(416))
-    await bot.tap(416, only, "🔄 Renew all")
+    await bot.tap(416, only, "🔄 Renew those due within 3 days")
     result = await bot.next_message(416, sent)
     assert "1 renewed" in result.text
     assert due(bot, JONAS, title) > before

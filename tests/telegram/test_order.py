@@ -49,8 +49,11 @@ async def test_order_with_the_patrons_own_library(bot: BotHarness) -> None:
     assert done.buttons == []
     assert bot.sandbox.calls[ORDER_CALLS] == 1
     # Watched until it shows up in /v3/user (the "orders" notice): its pid and when, no more.
-    [(item, placed_at)] = (await bot.store.notices.seen(30)).items()
+    seen = await bot.store.notices.seen(30)
+    [(item, placed_at)] = [(key, value) for key, value in seen.items() if key.startswith("order:")]
     assert item == f"order:{LITTLE_PRINCE}" and placed_at is not None and len(placed_at) == 12
+    # The title is kept as ordered by this card: its record number, no more.
+    assert seen["placed:22677608"] == placed_at
     assert (await card_of(bot.store, 30)).order_check is not None
 
 
@@ -99,6 +102,57 @@ async def test_racing_updates_place_one_order(bot: BotHarness) -> None:
     await bot.telegram.wait_for(34, "is ordered")
     await told_already(bot, 34, answers, "already ordered", after=ask.message_id)
     assert bot.sandbox.calls[ORDER_CALLS] == 1
+
+
+async def test_two_confirmations_of_one_title_place_one_order(bot: BotHarness) -> None:
+    """An old confirmation and a new one of the same title, both tapped: one order."""
+    await bot.connect(37, OLE, language_code="en")
+    old = await confirmation(bot, 37, f"/order {LITTLE_PRINCE}")
+    new = await confirmation(bot, 37, f"/order {LITTLE_PRINCE} vesterbro")
+    done = await bot.tap(37, new, "📥 Yes, order it")
+    assert done is not None and "is ordered" in done.text
+    again = await bot.tap(37, old, "📥 Yes, order it")
+    assert again is not None
+    assert "Den lille prins has already been ordered on this card through the bot" in again.text
+    assert bot.sandbox.calls[ORDER_CALLS] == 1
+    assert [o["title"] for o in bot.sandbox.patron_data(OLE).orders] == ["Den lille prins"]
+    # A fresh /order says so at once, and offers no "Yes".
+    [fresh] = await command(bot, 37, f"/order {LITTLE_PRINCE}")
+    assert "This card already has Den lille prins on hold, for pick-up at Vesterbro" in fresh.text
+    assert "already been ordered on this card through the bot" in fresh.text
+    assert fresh.buttons == []
+
+
+async def test_a_refused_order_can_be_tried_again(bot: BotHarness) -> None:
+    await bot.connect(38, OLE, language_code="en")
+    bot.sandbox.faults.refuse_orders.append("ors_error")
+    ask = await confirmation(bot, 38, f"/order {LITTLE_PRINCE}")
+    refused = await bot.tap(38, ask, "📥 Yes, order it")
+    assert refused is not None and "is ordered" not in refused.text
+    ask = await confirmation(bot, 38, f"/order {LITTLE_PRINCE}")
+    assert "Yes, order it" in buttons(ask)[0]
+    done = await bot.tap(38, ask, "📥 Yes, order it")
+    assert done is not None and "Den lille prins is ordered" in done.text
+    assert bot.sandbox.calls[ORDER_CALLS] == 2
+
+
+async def test_an_order_of_a_title_on_the_card_says_so_first(bot: BotHarness) -> None:
+    await bot.connect(39, KAREN, language_code="en")
+    on_loan = await confirmation(bot, 39, "/order 870970-basis:29318871")
+    assert on_loan.text.startswith("ℹ️ This card already has Rødt & sort <2. udgave> on loan, due ")
+    assert "Do you want to order Rødt & sort <2. udgave>" in on_loan.text
+    ready = await confirmation(bot, 39, "/order 870970-basis:21464391")
+    assert ready.text.startswith(
+        "ℹ️ Frøken Smillas fornemmelse for sne is already waiting for this card at "
+        "Københavns Hovedbibliotek, ready for pick-up."
+    )
+    waiting = await confirmation(bot, 39, "/order 870970-basis:24203999")
+    assert waiting.text.startswith(
+        "ℹ️ This card already has Hundrede års ensomhed on hold, for pick-up at "
+        "Københavns Hovedbibliotek."
+    )
+    assert buttons(waiting)[0] == "📥 Yes, order it"
+    assert bot.sandbox.calls[ORDER_CALLS] == 0
 
 
 async def test_the_id_and_branch_are_checked(bot: BotHarness) -> None:

@@ -19,7 +19,7 @@ async def test_renew_lists_every_loan_with_a_button(bot: BotHarness) -> None:
     [reply] = await command(bot, 60, "/renew")
     assert reply.text.startswith("🔄 Forny lån (7)")
     labels = buttons(reply)
-    assert labels[0] == "🔄 Forny alle"
+    assert labels[0] == "🔄 Forny dem, der skal afleveres inden for 3 dage"
     assert len(labels) == 8
     # Soonest due first, with the due date; markup characters stay as they are in a button.
     assert re.fullmatch(r"🔄 Rødt & sort <2\. udgave> · \d{1,2}\. [a-zæøå]{3}\.", labels[1])
@@ -71,11 +71,19 @@ async def test_a_refused_renewal_is_marked_and_remembered(bot: BotHarness) -> No
     entry = next(part for part in loans.text.split("\n\n") if "Kongens fald" in part)
     assert entry.endswith("⛔ kan ikke fornyes: reserveret af en anden låner")
     # "Renew all" from the new list leaves it alone, saying why.
-    result = await bot.tap(62, again, "🔄 Forny alle")
+    result = await bot.tap(62, again, "🔄 Forny dem, der skal afleveres inden for 3 dage")
     assert result is not None
     assert bot.sandbox.calls[RENEW_CALLS] == 1 + 3  # Kongens fald is not tried again
     told = await bot.telegram.wait_for(62, "🔄 Fornyelse", after=again.message_id)
-    assert "⛔ Kongens fald: kan ikke fornyes – reserveret af en anden låner" in told.text
+    lines = told.text.splitlines()
+    # Counted with the refusals now: as many ⛔ in the count as ⛔ lines, each with its date.
+    assert lines[1] == "✅ 2 fornyet · ⛔ 2 afvist", lines
+    assert len([line for line in lines if line.startswith("⛔ ")]) == 2
+    kongens = format_date(due_of(bot.sandbox, KAREN, "Kongens fald"), "da", today=bot.sandbox.today)
+    assert (
+        f"⛔ Kongens fald, skal afleveres {kongens}: kan ikke fornyes – reserveret af en anden "
+        "låner" in lines
+    )
 
 
 async def test_renew_all_renews_the_loans_due_soon_and_says_what_it_left(
@@ -83,17 +91,26 @@ async def test_renew_all_renews_the_loans_due_soon_and_says_what_it_left(
 ) -> None:
     await bot.connect(63, KAREN, language_code="en")
     [listing] = await command(bot, 63, "/renew")
-    await bot.tap(63, listing, "🔄 Renew all")
+    await bot.tap(63, listing, "🔄 Renew those due within 3 days")
     result = await bot.telegram.wait_for(63, "🔄 Renewal", after=listing.message_id)
     lines = result.text.splitlines()
     # Within the largest reminder threshold (3 days by default): four loans, tried once each.
     assert bot.sandbox.calls[RENEW_CALLS] == 4
-    # The counts first, then only the failures: the renewed loans' dates are on their buttons.
+    # The counts first, then each renewed loan with its new due date, then the refusals with
+    # the dates they are still due.
+    today = bot.sandbox.today
     assert lines[1] == "✅ 2 renewed · ⛔ 2 refused"
-    assert not [line for line in lines[2:] if line.startswith("✅ ")]
-    assert "⛔ Kongens fald: can't be renewed – reserved by another patron" in lines
+    new_date = format_date(due_of(bot.sandbox, KAREN, "Rødt & sort <2. udgave>"), "en", today=today)
+    assert lines[2:4] == [
+        f"✅ Rødt & sort <2. udgave>: new due date {new_date}",
+        f"✅ Æbler, øl og ålegræs: new due date {new_date}",
+    ]
+    kongens = format_date(due_of(bot.sandbox, KAREN, "Kongens fald"), "en", today=today)
+    assert f"⛔ Kongens fald, due {kongens}: can't be renewed – reserved by another patron" in lines
+    snak = format_date(due_of(bot.sandbox, KAREN, "Snak_om_*stjerner*"), "en", today=today)
     assert any(
-        line.startswith("⛔ Snak_om_*stjerner*: can't be renewed – it has been") for line in lines
+        line.startswith(f"⛔ Snak_om_*stjerner*, due {snak}: can't be renewed – it has been")
+        for line in lines
     )
     assert lines[-1].startswith("⏭ 3 loans were left alone, as they are not due within 3 days: ")
     assert "Den afrikanske farm" in lines[-1]
@@ -114,7 +131,7 @@ async def test_each_loan_is_tried_at_most_once_per_message(bot: BotHarness) -> N
     await bot.tap(68, listing, label)
     await bot.telegram.wait_for(68, "not answering", after=listing.message_id)
     assert bot.sandbox.calls[RENEW_CALLS] == 1
-    await bot.tap(68, listing, "🔄 Renew all")
+    await bot.tap(68, listing, "🔄 Renew those due within 3 days")
     result = await bot.telegram.wait_for(68, "🔄 Renewal", after=listing.message_id)
     # The single tap's loan is not renewed again by "renew all" of the same message.
     assert "↩️ Æbler, øl og ålegræs: already tried from this message" in result.text
@@ -122,14 +139,14 @@ async def test_each_loan_is_tried_at_most_once_per_message(bot: BotHarness) -> N
     # An older message's "renew all" renews nothing again: the renewed loan is not due soon
     # any more, and the refused ones are remembered. Only the loan whose outcome was unknown
     # is tried, once, from this other message.
-    await bot.tap(68, older, "🔄 Renew all")
+    await bot.tap(68, older, "🔄 Renew those due within 3 days")
     later = await bot.telegram.wait_for(
         68, lambda m: m.text.startswith("🔄 Renewal") and m.message_id > result.message_id
     )
     assert bot.sandbox.calls[RENEW_CALLS] == 1 + 3 + 1
-    assert "✅ 1 renewed" in later.text
-    assert not [line for line in later.text.splitlines() if line.startswith("✅ Æbler")]
-    assert "⛔ Kongens fald: can't be renewed – reserved by another patron" in later.text
+    assert "✅ 1 renewed · ⛔ 2 refused" in later.text
+    assert [line for line in later.text.splitlines() if line.startswith("✅ Æbler")]
+    assert "can't be renewed – reserved by another patron" in later.text
 
 
 def current(bot: BotHarness, chat_id: int, listing: Any) -> Any:
@@ -152,7 +169,8 @@ async def test_renew_sixty_five_loans_pages_and_renews_each_once(bot: BotHarness
         f"{overdue} over tid · {soon} skal afleveres inden for 30 dage"
     )
     labels = buttons(listing)
-    assert labels[0] == "🔄 Forny alle" and labels[-2:] == ["1/7", "▶"]
+    assert labels[0] == "🔄 Forny dem, der skal afleveres inden for 30 dage"
+    assert labels[-2:] == ["1/7", "▶"]
     assert len(labels) == 1 + 10 + 2
     assert all(len(b.callback_data.encode()) <= 64 for row in listing.buttons for b in row)
     # Page 2 is the same message, edited; one of its loans is renewed from there.
@@ -177,13 +195,16 @@ async def test_renew_sixty_five_loans_pages_and_renews_each_once(bot: BotHarness
     assert len([text for text in found if text.startswith("↩️ ")]) == 1, found
     again = current(bot, 64, listing)
     before = len(bot.telegram.sent(64))
-    await bot.tap(64, again, "🔄 Forny alle", timeout=10)
+    await bot.tap(64, again, "🔄 Forny dem, der skal afleveres inden for 30 dage", timeout=10)
     result = await bot.telegram.wait_for(64, "🔄 Fornyelse", after=listing.message_id, timeout=20)
     # Every loan due within the window once, the one renewed from page 2 not again.
     assert bot.sandbox.calls[RENEW_CALLS] == overdue + soon
     assert f"↩️ {title}: allerede forsøgt fra denne besked" in result.text
-    # The counts, then only the failures: no line per renewed loan.
-    assert result.text.splitlines()[1].startswith(f"✅ {overdue + soon - 1} fornyet")
+    # The counts, then the renewed loans by their new date: one line for many, one message.
+    renewed = overdue + soon - 1
+    assert result.text.splitlines()[1].startswith(f"✅ {renewed} fornyet")
+    new_date = format_date(today + dt.timedelta(days=30), "da", today=today)
+    assert f"✅ {renewed} lån har fået ny afleveringsdato {new_date}: " in result.text
     assert len([m for m in bot.telegram.sent(64)[before:] if "Fornyelse" in m.text]) == 1
     assert all(len(m.text) <= 4096 for m in bot.telegram.sent(64))
     assert f"⏭ {65 - overdue - soon} lån blev ikke fornyet" in result.text
@@ -200,7 +221,7 @@ async def test_renewing_while_the_platform_is_down_keeps_the_list(bot: BotHarnes
     await bot.connect(66, KAREN)
     [listing] = await command(bot, 66, "/renew")
     bot.sandbox.faults.down.add("platform")
-    result = await bot.tap(66, listing, "🔄 Forny alle")
+    result = await bot.tap(66, listing, "🔄 Forny dem, der skal afleveres inden for 3 dage")
     assert result is not None and "svarer ikke" in result.text
     [again] = [m for m in bot.telegram.sent(66) if m.message_id == listing.message_id]
     assert again.text == listing.text
@@ -216,3 +237,18 @@ async def test_renewing_with_an_expired_token(bot: BotHarness) -> None:
     await bot.tap(67, listing, label)
     await bot.telegram.wait_for(67, "Log in again", after=listing.message_id)
     assert await bot.store.cards.get(67) is None
+
+
+async def test_the_summary_is_redrawn_after_a_renewal(bot: BotHarness) -> None:
+    await bot.connect(69, KAREN, language_code="en")
+    [listing] = await command(bot, 69, "/renew")
+    assert listing.text.splitlines()[2] == "1 overdue · 3 due within 3 days"
+    label = next(text for text in buttons(listing) if "Rødt & sort" in text)
+    edited = await bot.tap(69, listing, label)
+    assert edited is not None and edited.message_id == listing.message_id
+    # The overdue loan is renewed: the summary says so, in the same message.
+    assert edited.text.splitlines()[2] == "3 due within 3 days"
+    await bot.tap(69, edited, "🔄 Renew those due within 3 days")
+    await bot.telegram.wait_for(69, "🔄 Renewal", after=listing.message_id)
+    redrawn = message(bot, 69, listing.message_id)
+    assert redrawn.text.splitlines()[2] == "2 due within 3 days · ⛔ 2 can't be renewed"

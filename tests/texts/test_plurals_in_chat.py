@@ -35,7 +35,7 @@ async def test_renew_all_with_a_one_day_window_says_day(bot: BotHarness) -> None
     await bot.connect(803, KAREN, language_code="en")
     await bot.send(803, "/reminders 1")
     [listing] = await command(bot, 803, "/renew")
-    await bot.tap(803, listing, "🔄 Renew all")
+    await bot.tap(803, listing, "🔄 Renew those due within 1 day")
     result = await bot.telegram.wait_for(803, "🔄 Renewal", after=listing.message_id)
     left = result.text.splitlines()[-1]
     assert left.startswith("⏭ ") and "as they are not due within 1 day: " in left, left
@@ -54,7 +54,7 @@ async def test_renew_all_in_ukrainian_counts_days_in_the_genitive(bot: BotHarnes
     await bot.connect(807, KAREN, language_code="uk")
     await bot.send(807, "/reminders 1")
     [listing] = await command(bot, 807, "/renew")
-    await bot.tap(807, listing, "🔄 Продовжити всі")
+    await bot.tap(807, listing, "🔄 Продовжити ті, що спливають протягом 1 дня")
     result = await bot.telegram.wait_for(807, "🔄 Продовження", after=listing.message_id)
     left = result.text.splitlines()[-1]
     assert left.startswith("⏭ Не продовжено "), left

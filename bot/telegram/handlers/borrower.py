@@ -11,6 +11,7 @@ from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
 from bot.library.deadline import Deadline
 from bot.library.errors import LibraryError, Refused, ServiceUnavailable
+from bot.rules.isil import normalise_branch
 from bot.rules.renewals import refusal_for, renew_window
 from bot.rules.urgency import hold_is_ready, sort_holds, sort_loans
 from bot.telegram.buttons import ButtonId, CancelHold, KeepHold, ListPage, Payload, decode
@@ -136,6 +137,9 @@ async def _ask_cancel(update: Update, context: Context, hold: CancelHold) -> Non
         ],
     )
     text = t(lang, "borrower.cancel.confirm", title=title)
+    if hold.branch:
+        branch = context.services.branches.known(hold.branch) or hold.branch
+        text = t(lang, "borrower.cancel.confirm_at", title=title, branch=branch)
     await send(context.bot, context.chat_id, text, buttons=[[yes, no]])
 
 
@@ -372,7 +376,11 @@ async def list_holds(
         number, hold = item
         title = hold.title or t(lang, "render.untitled")
         payload = CancelHold(
-            hold.order_id, hold.order_type, shorten(title, PAYLOAD_TITLE), card=number
+            hold.order_id,
+            hold.order_type,
+            shorten(title, PAYLOAD_TITLE),
+            card=number,
+            branch=normalise_branch(hold.pick_up_agency),
         )
         text = t(lang, "borrower.holds.cancel_button", title=Raw(shorten(title, BUTTON_TITLE)))
         if several:

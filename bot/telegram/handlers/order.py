@@ -8,6 +8,7 @@ them either): an order whose outcome is unknown is reported as such.
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import logging
 import re
 import time
@@ -20,6 +21,8 @@ from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 from bot.library.deadline import Deadline
 from bot.library.errors import BadRequest, LibraryError, Refused, ServiceUnavailable
 from bot.rules.isil import branch_key, match_branch, normalise_branch
+from bot.rules.notices import ORDER_GRACE, faust, placed_text, placed_time
+from bot.rules.urgency import hold_is_ready
 from bot.services.checks import check_soon, watch_order
 from bot.telegram.buttons import (
     AbortOrder,
@@ -46,10 +49,10 @@ from bot.telegram.keyboards import (
 )
 from bot.telegram.replies import plain, reply, send
 from bot.texts import t
-from bot.texts.formatting import shorten
+from bot.texts.formatting import format_date, shorten
 
 if TYPE_CHECKING:
-    from bot.library.models import Branch, Work
+    from bot.library.models import BorrowerStatus, Branch, Work
     from storage.store import Account
 
 log = logging.getLogger(__name__)
@@ -182,17 +185,26 @@ async def prepare_order(
     if branch is None and wanted is None:
         branch = normalise_branch(account.pickup_branch)
     try:
-        work, home = await asyncio.gather(
-            _work(context, pid, deadline),
-            _home_branch(context, account, deadline) if branch is None else _nothing(),
+        work, status = await asyncio.gather(
+            _work(context, pid, deadline), deadline.run(svc.library.user(account.token))
         )
     except LibraryError as exc:
         await answer_library_error(update, context, exc, card=account.card)
         return
+    home = normalise_branch(status.agency) if branch is None else None
     if work is None or not work.title:
         await send(context.bot, chat_id, t(lang, "borrower.order.not_found", pid=pid))
         return
     title, creator = work.title, work.creator
+    held = await _on_card(context, status, pid, title, deadline)
+    if await _ordered_here(context, account, pid, held is not None):
+        text = t(lang, "borrower.order.ordered_before", title=title)
+        text = await _for_card(context, account, f"{held}\n{text}" if held else text)
+        if edit:
+            await reply(update, context, text)
+        else:
+            await send(context.bot, chat_id, text)
+        return
     if wanted is not None:
         choices = await svc.branches.pickup_branches(svc.library, home, deadline) if home else None
         named = [(branch_key(b.branch_id), b.branch_name or "") for b in choices or []]
@@ -245,6 +257,8 @@ async def prepare_order(
         branch=names.get(branch, branch),
         pid=pid,
     )
+    if held is not None:
+        text = f"{held}\n\n{text}"
     text = await _for_card(context, account, text)
     if edit:
         await reply(update, context, text, buttons=[[yes, no], [change]])
@@ -362,8 +376,41 @@ async def typed_branch(update: Update, context: Context, text: str) -> bool:
     return True
 
 
-async def _nothing() -> None:
+async def _on_card(
+    context: Context, status: BorrowerStatus, pid: str, title: str, deadline: Deadline
+) -> str | None:
+    """What the card has of the title already (on loan, ready for pick-up, on hold), in a
+    line, or None. Matched by the record number the status's `titleId` carries."""
+    lang = context.lang
+    wanted = faust(pid)
+    for loan in status.loans:
+        if loan.title_id and faust(loan.title_id) == wanted:
+            date = format_date(loan.due_date, lang, today=context.today)
+            return t(lang, "borrower.order.has_loan", title=title, date=date)
+    for hold in status.orders:
+        if hold.title_id and faust(hold.title_id) == wanted:
+            svc = context.services
+            place = hold.pick_up_agency or ""
+            names = await svc.branches.lookup(svc.library, [place], deadline)
+            branch = names.get(place) or place or "?"
+            key = "borrower.order.has_ready" if hold_is_ready(hold) else "borrower.order.has_hold"
+            return t(lang, key, title=title, branch=branch)
     return None
+
+
+async def _ordered_here(context: Context, account: Account, pid: str, shown: bool) -> bool:
+    """Whether the card ordered this title through the bot already. A claim whose hold no
+    longer shows a day after (`ORDER_GRACE`: the order never went in, or its loan ended) is
+    let go, so the title can be ordered again."""
+    store = context.services.store
+    placed = await store.notices.ordered(account.chat_id, faust(pid), account.card)
+    if placed is None:
+        return False
+    when = placed_time(placed)
+    if shown or when is None or dt.datetime.now(dt.UTC) < when + ORDER_GRACE:
+        return True
+    await store.notices.release_order(account.chat_id, faust(pid), account.card, placed=placed)
+    return False
 
 
 async def _work(context: Context, pid: str, deadline: Deadline) -> Work | None:
@@ -430,9 +477,19 @@ async def place_order(
     pid, branch = order.pid, order.branch
     title = order.title or pid
     branch_name = svc.branches.known(branch) or branch
+    chat_id, record = context.chat_id, faust(pid)
+    # The title is claimed for this card before the order is sent: two confirmations of one
+    # material (a search's and /order's, or an old and a new) place one order.
+    placed = placed_text(dt.datetime.now(dt.UTC))
+    if not await svc.store.notices.claim_order(chat_id, record, placed, account.card):
+        already = t(lang, "borrower.order.ordered_before", title=title)
+        await reply(update, context, await _for_card(context, account, already))
+        return
     try:
         result = await Deadline().run(svc.library.order(account.token, [pid], branch))
     except LibraryError as exc:
+        if not _maybe_placed(exc):
+            await svc.store.notices.release_order(chat_id, record, account.card, placed=placed)
         if isinstance(exc, ServiceUnavailable):
             await check_soon(
                 svc.store, svc.settings, context.chat_id, account.card
@@ -498,6 +555,14 @@ ORDER_REASONS: dict[str, str] = {
     "owned_accepted": "borrower.order.accepted",
     "not_owned_ill_loc": "borrower.order.accepted",
 }
+
+
+def _maybe_placed(exc: LibraryError) -> bool:
+    """Whether the order may have gone in despite `exc`: no readable answer, or a reason that
+    means it was accepted. Only then is the title's claim kept."""
+    if isinstance(exc, ServiceUnavailable) and exc.status is None:
+        return True
+    return ORDER_REASONS.get((exc.code or "").strip().lower()) == "borrower.order.accepted"
 
 
 def _refusal(

@@ -17,21 +17,25 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import html
 import logging
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
+from telegram.constants import ParseMode
 from telegram.error import BadRequest as TelegramBadRequest
 from telegram.error import TelegramError
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
 from bot.library.deadline import Deadline
 from bot.library.errors import LibraryError, Refused, ServiceUnavailable, TokenRejected
+from bot.library.models import parse_library_date
 from bot.rules.renewals import raw_reason, refusal_for, renew_window
-from bot.rules.urgency import sort_loans
+from bot.rules.urgency import hold_is_ready, sort_loans
 from bot.services import renewing
-from bot.services.renewing import RenewedDue
+from bot.services.renewing import RenewedDue, Tried
 from bot.telegram.buttons import ButtonId, ListPage, Payload, RenewAll, RenewLoan, decode
 from bot.telegram.cards import card_name, forget_card
 from bot.telegram.context import Context
@@ -56,21 +60,23 @@ from bot.telegram.keyboards import (
     renew_payload,
     store_payloads,
 )
-from bot.telegram.replies import plain, reply, send, send_messages
+from bot.telegram.replies import NO_PREVIEW, plain, reply, send, send_messages
 from bot.texts import Raw, t
 from bot.texts.formatting import format_date, shorten, split_messages
 from bot.texts.render import SEP, loans_summary, reason_text
 
 if TYPE_CHECKING:
-    from bot.library.models import Loan, RenewResult
-    from storage.store import Refusal
+    from bot.library.models import Hold, Loan, RenewResult
+    from storage.store import Account, Refusal
 
 log = logging.getLogger(__name__)
 
 # The longest trip /away renews for (a loan period is rarely longer than a month or two).
 MAX_AWAY_DAYS = 60
-# Titles named in "left alone" before "…".
+# Titles named in "left alone" (and in renewed loans sharing a date) before "…".
 LEFT_ALONE_TITLES = 8
+# Renewed loans sharing a new due date that get a line each; more get one line together.
+RENEWED_ONE_BY_ONE = 3
 
 
 def result_line(
@@ -78,11 +84,13 @@ def result_line(
     outcome: RenewResult | LibraryError,
     today: dt.date,
     lang: str,
+    *,
+    due: dt.date | str | None = None,
 ) -> str:
-    """One loan's renewal as a line: new due date, the refusal in words, or no answer."""
+    """One loan's renewal as a line: new due date, the refusal in words (with the date it is
+    still `due`, when known), or no answer."""
     if isinstance(outcome, Refused):
-        reason = reason_text(raw_reason(outcome), lang)
-        return t(lang, "borrower.renew.refused", title=title, reason=Raw(reason))
+        return _refused_line(title, raw_reason(outcome), due, today, lang)
     if isinstance(outcome, LibraryError):
         return t(lang, "borrower.renew.no_answer", title=title)
     if outcome.return_date is None:
@@ -126,15 +134,30 @@ def _loan_row(
     return None, t(lang, key, title=Raw(shorten(title, SHORT_TITLE)), due=due)
 
 
+def renew_all_label(lang: str, window: int) -> str:
+    """ "Renew those due within 3 days": what the button does. It renews only the loans due
+    within the window, as a renewal counts from today: renewing a loan due much later would
+    spend one of its renewals and could even bring its due date forward."""
+    if window <= 0:
+        return t(lang, "borrower.renew.all_today")
+    return t(lang, "borrower.renew.all_within", days=window)
+
+
 def _title(loan: Loan, lang: str) -> str:
     return loan.title or t(lang, "render.untitled")
 
 
-async def edit_buttons(update: Update, labels: Mapping[str, str]) -> None:
-    """Relabel the tapped message's buttons in place (callback data -> new label)."""
+async def edit_buttons(
+    update: Update, labels: Mapping[str, str], summary: Redraw | None = None
+) -> None:
+    """Relabel the tapped message's buttons in place (callback data -> new label), and redraw
+    its summary line of the card when the renewals moved it (a /renew list has one)."""
     query = update.callback_query
     message = query.message if query is not None else None
-    if not labels or not isinstance(message, Message) or message.reply_markup is None:
+    if not isinstance(message, Message) or message.reply_markup is None:
+        return
+    text = summary.apply(message) if summary is not None else None
+    if not labels and text is None:
         return
     rows = [
         [
@@ -146,12 +169,81 @@ async def edit_buttons(update: Update, labels: Mapping[str, str]) -> None:
         for row in message.reply_markup.inline_keyboard
     ]
     try:
-        await message.edit_reply_markup(InlineKeyboardMarkup(rows))
+        if text is not None:
+            await message.edit_text(
+                text,
+                parse_mode=ParseMode.HTML,
+                link_preview_options=NO_PREVIEW,
+                reply_markup=InlineKeyboardMarkup(rows),
+            )
+        else:
+            await message.edit_reply_markup(InlineKeyboardMarkup(rows))
     except TelegramBadRequest as exc:
         if "not modified" not in exc.message.lower():
             log.warning("renew buttons not updated: %s", exc.message)
     except TelegramError as exc:
         log.warning("renew buttons not updated: %s", type(exc).__name__)
+
+
+@dataclass(frozen=True)
+class Redraw:
+    """A card's summary line before and after renewing (`loans_summary`), and the card's name
+    when the list has a section per card (whose summary follows the card's heading)."""
+
+    before: str
+    after: str
+    name: str | None = None
+
+    def apply(self, message: Message) -> str | None:
+        """The message's text with the card's summary redrawn; None when there is nothing to
+        redraw (unchanged, or not a /renew list: a digest has no summary)."""
+        if self.before == self.after or not message.text:
+            return None
+        text = message.text_html
+        start = 0
+        if self.name is not None:
+            start = text.find(html.escape(self.name, quote=False))
+            if start < 0:
+                return None
+        at = text.find(self.before, start)
+        if at < 0:
+            return None
+        return f"{text[:at]}{self.after}{text[at + len(self.before) :]}"
+
+
+async def summary_change(
+    context: Context,
+    card: int,
+    name: str | None,
+    before: Sequence[Loan],
+    after: Sequence[Loan],
+    refused_before: Mapping[str, Refusal],
+) -> Redraw:
+    """The card's /renew summary before and after renewing (the refusals now remembered)."""
+    lang, today = context.lang, context.today
+    window = await _window(context, context.chat_id)
+    refused_after = await context.services.store.renewal_refusals.refusals(
+        context.chat_id, card=card
+    )
+
+    def line(loans: Sequence[Loan], refusals: Mapping[str, Refusal]) -> str:
+        refused = sum(1 for loan in loans if refusal_for(loan, refusals) is not None)
+        return loans_summary(loans, today, lang, window, refused)
+
+    return Redraw(line(before, refused_before), line(after, refused_after), name)
+
+
+def _renewed(loans: Sequence[Loan], done: RenewedDue) -> list[Loan]:
+    """The loans with the new due dates the library gave."""
+    moved = {
+        tried.loan.loan_id: tried.outcome.return_date
+        for tried in done.tried
+        if not isinstance(tried.outcome, LibraryError) and tried.outcome.return_date is not None
+    }
+    return [
+        loan.model_copy(update={"due_date": moved[loan.loan_id]}) if loan.loan_id in moved else loan
+        for loan in loans
+    ]
 
 
 # Loans on a page of /renew, each with its button (or its ⛔ line).
@@ -199,10 +291,33 @@ async def renew_callback(update: Update, context: Context) -> None:
             return
         await answer_library_error(update, context, exc, edit=False, card=account.card)
         return
-    await renewing.remember(
-        context.services.store, chat_id, loan_id, tapped.due, outcome, account.card
-    )
-    await edit_buttons(update, {_data(update): button_label(title, outcome, context.today, lang)})
+    store = context.services.store
+    await renewing.remember(store, chat_id, loan_id, tapped.due, outcome, account.card)
+    # The new due date is on the loan's button; the list's summary line is redrawn.
+    label = {_data(update): button_label(title, outcome, context.today, lang)}
+    await edit_buttons(update, label, await _tap_summary(update, context, account, tapped))
+
+
+async def _tap_summary(
+    update: Update, context: Context, account: Account, tapped: RenewLoan
+) -> Redraw | None:
+    """The list's summary before and after one loan's renewal, from the status read again (the
+    renewal moved one date, a refusal added one ⛔); None when it cannot be read now."""
+    try:
+        status = await Deadline().run(context.services.library.user(account.token))
+    except LibraryError:
+        return None
+    store = context.services.store
+    refusals = await store.renewal_refusals.refusals(context.chat_id, card=account.card)
+    before_refusals = {key: value for key, value in refusals.items() if key != tapped.loan_id}
+    old = parse_library_date(tapped.due) or tapped.due
+    before = [
+        loan.model_copy(update={"due_date": old}) if loan.loan_id == tapped.loan_id else loan
+        for loan in status.loans
+    ]
+    several = len(await chat_cards(update, context)) > 1
+    name = card_name(account, context.lang) if several else None
+    return await summary_change(context, account.card, name, before, status.loans, before_refusals)
 
 
 def _data(update: Update) -> str:
@@ -256,6 +371,7 @@ async def renew_all_callback(update: Update, context: Context) -> None:
         if (button := decode(row.payload, RenewLoan)) is not None
     }
     today = context.today
+    refused_before = await svc.store.renewal_refusals.refusals(chat_id, card=account.card)
     done = await renewing.renew_due(
         svc.store,
         library,
@@ -273,46 +389,48 @@ async def renew_all_callback(update: Update, context: Context) -> None:
         await answer_library_error(update, context, done, edit=False, card=account.card)
         return
     lines, labels = renewed_lines(done, lang, today)
-    await edit_buttons(update, labels)
+    several = len(await chat_cards(update, context)) > 1
+    name = card_name(account, lang) if several else None
+    after = _renewed(status.loans, done)
+    summary = await summary_change(context, account.card, name, status.loans, after, refused_before)
+    await edit_buttons(update, labels, summary)
     header = t(lang, "borrower.renew.results")
-    if len(await chat_cards(update, context)) > 1:
+    if several:
         header = f"{header}\n{heading(lang, card_name(account, lang))}"
     messages = split_messages(lines, header=header, separator="\n")
     await send_messages(update, context, messages)
 
 
 def renewed_lines(done: RenewedDue, lang: str, today: dt.date) -> tuple[list[str], dict[str, str]]:
-    """What renewing the due loans did, as lines: the counts, then only what needs the patron's
-    attention (the renewed loans' new dates are on their buttons and in /loans); and the new
-    labels of the loan buttons claimed on the way (callback data -> label)."""
-    lines: list[str] = []
+    """What renewing the due loans did, as lines: the counts (refusals remembered from before
+    counted with the new ones, so counts and lines agree), each renewed loan with its new due
+    date, then what needs the patron's attention with its due date; and the new labels of the
+    loan buttons claimed on the way (callback data -> label)."""
+    trouble: list[str] = []
     labels: dict[str, str] = {}
     counts = {"ok": 0, "refused": 0, "unknown": 0}
     for tried in done.tried:
         counts[tried.kind] += 1
-        if tried.kind == "ok":
-            continue
         title = _title(tried.loan, lang)
-        lines.append(result_line(title, tried.outcome, today, lang))
+        if tried.kind != "ok":
+            trouble.append(result_line(title, tried.outcome, today, lang, due=tried.loan.due_date))
         if tried.button is not None:
             labels[f"{RenewLoan.ACTION}:{tried.button}"] = button_label(
                 title, tried.outcome, today, lang
             )
-    for tried in done.tried:
-        data = f"{RenewLoan.ACTION}:{tried.button}"
-        if tried.button is not None and data not in labels:
-            labels[data] = button_label(_title(tried.loan, lang), tried.outcome, today, lang)
-    if done.tried:
-        lines.insert(0, _counts(counts, lang))
     for skipped in done.skipped:
         title = _title(skipped.loan, lang)
         if skipped.why == "refused":
-            reason = Raw(reason_text(skipped.reason, lang))
-            lines.append(t(lang, "borrower.renew.refused", title=title, reason=reason))
+            counts["refused"] += 1
+            trouble.append(_refused_line(title, skipped.reason, skipped.loan.due_date, today, lang))
         elif skipped.why == "unreadable":
-            lines.append(t(lang, "borrower.renew.left_unreadable", title=title, date=skipped.due))
+            trouble.append(t(lang, "borrower.renew.left_unreadable", title=title, date=skipped.due))
         else:
-            lines.append(t(lang, "borrower.renew.tried_here", title=title))
+            trouble.append(t(lang, "borrower.renew.tried_here", title=title))
+    renewed = _renewed_lines(done, lang, today)
+    lines = [*renewed, *trouble]
+    if any(counts.values()):
+        lines.insert(0, _counts(counts, lang))
     later = done.later
     if later:
         names = ", ".join(shorten(_title(loan, lang), 40) for loan in later[:LEFT_ALONE_TITLES])
@@ -325,6 +443,40 @@ def renewed_lines(done: RenewedDue, lang: str, today: dt.date) -> tuple[list[str
     if not done.tried and not done.skipped:
         lines = [t(lang, "borrower.renew.nothing_due", days=done.window)]
     return lines, labels
+
+
+def _renewed_lines(done: RenewedDue, lang: str, today: dt.date) -> list[str]:
+    """The renewed loans' new due dates: a line per loan while few share a date, else one line
+    per date naming the titles (a renewal counts from today, so most share one)."""
+    by_date: dict[dt.date | str | None, list[Tried]] = {}
+    for tried in done.tried:
+        if tried.kind == "ok" and not isinstance(tried.outcome, LibraryError):
+            by_date.setdefault(tried.outcome.return_date, []).append(tried)
+    lines: list[str] = []
+    for date, group in by_date.items():
+        if not isinstance(date, dt.date) or len(group) <= RENEWED_ONE_BY_ONE:
+            lines += [
+                result_line(_title(tried.loan, lang), tried.outcome, today, lang) for tried in group
+            ]
+            continue
+        titles = [shorten(_title(tried.loan, lang), 40) for tried in group]
+        names = ", ".join(titles[:LEFT_ALONE_TITLES])
+        if len(titles) > LEFT_ALONE_TITLES:
+            names += ", …"
+        day = format_date(date, lang, today=today)
+        lines.append(t(lang, "borrower.renew.ok_many", count=len(group), date=day, titles=names))
+    return lines
+
+
+def _refused_line(
+    title: str, reason: str, due: dt.date | str | None, today: dt.date, lang: str
+) -> str:
+    """ "⛔ Title, due 3 Dec: can't be renewed – reason": what the patron must return when."""
+    text = Raw(reason_text(reason, lang))
+    if not due:
+        return t(lang, "borrower.renew.refused", title=title, reason=text)
+    date = format_date(due, lang, today=today)
+    return t(lang, "borrower.renew.refused_due", title=title, reason=text, date=date)
 
 
 def _counts(counts: Mapping[str, int], lang: str) -> str:
@@ -386,7 +538,8 @@ async def away_command(update: Update, context: Context) -> None:
         if isinstance(done, TokenRejected):
             await forget_card(context, chat_id, card.card, lang)
             return None if shown.single else [t(lang, "lists.card_forgotten", name=card.name)]
-        return renewed_lines(done, lang, today)[0]
+        lapsing = await _lapsing(card.status.orders, today, days, context, deadline)
+        return renewed_lines(done, lang, today)[0] + lapsing
 
     results = await asyncio.gather(*(renew_card(card) for card in statuses))
     lines: list[str] = []
@@ -398,6 +551,34 @@ async def away_command(update: Update, context: Context) -> None:
         lines.extend(found)
     header = t(lang, "notices.away.header", count=days)
     await send_messages(update, context, split_messages(lines, header=header, separator="\n"))
+
+
+async def _lapsing(
+    holds: Sequence[Hold], today: dt.date, days: int, context: Context, deadline: Deadline
+) -> list[str]:
+    """The ready holds whose last pick-up day comes before the patron is back: one line each,
+    so they can be collected before leaving."""
+    lang = context.lang
+    back = today + dt.timedelta(days=days)
+    found = [
+        (hold, last)
+        for hold in holds
+        if hold_is_ready(hold)
+        and isinstance(last := hold.pick_up_expiry_date, dt.date)
+        and last < back
+    ]
+    if not found:
+        return []
+    svc = context.services
+    names = await svc.branches.lookup(svc.library, [h.pick_up_agency for h, _ in found], deadline)
+    lines: list[str] = []
+    for hold, last in found:
+        place = hold.pick_up_agency or ""
+        branch = names.get(place) or place or "?"
+        date = format_date(last, lang, today=today)
+        title = hold.title or t(lang, "render.untitled")
+        lines.append(t(lang, "notices.away.lapses", title=title, branch=branch, date=date))
+    return lines
 
 
 # --- several cards ---------------------------------------------------------------------------
@@ -557,7 +738,7 @@ async def _show_renew(
     for card in statuses:
         head = heads.get(str(card.card))
         if head is not None and card.status is not None and card.status.loans:
-            label = t(lang, "borrower.renew.all")
+            label = renew_all_label(lang, window)
             if several:
                 label = t(lang, "lists.renew.all_of", label=label, name=card.name)
             buttons.append([ref_button(plain(label), RenewAll.ACTION, head)])

@@ -31,6 +31,10 @@ MESSAGES: tuple[Message, ...] = (
     _("borrower.holds.cancel_button", "✖ Cancel: {title}"),
     # cancelling a hold
     _("borrower.cancel.confirm", "Do you want to cancel your hold on <b>{title}</b>?"),
+    _(
+        "borrower.cancel.confirm_at",
+        "Do you want to cancel your hold on <b>{title}</b>, for pick-up at <b>{branch}</b>?",
+    ),
     _("borrower.cancel.yes", "✖ Yes, cancel it"),
     _("borrower.cancel.no", "No, keep it"),
     _("borrower.cancel.done", "✅ Your hold on <b>{title}</b> is cancelled."),
@@ -142,6 +146,20 @@ MESSAGES: tuple[Message, ...] = (
     _("borrower.order.aborted", "👍 Nothing ordered."),
     _("borrower.order.already", "That is already ordered. See /holds."),
     _(
+        "borrower.order.ordered_before",
+        "📥 <b>{title}</b> has already been ordered on this card through the bot, so it is not "
+        "ordered again. See /holds.",
+    ),
+    _("borrower.order.has_loan", "ℹ️ This card already has <b>{title}</b> on loan, due {date}."),
+    _(
+        "borrower.order.has_ready",
+        "ℹ️ <b>{title}</b> is already waiting for this card at <b>{branch}</b>, ready for pick-up.",
+    ),
+    _(
+        "borrower.order.has_hold",
+        "ℹ️ This card already has <b>{title}</b> on hold, for pick-up at <b>{branch}</b>.",
+    ),
+    _(
         "borrower.order.owned",
         "<b>{branch}</b> has <b>{title}</b> on its own shelves, so it cannot be ordered through "
         "me. Reserve it in that library's own catalogue, or choose another pick-up branch: "
@@ -226,15 +244,33 @@ MESSAGES: tuple[Message, ...] = (
     # /renew
     _(
         "borrower.renew.header",
-        "🔄 <b>Renew loans</b> ({count})\nTap a loan to renew it, or renew them all.",
+        "🔄 <b>Renew loans</b> ({count})\nTap a loan to renew it, or the first button to renew "
+        "those due soon.",
     ),
     _("borrower.renew.empty", "🔄 You have no loans to renew."),
     _("borrower.renew.button", "🔄 {title} · {due}"),
     _("borrower.renew.all", "🔄 Renew all"),
+    # TRANSLATORS: "renew all" of /renew: it renews the loans due within the reminder window
+    _n(
+        "borrower.renew.all_within",
+        "🔄 Renew those due within {days} day",
+        "🔄 Renew those due within {days} days",
+        n="days",
+    ),
+    _("borrower.renew.all_today", "🔄 Renew those due today"),
     _("borrower.renew.results", "🔄 <b>Renewal</b>"),
     _("borrower.renew.ok", "✅ <b>{title}</b>: new due date {date}"),
     _("borrower.renew.ok_no_date", "✅ <b>{title}</b>: renewed"),
+    _n(
+        "borrower.renew.ok_many",
+        "✅ {count} loan has the new due date {date}: {titles}",
+        "✅ {count} loans have the new due date {date}: {titles}",
+    ),
     _("borrower.renew.refused", "⛔ <b>{title}</b>: can't be renewed – {reason}"),
+    _(
+        "borrower.renew.refused_due",
+        "⛔ <b>{title}</b>, due {date}: can't be renewed – {reason}",
+    ),
     _("borrower.renew.cannot", "⛔ can't be renewed: {reason}"),
     _("borrower.renew.button_ok", "✅ {title} · {date}"),
     _("borrower.renew.button_ok_no_date", "✅ {title}"),

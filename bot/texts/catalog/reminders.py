@@ -103,6 +103,11 @@ MESSAGES: tuple[Message, ...] = (
         "🧳 <b>Before your trip</b>: the loans due within {count} day",
         "🧳 <b>Before your trip</b>: the loans due within {count} days",
     ),
+    _(
+        "notices.away.lapses",
+        "📦 <b>{title}</b> waits for you at <b>{branch}</b> only until {date}, before you are "
+        "back: pick it up before you leave.",
+    ),
     _("reminders.digest.orders", "<b>An order has not arrived</b>"),
     _(
         "notices.order",
