@@ -291,7 +291,7 @@ async def _seed_0008(conn: AsyncConnection) -> None:
     )
 
 
-async def _seed_0011(conn: AsyncConnection) -> None:
+async def _seed_0010(conn: AsyncConnection) -> None:
     """The family of 0008, and the entries kept for a third card whose login was lost."""
     await _seed_0008(conn)
     await conn.execute(
@@ -312,7 +312,7 @@ SEEDS: dict[str, Seed] = {
     "0006": _seed_0006,
     "0007": _seed_0007,
     "0008": _seed_0008,
-    "0011_calendar_login": _seed_0011,
+    "0010": _seed_0010,
 }
 
 

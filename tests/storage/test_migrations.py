@@ -61,7 +61,7 @@ async def test_base_to_head_and_back(store_url: str) -> None:
     await upgrade(store_url)  # idempotent
 
 
-async def test_0011_drops_search_buttons_whose_words_were_plain(database_url: str) -> None:
+async def test_0010_drops_search_buttons_whose_words_were_plain(database_url: str) -> None:
     await downgrade(database_url, "0008")
     engine = create_engine(database_url)
     try:

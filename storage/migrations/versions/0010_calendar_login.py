@@ -4,7 +4,7 @@ expired or was refused, until the card logs in again or 30 days pass.
 Search buttons now keep their words sealed; the ones made before kept them in plain text, so
 they are deleted (a tap on one says the button is no longer valid; they lived 24 hours).
 
-Revision ID: 0011_calendar_login
+Revision ID: 0010
 Revises: 0008
 Create Date: 2026-11-24
 """
@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0011_calendar_login"
+revision: str = "0010"
 down_revision: str | None = "0008"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None

@@ -1,7 +1,7 @@
 """The hour of the day a chat's reminders come (`chat.reminder_hour`, None: REMINDER_TIME).
 
-Revision ID: 0012_reminder_time
-Revises: 0008
+Revision ID: 0011
+Revises: 0010
 Create Date: 2026-11-24
 """
 
@@ -12,8 +12,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0012_reminder_time"
-down_revision: str | None = "0008"
+revision: str = "0011"
+down_revision: str | None = "0010"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
