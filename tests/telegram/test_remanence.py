@@ -43,12 +43,12 @@ async def stored_payloads(bot: BotHarness) -> str:
 async def test_a_search_button_keeps_the_typed_words_sealed(bot: BotHarness) -> None:
     bot.add_chat(CHAT, language_code="en")
     [offer] = await command(bot, CHAT, TYPED)
-    assert buttons(offer) == [f"🔎 Search for »{TYPED}«"]
+    assert buttons(offer) == [f"🔎 Search for “{TYPED}”"]
     payloads = await stored_payloads(bot)
     assert payloads != "[]"
     assert "0101701234" not in payloads and "karen" not in payloads
     # The button still searches for the words as typed.
-    results = await bot.tap(CHAT, offer, f"🔎 Search for »{TYPED}«")
+    results = await bot.tap(CHAT, offer, f"🔎 Search for “{TYPED}”")
     assert results is not None and f"“{TYPED}”" in results.text
 
 
