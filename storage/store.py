@@ -24,15 +24,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from storage.calendar import CalendarFeeds
 from storage.callbacks import CALLBACK_TTL, CallbackRef, Callbacks, new_callback_id
-from storage.cards import (
-    MAX_CARDS,
-    Account,
-    Card,
-    CardKey,
-    Cards,
-    RemovedAccount,
-    RemovedCard,
-)
+from storage.cards import MAX_CARDS, Card, CardKey, Cards, RemovedCard
 from storage.chats import (
     BLOCKED_CHAT_RETENTION,
     NOTICES,
@@ -69,7 +61,6 @@ __all__ = [
     "NOTICES",
     "REFUSAL_TTL",
     "REMINDER_HISTORY",
-    "Account",
     "CallbackRef",
     "Card",
     "CardKey",
@@ -77,7 +68,6 @@ __all__ = [
     "Identity",
     "Linked",
     "Refusal",
-    "RemovedAccount",
     "RemovedCard",
     "Seen",
     "Store",
@@ -107,11 +97,6 @@ class Linked:
 
     outcome: Literal["added", "refreshed", "full"]
     card: Card | None
-
-    @property
-    def account(self) -> Card | None:
-        """The card, by its old name (callers move to `card`)."""
-        return self.card
 
 
 class Store:
@@ -263,7 +248,13 @@ class Store:
         return Linked("refreshed" if outcome == "refreshed" else "added", self.cards.open(row))
 
     async def remove_card(
-        self, chat_id: int, number: int = 1, *, logout: bool = False
+        self,
+        chat_id: int,
+        number: int = 1,
+        *,
+        logout: bool = False,
+        holding: Card | None = None,
+        hand_over: bool = False,
     ) -> RemovedCard | None:
         """A card and everything of it, in one transaction: its row (with its calendar
         entries), its refusals and what its notices saw. Who removes a card, has it (once):
@@ -273,10 +264,15 @@ class Store:
         and its calendar feed too (whose entries would only go stale). A card that expired or
         was refused keeps them: the patron is asked to log in again, and their calendar keeps
         its address. A pending login's token is revoked here (`revoke_dropped`); the card's is
-        returned to be revoked, or None in it when it can no longer be decrypted (a key removed
-        too early): the row goes all the same, and the caller says so.
+        returned, or None in it when it can no longer be decrypted (a key removed too early):
+        the row goes all the same, and the caller says so. The card's token is revoked here too
+        (`revoke_dropped`), unless the caller takes it to revoke itself (`hand_over`: a logout
+        tells the patron what the access service answered).
+
+        `holding` (a card whose token was refused): remove it only while it still holds that
+        token. A login since has replaced it, and the fresh card stays (None is returned).
         """
-        card = Cards.take(chat_id, number)
+        card = Cards.take(chat_id, number, holding=None if holding is None else holding.sealed)
         per_card = [
             delete(table).where(table.c.chat_id == chat_id, table.c.card == number)
             for table in (NOTICE_SEEN, RENEWAL_REFUSAL)
@@ -287,6 +283,8 @@ class Store:
 
         def work(conn: Connection) -> tuple[Row[Any] | None, Dropped]:
             row = conn.execute(card).first()
+            if row is None:
+                return None, []  # gone already (with what was its), or holding a new token
             execute_all(conn, per_card)
             if not logout or conn.execute(left).first() is not None:
                 return row, []
@@ -294,6 +292,8 @@ class Store:
             return row, dropped_tokens(conn, links)
 
         row, dropped = await self.database.run(work)
+        if row is not None and not hand_over:
+            dropped = [*dropped, (chat_id, row.token)]
         await self._revoke(dropped)
         if row is None:
             return None
@@ -306,15 +306,6 @@ class Store:
             label=row.label,
             was=opened,
         )
-
-    async def remove_account(self, chat_id: int, card: int = 1) -> RemovedCard | None:
-        """`/logout` of one card, by its old name (`remove_card(..., logout=True)`)."""
-        return await self.remove_card(chat_id, card, logout=True)
-
-    async def delete_account(self, chat_id: int, card: int = 1) -> Card | None:
-        """A card expired or refused, by its old name (`remove_card`): the card as it was."""
-        removed = await self.remove_card(chat_id, card)
-        return None if removed is None else removed.was
 
     async def forget_chat(self, chat_id: int) -> None:
         """Everything about the chat: tokens, states, links, settings, buttons, reminders.

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from telegram import Update
 
     from bot.library.models import Loan
-    from storage.store import Account, CallbackRef
+    from storage.store import CallbackRef, Card
 
 CALLBACK_DATA_LIMIT = 64
 # Plain-text lengths of a title in a button label (a short one where more goes beside it) and
@@ -184,7 +184,7 @@ async def claim_once(
     already_key: str,
     *,
     card: int | None = None,
-) -> tuple[Account, CallbackRef] | None:
+) -> tuple[Card, CallbackRef] | None:
     """The card and the tapped button's row, for a button that acts exactly once.
 
     The row is claimed atomically only once card `card` (None: the chat's first) is known to be

@@ -57,7 +57,7 @@ from bot.texts.render import (
 
 if TYPE_CHECKING:
     from bot.library.models import Hold
-    from storage.store import Account
+    from storage.store import Card
 
 log = logging.getLogger(__name__)
 
@@ -135,9 +135,7 @@ async def _ask_cancel(update: Update, context: Context, hold: CancelHold) -> Non
     await send(context.bot, context.chat_id, text, buttons=[[yes, no]])
 
 
-async def _cancel_hold(
-    update: Update, context: Context, account: Account, hold: CancelHold
-) -> None:
+async def _cancel_hold(update: Update, context: Context, account: Card, hold: CancelHold) -> None:
     lang = context.lang
     title = _hold_title(hold.title, lang)
     try:
@@ -159,7 +157,7 @@ async def _cancel_hold(
             # Sent once, never answered readably: the hold may be cancelled or not.
             await reply(update, context, t(lang, "borrower.cancel.maybe", title=title))
             return
-        await answer_library_error(update, context, exc, card=account.card)
+        await answer_library_error(update, context, exc, card=account)
         return
     key = "borrower.cancel.done" if result.deleted else "borrower.cancel.not_done"
     await reply(update, context, t(lang, key, title=title))

@@ -33,7 +33,7 @@ from bot.texts import LANGUAGES, Raw, t
 from storage.store import MAX_CARDS
 
 if TYPE_CHECKING:
-    from storage.store import Account
+    from storage.store import Card
 
 # Municipality codes (the userinfo `municipality`) to names, for the "connected" message.
 MUNICIPALITIES: Mapping[str, str] = MappingProxyType(
@@ -148,7 +148,7 @@ LIBRARY_NAME_BUDGET = 3.0
 
 async def library_name(
     context: Context,
-    account: Account,
+    account: Card,
 ) -> str | None:
     """The patron's municipality by name: the only place the bot keeps (userinfo's
     `municipality`); agencies and everything else userinfo may carry are not kept."""
@@ -178,7 +178,7 @@ def first_name(name: str | None) -> str | None:
     return clean_label(words[0].rstrip(",")) if words else None
 
 
-def owner(account: Account, lang: str) -> Raw:
+def owner(account: Card, lang: str) -> Raw:
     """ "Karen's card" (Danish "Karens kort"), or "Card 2" for a card without a name."""
     if not account.label:
         return Raw(html.escape(card_name(account, lang)))
@@ -188,7 +188,7 @@ def owner(account: Account, lang: str) -> Raw:
 
 async def card_library(
     context: Context,
-    account: Account,
+    account: Card,
 ) -> str | None:
     """Where the card belongs: its library (`/v3/user` `agency`) by the name `/v3/libraries`
     gives its main branch, for a family's cards may be at several libraries; else, as for one
@@ -206,7 +206,7 @@ async def card_library(
 
 async def card_lines(
     context: Context,
-    cards: Sequence[Account],
+    cards: Sequence[Card],
 ) -> str:
     """The chat's cards, one line each: number, name and library."""
     lang = context.lang
@@ -215,9 +215,9 @@ async def card_lines(
         name = card_name(account, lang)
         library = await card_library(context, account)
         if library:
-            lines.append(t(lang, "cards.line", number=account.card, name=name, library=library))
+            lines.append(t(lang, "cards.line", number=account.number, name=name, library=library))
         else:
-            lines.append(t(lang, "cards.line_plain", number=account.card, name=name))
+            lines.append(t(lang, "cards.line_plain", number=account.number, name=name))
     return "\n".join(lines)
 
 
@@ -230,8 +230,8 @@ async def cards_command(update: Update, context: Context) -> None:
     specs: list[tuple[str, Payload]] = []
     for account in cards:
         name = card_name(account, lang)
-        specs.append((plain(t(lang, "cards.rename_button", name=name)), RenameCard(account.card)))
-        specs.append((plain(t(lang, "cards.logout_button", name=name)), LogoutCard(account.card)))
+        specs.append((plain(t(lang, "cards.rename_button", name=name)), RenameCard(account.number)))
+        specs.append((plain(t(lang, "cards.logout_button", name=name)), LogoutCard(account.number)))
     buttons = await callback_buttons(update, context, specs)
     rows: list[list[InlineKeyboardButton]] = [
         buttons[index : index + 2] for index in range(0, len(buttons), 2)
@@ -285,7 +285,7 @@ class Renames:
         if account is None:
             await reply(update, context, t(lang, "cards.gone"))
             return
-        self.ask(account.chat_id, account.card, await ask_for_name(update, context, account))
+        self.ask(account.chat_id, account.number, await ask_for_name(update, context, account))
 
     async def answered(self, update: Update, context: Context) -> None:
         """The new name: 1..32 characters of plain text, else the prompt again."""
@@ -307,7 +307,7 @@ class Renames:
         if label is None or len(text.strip()) > LABEL_LIMIT:
             lead = t(lang, "cards.rename_bad")
         elif any(
-            other.card != card and card_name(other, lang).casefold() == label.casefold()
+            other.number != card and card_name(other, lang).casefold() == label.casefold()
             for other in await store.cards.of_chat(chat_id)
         ):
             lead = t(lang, "cards.rename_taken", name=label)  # the buttons would read the same
@@ -320,10 +320,10 @@ class Renames:
 
 
 async def ask_for_name(
-    update: Update, context: Context, account: Account, *, lead: str | None = None
+    update: Update, context: Context, account: Card, *, lead: str | None = None
 ) -> Message:
     lang = context.lang
-    text = t(lang, "cards.rename_ask", number=account.card, name=card_name(account, lang))
+    text = t(lang, "cards.rename_ask", number=account.number, name=card_name(account, lang))
     with reading_sent_message():  # its id tells the answer to it (`RenamePrompts`)
         return await context.bot.send_message(
             context.chat_id,

@@ -22,7 +22,7 @@ from bot.texts.formatting import format_date
 from storage.store import MAX_CARDS
 
 if TYPE_CHECKING:
-    from storage.store import RemovedAccount
+    from storage.store import RemovedCard
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +78,7 @@ async def logout(update: Update, context: Context) -> None:
         specs: list[tuple[str, Payload]] = [
             (
                 plain(t(lang, "cards.logout_card", name=card_name(account, lang))),
-                LogoutCard(account.card),
+                LogoutCard(account.number),
             )
             for account in cards
         ]
@@ -88,7 +88,9 @@ async def logout(update: Update, context: Context) -> None:
         await reply(update, context, t(lang, "cards.logout_which"), buttons=buttons)
         return
     # One card (or one whose token can no longer be read): as before several cards.
-    removed = await svc.store.remove_account(chat_id, cards[0].card if cards else 1)
+    removed = await svc.store.remove_card(
+        chat_id, cards[0].number if cards else 1, logout=True, hand_over=True
+    )
     if removed is None:
         await reply(update, context, t(lang, "connect.not_logged_in"))
         return
@@ -111,13 +113,13 @@ async def logout_tapped(update: Update, context: Context) -> None:
     choice = decode(ref.payload, LogoutCard)
     cards = await svc.store.cards.of_chat(chat_id)
     if choice is None or choice.card is not None:
-        cards = [account for account in cards if choice and account.card == choice.card]
+        cards = [account for account in cards if choice and account.number == choice.card]
     if not cards:
         await reply(update, context, t(lang, "cards.gone"))
         return
     lines = []
     for account in cards:
-        removed = await svc.store.remove_account(chat_id, account.card)
+        removed = await svc.store.remove_card(chat_id, account.number, logout=True, hand_over=True)
         if removed is None:
             continue  # logged out meanwhile, by another tap
         key = CARD_LOGOUT_TEXTS[await revoke(context, removed.token)]
@@ -138,7 +140,7 @@ async def logout_tapped(update: Update, context: Context) -> None:
 
 def _latest(
     context: Context,
-    removed: RemovedAccount,
+    removed: RemovedCard,
 ) -> str:
     """The date a forgotten token stops working at the latest."""
     lang = context.lang
@@ -213,9 +215,9 @@ async def forget_tapped(update: Update, context: Context) -> None:
     chat_id = context.chat_id
     # Every card's token revoked here, so the answer can say whether the library confirmed.
     outcomes = []
-    for card in [account.card for account in await svc.store.cards.of_chat(chat_id)] or [1]:
-        account = await svc.store.delete_account(chat_id, card)
-        outcomes.append(await revoke(context, account.token if account else None))
+    for card in [account.number for account in await svc.store.cards.of_chat(chat_id)] or [1]:
+        removed = await svc.store.remove_card(chat_id, card, hand_over=True)
+        outcomes.append(await revoke(context, removed.token if removed else None))
     key = FORGET_TEXTS[False if False in outcomes else True if True in outcomes else None]
     await svc.store.forget_chat(chat_id)
     await set_chat_menu(context.bot, chat_id, None)  # the saved language is gone, so its menu

@@ -49,7 +49,7 @@ from bot.texts.formatting import shorten
 
 if TYPE_CHECKING:
     from bot.library.models import Branch, Work
-    from storage.store import Account
+    from storage.store import Card
 
 log = logging.getLogger(__name__)
 
@@ -112,7 +112,7 @@ async def order_found(update: Update, context: Context, pid: str) -> None:
 async def ask_card(
     update: Update,
     context: Context,
-    cards: Sequence[Account],
+    cards: Sequence[Card],
     *,
     pid: str,
     branch: str | None = None,
@@ -124,7 +124,7 @@ async def ask_card(
     specs: list[tuple[str, Payload]] = [
         (
             plain(t(lang, "cards.order_card", name=card_name(account, lang))),
-            OrderCard(pid, account.card, branch, wanted),
+            OrderCard(pid, account.number, branch, wanted),
         )
         for account in cards
     ]
@@ -159,7 +159,7 @@ async def card_tapped(update: Update, context: Context) -> None:
 async def prepare_order(
     update: Update,
     context: Context,
-    account: Account,
+    account: Card,
     *,
     pid: str,
     branch: str | None = None,
@@ -186,7 +186,7 @@ async def prepare_order(
             _home_branch(context, account, deadline) if branch is None else _nothing(),
         )
     except LibraryError as exc:
-        await answer_library_error(update, context, exc, card=account.card)
+        await answer_library_error(update, context, exc, card=account)
         return
     if work is None or not work.title:
         await send(context.bot, chat_id, t(lang, "borrower.order.not_found", pid=pid))
@@ -224,16 +224,16 @@ async def prepare_order(
         await send(context.bot, chat_id, t(lang, key, branch=name, pid=pid))
         return
     if given:
-        await svc.store.cards.set_pickup_branch(chat_id, branch, account.card)
+        await svc.store.cards.set_pickup_branch(chat_id, branch, account.number)
     names = await svc.branches.lookup(svc.library, [branch], deadline)
     short = shorten(title, PAYLOAD_TITLE)
     yes, no, change = await callback_buttons(
         update,
         context,
         [
-            (t(lang, "borrower.order.yes"), PlaceOrder(pid, branch, short, account.card)),
+            (t(lang, "borrower.order.yes"), PlaceOrder(pid, branch, short, account.number)),
             (t(lang, "borrower.order.no"), AbortOrder(ButtonId.of(0))),
-            (t(lang, "borrower.order.change_branch"), ChooseBranch(pid, short, account.card)),
+            (t(lang, "borrower.order.change_branch"), ChooseBranch(pid, short, account.number)),
         ],
     )
     text = t(
@@ -279,7 +279,7 @@ async def branch_callback(update: Update, context: Context) -> None:
     try:
         home = await _home_branch(context, account, deadline)
     except LibraryError as exc:
-        await answer_library_error(update, context, exc, edit=False, card=account.card)
+        await answer_library_error(update, context, exc, edit=False, card=account)
         return
     choices = await svc.branches.pickup_branches(svc.library, home, deadline) if home else None
     if not choices:
@@ -293,7 +293,7 @@ async def branch_callback(update: Update, context: Context) -> None:
 async def _picker(
     update: Update,
     context: Context,
-    account: Account,
+    account: Card,
     pid: str,
     title: str,
     branches: Sequence[Branch],
@@ -312,7 +312,7 @@ async def _picker(
             "borrower.order.branch_saved" if branch_id == saved else "borrower.order.branch_button"
         )
         label = plain(t(lang, key, branch=name))
-        specs.append((label, PickBranch(pid, branch_id, account.card)))
+        specs.append((label, PickBranch(pid, branch_id, account.number)))
     buttons = one_per_row(await callback_buttons(update, context, specs))
     text = t(lang, "borrower.order.pick_branch", title=title or pid)
     if lead:
@@ -340,7 +340,7 @@ async def _work(context: Context, pid: str, deadline: Deadline) -> Work | None:
     return works[0] if works else None
 
 
-async def _home_branch(context: Context, account: Account, deadline: Deadline) -> str | None:
+async def _home_branch(context: Context, account: Card, deadline: Deadline) -> str | None:
     status = await deadline.run(context.services.library.user(account.token))
     return normalise_branch(status.agency)
 
@@ -382,9 +382,7 @@ async def _abort(
     )
 
 
-async def place_order(
-    update: Update, context: Context, account: Account, order: PlaceOrder
-) -> None:
+async def place_order(update: Update, context: Context, account: Card, order: PlaceOrder) -> None:
     """One `/v3/order` call, its answer or refusal told in plain words."""
     lang = context.lang
     svc = context.services
@@ -396,7 +394,7 @@ async def place_order(
     except LibraryError as exc:
         if isinstance(exc, ServiceUnavailable):
             await check_soon(
-                svc.store, svc.settings, context.chat_id, account.card
+                svc.store, svc.settings, context.chat_id, account.number
             )  # it may have gone in
         if (exc.code or "").strip().lower() == "unknown_pickupagency":
             # Do not keep offering a branch the platform does not know.
@@ -409,15 +407,15 @@ async def place_order(
         if text is not None:
             await reply(update, context, text)
             return
-        await answer_library_error(update, context, exc, card=account.card)
+        await answer_library_error(update, context, exc, card=account)
         if isinstance(exc, ServiceUnavailable):
             await send(context.bot, context.chat_id, t(lang, "borrower.order.maybe"))
         return
     log.info("order placed for chat %s", context.chat_id)
     await check_soon(
-        svc.store, svc.settings, context.chat_id, account.card
+        svc.store, svc.settings, context.chat_id, account.number
     )  # a new hold: checked daily
-    await watch_order(svc.store, svc.settings, context.chat_id, pid, account.card)
+    await watch_order(svc.store, svc.settings, context.chat_id, pid, account.number)
     if result.ors_id:
         text = t(
             lang, "borrower.order.placed", title=title, branch=branch_name, ors_id=result.ors_id
@@ -427,16 +425,16 @@ async def place_order(
     await reply(update, context, await _for_card(context, account, text))
 
 
-async def _for_card(context: Context, account: Account, text: str) -> str:
+async def _for_card(context: Context, account: Card, text: str) -> str:
     """`text` headed by the card's name when the chat has several: whose order it is."""
     lang = context.lang
     cards = await context.services.store.cards.of_chat(account.chat_id)
     return f"{card_heading(account, lang)}\n{text}" if len(cards) > 1 else text
 
 
-async def _forget_branch(context: Context, account: Account, branch: str) -> None:
+async def _forget_branch(context: Context, account: Card, branch: str) -> None:
     if normalise_branch(account.pickup_branch) == branch:
-        await context.services.store.cards.set_pickup_branch(account.chat_id, None, account.card)
+        await context.services.store.cards.set_pickup_branch(account.chat_id, None, account.number)
 
 
 # The order system's reasons (OpenOrder, passed on by the platform in `error`) -> the text that

@@ -43,7 +43,7 @@ from bot.texts.render import render_work
 
 if TYPE_CHECKING:
     from bot.library.models import BorrowerStatus, Loan, Work
-    from storage.store import Account
+    from storage.store import Card
 
 # The national bibliography, whose record ids the loans' and holds' `titleId`s are.
 NATIONAL_BIBLIOGRAPHY = "870970-basis"
@@ -84,7 +84,7 @@ async def recommend_command(update: Update, context: Context) -> None:
     if len(cards) > 1:
         lang = context.lang
         specs: list[tuple[str, Payload]] = [
-            (plain(card_name(account, lang)), RecommendFor(account.card)) for account in cards
+            (plain(card_name(account, lang)), RecommendFor(account.number)) for account in cards
         ]
         rows = await callback_buttons(update, context, specs)
         buttons = [rows[n : n + CARDS_PER_ROW] for n in range(0, len(rows), CARDS_PER_ROW)]
@@ -119,13 +119,13 @@ async def card_callback(update: Update, context: Context) -> None:
     if card.status is None:
         await reply(update, context, card.trouble(lang) or t(lang, "common.error"))
         return
-    await recommend_for(update, context, account, card.status, deadline, card=account.card)
+    await recommend_for(update, context, account, card.status, deadline, card=account.number)
 
 
 async def recommend_for(
     update: Update,
     context: Context,
-    account: Account,
+    account: Card,
     status: BorrowerStatus,
     deadline: Deadline,
     *,
@@ -149,7 +149,7 @@ async def recommend_for(
         pids = list(dict.fromkeys(r.pid for r in found if valid_pid(r.pid)))
         works = await deadline.run(library.work(account.token, pids)) if pids else []
     except LibraryError as exc:
-        await answer_library_error(update, context, exc, card=account.card)
+        await answer_library_error(update, context, exc, card=account)
         return
     by_pid: dict[str, Work] = {w.pid: w for w in works if w.pid and w.title}
     shown = [by_pid[p] for p in pids if p in by_pid][:SHOWN]

@@ -197,10 +197,10 @@ async def renew_callback(update: Update, context: Context) -> None:
             # Sent once and never answered readably: it may have gone through.
             await send(context.bot, chat_id, result_line(title, exc, context.today, lang))
             return
-        await answer_library_error(update, context, exc, edit=False, card=account.card)
+        await answer_library_error(update, context, exc, edit=False, card=account)
         return
     await renewing.remember(
-        context.services.store, chat_id, loan_id, tapped.due, outcome, account.card
+        context.services.store, chat_id, loan_id, tapped.due, outcome, account.number
     )
     await edit_buttons(update, {_data(update): button_label(title, outcome, context.today, lang)})
 
@@ -240,7 +240,7 @@ async def renew_all_callback(update: Update, context: Context) -> None:
     try:
         status = await deadline.run(library.user(account.token))
     except LibraryError as exc:
-        await answer_library_error(update, context, exc, edit=False, card=account.card)
+        await answer_library_error(update, context, exc, edit=False, card=account)
         return
     if not status.loans:
         await send(context.bot, chat_id, t(lang, "borrower.renew.empty"))
@@ -260,7 +260,7 @@ async def renew_all_callback(update: Update, context: Context) -> None:
         svc.store,
         library,
         chat_id=chat_id,
-        card=account.card,
+        card=account.number,
         token=account.token,
         status=status,
         window=window,
@@ -270,7 +270,7 @@ async def renew_all_callback(update: Update, context: Context) -> None:
         siblings=siblings,
     )
     if isinstance(done, TokenRejected):
-        await answer_library_error(update, context, done, edit=False, card=account.card)
+        await answer_library_error(update, context, done, edit=False, card=account)
         return
     lines, labels = renewed_lines(done, lang, today)
     await edit_buttons(update, labels)
@@ -384,7 +384,7 @@ async def away_command(update: Update, context: Context) -> None:
             deadline=deadline,
         )
         if isinstance(done, TokenRejected):
-            await forget_card(context, chat_id, card.card, lang)
+            await forget_card(context, card.account, lang)
             return None if shown.single else [t(lang, "lists.card_forgotten", name=card.name)]
         return renewed_lines(done, lang, today)[0]
 

@@ -24,7 +24,7 @@ from bot.texts import t
 from storage.store import MAX_CARDS
 
 if TYPE_CHECKING:
-    from storage.store import Account
+    from storage.store import Card
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +75,7 @@ async def _redeem(
         log.info("chat %s sent a link code that is not valid for it", chat_id)
         await reply(update, context, t(lang, "connect.code_invalid"))
         return
-    account = linked.account
+    account = linked.card
     if linked.outcome == "full" or account is None:
         await reply(update, context, t(lang, "cards.full", max=MAX_CARDS))
         return
@@ -96,7 +96,7 @@ async def _redeem(
         await reply(update, context, f"{text}\n\n{await card_lines(context, cards)}")
 
 
-async def _details(context: Context, account: Account) -> Account:
+async def _details(context: Context, account: Card) -> Card:
     """The new card's label (the first word of `/v3/user` `name`) and library (`agency`),
     fetched once within a short budget and kept; without them (the platform slow or failing)
     the card is called "Card n" and placed by its holder's municipality."""
@@ -108,8 +108,8 @@ async def _details(context: Context, account: Account) -> Account:
         return account
     label = account.label or first_name(status.name)
     if label is not None and label != account.label:
-        await store.cards.set_label(account.chat_id, account.card, label)
+        await store.cards.set_label(account.chat_id, account.number, label)
     agency = (status.agency or "").strip()[:16] or None
     if agency is not None and agency != account.agency:
-        await store.cards.set_agency(account.chat_id, account.card, agency)
+        await store.cards.set_agency(account.chat_id, account.number, agency)
     return replace(account, label=label, agency=agency or account.agency)

@@ -39,7 +39,7 @@ from bot.texts.whatson import coming_events, latest_news, render_event, render_n
 
 if TYPE_CHECKING:
     from bot.library.models import Event, NewsItem
-    from storage.store import Account
+    from storage.store import Card
 
 # Items asked for: the site's order is not by date, so more events than are shown.
 EVENTS_ASKED = 30
@@ -63,7 +63,7 @@ def one_message(entries: Sequence[str], *, header: str, footer: str = "") -> tup
     return split_messages([], header=header, footer=footer)[0], 0
 
 
-Fetch = Callable[["Account", list[str] | None], Awaitable[Sequence[Any]]]
+Fetch = Callable[["Card", list[str] | None], Awaitable[Sequence[Any]]]
 # What one library of the chat's cards gave: the cards' names, and the items or the text saying
 # why there are none.
 Found = tuple[list[str], Sequence[Any] | str]
@@ -154,7 +154,7 @@ def _now(context: Context) -> dt.datetime:
 async def events_command(update: Update, context: Context) -> None:
     library = context.services.library
 
-    async def fetch(account: Account, agencies: list[str] | None) -> list[Event]:
+    async def fetch(account: Card, agencies: list[str] | None) -> list[Event]:
         return await library.events(account.token, agencies, limit=EVENTS_ASKED)
 
     found = await libraries_items(update, context, fetch)
@@ -176,7 +176,7 @@ async def events_command(update: Update, context: Context) -> None:
 async def news_command(update: Update, context: Context) -> None:
     library = context.services.library
 
-    async def fetch(account: Account, agencies: list[str] | None) -> list[NewsItem]:
+    async def fetch(account: Card, agencies: list[str] | None) -> list[NewsItem]:
         return await library.news(account.token, agencies, limit=NEWS_ASKED)
 
     found = await libraries_items(update, context, fetch)
