@@ -19,6 +19,16 @@ class Payload(Protocol):
     ACTION: ClassVar[str]
 
 
+class NamesCard(Protocol):
+    """A tapped button's payload that names a card: its number then, and its identity."""
+
+    @property
+    def card(self) -> int | None: ...
+
+    @property
+    def cid(self) -> str | None: ...
+
+
 P = TypeVar("P", bound=Payload)
 
 
@@ -44,6 +54,9 @@ class CancelHold:
     confirm: bool = False
     # The card the hold is on (absent in a button stored before cards: card 1).
     card: int = 1
+    # The card's identity (`Card.card_id`), never reused like its number; absent in a button
+    # stored before it: such a button acts on no card.
+    cid: str | None = None
 
 
 @dataclass(frozen=True)
@@ -64,6 +77,7 @@ class PlaceOrder:
     branch: str = ""
     title: str = ""
     card: int = 1  # stored before several cards: card 1
+    cid: str | None = None  # the card's identity (see `CancelHold`)
 
 
 @dataclass(frozen=True)
@@ -82,6 +96,7 @@ class PickBranch:
     pid: str
     branch: str
     card: int = 1
+    cid: str | None = None  # the card's identity (see `CancelHold`)
 
 
 @dataclass(frozen=True)
@@ -92,6 +107,7 @@ class ChooseBranch:
     pid: str
     title: str = ""
     card: int = 1
+    cid: str | None = None  # the card's identity (see `CancelHold`)
 
 
 @dataclass(frozen=True)
@@ -102,6 +118,7 @@ class OrderFound:
     pid: str
     # The card to order with (/recommend's, made for one card); None: /order asks which.
     card: int | None = None
+    cid: str | None = None  # the card's identity (see `CancelHold`)
 
 
 @dataclass(frozen=True)
@@ -121,6 +138,7 @@ class RenewLoan:
     title: str = ""
     due: str = ""
     card: int = 1  # the chat's card the loan is on
+    cid: str | None = None  # the card's identity (see `CancelHold`)
 
 
 @dataclass(frozen=True)
@@ -132,6 +150,7 @@ class RenewAll:
     # The stored ids of the loan buttons of the message on every page (None: the keyboard's).
     buttons: tuple[str, ...] | None = None
     card: int = 1  # the chat's card the loans are on
+    cid: str | None = None  # the card's identity (see `CancelHold`)
 
 
 @dataclass(frozen=True)
@@ -192,6 +211,7 @@ class OrderCard:
     ACTION: ClassVar[str] = "ocard"
     pid: str
     card: int
+    cid: str | None = None  # the card's identity (see `CancelHold`)
     branch: str | None = None
     wanted: str | None = None
 
@@ -202,6 +222,9 @@ class LogoutCard:
 
     ACTION: ClassVar[str] = "logout"
     card: int | None = None
+    cid: str | None = None  # the card's identity (see `CancelHold`)
+    # Every card (`card` None): the identities of the cards there were (no others go).
+    cids: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -210,6 +233,7 @@ class RenameCard:
 
     ACTION: ClassVar[str] = "rename"
     card: int
+    cid: str | None = None  # the card's identity (see `CancelHold`)
 
 
 def encode(payload: Payload) -> dict[str, Any]:
@@ -240,3 +264,4 @@ class RecommendFor:
 
     ACTION: ClassVar[str] = "recfor"
     card: int
+    cid: str | None = None  # the card's identity (see `CancelHold`)

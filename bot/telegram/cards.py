@@ -14,6 +14,7 @@ from telegram.error import Forbidden
 from telegram.ext import CallbackContext
 
 from bot.services import services
+from bot.telegram.buttons import NamesCard
 from bot.telegram.context import Context, chat_lang
 from bot.telegram.replies import answer_tap, send, url_button, url_button_allowed
 from bot.texts import cards as card_texts
@@ -121,20 +122,32 @@ async def send_login(
 
 
 async def require_card(
-    context: Context, card: int | None = None, *, known: list[Card] | None = None
+    context: Context,
+    card: int | None = None,
+    *,
+    known: list[Card] | None = None,
+    tapped: NamesCard | None = None,
 ) -> Card | None:
     """Card `card` of the chat (None: its first), or None after telling the patron: how to
     connect a card when the chat has no other; else that this card is no longer here. An expired
-    card is forgotten on the way. `known`: the chat's cards, when the caller has read them."""
+    card is forgotten on the way. `known`: the chat's cards, when the caller has read them.
+
+    `tapped`: a button's payload, which names its card by identity, never by number alone (a
+    number is given to the next card after a logout); a payload stored before identities
+    names no card."""
     chat_id = context.chat_id
     store = context.services.store
     cards = known if known is not None else await store.cards.of_chat(chat_id)
-    account = next((a for a in cards if card is None or a.number == card), None)
+    if tapped is not None:
+        card = tapped.card if tapped.card is not None else 0
+        account = next((a for a in cards if tapped.cid and a.card_id == tapped.cid), None)
+    else:
+        account = next((a for a in cards if card is None or a.number == card), None)
     if account is not None and not expired(account):
         return account
     lang = context.lang
     await answer_tap(context.query)
-    others = card is not None and any(other.number != card for other in cards)
+    others = card is not None and any(other != account for other in cards)
     # Expired: forget it now rather than let the platform refuse it later.
     if account is not None and await forget_card(
         context, account, lang, why="expired", alone=not others

@@ -99,7 +99,7 @@ async def cancel_callback(update: Update, context: Context) -> None:
     peek = await peek_callback(update, context)
     seen = decode(peek.payload, KeepHold, CancelHold) if peek is not None else None
     if isinstance(seen, CancelHold) and seen.confirm:
-        claimed = await claim_once(update, context, "borrower.cancel.already", card=seen.card)
+        claimed = await claim_once(update, context, "borrower.cancel.already", tapped=seen)
         if claimed is not None:
             await _cancel_hold(update, context, claimed[0], seen)
         return
@@ -353,13 +353,18 @@ async def list_holds(
     specs: list[tuple[str, Payload]] = []
     several = len(statuses) > 1
     names_of = {card.card: card.name for card in statuses}
+    ids_of = {card.card: card.account.card_id for card in statuses}
     for item in items[first : first + len(pages[page])]:
         if item is None:
             continue
         number, hold = item
         title = hold.title or t(lang, "render.untitled")
         payload = CancelHold(
-            hold.order_id, hold.order_type, shorten(title, PAYLOAD_TITLE), card=number
+            hold.order_id,
+            hold.order_type,
+            shorten(title, PAYLOAD_TITLE),
+            card=number,
+            cid=ids_of[number],
         )
         text = t(lang, "borrower.holds.cancel_button", title=Raw(shorten(title, BUTTON_TITLE)))
         if several:

@@ -230,8 +230,18 @@ async def cards_command(update: Update, context: Context) -> None:
     specs: list[tuple[str, Payload]] = []
     for account in cards:
         name = card_name(account, lang)
-        specs.append((plain(t(lang, "cards.rename_button", name=name)), RenameCard(account.number)))
-        specs.append((plain(t(lang, "cards.logout_button", name=name)), LogoutCard(account.number)))
+        specs.append(
+            (
+                plain(t(lang, "cards.rename_button", name=name)),
+                RenameCard(account.number, account.card_id),
+            )
+        )
+        specs.append(
+            (
+                plain(t(lang, "cards.logout_button", name=name)),
+                LogoutCard(account.number, account.card_id),
+            )
+        )
     buttons = await callback_buttons(update, context, specs)
     rows: list[list[InlineKeyboardButton]] = [
         buttons[index : index + 2] for index in range(0, len(buttons), 2)

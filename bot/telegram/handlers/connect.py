@@ -78,12 +78,13 @@ async def logout(update: Update, context: Context) -> None:
         specs: list[tuple[str, Payload]] = [
             (
                 plain(t(lang, "cards.logout_card", name=card_name(account, lang))),
-                LogoutCard(account.number),
+                LogoutCard(account.number, account.card_id),
             )
             for account in cards
         ]
         # The specific choices first, "all cards" last.
-        specs.append((t(lang, "cards.logout_all"), LogoutCard(None)))
+        every = tuple(account.card_id for account in cards if account.card_id)
+        specs.append((t(lang, "cards.logout_all"), LogoutCard(None, cids=every)))
         buttons = one_per_row(await callback_buttons(update, context, specs))
         await reply(update, context, t(lang, "cards.logout_which"), buttons=buttons)
         return
@@ -112,8 +113,10 @@ async def logout_tapped(update: Update, context: Context) -> None:
     chat_id = context.chat_id
     choice = decode(ref.payload, LogoutCard)
     cards = await svc.store.cards.of_chat(chat_id)
-    if choice is None or choice.card is not None:
-        cards = [account for account in cards if choice and account.number == choice.card]
+    # By identity: the number may be another person's card by now (a button stored before
+    # identities names no card).
+    named = () if choice is None else (choice.cid,) if choice.card is not None else choice.cids
+    cards = [account for account in cards if account.card_id and account.card_id in (named or ())]
     if not cards:
         await reply(update, context, t(lang, "cards.gone"))
         return

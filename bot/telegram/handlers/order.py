@@ -124,7 +124,7 @@ async def ask_card(
     specs: list[tuple[str, Payload]] = [
         (
             plain(t(lang, "cards.order_card", name=card_name(account, lang))),
-            OrderCard(pid, account.number, branch, wanted),
+            OrderCard(pid, account.number, branch, wanted, account.card_id),
         )
         for account in cards
     ]
@@ -142,7 +142,7 @@ async def card_tapped(update: Update, context: Context) -> None:
     if tapped is None or not valid_pid(tapped.pid):
         await send(context.bot, context.chat_id, t(lang, "common.stale_button"))
         return
-    account = await require_card(context, tapped.card)
+    account = await require_card(context, tapped=tapped)
     if account is None:
         return
     await prepare_order(
@@ -231,9 +231,15 @@ async def prepare_order(
         update,
         context,
         [
-            (t(lang, "borrower.order.yes"), PlaceOrder(pid, branch, short, account.number)),
+            (
+                t(lang, "borrower.order.yes"),
+                PlaceOrder(pid, branch, short, account.number, account.card_id),
+            ),
             (t(lang, "borrower.order.no"), AbortOrder(ButtonId.of(0))),
-            (t(lang, "borrower.order.change_branch"), ChooseBranch(pid, short, account.number)),
+            (
+                t(lang, "borrower.order.change_branch"),
+                ChooseBranch(pid, short, account.number, account.card_id),
+            ),
         ],
     )
     text = t(
@@ -266,7 +272,7 @@ async def branch_callback(update: Update, context: Context) -> None:
     if not isinstance(tapped, PickBranch | ChooseBranch):
         await send(context.bot, context.chat_id, t(lang, "common.stale_button"))
         return
-    account = await require_card(context, tapped.card)
+    account = await require_card(context, tapped=tapped)
     if account is None:
         return
     if isinstance(tapped, PickBranch):
@@ -312,7 +318,7 @@ async def _picker(
             "borrower.order.branch_saved" if branch_id == saved else "borrower.order.branch_button"
         )
         label = plain(t(lang, key, branch=name))
-        specs.append((label, PickBranch(pid, branch_id, account.number)))
+        specs.append((label, PickBranch(pid, branch_id, account.number, account.card_id)))
     buttons = one_per_row(await callback_buttons(update, context, specs))
     text = t(lang, "borrower.order.pick_branch", title=title or pid)
     if lead:
@@ -353,9 +359,8 @@ async def order_callback(update: Update, context: Context) -> None:
         await _abort(update, context)
         return
     placing = decode(peek.payload, PlaceOrder) if peek is not None else None
-    card = placing.card if placing is not None else 1
     # The tapped "yes" is claimed only once the card it is for is known to be connected.
-    claimed = await claim_once(update, context, ALREADY, card=card)
+    claimed = await claim_once(update, context, ALREADY, tapped=placing)
     if claimed is None:
         return
     account, ref = claimed

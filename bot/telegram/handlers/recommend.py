@@ -84,7 +84,8 @@ async def recommend_command(update: Update, context: Context) -> None:
     if len(cards) > 1:
         lang = context.lang
         specs: list[tuple[str, Payload]] = [
-            (plain(card_name(account, lang)), RecommendFor(account.number)) for account in cards
+            (plain(card_name(account, lang)), RecommendFor(account.number, account.card_id))
+            for account in cards
         ]
         rows = await callback_buttons(update, context, specs)
         buttons = [rows[n : n + CARDS_PER_ROW] for n in range(0, len(rows), CARDS_PER_ROW)]
@@ -111,7 +112,7 @@ async def card_callback(update: Update, context: Context) -> None:
     if chosen is None:
         await send(context.bot, context.chat_id, t(lang, "common.stale_button"))
         return
-    account = await require_card(context, chosen.card)
+    account = await require_card(context, tapped=chosen)
     if account is None:
         return
     deadline = Deadline()
@@ -167,7 +168,8 @@ async def recommend_for(
         title = shorten(work.title or t(lang, "render.untitled"), BUTTON_TITLE)
         label = t(lang, "borrower.search.button", number=number, title=Raw(title))
         # A search result's "Order" (`handlers.search`): the confirmation of `/order <pid>`.
-        specs.append((label, OrderFound(work.pid or "", card)))
+        cid = None if card is None else account.card_id
+        specs.append((label, OrderFound(work.pid or "", card, cid)))
     rows: list[list[InlineKeyboardButton]] = [
         [button] for button in await callback_buttons(update, context, specs)
     ]

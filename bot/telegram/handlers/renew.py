@@ -172,7 +172,7 @@ async def renew_callback(update: Update, context: Context) -> None:
     """A loan's "renew" button (from /renew or a reminder digest), with its card's token."""
     lang = context.lang
     card = await _card_of(update, context, RenewLoan)
-    claimed = await claim_once(update, context, "borrower.renew.already", card=card)
+    claimed = await claim_once(update, context, "borrower.renew.already", tapped=card)
     if claimed is None:
         return
     account, ref = claimed
@@ -229,7 +229,7 @@ async def renew_all_callback(update: Update, context: Context) -> None:
     """ "Renew all": the message's loans of its card due within the window, each at most once."""
     lang = context.lang
     card = await _card_of(update, context, RenewAll)
-    claimed = await claim_once(update, context, "borrower.renew.already", card=card)
+    claimed = await claim_once(update, context, "borrower.renew.already", tapped=card)
     if claimed is None:
         return
     account, ref = claimed
@@ -403,11 +403,12 @@ async def away_command(update: Update, context: Context) -> None:
 # --- several cards ---------------------------------------------------------------------------
 
 
-async def _card_of(update: Update, context: Context, kind: type[RenewLoan] | type[RenewAll]) -> int:
-    """The card a tapped renew button acts for (a button stored before cards: card 1)."""
+async def _card_of(
+    update: Update, context: Context, kind: type[RenewLoan] | type[RenewAll]
+) -> RenewLoan | RenewAll | None:
+    """The tapped renew button, which names the card it acts for."""
     peek = await peek_callback(update, context)
-    tapped = decode(peek.payload, kind) if peek is not None else None
-    return tapped.card if tapped is not None else 1
+    return decode(peek.payload, kind) if peek is not None else None
 
 
 def _loan_key(listing: ListPage, card: int, loan_id: str) -> str:
@@ -485,8 +486,9 @@ async def _store_renew(
                 strict=True,
             )
         )
-        payloads.append(RenewAll(tuple(loan.loan_id for loan in loans), buttons, card.card))
-        payloads.extend(renew_payload(loan, lang, card.card) for loan in open_loans)
+        cid = card.account.card_id
+        payloads.append(RenewAll(tuple(loan.loan_id for loan in loans), buttons, card.card, cid))
+        payloads.extend(renew_payload(loan, lang, card.card, cid) for loan in open_loans)
     if shown.single:
         # The row the ◀ ▶ buttons point at.
         paged = loans_listed > RENEW_PER_PAGE
