@@ -211,9 +211,9 @@ class OrderCard:
     ACTION: ClassVar[str] = "ocard"
     pid: str
     card: int
-    cid: str | None = None  # the card's identity (see `CancelHold`)
     branch: str | None = None
     wanted: str | None = None
+    cid: str | None = None  # the card's identity (see `CancelHold`)
 
 
 @dataclass(frozen=True)

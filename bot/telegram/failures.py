@@ -37,6 +37,9 @@ def error_text(lang: str, error: BaseException | None) -> str:
         # The library system did not accept the patron (recorded for /v3/user, as a 500):
         # not an outage.
         return t(lang, "common.user_refused", code=error.code)
+    if isinstance(error, TokenRejected):
+        # A refusal that did not forget the card: a login raced the call (`forget_card`).
+        return t(lang, "common.logged_in_meanwhile")
     if isinstance(error, ServiceUnavailable):
         return t(lang, "common.unavailable")
     return t(lang, "common.malformed")
@@ -80,13 +83,18 @@ async def tell_library_error(
     chat_id = context.chat_id
     await answer_tap(context.query)
     if isinstance(exc, TokenRejected):
-        refused = card if card is not None else await context.services.store.cards.get(chat_id)
-        if refused is None or not await forget_card(context, refused, lang):
-            # Another task forgot it first (and told the patron).
-            if await context.services.store.cards.of_chat(chat_id):
-                await send(context.bot, chat_id, t(lang, "cards.gone"))
-            else:
-                await send_login(context, chat_id, lang, lead=t(lang, NEW))
+        store = context.services.store
+        refused = card if card is not None else await store.cards.get(chat_id)
+        if refused is not None and await forget_card(context, refused, lang):
+            return
+        cards = await store.cards.of_chat(chat_id)
+        if refused is not None and any(now.card_id == refused.card_id for now in cards):
+            # A login raced the call: the card holds a new token, and stays.
+            await send(context.bot, chat_id, t(lang, "common.logged_in_meanwhile"))
+        elif cards:  # another task forgot it first (and told the patron)
+            await send(context.bot, chat_id, t(lang, "cards.gone"))
+        else:
+            await send_login(context, chat_id, lang, lead=t(lang, NEW))
         return
     _log(exc)
     await send(context.bot, chat_id, error_text(lang, exc))

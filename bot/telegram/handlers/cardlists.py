@@ -135,9 +135,11 @@ async def fetch_cards(
         name = card_name(account, lang)
         try:
             status = await deadline.run(svc.library.user(account.token))
-        except TokenRejected:
-            await forget_card(context, account, lang)
-            return CardStatus(account, name, forgotten=True)
+        except TokenRejected as exc:
+            if await forget_card(context, account, lang):
+                return CardStatus(account, name, forgotten=True)
+            # Not forgotten: a login raced the call, and the card holds a new token.
+            return CardStatus(account, name, error=exc)
         except LibraryError as exc:
             log.warning(
                 "library call failed for card %s: %s (%s)",

@@ -292,7 +292,8 @@ class Renames:
         account = None
         if tapped is not None:
             account = await context.services.store.cards.get(context.chat_id, tapped.card)
-        if account is None:
+        # By identity: the number may be another person's card by now.
+        if account is None or tapped is None or not tapped.cid or account.card_id != tapped.cid:
             await reply(update, context, t(lang, "cards.gone"))
             return
         self.ask(account.chat_id, account.number, await ask_for_name(update, context, account))
