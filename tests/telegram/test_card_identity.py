@@ -1,6 +1,6 @@
 """A card's buttons name the card, never only its number: card numbers are reused, so after
 Jonas logs out and Mette logs in (and gets his number), Jonas's old buttons answer that his
-card is gone and act on nobody (SECURITY.md, threat 14). And a refusal that races a new login
+card is gone and act on nobody (SECURITY.md, threat 32). And a refusal that races a new login
 forgets nothing fresh."""
 
 from __future__ import annotations
