@@ -59,7 +59,7 @@ async def test_the_renew_buttons_carry_their_card(rig: Rig) -> None:
     identities = {card.card_id for card in await rig.store.cards.of_chat(FAMILY)}
     for action, payload in payloads:
         if action in ("renewall", "renew"):
-            stored = payload if isinstance(payload, dict) else json.loads(payload)
+            stored = payload if isinstance(payload, dict) else json.loads(str(payload))
             assert stored["cid"] in identities
 
 

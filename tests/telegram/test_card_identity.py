@@ -32,7 +32,9 @@ async def tap_stale(bot: BotHarness, message: Any, label: str) -> Any:
 async def as_stored_before_identities(bot: BotHarness, data: str) -> None:
     """Make the stored payload of the button `data` as it was before card identities."""
     ref_id = data.partition(":")[2]
-    payload = dict((await bot.store.callbacks.callback(ref_id, CHAT, user_id=CHAT)).payload)
+    stored = await bot.store.callbacks.callback(ref_id, CHAT, user_id=CHAT)
+    assert stored is not None
+    payload = dict(stored.payload)
     del payload["cid"]
     statement = update(CALLBACK_REF).where(CALLBACK_REF.c.id == ref_id).values(payload=payload)
     await bot.store.database.run(lambda conn: conn.execute(statement))
@@ -110,6 +112,7 @@ async def test_a_button_stored_before_card_identities_acts_on_no_card(bot: BotHa
     await two_cards(bot, CHAT)
     which = await bot.send(CHAT, f"/order {LITTLE_PRINCE}")
     ask = await bot.tap(CHAT, which, "👤 Jonas")
+    assert ask is not None
     logouts = await bot.send(CHAT, "/logout")
     for message, label in ((ask, "📥 Yes, order it"), (logouts, "🚪 Jonas")):
         await as_stored_before_identities(bot, message.button(label).callback_data)
