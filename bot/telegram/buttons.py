@@ -173,6 +173,7 @@ class ListPage:
     # A /renew of several cards: each card's "renew all" button's stored id (`buttons` is then
     # keyed "<card>:<loan id>").
     heads: dict[str, str] | None = None
+    cid: str | None = None  # the shown card's identity (see `CancelHold`)
 
 
 @dataclass(frozen=True)

@@ -150,3 +150,17 @@ async def test_a_refusal_racing_a_new_login_keeps_the_fresh_card(bot: BotHarness
     assert bot.sandbox.token_is_live(fresh)
     texts = [message.text for message in bot.telegram.sent(CHAT)[before:]]
     assert not any("expired" in text for text in texts)
+
+
+async def test_a_stale_view_of_one_card_shows_every_card_not_the_next_holder(
+    bot: BotHarness,
+) -> None:
+    """Jonas's "show only Jonas" button under an old /loans, tapped once Mette has his number,
+    shows every card (as for a card that is gone), never Mette's card as if it were his."""
+    await two_cards(bot, CHAT)
+    [loans] = await command(bot, CHAT, "/loans")
+    assert "Jonas" in buttons(loans)
+    await jonas_replaced_by_mette(bot)
+    shown = await bot.tap(CHAT, loans, "Jonas")
+    assert shown is not None
+    assert "👤 Karen" in shown.text and "👤 Mette" in shown.text

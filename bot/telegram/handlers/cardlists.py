@@ -229,8 +229,11 @@ def view_payloads(
     buttons)."""
     views = view_ids(cards, offset)
     return [
-        ListPage(kind, card=card, views=dict(views), **fields)
-        for card in (None, *(account.number for account in cards))
+        ListPage(kind, views=dict(views), **fields),
+        *(
+            ListPage(kind, card=account.number, views=dict(views), cid=account.card_id, **fields)
+            for account in cards
+        ),
     ]
 
 
