@@ -8,6 +8,7 @@ Removing a card is `Store.remove_card`: it spans the tables that hold what is th
 from __future__ import annotations
 
 import logging
+import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -48,16 +49,16 @@ class Card:
     pickup_branch: str | None = None
     fees_known: bool = False  # the card's fees were recorded (only later ones are new)
     order_check: date | None = None  # when an order placed through the bot is next checked
+    # The card's identity in its chat, never given to another card (numbers are reused): what
+    # a button names, so that a stale one cannot act on whoever holds the number now.
+    card_id: str | None = None
+    # The token as stored (sealed): a refusal forgets the card only while it still holds it.
+    sealed: str = ""
 
     @property
     def key(self) -> CardKey:
         """The card's key in the store: (chat id, number)."""
         return (self.chat_id, self.number)
-
-    @property
-    def card(self) -> int:
-        """The card's number, by its old name (callers move to `number`)."""
-        return self.number
 
     def __repr__(self) -> str:  # keep the token out of logs and tracebacks
         return (
@@ -78,18 +79,13 @@ class RemovedCard:
     label: str | None = None
     was: Card | None = None
 
-    @property
-    def card(self) -> int:
-        """The card's number, by its old name (callers move to `number`)."""
-        return self.number
-
     def __repr__(self) -> str:
         return f"RemovedCard(chat_id={self.chat_id}, number={self.number}, token=<hidden>)"
 
 
-# The old names, while the Telegram handlers move to the new ones.
-Account = Card
-RemovedAccount = RemovedCard
+def new_card_id() -> str:
+    """A card's identity: random, so never given again (a number is, after a logout)."""
+    return secrets.token_urlsafe(9)
 
 
 def of_card(chat_id: int, card: int) -> Any:
@@ -134,9 +130,12 @@ class Cards(Repository):
             pickup_branch=row.pickup_branch,
             fees_known=bool(row.fees_known),
             order_check=row.order_check,
+            card_id=row.card_id,
+            sealed=row.token,
         )
 
     async def get(self, chat_id: int, number: int = 1) -> Card | None:
+        """Card `number` of the chat, whoever holds that number now."""
         statement = select(ACCOUNT).where(of_card(chat_id, number))
         row = await self._read(lambda conn: conn.execute(statement).first())
         return None if row is None else self.open(row)
@@ -151,10 +150,13 @@ class Cards(Repository):
         return [card for row in rows if (card := self.open(row)) is not None]
 
     @staticmethod
-    def take(chat_id: int, card: int | None = 1) -> Executable:
+    def take(chat_id: int, card: int | None = 1, *, holding: str | None = None) -> Executable:
         """Delete a card (None: every card of the chat), returning the rows: who deletes a
-        card, has it (once)."""
+        card, has it (once). `holding`: only while it still holds that sealed token (a login
+        since has replaced a refused token: the card is fresh, not refused)."""
         where = ACCOUNT.c.chat_id == chat_id if card is None else of_card(chat_id, card)
+        if holding is not None:
+            where = and_(where, ACCOUNT.c.token == holding)
         return delete(ACCOUNT).where(where).returning(*ACCOUNT.c)
 
     def connect(self, chat_id: int, card: int, link: Row[Any], now: datetime) -> Executable:
@@ -177,7 +179,7 @@ class Cards(Repository):
         # An upsert all the same: a concurrent completion must not fail on the key.
         return (
             self._insert(ACCOUNT)
-            .values(chat_id=chat_id, card=card, **values)
+            .values(chat_id=chat_id, card=card, card_id=new_card_id(), **values)
             .on_conflict_do_update(index_elements=["chat_id", "card"], set_=values)
             .returning(*ACCOUNT.c)
         )

@@ -24,15 +24,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from storage.calendar import CalendarFeeds
 from storage.callbacks import CALLBACK_TTL, CallbackRef, Callbacks, new_callback_id
-from storage.cards import (
-    MAX_CARDS,
-    Account,
-    Card,
-    CardKey,
-    Cards,
-    RemovedAccount,
-    RemovedCard,
-)
+from storage.cards import MAX_CARDS, Card, CardKey, Cards, RemovedCard
 from storage.chats import (
     BLOCKED_CHAT_RETENTION,
     NOTICES,
@@ -70,7 +62,6 @@ __all__ = [
     "NOTICES",
     "REFUSAL_TTL",
     "REMINDER_HISTORY",
-    "Account",
     "CallbackRef",
     "Card",
     "CardKey",
@@ -79,7 +70,6 @@ __all__ = [
     "Identity",
     "Linked",
     "Refusal",
-    "RemovedAccount",
     "RemovedCard",
     "Seen",
     "Store",
@@ -110,11 +100,6 @@ class Linked:
 
     outcome: Literal["added", "refreshed", "full"]
     card: Card | None
-
-    @property
-    def account(self) -> Card | None:
-        """The card, by its old name (callers move to `card`)."""
-        return self.card
 
 
 @dataclass(frozen=True)
@@ -309,7 +294,13 @@ class Store:
         return Linked("refreshed" if outcome == "refreshed" else "added", self.cards.open(row))
 
     async def remove_card(
-        self, chat_id: int, number: int = 1, *, logout: bool = False
+        self,
+        chat_id: int,
+        number: int = 1,
+        *,
+        logout: bool = False,
+        holding: Card | None = None,
+        hand_over: bool = False,
     ) -> RemovedCard | None:
         """A card and everything of it, in one transaction: its row (with its calendar
         entries), its refusals and what its notices saw. Who removes a card, has it (once):
@@ -319,11 +310,16 @@ class Store:
         the chat's last card its pending login and its calendar feed too. A card that expired
         or was refused keeps them: the patron is asked to log in again, and their calendar
         keeps its address and the card's last entries (`CalendarFeeds.keep`). A pending
-        login's token is revoked here (`revoke_dropped`); the card's is
-        returned to be revoked, or None in it when it can no longer be decrypted (a key removed
-        too early): the row goes all the same, and the caller says so.
+        login's token is revoked here (`revoke_dropped`); the card's is returned, or None in it
+        when it can no longer be decrypted (a key removed too early): the row goes all the
+        same, and the caller says so. The card's token is revoked here too (`revoke_dropped`),
+        unless the caller takes it to revoke itself (`hand_over`: a logout tells the patron
+        what the access service answered).
+
+        `holding` (a card whose token was refused): remove it only while it still holds that
+        token. A login since has replaced it, and the fresh card stays (None is returned).
         """
-        card = Cards.take(chat_id, number)
+        card = Cards.take(chat_id, number, holding=None if holding is None else holding.sealed)
         per_card = [
             delete(table).where(table.c.chat_id == chat_id, table.c.card == number)
             for table in (NOTICE_SEEN, RENEWAL_REFUSAL)
@@ -336,6 +332,8 @@ class Store:
 
         def work(conn: Connection) -> tuple[Row[Any] | None, Dropped]:
             row = conn.execute(card).first()
+            if row is None:
+                return None, []  # gone already (with what was its), or holding a new token
             execute_all(conn, per_card)
             if not logout and row is not None:
                 CalendarFeeds.keep(conn, row, now)
@@ -345,6 +343,8 @@ class Store:
             return row, dropped_tokens(conn, links)
 
         row, dropped = await self.database.run(work)
+        if row is not None and not hand_over:
+            dropped = [*dropped, (chat_id, row.token)]
         if logout and row is not None:
             await self._truncate_log()  # the patron's own removal: gone from the files too
         await self._revoke(dropped)
@@ -359,15 +359,6 @@ class Store:
             label=row.label,
             was=opened,
         )
-
-    async def remove_account(self, chat_id: int, card: int = 1) -> RemovedCard | None:
-        """`/logout` of one card, by its old name (`remove_card(..., logout=True)`)."""
-        return await self.remove_card(chat_id, card, logout=True)
-
-    async def delete_account(self, chat_id: int, card: int = 1) -> Card | None:
-        """A card expired or refused, by its old name (`remove_card`): the card as it was."""
-        removed = await self.remove_card(chat_id, card)
-        return None if removed is None else removed.was
 
     async def forget_chat(self, chat_id: int) -> None:
         """Everything about the chat: tokens, states, links, settings, buttons, reminders.

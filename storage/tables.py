@@ -143,6 +143,8 @@ class AccountRow(SQLModel, table=True):
     # chat has a calendar feed.
     feed_entries: str | None = Field(default=None, sa_type=Text)
     feed_seen_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    # The card's identity, never given again (its number is, after a logout): buttons name it.
+    card_id: str | None = Field(default=None, max_length=16)
 
 
 class CallbackRefRow(SQLModel, table=True):

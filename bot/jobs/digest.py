@@ -181,7 +181,13 @@ class Digests:
             loans = [entry.loan for entry in due.entries if entry.loan and entry.number == number]
             owner = card_name(part.card.label, number, due.lang) if due.several else None
             specs += renew_buttons(
-                loans, due.lang, every=loans, digest=True, card=number, owner=owner
+                loans,
+                due.lang,
+                every=loans,
+                digest=True,
+                card=number,
+                cid=part.card.card_id,
+                owner=owner,
             )
         return specs
 

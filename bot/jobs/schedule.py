@@ -164,8 +164,12 @@ async def token_expiry_job(context: Context) -> None:
     store = services(context).store
     now = datetime.now(UTC)
     for chat_id, number in await store.cards.expired(now):
-        # The removal is atomic: with several processes only one of them tells the patron.
-        if (gone := await store.remove_card(chat_id, number)) is not None:
+        card = await store.cards.get(chat_id, number)  # None: gone, or its token unreadable
+        if card is not None and (card.token_expires_at is None or card.token_expires_at > now):
+            continue  # logged in again since: the fresh card stays
+        # The removal is atomic: with several processes only one of them tells the patron; and
+        # only while the card holds the token that ran out.
+        if (gone := await store.remove_card(chat_id, number, holding=card)) is not None:
             await store.chats.set_account_ended(chat_id, "expired")
             await _notify(context, gone, "connect.expired")
     for card in await store.cards.expiring(now + EXPIRY_WARNING):

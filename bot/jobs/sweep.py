@@ -368,8 +368,9 @@ class _Sweep:
         if failure in RETRYABLE:
             return failure  # keep the card so the retry sweep tells them
         # Deleted after the message, so a crash in between repeats the message, never skips it.
-        await self.store.remove_card(chat_id, card.number)
-        await self.store.chats.set_account_ended(chat_id, "rejected")
+        # Only while it holds the refused token: a login since keeps its fresh card.
+        if await self.store.remove_card(chat_id, card.number, holding=card) is not None:
+            await self.store.chats.set_account_ended(chat_id, "rejected")
         if failure is None:
             self.report.messages += 1
         return "token_rejected"

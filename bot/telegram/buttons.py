@@ -19,6 +19,16 @@ class Payload(Protocol):
     ACTION: ClassVar[str]
 
 
+class NamesCard(Protocol):
+    """A tapped button's payload that names a card: its number then, and its identity."""
+
+    @property
+    def card(self) -> int | None: ...
+
+    @property
+    def cid(self) -> str | None: ...
+
+
 P = TypeVar("P", bound=Payload)
 
 
@@ -46,6 +56,9 @@ class CancelHold:
     card: int = 1
     # The hold's pick-up branch (ISIL), so two holds of one title can be told apart.
     branch: str | None = None
+    # The card's identity (`Card.card_id`), never reused like its number; absent in a button
+    # stored before it: such a button acts on no card.
+    cid: str | None = None
 
 
 @dataclass(frozen=True)
@@ -66,6 +79,7 @@ class PlaceOrder:
     branch: str = ""
     title: str = ""
     card: int = 1  # stored before several cards: card 1
+    cid: str | None = None  # the card's identity (see `CancelHold`)
 
 
 @dataclass(frozen=True)
@@ -84,6 +98,7 @@ class PickBranch:
     pid: str
     branch: str
     card: int = 1
+    cid: str | None = None  # the card's identity (see `CancelHold`)
 
 
 @dataclass(frozen=True)
@@ -94,6 +109,7 @@ class ChooseBranch:
     pid: str
     title: str = ""
     card: int = 1
+    cid: str | None = None  # the card's identity (see `CancelHold`)
 
 
 @dataclass(frozen=True)
@@ -104,6 +120,7 @@ class OrderFound:
     pid: str
     # The card to order with (/recommend's, made for one card); None: /order asks which.
     card: int | None = None
+    cid: str | None = None  # the card's identity (see `CancelHold`)
 
 
 @dataclass(frozen=True)
@@ -124,6 +141,7 @@ class RenewLoan:
     title: str = ""
     due: str = ""
     card: int = 1  # the chat's card the loan is on
+    cid: str | None = None  # the card's identity (see `CancelHold`)
 
 
 @dataclass(frozen=True)
@@ -135,6 +153,7 @@ class RenewAll:
     # The stored ids of the loan buttons of the message on every page (None: the keyboard's).
     buttons: tuple[str, ...] | None = None
     card: int = 1  # the chat's card the loans are on
+    cid: str | None = None  # the card's identity (see `CancelHold`)
 
 
 @dataclass(frozen=True)
@@ -157,6 +176,7 @@ class ListPage:
     # A /renew of several cards: each card's "renew all" button's stored id (`buttons` is then
     # keyed "<card>:<loan id>").
     heads: dict[str, str] | None = None
+    cid: str | None = None  # the shown card's identity (see `CancelHold`)
 
 
 @dataclass(frozen=True)
@@ -198,6 +218,7 @@ class OrderCard:
     card: int
     branch: str | None = None
     wanted: str | None = None
+    cid: str | None = None  # the card's identity (see `CancelHold`)
 
 
 @dataclass(frozen=True)
@@ -206,6 +227,9 @@ class LogoutCard:
 
     ACTION: ClassVar[str] = "logout"
     card: int | None = None
+    cid: str | None = None  # the card's identity (see `CancelHold`)
+    # Every card (`card` None): the identities of the cards there were (no others go).
+    cids: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -215,6 +239,7 @@ class LogoutAsk:
 
     ACTION: ClassVar[str] = "logoutask"
     card: int
+    cid: str | None = None  # the card's identity (see `CancelHold`)
     keep: bool | None = None
 
 
@@ -224,6 +249,7 @@ class RenameCard:
 
     ACTION: ClassVar[str] = "rename"
     card: int
+    cid: str | None = None  # the card's identity (see `CancelHold`)
 
 
 def encode(payload: Payload) -> dict[str, Any]:
@@ -254,6 +280,7 @@ class RecommendFor:
 
     ACTION: ClassVar[str] = "recfor"
     card: int
+    cid: str | None = None  # the card's identity (see `CancelHold`)
 
 
 @dataclass(frozen=True)

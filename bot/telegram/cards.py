@@ -14,11 +14,12 @@ from telegram.error import Forbidden
 from telegram.ext import CallbackContext
 
 from bot.services import services
+from bot.telegram.buttons import NamesCard
 from bot.telegram.context import Context, chat_lang
 from bot.telegram.replies import answer_tap, send, url_button, url_button_allowed
 from bot.texts import cards as card_texts
 from bot.texts import t
-from storage.store import Account
+from storage.store import Card
 
 if TYPE_CHECKING:
     from bot.config.settings import Settings
@@ -36,17 +37,17 @@ ENDED_TEXTS = {
 }
 
 
-def card_name(account: Account, lang: str) -> str:
+def card_name(account: Card, lang: str) -> str:
     """The card's label, else "Card 2" (plain text)."""
-    return card_texts.card_name(account.label, account.card, lang)
+    return card_texts.card_name(account.label, account.number, lang)
 
 
-def card_heading(account: Account, lang: str) -> str:
+def card_heading(account: Card, lang: str) -> str:
     """`👤 <b>Karen</b>`: a card's section heading where a message shows several."""
-    return card_texts.card_heading(account.label, account.card, lang)
+    return card_texts.card_heading(account.label, account.number, lang)
 
 
-def expired(account: Account) -> bool:
+def expired(account: Card) -> bool:
     """The card's login has run out: the platform would refuse its token."""
     expires = account.token_expires_at
     return expires is not None and expires <= datetime.now(UTC)
@@ -121,23 +122,35 @@ async def send_login(
 
 
 async def require_card(
-    context: Context, card: int | None = None, *, known: list[Account] | None = None
-) -> Account | None:
+    context: Context,
+    card: int | None = None,
+    *,
+    known: list[Card] | None = None,
+    tapped: NamesCard | None = None,
+) -> Card | None:
     """Card `card` of the chat (None: its first), or None after telling the patron: how to
     connect a card when the chat has no other; else that this card is no longer here. An expired
-    card is forgotten on the way. `known`: the chat's cards, when the caller has read them."""
+    card is forgotten on the way. `known`: the chat's cards, when the caller has read them.
+
+    `tapped`: a button's payload, which names its card by identity, never by number alone (a
+    number is given to the next card after a logout); a payload stored before identities
+    names no card."""
     chat_id = context.chat_id
     store = context.services.store
     cards = known if known is not None else await store.cards.of_chat(chat_id)
-    account = next((a for a in cards if card is None or a.card == card), None)
+    if tapped is not None:
+        card = tapped.card if tapped.card is not None else 0
+        account = next((a for a in cards if tapped.cid and a.card_id == tapped.cid), None)
+    else:
+        account = next((a for a in cards if card is None or a.number == card), None)
     if account is not None and not expired(account):
         return account
     lang = context.lang
     await answer_tap(context.query)
-    others = card is not None and any(other.card != card for other in cards)
+    others = card is not None and any(other != account for other in cards)
     # Expired: forget it now rather than let the platform refuse it later.
     if account is not None and await forget_card(
-        context, chat_id, account.card, lang, why="expired", alone=not others
+        context, account, lang, why="expired", alone=not others
     ):
         return None
     if others:
@@ -148,7 +161,7 @@ async def require_card(
     return None
 
 
-async def require_cards(context: Context) -> list[Account] | None:
+async def require_cards(context: Context) -> list[Card] | None:
     """Every usable card of the chat, by number; None after telling the patron how to connect
     one. Expired cards are forgotten on the way (quietly while another card is usable)."""
     cards = context.take_cards()
@@ -160,26 +173,32 @@ async def require_cards(context: Context) -> list[Account] | None:
         return None if first is None else [first]
     for account in cards:
         if account not in live:
-            await context.services.store.delete_account(account.chat_id, account.card)
+            await context.services.store.remove_card(
+                account.chat_id, account.number, holding=account
+            )
     return live
 
 
 async def forget_card(
     context: Context,
-    chat_id: int,
-    card: int,
+    card: Card,
     lang: str | None = None,
     *,
     why: str = "rejected",
     alone: bool | None = None,
 ) -> bool:
-    """Forget card `card` (its token refused, or `why` "expired") and tell the patron once, with
+    """Forget `card` (its token refused, or `why` "expired") and tell the patron once, with
     a login button: which card, when the chat has others (`alone` False); else that the chat is
-    no longer connected, remembering why. True when this call did the forgetting."""
+    no longer connected, remembering why. True when this call did the forgetting.
+
+    Only while the card still holds the token that was refused: a login that raced the call
+    has replaced it, and that fresh card stays. The dropped token is revoked."""
     store = context.services.store
-    account = await store.delete_account(chat_id, card)
-    if account is None:
+    chat_id = card.chat_id
+    removed = await store.remove_card(chat_id, card.number, holding=card)
+    if removed is None:
         return False
+    account = removed.was or card
     if alone is None:
         alone = not await store.cards.of_chat(chat_id)
     lang = lang or await chat_lang(context, chat_id)

@@ -20,6 +20,8 @@ from bot.texts import t
 if TYPE_CHECKING:
     from telegram import Update
 
+    from storage.store import Card
+
 log = logging.getLogger(__name__)
 
 # `LibraryError.code` of a patron the library system did not accept (recorded for /v3/user).
@@ -35,6 +37,9 @@ def error_text(lang: str, error: BaseException | None) -> str:
         # The library system did not accept the patron (recorded for /v3/user, as a 500):
         # not an outage.
         return t(lang, "common.user_refused", code=error.code)
+    if isinstance(error, TokenRejected):
+        # A refusal that did not forget the card: a login raced the call (`forget_card`).
+        return t(lang, "common.logged_in_meanwhile")
     if isinstance(error, ServiceUnavailable):
         return t(lang, "common.unavailable")
     return t(lang, "common.malformed")
@@ -53,10 +58,10 @@ async def answer_library_error(
     exc: LibraryError,
     *,
     edit: bool = True,
-    card: int = 1,
+    card: Card | None = None,
 ) -> None:
-    """Turn a library failure of a call made with card `card`'s token into the patron-facing
-    answer; never stays silent.
+    """Turn a library failure of a call made with `card` (None: the chat's card 1) into the
+    patron-facing answer; never stays silent.
 
     A refused token forgets that card (`cards.forget_card` says which, when the chat has
     others). Otherwise the answer replaces the tapped message (`edit`), or comes as a new one
@@ -70,18 +75,26 @@ async def answer_library_error(
     await reply(update, context, error_text(context.lang, exc))
 
 
-async def tell_library_error(context: Context, exc: LibraryError, *, card: int = 1) -> None:
+async def tell_library_error(
+    context: Context, exc: LibraryError, *, card: Card | None = None
+) -> None:
     """`answer_library_error` in a new message."""
     lang = context.lang
     chat_id = context.chat_id
     await answer_tap(context.query)
     if isinstance(exc, TokenRejected):
-        if not await forget_card(context, chat_id, card, lang):
-            # Another task forgot it first (and told the patron).
-            if await context.services.store.cards.of_chat(chat_id):
-                await send(context.bot, chat_id, t(lang, "cards.gone"))
-            else:
-                await send_login(context, chat_id, lang, lead=t(lang, NEW))
+        store = context.services.store
+        refused = card if card is not None else await store.cards.get(chat_id)
+        if refused is not None and await forget_card(context, refused, lang):
+            return
+        cards = await store.cards.of_chat(chat_id)
+        if refused is not None and any(now.card_id == refused.card_id for now in cards):
+            # A login raced the call: the card holds a new token, and stays.
+            await send(context.bot, chat_id, t(lang, "common.logged_in_meanwhile"))
+        elif cards:  # another task forgot it first (and told the patron)
+            await send(context.bot, chat_id, t(lang, "cards.gone"))
+        else:
+            await send_login(context, chat_id, lang, lead=t(lang, NEW))
         return
     _log(exc)
     await send(context.bot, chat_id, error_text(lang, exc))

@@ -11,7 +11,15 @@ from typing import TYPE_CHECKING, Any
 from telegram import InlineKeyboardButton
 
 from bot.rules.renewals import due_key
-from bot.telegram.buttons import ButtonId, ListPage, Payload, RenewAll, RenewLoan, encode
+from bot.telegram.buttons import (
+    ButtonId,
+    ListPage,
+    NamesCard,
+    Payload,
+    RenewAll,
+    RenewLoan,
+    encode,
+)
 from bot.telegram.cards import require_card
 from bot.telegram.context import Context
 from bot.telegram.replies import answer_query, plain, send
@@ -23,7 +31,7 @@ if TYPE_CHECKING:
     from telegram import Update
 
     from bot.library.models import Loan
-    from storage.store import Account, CallbackRef
+    from storage.store import CallbackRef, Card
 
 CALLBACK_DATA_LIMIT = 64
 # Plain-text lengths of a title in a button label (a short one where more goes beside it) and
@@ -183,13 +191,13 @@ async def claim_once(
     context: Context,
     already_key: str,
     *,
-    card: int | None = None,
-) -> tuple[Account, CallbackRef] | None:
+    tapped: NamesCard | None = None,
+) -> tuple[Card, CallbackRef] | None:
     """The card and the tapped button's row, for a button that acts exactly once.
 
-    The row is claimed atomically only once card `card` (None: the chat's first) is known to be
-    usable (`cards.require_card`). A later tap, or one that loses a race, is told `already_key`
-    instead of "stale button".
+    The row is claimed atomically only once the card the payload names (`tapped`, by identity;
+    None: the chat's first) is known to be usable (`cards.require_card`). A later tap, or one
+    that loses a race, is told `already_key` instead of "stale button".
     """
     lang = context.lang
     query = update.callback_query
@@ -205,7 +213,7 @@ async def claim_once(
         if again is not None and again.used_at is not None:
             await send(context.bot, context.chat_id, t(lang, already_key))
         return None
-    account = await require_card(context, card)
+    account = await require_card(context, tapped=tapped)
     if account is None:
         return None
     if await context.services.store.callbacks.claim_callback(ref.id, context.chat_id) is None:
@@ -214,10 +222,10 @@ async def claim_once(
     return account, ref
 
 
-def renew_payload(loan: Loan, lang: str, card: int = 1) -> RenewLoan:
+def renew_payload(loan: Loan, lang: str, card: int = 1, cid: str | None = None) -> RenewLoan:
     """A loan's renew button, as /renew and reminder digests store it."""
     title = loan.title or t(lang, "render.untitled")
-    return RenewLoan(loan.loan_id, shorten(title, PAYLOAD_TITLE), due_key(loan), card)
+    return RenewLoan(loan.loan_id, shorten(title, PAYLOAD_TITLE), due_key(loan), card, cid)
 
 
 def renew_buttons(
@@ -228,10 +236,11 @@ def renew_buttons(
     today: dt.date | None = None,
     digest: bool = False,
     card: int = 1,
+    cid: str | None = None,
     owner: str | None = None,
 ) -> list[tuple[str, Payload]]:
-    """(label, payload) of the renew buttons for `loans` of card `card`, and "renew all" for
-    `every` listed.
+    """(label, payload) of the renew buttons for `loans` of card `card` (identity `cid`), and
+    "renew all" for `every` listed.
 
     /renew puts "renew all" first and names each loan with its due date; a reminder digest
     names each loan only while there are few, and puts "renew all" last, naming the card's
@@ -239,14 +248,14 @@ def renew_buttons(
     """
     if not loans:
         return []
-    renew_all = RenewAll(tuple(loan.loan_id for loan in every), card=card)
+    renew_all = RenewAll(tuple(loan.loan_id for loan in every), card=card, cid=cid)
     if digest:
         specs: list[tuple[str, Payload]] = []
         if len(loans) <= MAX_DIGEST_RENEW_BUTTONS:
             for loan in loans:
                 title = shorten(loan.title, SHORT_TITLE) or "?"
                 label = plain(t(lang, "reminders.button.renew", title=title))
-                specs.append((label, renew_payload(loan, lang, card)))
+                specs.append((label, renew_payload(loan, lang, card, cid)))
         every_label = (
             t(lang, "reminders.button.renew_all")
             if owner is None
@@ -262,5 +271,5 @@ def renew_buttons(
             title=Raw(shorten(loan.title or t(lang, "render.untitled"), SHORT_TITLE)),
             due=Raw(format_date(loan.due_date, lang, today=today)),
         )
-        specs.append((label, renew_payload(loan, lang, card)))
+        specs.append((label, renew_payload(loan, lang, card, cid)))
     return specs

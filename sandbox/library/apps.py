@@ -132,6 +132,8 @@ class ServiceApps:
             route = request.path
         self.calls[f"{service} {request.method} {route}"] += 1
         faults = self.faults()
+        if (gate := faults.hold_next.pop(request.path, None)) is not None:
+            await gate.wait()
         delay = faults.delay(service)
         if delay > 0:
             await asyncio.sleep(delay)

@@ -12,12 +12,16 @@ Either way the client sees the same thing, a connection closed with no answer, a
 whether its request took effect. `drop_next` and `lose_next` are lists of paths that do the
 same once: each entry is used up by the next request to its path.
 
+`hold_next` maps a path to an event: the next request to it waits (after it is counted) until
+the event is set, so a test can do something while a call is in flight (a login racing it).
+
 `refuse_orders` is a queue of order-system reasons (`unknown_user`, `ORS_error`, ...): each new
 order takes the first one and is refused with it (503 for `service_unavailable`, else 500).
 """
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,6 +42,7 @@ class Faults:
     lose_next: list[str] = field(default_factory=list)
     fail_next: dict[str, list[int]] = field(default_factory=dict)
     refuse_orders: list[str] = field(default_factory=list)
+    hold_next: dict[str, asyncio.Event] = field(default_factory=dict)
 
     def clear(self) -> None:
         self.latency.clear()
@@ -51,6 +56,9 @@ class Faults:
         self.lose_next.clear()
         self.fail_next.clear()
         self.refuse_orders.clear()
+        for gate in self.hold_next.values():
+            gate.set()
+        self.hold_next.clear()
 
     def delay(self, service: str) -> float:
         return float(self.latency.get(service, self.latency.get(ALL, 0.0)))

@@ -278,3 +278,35 @@ async def test_a_family_orders_a_title_once_and_renews_honestly(
     await expect(listing).not_to_contain_text("over tid")
     await chat.screenshot("family-renewed")
     await context.close()
+
+
+async def test_a_stale_confirmation_orders_nothing_for_the_next_card(
+    demo: Demo, browser: Browser
+) -> None:
+    """Sofie's confirmation "Ja, bestil", tapped after Sofie logged out and Emil's card got her
+    number: the bot says the card is gone, and nobody's order is placed (SECURITY.md, 32)."""
+    context = await new_context(browser, "da-DK")
+    chat = ChatPage(await context.new_page(), demo.chat_url)
+    await chat.open()
+    await chat.send("/start")
+    for user_id, agency, _ in FAMILY[:2]:
+        await add_card(chat, user_id, agency)
+    ask = await chat.send(f"/order {BABETTE}")
+    await ask.locator(".kb button", has_text="Sofie").click()  # the question becomes Sofie's
+    await expect(ask.locator(".kb button", has_text="Ja, bestil")).to_have_count(1)
+
+    logout = await chat.send("/logout")
+    await logout.locator(".kb button", has_text="Sofie").click()
+    await expect(logout.locator(".kb button", has_text="Sofie")).to_have_count(0)
+    await add_card(chat, EMIL, FREDERIKSBERG)
+    cards = await chat.send("/cards")
+    await expect(cards).to_contain_text("2. 👤 Emil")
+    orders = {user: len(demo.sandbox.patron_data(user).orders) for user in (ANNA, SOFIE, EMIL)}
+
+    before = await chat.count()
+    await ask.locator(".kb button", has_text="Ja, bestil").click()
+    gone = await chat.wait_for_reply(before)
+    await expect(gone).to_contain_text("Det kort er ikke længere i denne chat.")
+    await chat.screenshot("family-stale-button")
+    assert {user: len(demo.sandbox.patron_data(user).orders) for user in orders} == orders
+    await context.close()

@@ -3,6 +3,7 @@ a refused token forgets only its own card."""
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 
 from tests.fixtures.patrons import JONAS, KAREN
@@ -54,6 +55,12 @@ async def test_the_renew_buttons_carry_their_card(rig: Rig) -> None:
     cards = {str(payload) for action, payload in payloads if action == "renewall"}
     assert any('"card": 1' in p or "'card': 1" in p for p in cards)
     assert any('"card": 2' in p or "'card': 2" in p for p in cards)
+    # And name it by identity, never by its number alone (numbers are reused after a logout).
+    identities = {card.card_id for card in await rig.store.cards.of_chat(FAMILY)}
+    for action, payload in payloads:
+        if action in ("renewall", "renew"):
+            stored = payload if isinstance(payload, dict) else json.loads(str(payload))
+            assert stored["cid"] in identities
 
 
 async def test_a_refused_token_forgets_only_its_card(rig: Rig) -> None:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import inspect
+from sqlalchemy import inspect, text
 from sqlalchemy.engine import Connection
 
 from storage.engine import create_engine
@@ -82,3 +84,25 @@ async def test_0010_drops_search_buttons_whose_words_were_plain(database_url: st
         assert await rows(store, "SELECT action FROM callback_ref") == [("order",)]
     finally:
         await store.close()
+
+
+async def test_cards_connected_before_0009_get_an_identity_each(store_url: str) -> None:
+    """Revision 0009 gives every existing card its own identity, as a login would."""
+    await downgrade(store_url, "0008")
+    engine = create_engine(store_url)
+    try:
+        async with engine.begin() as conn:
+            for chat_id, card in ((1, 1), (1, 2), (2, 1)):
+                await conn.execute(
+                    text(
+                        "INSERT INTO account (chat_id, card, token, key_id, connected_at, "
+                        "expiry_warned) VALUES (:chat, :card, 'sealed', 'k', :at, false)"
+                    ),
+                    {"chat": chat_id, "card": card, "at": datetime(2026, 11, 1, tzinfo=UTC)},
+                )
+        await upgrade(store_url)
+        async with engine.connect() as conn:
+            ids = (await conn.execute(text("SELECT card_id FROM account"))).scalars().all()
+    finally:
+        await engine.dispose()
+    assert len(ids) == 3 and all(ids) and len(set(ids)) == 3

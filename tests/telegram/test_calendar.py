@@ -148,7 +148,7 @@ async def test_a_family_feed_names_each_card_and_follows_a_logout(bot: BotHarnes
     assert found >= karen | jonas
     assert any(summary.startswith("Jonas: 📦 Last day to pick up: ") for _, summary in found)
     # Jonas's card leaves: the feed keeps Karen's events, no longer named (one card).
-    await bot.store.remove_account(79, 2)
+    await bot.store.remove_card(79, 2, logout=True)
     left = set((await events(bot, url)).values())
     assert {(due, summary.removeprefix("Karen: ")) for due, summary in karen} <= left
     assert not any("Jonas" in summary or "Karen" in summary for _, summary in left)

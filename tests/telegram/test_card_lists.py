@@ -29,7 +29,7 @@ async def two_cards(bot: BotHarness, chat_id: int, second: str = JONAS, lang: st
     await bot.connect(chat_id, KAREN, language_code=lang)
     await bot.connect(chat_id, second, language_code=lang)
     cards = await bot.store.cards.of_chat(chat_id)
-    assert [card.card for card in cards] == [1, 2]
+    assert [card.number for card in cards] == [1, 2]
     await bot.store.cards.set_label(chat_id, 1, "Karen")
     await bot.store.cards.set_label(chat_id, 2, "Jonas" if second == JONAS else "Mette")
 
@@ -225,7 +225,7 @@ async def test_cancel_a_hold_of_card_two_uses_its_token(bot: BotHarness) -> None
 
 async def test_a_chat_left_with_card_two_alone_renews_with_it(bot: BotHarness) -> None:
     await two_cards(bot, 412)
-    await bot.store.remove_account(412, 1)
+    await bot.store.remove_card(412, 1, logout=True)
     title = jonas_title(bot)
     before = due(bot, JONAS, title)
     [listing] = await command(bot, 412, "/renew")

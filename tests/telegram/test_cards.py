@@ -34,7 +34,7 @@ async def log_in(bot: BotHarness, chat_id: int, user_id: str, *, url: str | None
 
 
 async def labels(bot: BotHarness, chat_id: int) -> list[tuple[int, str | None]]:
-    return [(card.card, card.label) for card in await bot.store.cards.of_chat(chat_id)]
+    return [(card.number, card.label) for card in await bot.store.cards.of_chat(chat_id)]
 
 
 async def two_cards(bot: BotHarness, chat_id: int) -> None:

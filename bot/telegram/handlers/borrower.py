@@ -58,7 +58,7 @@ from bot.texts.render import (
 
 if TYPE_CHECKING:
     from bot.library.models import Debt, Hold
-    from storage.store import Account
+    from storage.store import Card
 
 log = logging.getLogger(__name__)
 
@@ -104,7 +104,7 @@ async def cancel_callback(update: Update, context: Context) -> None:
     peek = await peek_callback(update, context)
     seen = decode(peek.payload, KeepHold, CancelHold) if peek is not None else None
     if isinstance(seen, CancelHold) and seen.confirm:
-        claimed = await claim_once(update, context, "borrower.cancel.already", card=seen.card)
+        claimed = await claim_once(update, context, "borrower.cancel.already", tapped=seen)
         if claimed is not None:
             await _cancel_hold(update, context, claimed[0], seen)
         return
@@ -143,9 +143,7 @@ async def _ask_cancel(update: Update, context: Context, hold: CancelHold) -> Non
     await send(context.bot, context.chat_id, text, buttons=[[yes, no]])
 
 
-async def _cancel_hold(
-    update: Update, context: Context, account: Account, hold: CancelHold
-) -> None:
+async def _cancel_hold(update: Update, context: Context, account: Card, hold: CancelHold) -> None:
     lang = context.lang
     title = _hold_title(hold.title, lang)
     try:
@@ -167,7 +165,7 @@ async def _cancel_hold(
             # Sent once, never answered readably: the hold may be cancelled or not.
             await reply(update, context, t(lang, "borrower.cancel.maybe", title=title))
             return
-        await answer_library_error(update, context, exc, card=account.card)
+        await answer_library_error(update, context, exc, card=account)
         return
     key = "borrower.cancel.done" if result.deleted else "borrower.cancel.not_done"
     await reply(update, context, t(lang, key, title=title))
@@ -370,6 +368,7 @@ async def list_holds(
     specs: list[tuple[str, Payload]] = []
     several = len(statuses) > 1
     names_of = {card.card: card.name for card in statuses}
+    ids_of = {card.card: card.account.card_id for card in statuses}
     for item in items[first : first + len(pages[page])]:
         if item is None:
             continue
@@ -381,6 +380,7 @@ async def list_holds(
             shorten(title, PAYLOAD_TITLE),
             card=number,
             branch=normalise_branch(hold.pick_up_agency),
+            cid=ids_of[number],
         )
         text = t(lang, "borrower.holds.cancel_button", title=Raw(shorten(title, BUTTON_TITLE)))
         if several:

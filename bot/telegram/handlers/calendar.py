@@ -27,7 +27,7 @@ from bot.telegram.context import Context
 from bot.telegram.handlers.common import command_status
 from bot.telegram.replies import reply, url_button
 from bot.texts import t
-from storage.store import Account
+from storage.store import Card
 
 # At most this long for branch names before making the address (they are decoration).
 BRANCH_NAMES_BUDGET = 3.0
@@ -84,19 +84,19 @@ def webcal(url: str) -> str:
 
 
 async def _statuses(
-    svc: Services, cards: list[Account], first: BorrowerStatus
+    svc: Services, cards: list[Card], first: BorrowerStatus
 ) -> dict[int, BorrowerStatus]:
     """Every card's status for a new feed: the first card's was just fetched (and its failures
     told); the others' are fetched side by side, and one that fails is left for the next
     sweep or command to fill in."""
 
-    async def one(account: Account) -> tuple[int, BorrowerStatus | None]:
+    async def one(account: Card) -> tuple[int, BorrowerStatus | None]:
         try:
-            return account.card, await svc.library.user(account.token)
+            return account.number, await svc.library.user(account.token)
         except LibraryError:
-            return account.card, None
+            return account.number, None
 
-    found = {cards[0].card: first} if cards else {}
+    found = {cards[0].number: first} if cards else {}
     for card, status in await asyncio.gather(*(one(account) for account in cards[1:])):
         if status is not None:
             found[card] = status

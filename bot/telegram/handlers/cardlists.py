@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from telegram import Update
 
     from bot.library.models import BorrowerStatus
-    from storage.store import Account, ChatSettings
+    from storage.store import Card, ChatSettings
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +55,7 @@ ALL = "0"
 class CardStatus:
     """One card's answer: its status, or why there is none."""
 
-    account: Account
+    account: Card
     name: str
     status: BorrowerStatus | None = None
     error: LibraryError | None = None  # the platform failed for this card
@@ -63,7 +63,7 @@ class CardStatus:
 
     @property
     def card(self) -> int:
-        return self.account.card
+        return self.account.number
 
     def trouble(self, lang: str) -> str | None:
         """The section's text for a card that could not be read, else None."""
@@ -87,7 +87,7 @@ class Shown:
     view shows. `single`: the chat has one card, so its list has no sections (the
     n = 1 case: the card's summary goes under the list's header)."""
 
-    cards: list[Account]
+    cards: list[Card]
     statuses: list[CardStatus]
     single: bool
 
@@ -110,12 +110,12 @@ async def read_cards(
             return None  # `forget_card` told the patron
         if only.error is not None:
             # A new message, so a tapped list stays in the chat.
-            await tell_library_error(context, only.error, card=only.card)
+            await tell_library_error(context, only.error, card=only.account)
             return None
     return Shown(kept_cards(cards, statuses), statuses, single)
 
 
-async def chat_cards(update: Update, context: Context) -> list[Account]:
+async def chat_cards(update: Update, context: Context) -> list[Card]:
     """The chat's cards, read quietly: with one card (or none) a command goes on as it always
     did, and it tells the patron itself when nothing is connected."""
     return await context.services.store.cards.of_chat(context.chat_id)
@@ -123,7 +123,7 @@ async def chat_cards(update: Update, context: Context) -> list[Account]:
 
 async def fetch_cards(
     context: Context,
-    accounts: Sequence[Account],
+    accounts: Sequence[Card],
     deadline: Deadline,
     chat: ChatSettings | None = None,
 ) -> list[CardStatus]:
@@ -131,17 +131,19 @@ async def fetch_cards(
     lang = context.lang
     svc = context.services
 
-    async def one(account: Account) -> CardStatus:
+    async def one(account: Card) -> CardStatus:
         name = card_name(account, lang)
         try:
             status = await deadline.run(svc.library.user(account.token))
-        except TokenRejected:
-            await forget_card(context, account.chat_id, account.card, lang)
-            return CardStatus(account, name, forgotten=True)
+        except TokenRejected as exc:
+            if await forget_card(context, account, lang):
+                return CardStatus(account, name, forgotten=True)
+            # Not forgotten: a login raced the call, and the card holds a new token.
+            return CardStatus(account, name, error=exc)
         except LibraryError as exc:
             log.warning(
                 "library call failed for card %s: %s (%s)",
-                account.card,
+                account.number,
                 type(exc).__name__,
                 exc.code or exc.status,
             )
@@ -167,12 +169,12 @@ async def named_view(update: Update, context: Context) -> tuple[bool, int | None
     names = [card_name(account, lang) for account in cards]
     for position, (account, name) in enumerate(zip(cards, names, strict=True), start=1):
         if name.casefold() == folded or words == str(position):
-            return True, account.card
+            return True, account.number
     starting = [
         a for a, name in zip(cards, names, strict=True) if name.casefold().startswith(folded)
     ]
     if len(starting) == 1:
-        return True, starting[0].card
+        return True, starting[0].number
     await reply(update, context, t(lang, "lists.no_such_card", name=words, names=", ".join(names)))
     return False, None
 
@@ -235,39 +237,42 @@ def section_pages(
     return pages
 
 
-def view_ids(cards: Sequence[Account], offset: int = 0) -> dict[str, ButtonId]:
+def view_ids(cards: Sequence[Card], offset: int = 0) -> dict[str, ButtonId]:
     """View key -> the `ButtonId` of its stored view, the views stored from `offset` on."""
     views = {ALL: ButtonId.of(offset)}
     views.update(
-        {str(account.card): ButtonId.of(offset + 1 + n) for n, account in enumerate(cards)}
+        {str(account.number): ButtonId.of(offset + 1 + n) for n, account in enumerate(cards)}
     )
     return views
 
 
 def view_payloads(
-    kind: str, cards: Sequence[Account], *, offset: int = 0, **fields: Any
+    kind: str, cards: Sequence[Card], *, offset: int = 0, **fields: Any
 ) -> list[Payload]:
     """The stored views of a sectioned list (every card, then each card), each knowing all the
     views' ids, stored from `offset` on in their batch; `fields` go into each (a /renew's
     buttons)."""
     views = view_ids(cards, offset)
     return [
-        ListPage(kind, card=card, views=dict(views), **fields)
-        for card in (None, *(account.card for account in cards))
+        ListPage(kind, views=dict(views), **fields),
+        *(
+            ListPage(kind, card=account.number, views=dict(views), cid=account.card_id, **fields)
+            for account in cards
+        ),
     ]
 
 
 async def store_views(
-    update: Update, context: Context, kind: str, cards: Sequence[Account], **fields: Any
+    update: Update, context: Context, kind: str, cards: Sequence[Card], **fields: Any
 ) -> dict[str, str]:
     """Store the views of a new sectioned list; view key -> stored id."""
     ids = await store_payloads(update, context, view_payloads(kind, cards, **fields))
-    keys = [ALL, *(str(account.card) for account in cards)]
+    keys = [ALL, *(str(account.number) for account in cards)]
     return dict(zip(keys, ids, strict=True))
 
 
 def view_rows(
-    lang: str, cards: Sequence[Account], views: Mapping[str, str], shown: int | None
+    lang: str, cards: Sequence[Card], views: Mapping[str, str], shown: int | None
 ) -> list[list[InlineKeyboardButton]]:
     """The buttons that show one card only, and "All cards" (the view shown is marked); none
     once the chat has only one card left."""
@@ -275,11 +280,11 @@ def view_rows(
         return []
     buttons: list[InlineKeyboardButton] = []
     for account in cards:
-        view = views.get(str(account.card))
+        view = views.get(str(account.number))
         if view is None:
             continue
         label = plain(card_name(account, lang))
-        if shown == account.card:
+        if shown == account.number:
             label = plain(t(lang, "lists.view_shown", label=label))
         buttons.append(page_button(label, view, 0))
     everything = views.get(ALL)
@@ -291,13 +296,13 @@ def view_rows(
     return [buttons[n : n + CARDS_PER_ROW] for n in range(0, len(buttons), CARDS_PER_ROW)]
 
 
-def kept_cards(cards: Sequence[Account], statuses: Sequence[CardStatus]) -> list[Account]:
+def kept_cards(cards: Sequence[Card], statuses: Sequence[CardStatus]) -> list[Card]:
     """`cards` less those just forgotten (their token refused)."""
     gone = {status.card for status in statuses if status.forgotten}
-    return [account for account in cards if account.card not in gone]
+    return [account for account in cards if account.number not in gone]
 
 
-def shown_cards(cards: Sequence[Account], view: int | None) -> list[Account]:
+def shown_cards(cards: Sequence[Card], view: int | None) -> list[Card]:
     """The cards a view shows (every card when the one asked for is gone)."""
-    chosen = [account for account in cards if view is None or account.card == view]
+    chosen = [account for account in cards if view is None or account.number == view]
     return chosen or list(cards)

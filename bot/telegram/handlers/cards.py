@@ -33,7 +33,7 @@ from bot.texts import LANGUAGES, Raw, t
 from storage.store import MAX_CARDS
 
 if TYPE_CHECKING:
-    from storage.store import Account
+    from storage.store import Card
 
 # Municipality codes (the userinfo `municipality`) to names, for the "connected" message.
 MUNICIPALITIES: Mapping[str, str] = MappingProxyType(
@@ -150,7 +150,7 @@ LIBRARY_NAME_BUDGET = 3.0
 
 async def library_name(
     context: Context,
-    account: Account,
+    account: Card,
 ) -> str | None:
     """The patron's municipality by name: the only place the bot keeps (userinfo's
     `municipality`); agencies and everything else userinfo may carry are not kept."""
@@ -182,7 +182,7 @@ def first_name(name: str | None) -> str | None:
     return clean_label(words[0].rstrip(",")) if words else None
 
 
-def owner(account: Account, lang: str) -> Raw:
+def owner(account: Card, lang: str) -> Raw:
     """ "Karen's card" (Danish "Karens kort"), or "Card 2" for a card without a name."""
     if not account.label:
         return Raw(html.escape(card_name(account, lang)))
@@ -192,7 +192,7 @@ def owner(account: Account, lang: str) -> Raw:
 
 async def card_library(
     context: Context,
-    account: Account,
+    account: Card,
 ) -> str | None:
     """Where the card belongs: its library (`/v3/user` `agency`) by the name `/v3/libraries`
     gives its main branch, for a family's cards may be at several libraries; else, as for one
@@ -214,7 +214,7 @@ async def card_library(
 
 async def card_lines(
     context: Context,
-    cards: Sequence[Account],
+    cards: Sequence[Card],
 ) -> str:
     """The chat's cards, one line each: number, name and library."""
     lang = context.lang
@@ -239,9 +239,19 @@ async def cards_command(update: Update, context: Context) -> None:
     specs: list[tuple[str, Payload]] = []
     for account in cards:
         name = card_name(account, lang)
-        specs.append((plain(t(lang, "cards.rename_button", name=name)), RenameCard(account.card)))
+        specs.append(
+            (
+                plain(t(lang, "cards.rename_button", name=name)),
+                RenameCard(account.number, account.card_id),
+            )
+        )
         # Asks first (`connect.logout_ask_tapped`): one tap beside "Rename" must not log out.
-        specs.append((plain(t(lang, "cards.logout_button", name=name)), LogoutAsk(account.card)))
+        specs.append(
+            (
+                plain(t(lang, "cards.logout_button", name=name)),
+                LogoutAsk(account.number, account.card_id),
+            )
+        )
     buttons = await callback_buttons(update, context, specs)
     rows: list[list[InlineKeyboardButton]] = [
         buttons[index : index + 2] for index in range(0, len(buttons), 2)
@@ -292,10 +302,11 @@ class Renames:
         account = None
         if tapped is not None:
             account = await context.services.store.cards.get(context.chat_id, tapped.card)
-        if account is None:
+        # By identity: the number may be another person's card by now.
+        if account is None or tapped is None or not tapped.cid or account.card_id != tapped.cid:
             await reply(update, context, t(lang, "cards.gone"))
             return
-        self.ask(account.chat_id, account.card, await ask_for_name(update, context, account))
+        self.ask(account.chat_id, account.number, await ask_for_name(update, context, account))
 
     async def answered(self, update: Update, context: Context) -> None:
         """The new name: 1..32 characters of plain text, else the prompt again."""
@@ -317,7 +328,7 @@ class Renames:
         if label is None or len(text.strip()) > LABEL_LIMIT:
             lead = t(lang, "cards.rename_bad")
         elif any(
-            other.card != card and card_name(other, lang).casefold() == label.casefold()
+            other.number != card and card_name(other, lang).casefold() == label.casefold()
             for other in await store.cards.of_chat(chat_id)
         ):
             lead = t(lang, "cards.rename_taken", name=label)  # the buttons would read the same
@@ -330,10 +341,10 @@ class Renames:
 
 
 async def ask_for_name(
-    update: Update, context: Context, account: Account, *, lead: str | None = None
+    update: Update, context: Context, account: Card, *, lead: str | None = None
 ) -> Message:
     lang = context.lang
-    text = t(lang, "cards.rename_ask", number=account.card, name=card_name(account, lang))
+    text = t(lang, "cards.rename_ask", number=account.number, name=card_name(account, lang))
     with reading_sent_message():  # its id tells the answer to it (`RenamePrompts`)
         return await context.bot.send_message(
             context.chat_id,

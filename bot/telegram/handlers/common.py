@@ -16,13 +16,13 @@ if TYPE_CHECKING:
     from telegram import Update
 
     from bot.library.models import BorrowerStatus
-    from storage.store import Account, ChatSettings
+    from storage.store import Card, ChatSettings
 
 
 async def borrower_status(
     update: Update,
     context: Context,
-    account: Account,
+    account: Card,
     deadline: Deadline,
     chat: ChatSettings | None = None,
     *,
@@ -37,7 +37,7 @@ async def borrower_status(
     try:
         status = await deadline.run(svc.library.user(account.token))
     except LibraryError as exc:
-        await answer_library_error(update, context, exc, edit=edit, card=account.card)
+        await answer_library_error(update, context, exc, edit=edit, card=account)
         return None
     await refresh_plan(svc.store, svc.settings, account, status, chat=chat)
     return status
@@ -49,7 +49,7 @@ async def command_status(
     deadline: Deadline | None = None,
     *,
     edit: bool = True,
-    cards: list[Account] | None = None,
+    cards: list[Card] | None = None,
 ) -> tuple[str, BorrowerStatus] | None:
     """How every borrower command starts: the language, a connected account, a fresh status.
     `cards`: the chat's cards when the caller has read them already.

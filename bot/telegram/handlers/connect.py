@@ -22,7 +22,7 @@ from bot.texts.formatting import format_date
 from storage.store import MAX_CARDS
 
 if TYPE_CHECKING:
-    from storage.store import Account, RemovedAccount
+    from storage.store import Card, RemovedCard
 
 log = logging.getLogger(__name__)
 
@@ -79,17 +79,20 @@ async def logout(update: Update, context: Context) -> None:
         specs: list[tuple[str, Payload]] = [
             (
                 plain(t(lang, "cards.logout_card", name=card_name(account, lang))),
-                LogoutCard(account.card),
+                LogoutCard(account.number, account.card_id),
             )
             for account in cards
         ]
         # The specific choices first, "all cards" last.
-        specs.append((t(lang, "cards.logout_all"), LogoutCard(None)))
+        every = tuple(account.card_id for account in cards if account.card_id)
+        specs.append((t(lang, "cards.logout_all"), LogoutCard(None, cids=every)))
         buttons = one_per_row(await callback_buttons(update, context, specs))
         await reply(update, context, t(lang, "cards.logout_which"), buttons=buttons)
         return
     # One card (or one whose token can no longer be read): as before several cards.
-    removed = await svc.store.remove_account(chat_id, cards[0].card if cards else 1)
+    removed = await svc.store.remove_card(
+        chat_id, cards[0].number if cards else 1, logout=True, hand_over=True
+    )
     if removed is None:
         await reply(update, context, t(lang, "connect.not_logged_in"))
         return
@@ -108,8 +111,10 @@ async def logout_tapped(update: Update, context: Context) -> None:
         return
     choice = decode(ref.payload, LogoutCard)
     cards = await context.services.store.cards.of_chat(context.chat_id)
-    if choice is None or choice.card is not None:
-        cards = [account for account in cards if choice and account.card == choice.card]
+    # By identity: the number may be another person's card by now (a button stored before
+    # identities names no card).
+    named = () if choice is None else (choice.cid,) if choice.card is not None else choice.cids
+    cards = [account for account in cards if account.card_id and account.card_id in (named or ())]
     await _log_out(update, context, cards)
 
 
@@ -122,8 +127,10 @@ async def logout_ask_tapped(update: Update, context: Context) -> None:
         return
     choice = decode(ref.payload, LogoutAsk)
     account = None
-    if choice is not None:
-        account = await context.services.store.cards.get(context.chat_id, choice.card)
+    if choice is not None and choice.cid:
+        # By identity, as every card button (a button stored before identities names none).
+        found = await context.services.store.cards.get(context.chat_id, choice.card)
+        account = found if found is not None and found.card_id == choice.cid else None
     if choice is None or account is None:
         await reply(update, context, t(lang, "cards.gone"))
         return
@@ -135,8 +142,8 @@ async def logout_ask_tapped(update: Update, context: Context) -> None:
         update,
         context,
         [
-            (t(lang, "cards.logout_yes"), LogoutCard(account.card)),
-            (t(lang, "cards.logout_no"), LogoutAsk(account.card, keep=True)),
+            (t(lang, "cards.logout_yes"), LogoutCard(account.number, account.card_id)),
+            (t(lang, "cards.logout_no"), LogoutAsk(account.number, account.card_id, keep=True)),
         ],
     )
     # The confirming button comes first (operator contract).
@@ -144,7 +151,7 @@ async def logout_ask_tapped(update: Update, context: Context) -> None:
     await send(context.bot, context.chat_id, text, buttons=[[yes, no]])
 
 
-async def _log_out(update: Update, context: Context, cards: list[Account]) -> None:
+async def _log_out(update: Update, context: Context, cards: list[Card]) -> None:
     """Log out of `cards` (each once, whoever taps twice), and say what is left."""
     lang = context.lang
     svc = context.services
@@ -154,7 +161,7 @@ async def _log_out(update: Update, context: Context, cards: list[Account]) -> No
         return
     lines = []
     for account in cards:
-        removed = await svc.store.remove_account(chat_id, account.card)
+        removed = await svc.store.remove_card(chat_id, account.number, logout=True, hand_over=True)
         if removed is None:
             continue  # logged out meanwhile, by another tap
         key = CARD_LOGOUT_TEXTS[await revoke(context, removed.token)]
@@ -175,7 +182,7 @@ async def _log_out(update: Update, context: Context, cards: list[Account]) -> No
 
 def _latest(
     context: Context,
-    removed: RemovedAccount,
+    removed: RemovedCard,
 ) -> str:
     """The date a forgotten token stops working at the latest."""
     lang = context.lang
@@ -250,9 +257,9 @@ async def forget_tapped(update: Update, context: Context) -> None:
     chat_id = context.chat_id
     # Every card's token revoked here, so the answer can say whether the library confirmed.
     outcomes = []
-    for card in [account.card for account in await svc.store.cards.of_chat(chat_id)] or [1]:
-        account = await svc.store.delete_account(chat_id, card)
-        outcomes.append(await revoke(context, account.token if account else None))
+    for card in [account.number for account in await svc.store.cards.of_chat(chat_id)] or [1]:
+        removed = await svc.store.remove_card(chat_id, card, hand_over=True)
+        outcomes.append(await revoke(context, removed.token if removed else None))
     key = FORGET_TEXTS[False if False in outcomes else True if True in outcomes else None]
     await svc.store.forget_chat(chat_id)
     await set_chat_menu(context.bot, chat_id, None)  # the saved language is gone, so its menu

@@ -53,7 +53,7 @@ from bot.texts.formatting import format_date, shorten
 
 if TYPE_CHECKING:
     from bot.library.models import BorrowerStatus, Branch, Work
-    from storage.store import Account
+    from storage.store import Card
 
 log = logging.getLogger(__name__)
 
@@ -116,7 +116,7 @@ async def order_found(update: Update, context: Context, pid: str) -> None:
 async def ask_card(
     update: Update,
     context: Context,
-    cards: Sequence[Account],
+    cards: Sequence[Card],
     *,
     pid: str,
     branch: str | None = None,
@@ -128,7 +128,7 @@ async def ask_card(
     specs: list[tuple[str, Payload]] = [
         (
             plain(t(lang, "cards.order_card", name=card_name(account, lang))),
-            OrderCard(pid, account.card, branch, wanted),
+            OrderCard(pid, account.number, branch, wanted, account.card_id),
         )
         for account in cards
     ]
@@ -146,7 +146,7 @@ async def card_tapped(update: Update, context: Context) -> None:
     if tapped is None or not valid_pid(tapped.pid):
         await send(context.bot, context.chat_id, t(lang, "common.stale_button"))
         return
-    account = await require_card(context, tapped.card)
+    account = await require_card(context, tapped=tapped)
     if account is None:
         return
     await prepare_order(
@@ -163,7 +163,7 @@ async def card_tapped(update: Update, context: Context) -> None:
 async def prepare_order(
     update: Update,
     context: Context,
-    account: Account,
+    account: Card,
     *,
     pid: str,
     branch: str | None = None,
@@ -189,7 +189,7 @@ async def prepare_order(
             _work(context, pid, deadline), deadline.run(svc.library.user(account.token))
         )
     except LibraryError as exc:
-        await answer_library_error(update, context, exc, card=account.card)
+        await answer_library_error(update, context, exc, card=account)
         return
     home = normalise_branch(status.agency) if branch is None else None
     if work is None or not work.title:
@@ -237,16 +237,22 @@ async def prepare_order(
         await send(context.bot, chat_id, t(lang, key, branch=name, pid=pid))
         return
     if given:
-        await svc.store.cards.set_pickup_branch(chat_id, branch, account.card)
+        await svc.store.cards.set_pickup_branch(chat_id, branch, account.number)
     names = await svc.branches.lookup(svc.library, [branch], deadline)
     short = shorten(title, PAYLOAD_TITLE)
     yes, no, change = await callback_buttons(
         update,
         context,
         [
-            (t(lang, "borrower.order.yes"), PlaceOrder(pid, branch, short, account.card)),
+            (
+                t(lang, "borrower.order.yes"),
+                PlaceOrder(pid, branch, short, account.number, account.card_id),
+            ),
             (t(lang, "borrower.order.no"), AbortOrder(ButtonId.of(0))),
-            (t(lang, "borrower.order.change_branch"), ChooseBranch(pid, short, account.card)),
+            (
+                t(lang, "borrower.order.change_branch"),
+                ChooseBranch(pid, short, account.number, account.card_id),
+            ),
         ],
     )
     text = t(
@@ -281,7 +287,7 @@ async def branch_callback(update: Update, context: Context) -> None:
     if not isinstance(tapped, PickBranch | ChooseBranch):
         await send(context.bot, context.chat_id, t(lang, "common.stale_button"))
         return
-    account = await require_card(context, tapped.card)
+    account = await require_card(context, tapped=tapped)
     if account is None:
         return
     if isinstance(tapped, PickBranch):
@@ -294,7 +300,7 @@ async def branch_callback(update: Update, context: Context) -> None:
     try:
         home = await _home_branch(context, account, deadline)
     except LibraryError as exc:
-        await answer_library_error(update, context, exc, edit=False, card=account.card)
+        await answer_library_error(update, context, exc, edit=False, card=account)
         return
     choices = await svc.branches.pickup_branches(svc.library, home, deadline) if home else None
     if not choices:
@@ -308,7 +314,7 @@ async def branch_callback(update: Update, context: Context) -> None:
 async def _picker(
     update: Update,
     context: Context,
-    account: Account,
+    account: Card,
     pid: str,
     title: str,
     branches: Sequence[Branch],
@@ -327,7 +333,7 @@ async def _picker(
             "borrower.order.branch_saved" if branch_id == saved else "borrower.order.branch_button"
         )
         label = plain(t(lang, key, branch=name))
-        specs.append((label, PickBranch(pid, branch_id, account.card)))
+        specs.append((label, PickBranch(pid, branch_id, account.number, account.card_id)))
     buttons = one_per_row(await callback_buttons(update, context, specs))
     # A name typed instead of a tap is the branch too (`typed_branch`).
     if context.chat_data is not None:
@@ -398,18 +404,18 @@ async def _on_card(
     return None
 
 
-async def _ordered_here(context: Context, account: Account, pid: str, shown: bool) -> bool:
+async def _ordered_here(context: Context, account: Card, pid: str, shown: bool) -> bool:
     """Whether the card ordered this title through the bot already. A claim whose hold no
     longer shows a day after (`ORDER_GRACE`: the order never went in, or its loan ended) is
     let go, so the title can be ordered again."""
     store = context.services.store
-    placed = await store.notices.ordered(account.chat_id, faust(pid), account.card)
+    placed = await store.notices.ordered(account.chat_id, faust(pid), account.number)
     if placed is None:
         return False
     when = placed_time(placed)
     if shown or when is None or dt.datetime.now(dt.UTC) < when + ORDER_GRACE:
         return True
-    await store.notices.release_order(account.chat_id, faust(pid), account.card, placed=placed)
+    await store.notices.release_order(account.chat_id, faust(pid), account.number, placed=placed)
     return False
 
 
@@ -426,7 +432,7 @@ async def _work(context: Context, pid: str, deadline: Deadline) -> Work | None:
     return works[0] if works else None
 
 
-async def _home_branch(context: Context, account: Account, deadline: Deadline) -> str | None:
+async def _home_branch(context: Context, account: Card, deadline: Deadline) -> str | None:
     status = await deadline.run(context.services.library.user(account.token))
     return normalise_branch(status.agency)
 
@@ -439,9 +445,8 @@ async def order_callback(update: Update, context: Context) -> None:
         await _abort(update, context)
         return
     placing = decode(peek.payload, PlaceOrder) if peek is not None else None
-    card = placing.card if placing is not None else 1
     # The tapped "yes" is claimed only once the card it is for is known to be connected.
-    claimed = await claim_once(update, context, ALREADY, card=card)
+    claimed = await claim_once(update, context, ALREADY, tapped=placing)
     if claimed is None:
         return
     account, ref = claimed
@@ -468,9 +473,7 @@ async def _abort(
     )
 
 
-async def place_order(
-    update: Update, context: Context, account: Account, order: PlaceOrder
-) -> None:
+async def place_order(update: Update, context: Context, account: Card, order: PlaceOrder) -> None:
     """One `/v3/order` call, its answer or refusal told in plain words."""
     lang = context.lang
     svc = context.services
@@ -481,7 +484,7 @@ async def place_order(
     # The title is claimed for this card before the order is sent: two confirmations of one
     # material (a search's and /order's, or an old and a new) place one order.
     placed = placed_text(dt.datetime.now(dt.UTC))
-    if not await svc.store.notices.claim_order(chat_id, record, placed, account.card):
+    if not await svc.store.notices.claim_order(chat_id, record, placed, account.number):
         already = t(lang, "borrower.order.ordered_before", title=title)
         await reply(update, context, await _for_card(context, account, already))
         return
@@ -489,10 +492,10 @@ async def place_order(
         result = await Deadline().run(svc.library.order(account.token, [pid], branch))
     except LibraryError as exc:
         if not _maybe_placed(exc):
-            await svc.store.notices.release_order(chat_id, record, account.card, placed=placed)
+            await svc.store.notices.release_order(chat_id, record, account.number, placed=placed)
         if isinstance(exc, ServiceUnavailable):
             await check_soon(
-                svc.store, svc.settings, context.chat_id, account.card
+                svc.store, svc.settings, context.chat_id, account.number
             )  # it may have gone in
         if (exc.code or "").strip().lower() == "unknown_pickupagency":
             # Do not keep offering a branch the platform does not know.
@@ -509,13 +512,13 @@ async def place_order(
         if text is not None:
             await reply(update, context, text)
             return
-        await answer_library_error(update, context, exc, card=account.card)
+        await answer_library_error(update, context, exc, card=account)
         return
     log.info("order placed for chat %s", context.chat_id)
     await check_soon(
-        svc.store, svc.settings, context.chat_id, account.card
+        svc.store, svc.settings, context.chat_id, account.number
     )  # a new hold: checked daily
-    await watch_order(svc.store, svc.settings, context.chat_id, pid, account.card)
+    await watch_order(svc.store, svc.settings, context.chat_id, pid, account.number)
     if result.ors_id:
         text = t(
             lang, "borrower.order.placed", title=title, branch=branch_name, ors_id=result.ors_id
@@ -525,16 +528,16 @@ async def place_order(
     await reply(update, context, await _for_card(context, account, text))
 
 
-async def _for_card(context: Context, account: Account, text: str) -> str:
+async def _for_card(context: Context, account: Card, text: str) -> str:
     """`text` headed by the card's name when the chat has several: whose order it is."""
     lang = context.lang
     cards = await context.services.store.cards.of_chat(account.chat_id)
     return f"{card_heading(account, lang)}\n{text}" if len(cards) > 1 else text
 
 
-async def _forget_branch(context: Context, account: Account, branch: str) -> None:
+async def _forget_branch(context: Context, account: Card, branch: str) -> None:
     if normalise_branch(account.pickup_branch) == branch:
-        await context.services.store.cards.set_pickup_branch(account.chat_id, None, account.card)
+        await context.services.store.cards.set_pickup_branch(account.chat_id, None, account.number)
 
 
 # The order system's reasons (OpenOrder, passed on by the platform in `error`) -> the text that

@@ -3,6 +3,7 @@ shown in the same message. The stored `ListPage` says which list and which view.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from telegram import Update
@@ -16,6 +17,16 @@ from bot.telegram.keyboards import resolve_callback
 
 # A sectioned list's kind (`ListPage.kind`) -> what shows a page of it.
 SECTIONED = {"loans": list_loans, "holds": list_holds, "debt": list_debt}
+
+
+async def _by_identity(context: Context, listing: ListPage) -> ListPage:
+    """A view of one card names it by identity: the number that card has now, or every card
+    once it is gone (its number may be another person's card by now)."""
+    if listing.card is None:
+        return listing
+    cards = await context.services.store.cards.of_chat(context.chat_id)
+    number = next((c.number for c in cards if listing.cid and c.card_id == listing.cid), None)
+    return replace(listing, card=number)
 
 
 def handlers() -> list[BaseHandler[Any, Any, Any]]:
@@ -33,6 +44,7 @@ async def page_callback(update: Update, context: Context) -> None:
         page = int(str(query.data).split(":", 2)[2])
     except (IndexError, ValueError):
         page = 0
+    listing = await _by_identity(context, listing)
     if listing.kind in SECTIONED:
         await SECTIONED[listing.kind](update, context, listing.card, page, listing.views, ref.id)
     elif listing.kind == "renew":

@@ -43,7 +43,7 @@ from bot.texts.render import render_work
 
 if TYPE_CHECKING:
     from bot.library.models import BorrowerStatus, Loan, Work
-    from storage.store import Account
+    from storage.store import Card
 
 # The national bibliography, whose record ids the loans' and holds' `titleId`s are.
 NATIONAL_BIBLIOGRAPHY = "870970-basis"
@@ -84,7 +84,8 @@ async def recommend_command(update: Update, context: Context) -> None:
     if len(cards) > 1:
         lang = context.lang
         specs: list[tuple[str, Payload]] = [
-            (plain(card_name(account, lang)), RecommendFor(account.card)) for account in cards
+            (plain(card_name(account, lang)), RecommendFor(account.number, account.card_id))
+            for account in cards
         ]
         rows = await callback_buttons(update, context, specs)
         buttons = [rows[n : n + CARDS_PER_ROW] for n in range(0, len(rows), CARDS_PER_ROW)]
@@ -111,7 +112,7 @@ async def card_callback(update: Update, context: Context) -> None:
     if chosen is None:
         await send(context.bot, context.chat_id, t(lang, "common.stale_button"))
         return
-    account = await require_card(context, chosen.card)
+    account = await require_card(context, tapped=chosen)
     if account is None:
         return
     deadline = Deadline()
@@ -119,13 +120,13 @@ async def card_callback(update: Update, context: Context) -> None:
     if card.status is None:
         await reply(update, context, card.trouble(lang) or t(lang, "common.error"))
         return
-    await recommend_for(update, context, account, card.status, deadline, card=account.card)
+    await recommend_for(update, context, account, card.status, deadline, card=account.number)
 
 
 async def recommend_for(
     update: Update,
     context: Context,
-    account: Account,
+    account: Card,
     status: BorrowerStatus,
     deadline: Deadline,
     *,
@@ -149,7 +150,7 @@ async def recommend_for(
         pids = list(dict.fromkeys(r.pid for r in found if valid_pid(r.pid)))
         works = await deadline.run(library.work(account.token, pids)) if pids else []
     except LibraryError as exc:
-        await answer_library_error(update, context, exc, card=account.card)
+        await answer_library_error(update, context, exc, card=account)
         return
     by_pid: dict[str, Work] = {w.pid: w for w in works if w.pid and w.title}
     shown = [by_pid[p] for p in pids if p in by_pid][:SHOWN]
@@ -167,7 +168,8 @@ async def recommend_for(
         title = shorten(work.title or t(lang, "render.untitled"), BUTTON_TITLE)
         label = t(lang, "borrower.search.button", number=number, title=Raw(title))
         # A search result's "Order" (`handlers.search`): the confirmation of `/order <pid>`.
-        specs.append((label, OrderFound(work.pid or "", card)))
+        cid = None if card is None else account.card_id
+        specs.append((label, OrderFound(work.pid or "", card, cid)))
     rows: list[list[InlineKeyboardButton]] = [
         [button] for button in await callback_buttons(update, context, specs)
     ]

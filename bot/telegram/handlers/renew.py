@@ -67,7 +67,7 @@ from bot.texts.render import SEP, loans_summary, reason_text
 
 if TYPE_CHECKING:
     from bot.library.models import Hold, Loan, RenewResult
-    from storage.store import Account, Refusal
+    from storage.store import Card, Refusal
 
 log = logging.getLogger(__name__)
 
@@ -264,7 +264,7 @@ async def renew_callback(update: Update, context: Context) -> None:
     """A loan's "renew" button (from /renew or a reminder digest), with its card's token."""
     lang = context.lang
     card = await _card_of(update, context, RenewLoan)
-    claimed = await claim_once(update, context, "borrower.renew.already", card=card)
+    claimed = await claim_once(update, context, "borrower.renew.already", tapped=card)
     if claimed is None:
         return
     account, ref = claimed
@@ -289,17 +289,17 @@ async def renew_callback(update: Update, context: Context) -> None:
             # Sent once and never answered readably: it may have gone through.
             await send(context.bot, chat_id, result_line(title, exc, context.today, lang))
             return
-        await answer_library_error(update, context, exc, edit=False, card=account.card)
+        await answer_library_error(update, context, exc, edit=False, card=account)
         return
     store = context.services.store
-    await renewing.remember(store, chat_id, loan_id, tapped.due, outcome, account.card)
+    await renewing.remember(store, chat_id, loan_id, tapped.due, outcome, account.number)
     # The new due date is on the loan's button; the list's summary line is redrawn.
     label = {_data(update): button_label(title, outcome, context.today, lang)}
     await edit_buttons(update, label, await _tap_summary(update, context, account, tapped))
 
 
 async def _tap_summary(
-    update: Update, context: Context, account: Account, tapped: RenewLoan
+    update: Update, context: Context, account: Card, tapped: RenewLoan
 ) -> Redraw | None:
     """The list's summary before and after one loan's renewal, from the status read again (the
     renewal moved one date, a refusal added one ⛔); None when it cannot be read now."""
@@ -308,7 +308,7 @@ async def _tap_summary(
     except LibraryError:
         return None
     store = context.services.store
-    refusals = await store.renewal_refusals.refusals(context.chat_id, card=account.card)
+    refusals = await store.renewal_refusals.refusals(context.chat_id, card=account.number)
     before_refusals = {key: value for key, value in refusals.items() if key != tapped.loan_id}
     old = parse_library_date(tapped.due) or tapped.due
     before = [
@@ -317,7 +317,9 @@ async def _tap_summary(
     ]
     several = len(await chat_cards(update, context)) > 1
     name = card_name(account, context.lang) if several else None
-    return await summary_change(context, account.card, name, before, status.loans, before_refusals)
+    return await summary_change(
+        context, account.number, name, before, status.loans, before_refusals
+    )
 
 
 def _data(update: Update) -> str:
@@ -344,7 +346,7 @@ async def renew_all_callback(update: Update, context: Context) -> None:
     """ "Renew all": the message's loans of its card due within the window, each at most once."""
     lang = context.lang
     card = await _card_of(update, context, RenewAll)
-    claimed = await claim_once(update, context, "borrower.renew.already", card=card)
+    claimed = await claim_once(update, context, "borrower.renew.already", tapped=card)
     if claimed is None:
         return
     account, ref = claimed
@@ -355,7 +357,7 @@ async def renew_all_callback(update: Update, context: Context) -> None:
     try:
         status = await deadline.run(library.user(account.token))
     except LibraryError as exc:
-        await answer_library_error(update, context, exc, edit=False, card=account.card)
+        await answer_library_error(update, context, exc, edit=False, card=account)
         return
     if not status.loans:
         await send(context.bot, chat_id, t(lang, "borrower.renew.empty"))
@@ -371,12 +373,12 @@ async def renew_all_callback(update: Update, context: Context) -> None:
         if (button := decode(row.payload, RenewLoan)) is not None
     }
     today = context.today
-    refused_before = await svc.store.renewal_refusals.refusals(chat_id, card=account.card)
+    refused_before = await svc.store.renewal_refusals.refusals(chat_id, card=account.number)
     done = await renewing.renew_due(
         svc.store,
         library,
         chat_id=chat_id,
-        card=account.card,
+        card=account.number,
         token=account.token,
         status=status,
         window=window,
@@ -386,13 +388,15 @@ async def renew_all_callback(update: Update, context: Context) -> None:
         siblings=siblings,
     )
     if isinstance(done, TokenRejected):
-        await answer_library_error(update, context, done, edit=False, card=account.card)
+        await answer_library_error(update, context, done, edit=False, card=account)
         return
     lines, labels = renewed_lines(done, lang, today)
     several = len(await chat_cards(update, context)) > 1
     name = card_name(account, lang) if several else None
     after = _renewed(status.loans, done)
-    summary = await summary_change(context, account.card, name, status.loans, after, refused_before)
+    summary = await summary_change(
+        context, account.number, name, status.loans, after, refused_before
+    )
     await edit_buttons(update, labels, summary)
     header = t(lang, "borrower.renew.results")
     if several:
@@ -536,7 +540,7 @@ async def away_command(update: Update, context: Context) -> None:
             deadline=deadline,
         )
         if isinstance(done, TokenRejected):
-            await forget_card(context, chat_id, card.card, lang)
+            await forget_card(context, card.account, lang)
             return None if shown.single else [t(lang, "lists.card_forgotten", name=card.name)]
         lapsing = await _lapsing(card.status.orders, today, days, context, deadline)
         return renewed_lines(done, lang, today)[0] + lapsing
@@ -584,11 +588,12 @@ async def _lapsing(
 # --- several cards ---------------------------------------------------------------------------
 
 
-async def _card_of(update: Update, context: Context, kind: type[RenewLoan] | type[RenewAll]) -> int:
-    """The card a tapped renew button acts for (a button stored before cards: card 1)."""
+async def _card_of(
+    update: Update, context: Context, kind: type[RenewLoan] | type[RenewAll]
+) -> RenewLoan | RenewAll | None:
+    """The tapped renew button, which names the card it acts for."""
     peek = await peek_callback(update, context)
-    tapped = decode(peek.payload, kind) if peek is not None else None
-    return tapped.card if tapped is not None else 1
+    return decode(peek.payload, kind) if peek is not None else None
 
 
 def _loan_key(listing: ListPage, card: int, loan_id: str) -> str:
@@ -666,8 +671,9 @@ async def _store_renew(
                 strict=True,
             )
         )
-        payloads.append(RenewAll(tuple(loan.loan_id for loan in loans), buttons, card.card))
-        payloads.extend(renew_payload(loan, lang, card.card) for loan in open_loans)
+        cid = card.account.card_id
+        payloads.append(RenewAll(tuple(loan.loan_id for loan in loans), buttons, card.card, cid))
+        payloads.extend(renew_payload(loan, lang, card.card, cid) for loan in open_loans)
     if shown.single:
         # The row the ◀ ▶ buttons point at.
         paged = loans_listed > RENEW_PER_PAGE

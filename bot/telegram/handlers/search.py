@@ -171,7 +171,7 @@ async def search_callback(update: Update, context: Context) -> None:
         # A search's result: "which card?" when the chat has several.
         await order_found(update, context, pid)
         return
-    account = await require_card(context, found.card)
+    account = await require_card(context, tapped=found)
     if account is None:
         return
     if not valid_pid(pid):

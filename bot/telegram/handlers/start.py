@@ -27,7 +27,7 @@ from bot.texts.formatting import format_date
 from storage.store import MAX_CARDS
 
 if TYPE_CHECKING:
-    from storage.store import Account
+    from storage.store import Card
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +78,7 @@ async def _redeem(
         log.info("chat %s sent a link code that is not valid for it", chat_id)
         await reply(update, context, t(lang, "connect.code_invalid"))
         return
-    account = linked.account
+    account = linked.card
     if linked.outcome == "full" or account is None:
         await reply(update, context, t(lang, "cards.full", max=MAX_CARDS))
         return
@@ -115,7 +115,7 @@ async def _redeem(
 
 
 async def _someone_else(
-    update: Update, context: Context, account: Account, waiting: list[Account]
+    update: Update, context: Context, account: Card, waiting: list[Card]
 ) -> None:
     """A login meant to refresh a card came back as another person: whose card was connected,
     which card still needs its login, and the way to log out of the browser's library login."""
@@ -144,7 +144,7 @@ async def _someone_else(
     await reply(update, context, text, buttons=button)
 
 
-async def _details(context: Context, account: Account) -> Account:
+async def _details(context: Context, account: Card) -> Card:
     """The new card's label (the first word of `/v3/user` `name`) and library (`agency`),
     fetched once within a short budget and kept; without them (the platform slow or failing)
     the card is called "Card n" and placed by its holder's municipality."""
@@ -156,8 +156,8 @@ async def _details(context: Context, account: Account) -> Account:
         return account
     label = account.label or first_name(status.name)
     if label is not None and label != account.label:
-        await store.cards.set_label(account.chat_id, account.card, label)
+        await store.cards.set_label(account.chat_id, account.number, label)
     agency = (status.agency or "").strip()[:16] or None
     if agency is not None and agency != account.agency:
-        await store.cards.set_agency(account.chat_id, account.card, agency)
+        await store.cards.set_agency(account.chat_id, account.number, agency)
     return replace(account, label=label, agency=agency or account.agency)

@@ -47,7 +47,7 @@ from bot.texts.whatson import (
 
 if TYPE_CHECKING:
     from bot.library.models import Event, NewsItem
-    from storage.store import Account
+    from storage.store import Card
 
 # Items asked for: the site's order is not by date, so more events than are shown.
 EVENTS_ASKED = 30
@@ -73,7 +73,7 @@ def one_message(entries: Sequence[str], *, header: str, footer: str = "") -> tup
     return split_messages([], header=header, footer=footer)[0], 0
 
 
-Fetch = Callable[["Account", list[str] | None], Awaitable[Sequence[Any]]]
+Fetch = Callable[["Card", list[str] | None], Awaitable[Sequence[Any]]]
 # What one library of the chat's cards gave: the cards' names, the items or the text saying
 # why there are none, and the library (ISIL), when known.
 Found = tuple[list[str], Sequence[Any] | str, str | None]
@@ -174,7 +174,7 @@ def _now(context: Context) -> dt.datetime:
 async def events_command(update: Update, context: Context) -> None:
     library = context.services.library
 
-    async def fetch(account: Account, agencies: list[str] | None) -> list[Event]:
+    async def fetch(account: Card, agencies: list[str] | None) -> list[Event]:
         return await library.events(account.token, agencies, limit=EVENTS_ASKED)
 
     found = await libraries_items(update, context, fetch)
@@ -196,7 +196,7 @@ async def events_command(update: Update, context: Context) -> None:
 async def news_command(update: Update, context: Context) -> None:
     library = context.services.library
 
-    async def fetch(account: Account, agencies: list[str] | None) -> list[NewsItem]:
+    async def fetch(account: Card, agencies: list[str] | None) -> list[NewsItem]:
         return await library.news(account.token, agencies, limit=NEWS_ASKED)
 
     found = await libraries_items(update, context, fetch)

@@ -25,6 +25,11 @@ MESSAGES: tuple[Message, ...] = (
         "to continue.",
     ),
     _(
+        "common.logged_in_meanwhile",
+        "🔄 The card was logged in again while I asked the library, which refused the old "
+        "login. Nothing was changed. Send the command again.",
+    ),
+    _(
         "common.logged_out_before",
         "🔑 You logged out. Log in again with the button to see your loans and holds.",
     ),

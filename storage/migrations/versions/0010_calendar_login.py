@@ -5,7 +5,7 @@ Search buttons now keep their words sealed; the ones made before kept them in pl
 they are deleted (a tap on one says the button is no longer valid; they lived 24 hours).
 
 Revision ID: 0010
-Revises: 0008
+Revises: 0009
 Create Date: 2026-11-24
 """
 
@@ -17,7 +17,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0010"
-down_revision: str | None = "0008"
+down_revision: str | None = "0009"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -1,0 +1,166 @@
+"""A card's buttons name the card, never only its number: card numbers are reused, so after
+Jonas logs out and Mette logs in (and gets his number), Jonas's old buttons answer that his
+card is gone and act on nobody (SECURITY.md, threat 33). And a refusal that races a new login
+forgets nothing fresh."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from sqlalchemy import update
+
+from storage.tables import CALLBACK_REF
+from tests.fixtures.bot import BotHarness
+from tests.fixtures.patrons import JONAS, KAREN, LITTLE_PRINCE, METTE
+from tests.telegram.test_borrower import buttons, command
+from tests.telegram.test_card_lists import due, jonas_title, two_cards
+from tests.telegram.test_cards import log_in
+
+CHAT = 8301
+GONE = "That card is no longer in this chat."
+USER_CALLS = "platform GET /v3/user"
+
+
+async def tap_stale(bot: BotHarness, message: Any, label: str) -> Any:
+    """Tap `label` under an old message; the bot's next new or edited message."""
+    answer = await bot.tap(CHAT, message, label)
+    assert answer is not None, label
+    return answer
+
+
+async def as_stored_before_identities(bot: BotHarness, data: str) -> None:
+    """Make the stored payload of the button `data` as it was before card identities."""
+    ref_id = data.partition(":")[2]
+    stored = await bot.store.callbacks.callback(ref_id, CHAT, user_id=CHAT)
+    assert stored is not None
+    payload = dict(stored.payload)
+    del payload["cid"]
+    statement = update(CALLBACK_REF).where(CALLBACK_REF.c.id == ref_id).values(payload=payload)
+    await bot.store.database.run(lambda conn: conn.execute(statement))
+
+
+async def jonas_replaced_by_mette(bot: BotHarness) -> None:
+    """Jonas (card 2) logs out; Mette logs in and gets number 2."""
+    which = await bot.send(CHAT, "/logout")
+    done = await bot.tap(CHAT, which, "🚪 Jonas")
+    assert done is not None and done.text.startswith("👋 Jonas's card is logged out here")
+    await bot.connect(CHAT, METTE, language_code="en")
+    await bot.store.cards.set_label(CHAT, 2, "Mette")
+    cards = await bot.store.cards.of_chat(CHAT)
+    assert [(card.number, card.label) for card in cards] == [(1, "Karen"), (2, "Mette")]
+
+
+async def test_a_stale_order_confirmation_orders_nothing_for_the_next_holder(
+    bot: BotHarness,
+) -> None:
+    await two_cards(bot, CHAT)
+    which = await bot.send(CHAT, f"/order {LITTLE_PRINCE}")
+    ask = await bot.tap(CHAT, which, "👤 Jonas")
+    assert ask is not None and "Den lille prins" in ask.text
+    await jonas_replaced_by_mette(bot)
+    mette_orders = len(bot.sandbox.patron_data(METTE).orders)
+    karen_orders = len(bot.sandbox.patron_data(KAREN).orders)
+
+    gone = await tap_stale(bot, ask, "📥 Yes, order it")
+    assert gone.text.startswith(GONE)
+    assert len(bot.sandbox.patron_data(METTE).orders) == mette_orders
+    assert len(bot.sandbox.patron_data(KAREN).orders) == karen_orders
+
+
+async def test_stale_card_buttons_act_on_nobody(bot: BotHarness) -> None:
+    """Log out, rename, renew all, renew one, cancel and "All cards", all shown while Jonas
+    was card 2, tapped once Mette is."""
+    await two_cards(bot, CHAT)
+    listed = await bot.send(CHAT, "/cards")
+    listed_again = await bot.send(CHAT, "/cards")
+    logouts = await bot.send(CHAT, "/logout")
+    [renewals] = await command(bot, CHAT, "/renew")
+    [holds] = await command(bot, CHAT, "/holds")
+    confirm = await bot.tap(CHAT, holds, "Jonas · ✖ Cancel: Klara og solen")
+    assert confirm is not None and "Klara og solen" in confirm.text
+    title = jonas_title(bot)
+    [renew_one] = [label for label in buttons(renewals) if label.startswith("Jonas · ")]
+    await jonas_replaced_by_mette(bot)
+    mette_loans = [loan["dueDate"] for loan in bot.sandbox.patron_data(METTE).loans]
+    mette_orders = list(bot.sandbox.patron_data(METTE).orders)
+    [mette_token] = bot.sandbox.live_tokens(METTE)
+
+    for message, label in (
+        (listed, "🚪 Log out Jonas"),
+        (listed_again, "✏️ Rename Jonas"),
+        (renewals, "🔄 Renew all: Jonas"),
+        (renewals, renew_one),
+        (confirm, "✖ Yes, cancel it"),
+    ):
+        answer = await tap_stale(bot, message, label)
+        assert answer.text.startswith(GONE), (label, answer.text)
+
+    # "All cards" logs out the cards there were: Karen's, never Mette's.
+    done = await tap_stale(bot, logouts, "🚪 All cards")
+    assert "👋 Karen's card is logged out here" in done.text
+    cards = await bot.store.cards.of_chat(CHAT)
+    assert [(card.number, card.label) for card in cards] == [(2, "Mette")]
+    assert bot.sandbox.live_tokens(METTE) == [mette_token]
+    assert [loan["dueDate"] for loan in bot.sandbox.patron_data(METTE).loans] == mette_loans
+    assert bot.sandbox.patron_data(METTE).orders == mette_orders
+    assert due(bot, JONAS, title) is not None  # Jonas's own loan is his, untouched too
+
+
+async def test_a_button_stored_before_card_identities_acts_on_no_card(bot: BotHarness) -> None:
+    """The safe behaviour for payloads stored before the upgrade (a number, no identity)."""
+    await two_cards(bot, CHAT)
+    which = await bot.send(CHAT, f"/order {LITTLE_PRINCE}")
+    ask = await bot.tap(CHAT, which, "👤 Jonas")
+    assert ask is not None
+    logouts = await bot.send(CHAT, "/logout")
+    for message, label in ((ask, "📥 Yes, order it"), (logouts, "🚪 Jonas")):
+        await as_stored_before_identities(bot, message.button(label).callback_data)
+        answer = await tap_stale(bot, message, label)
+        assert answer.text.startswith(GONE), label
+    assert len(await bot.store.cards.of_chat(CHAT)) == 2
+    assert len(bot.sandbox.patron_data(JONAS).orders) == 1  # his ready hold alone
+
+
+async def test_a_refusal_racing_a_new_login_keeps_the_fresh_card(bot: BotHarness) -> None:
+    """Jonas's /loans is in flight when his card logs in again: the refresh replaces the token
+    and the old one is refused, so the held call gets 401. The fresh card stays with its token
+    live; the patron is told to send the command again, not that the login expired."""
+    await log_in(bot, CHAT, JONAS)
+    old = await bot.store.cards.get(CHAT)
+    assert old is not None
+    gate = asyncio.Event()
+    bot.sandbox.faults.hold_next["/v3/user"] = gate
+    before = len(bot.telegram.sent(CHAT))
+    await bot.telegram.send_text(CHAT, "/loans")
+    async with asyncio.timeout(10):
+        while "/v3/user" in bot.sandbox.faults.hold_next:  # noqa: ASYNC110 - until it is held
+            await asyncio.sleep(0.01)
+    # The login completing (what `/start <code>` does), and the old token refused from now.
+    fresh = bot.sandbox.issue_token(JONAS)
+    code = await bot.store.create_pending_link(CHAT, fresh, None, {"uniqueId": old.unique_id})
+    linked = await bot.store.complete_link(CHAT, code)
+    assert linked is not None and linked.outcome == "refreshed"
+    bot.sandbox.expire_token(old.token)
+    gate.set()
+    told = await bot.next_message(CHAT, before)
+    assert told.text.startswith("🔄 The card was logged in again while I asked the library")
+    card = await bot.store.cards.get(CHAT)
+    assert card is not None and card.token == fresh and card.card_id == old.card_id
+    assert bot.sandbox.token_is_live(fresh)
+    texts = [message.text for message in bot.telegram.sent(CHAT)[before:]]
+    assert not any("expired" in text for text in texts)
+
+
+async def test_a_stale_view_of_one_card_shows_every_card_not_the_next_holder(
+    bot: BotHarness,
+) -> None:
+    """Jonas's "show only Jonas" button under an old /loans, tapped once Mette has his number,
+    shows every card (as for a card that is gone), never Mette's card as if it were his."""
+    await two_cards(bot, CHAT)
+    [loans] = await command(bot, CHAT, "/loans")
+    assert "Jonas" in buttons(loans)
+    await jonas_replaced_by_mette(bot)
+    shown = await bot.tap(CHAT, loans, "Jonas")
+    assert shown is not None
+    assert "👤 Karen" in shown.text and "👤 Mette" in shown.text
