@@ -291,9 +291,19 @@ async def _seed_0008(conn: AsyncConnection) -> None:
     )
 
 
-async def _seed_0010(conn: AsyncConnection) -> None:
-    """The family of 0008, and the entries kept for a third card whose login was lost."""
+async def _seed_0009(conn: AsyncConnection) -> None:
+    """The family of 0008, each card with its identity."""
     await _seed_0008(conn)
+    for card, identity in ((1, "aaaaBBBBcccc"), (2, "ddddEEEEffff")):
+        await conn.execute(
+            sa.text("UPDATE account SET card_id = :identity WHERE chat_id = 1 AND card = :card"),
+            {"identity": identity, "card": card},
+        )
+
+
+async def _seed_0010(conn: AsyncConnection) -> None:
+    """The family of 0009, and the entries kept for a third card whose login was lost."""
+    await _seed_0009(conn)
     await conn.execute(
         sa.text(
             "INSERT INTO calendar_kept (chat_id, card, unique_hash, label, entries, lost_at) "
@@ -301,6 +311,12 @@ async def _seed_0010(conn: AsyncConnection) -> None:
         ),
         {"digest": "0" * 64},
     )
+
+
+async def _seed_0011(conn: AsyncConnection) -> None:
+    """The family of 0010, whose reminders come at seven."""
+    await _seed_0010(conn)
+    await conn.execute(sa.text("UPDATE chat SET reminder_hour = 7 WHERE chat_id = 1"))
 
 
 SEEDS: dict[str, Seed] = {
@@ -312,7 +328,9 @@ SEEDS: dict[str, Seed] = {
     "0006": _seed_0006,
     "0007": _seed_0007,
     "0008": _seed_0008,
+    "0009": _seed_0009,
     "0010": _seed_0010,
+    "0011": _seed_0011,
 }
 
 

@@ -89,7 +89,7 @@ async def test_stale_card_buttons_act_on_nobody(bot: BotHarness) -> None:
     for message, label in (
         (listed, "🚪 Log out Jonas"),
         (listed_again, "✏️ Rename Jonas"),
-        (renewals, "🔄 Renew all: Jonas"),
+        (renewals, "🔄 Renew those due within 3 days: Jonas"),
         (renewals, renew_one),
         (confirm, "✖ Yes, cancel it"),
     ):
