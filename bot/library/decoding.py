@@ -8,8 +8,9 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Mapping
+from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel
@@ -24,9 +25,6 @@ from bot.library.errors import (
     TokenRejected,
 )
 from bot.library.models import DEFAULT_TZ
-
-if TYPE_CHECKING:
-    from bot.library.transport import Response
 
 # Logged under the client's name: operators filter on it.
 log = logging.getLogger("bot.library.client")
@@ -63,6 +61,18 @@ _REFUSABLE = frozenset({"renew", "cancel_order"})
 _SERVER_FAILURES = frozenset(
     {"internal server error", "server_error", "bad gateway", "gateway timeout", "internal_error"}
 )
+
+
+@dataclass(frozen=True, slots=True)
+class Response:
+    """A response read whole: all that decoding needs (the transport reads it)."""
+
+    status_code: int
+    content: bytes
+
+    @property
+    def is_success(self) -> bool:
+        return 200 <= self.status_code < 300
 
 
 def label(endpoint: str) -> str:

@@ -20,6 +20,7 @@ import aiohttp
 from yarl import URL
 
 from bot.config.proxies import Proxies, tls_context
+from bot.library.decoding import Response
 from bot.library.decoding import label as _label
 from bot.library.errors import LibraryError, ServiceUnavailable
 
@@ -42,18 +43,6 @@ _RETRYABLE_ERRORS = (
 _HEADERS = MappingProxyType({"Accept": "application/json", "User-Agent": "library-bot"})
 CONNECTION_LIMIT = 100
 KEEPALIVE = 30.0
-
-
-@dataclass(frozen=True, slots=True)
-class Response:
-    """A response read whole: all the parsing below needs."""
-
-    status_code: int
-    content: bytes
-
-    @property
-    def is_success(self) -> bool:
-        return 200 <= self.status_code < 300
 
 
 class ConnectionDropped(aiohttp.ClientConnectionError):
