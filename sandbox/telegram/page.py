@@ -22,7 +22,7 @@ from aiohttp import web
 
 from sandbox.telegram.driver import UserDriver, buttons
 from sandbox.telegram.markup import to_html
-from sandbox.telegram.state import Chat, Message
+from sandbox.telegram.state import Chat, Message, State
 
 log = logging.getLogger(__name__)
 
@@ -43,13 +43,15 @@ def _with_chat_cookie(response: web.Response, chat_id: int) -> web.Response:
     return response
 
 
-def _message_json(message: Message) -> dict[str, Any]:
+def _message_json(state: State, message: Message) -> dict[str, Any]:
     from_bot = message.bot_token is not None
+    via = state.bots.get(message.via_bot or "")
     return {
         "id": message.message_id,
         "out": not from_bot,
+        "via": via.username if via is not None else None,
         "html": to_html(message.text, message.entities)
-        if from_bot
+        if from_bot or via is not None
         else html.escape(message.text, quote=False),
         "buttons": [
             [{"text": b.text, "callback_data": b.callback_data, "url": b.url} for b in row]
@@ -133,7 +135,7 @@ class ChatPage:
                 for c in state.chats.values()
             ],
             "current": chat.id,
-            "messages": [_message_json(m) for m in chat.in_order()],
+            "messages": [_message_json(state, m) for m in chat.in_order()],
             "commands": self.driver.chat_commands(chat.id) if bot else [],
             "typing": chat.action_until > time.monotonic(),
             "actions": list(self.actions),
