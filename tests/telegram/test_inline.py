@@ -22,7 +22,8 @@ async def _ask(
     bot: BotHarness, chat_id: int, words: str, *, user_id: int | None = None, offset: str = ""
 ) -> InlineAnswer:
     query_id = await bot.telegram.inline_query(chat_id, words, user_id=user_id, offset=offset)
-    return await bot.telegram.inline_answer(query_id)
+    answer: InlineAnswer = await bot.telegram.inline_answer(query_id)
+    return answer
 
 
 def _start_of(url: str | None) -> str:
