@@ -37,6 +37,7 @@ async def test_share_a_book_inline_and_order_it_from_the_card(demo: Demo, browse
     await expect(results.locator("li.more")).to_have_count(0)
 
     await composer.fill(f"@{BOT_USERNAME} hobbit")
+    await expect(results.locator("li[data-result-id]")).to_have_count(1)
     hobbit = results.locator("li[data-result-id]", has_text="The Hobbit")
     await expect(hobbit).to_contain_text("J.R.R. Tolkien · Bog")
     await chat.screenshot("inline-results")
