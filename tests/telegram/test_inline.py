@@ -12,10 +12,12 @@ from tests.fixtures.bot import BotHarness
 from tests.fixtures.chat import buttons, command
 from tests.fixtures.patrons import KAREN
 from tests.fixtures.telegram import TEST_BOT_USERNAME
+from tests.telegram.test_cards import two_cards
 
 ALICE, BOB = 7201, 7202
 GROUP = -1001234567899
 HOBBIT = "870970-basis:06442885"
+CARDS = 7203
 
 
 async def _ask(
@@ -140,3 +142,14 @@ def test_covers_get_a_scheme_and_pids_a_safe_deep_link() -> None:
     assert decode_pid(encode_pid("870970-basis:a_b-c") or "") == "870970-basis:a_b-c"
     assert encode_pid("870970-basis:" + "9" * 60) is None  # past Telegram's 64 characters
     assert decode_pid("order-870970-basis") is None and decode_pid("ABCD2345") is None
+
+
+async def test_the_deep_link_with_several_cards_asks_which_card(bot: BotHarness) -> None:
+    bot.add_chat(CARDS, language_code="en")
+    await two_cards(bot, CARDS)
+    [which] = await command(bot, CARDS, "/start order-870970-basis_06442885")
+    assert which.text == "Which card do you want to order with?"
+    assert buttons(which) == ["👤 Karen", "👤 Ole"]
+    ask = await bot.tap(CARDS, which, "👤 Ole")
+    assert ask is not None and "Do you want to order The Hobbit by J.R.R. Tolkien?" in ask.text
+    assert bot.sandbox.calls["platform GET /v3/order"] == 0
