@@ -153,3 +153,16 @@ async def test_the_deep_link_with_several_cards_asks_which_card(bot: BotHarness)
     ask = await bot.tap(CARDS, which, "👤 Ole")
     assert ask is not None and "Do you want to order The Hobbit by J.R.R. Tolkien?" in ask.text
     assert bot.sandbox.calls["platform GET /v3/order"] == 0
+
+
+async def test_a_failing_catalogue_offers_the_private_search_and_is_not_cached(
+    bot: BotHarness,
+) -> None:
+    bot.add_chat(ALICE, language_code="da")
+    bot.sandbox.faults.down.add("platform")
+    answer = await _ask(bot, ALICE, "hobbit")
+    assert answer.results == [] and answer.cache_time == 0
+    assert answer.button == {"text": "Kataloget svarer ikke – søg her", "start_parameter": "search"}
+    bot.sandbox.faults.down.clear()
+    [ask] = await command(bot, ALICE, "/start search")
+    assert ask.text.startswith("🔎 Hvad leder du efter?")
