@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from urllib.parse import parse_qs, urlsplit
 
+from telegram import Update
+
 from bot.library.models import Work
+from bot.telegram.app import command_label
 from bot.telegram.handlers.inline import cover_url, decode_pid, encode_pid
 from sandbox.telegram.driver import InlineAnswer
 from tests.fixtures.bot import BotHarness
@@ -166,3 +169,12 @@ async def test_a_failing_catalogue_offers_the_private_search_and_is_not_cached(
     bot.sandbox.faults.down.clear()
     [ask] = await command(bot, ALICE, "/start search")
     assert ask.text.startswith("🔎 Hvad leder du efter?")
+
+
+def test_inline_updates_are_counted_under_their_own_labels() -> None:
+    user = {"id": ALICE, "is_bot": False, "first_name": "Alice"}
+    query = {"id": "1", "from": user, "query": "hobbit", "offset": ""}
+    chosen = {"result_id": "0", "from": user, "query": "hobbit"}
+    assert command_label(Update.de_json({"update_id": 1, "inline_query": query}, None)) == "inline"
+    shared = Update.de_json({"update_id": 2, "chosen_inline_result": chosen}, None)
+    assert command_label(shared) == "inline_shared"
