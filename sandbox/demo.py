@@ -89,6 +89,10 @@ TRY_THESE = (
     ("/recommend", "works like your recent loans, each with an Order button"),
     ("karen blixen (no command)", "offered as a search; a bare /search asks for the words"),
     ("/language", "the chat's command menu follows the chosen language"),
+    (
+        f"@{BOT_USERNAME} hobbit (in the message field)",
+        "inline mode: pick a result to share it; its button opens the order confirmation",
+    ),
 )
 # Quieter than `run` unless the operator asks: the console should show the address to open.
 DEMO_LOG_LEVEL = "WARNING"

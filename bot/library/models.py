@@ -258,6 +258,8 @@ class Work(Model):
     creator: FirstText = None
     date: FirstText = None
     type: FirstText = None
+    # Protocol-relative (`//moreinfo.addi.dk/...`), the first of a list; absent without a cover.
+    cover_url_thumbnail: FirstText = None
 
 
 class SearchResult(Model):

@@ -25,6 +25,7 @@ from bot.telegram.handlers import (
     connect,
     fallback,
     freetext,
+    inline,
     language,
     order,
     paging,
@@ -53,6 +54,10 @@ def command_label(update: object) -> str:
         return "other"
     if update.callback_query is not None:
         return "callback"
+    if update.inline_query is not None:
+        return "inline"
+    if update.chosen_inline_result is not None:
+        return "inline_shared"
     message = update.effective_message
     text = message.text if message is not None else None
     if text and text.startswith("/"):
@@ -102,6 +107,7 @@ def area_handlers() -> list[BaseHandler[Any, Any, Any]]:
         whatson,
         recommend,
         freetext,
+        inline,
         language,
         fallback,
     )

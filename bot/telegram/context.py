@@ -110,7 +110,12 @@ async def chat_and_lang(
     user = update.effective_user
     code = user.language_code if user else None
     if chat is None:
-        return None, pick_language(None, code)
+        # An inline query has no chat: the user's own /language, if their private chat saved one
+        # (a read of settings only, never of cards).
+        if user is None:
+            return None, pick_language(None, code)
+        saved = await services(context).store.chats.chat(user.id)
+        return None, pick_language(saved.language, code or saved.telegram_language)
     store = services(context).store
     read = await store.read_chat(chat.id, cards=cards, refusals=refusals)
     settings = read.settings

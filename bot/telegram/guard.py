@@ -33,6 +33,8 @@ def private_chat_guard() -> BaseHandler[Update, Any, None]:
     without a code, `/help`, `/language` and its buttons get through; every other command or
     button addressed to the bot gets a pointer to a private chat and stops there, before any
     account, button or platform is touched. Commands for other bots in a group are left alone.
+    Inline queries have no chat and pass (they read public data only); the cards they post
+    ("via @bot") are not messages to the bot.
     """
     return TypeHandler(Update, _guard)
 
@@ -40,6 +42,9 @@ def private_chat_guard() -> BaseHandler[Update, Any, None]:
 async def _guard(update: Update, context: Context) -> None:
     if update.edited_message or update.edited_channel_post or update.edited_business_message:
         raise ApplicationHandlerStop
+    message = update.effective_message
+    if message is not None and message.via_bot is not None and message.via_bot.id == context.bot.id:
+        raise ApplicationHandlerStop  # a card shared with this bot's inline mode: not for us
     chat = update.effective_chat
     command = _command(update, context)
     # Once per update, for every handler after this one (`context.chat`, `context.lang`); a

@@ -16,6 +16,7 @@ from aiohttp import web
 
 from sandbox.telegram.commands import Commands, Profile
 from sandbox.telegram.faults import Failures
+from sandbox.telegram.inline import InlineAnswers
 from sandbox.telegram.messages import Messages
 from sandbox.telegram.params import ApiError, Params, read_params
 from sandbox.telegram.state import Bot, State
@@ -49,7 +50,7 @@ async def _get_me(bot: Bot, params: Params) -> dict[str, Any]:
         **bot.user(),
         "can_join_groups": True,
         "can_read_all_group_messages": False,
-        "supports_inline_queries": False,
+        "supports_inline_queries": bot.inline_placeholder is not None,
         "can_connect_to_business": False,
         "has_main_web_app": False,
     }
@@ -61,7 +62,13 @@ async def _true(bot: Bot, params: Params) -> bool:
 
 class BotApi:
     def __init__(
-        self, state: State, *, messages: Messages, updates: Updates, commands: Commands
+        self,
+        state: State,
+        *,
+        messages: Messages,
+        updates: Updates,
+        commands: Commands,
+        inline: InlineAnswers,
     ) -> None:
         self.state = state
         self.calls: collections.Counter[str] = collections.Counter()
@@ -80,6 +87,7 @@ class BotApi:
             ("editMessageReplyMarkup", messages.edit_markup),
             ("deleteMessage", messages.delete_message),
             ("answerCallbackQuery", messages.answer_callback),
+            ("answerInlineQuery", inline.answer),
             ("sendChatAction", messages.send_chat_action),
             ("setMyCommands", commands.set_commands),
             ("getMyCommands", commands.get_commands),

@@ -1,7 +1,8 @@
 """The user's side: set up bots and chats, type, edit, tap buttons, block; see what the bot sent.
 
 What tests and the chat page use. Each action queues the update Telegram would send the bot
-(`message`, `edited_message`, `callback_query`, `my_chat_member`), shaped as on the wire.
+(`message`, `edited_message`, `callback_query`, `my_chat_member`, `inline_query`,
+`chosen_inline_result`), shaped as on the wire.
 """
 
 from __future__ import annotations
@@ -76,6 +77,50 @@ class SentMessage:
         raise KeyError(f"no button with {text!r} in message {self.message_id}: {self.buttons}")
 
 
+@dataclass(frozen=True)
+class InlineResult:
+    """One entry of an inline result list: what the list shows, and what sending it posts."""
+
+    id: str
+    title: str
+    description: str | None
+    thumbnail_url: str | None
+    text: str
+    html: str
+    buttons: list[list[Button]]
+
+
+@dataclass(frozen=True)
+class InlineAnswer:
+    results: list[InlineResult]
+    next_offset: str
+    cache_time: int
+    is_personal: bool
+    button: dict[str, Any] | None
+
+    @classmethod
+    def of(cls, answer: dict[str, Any]) -> InlineAnswer:
+        results = [
+            InlineResult(
+                r["id"],
+                r["title"],
+                r["description"],
+                r["thumbnail_url"],
+                r["text"],
+                r["html"],
+                buttons(r["keyboard"]),
+            )
+            for r in answer["results"]
+        ]
+        return cls(
+            results,
+            answer["next_offset"],
+            answer["cache_time"],
+            answer["is_personal"],
+            answer["button"],
+        )
+
+
 class UserDriver:
     """The users of the stand-in's chats, and what they see."""
 
@@ -90,12 +135,22 @@ class UserDriver:
         *,
         username: str = "library_sandbox_bot",
         first_name: str = "Library Bot",
+        inline_placeholder: str | None = "Search the catalogue",
+        inline_feedback: bool = True,
     ) -> None:
-        """Register a bot; its id is the digits before the colon of the token."""
+        """Register a bot; its id is the digits before the colon of the token. Inline mode and
+        its feedback are on, as BotFather's checklist sets them (None: /setinline off)."""
         digits, _, secret = token.partition(":")
         if not digits.isdigit() or not secret:
             raise ValueError("a bot token looks like '<digits>:<secret>'")
-        self.state.bots[token] = Bot(token, int(digits), username, first_name)
+        self.state.bots[token] = Bot(
+            token,
+            int(digits),
+            username,
+            first_name,
+            inline_placeholder=inline_placeholder,
+            inline_feedback=inline_feedback,
+        )
 
     def add_chat(
         self, chat_id: int, *, first_name: str = "Patron", language_code: str | None = "da"
@@ -174,6 +229,104 @@ class UserDriver:
             },
         )
         return query.id
+
+    async def inline_query(
+        self, chat_id: int, query: str, *, user_id: int | None = None, offset: str = ""
+    ) -> str:
+        """The user (in a group: the member `user_id`) types `@<bot> query` in the chat (the
+        next page: the answer's `offset`); returns the inline query's id."""
+        state = self.state
+        chat = state.chat(chat_id)
+        sender = self._sender(chat, user_id)
+        bot = state.default_bot()
+        if bot.inline_placeholder is None:
+            raise ValueError("the bot has no inline mode (BotFather's /setinline)")
+        inline = state.new_inline_query(bot, chat.id, sender.id, query, offset)
+        state.queue(
+            bot,
+            chat.id,
+            "inline_query",
+            {
+                "id": inline.id,
+                "from": user_json(sender),
+                "query": query,
+                "offset": offset,
+                # "sender": the private chat with the bot itself
+                "chat_type": "sender" if chat.type == "private" else chat.type,
+            },
+        )
+        return inline.id
+
+    async def inline_answer(
+        self,
+        query_id: str,
+        *,
+        timeout: float = 10.0,  # noqa: ASYNC109 - as wait_for
+    ) -> InlineAnswer:
+        """The bot's answer to an inline query, as the user's list shows it."""
+        state = self.state
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            query = state.inline_queries[query_id]
+            if query.answer is not None:
+                return InlineAnswer.of(query.answer)
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                raise TimeoutError(f"inline query {query_id} not answered within {timeout}s")
+            await state.wait_change(state.version, remaining)
+
+    async def choose(self, query_id: str, result_id: str) -> int:
+        """The user sends result `result_id`: its message appears in the chat "via @bot" (and
+        reaches the bot in a private chat), and with /setinlinefeedback the bot hears of it
+        (`chosen_inline_result`). Returns the message's id."""
+        state = self.state
+        query = state.inline_queries[query_id]
+        if query.answer is None:
+            raise ValueError(f"inline query {query_id} has no answer yet")
+        found = [r for r in query.answer["results"] if r["id"] == result_id]
+        if not found:
+            raise ValueError(f"inline query {query_id} has no result {result_id!r}")
+        result = found[0]
+        chat = state.chat(query.chat_id)
+        bot = state.bots[query.bot_token]
+        message = Message(
+            message_id=chat.new_message_id(),
+            chat_id=chat.id,
+            bot_token=None,
+            date=int(time.time()),
+            text=result["text"],
+            entities=list(result["entities"]),
+            html=result["html"],
+            parse_mode=result["parse_mode"],
+            keyboard=result["keyboard"],
+            link_preview=result["link_preview"],
+            user_id=query.user_id if chat.type != "private" else None,
+            via_bot=bot.token,
+        )
+        chat.messages[message.message_id] = message
+        chat.used = time.time()
+        if chat.type == "private":  # in a group the bot's privacy mode keeps it out
+            state.queue(bot, chat.id, "message", message_json(state, chat, message))
+        if bot.inline_feedback:
+            chosen: dict[str, Any] = {
+                "result_id": result_id,
+                "from": user_json(state.chat(query.user_id)),
+                "query": query.query,
+            }
+            if message.keyboard:
+                chosen["inline_message_id"] = f"{chat.id}_{message.message_id}"
+            state.queue(bot, chat.id, "chosen_inline_result", chosen)
+        else:
+            state.bump()
+        return message.message_id
+
+    def posted_via(self, chat_id: int) -> list[SentMessage]:
+        """The messages users sent in the chat from a bot's inline results, oldest first."""
+        chat = self.state.chats.get(chat_id)
+        if chat is None:
+            return []
+        return [SentMessage.of(m) for m in chat.in_order() if m.via_bot is not None]
 
     def block(self, chat_id: int) -> None:
         """The user blocks the bot: sends to the chat answer 403."""

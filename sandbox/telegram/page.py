@@ -22,7 +22,7 @@ from aiohttp import web
 
 from sandbox.telegram.driver import UserDriver, buttons
 from sandbox.telegram.markup import to_html
-from sandbox.telegram.state import Chat, Message
+from sandbox.telegram.state import Chat, Message, State
 
 log = logging.getLogger(__name__)
 
@@ -43,13 +43,15 @@ def _with_chat_cookie(response: web.Response, chat_id: int) -> web.Response:
     return response
 
 
-def _message_json(message: Message) -> dict[str, Any]:
+def _message_json(state: State, message: Message) -> dict[str, Any]:
     from_bot = message.bot_token is not None
+    via = state.bots.get(message.via_bot or "")
     return {
         "id": message.message_id,
         "out": not from_bot,
+        "via": via.username if via is not None else None,
         "html": to_html(message.text, message.entities)
-        if from_bot
+        if from_bot or via is not None
         else html.escape(message.text, quote=False),
         "buttons": [
             [{"text": b.text, "callback_data": b.callback_data, "url": b.url} for b in row]
@@ -76,6 +78,8 @@ class ChatPage:
         app.router.add_post("/api/chats/{chat_id}/send", self._send)
         app.router.add_post("/api/chats/{chat_id}/tap", self._tap)
         app.router.add_post("/api/chats/{chat_id}/block", self._block)
+        app.router.add_post("/api/chats/{chat_id}/inline", self._inline)
+        app.router.add_post("/api/chats/{chat_id}/inline/choose", self._choose)
         app.router.add_post("/api/actions", self._action)
         app.router.add_static("/static/", STATIC_DIR)
 
@@ -133,7 +137,7 @@ class ChatPage:
                 for c in state.chats.values()
             ],
             "current": chat.id,
-            "messages": [_message_json(m) for m in chat.in_order()],
+            "messages": [_message_json(state, m) for m in chat.in_order()],
             "commands": self.driver.chat_commands(chat.id) if bot else [],
             "typing": chat.action_until > time.monotonic(),
             "actions": list(self.actions),
@@ -179,6 +183,43 @@ class ChatPage:
             await state.wait_change(state.version, deadline - loop.time())
         answer = state.callback_answers.get(query_id)
         return web.json_response({"query_id": query_id, "answer": answer})
+
+    async def _inline(self, request: web.Request) -> web.Response:
+        """`@<bot> words` typed in the message field: the bot's results (empty if it is slow)."""
+        chat = self._chat_in_path(request)
+        data = await request.json()
+        try:
+            query_id = await self.driver.inline_query(
+                chat.id, str(data.get("query") or ""), offset=str(data.get("offset") or "")
+            )
+            answer = await self.driver.inline_answer(query_id, timeout=TAP_ANSWER_WAIT)
+        except (ValueError, RuntimeError) as exc:
+            raise web.HTTPConflict(text=str(exc)) from None
+        except TimeoutError:
+            return web.json_response({"query_id": None, "results": [], "next_offset": ""})
+        results = [
+            {
+                "id": r.id,
+                "title": r.title,
+                "description": r.description,
+                "thumbnail_url": r.thumbnail_url,
+            }
+            for r in answer.results
+        ]
+        return web.json_response(
+            {"query_id": query_id, "results": results, "next_offset": answer.next_offset}
+        )
+
+    async def _choose(self, request: web.Request) -> web.Response:
+        self._chat_in_path(request)
+        data = await request.json()
+        try:
+            message_id = await self.driver.choose(
+                str(data.get("query_id") or ""), str(data.get("result_id") or "")
+            )
+        except (KeyError, ValueError) as exc:
+            raise web.HTTPBadRequest(text=str(exc)) from None
+        return web.json_response({"message_id": message_id})
 
     async def _block(self, request: web.Request) -> web.Response:
         chat = self._chat_in_path(request)

@@ -17,6 +17,7 @@ from sandbox.serving import Served, base_url, serve
 from sandbox.telegram.api import BotApi
 from sandbox.telegram.commands import Commands
 from sandbox.telegram.driver import UserDriver
+from sandbox.telegram.inline import InlineAnswers
 from sandbox.telegram.inprocess import READ_TIMEOUT, StandInRequest
 from sandbox.telegram.messages import Messages, SendRate
 from sandbox.telegram.page import Action, ChatPage
@@ -49,6 +50,7 @@ class TelegramStandIn(UserDriver, Served):
             messages=self.messages,
             updates=Updates(self.state, self.webhooks.ensure),
             commands=Commands(self.state),
+            inline=InlineAnswers(self.state),
         )
         self.page = ChatPage(self, dict(actions or {}))
         # Shared, not copied: tests read and change these.

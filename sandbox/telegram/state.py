@@ -58,6 +58,7 @@ class Message:
     edits: int = 0
     edit_date: int | None = None
     user_id: int | None = None  # who wrote a user's message in a group (None: the chat's user)
+    via_bot: str | None = None  # the token of the bot whose inline result the user sent
 
     def edited(self) -> None:
         self.edits += 1
@@ -100,6 +101,21 @@ class Query:
 
 
 @dataclass
+class InlineQuery:
+    """What a user typed after `@<bot>` in a chat: answerable once, by that bot."""
+
+    id: str
+    chat_id: int
+    user_id: int
+    bot_token: str
+    query: str
+    offset: str
+    created: float
+    # The bot's answer as sent (`results`, `next_offset`, `cache_time`, ...), once answered.
+    answer: dict[str, Any] | None = None
+
+
+@dataclass
 class Pending:
     """An update not yet confirmed by the bot (a later getUpdates offset or a webhook post)."""
 
@@ -124,6 +140,9 @@ class Bot:
     scoped_commands: dict[tuple[str, str], list[dict[str, str]]] = field(default_factory=dict)
     # ("description" or "short_description", language code or ""): the text, as the bot set it.
     profile: dict[tuple[str, str], str] = field(default_factory=dict)
+    # BotFather's /setinline (None: inline mode off) and /setinlinefeedback.
+    inline_placeholder: str | None = None
+    inline_feedback: bool = False
 
     def user(self) -> dict[str, Any]:
         return {
@@ -142,6 +161,7 @@ class State:
         self.chats: dict[int, Chat] = {}
         self.queries: dict[str, Query] = {}
         self.callback_answers: dict[str, dict[str, Any]] = {}
+        self.inline_queries: dict[str, InlineQuery] = {}
         # The last menu set per language (None: no language), whatever its scope.
         self.commands: dict[str | None, list[dict[str, str]]] = {}
         self.version = 0
@@ -181,6 +201,15 @@ class State:
         query = Query(query_id, chat_id, message_id, bot.token, time.monotonic())
         self.queries[query_id] = query
         return query
+
+    def new_inline_query(
+        self, bot: Bot, chat_id: int, user_id: int, query: str, offset: str
+    ) -> InlineQuery:
+        self._query_counter += 1
+        query_id = str(bot.id * 1_000_000 + self._query_counter)
+        inline = InlineQuery(query_id, chat_id, user_id, bot.token, query, offset, time.monotonic())
+        self.inline_queries[query_id] = inline
+        return inline
 
     def queue(self, bot: Bot, chat_id: int, kind: str, payload: dict[str, Any]) -> None:
         """An update for `bot`, if it asked for this kind (allowed_updates)."""

@@ -42,6 +42,8 @@ def message_json(
         "date": message.date,
         "text": message.text,
     }
+    if message.via_bot is not None and message.via_bot in state.bots:
+        result["via_bot"] = state.bots[message.via_bot].user()
     if message.entities:
         result["entities"] = utf16_entities(message.text, message.entities)
     if message.keyboard:

@@ -1,4 +1,5 @@
-"""`/start` (welcome, or redeeming the one-time code from the login page) and `/help`."""
+"""`/start` (welcome, redeeming the one-time code from the login page, or a shared card's
+`order-<pid>` deep link) and `/help`."""
 
 from __future__ import annotations
 
@@ -21,6 +22,9 @@ from bot.telegram.handlers.cards import (
     library_name,
     owner,
 )
+from bot.telegram.handlers.inline import ORDER_PREFIX, SEARCH_START, decode_pid
+from bot.telegram.handlers.order import order_found
+from bot.telegram.handlers.search import ask_for_words
 from bot.telegram.replies import reply, url_button
 from bot.texts import t
 from bot.texts.formatting import format_date
@@ -48,6 +52,17 @@ def _name_suffix(update: Update) -> str:
 async def start(update: Update, context: Context) -> None:
     lang = context.lang
     args = context.args or []
+    if args and args[0] == SEARCH_START:
+        await ask_for_words(update, context)
+        return
+    if args and args[0].startswith(ORDER_PREFIX):
+        # A card shared with inline mode: the order flow, with its confirmation.
+        pid = decode_pid(args[0])
+        if pid is None:
+            await reply(update, context, t(lang, "common.stale_button"))
+            return
+        await order_found(update, context, pid)
+        return
     if args:
         await _redeem(update, context, args[0])
         return

@@ -1,7 +1,8 @@
 // The chat page of the Telegram stand-in: long-polls /api/poll and renders one chat.
 "use strict";
 
-const state = { version: -1, current: null, chats: [], commands: [], blocked: false, poll: null };
+const state = { version: -1, current: null, chats: [], commands: [], blocked: false, poll: null,
+  bot: null };
 const $ = (id) => document.getElementById(id);
 
 // Only Telegram's tags survive, with only the attributes Telegram gives them; the server has
@@ -129,6 +130,12 @@ function renderMessages(messages) {
     const body = document.createElement("span");
     body.className = "body";
     body.appendChild(sanitize(message.html));
+    if (message.via) {
+      const via = document.createElement("div");
+      via.className = "via";
+      via.textContent = `via @${message.via}`;
+      bubble.appendChild(via);
+    }
     const meta = document.createElement("span");
     meta.className = "meta";
     meta.textContent = `${message.edited ? "edited " : ""}${time(message.date)}`;
@@ -183,6 +190,7 @@ function render(data) {
   state.current = data.current;
   const chat = data.chats.find((c) => c.id === data.current);
   state.blocked = Boolean(chat && chat.blocked);
+  state.bot = data.bot;
   if (data.bot) {
     $("bot-name").textContent = data.bot.first_name;
     $("bot-avatar").textContent = initials(data.bot.first_name);
@@ -306,7 +314,132 @@ function chooseSuggestion(command) {
   input.focus();
 }
 
+// Inline mode: "@<bot> words" in the message field lists the bot's results above it; choosing
+// one sends it into the chat "via @bot", as a Telegram app does.
+const inline = { timer: null, queryId: null, words: "", results: [], nextOffset: "", active: 0 };
+
+function inlineWords() {
+  const match = /^@(\w+)\s+(.*)$/s.exec($("composer-input").value);
+  if (!match || !state.bot || match[1].toLowerCase() !== state.bot.username.toLowerCase()) {
+    return null;
+  }
+  return match[2];
+}
+
+function onInput() {
+  activeSuggestion = 0;
+  updateSuggestions();
+  clearTimeout(inline.timer);
+  const words = inlineWords();
+  if (words === null) {
+    closeInline();
+    return;
+  }
+  inline.timer = setTimeout(() => askInline(words, ""), 300);
+}
+
+async function askInline(words, offset) {
+  if (state.current === null || !words.trim()) {
+    closeInline();
+    return;
+  }
+  try {
+    const answer = await api(`/api/chats/${state.current}/inline`, { query: words, offset });
+    if (inlineWords() !== words) return; // typed on meanwhile
+    inline.queryId = answer.query_id;
+    inline.words = words;
+    inline.results = offset ? inline.results.concat(answer.results) : answer.results;
+    inline.nextOffset = answer.next_offset;
+    if (!offset) inline.active = 0;
+    renderInline();
+  } catch (error) {
+    toast(`Inline query failed: ${error.message}`);
+  }
+}
+
+function closeInline() {
+  inline.results = [];
+  inline.queryId = null;
+  $("inline-results").hidden = true;
+}
+
+function renderInline() {
+  const list = $("inline-results");
+  list.replaceChildren();
+  list.hidden = false;
+  if (!inline.results.length) {
+    const none = document.createElement("li");
+    none.className = "none";
+    none.textContent = "No results";
+    list.appendChild(none);
+  }
+  inline.results.forEach((result, index) => {
+    const item = document.createElement("li");
+    item.className = index === inline.active ? "active" : "";
+    item.dataset.resultId = result.id;
+    const thumb = document.createElement("span");
+    thumb.className = "thumb";
+    if (result.thumbnail_url) {
+      const image = document.createElement("img");
+      image.src = result.thumbnail_url;
+      image.alt = "";
+      thumb.appendChild(image);
+    }
+    const text = document.createElement("span");
+    text.className = "result";
+    const title = document.createElement("span");
+    title.className = "cmd";
+    title.textContent = result.title;
+    const desc = document.createElement("span");
+    desc.className = "desc";
+    desc.textContent = result.description || "";
+    text.append(title, desc);
+    item.append(thumb, text);
+    item.addEventListener("mousedown", (event) => {
+      event.preventDefault();
+      chooseInline(result.id);
+    });
+    list.appendChild(item);
+  });
+  if (inline.nextOffset) {
+    const more = document.createElement("li");
+    more.className = "more";
+    more.textContent = "More results…";
+    more.addEventListener("mousedown", (event) => {
+      event.preventDefault();
+      askInline(inline.words, inline.nextOffset);
+    });
+    list.appendChild(more);
+  }
+}
+
+async function chooseInline(resultId) {
+  const queryId = inline.queryId;
+  closeInline();
+  $("composer-input").value = "";
+  state.scrollDown = true;
+  try {
+    await api(`/api/chats/${state.current}/inline/choose`, { query_id: queryId, result_id: resultId });
+  } catch (error) {
+    toast(`Not sent: ${error.message}`);
+  }
+}
+
 function onKey(event) {
+  if (inline.queryId !== null && inline.results.length) {
+    if (event.key === "ArrowDown" || event.key === "ArrowUp") {
+      event.preventDefault();
+      const step = event.key === "ArrowDown" ? 1 : -1;
+      inline.active = (inline.active + step + inline.results.length) % inline.results.length;
+      renderInline();
+      return;
+    }
+    if (event.key === "Enter") {
+      event.preventDefault();
+      chooseInline(inline.results[inline.active].id);
+      return;
+    }
+  }
   const found = matchingCommands();
   if (found.length && (event.key === "ArrowDown" || event.key === "ArrowUp")) {
     event.preventDefault();
@@ -321,6 +454,7 @@ function onKey(event) {
     send();
   } else if (event.key === "Escape") {
     $("suggestions").hidden = true;
+    closeInline();
   }
 }
 
@@ -336,7 +470,7 @@ function init() {
   const params = new URLSearchParams(window.location.search);
   if (params.get("chat")) state.current = Number(params.get("chat"));
   $("composer-input").addEventListener("keydown", onKey);
-  $("composer-input").addEventListener("input", () => { activeSuggestion = 0; updateSuggestions(); });
+  $("composer-input").addEventListener("input", onInput);
   $("send").addEventListener("click", send);
   $("new-chat").addEventListener("submit", createChat);
   $("block").addEventListener("click", async () => {
