@@ -80,4 +80,4 @@ async def test_a_refused_loan_is_marked_and_gets_no_button(rig: Rig) -> None:
     entry = next(part for part in digest.text.split("\n\n") if "Kongens fald" in part)
     assert entry.endswith("⛔ can't be renewed: reserved by another patron")
     assert not [label for label in _labels(digest) if "Kongens fald" in label]
-    assert "Renew all" in _labels(digest)
+    assert "Renew these" in _labels(digest)

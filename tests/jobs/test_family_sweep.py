@@ -36,7 +36,7 @@ async def test_one_digest_with_a_section_per_card(rig: Rig) -> None:
     assert "Overdue" in digest.text[:jonas] and "Overdue" not in digest.text[jonas:]
     assert "ready for pick-up" in digest.text[jonas:].lower()
     labels = [button.text for row in digest.buttons for button in row]
-    assert "Renew all: Karen" in labels and "Renew all: Jonas" in labels
+    assert "Renew these: Karen" in labels and "Renew these: Jonas" in labels
     # Each card's reminders are its own: card 2's keys are marked as card 2's.
     keys = [key for (key,) in await rows(rig.store, "SELECT key FROM reminder_log")]
     assert any(key.startswith("c2:hold:") for key in keys)

@@ -79,13 +79,13 @@ async def test_digest_has_exactly_the_due_loans_and_ready_holds(rig: Rig) -> Non
     assert karen.text.index("Overskredet") < karen.text.index("Rødt & sort")
     renew = [label for label in _labels(karen) if label.startswith("Forny:")]
     assert len(renew) == 4 and "Forny: Rødt & sort <2. udgave>" in renew
-    assert _labels(karen)[-1] == "Forny alle"
-    assert karen.button("Forny alle").callback_data.startswith("renewall:")
+    assert _labels(karen)[-1] == "Forny disse"
+    assert karen.button("Forny disse").callback_data.startswith("renewall:")
 
     [jonas] = rig.telegram.sent(JONAS_CHAT)
     assert "Reminder from your library bot" in jonas.text
     assert "Lykke-Per" in jonas.text and "Klara og solen" in jonas.text
-    assert _labels(jonas) == ["Renew: Lykke-Per", "Renew all"]
+    assert _labels(jonas) == ["Renew: Lykke-Per", "Renew these"]
     ref = await rig.store.callbacks.callback(
         jonas.button("Lykke-Per").callback_data.split(":")[1], 502
     )

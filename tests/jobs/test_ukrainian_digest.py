@@ -28,7 +28,7 @@ async def test_the_digest_follows_a_ukrainian_telegram_app(rig: Rig) -> None:
     ), lines
     assert lines[-1] == "Вимкнути нагадування або вибрати дні можна через /reminders."
     buttons = [button.text for row in digest.buttons for button in row]
-    assert buttons == ["Продовжити: Lykke-Per", "Продовжити всі"]
+    assert buttons == ["Продовжити: Lykke-Per", "Продовжити ці"]
 
 
 async def test_the_last_pick_up_day_shows_the_english_opening_hours(rig: Rig) -> None:

@@ -21,7 +21,7 @@ async def test_a_cards_renew_all_in_the_digest_renews_only_that_card(bot: BotHar
     digest = await bot.next_message(CHAT, before)
     assert "👤 <b>Karen</b>" in digest.html and "👤 <b>Jonas</b>" in digest.html
     karen = dict(bot.sandbox.patron_data(KAREN).renewals)
-    done = await bot.tap(CHAT, digest, "Renew all: Jonas")
+    done = await bot.tap(CHAT, digest, "Renew these: Jonas")
     assert done is not None
     assert bot.sandbox.patron_data(JONAS).renewals  # Jonas's loan, with his token
     assert bot.sandbox.patron_data(KAREN).renewals == karen  # none of Karen's

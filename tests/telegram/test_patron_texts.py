@@ -66,7 +66,7 @@ async def test_a_card_name_is_escaped_exactly_once(bot: BotHarness) -> None:
         await sweep()
     digest = await bot.next_message(CHAT, before)
     assert "👤 <b>Tom &amp; Jerry</b>" in digest.html and not over_escaped(digest.html)
-    assert "Renew all: Tom & Jerry" in buttons(digest)
+    assert "Renew these: Tom & Jerry" in buttons(digest)
     assert not any("&amp;" in label for label in buttons(digest))
 
 

@@ -8,5 +8,5 @@ MESSAGES: tuple[Message, ...] = (
     _("card.name", "Card {number}"),
     _("card.heading", "👤 <b>{name}</b>"),
     _("card.event", "{name}: {summary}"),
-    _("card.renew_all", "Renew all: {name}"),
+    _("card.renew_all", "Renew these: {name}"),
 )

@@ -18,7 +18,7 @@ MESSAGES: tuple[Message, ...] = (
     ),
     _("reminders.digest.footer", "Turn reminders off or choose the days with /reminders."),
     _("reminders.button.renew", "Renew: {title}"),
-    _("reminders.button.renew_all", "Renew all"),
+    _("reminders.button.renew_all", "Renew these"),
     _(
         "reminders.reconnect",
         "Your connection to the library has expired, so reminders are paused. Log in again to "
