@@ -1,8 +1,10 @@
 """README's layout table and docs/architecture.md match the package as it is: every layer, and
-every module of every layer (docs/architecture.md, "Modules")."""
+every module of every layer (docs/architecture.md, "Modules"); and the tests share helpers
+through tests/fixtures (or a conftest), never by importing another test module."""
 
 from __future__ import annotations
 
+import ast
 import re
 import tomllib
 from pathlib import Path
@@ -118,3 +120,31 @@ def test_architecture_names_every_module_of_every_layer() -> None:
         if not listed:
             missing.append(path)
     assert not missing, f"docs/architecture.md does not name: {missing}"
+
+
+def _imported_modules(path: Path) -> set[str]:
+    """Every module `path` imports, dotted (`from a.b import c` gives a.b and a.b.c)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            package = path.relative_to(ROOT).parent.parts
+            base = package[: len(package) - node.level + 1] if node.level else ()
+            module = ".".join((*base, *([node.module] if node.module else [])))
+            found.add(module)
+            found |= {f"{module}.{alias.name}" for alias in node.names}
+    return found
+
+
+def test_no_test_module_imports_another() -> None:
+    """A helper two test modules share lives in tests/fixtures or a conftest (issue 23): importing
+    it from a test module runs that module's tests' imports and hides where the helper is."""
+    tests = ROOT / "tests"
+    offenders = []
+    for path in sorted(tests.rglob("*.py")):
+        for module in sorted(_imported_modules(path)):
+            parts = module.split(".")
+            if parts[0] == "tests" and any(part.startswith("test_") for part in parts[1:]):
+                offenders.append(f"{path.relative_to(ROOT)} imports {module}")
+    assert not offenders, "\n".join(offenders)

@@ -102,3 +102,11 @@ async def screenshot(page: Page, name: str) -> Path:
     await asyncio.sleep(0.2)
     await page.screenshot(path=str(path))
     return path
+
+
+async def log_in_at_library(page: Page, user_id: str, pin: str) -> None:
+    """On the sandbox's login page: fill in the patron and press "Log ind"."""
+    await expect(page.locator("h1")).to_contain_text("Log ind med dit bibliotek")
+    await page.locator("#user_id").fill(user_id)
+    await page.locator("#pin").fill(pin)
+    await page.locator("button.login").click()

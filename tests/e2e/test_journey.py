@@ -7,21 +7,13 @@ import re
 
 import pytest
 from icalendar import Calendar
-from playwright.async_api import Browser, Page, expect
+from playwright.async_api import Browser, expect
 
 from sandbox.demo import EXPIRE_ACTION, SWEEP_ACTION, Demo
-from tests.e2e.conftest import ChatPage, new_context, screenshot
+from tests.e2e.conftest import ChatPage, log_in_at_library, new_context, screenshot
 from tests.fixtures.patrons import BABETTE, JONAS, KAREN, PIN
 
 pytestmark = pytest.mark.browser
-
-
-async def log_in_at_library(page: Page, user_id: str, pin: str) -> None:
-    """On the sandbox's login page: fill in the patron and press "Log ind"."""
-    await expect(page.locator("h1")).to_contain_text("Log ind med dit bibliotek")
-    await page.locator("#user_id").fill(user_id)
-    await page.locator("#pin").fill(pin)
-    await page.locator("button.login").click()
 
 
 async def test_danish_journey(demo: Demo, browser: Browser) -> None:

@@ -11,7 +11,6 @@ import datetime as dt
 import json
 from http import HTTPStatus
 from typing import Any
-from zoneinfo import ZoneInfo
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -32,49 +31,7 @@ from bot.library.models import (
     Userinfo,
     Work,
 )
-
-TZ = ZoneInfo("Europe/Copenhagen")
-FAST = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-# --- strategies -----------------------------------------------------------------------------
-
-scalars = st.one_of(
-    st.none(),
-    st.booleans(),
-    st.integers(min_value=-(2**70), max_value=2**70),
-    st.floats(allow_nan=True, allow_infinity=True),
-    st.text(max_size=30),
-)
-any_json = st.recursive(
-    scalars,
-    lambda inner: (
-        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
-    ),
-    max_leaves=12,
-)
-# Date shapes the platform sends, shapes other modules send, and rubbish.
-dates = st.one_of(
-    st.dates().map(dt.date.isoformat),
-    st.datetimes(timezones=st.sampled_from([dt.UTC, TZ])).map(lambda d: d.isoformat()),
-    st.datetimes().map(lambda d: d.strftime("%Y-%m-%dT%H:%M:%S.000Z")),
-    st.datetimes().map(lambda d: d.strftime("%d/%m/%Y")),
-    st.sampled_from(["", "0000-00-00", "9999-12-31T23:59:59-14:00", "0001-01-01T00:00:00+14:00"]),
-    st.text(max_size=25),
-)
-texts = st.one_of(st.text(max_size=40), st.integers(), st.floats(), st.none(), st.booleans())
-
-
-def field(values: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
-    """Mostly a plausible value, sometimes any JSON at all."""
-    return st.one_of(values, values, values, any_json)
-
-
-def shaped(fields: dict[str, st.SearchStrategy[Any]]) -> st.SearchStrategy[dict[str, Any]]:
-    """An object with any subset of the resource's fields, plus the odd unknown field."""
-    return st.fixed_dictionaries(
-        {}, optional={**{name: field(values) for name, values in fields.items()}, "extra": any_json}
-    )
-
+from tests.fixtures.strategies import FAST, TZ, any_json, dates, shaped, texts
 
 loan = shaped(
     {

@@ -15,7 +15,7 @@ from bot.library.client import parse_model
 from bot.library.errors import LibraryError
 from bot.library.models import Event, NewsItem, Recommendation
 from bot.texts.whatson import coming_events, latest_news, render_event, render_news
-from tests.hardening.test_parser_properties import FAST, TZ, any_json, dates, shaped, texts
+from tests.fixtures.strategies import FAST, TZ, any_json, dates, shaped, texts
 from tests.texts.telegram_html import assert_telegram_html
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from datetime import date, timedelta
 from typing import Any
 
 import pytest
@@ -45,6 +46,10 @@ class Rig:
 
     def texts(self, chat_id: int) -> list[str]:
         return [message.text for message in self.telegram.sent(chat_id)]
+
+    def day(self, days: int) -> date:
+        """The sandbox's today plus `days`."""
+        return self.sandbox.today + timedelta(days=days)
 
 
 def rig_settings(

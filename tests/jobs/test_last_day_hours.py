@@ -6,13 +6,12 @@ from __future__ import annotations
 from bot.texts.formatting import format_date
 from tests.fixtures.patrons import KAREN
 from tests.jobs.conftest import Rig
-from tests.jobs.test_notices import _day
 
 CHAT = 2651
 
 
 async def test_the_last_pick_up_day_gives_that_days_hours(rig: Rig) -> None:
-    last_day = _day(rig, 2)  # Karen's ready hold's last day
+    last_day = rig.day(2)  # Karen's ready hold's last day
     # The library changes that day's hours (and says why): the nudge must follow.
     for pages in rig.sandbox.content.items["library"].values():
         for page in pages:
@@ -34,7 +33,7 @@ async def test_without_dated_hours_the_weekly_text_is_shown(rig: Rig) -> None:
             page["opening_hours"] = []  # a library site that publishes no dated hours
     await rig.connect(CHAT + 1, KAREN, language="en")
     await rig.sweep()
-    await rig.sweep(today=_day(rig, 2))
+    await rig.sweep(today=rig.day(2))
     [told] = [text for text in rig.texts(CHAT + 1) if "Last day to pick up: today" in text]
     assert "Opening hours, as the library publishes them:\nMon-Fri 08-20\nSat-Sun 10-16" in told
     assert "🕘 Open" not in told

@@ -7,7 +7,6 @@ import re
 from bot.texts.formatting import format_date
 from tests.fixtures.patrons import JONAS, KAREN
 from tests.jobs.conftest import Rig
-from tests.jobs.test_notices import _day
 
 CHAT = 2611
 
@@ -35,11 +34,11 @@ async def test_the_last_pick_up_day_shows_the_english_opening_hours(rig: Rig) ->
     """The platform publishes Danish and English hours, no Ukrainian: the English ones."""
     await rig.connect(CHAT + 1, KAREN, language="uk")
     await rig.sweep()
-    await rig.sweep(today=_day(rig, 2))  # the ready hold's last day
+    await rig.sweep(today=rig.day(2))  # the ready hold's last day
     [told] = [
         text for text in rig.texts(CHAT + 1) if "Останній день, щоб забрати: сьогодні" in text
     ]
     # That day's hours, from the library's dated hours (`/v3/library`), with a Ukrainian date.
-    last_day = _day(rig, 2)
+    last_day = rig.day(2)
     hours = "10:00–16:00" if last_day.weekday() >= 5 else "08:00–20:00"
     assert f"🕘 Відчинено {format_date(last_day, 'uk', today=last_day)}: {hours}" in told

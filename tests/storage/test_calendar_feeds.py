@@ -10,8 +10,7 @@ from datetime import timedelta
 from storage.calendar import secret_hash
 from storage.store import Store
 from tests.fixtures.database import new_key
-from tests.fixtures.storage import FakeClock, rows
-from tests.storage.test_store import connect
+from tests.fixtures.storage import FakeClock, connect, rows
 
 OpenStore = Callable[..., AbstractAsyncContextManager[Store]]
 ENTRIES = '[{"uid":"u","kind":"due","day":"2027-03-01","title":"Kongens fald","creator":""}]'

@@ -8,8 +8,7 @@ from datetime import date
 
 from storage.chats import DEFAULT_NOTICES, dump_notices, parse_notices
 from storage.store import Card, Seen, Store
-from tests.fixtures.storage import rows
-from tests.storage.test_store import connect
+from tests.fixtures.storage import connect, rows
 
 
 async def _card(store: Store, chat_id: int) -> Card:

@@ -15,18 +15,17 @@ from storage.database import Repository
 from storage.notices import Seen
 from storage.store import MAX_CARDS, ChatSettings, Linked, Store
 from storage.tables import metadata
-from tests.fixtures.storage import START, FakeClock, reminder_states, rows
+from tests.fixtures.storage import (
+    ATTRIBUTES,
+    START,
+    TOKEN,
+    FakeClock,
+    connect,
+    reminder_states,
+    rows,
+)
 
 OpenStore = Callable[..., AbstractAsyncContextManager[Store]]
-TOKEN = "tok-3b1f9e2d7c-secret-access-token"
-ATTRIBUTES = {"uniqueId": "u-123", "municipality": "101", "cpr": "0101701234", "libraries": []}
-
-
-async def connect(
-    store: Store, chat_id: int, token: str = TOKEN, expires: datetime | None = None
-) -> None:
-    code = await store.create_pending_link(chat_id, token, expires, dict(ATTRIBUTES))
-    assert await store.complete_link(chat_id, code) is not None
 
 
 async def test_chat_settings_defaults_and_changes(store: Store) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-import re
 
 import pytest
 from icalendar import Calendar
@@ -12,33 +11,11 @@ from icalendar import Calendar
 from bot.library.models import DEFAULT_TZ, parse_library_date
 from sandbox.telegram.params import valid_button_url
 from tests.fixtures.bot import BotHarness
+from tests.fixtures.calendar import URL, events, feed_url
 from tests.fixtures.chat import buttons, command
 from tests.fixtures.patrons import JONAS, KAREN
 
-URL = re.compile(r"(http://\S+/calendar/[A-Za-z0-9_-]{32}\.ics)")
 USER_CALLS = "platform GET /v3/user"
-
-
-async def feed_url(bot: BotHarness, chat_id: int, text: str = "/calendar") -> str:
-    [reply] = await command(bot, chat_id, text)
-    found = URL.search(reply.text)
-    assert found is not None, reply.text
-    return found.group(1)
-
-
-async def events(bot: BotHarness, url: str) -> dict[str, tuple[dt.date, str]]:
-    """UID -> (day, summary) of the feed, as a calendar application reads it."""
-    response = await bot.http.get(url)
-    assert response.status_code == 200
-    assert response.headers["content-type"].startswith("text/calendar")
-    calendar = Calendar.from_ical(response.content)
-    found = {}
-    for event in calendar.walk("VEVENT"):
-        start = event.decoded("dtstart")
-        assert isinstance(start, dt.date) and not isinstance(start, dt.datetime)  # all day
-        assert event.decoded("dtend") == start + dt.timedelta(days=1)
-        found[str(event["uid"])] = (start, str(event["summary"]))
-    return found
 
 
 def due_dates(bot: BotHarness, user_id: str) -> dict[str, dt.date]:

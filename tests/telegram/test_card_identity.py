@@ -12,10 +12,9 @@ from sqlalchemy import update
 
 from storage.tables import CALLBACK_REF
 from tests.fixtures.bot import BotHarness
+from tests.fixtures.cards import due, jonas_title, log_in, two_cards
+from tests.fixtures.chat import buttons, command
 from tests.fixtures.patrons import JONAS, KAREN, LITTLE_PRINCE, METTE
-from tests.telegram.test_borrower import buttons, command
-from tests.telegram.test_card_lists import due, jonas_title, two_cards
-from tests.telegram.test_cards import log_in
 
 CHAT = 8301
 GONE = "That card is no longer in this chat."

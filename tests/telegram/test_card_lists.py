@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import datetime as dt
 
-from bot.library.models import parse_library_date
 from bot.telegram.buttons import (
     CancelHold,
     ListPage,
@@ -17,33 +15,12 @@ from bot.telegram.buttons import (
     decode,
 )
 from tests.fixtures.bot import BotHarness
+from tests.fixtures.cards import due, jonas_title, two_cards
 from tests.fixtures.chat import buttons, command
 from tests.fixtures.patrons import JONAS, KAREN, METTE
 
 KAREN_TITLE = "Den afrikanske farm"  # one of Karen's loans
 JONAS_TITLE_COUNT = 1  # Jonas has one loan, due in 3 days, and one hold ready
-
-
-async def two_cards(bot: BotHarness, chat_id: int, second: str = JONAS, lang: str = "en") -> None:
-    """A chat with Karen's card (1) and `second`'s card (2), labelled with their first names."""
-    await bot.connect(chat_id, KAREN, language_code=lang)
-    await bot.connect(chat_id, second, language_code=lang)
-    cards = await bot.store.cards.of_chat(chat_id)
-    assert [card.number for card in cards] == [1, 2]
-    await bot.store.cards.set_label(chat_id, 1, "Karen")
-    await bot.store.cards.set_label(chat_id, 2, "Jonas" if second == JONAS else "Mette")
-
-
-def jonas_title(bot: BotHarness) -> str:
-    [loan] = bot.sandbox.patron_data(JONAS).loans
-    return str(loan["title"])
-
-
-def due(bot: BotHarness, user_id: str, title: str) -> dt.date:
-    [loan] = [x for x in bot.sandbox.patron_data(user_id).loans if x["title"] == title]
-    found = parse_library_date(loan["dueDate"])
-    assert isinstance(found, dt.date)
-    return found
 
 
 async def test_loans_show_a_section_per_card_and_a_button_per_card(bot: BotHarness) -> None:

@@ -4,13 +4,13 @@ six, /cards (rename, log out), /logout's "which card", and /order's "which card"
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
 
 from telegram import Chat, Message, User
 
 from bot.telegram.handlers.cards import renamed_card
 from bot.texts import t
-from tests.fixtures.bot import DEEP_LINK, BotHarness
+from tests.fixtures.bot import BotHarness
+from tests.fixtures.cards import labels, log_in
 from tests.fixtures.chat import buttons, command, wait_answer
 from tests.fixtures.patrons import KAREN, LITTLE_PRINCE, OLE
 
@@ -21,23 +21,7 @@ REVOKE = "oauth DELETE /oauth/revoke"
 KBH = "Københavns Biblioteker"
 
 
-async def log_in(bot: BotHarness, chat_id: int, user_id: str, *, url: str | None = None) -> Any:
-    """/login (or the prompt `url` asked for earlier), the library's login page as `user_id`,
-    and the code sent back in the chat; the bot's answer to it."""
-    bot.add_chat(chat_id, language_code="en")
-    redirect = await bot.log_in_at_library(url or await bot.login_url(chat_id), user_id)
-    page = await bot.follow(redirect)
-    assert page.status_code == 200, page.text[:300]
-    found = DEEP_LINK.search(page.text)
-    assert found is not None
-    return await bot.send(chat_id, f"/start {found.group(1)}")
-
-
-async def labels(bot: BotHarness, chat_id: int) -> list[tuple[int, str | None]]:
-    return [(card.number, card.label) for card in await bot.store.cards.of_chat(chat_id)]
-
-
-async def two_cards(bot: BotHarness, chat_id: int) -> None:
+async def karen_and_ole(bot: BotHarness, chat_id: int) -> None:
     """Karen's card (1) and Ole's (2) in the chat."""
     await log_in(bot, chat_id, KAREN)
     await log_in(bot, chat_id, OLE)
@@ -94,7 +78,7 @@ async def test_the_seventh_card_is_refused_and_its_token_revoked(bot: BotHarness
 
 
 async def test_cards_lists_and_renames_and_the_name_is_no_search(bot: BotHarness) -> None:
-    await two_cards(bot, CHAT)
+    await karen_and_ole(bot, CHAT)
     listed = await bot.send(CHAT, "/cards")
     assert listed.text.startswith(f"Cards in this chat (2 of 6)\n1. 👤 Karen ({KBH})")
     assert buttons(listed) == [
@@ -161,7 +145,7 @@ def test_a_reply_to_the_rename_prompt_names_its_card_in_any_process() -> None:
 
 
 async def test_logout_asks_which_card_then_all(bot: BotHarness) -> None:
-    await two_cards(bot, CHAT)
+    await karen_and_ole(bot, CHAT)
     [karen_token] = bot.sandbox.live_tokens(KAREN)
     which = await bot.send(CHAT, "/logout")
     assert which.text == "Which card do you want to log out of?"
@@ -187,7 +171,7 @@ async def test_logout_asks_which_card_then_all(bot: BotHarness) -> None:
     assert reply.text.startswith("👋 You are logged out here. I deleted your access")
     assert await bot.store.cards.of_chat(CHAT) == [] and bot.sandbox.live_tokens(OLE) == []
 
-    await two_cards(bot, CHAT)
+    await karen_and_ole(bot, CHAT)
     which = await bot.send(CHAT, "/logout")
     done = await bot.tap(CHAT, which, "🚪 All cards")
     assert done is not None
@@ -200,7 +184,7 @@ async def test_logout_asks_which_card_then_all(bot: BotHarness) -> None:
 
 
 async def test_log_out_one_card_from_cards(bot: BotHarness) -> None:
-    await two_cards(bot, CHAT)
+    await karen_and_ole(bot, CHAT)
     listed = await bot.send(CHAT, "/cards")
     asked = await bot.tap(CHAT, listed, "🚪 Log out Ole")
     assert asked is not None and asked.text.startswith("🚪 Log out of Ole's card here?")
@@ -213,7 +197,7 @@ async def test_log_out_one_card_from_cards(bot: BotHarness) -> None:
 
 
 async def test_order_asks_which_card_and_uses_its_token_and_branch(bot: BotHarness) -> None:
-    await two_cards(bot, CHAT)
+    await karen_and_ole(bot, CHAT)
     which = await bot.send(CHAT, f"/order {LITTLE_PRINCE} 751011")
     assert which.text == "Which card do you want to order with?"
     assert buttons(which) == ["👤 Karen", "👤 Ole"]
@@ -236,7 +220,7 @@ async def test_order_asks_which_card_and_uses_its_token_and_branch(bot: BotHarne
 
 
 async def test_a_search_result_asks_which_card_to_order_with(bot: BotHarness) -> None:
-    await two_cards(bot, CHAT)
+    await karen_and_ole(bot, CHAT)
     [results] = await command(bot, CHAT, "/search karen blixen")
     which = await bot.tap(CHAT, results, buttons(results)[1])
     assert which is not None and which.text == "Which card do you want to order with?"
@@ -268,7 +252,7 @@ async def test_a_card_without_a_name_is_called_by_its_number(bot: BotHarness) ->
 
 
 async def test_a_card_logged_out_meanwhile_orders_nothing(bot: BotHarness) -> None:
-    await two_cards(bot, CHAT)
+    await karen_and_ole(bot, CHAT)
     which = await bot.send(CHAT, f"/order {LITTLE_PRINCE}")
     ask = await bot.tap(CHAT, which, "👤 Ole")
     assert ask is not None
@@ -300,7 +284,7 @@ async def test_cards_in_danish_and_before_any_login(bot: BotHarness) -> None:
 
 
 async def test_forget_revokes_every_card(bot: BotHarness) -> None:
-    await two_cards(bot, CHAT)
+    await karen_and_ole(bot, CHAT)
     asked = await bot.send(CHAT, "/forget")
     done = await bot.tap(CHAT, asked, "🗑 Yes, delete everything")
     assert done is not None and done.text.startswith("🗑 Everything is deleted: your login (the")

@@ -5,10 +5,9 @@ and naming each card's library."""
 from __future__ import annotations
 
 from tests.fixtures.bot import BotHarness
+from tests.fixtures.cards import labels, log_in, two_cards
 from tests.fixtures.chat import buttons, command
 from tests.fixtures.patrons import ANNA, JONAS, KAREN, OLE
-from tests.telegram.test_card_lists import two_cards
-from tests.telegram.test_cards import labels, log_in
 
 
 async def test_debt_of_one_card_pages_instead_of_a_burst_of_messages(bot: BotHarness) -> None:

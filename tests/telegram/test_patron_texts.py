@@ -7,11 +7,11 @@ from datetime import UTC, datetime, timedelta
 
 from bot.texts import t
 from tests.fixtures.bot import BotHarness
-from tests.fixtures.chat import buttons, command
+from tests.fixtures.cards import log_in
+from tests.fixtures.chat import answers, buttons, command
+from tests.fixtures.groups import BOB, GROUP, group_with_karen
 from tests.fixtures.jobs import run_expiry_job, set_expiry, sweeper
 from tests.fixtures.patrons import JONAS, KAREN, LITTLE_PRINCE
-from tests.telegram.test_cards import log_in
-from tests.telegram.test_private import BOB, GROUP, _answers, _group_with_karen
 
 CHAT = 7501
 
@@ -160,11 +160,13 @@ async def test_free_text_leads_to_commands_and_never_talks_in_a_group(bot: BotHa
     far = await bot.send(CHAT, "/xyzzy")
     assert "Mente du" not in far.text and "/help" in far.text
     # In a group, plain text gets no answer (a command still does).
-    await _group_with_karen(bot)
-    before = len(bot.telegram.sent(GROUP))
-    await bot.telegram.send_text(GROUP, "hej alle sammen, ses vi torsdag?", user_id=BOB)
-    await bot.telegram.send_text(GROUP, "/help", user_id=BOB)
-    [help_reply] = await _answers(bot, GROUP, before)
+    await group_with_karen(bot)
+
+    async def post() -> None:
+        await bot.telegram.send_text(GROUP, "hej alle sammen, ses vi torsdag?", user_id=BOB)
+        await bot.telegram.send_text(GROUP, "/help", user_id=BOB)
+
+    [help_reply] = await answers(bot, GROUP, post)
     assert "/loans" in help_reply.text
 
 

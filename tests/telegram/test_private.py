@@ -18,11 +18,11 @@ from sqlalchemy.engine import Engine
 from bot.telegram.handlers import COMMANDS
 from storage.store import LIVE_LOGIN_STATES
 from tests.fixtures.bot import DEEP_LINK, BotHarness
+from tests.fixtures.chat import answers, send
+from tests.fixtures.groups import ALICE, BOB, GROUP, group_with_karen
 from tests.fixtures.patrons import KAREN
 from tests.fixtures.telegram import TEST_BOT_TOKEN, TEST_BOT_USERNAME
 
-ALICE, BOB = 7101, 7102  # members of the group; ALICE is Karen, connected in her private chat
-GROUP = -1001234567890
 OTHER_GROUP = -1001234567891
 QUIET = 0.4
 ACCOUNT_COMMANDS = [
@@ -60,27 +60,15 @@ async def _until(done: Callable[[], bool]) -> None:
             await asyncio.sleep(0.01)
 
 
-async def _answers(bot: BotHarness, chat_id: int, before: int, count: int = 1) -> list[Any]:
-    await _until(lambda: len(bot.telegram.sent(chat_id)) >= before + count)
-    await bot.settled(QUIET)
-    return bot.telegram.sent(chat_id)[before:]
-
-
 async def _answer_of(bot: BotHarness, query_id: str) -> dict[str, Any]:
     await _until(lambda: query_id in bot.telegram.callback_answers)
     return bot.telegram.callback_answers[query_id]
 
 
-async def _group_with_karen(bot: BotHarness) -> None:
-    await bot.connect(ALICE, KAREN, language_code="en")
-    bot.add_chat(BOB, language_code="da")
-    bot.telegram.add_group(GROUP, title="Book club")
-
-
 async def test_group_account_commands_point_to_a_private_chat_and_touch_nothing(
     bot: BotHarness,
 ) -> None:
-    await _group_with_karen(bot)
+    await group_with_karen(bot)
     stored = await _dump(bot)
     platform = bot.sandbox.calls.copy()
     # Two groups, so that no group goes past its burst (then Telegram allows 20 a minute).
@@ -109,12 +97,14 @@ async def test_group_account_commands_point_to_a_private_chat_and_touch_nothing(
 async def test_group_still_gets_start_help_and_other_bots_commands_are_left_alone(
     bot: BotHarness,
 ) -> None:
-    await _group_with_karen(bot)
-    before = len(bot.telegram.sent(GROUP))
-    await bot.telegram.send_text(GROUP, "/help", user_id=BOB)
-    await bot.telegram.send_text(GROUP, f"/start@{TEST_BOT_USERNAME}", user_id=BOB)
-    await bot.telegram.send_text(GROUP, "/loans@some_other_bot", user_id=BOB)
-    help_reply, start_reply = await _answers(bot, GROUP, before, count=2)
+    await group_with_karen(bot)
+
+    async def post() -> None:
+        await bot.telegram.send_text(GROUP, "/help", user_id=BOB)
+        await bot.telegram.send_text(GROUP, f"/start@{TEST_BOT_USERNAME}", user_id=BOB)
+        await bot.telegram.send_text(GROUP, "/loans@some_other_bot", user_id=BOB)
+
+    help_reply, start_reply = await answers(bot, GROUP, post, count=2)
     assert "/loans" in help_reply.text and "🔒" not in help_reply.text
     assert "🔒" not in start_reply.text
     # The private chat's commands are untouched by the guard.
@@ -125,9 +115,7 @@ async def test_group_still_gets_start_help_and_other_bots_commands_are_left_alon
 async def test_channel_posts_get_the_pointer(bot: BotHarness) -> None:
     channel = -1009876543210
     bot.telegram.add_group(channel, title="News", chat_type="channel")
-    before = len(bot.telegram.sent(channel))
-    await bot.telegram.send_text(channel, "/loans")
-    [reply] = await _answers(bot, channel, before)
+    [reply] = await send(bot, channel, "/loans")
     assert "🔒" in reply.text and await _rows(bot, "SELECT * FROM login_state") == []
 
 
@@ -146,7 +134,7 @@ async def _post_with_button(bot: BotHarness, chat_id: int, data: str) -> int:
 
 
 async def test_account_buttons_in_a_group_are_refused_and_not_claimed(bot: BotHarness) -> None:
-    await _group_with_karen(bot)
+    await group_with_karen(bot)
     [ref_id] = await bot.store.callbacks.put_callbacks(
         GROUP, [("renew", {"loan_id": "L1", "title": "x"})], user_id=ALICE
     )
@@ -164,10 +152,10 @@ async def test_account_buttons_in_a_group_are_refused_and_not_claimed(bot: BotHa
 
 
 async def test_a_button_works_only_for_the_user_who_was_shown_it(bot: BotHarness) -> None:
-    await _group_with_karen(bot)
-    before = len(bot.telegram.sent(GROUP))
-    await bot.telegram.send_text(GROUP, "/language", user_id=BOB)
-    [prompt] = await _answers(bot, GROUP, before)
+    await group_with_karen(bot)
+    [prompt] = await answers(
+        bot, GROUP, lambda: bot.telegram.send_text(GROUP, "/language", user_id=BOB)
+    )
     english = prompt.button("English").callback_data
     # Alice presses Bob's button: refused politely, nothing changes.
     query_id = await bot.telegram.tap(GROUP, prompt.message_id, english, user_id=ALICE)
@@ -192,8 +180,13 @@ async def test_buttons_are_stored_with_their_user(bot: BotHarness) -> None:
 async def test_an_edited_message_does_not_run_a_command_again(bot: BotHarness) -> None:
     await bot.connect(ALICE, KAREN)
     before = len(bot.telegram.sent(ALICE))
-    message_id = await bot.telegram.send_text(ALICE, "/help")
-    await _answers(bot, ALICE, before)
+    typed: list[int] = []
+
+    async def type_help() -> None:
+        typed.append(await bot.telegram.send_text(ALICE, "/help"))
+
+    await answers(bot, ALICE, type_help)
+    [message_id] = typed
     await bot.telegram.edit_text(ALICE, message_id, "/logout")
     await bot.telegram.edit_text(ALICE, message_id, "/help")
     await asyncio.sleep(1.0)

@@ -9,9 +9,9 @@ from typing import Any
 from sqlalchemy import text as sql
 
 from tests.fixtures.bot import BotHarness
+from tests.fixtures.calendar import feed_url
 from tests.fixtures.chat import buttons, command
 from tests.fixtures.patrons import KAREN
-from tests.telegram.test_calendar import feed_url
 
 CHAT = 91
 # A CPR number typed by mistake, with words a search would take.

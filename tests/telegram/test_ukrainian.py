@@ -6,9 +6,9 @@ import re
 
 from bot.telegram.handlers import COMMANDS
 from tests.fixtures.bot import BotHarness
+from tests.fixtures.calendar import URL, events
 from tests.fixtures.chat import command
 from tests.fixtures.patrons import JONAS, KAREN
-from tests.telegram.test_calendar import URL, events
 
 CHAT = 2601
 
