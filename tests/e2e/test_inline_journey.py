@@ -7,8 +7,7 @@ import pytest
 from playwright.async_api import Browser, expect
 
 from sandbox.demo import BOT_USERNAME, Demo
-from tests.e2e.conftest import ChatPage, new_context
-from tests.e2e.test_journey import log_in_at_library
+from tests.e2e.conftest import ChatPage, log_in_at_library, new_context
 from tests.fixtures.patrons import KAREN, PIN
 
 pytestmark = pytest.mark.browser

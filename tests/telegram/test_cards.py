@@ -10,7 +10,7 @@ from telegram import Chat, Message, User
 from bot.telegram.handlers.cards import renamed_card
 from bot.texts import t
 from tests.fixtures.bot import BotHarness
-from tests.fixtures.cards import labels, log_in
+from tests.fixtures.cards import karen_and_ole, labels, log_in
 from tests.fixtures.chat import buttons, command, wait_answer
 from tests.fixtures.patrons import KAREN, LITTLE_PRINCE, OLE
 
@@ -19,13 +19,6 @@ ORDER_CALLS = "platform GET /v3/order"
 REVOKE = "oauth DELETE /oauth/revoke"
 # A card's library as /cards names it: `agencyName` of /v3/libraries (issue 25: not a branch).
 KBH = "Københavns Biblioteker"
-
-
-async def karen_and_ole(bot: BotHarness, chat_id: int) -> None:
-    """Karen's card (1) and Ole's (2) in the chat."""
-    await log_in(bot, chat_id, KAREN)
-    await log_in(bot, chat_id, OLE)
-    assert await labels(bot, chat_id) == [(1, "Karen"), (2, "Ole")]
 
 
 async def test_two_patrons_make_two_cards_and_a_login_again_refreshes_one(

@@ -12,10 +12,10 @@ from bot.telegram.app import command_label
 from bot.telegram.handlers.inline import cover_url, decode_pid, encode_pid
 from sandbox.telegram.driver import InlineAnswer
 from tests.fixtures.bot import BotHarness
+from tests.fixtures.cards import karen_and_ole
 from tests.fixtures.chat import buttons, command
 from tests.fixtures.patrons import KAREN
 from tests.fixtures.telegram import TEST_BOT_USERNAME
-from tests.telegram.test_cards import two_cards
 
 ALICE, BOB = 7201, 7202
 GROUP = -1001234567899
@@ -149,7 +149,7 @@ def test_covers_get_a_scheme_and_pids_a_safe_deep_link() -> None:
 
 async def test_the_deep_link_with_several_cards_asks_which_card(bot: BotHarness) -> None:
     bot.add_chat(CARDS, language_code="en")
-    await two_cards(bot, CARDS)
+    await karen_and_ole(bot, CARDS)
     [which] = await command(bot, CARDS, "/start order-870970-basis_06442885")
     assert which.text == "Which card do you want to order with?"
     assert buttons(which) == ["👤 Karen", "👤 Ole"]
