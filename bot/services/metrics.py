@@ -77,6 +77,9 @@ class Metrics:
     def __init__(self, registry: CollectorRegistry | None = None) -> None:
         self.registry = registry if registry is not None else CollectorRegistry()
         r = self.registry
+        # Labelled children looked up once per label values (`labels()` locks and builds a key).
+        self._calls: dict[tuple[str, str], tuple[Counter, Histogram]] = {}
+        self._handled: dict[str, tuple[Counter, Histogram]] = {}
         ProcessCollector(registry=r)
         PlatformCollector(registry=r)
         GCCollector(registry=r)
@@ -153,14 +156,26 @@ class Metrics:
 
     def library_call(self, endpoint: str, outcome: str, seconds: float) -> None:
         """`LibraryClient`'s `on_call` hook."""
-        self.library_calls.labels(endpoint, outcome).inc()
-        self.library_seconds.labels(endpoint).observe(seconds)
+        calls = self._calls.get((endpoint, outcome))
+        if calls is None:
+            calls = self._calls[endpoint, outcome] = (
+                self.library_calls.labels(endpoint, outcome),
+                self.library_seconds.labels(endpoint),
+            )
+        calls[0].inc()
+        calls[1].observe(seconds)
         if outcome != "ok":
             self.library_errors.labels(endpoint, outcome).inc()
 
     def update_handled(self, command: str, seconds: float) -> None:
-        self.updates.labels(command).inc()
-        self.update_seconds.labels(command).observe(seconds)
+        handled = self._handled.get(command)
+        if handled is None:
+            handled = self._handled[command] = (
+                self.updates.labels(command),
+                self.update_seconds.labels(command),
+            )
+        handled[0].inc()
+        handled[1].observe(seconds)
 
     def callback(self, action: str, outcome: str) -> None:
         self.callbacks.labels(

@@ -28,7 +28,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, cast
-from urllib.parse import urlencode
 
 import aiohttp
 from telegram.error import NetworkError, TimedOut
@@ -53,7 +52,7 @@ BRIEF_ENDPOINTS = frozenset(
         "forwardmessage",
     }
 )
-_FORM = {"Content-Type": "application/x-www-form-urlencoded"}
+_JSON = {"Content-Type": "application/json"}
 
 # The endpoint of this task's call in flight, from `do_request` to `parse_json_payload` (PTB's
 # `post` calls the second right after the first, without awaiting in between).
@@ -175,8 +174,10 @@ class AiohttpRequest(BaseRequest):
                 for name, (filename, content, mimetype) in request_data.multipart_data.items():
                     data.add_field(name, content, filename=filename, content_type=mimetype)
             else:
-                data = urlencode(request_data.json_parameters).encode()
-                headers = _FORM
+                # JSON, which the Bot API takes for everything but files: `json.dumps` in C,
+                # where form-encoding quoted a 1 KB message in Python (0.1 ms a send).
+                data = request_data.json_payload
+                headers = _JSON
         endpoint = note_endpoint(url)
         # One line per call at DEBUG, naming the method only: the URL carries the bot token.
         started = time.perf_counter() if log.isEnabledFor(logging.DEBUG) else None
