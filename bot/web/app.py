@@ -37,6 +37,9 @@ from bot.texts.cards import card_name
 from bot.texts.render import reason_text
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from bot.library.client import LibraryClient
     from bot.library.models import BorrowerStatus, Hold, Loan
     from storage.store import Card
 
@@ -79,12 +82,63 @@ TEXTS = (
     "loading",
 )
 _TAG = re.compile(r"<[^>]+>")
+# Loans' and holds' `titleId`s are record ids of the national bibliography (as /recommend has it).
+_TITLE_ID = re.compile(r"^\d{6,12}$")
+# Works per `/v3/work` call: the platform's bump limit (spec section 8).
+WORKS_PER_CALL = 50
+# A cover rarely changes; the cache is bounded so a busy process does not grow without end.
+COVER_TTL = 24 * 3600.0
+COVER_ENTRIES = 20_000
 _STATIC = resources.files("bot.web") / "static" / "app"
 _FILES = {
     "": ("index.html", "text/html"),
     "miniapp.js": ("miniapp.js", "text/javascript"),
     "miniapp.css": ("miniapp.css", "text/css"),
 }
+
+
+class Covers:
+    """Cover URLs by pid, fetched in one batched `/v3/work` call per overview for the pids not
+    known yet, kept in memory (a work without a cover is remembered as None too)."""
+
+    def __init__(self, library: LibraryClient, scheme: str) -> None:
+        self.library = library
+        self.scheme = scheme
+        self.known: dict[str, tuple[str | None, float]] = {}
+
+    async def lookup(self, pids: Sequence[str], deadline: Deadline) -> dict[str, str | None]:
+        now = time.monotonic()
+        wanted = list(dict.fromkeys(pids))
+        missing = [p for p in wanted if p not in self.known or self.known[p][1] < now]
+        if missing:
+            await self._fetch(missing, deadline, now)
+        return {p: self.known[p][0] for p in wanted if p in self.known}
+
+    async def _fetch(self, pids: list[str], deadline: Deadline, now: float) -> None:
+        batches = [pids[n : n + WORKS_PER_CALL] for n in range(0, len(pids), WORKS_PER_CALL)]
+        try:
+            found = await deadline.run(
+                asyncio.gather(*(self.library.work_public(batch) for batch in batches))
+            )
+        except (LibraryError, TimeoutError) as exc:
+            log.warning("covers not read: %s", type(exc).__name__)
+            return  # placeholders this time; asked again next time
+        if len(self.known) + len(pids) > COVER_ENTRIES:
+            self.known.clear()
+        got = {work.pid: work for works in found for work in works if work.pid}
+        for pid in pids:
+            work = got.get(pid)
+            url = (work.cover_url117 or work.cover_url_thumbnail) if work else None
+            if url and url.startswith("//"):
+                url = f"{self.scheme}:{url}"
+            elif url and not url.startswith("https://"):
+                url = None  # only the shape the notes describe
+            self.known[pid] = (url, now + COVER_TTL)
+
+
+def pid_of(title_id: str | None) -> str | None:
+    text = (title_id or "").strip()
+    return f"870970-basis:{text}" if _TITLE_ID.match(text) else None
 
 
 def verify_init_data(init_data: str, bot_token: str, *, now: float | None = None) -> int | None:
@@ -128,6 +182,14 @@ def sign_init_data(fields: dict[str, str], bot_token: str) -> str:
 
 def add_routes(app: web.Application, services_key: web.AppKey[Services]) -> None:
     """`/app/` (the page and its files) and `/app/api/...` on the bot's web server."""
+    covers: list[Covers] = []
+
+    def covers_of(services: Services) -> Covers:
+        if not covers:
+            # The sandbox serves covers over http; production's are fetched over https.
+            http = (services.settings.PLATFORM_URL or "").startswith("http://")
+            covers.append(Covers(services.library, "http" if http else "https"))
+        return covers[0]
 
     async def page(request: web.Request) -> web.Response:
         return _file(request.match_info.get("name", ""))
@@ -135,7 +197,8 @@ def add_routes(app: web.Application, services_key: web.AppKey[Services]) -> None
     async def overview(request: web.Request) -> web.Response:
         services = request.app[services_key]
         user_id = _user(request, services)
-        return web.json_response(await build_overview(services, user_id), headers=NO_STORE)
+        data = await build_overview(services, user_id, covers_of(services))
+        return web.json_response(data, headers=NO_STORE)
 
     async def renew(request: web.Request) -> web.Response:
         services = request.app[services_key]
@@ -196,7 +259,7 @@ def _iso(value: object) -> str | None:
     return value.isoformat() if isinstance(value, dt.date) else None
 
 
-async def build_overview(services: Services, user_id: int) -> dict[str, Any]:
+async def build_overview(services: Services, user_id: int, covers: Covers) -> dict[str, Any]:
     """The page's data: every card of the user's private chat, read side by side."""
     store = services.store
     chat = await store.chats.chat(user_id)
@@ -208,6 +271,11 @@ async def build_overview(services: Services, user_id: int) -> dict[str, Any]:
         return await _card(services, user_id, account, lang, deadline)
 
     shown = list(await asyncio.gather(*(one(account) for account in cards)))
+    rows = [row for card in shown for row in (*card.get("loans", ()), *card.get("holds", ()))]
+    pids = [row["pid"] for row in rows if row["pid"]]
+    found = await covers.lookup(pids, deadline) if pids else {}
+    for row in rows:
+        row["cover"] = found.get(row.pop("pid") or "")
     return {
         "lang": lang if lang in LANGUAGES else "en",
         "today": dt.datetime.now(DEFAULT_TZ).date().isoformat(),
@@ -266,6 +334,7 @@ async def _lists(
         return {
             "title": loan.title or untitled,
             "creator": loan.creator,
+            "pid": pid_of(loan.title_id),
             "due": _iso(loan.due_date),
             "renew": button.get(loan.loan_id),
             "refused": _plain(reason_text(refusal.reason, lang)) if refusal else None,
@@ -275,6 +344,7 @@ async def _lists(
         return {
             "title": hold.title or untitled,
             "creator": hold.creator,
+            "pid": pid_of(hold.title_id),
             "ready": hold_is_ready(hold),
             "queue": hold.hold_queue_position,
             "pickup_id": hold.pick_up_id,

@@ -10,10 +10,13 @@ from typing import Any
 import httpx
 
 from bot.web.app import sign_init_data, verify_init_data
+from sandbox.library.data import has_cover
 from tests.fixtures.bot import BotHarness
 from tests.fixtures.library import RENEW_CALLS
-from tests.fixtures.patrons import JONAS, SOFIE
+from tests.fixtures.patrons import JONAS, KAREN, SOFIE
 from tests.fixtures.telegram import TEST_BOT_TOKEN
+
+WORK_CALLS = "platform GET /v3/work"
 
 
 def init_data(user_id: int, *, age: float = 0, token: str = TEST_BOT_TOKEN) -> str:
@@ -138,3 +141,23 @@ async def test_a_refusal_is_remembered_and_offers_no_button_again(bot: BotHarnes
     marked = [loan for loan in again["loans"] if loan["refused"]]
     assert len(marked) == len(refused)
     assert all(loan["renew"] is None for loan in marked)
+
+
+async def test_covers_come_from_one_batched_work_call_and_are_cached(bot: BotHarness) -> None:
+    await bot.connect(87, KAREN, language_code="en")
+    before = bot.sandbox.calls[WORK_CALLS]
+    [card] = (await overview(bot, init_data(87))).json()["cards"]
+    assert bot.sandbox.calls[WORK_CALLS] == before + 1
+    by_title = {loan["title"]: loan for loan in card["loans"] + card["holds"]}
+    for loan in bot.sandbox.patron_data(KAREN).loans:
+        shown = by_title[loan["title"]]
+        if has_cover(loan["titleId"]):
+            assert shown["cover"].startswith("http://") and shown["cover"].endswith(".svg")
+        else:
+            assert shown["cover"] is None  # the page draws a placeholder
+    covered = [row["cover"] for row in by_title.values() if row["cover"]]
+    assert covered
+    image = await bot.http.get(covered[0])
+    assert image.status_code == 200 and image.headers["content-type"].startswith("image/svg+xml")
+    await overview(bot, init_data(87))
+    assert bot.sandbox.calls[WORK_CALLS] == before + 1  # cached, never per loan per view
