@@ -21,6 +21,7 @@ from bot.telegram.handlers.cards import (
     library_name,
     owner,
 )
+from bot.telegram.keyboards import overview_rows
 from bot.telegram.replies import reply, url_button
 from bot.texts import t
 from bot.texts.formatting import format_date
@@ -53,7 +54,8 @@ async def start(update: Update, context: Context) -> None:
         return
     cards = await context.services.store.cards.of_chat(context.chat_id)
     key = "connect.welcome_connected" if cards else "connect.welcome"
-    await reply(update, context, t(lang, key, name=_name_suffix(update)))
+    rows = overview_rows(context) if cards else []
+    await reply(update, context, t(lang, key, name=_name_suffix(update)), buttons=rows or None)
 
 
 async def help_command(update: Update, context: Context) -> None:
