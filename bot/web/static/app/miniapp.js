@@ -2,13 +2,19 @@
 "use strict";
 (function () {
   const tg = window.Telegram && window.Telegram.WebApp;
-  const initData = (tg && tg.initData) || "";
+  // Telegram's script reads the launch fragment itself; where it did not load (a stand-in
+  // without the internet), the same fragment is read here.
+  const launch = new URLSearchParams(window.location.hash.slice(1));
+  const initData = (tg && tg.initData) || launch.get("tgWebAppData") || "";
+  let launchTheme = {};
+  try { launchTheme = JSON.parse(launch.get("tgWebAppThemeParams") || "{}"); } catch (e) { /* none */ }
   const main = document.getElementById("main");
   let texts = {};
   let lang = "en";
 
   function applyTheme() {
-    const theme = (tg && tg.themeParams) || {};
+    const theme = (tg && tg.themeParams && Object.keys(tg.themeParams).length)
+      ? tg.themeParams : launchTheme;
     for (const [key, value] of Object.entries(theme)) {
       document.documentElement.style.setProperty("--tg-theme-" + key.replace(/_/g, "-"), value);
     }
