@@ -77,6 +77,7 @@ TEXTS = (
     "pickup_id",
     "branch",
     "last_day",
+    "hours",
     "card_failed",
     "unauthorized",
     "loading",
@@ -276,6 +277,15 @@ async def build_overview(services: Services, user_id: int, covers: Covers) -> di
     found = await covers.lookup(pids, deadline) if pids else {}
     for row in rows:
         row["cover"] = found.get(row.pop("pid") or "")
+    holds = [row for card in shown for row in card.get("holds", ())]
+    branches = [row["branch"] for row in holds if row["branch"]]
+    names = await services.branches.lookup(services.library, branches, deadline) if branches else {}
+    for row in holds:
+        branch = row["branch"]
+        row["branch"] = names.get(branch) if branch else None
+        if branch and row["ready"]:
+            # The library publishes its hours as free text (no schedule to read today's from).
+            row["hours"] = services.branches.opening_hours(branch, lang)
     return {
         "lang": lang if lang in LANGUAGES else "en",
         "today": dt.datetime.now(DEFAULT_TZ).date().isoformat(),
@@ -348,7 +358,8 @@ async def _lists(
             "ready": hold_is_ready(hold),
             "queue": hold.hold_queue_position,
             "pickup_id": hold.pick_up_id,
-            "branch": services.branches.known(hold.pick_up_agency) or None,
+            "branch": hold.pick_up_agency,  # its name is looked up for every card at once
+            "hours": None,
             "last_day": _iso(hold.pick_up_expiry_date),
         }
 

@@ -66,7 +66,9 @@ async def test_the_family_overview_shows_the_cards_and_no_secret(bot: BotHarness
     expected = {loan["title"] for loan in bot.sandbox.patron_data(JONAS).loans}
     assert titles == expected
     assert all(loan["renew"] for loan in card["loans"])
-    assert any(hold["ready"] for hold in card["holds"])
+    [ready] = [hold for hold in card["holds"] if hold["ready"]]
+    assert ready["pickup_id"] and ready["last_day"]
+    assert ready["branch"] and not ready["branch"].startswith("DK-")  # a name, not an id
     account = await bot.store.cards.get(80)
     assert account is not None
     for secret in (account.token, account.unique_id, account.card_id, JONAS):

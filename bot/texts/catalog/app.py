@@ -34,6 +34,7 @@ MESSAGES: tuple[Message, ...] = (
     _("app.pickup_id", "Pick-up number"),
     _("app.branch", "Branch"),
     _("app.last_day", "Last pick-up day"),
+    _("app.hours", "Opening hours"),
     _("app.card_failed", "The library could not be reached for this card."),
     _("app.card_login", "The login for this card has ended. Use /login in the chat."),
     _("app.unauthorized", "This page must be opened from the bot in Telegram."),

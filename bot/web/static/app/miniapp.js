@@ -108,6 +108,7 @@
     if (hold.pickup_id) lines.push(texts.pickup_id + ": " + hold.pickup_id);
     if (hold.branch) lines.push(texts.branch + ": " + hold.branch);
     if (hold.last_day) lines.push(texts.last_day + ": " + date(hold.last_day));
+    if (hold.hours) lines.push(texts.hours + ": " + hold.hours);
     return el("li", { class: "item hold" }, cover(hold.title, hold.cover),
       el("div", { class: "body" }, el("div", { class: "title" }, hold.title),
         ...lines.map((line) => el("div", { class: hold.ready ? "due" : "meta" }, line))));
