@@ -12,6 +12,7 @@ import httpx
 from bot.web.app import sign_init_data, verify_init_data
 from sandbox.library.data import has_cover
 from tests.fixtures.bot import BotHarness
+from tests.fixtures.chat import buttons, command
 from tests.fixtures.library import RENEW_CALLS
 from tests.fixtures.patrons import JONAS, KAREN, SOFIE
 from tests.fixtures.telegram import TEST_BOT_TOKEN
@@ -163,3 +164,30 @@ async def test_covers_come_from_one_batched_work_call_and_are_cached(bot: BotHar
     assert image.status_code == 200 and image.headers["content-type"].startswith("image/svg+xml")
     await overview(bot, init_data(87))
     assert bot.sandbox.calls[WORK_CALLS] == before + 1  # cached, never per loan per view
+
+
+async def test_a_renewal_without_an_answer_is_told_honestly_and_not_retried(
+    bot: BotHarness,
+) -> None:
+    await bot.connect(88, JONAS, language_code="en")
+    [card] = (await overview(bot, init_data(88))).json()["cards"]
+    [loan] = [loan for loan in card["loans"] if loan["renew"]][:1]
+    calls = bot.sandbox.calls[RENEW_CALLS]
+    bot.sandbox.faults.lose_next.append("/v3/renew")  # renewed, and the answer lost
+    answer = await renew(bot, 88, loan["renew"])
+    assert answer["result"] == "unknown"
+    assert "may have been renewed" in answer["text"]
+    assert bot.sandbox.calls[RENEW_CALLS] == calls + 1  # sent once, never again
+    assert (await renew(bot, 88, loan["renew"]))["result"] == "already"
+    assert bot.sandbox.calls[RENEW_CALLS] == calls + 1
+
+
+async def test_start_offers_the_overview_once_a_card_is_connected(bot: BotHarness) -> None:
+    bot.add_chat(89, language_code="uk")
+    [before] = await command(bot, 89, "/start")
+    assert "📚 Огляд" not in buttons(before)  # nothing to show yet
+    await bot.connect(89, JONAS, language_code="uk")
+    [after] = await command(bot, 89, "/start")
+    [[overview_button]] = after.buttons
+    assert overview_button.text == "📚 Огляд"
+    assert overview_button.web_app == f"{bot.info.public_url}/app/"
