@@ -76,3 +76,59 @@ async def test_forged_init_data_shows_nothing_of_anyone(demo: Demo, browser: Bro
     await expect(page.locator("#status")).to_have_text("Open this page from the bot in Telegram.")
     await expect(page.locator("li")).to_have_count(0)
     await expect(page.locator("section")).to_have_count(0)
+
+
+CONTRAST = """
+(selector) => {
+  const rgb = (s) => s.match(/[\\d.]+/g).slice(0, 3).map(Number);
+  const lum = (c) => {
+    const [r, g, b] = c.map((v) => {
+      v /= 255;
+      return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const worst = [];
+  for (const node of document.querySelectorAll(selector)) {
+    let box = node;
+    let bg = "rgba(0, 0, 0, 0)";
+    while (box && (bg === "rgba(0, 0, 0, 0)" || bg === "transparent")) {
+      bg = getComputedStyle(box).backgroundColor;
+      box = box.parentElement;
+    }
+    const [a, b] = [lum(rgb(getComputedStyle(node).color)), lum(rgb(bg))];
+    worst.push((Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05));
+  }
+  return Math.min(...worst);
+}
+"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+async def test_the_overview_fits_320_px_and_its_text_is_readable(
+    demo: Demo, browser: Browser, scheme: str
+) -> None:
+    """WCAG 2.1 AA: 4.5:1 for text; no sideways scrolling at 320 px (reflow), in light and
+    dark (no theme given: the page's own colours; the stand-in's theme: Telegram's)."""
+    context = await new_context(browser, "da-DK")
+    await offline_telegram_script(context)
+    chat = ChatPage(await context.new_page(), demo.chat_url)
+    await chat.open()
+    await chat.send("/start")
+    user_id, agency, _ = FAMILY[0]
+    await add_card(chat, user_id, agency)
+    listed = await chat.send("/cards")
+    button = listed.locator(".kb button", has_text="📚 Overblik")
+    url = await button.evaluate("b => b.dataset.webapp")
+    narrow = await browser.new_context(
+        viewport={"width": 320, "height": 640}, locale="da-DK", color_scheme=scheme
+    )
+    await offline_telegram_script(narrow)
+    page = await narrow.new_page()
+    # Dark: without the theme parameters, so the page's own dark colours are checked too.
+    await page.goto(url if scheme == "light" else url.split("&tgWebAppThemeParams")[0])
+    await expect(page.locator("li.loan").first).to_be_visible()
+    width = await page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 320
+    ratio = await page.evaluate(CONTRAST, ".title, .meta, .due, h1, h2, h3, button, .note")
+    assert ratio >= 4.5, ratio
