@@ -5,6 +5,8 @@ page with forged init data shows nothing of anyone."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 import pytest
 from playwright.async_api import Browser, BrowserContext, Route, expect
 
@@ -106,7 +108,7 @@ CONTRAST = """
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 async def test_the_overview_fits_320_px_and_its_text_is_readable(
-    demo: Demo, browser: Browser, scheme: str
+    demo: Demo, browser: Browser, scheme: Literal["light", "dark"]
 ) -> None:
     """WCAG 2.1 AA: 4.5:1 for text; no sideways scrolling at 320 px (reflow), in light and
     dark (no theme given: the page's own colours; the stand-in's theme: Telegram's)."""
