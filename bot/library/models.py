@@ -258,8 +258,10 @@ class Work(Model):
     creator: FirstText = None
     date: FirstText = None
     type: FirstText = None
-    # Protocol-relative (`//moreinfo.addi.dk/...`), the first of a list; absent without a cover.
+    # Protocol-relative cover URLs (`//moreinfo.addi.dk/...`), the first of each list; none
+    # when the work has no cover (production notes).
     cover_url_thumbnail: FirstText = None
+    cover_url117: FirstText = None
 
 
 class SearchResult(Model):

@@ -8,7 +8,7 @@ import datetime as dt
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from telegram import InlineKeyboardButton
+from telegram import InlineKeyboardButton, WebAppInfo
 
 from bot.rules.renewals import due_key
 from bot.telegram.buttons import (
@@ -273,3 +273,22 @@ def renew_buttons(
         )
         specs.append((label, renew_payload(loan, lang, card, cid)))
     return specs
+
+
+# The Bot API that refuses an `http://` Mini App address: Telegram's own. A stand-in (the demo,
+# the tests) opens any, so the demo shows the button with its plain-http address.
+TELEGRAM_API = "https://api.telegram.org"
+
+
+def overview_rows(context: Context) -> list[list[InlineKeyboardButton]]:
+    """The "📚 Overview" button that opens the Mini App (`{PUBLIC_URL}/app/`): only where it can
+    open, as Telegram requires https for a `web_app` address (a stand-in takes any)."""
+    settings = context.services.settings
+    url = (settings.PUBLIC_URL or "").rstrip("/")
+    stand_in = settings.TELEGRAM_API_URL.rstrip("/") != TELEGRAM_API
+    if not url or not (url.startswith("https://") or stand_in):
+        return []
+    button = InlineKeyboardButton(
+        plain(t(context.lang, "app.button")), web_app=WebAppInfo(f"{url}/app/")
+    )
+    return [[button]]

@@ -1,4 +1,5 @@
-"""Layer: the bot's HTTP server: OAuth callback pages, health, metrics, the Telegram webhook."""
+"""Layer: the bot's HTTP server: OAuth callback pages, health, metrics, the Mini App, the
+Telegram webhook."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from telegram import Update
 
 from bot.services import Services
 from bot.services.metrics import CONTENT_TYPE
+from bot.web.app import add_routes as add_app_routes
 from bot.web.calendar import calendar_feed
 from bot.web.oauth import logout_redirect, oauth_callback
 
@@ -47,6 +49,7 @@ def create_web_app(services: Services, application: Any) -> web.Application:
     if services.settings.METRICS_ADDRESS is None:
         app.router.add_get("/metrics", _metrics)
     app.router.add_get("/calendar/{name}", _calendar)
+    add_app_routes(app, SERVICES)
     if services.settings.WEBHOOK_SECRET is not None:
         app.router.add_post("/telegram/webhook", _webhook)
     return app

@@ -115,7 +115,10 @@ class ServiceApps:
             ("/v3/news", platform.news),
             ("/v3/recommend", platform.recommend),
         ]
-        return [(method, path, h) for path, h in endpoints for method in ("GET", "POST")]
+        return [
+            *((method, path, h) for path, h in endpoints for method in ("GET", "POST")),
+            ("GET", "/covers/{faust}.svg", platform.cover),
+        ]
 
     def _guard(self, service: str, handler: Handler) -> Handler:
         async def guarded(request: web.Request) -> web.StreamResponse:

@@ -29,6 +29,9 @@ from sandbox.library.data import (
     MAX_RENEWALS,
     all_branch_ids,
     branch_json,
+    cover_json,
+    cover_svg,
+    has_cover,
     ncip_order_id,
     pid,
     work_json,
@@ -344,7 +347,26 @@ class Platform:
         if len(pids) > MAX_LIMIT:
             raise InvalidParameter(f"at most {MAX_LIMIT} pids per request")
         by_pid = {pid(entry[0]): entry for entry in CATALOGUE}
-        return self._envelope(params, [work_json(by_pid[p]) for p in pids if p in by_pid])
+        return self._envelope(
+            params,
+            [
+                {**work_json(by_pid[p]), **cover_json(by_pid[p][0], request.host)}
+                for p in pids
+                if p in by_pid
+            ],
+        )
+
+    async def cover(self, request: web.Request) -> web.Response:
+        """A work's cover: a small generated SVG (no image files in the sandbox)."""
+        faust = request.match_info.get("faust", "")
+        entry = next((e for e in CATALOGUE if e[0] == faust), None)
+        if entry is None or not has_cover(faust):
+            return web.Response(status=404, text="no such cover")
+        return web.Response(
+            text=cover_svg(faust, entry[1]),
+            content_type="image/svg+xml",
+            headers={"Cache-Control": "public, max-age=86400"},
+        )
 
     @endpoint
     async def search(self, request: web.Request) -> web.Response:

@@ -27,11 +27,20 @@ class Button:
     text: str
     callback_data: str | None = None
     url: str | None = None
+    web_app: str | None = None  # the Mini App's address, for a `web_app` button
 
 
 def buttons(keyboard: list[list[dict[str, Any]]] | None) -> list[list[Button]]:
     return [
-        [Button(str(b["text"]), b.get("callback_data"), b.get("url")) for b in row]
+        [
+            Button(
+                str(b["text"]),
+                b.get("callback_data"),
+                b.get("url"),
+                (b.get("web_app") or {}).get("url"),
+            )
+            for b in row
+        ]
         for row in keyboard or []
     ]
 

@@ -23,6 +23,7 @@ from aiohttp import web
 from sandbox.telegram.driver import UserDriver, buttons
 from sandbox.telegram.markup import to_html
 from sandbox.telegram.state import Chat, Message, State
+from sandbox.telegram.webapp import init_data, launch_url
 
 log = logging.getLogger(__name__)
 
@@ -43,9 +44,16 @@ def _with_chat_cookie(response: web.Response, chat_id: int) -> web.Response:
     return response
 
 
-def _message_json(state: State, message: Message) -> dict[str, Any]:
+def _message_json(state: State, message: Message, chat: Chat) -> dict[str, Any]:
     from_bot = message.bot_token is not None
     via = state.bots.get(message.via_bot or "")
+
+    def web_app(url: str | None) -> str | None:
+        if url is None or message.bot_token is None:
+            return None
+        signed = init_data(message.bot_token, chat.id, chat.first_name, chat.language_code)
+        return launch_url(url, signed)
+
     return {
         "id": message.message_id,
         "out": not from_bot,
@@ -54,7 +62,15 @@ def _message_json(state: State, message: Message) -> dict[str, Any]:
         if from_bot or via is not None
         else html.escape(message.text, quote=False),
         "buttons": [
-            [{"text": b.text, "callback_data": b.callback_data, "url": b.url} for b in row]
+            [
+                {
+                    "text": b.text,
+                    "callback_data": b.callback_data,
+                    "url": b.url,
+                    "web_app": web_app(b.web_app),
+                }
+                for b in row
+            ]
             for row in buttons(message.keyboard)
         ],
         "date": message.date,
@@ -137,7 +153,7 @@ class ChatPage:
                 for c in state.chats.values()
             ],
             "current": chat.id,
-            "messages": [_message_json(state, m) for m in chat.in_order()],
+            "messages": [_message_json(state, m, chat) for m in chat.in_order()],
             "commands": self.driver.chat_commands(chat.id) if bot else [],
             "typing": chat.action_until > time.monotonic(),
             "actions": list(self.actions),

@@ -25,6 +25,7 @@ from bot.config.settings import Settings
 from sandbox.demo import Demo, running_demo
 from tests.fixtures.bot import LAST_MOMENT
 from tests.fixtures.browser import SCREENSHOTS
+from tests.fixtures.patrons import ANNA, COPENHAGEN, EMIL, FREDERIKSBERG, PIN, SOFIE
 
 VIEWPORT: ViewportSize = {"width": 1200, "height": 860}
 REPLY_TIMEOUT_MS = 10_000
@@ -110,3 +111,36 @@ async def log_in_at_library(page: Page, user_id: str, pin: str) -> None:
     await page.locator("#user_id").fill(user_id)
     await page.locator("#pin").fill(pin)
     await page.locator("button.login").click()
+
+
+# (user id, library chosen on the login page, first name: the card's label)
+FAMILY = ((ANNA, COPENHAGEN, "Anna"), (SOFIE, COPENHAGEN, "Sofie"), (EMIL, FREDERIKSBERG, "Emil"))
+
+
+async def log_in_at_a_library(page: Page, user_id: str, agency: str) -> None:
+    """On the sandbox's login page: choose the library, type the patron, press "Log ind".
+
+    The browser may still be logged in as the previous patron (single sign-on offers to
+    continue as them); typing another patron's id logs in as that one instead.
+    """
+    await expect(page.locator("h1")).to_contain_text("Log ind med dit bibliotek")
+    await page.locator("#agency").select_option(agency)
+    await page.locator("#user_id").fill(user_id)
+    await page.locator("#pin").fill(PIN)
+    await page.locator("button.login[value=login]").click()
+
+
+async def add_card(chat: ChatPage, user_id: str, agency: str, mark: str = "✅") -> Locator:
+    """/login, the login page, "Tilbage til Telegram": the chat's answer to the completed login,
+    which starts with `mark` (✅ a card connected, 🔄 a card logged in again)."""
+    page = chat.page
+    prompt = await chat.send("/login")
+    before = await chat.count()
+    await prompt.locator(".kb button.url", has_text="Log ind med dit bibliotek").click()
+    await log_in_at_a_library(page, user_id, agency)
+    await expect(page.locator("h1")).to_have_text("Næsten færdig")
+    await page.get_by_role("link", name="Tilbage til Telegram").click()
+    await expect(page).to_have_url(re.compile(rf"^{re.escape(chat.url)}"))
+    connected = await chat.wait_for_reply(before)
+    await expect(connected).to_contain_text(mark)
+    return connected

@@ -8,53 +8,20 @@ import re
 
 import pytest
 from icalendar import Calendar
-from playwright.async_api import Browser, Locator, Page, expect
+from playwright.async_api import Browser, expect
 
 from sandbox.demo import SWEEP_ACTION, Demo
-from tests.e2e.conftest import ChatPage, new_context
+from tests.e2e.conftest import FAMILY, ChatPage, add_card, log_in_at_a_library, new_context
 from tests.fixtures.patrons import (
     ANNA,
     BABETTE,
     COPENHAGEN,
     EMIL,
     FREDERIKSBERG,
-    PIN,
     SOFIE,
 )
 
 pytestmark = pytest.mark.browser
-
-# (user id, library chosen on the login page, first name: the card's label)
-FAMILY = ((ANNA, COPENHAGEN, "Anna"), (SOFIE, COPENHAGEN, "Sofie"), (EMIL, FREDERIKSBERG, "Emil"))
-
-
-async def log_in_at_library(page: Page, user_id: str, agency: str) -> None:
-    """On the sandbox's login page: choose the library, type the patron, press "Log ind".
-
-    The browser may still be logged in as the previous patron (single sign-on offers to
-    continue as them); typing another patron's id logs in as that one instead.
-    """
-    await expect(page.locator("h1")).to_contain_text("Log ind med dit bibliotek")
-    await page.locator("#agency").select_option(agency)
-    await page.locator("#user_id").fill(user_id)
-    await page.locator("#pin").fill(PIN)
-    await page.locator("button.login[value=login]").click()
-
-
-async def add_card(chat: ChatPage, user_id: str, agency: str, mark: str = "✅") -> Locator:
-    """/login, the login page, "Tilbage til Telegram": the chat's answer to the completed login,
-    which starts with `mark` (✅ a card connected, 🔄 a card logged in again)."""
-    page = chat.page
-    prompt = await chat.send("/login")
-    before = await chat.count()
-    await prompt.locator(".kb button.url", has_text="Log ind med dit bibliotek").click()
-    await log_in_at_library(page, user_id, agency)
-    await expect(page.locator("h1")).to_have_text("Næsten færdig")
-    await page.get_by_role("link", name="Tilbage til Telegram").click()
-    await expect(page).to_have_url(re.compile(rf"^{re.escape(chat.url)}"))
-    connected = await chat.wait_for_reply(before)
-    await expect(connected).to_contain_text(mark)
-    return connected
 
 
 async def bodies_since(chat: ChatPage, before: int) -> str:
@@ -80,9 +47,9 @@ async def test_a_child_logs_in_at_another_library(demo: Demo, browser: Browser) 
     before = await chat.count()
     await prompt.locator(".kb button.url", has_text="Log ind med dit bibliotek").click()
     await expect(page.locator(".hint")).to_contain_text("Frederiksberg Bibliotek (714700)")
-    await log_in_at_library(page, EMIL, COPENHAGEN)
+    await log_in_at_a_library(page, EMIL, COPENHAGEN)
     await expect(page.locator(".error")).to_contain_text("Forkert låner-id eller pinkode")
-    await log_in_at_library(page, EMIL, FREDERIKSBERG)
+    await log_in_at_a_library(page, EMIL, FREDERIKSBERG)
     await expect(page.locator("h1")).to_have_text("Næsten færdig")
     await page.get_by_role("link", name="Tilbage til Telegram").click()
     connected = await chat.wait_for_reply(before)

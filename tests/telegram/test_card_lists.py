@@ -32,14 +32,14 @@ async def test_loans_show_a_section_per_card_and_a_button_per_card(bot: BotHarne
     karen, jonas = text.index("👤 Karen"), text.index("👤 Jonas")
     assert karen < text.index(KAREN_TITLE) < jonas < text.index(jonas_title(bot))
     assert "7 loans · " in text and "1 loan · " in text
-    assert buttons(reply) == ["Karen", "Jonas", "· All cards ·"]
+    assert buttons(reply) == ["Karen", "Jonas", "· All cards ·", "📚 Overview"]
     # Only Jonas's card, in the same message.
     only = await bot.tap(401, reply, "Jonas")
     assert only is not None and only.message_id == reply.message_id
     assert only.text.startswith("📚 Your loans (1)")
     assert "👤 Jonas" in only.text and "Karen" not in only.text.replace("· Karen", "")
     assert KAREN_TITLE not in only.text and jonas_title(bot) in only.text
-    assert buttons(only) == ["Karen", "· Jonas ·", "All cards"]
+    assert buttons(only) == ["Karen", "· Jonas ·", "All cards", "📚 Overview"]
     back = await bot.tap(401, only, "All cards")
     assert back is not None and back.text == text
 
@@ -65,7 +65,7 @@ async def test_long_lists_page_through_the_sections(bot: BotHarness) -> None:
     labels = buttons(first)
     pages = int(labels[0].split("/")[1])
     assert labels[:2] == [f"1/{pages}", "▶"] and pages > 1
-    assert labels[2:] == ["Mette", "Jonas", "· All cards ·"]
+    assert labels[2:] == ["Mette", "Jonas", "· All cards ·", "📚 Overview"]
     assert "👤 Mette" in first.text and "Jonas" not in first.text
     shown = first
     for _ in range(pages - 1):

@@ -79,8 +79,11 @@ async def test_cards_lists_and_renames_and_the_name_is_no_search(bot: BotHarness
         "🚪 Log out Karen",
         "✏️ Rename Ole",
         "🚪 Log out Ole",
+        "📚 Overview",
     ]
-    assert all(len(b.callback_data.encode()) <= 64 for row in listed.buttons for b in row)
+    overview = listed.buttons[-1][0]
+    assert overview.web_app == f"{bot.info.public_url}/app/"
+    assert all(len(b.callback_data.encode()) <= 64 for row in listed.buttons[:-1] for b in row)
     asked = await bot.tap(CHAT, listed, "✏️ Rename Ole")
     assert asked is not None and asked.text == (
         "✏️ Send the new name for card 2 (Ole), 1 to 32 characters."

@@ -34,6 +34,7 @@ from bot.telegram.keyboards import (
     callback_buttons,
     claim_once,
     one_per_row,
+    overview_rows,
     page_row,
     peek_callback,
     resolve_callback,
@@ -206,6 +207,7 @@ async def _show_sections(
     ref_id: str | None,
     *,
     above: list[list[InlineKeyboardButton]] | None = None,
+    below: list[list[InlineKeyboardButton]] | None = None,
     footer: str = "",
 ) -> None:
     """One page of a list, with ◀ ▶ when it has more, and with several cards the card buttons.
@@ -226,6 +228,7 @@ async def _show_sections(
         if len(pages) > 1:
             buttons.append(page_row(lang, views[str(view) if view else ALL], page, len(pages)))
         buttons.extend(view_rows(lang, shown.cards, views, view))
+    buttons.extend(below or [])
     text = "\n\n".join(part for part in (header, *pages[page], footer) if part)
     await reply(update, context, text, buttons=buttons)
 
@@ -303,7 +306,19 @@ async def list_loans(
     if paged is None:
         return
     pages, page = paged
-    await _show_sections(update, context, shown, "loans", header, pages, view, page, views, ref_id)
+    await _show_sections(
+        update,
+        context,
+        shown,
+        "loans",
+        header,
+        pages,
+        view,
+        page,
+        views,
+        ref_id,
+        below=overview_rows(context),
+    )
 
 
 async def list_holds(

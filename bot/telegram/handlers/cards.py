@@ -26,7 +26,7 @@ from bot.rules.isil import branch_key
 from bot.telegram.buttons import LogoutAsk, Payload, RenameCard, decode
 from bot.telegram.cards import card_name, require_card
 from bot.telegram.context import Context
-from bot.telegram.keyboards import callback_buttons, resolve_callback
+from bot.telegram.keyboards import callback_buttons, overview_rows, resolve_callback
 from bot.telegram.replies import NO_PREVIEW, plain, reply
 from bot.telegram.request import reading_sent_message
 from bot.texts import LANGUAGES, Raw, t
@@ -254,7 +254,8 @@ async def cards_command(update: Update, context: Context) -> None:
         )
     buttons = await callback_buttons(update, context, specs)
     rows: list[list[InlineKeyboardButton]] = [
-        buttons[index : index + 2] for index in range(0, len(buttons), 2)
+        *(buttons[index : index + 2] for index in range(0, len(buttons), 2)),
+        *overview_rows(context),
     ]
     text = f"{await card_lines(context, cards)}\n\n{t(lang, 'cards.footer')}"
     await reply(update, context, text, buttons=rows)

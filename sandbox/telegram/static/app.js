@@ -158,7 +158,11 @@ function keyboard(message) {
       const element = document.createElement("button");
       element.type = "button";
       element.textContent = button.text;
-      if (button.url) {
+      if (button.web_app) {
+        element.className = "url";
+        element.dataset.webapp = button.web_app;
+        element.addEventListener("click", () => openWebApp(button.web_app, button.text));
+      } else if (button.url) {
         element.className = "url";
         element.addEventListener("click", () => { window.location.href = button.url; });
       } else if (button.callback_data) {
@@ -171,6 +175,29 @@ function keyboard(message) {
     kb.appendChild(line);
   }
   return kb;
+}
+
+// A Mini App opens in a panel over the chat, as Telegram's clients do; its launch address
+// carries the init data the stand-in signed, in its fragment.
+function openWebApp(url, title) {
+  const old = document.getElementById("webapp");
+  if (old) old.remove();
+  const panel = document.createElement("div");
+  panel.id = "webapp";
+  panel.className = "webapp";
+  panel.setAttribute("role", "dialog");
+  panel.setAttribute("aria-label", title);
+  const close = document.createElement("button");
+  close.type = "button";
+  close.className = "webapp-close";
+  close.textContent = "✕";
+  close.setAttribute("aria-label", "Close");
+  close.addEventListener("click", () => panel.remove());
+  const frame = document.createElement("iframe");
+  frame.title = title;
+  frame.src = url;
+  panel.append(close, frame);
+  document.body.appendChild(panel);
 }
 
 async function tap(messageId, data) {

@@ -1,0 +1,415 @@
+"""The Mini App: a family's cards on one page (`/app/`), and its API under `/app/api/`.
+
+Every API request carries `Authorization: tma <initData>`, Telegram's signed init data, and
+nothing else authenticates it: the signature is checked as Telegram documents it ("Validating
+data received via the Mini App"), data older than `MAX_AGE` is refused, and the user in it sees
+only the cards of their own private chat (chat id == user id). The page gets names, titles,
+dates, branch names and counts, never a token, `uniqueId` or card secret: a renewable loan is
+named by an opaque id stored as a single-use button (`store.callbacks`), so a renewal is tried
+at most once per id, as a tap in the chat is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import hashlib
+import hmac
+import html
+import json
+import logging
+import re
+import time
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qsl, quote
+
+from aiohttp import web
+
+from bot.library.deadline import Deadline
+from bot.library.errors import LibraryError, Refused, ServiceUnavailable, TokenRejected
+from bot.library.models import DEFAULT_TZ
+from bot.rules.renewals import due_key, raw_reason, refusal_for
+from bot.rules.urgency import hold_is_ready, sort_loans
+from bot.services import Services, renewing
+from bot.texts import LANGUAGES, pick_language, t
+from bot.texts.cards import card_name
+from bot.texts.render import reason_text
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from bot.library.client import LibraryClient
+    from bot.library.models import BorrowerStatus, Hold, Loan
+    from storage.store import Card
+
+log = logging.getLogger(__name__)
+
+# Telegram's advice: init data is a session credential; an hour is enough to read a page.
+MAX_AGE = 3600
+# A clock a little ahead of ours is not a forgery.
+SKEW = 60
+# The stored button's action: only the Mini App's renew endpoint claims these.
+RENEW_ACTION = "apprenew"
+NO_STORE = {"Cache-Control": "no-store", "X-Robots-Tag": "noindex"}
+# Texts the page shows, in the patron's language, sent with the data.
+TEXTS = (
+    "title",
+    "loans",
+    "holds",
+    "fees",
+    "timeline",
+    "nothing_due",
+    "no_cards",
+    "no_loans",
+    "no_holds",
+    "no_fees",
+    "due",
+    "renew",
+    "renewing",
+    "renewed",
+    "refused",
+    "unknown",
+    "failed",
+    "already",
+    "ready",
+    "queue",
+    "pickup_id",
+    "branch",
+    "last_day",
+    "hours",
+    "card_failed",
+    "unauthorized",
+    "loading",
+)
+_TAG = re.compile(r"<[^>]+>")
+# Loans' and holds' `titleId`s are record ids of the national bibliography (as /recommend has it).
+_TITLE_ID = re.compile(r"^\d{6,12}$")
+# Works per `/v3/work` call: the platform's bump limit (spec section 8).
+WORKS_PER_CALL = 50
+# A cover rarely changes; the cache is bounded so a busy process does not grow without end.
+COVER_TTL = 24 * 3600.0
+COVER_ENTRIES = 20_000
+_STATIC = resources.files("bot.web") / "static" / "app"
+_FILES = {
+    "": ("index.html", "text/html"),
+    "miniapp.js": ("miniapp.js", "text/javascript"),
+    "miniapp.css": ("miniapp.css", "text/css"),
+}
+
+
+class Covers:
+    """Cover URLs by pid, fetched in one batched `/v3/work` call per overview for the pids not
+    known yet, kept in memory (a work without a cover is remembered as None too)."""
+
+    def __init__(self, library: LibraryClient, scheme: str) -> None:
+        self.library = library
+        self.scheme = scheme
+        self.known: dict[str, tuple[str | None, float]] = {}
+
+    async def lookup(self, pids: Sequence[str], deadline: Deadline) -> dict[str, str | None]:
+        now = time.monotonic()
+        wanted = list(dict.fromkeys(pids))
+        missing = [p for p in wanted if p not in self.known or self.known[p][1] < now]
+        if missing:
+            await self._fetch(missing, deadline, now)
+        return {p: self.known[p][0] for p in wanted if p in self.known}
+
+    async def _fetch(self, pids: list[str], deadline: Deadline, now: float) -> None:
+        batches = [pids[n : n + WORKS_PER_CALL] for n in range(0, len(pids), WORKS_PER_CALL)]
+        try:
+            found = await deadline.run(
+                asyncio.gather(*(self.library.work_public(batch) for batch in batches))
+            )
+        except (LibraryError, TimeoutError) as exc:
+            log.warning("covers not read: %s", type(exc).__name__)
+            return  # placeholders this time; asked again next time
+        if len(self.known) + len(pids) > COVER_ENTRIES:
+            self.known.clear()
+        got = {work.pid: work for works in found for work in works if work.pid}
+        for pid in pids:
+            work = got.get(pid)
+            url = (work.cover_url117 or work.cover_url_thumbnail) if work else None
+            if url and url.startswith("//"):
+                url = f"{self.scheme}:{url}"
+            elif url and not url.startswith("https://"):
+                url = None  # only the shape the notes describe
+            self.known[pid] = (url, now + COVER_TTL)
+
+
+def pid_of(title_id: str | None) -> str | None:
+    text = (title_id or "").strip()
+    return f"870970-basis:{text}" if _TITLE_ID.match(text) else None
+
+
+def verify_init_data(init_data: str, bot_token: str, *, now: float | None = None) -> int | None:
+    """The Telegram user id in `init_data` when its signature is Telegram's (the key is
+    HMAC-SHA256 of the bot token under "WebAppData") and it is under an hour old; else None."""
+    try:
+        pairs = parse_qsl(init_data, keep_blank_values=True, strict_parsing=True)
+    except ValueError:
+        return None
+    fields = dict(pairs)
+    if len(fields) != len(pairs):
+        return None  # a key twice: which one was signed?
+    given = fields.pop("hash", "")
+    check = "\n".join(f"{key}={value}" for key, value in sorted(fields.items()))
+    secret = hmac.new(b"WebAppData", bot_token.encode(), hashlib.sha256).digest()
+    expected = hmac.new(secret, check.encode(), hashlib.sha256).hexdigest()
+    if not hmac.compare_digest(given.encode(), expected.encode()):
+        return None
+    try:
+        signed_at = int(fields.get("auth_date", ""))
+        user = json.loads(fields.get("user", ""))
+        user_id = user["id"]
+    except (ValueError, TypeError, KeyError):
+        return None
+    age = (time.time() if now is None else now) - signed_at
+    if not -SKEW <= age <= MAX_AGE:
+        return None
+    if not isinstance(user_id, int) or isinstance(user_id, bool) or user_id <= 0:
+        return None
+    return user_id
+
+
+def sign_init_data(fields: dict[str, str], bot_token: str) -> str:
+    """`fields` as signed init data (what Telegram sends a Mini App): the demo and the tests."""
+    check = "\n".join(f"{key}={value}" for key, value in sorted(fields.items()))
+    secret = hmac.new(b"WebAppData", bot_token.encode(), hashlib.sha256).digest()
+    digest = hmac.new(secret, check.encode(), hashlib.sha256).hexdigest()
+    pairs = {**fields, "hash": digest}
+    return "&".join(f"{key}={quote(value, safe='')}" for key, value in pairs.items())
+
+
+def add_routes(app: web.Application, services_key: web.AppKey[Services]) -> None:
+    """`/app/` (the page and its files) and `/app/api/...` on the bot's web server."""
+    covers: list[Covers] = []
+
+    def covers_of(services: Services) -> Covers:
+        if not covers:
+            # The sandbox serves covers over http; production's are fetched over https.
+            http = (services.settings.PLATFORM_URL or "").startswith("http://")
+            covers.append(Covers(services.library, "http" if http else "https"))
+        return covers[0]
+
+    async def page(request: web.Request) -> web.Response:
+        return _file(request.match_info.get("name", ""))
+
+    async def overview(request: web.Request) -> web.Response:
+        services = request.app[services_key]
+        user_id = _user(request, services)
+        data = await build_overview(services, user_id, covers_of(services))
+        return web.json_response(data, headers=NO_STORE)
+
+    async def renew(request: web.Request) -> web.Response:
+        services = request.app[services_key]
+        user_id = _user(request, services)
+        try:
+            body = await request.json()
+            button = str(body["id"])
+        except (ValueError, TypeError, KeyError):
+            raise web.HTTPBadRequest(text="malformed request") from None
+        answer = await renew_loan(services, user_id, button)
+        return web.json_response(answer, headers=NO_STORE)
+
+    app.router.add_get("/app/", page)
+    app.router.add_get("/app/{name:miniapp\\.(?:js|css)}", page)
+    app.router.add_get("/app/api/overview", overview)
+    app.router.add_post("/app/api/renew", renew)
+
+
+def _file(name: str) -> web.Response:
+    filename, kind = _FILES[name]
+    body = (_STATIC / filename).read_bytes()
+    headers = {
+        "Content-Type": f"{kind}; charset=utf-8",
+        "Cache-Control": "no-cache",
+        # The page loads Telegram's script and the covers; nothing else runs or is framed in.
+        "Content-Security-Policy": (
+            "default-src 'self'; script-src 'self' https://telegram.org; "
+            "img-src 'self' https: http: data:; style-src 'self'; connect-src 'self'; "
+            "frame-ancestors *"
+        ),
+        "Referrer-Policy": "no-referrer",
+    }
+    return web.Response(body=body, headers=headers)
+
+
+def _user(request: web.Request, services: Services) -> int:
+    """The Telegram user the request's init data names, or 401."""
+    scheme, _, data = request.headers.get("Authorization", "").partition(" ")
+    token = services.settings.TELEGRAM_BOT_TOKEN
+    user_id = None
+    if scheme.lower() == "tma" and data and token is not None:
+        user_id = verify_init_data(data.strip(), token.get_secret_value())
+    if user_id is None:
+        raise web.HTTPUnauthorized(
+            text=json.dumps({"error": "unauthorized"}),
+            content_type="application/json",
+            headers={"WWW-Authenticate": "tma", **NO_STORE},
+        )
+    return user_id
+
+
+def _plain(text: str) -> str:
+    """A catalogue text (Telegram HTML) as the page's plain text."""
+    return html.unescape(_TAG.sub("", text))
+
+
+def _iso(value: object) -> str | None:
+    return value.isoformat() if isinstance(value, dt.date) else None
+
+
+async def build_overview(services: Services, user_id: int, covers: Covers) -> dict[str, Any]:
+    """The page's data: every card of the user's private chat, read side by side."""
+    store = services.store
+    chat = await store.chats.chat(user_id)
+    lang = pick_language(chat.language, chat.telegram_language)
+    cards = await store.cards.of_chat(user_id)
+    deadline = Deadline()
+
+    async def one(account: Card) -> dict[str, Any]:
+        return await _card(services, user_id, account, lang, deadline)
+
+    shown = list(await asyncio.gather(*(one(account) for account in cards)))
+    rows = [row for card in shown for row in (*card.get("loans", ()), *card.get("holds", ()))]
+    pids = [row["pid"] for row in rows if row["pid"]]
+    found = await covers.lookup(pids, deadline) if pids else {}
+    for row in rows:
+        row["cover"] = found.get(row.pop("pid") or "")
+    holds = [row for card in shown for row in card.get("holds", ())]
+    branches = [row["branch"] for row in holds if row["branch"]]
+    names = await services.branches.lookup(services.library, branches, deadline) if branches else {}
+    for row in holds:
+        branch = row["branch"]
+        row["branch"] = names.get(branch) if branch else None
+        if branch and row["ready"]:
+            # The library publishes its hours as free text (no schedule to read today's from).
+            row["hours"] = services.branches.opening_hours(branch, lang)
+    return {
+        "lang": lang if lang in LANGUAGES else "en",
+        "today": dt.datetime.now(DEFAULT_TZ).date().isoformat(),
+        "texts": {key: _plain(t(lang, f"app.{key}")) for key in TEXTS},
+        "cards": shown,
+    }
+
+
+async def _card(
+    services: Services, user_id: int, account: Card, lang: str, deadline: Deadline
+) -> dict[str, Any]:
+    name = _plain(card_name(account.label, account.number, lang))
+    try:
+        status = await deadline.run(services.library.user(account.token))
+    except TokenRejected:
+        # The chat forgets the card and tells the patron; the page only says it cannot read it.
+        return {"name": name, "error": _plain(t(lang, "app.card_login"))}
+    except LibraryError as exc:
+        log.warning("overview: card %s not read (%s)", account.number, type(exc).__name__)
+        return {"name": name, "error": _plain(t(lang, "app.card_failed"))}
+    return {"name": name, "error": None, **await _lists(services, user_id, account, status, lang)}
+
+
+async def _lists(
+    services: Services, user_id: int, account: Card, status: BorrowerStatus, lang: str
+) -> dict[str, Any]:
+    store = services.store
+    refusals = await store.renewal_refusals.refusals(user_id, card=account.number)
+    loans = sort_loans(status.loans)
+    renewable = [
+        loan
+        for loan in loans
+        if refusal_for(loan, refusals) is None and isinstance(loan.due_date, dt.date)
+    ]
+    untitled = _plain(t(lang, "render.untitled"))
+    ids = await store.callbacks.put_callbacks(
+        user_id,
+        [
+            (
+                RENEW_ACTION,
+                {
+                    "card": account.number,
+                    "cid": account.card_id,
+                    "loan_id": loan.loan_id,
+                    "due": due_key(loan),
+                    "title": loan.title or untitled,
+                },
+            )
+            for loan in renewable
+        ],
+    )
+    button = {loan.loan_id: ref for loan, ref in zip(renewable, ids, strict=True)}
+
+    def loan_row(loan: Loan) -> dict[str, Any]:
+        refusal = refusal_for(loan, refusals)
+        return {
+            "title": loan.title or untitled,
+            "creator": loan.creator,
+            "pid": pid_of(loan.title_id),
+            "due": _iso(loan.due_date),
+            "renew": button.get(loan.loan_id),
+            "refused": _plain(reason_text(refusal.reason, lang)) if refusal else None,
+        }
+
+    def hold_row(hold: Hold) -> dict[str, Any]:
+        return {
+            "title": hold.title or untitled,
+            "creator": hold.creator,
+            "pid": pid_of(hold.title_id),
+            "ready": hold_is_ready(hold),
+            "queue": hold.hold_queue_position,
+            "pickup_id": hold.pick_up_id,
+            "branch": hold.pick_up_agency,  # its name is looked up for every card at once
+            "hours": None,
+            "last_day": _iso(hold.pick_up_expiry_date),
+        }
+
+    return {
+        "loans": [loan_row(loan) for loan in loans],
+        "holds": [hold_row(hold) for hold in status.orders],
+        "fees": [
+            {"title": debt.title, "amount": debt.amount, "currency": debt.currency}
+            for debt in status.debt
+        ],
+    }
+
+
+async def renew_loan(services: Services, user_id: int, button: str) -> dict[str, Any]:
+    """Renew the loan behind a page's renew id, at most once: the id is claimed first (a
+    second POST of it, or anyone else's, gets "already"), and the answer is remembered as the
+    chat remembers it. A renewal sent and never answered readably is "unknown"."""
+    store = services.store
+    chat = await store.chats.chat(user_id)
+    lang = pick_language(chat.language, chat.telegram_language)
+
+    def answer(result: str, **extra: Any) -> dict[str, Any]:
+        return {"result": result, "text": _plain(t(lang, f"app.{result}")), **extra}
+
+    ref = await store.callbacks.claim_callback(button, user_id) if len(button) < 64 else None
+    if ref is None or ref.action != RENEW_ACTION:
+        return answer("already")
+    payload = ref.payload
+    account = next(
+        (
+            card
+            for card in await store.cards.of_chat(user_id)
+            if card.number == payload.get("card") and card.card_id == payload.get("cid")
+        ),
+        None,
+    )
+    if account is None:
+        return answer("failed")
+    loan_id = str(payload.get("loan_id", ""))
+    due = str(payload.get("due", ""))
+    try:
+        outcome = await Deadline().run(services.library.renew(account.token, loan_id))
+    except Refused as exc:
+        await renewing.remember(store, user_id, loan_id, due, exc, account.number)
+        return answer("refused", reason=_plain(reason_text(raw_reason(exc), lang)))
+    except ServiceUnavailable as exc:
+        if exc.status is None:
+            return answer("unknown")  # sent, and no readable answer: it may have gone through
+        return answer("failed")
+    except LibraryError:
+        return answer("failed")
+    await renewing.remember(store, user_id, loan_id, due, outcome, account.number)
+    return answer("renewed", due=_iso(outcome.return_date))

@@ -1,0 +1,181 @@
+// The family overview: reads /app/api/overview with Telegram's signed init data and shows it.
+"use strict";
+(function () {
+  const tg = window.Telegram && window.Telegram.WebApp;
+  // Telegram's script reads the launch fragment itself; where it did not load (a stand-in
+  // without the internet), the same fragment is read here.
+  const launch = new URLSearchParams(window.location.hash.slice(1));
+  const initData = (tg && tg.initData) || launch.get("tgWebAppData") || "";
+  let launchTheme = {};
+  try { launchTheme = JSON.parse(launch.get("tgWebAppThemeParams") || "{}"); } catch (e) { /* none */ }
+  const main = document.getElementById("main");
+  let texts = {};
+  let lang = "en";
+
+  function applyTheme() {
+    const theme = (tg && tg.themeParams && Object.keys(tg.themeParams).length)
+      ? tg.themeParams : launchTheme;
+    for (const [key, value] of Object.entries(theme)) {
+      document.documentElement.style.setProperty("--tg-theme-" + key.replace(/_/g, "-"), value);
+    }
+  }
+
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(attrs || {})) {
+      if (key === "class") node.className = value;
+      else node.setAttribute(key, value);
+    }
+    for (const child of children) {
+      if (child !== null && child !== undefined) node.append(child);
+    }
+    return node;
+  }
+
+  function day(iso) {
+    const [y, m, d] = iso.split("-").map(Number);
+    return new Date(Date.UTC(y, m - 1, d));
+  }
+
+  function date(iso) {
+    return new Intl.DateTimeFormat(lang, { day: "numeric", month: "long", timeZone: "UTC" })
+      .format(day(iso));
+  }
+
+  async function api(path, options) {
+    const response = await fetch(path, {
+      ...(options || {}),
+      headers: { "Authorization": "tma " + initData, "Content-Type": "application/json" },
+    });
+    if (response.status === 401) throw new Error("unauthorized");
+    if (!response.ok) throw new Error("failed");
+    return response.json();
+  }
+
+  function cover(title, url) {
+    if (url) return el("img", { class: "cover", src: url, alt: "" });
+    const initial = (title || "?").trim().charAt(0) || "?";
+    return el("div", { class: "cover placeholder", "aria-hidden": "true" }, initial);
+  }
+
+  function timeline(cards, today) {
+    const start = day(today);
+    const counts = new Array(30).fill(0);
+    for (const card of cards) {
+      for (const loan of card.loans || []) {
+        if (!loan.due) continue;
+        const offset = Math.round((day(loan.due) - start) / 86400000);
+        if (offset >= 0 && offset < 30) counts[offset] += 1;
+      }
+    }
+    const box = el("section", { class: "card", "aria-labelledby": "timeline" },
+      el("h2", { id: "timeline" }, texts.timeline));
+    if (!counts.some(Boolean)) {
+      box.append(el("p", { class: "note" }, texts.nothing_due));
+      return box;
+    }
+    const strip = el("div", { class: "timeline", role: "list" });
+    counts.forEach((count, offset) => {
+      const when = new Date(start.getTime() + offset * 86400000).toISOString().slice(0, 10);
+      const label = date(when) + (count ? ": " + count : "");
+      strip.append(el("div", { class: count ? "day due" : "day", role: "listitem",
+        title: label, "aria-label": label }, count ? String(count) : ""));
+    });
+    box.append(strip);
+    return box;
+  }
+
+  function loanItem(loan) {
+    const body = el("div", { class: "body" },
+      el("div", { class: "title" }, loan.title),
+      loan.creator ? el("div", { class: "meta" }, loan.creator) : null,
+      loan.due ? el("div", { class: "due" }, texts.due + " " + date(loan.due)) : null);
+    if (loan.refused) {
+      body.append(el("div", { class: "warn" }, texts.refused + ": " + loan.refused));
+    } else if (loan.renew) {
+      const button = el("button", { type: "button" }, texts.renew);
+      const note = el("div", { class: "meta", role: "status" });
+      button.addEventListener("click", () => renew(loan.renew, button, note));
+      body.append(button, note);
+    }
+    return el("li", { class: "item loan" }, cover(loan.title, loan.cover), body);
+  }
+
+  function holdItem(hold) {
+    const lines = [];
+    if (hold.ready) lines.push(texts.ready);
+    else if (hold.queue) lines.push(texts.queue + ": " + hold.queue);
+    if (hold.pickup_id) lines.push(texts.pickup_id + ": " + hold.pickup_id);
+    if (hold.branch) lines.push(texts.branch + ": " + hold.branch);
+    if (hold.last_day) lines.push(texts.last_day + ": " + date(hold.last_day));
+    if (hold.hours) lines.push(texts.hours + ": " + hold.hours);
+    return el("li", { class: "item hold" }, cover(hold.title, hold.cover),
+      el("div", { class: "body" }, el("div", { class: "title" }, hold.title),
+        ...lines.map((line) => el("div", { class: hold.ready ? "due" : "meta" }, line))));
+  }
+
+  function list(title, items, empty, render) {
+    const part = [el("h3", {}, title)];
+    if (!items.length) part.push(el("p", { class: "note" }, empty));
+    else part.push(el("ul", {}, ...items.map(render)));
+    return part;
+  }
+
+  function show(data) {
+    texts = data.texts;
+    lang = data.lang;
+    document.documentElement.lang = lang;
+    document.title = texts.title;
+    main.replaceChildren(el("h1", {}, texts.title));
+    if (!data.cards.length) {
+      main.append(el("p", { class: "note" }, texts.no_cards));
+      return;
+    }
+    main.append(timeline(data.cards, data.today));
+    for (const card of data.cards) {
+      const box = el("section", { class: "card" }, el("h2", {}, "👤 " + card.name));
+      if (card.error) box.append(el("p", { class: "warn" }, card.error));
+      else {
+        box.append(...list(texts.loans, card.loans, texts.no_loans, loanItem));
+        box.append(...list(texts.holds, card.holds, texts.no_holds, holdItem));
+        box.append(...list(texts.fees, card.fees, texts.no_fees, (fee) =>
+          el("li", { class: "item fee" }, el("div", { class: "body" },
+            el("div", { class: "title" }, fee.title || texts.fees),
+            el("div", { class: "meta" }, fee.amount + " " + fee.currency)))));
+      }
+      main.append(box);
+    }
+  }
+
+  async function renew(id, button, note) {
+    button.disabled = true;
+    button.textContent = texts.renewing;
+    let answer;
+    try {
+      answer = await api("api/renew", { method: "POST", body: JSON.stringify({ id }) });
+    } catch (error) {
+      note.textContent = texts.unknown;
+      return;
+    }
+    button.remove();
+    note.textContent = answer.text + (answer.reason ? ": " + answer.reason : "");
+    if (answer.result === "renewed") await load();
+  }
+
+  async function load() {
+    try {
+      show(await api("api/overview"));
+    } catch (error) {
+      main.replaceChildren(el("p", { class: "warn", id: "status" },
+        error.message === "unauthorized" ? (texts.unauthorized || "Open this page from the bot in Telegram.")
+          : (texts.card_failed || "The library could not be reached.")));
+    }
+  }
+
+  applyTheme();
+  if (tg) {
+    tg.ready();
+    if (tg.onEvent) tg.onEvent("themeChanged", applyTheme);
+  }
+  load();
+})();

@@ -1,0 +1,193 @@
+"""The Mini App's API: Telegram's signed init data is the only way in, each user sees only
+their own private chat's cards, and a renewal from the page is tried at most once."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import httpx
+
+from bot.web.app import sign_init_data, verify_init_data
+from sandbox.library.data import has_cover
+from tests.fixtures.bot import BotHarness
+from tests.fixtures.chat import buttons, command
+from tests.fixtures.library import RENEW_CALLS
+from tests.fixtures.patrons import JONAS, KAREN, SOFIE
+from tests.fixtures.telegram import TEST_BOT_TOKEN
+
+WORK_CALLS = "platform GET /v3/work"
+
+
+def init_data(user_id: int, *, age: float = 0, token: str = TEST_BOT_TOKEN) -> str:
+    user = json.dumps({"id": user_id, "first_name": "Test"}, separators=(",", ":"))
+    fields = {"auth_date": str(int(time.time() - age)), "query_id": "AAH", "user": user}
+    return sign_init_data(fields, token)
+
+
+async def overview(bot: BotHarness, data: str | None) -> httpx.Response:
+    headers = {} if data is None else {"Authorization": f"tma {data}"}
+    return await bot.http.get(f"{bot.info.web_url}/app/api/overview", headers=headers)
+
+
+async def renew(bot: BotHarness, user_id: int, button: str) -> dict[str, Any]:
+    response = await bot.http.post(
+        f"{bot.info.web_url}/app/api/renew",
+        json={"id": button},
+        headers={"Authorization": f"tma {init_data(user_id)}"},
+    )
+    assert response.status_code == 200, response.text
+    answer: dict[str, Any] = response.json()
+    return answer
+
+
+def test_the_signature_is_telegrams() -> None:
+    data = init_data(5)
+    assert verify_init_data(data, TEST_BOT_TOKEN) == 5
+    assert verify_init_data(data, "654321:other-token") is None
+    forged = data.replace("%22id%22%3A5", "%22id%22%3A6")
+    assert forged != data and verify_init_data(forged, TEST_BOT_TOKEN) is None
+    assert verify_init_data(init_data(5, age=3601), TEST_BOT_TOKEN) is None
+    assert verify_init_data(init_data(5, age=3500), TEST_BOT_TOKEN) == 5
+    assert verify_init_data(f"{data}&hash=00", TEST_BOT_TOKEN) is None
+    assert verify_init_data("", TEST_BOT_TOKEN) is None
+
+
+async def test_the_family_overview_shows_the_cards_and_no_secret(bot: BotHarness) -> None:
+    await bot.connect(80, JONAS, language_code="en")
+    page = await bot.http.get(f"{bot.info.web_url}/app/")
+    assert page.status_code == 200 and "miniapp.js" in page.text
+    response = await overview(bot, init_data(80))
+    assert response.status_code == 200
+    data = response.json()
+    assert data["lang"] == "en" and data["texts"]["loans"] == "Loans"
+    [card] = data["cards"]
+    titles = {loan["title"] for loan in card["loans"]}
+    expected = {loan["title"] for loan in bot.sandbox.patron_data(JONAS).loans}
+    assert titles == expected
+    assert all(loan["renew"] for loan in card["loans"])
+    [ready] = [hold for hold in card["holds"] if hold["ready"]]
+    assert ready["pickup_id"] and ready["last_day"]
+    assert ready["branch"] and not ready["branch"].startswith("DK-")  # a name, not an id
+    account = await bot.store.cards.get(80)
+    assert account is not None
+    for secret in (account.token, account.unique_id, account.card_id, JONAS):
+        assert secret and secret not in response.text
+
+
+async def test_danish_texts_for_a_danish_patron(bot: BotHarness) -> None:
+    await bot.connect(84, JONAS)
+    data = (await overview(bot, init_data(84))).json()
+    assert data["lang"] == "da" and data["texts"]["renew"] == "Forny"
+
+
+async def test_unsigned_forged_or_old_init_data_is_refused(bot: BotHarness) -> None:
+    await bot.connect(81, JONAS, language_code="en")
+    good = init_data(81)
+    forged = good.replace("%22id%22%3A81", "%22id%22%3A82")
+    for data in (
+        None,
+        "x",
+        forged,
+        init_data(81, age=2 * 3600),
+        init_data(81, token="654321:another-bot"),
+        good.rsplit("&hash=", 1)[0],
+    ):
+        response = await overview(bot, data)
+        assert response.status_code == 401, data
+        assert "Loan" not in response.text and "title" not in response.text
+    headers = {"Authorization": f"Bearer {good}"}
+    refused = await bot.http.get(f"{bot.info.web_url}/app/api/overview", headers=headers)
+    assert refused.status_code == 401
+
+
+async def test_another_user_sees_nothing_of_the_chat_and_cannot_renew_its_loans(
+    bot: BotHarness,
+) -> None:
+    await bot.connect(82, JONAS, language_code="en")
+    [card] = (await overview(bot, init_data(82))).json()["cards"]
+    button = card["loans"][0]["renew"]
+    stranger = (await overview(bot, init_data(83))).json()
+    assert stranger["cards"] == []
+    calls = bot.sandbox.calls[RENEW_CALLS]
+    answer = await renew(bot, 83, button)
+    assert answer["result"] == "already"
+    assert bot.sandbox.calls[RENEW_CALLS] == calls
+    # The owner's id still works: the stranger's attempt did not spend it.
+    assert (await renew(bot, 82, button))["result"] == "renewed"
+
+
+async def test_a_renewal_is_tried_once_and_the_page_reads_the_new_date(bot: BotHarness) -> None:
+    await bot.connect(85, JONAS, language_code="en")
+    [card] = (await overview(bot, init_data(85))).json()["cards"]
+    [loan] = [loan for loan in card["loans"] if loan["renew"]][:1]
+    calls = bot.sandbox.calls[RENEW_CALLS]
+    first = await renew(bot, 85, loan["renew"])
+    assert first["result"] == "renewed" and first["due"] and first["due"] != loan["due"]
+    replay = await renew(bot, 85, loan["renew"])
+    assert replay["result"] == "already"
+    assert replay["text"] == "This button was used already. Reload the page."
+    assert bot.sandbox.calls[RENEW_CALLS] == calls + 1
+    [again] = (await overview(bot, init_data(85))).json()["cards"]
+    moved = [row for row in again["loans"] if row["title"] == loan["title"]]
+    assert moved[0]["due"] == first["due"]
+
+
+async def test_a_refusal_is_remembered_and_offers_no_button_again(bot: BotHarness) -> None:
+    await bot.connect(86, SOFIE, language_code="en")
+    [card] = (await overview(bot, init_data(86))).json()["cards"]
+    answers = [await renew(bot, 86, loan["renew"]) for loan in card["loans"] if loan["renew"]]
+    refused = [answer for answer in answers if answer["result"] == "refused"]
+    assert refused and refused[0]["reason"]
+    [again] = (await overview(bot, init_data(86))).json()["cards"]
+    marked = [loan for loan in again["loans"] if loan["refused"]]
+    assert len(marked) == len(refused)
+    assert all(loan["renew"] is None for loan in marked)
+
+
+async def test_covers_come_from_one_batched_work_call_and_are_cached(bot: BotHarness) -> None:
+    await bot.connect(87, KAREN, language_code="en")
+    before = bot.sandbox.calls[WORK_CALLS]
+    [card] = (await overview(bot, init_data(87))).json()["cards"]
+    assert bot.sandbox.calls[WORK_CALLS] == before + 1
+    by_title = {loan["title"]: loan for loan in card["loans"] + card["holds"]}
+    for loan in bot.sandbox.patron_data(KAREN).loans:
+        shown = by_title[loan["title"]]
+        if has_cover(loan["titleId"]):
+            assert shown["cover"].startswith("http://") and shown["cover"].endswith(".svg")
+        else:
+            assert shown["cover"] is None  # the page draws a placeholder
+    covered = [row["cover"] for row in by_title.values() if row["cover"]]
+    assert covered
+    image = await bot.http.get(covered[0])
+    assert image.status_code == 200 and image.headers["content-type"].startswith("image/svg+xml")
+    await overview(bot, init_data(87))
+    assert bot.sandbox.calls[WORK_CALLS] == before + 1  # cached, never per loan per view
+
+
+async def test_a_renewal_without_an_answer_is_told_honestly_and_not_retried(
+    bot: BotHarness,
+) -> None:
+    await bot.connect(88, JONAS, language_code="en")
+    [card] = (await overview(bot, init_data(88))).json()["cards"]
+    [loan] = [loan for loan in card["loans"] if loan["renew"]][:1]
+    calls = bot.sandbox.calls[RENEW_CALLS]
+    bot.sandbox.faults.lose_next.append("/v3/renew")  # renewed, and the answer lost
+    answer = await renew(bot, 88, loan["renew"])
+    assert answer["result"] == "unknown"
+    assert "may have been renewed" in answer["text"]
+    assert bot.sandbox.calls[RENEW_CALLS] == calls + 1  # sent once, never again
+    assert (await renew(bot, 88, loan["renew"]))["result"] == "already"
+    assert bot.sandbox.calls[RENEW_CALLS] == calls + 1
+
+
+async def test_start_offers_the_overview_once_a_card_is_connected(bot: BotHarness) -> None:
+    bot.add_chat(89, language_code="uk")
+    [before] = await command(bot, 89, "/start")
+    assert "📚 Огляд" not in buttons(before)  # nothing to show yet
+    await bot.connect(89, JONAS, language_code="uk")
+    [after] = await command(bot, 89, "/start")
+    [[overview_button]] = after.buttons
+    assert overview_button.text == "📚 Огляд"
+    assert overview_button.web_app == f"{bot.info.public_url}/app/"
