@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import os
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import aiohttp
@@ -53,6 +55,30 @@ async def wait_for_call(sandbox: Any, name: str, count: int, timeout: float = 5)
     async with asyncio.timeout(timeout):
         while sandbox.calls[name] < count:  # noqa: ASYNC110 (the sandbox has no event for it)
             await asyncio.sleep(0.01)
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def process_environment(
+    sandbox: Any, telegram: Any, database_url: str, key: str, **extra: str
+) -> dict[str, str]:
+    """The environment of a real `library-bot run` against the sandbox and the stand-in: no
+    reminder before the day's last moment unless `extra` says otherwise."""
+    return {
+        "PATH": os.environ.get("PATH", ""),
+        "PYTHONPATH": str(ROOT),
+        **library_environment(sandbox),
+        "TELEGRAM_BOT_TOKEN": TEST_BOT_TOKEN,
+        "TELEGRAM_API_URL": telegram.url,
+        "HOST": "127.0.0.1",
+        "PORT": "0",
+        "DATABASE_URL": database_url,
+        "TOKEN_KEYS": key,
+        "LOG_LEVEL": "INFO",
+        "REMINDER_TIME": LAST_MOMENT,
+        **extra,
+    }
 
 
 def make_settings(telegram: Any, sandbox: Any, database_url: str, **overrides: Any) -> Settings:

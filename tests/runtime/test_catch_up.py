@@ -7,7 +7,6 @@ catch-up a deploy or a crash after the reminder time would skip the day's remind
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 import sqlite3
 import sys
@@ -20,12 +19,14 @@ from typing import Any
 from bot.config.settings import decode_key, new_key
 from storage.migrate import upgrade
 from storage.store import Store
-from tests.fixtures.bot import library_environment
 from tests.fixtures.patrons import JONAS, KAREN
-from tests.fixtures.telegram import TEST_BOT_TOKEN
-from tests.runtime.conftest import WEBHOOK_SECRET, connect_directly, wait_for_call
+from tests.runtime.conftest import (
+    WEBHOOK_SECRET,
+    connect_directly,
+    process_environment,
+    wait_for_call,
+)
 
-ROOT = Path(__file__).resolve().parents[2]
 KAREN_CHAT = 7601
 JONAS_CHAT = 7602
 READY = re.compile(r"running .*web server at (http://\S+)")
@@ -43,22 +44,16 @@ async def _environment(sandbox: Any, telegram: Any, tmp_path: Path) -> dict[str,
         await connect_directly(store, sandbox, telegram, JONAS_CHAT, JONAS)
     finally:
         await store.close()
-    return {
-        "PATH": os.environ.get("PATH", ""),
-        "PYTHONPATH": str(ROOT),
-        **library_environment(sandbox),
-        "TELEGRAM_BOT_TOKEN": TEST_BOT_TOKEN,
-        "TELEGRAM_API_URL": telegram.url,
-        "HOST": "127.0.0.1",
-        "PORT": "0",
-        "DATABASE_URL": url,
-        "TOKEN_KEYS": key,
-        "LOG_LEVEL": "INFO",
+    return process_environment(
+        sandbox,
+        telegram,
+        url,
+        key,
         # Webhook mode: two processes may share the bot without fighting over getUpdates.
-        "WEBHOOK_SECRET": WEBHOOK_SECRET,
+        WEBHOOK_SECRET=WEBHOOK_SECRET,
         # Midnight: whenever the test runs, the process starts after the reminder time.
-        "REMINDER_TIME": "00:00",
-    }
+        REMINDER_TIME="00:00",
+    )
 
 
 @dataclass

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import re
 import resource
 import sys
@@ -27,10 +26,8 @@ from bot.web.limits import (
     connection_cap,
 )
 from storage.migrate import upgrade
-from tests.fixtures.bot import LAST_MOMENT, library_environment
-from tests.fixtures.telegram import TEST_BOT_TOKEN
+from tests.runtime.conftest import process_environment
 
-ROOT = Path(__file__).resolve().parents[2]
 CHAT = 7701
 READY = re.compile(r"running .*web server at (http://\S+)")
 BOT_FILE_LIMIT = 1024  # the incident's soft limit
@@ -99,19 +96,7 @@ async def _environment(sandbox: Any, telegram: Any, tmp_path: Path) -> dict[str,
     key = new_key()
     await upgrade(url)
     telegram.add_chat(CHAT, language_code="en")
-    return {
-        "PATH": os.environ.get("PATH", ""),
-        "PYTHONPATH": str(ROOT),
-        **library_environment(sandbox),
-        "TELEGRAM_BOT_TOKEN": TEST_BOT_TOKEN,
-        "TELEGRAM_API_URL": telegram.url,
-        "HOST": "127.0.0.1",
-        "PORT": "0",
-        "DATABASE_URL": url,
-        "TOKEN_KEYS": key,
-        "LOG_LEVEL": "INFO",
-        "REMINDER_TIME": LAST_MOMENT,
-    }
+    return process_environment(sandbox, telegram, url, key)
 
 
 async def _closed_by_server(reader: asyncio.StreamReader, opened: float) -> float:

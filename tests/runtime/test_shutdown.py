@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 import signal
 import sys
@@ -16,12 +15,10 @@ import pytest
 from bot.config.settings import decode_key
 from storage.migrate import upgrade
 from storage.store import Store
-from tests.fixtures.bot import LAST_MOMENT, library_environment, new_key
+from tests.fixtures.bot import new_key
 from tests.fixtures.patrons import KAREN
-from tests.fixtures.telegram import TEST_BOT_TOKEN
-from tests.runtime.conftest import connect_directly, wait_for_call
+from tests.runtime.conftest import connect_directly, process_environment, wait_for_call
 
-ROOT = Path(__file__).resolve().parents[2]
 CHAT = 7501
 READY = re.compile(r"running .*web server at (http://\S+)")
 EXIT_WITHIN = 10.0
@@ -69,19 +66,7 @@ async def test_signal_finishes_in_flight_work_and_exits_0(
         await connect_directly(store, library_sandbox, telegram, CHAT, KAREN)
     finally:
         await store.close()
-    env = {
-        "PATH": os.environ.get("PATH", ""),
-        "PYTHONPATH": str(ROOT),
-        **library_environment(library_sandbox),
-        "TELEGRAM_BOT_TOKEN": TEST_BOT_TOKEN,
-        "TELEGRAM_API_URL": telegram.url,
-        "HOST": "127.0.0.1",
-        "PORT": "0",
-        "DATABASE_URL": url,
-        "TOKEN_KEYS": key,
-        "LOG_LEVEL": "INFO",
-        "REMINDER_TIME": LAST_MOMENT,
-    }
+    env = process_environment(library_sandbox, telegram, url, key)
     process, lines = await _start(env, tmp_path)
     drain = asyncio.create_task(_drain(process, lines))
     try:
