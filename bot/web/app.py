@@ -34,6 +34,7 @@ from bot.rules.urgency import hold_is_ready, sort_loans
 from bot.services import Services, renewing
 from bot.texts import LANGUAGES, pick_language, t
 from bot.texts.cards import card_name
+from bot.texts.formatting import format_date
 from bot.texts.render import reason_text
 
 if TYPE_CHECKING:
@@ -251,6 +252,19 @@ def _user(request: web.Request, services: Services) -> int:
     return user_id
 
 
+async def _hours_today(
+    services: Services, branch: str, today: dt.date, lang: str, deadline: Deadline
+) -> str | None:
+    """A ready hold's branch hours today, from the library's dated hours (as the digest gives
+    the last pick-up day's); where those do not say, the weekly hours as published."""
+    dated = await services.branches.hours_on(services.library, branch, today, deadline)
+    if dated:
+        spans = ", ".join(f"{d.start_time}–{d.end_time}" for d in dated)
+        when = format_date(today, lang, today=today)
+        return _plain(t(lang, "notices.hours_on", day=when, hours=spans))
+    return services.branches.opening_hours(branch, lang)
+
+
 def _plain(text: str) -> str:
     """A catalogue text (Telegram HTML) as the page's plain text."""
     return html.unescape(_TAG.sub("", text))
@@ -280,15 +294,15 @@ async def build_overview(services: Services, user_id: int, covers: Covers) -> di
     holds = [row for card in shown for row in card.get("holds", ())]
     branches = [row["branch"] for row in holds if row["branch"]]
     names = await services.branches.lookup(services.library, branches, deadline) if branches else {}
+    today = dt.datetime.now(DEFAULT_TZ).date()
     for row in holds:
         branch = row["branch"]
         row["branch"] = names.get(branch) if branch else None
         if branch and row["ready"]:
-            # The library publishes its hours as free text (no schedule to read today's from).
-            row["hours"] = services.branches.opening_hours(branch, lang)
+            row["hours"] = await _hours_today(services, branch, today, lang, deadline)
     return {
         "lang": lang if lang in LANGUAGES else "en",
-        "today": dt.datetime.now(DEFAULT_TZ).date().isoformat(),
+        "today": today.isoformat(),
         "texts": {key: _plain(t(lang, f"app.{key}")) for key in TEXTS},
         "cards": shown,
     }

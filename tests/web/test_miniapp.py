@@ -3,12 +3,15 @@ their own private chat's cards, and a renewal from the page is tried at most onc
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import time
 from typing import Any
 
 import httpx
 
+from bot.library.models import DEFAULT_TZ
+from bot.texts.formatting import format_date
 from bot.web.app import sign_init_data, verify_init_data
 from sandbox.library.data import has_cover
 from tests.fixtures.bot import BotHarness
@@ -191,3 +194,20 @@ async def test_start_offers_the_overview_once_a_card_is_connected(bot: BotHarnes
     [[overview_button]] = after.buttons
     assert overview_button.text == "📚 Огляд"
     assert overview_button.web_app == f"{bot.info.public_url}/app/"
+
+
+async def test_a_ready_hold_gives_its_branch_hours_today(bot: BotHarness) -> None:
+    today = dt.datetime.now(DEFAULT_TZ).date()
+    # The library changes today's hours: the page shows them, not the weekly free text.
+    for pages in bot.sandbox.content.items["library"].values():
+        for page in pages:
+            page["opening_hours"] = [
+                {**entry, "start_time": "12:00", "end_time": "15:30"}
+                if entry["date"] == today.isoformat()
+                else entry
+                for entry in page["opening_hours"]
+            ]
+    await bot.connect(86, JONAS, language_code="en")
+    [card] = (await overview(bot, init_data(86))).json()["cards"]
+    [ready] = [hold for hold in card["holds"] if hold["ready"]]
+    assert ready["hours"] == f"🕘 Open {format_date(today, 'en', today=today)}: 12:00–15:30"
