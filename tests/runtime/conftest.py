@@ -5,7 +5,10 @@ from __future__ import annotations
 import asyncio
 import itertools
 import os
-from collections.abc import AsyncIterator
+import re
+import sys
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -79,6 +82,59 @@ def process_environment(
         "REMINDER_TIME": LAST_MOMENT,
         **extra,
     }
+
+
+READY = re.compile(r"running .*web server at (http://\S+)")
+
+
+@dataclass
+class BotProcess:
+    """A real `library-bot run`: the process, its log lines so far, and its web address."""
+
+    process: asyncio.subprocess.Process
+    lines: list[str]
+    web_url: str
+
+
+@asynccontextmanager
+async def bot_process(
+    env: dict[str, str], cwd: Path, *, preexec_fn: Callable[[], None] | None = None
+) -> AsyncIterator[BotProcess]:
+    """`library-bot run` as a process, once its web server runs, until the block ends (SIGTERM
+    unless it has exited)."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bot.cli",
+        "run",
+        env=env,
+        cwd=cwd,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
+        preexec_fn=preexec_fn,
+    )
+    assert process.stderr is not None
+    stderr = process.stderr
+    lines: list[str] = []
+
+    async def drain() -> None:
+        while raw := await stderr.readline():
+            lines.append(raw.decode(errors="replace"))
+
+    reader = asyncio.create_task(drain())
+    try:
+        async with asyncio.timeout(20):
+            while not (found := [m for line in lines if (m := READY.search(line))]):
+                if reader.done():
+                    raise AssertionError("the bot exited early:\n" + "".join(lines))
+                await asyncio.sleep(0.05)
+        yield BotProcess(process, lines, found[0].group(1))
+    finally:
+        if process.returncode is None:
+            process.terminate()
+        async with asyncio.timeout(15):
+            await process.wait()
+        await reader
 
 
 def make_settings(telegram: Any, sandbox: Any, database_url: str, **overrides: Any) -> Settings:

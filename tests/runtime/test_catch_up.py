@@ -7,12 +7,9 @@ catch-up a deploy or a crash after the reminder time would skip the day's remind
 from __future__ import annotations
 
 import asyncio
-import re
 import sqlite3
-import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +19,7 @@ from storage.store import Store
 from tests.fixtures.patrons import JONAS, KAREN
 from tests.runtime.conftest import (
     WEBHOOK_SECRET,
+    bot_process,
     connect_directly,
     process_environment,
     wait_for_call,
@@ -29,7 +27,6 @@ from tests.runtime.conftest import (
 
 KAREN_CHAT = 7601
 JONAS_CHAT = 7602
-READY = re.compile(r"running .*web server at (http://\S+)")
 DIGEST = "Påmindelse fra din biblioteksbot"
 
 
@@ -56,53 +53,10 @@ async def _environment(sandbox: Any, telegram: Any, tmp_path: Path) -> dict[str,
     )
 
 
-@dataclass
-class _Process:
-    process: asyncio.subprocess.Process
-    lines: list[str]
-
-
-@asynccontextmanager
-async def _running(env: dict[str, str], cwd: Path) -> AsyncIterator[_Process]:
-    """`library-bot run` as a process, until the block ends (SIGTERM unless it has exited)."""
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bot.cli",
-        "run",
-        env=env,
-        cwd=cwd,
-        stdout=asyncio.subprocess.DEVNULL,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    assert process.stderr is not None
-    stderr = process.stderr
-    lines: list[str] = []
-
-    async def drain() -> None:
-        while raw := await stderr.readline():
-            lines.append(raw.decode(errors="replace"))
-
-    reader = asyncio.create_task(drain())
-    try:
-        async with asyncio.timeout(20):
-            while not any(READY.search(line) for line in lines):
-                if reader.done():
-                    raise AssertionError("the bot exited early:\n" + "".join(lines))
-                await asyncio.sleep(0.05)
-        yield _Process(process, lines)
-    finally:
-        if process.returncode is None:
-            process.terminate()
-        async with asyncio.timeout(15):
-            await process.wait()
-        await reader
-
-
 @asynccontextmanager
 async def _bot(env: dict[str, str], cwd: Path) -> AsyncIterator[list[str]]:
     """As `_running`; its log lines."""
-    async with _running(env, cwd) as running:
+    async with bot_process(env, cwd) as running:
         yield running.lines
 
 
@@ -140,7 +94,7 @@ async def test_a_process_killed_mid_sweep_leaves_its_cards_to_the_next_once_leas
 ) -> None:
     env = await _environment(library_sandbox, telegram, tmp_path)
     library_sandbox.faults.latency["platform"] = 30.0  # the first process is stuck fetching
-    async with _running(env, tmp_path) as first:
+    async with bot_process(env, tmp_path) as first:
         await wait_for_call(library_sandbox, "platform GET /v3/user", 1, timeout=20)
         first.process.kill()  # SIGKILL mid-sweep: its cards stay leased to it
         await first.process.wait()

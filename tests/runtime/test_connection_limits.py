@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import resource
-import sys
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
@@ -26,10 +24,9 @@ from bot.web.limits import (
     connection_cap,
 )
 from storage.migrate import upgrade
-from tests.runtime.conftest import process_environment
+from tests.runtime.conftest import bot_process, process_environment
 
 CHAT = 7701
-READY = re.compile(r"running .*web server at (http://\S+)")
 BOT_FILE_LIMIT = 1024  # the incident's soft limit
 IDLE_CONNECTIONS = 2000
 # Generous against IDLE_SECONDS, so a busy machine does not fail the test.
@@ -55,40 +52,9 @@ def many_files() -> None:
 
 @asynccontextmanager
 async def _bot(env: dict[str, str], cwd: Path) -> AsyncIterator[tuple[str, list[str]]]:
-    """`library-bot run` as a process; its web URL and its log lines."""
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bot.cli",
-        "run",
-        env=env,
-        cwd=cwd,
-        stdout=asyncio.subprocess.DEVNULL,
-        stderr=asyncio.subprocess.PIPE,
-        preexec_fn=_bot_limits,
-    )
-    assert process.stderr is not None
-    stderr = process.stderr
-    lines: list[str] = []
-
-    async def drain() -> None:
-        while raw := await stderr.readline():
-            lines.append(raw.decode(errors="replace"))
-
-    reader = asyncio.create_task(drain())
-    try:
-        async with asyncio.timeout(20):
-            while not (found := [m for line in lines if (m := READY.search(line))]):
-                if reader.done():
-                    raise AssertionError("the bot exited early:\n" + "".join(lines))
-                await asyncio.sleep(0.05)
-        yield found[0].group(1), lines
-    finally:
-        if process.returncode is None:
-            process.terminate()
-        async with asyncio.timeout(15):
-            await process.wait()
-        await reader
+    """`library-bot run` at the incident's file limit; its web URL and its log lines."""
+    async with bot_process(env, cwd, preexec_fn=_bot_limits) as running:
+        yield running.web_url, running.lines
 
 
 async def _environment(sandbox: Any, telegram: Any, tmp_path: Path) -> dict[str, str]:
