@@ -14,6 +14,13 @@ command (voluntary context switches of all its threads: a thread giving up the C
 - paced: 20 commands a second over 32 chats, each chat waiting for its answer (a patron's pace,
   where timers and loops that tick without work show).
 
+Each load runs in short blocks, the three bots in turn, cycle after cycle: the machine's speed
+drifts over seconds (a virtual machine's host is busy too), and interleaving spreads the drift
+over all three alike. A bot's figure is its CPU over all its commands (a rare full garbage
+collection counts at its weight); the cycles' own ratios are printed beside, as the noise.
+CPU time is the scheduler's own count per thread (`/proc/<pid>/task/*/sched`), to the
+nanosecond where the kernel shows it, else the clock ticks of `/proc/<pid>/stat`.
+
 aiogram is a benchmark-only extra (`pip install -e '.[bench]'`); without it its column reads
 "n/a". Run alone with `python -m bench.anchors`.
 """
@@ -45,12 +52,12 @@ from sandbox.telegram import TelegramStandIn
 PTB_TOKEN = "222222:BARE-ptb"
 AIOGRAM_TOKEN = "333333:BARE-aiogram"
 FIRST_BARE_CHAT = {"ptb": 9_100_000, "aiogram": 9_200_000}
-ROUNDS = 3
+CYCLES = 8
 STREAM_CHATS = 64
-STREAM_COMMANDS = 1500
+STREAM_BLOCK = 200  # commands per bot per cycle, streamed
 PACED_CHATS = 32
 PACED_RATE = 20.0
-PACED_COMMANDS = 200
+PACED_BLOCK = 60  # commands per bot per cycle, paced (3 s)
 REPLY_TIMEOUT = 30.0
 # About 1 KB of HTML, as a list of loans reads.
 ANSWER = "<b>Dine lån</b>\n" + "\n".join(
@@ -86,9 +93,18 @@ class Figures:
         return lines
 
     def ratio(self, load: str) -> float | None:
-        samples = self.streaming if load == "streaming" else self.paced
-        loans, aiogram = _median(samples, "loans", "cpu_ms"), _median(samples, "aiogram", "cpu_ms")
-        return loans / aiogram if loans is not None and aiogram else None
+        """`/loans` CPU per command over bare aiogram's, each over all its blocks."""
+        return _ratio(self.streaming if load == "streaming" else self.paced)
+
+
+def _ratio(samples: dict[str, list[Sample]]) -> float | None:
+    loans, aiogram = _mean(samples, "loans", "cpu_ms"), _mean(samples, "aiogram", "cpu_ms")
+    return loans / aiogram if loans is not None and aiogram else None
+
+
+def _ratios(samples: dict[str, list[Sample]]) -> list[float]:
+    pairs = zip(samples.get("loans", []), samples.get("aiogram", []), strict=False)
+    return [loans.cpu_ms / aiogram.cpu_ms for loans, aiogram in pairs if aiogram.cpu_ms]
 
 
 def _median(samples: dict[str, list[Sample]], variant: str, what: str) -> float | None:
@@ -96,15 +112,28 @@ def _median(samples: dict[str, list[Sample]], variant: str, what: str) -> float 
     return statistics.median(values) if values else None
 
 
+def _mean(samples: dict[str, list[Sample]], variant: str, what: str) -> float | None:
+    """Over blocks of one size, the figure of all the commands together: CPU per command
+    counts a rare pause (a full garbage collection) at its weight, where a median hides it."""
+    values = [getattr(s, what) for s in samples.get(variant, [])]
+    return statistics.fmean(values) if values else None
+
+
 def _summary(samples: dict[str, list[Sample]]) -> list[str]:
     def figure(variant: str, what: str, unit: str, digits: int = 2) -> str:
-        value = _median(samples, variant, what)
+        value = (_mean if what == "cpu_ms" else _median)(samples, variant, what)
         return "n/a" if value is None else f"{value:.{digits}f}{unit}"
 
-    ratio = "n/a"
-    loans, aiogram = _median(samples, "loans", "cpu_ms"), _median(samples, "aiogram", "cpu_ms")
-    if loans is not None and aiogram:
-        ratio = f"{loans / aiogram:.2f}"
+    overall, ratios = _ratio(samples), _ratios(samples)
+    ratio = "n/a" if overall is None else f"{overall:.2f}"
+    spread = (
+        [
+            f"ratio to aiogram per cycle ({len(ratios)}): median {statistics.median(ratios):.2f}, "
+            f"from {min(ratios):.2f} to {max(ratios):.2f}"
+        ]
+        if ratios
+        else []
+    )
     return [
         f"command CPU per /loans: {figure('loans', 'cpu_ms', ' ms')}; "
         f"bare PTB: {figure('ptb', 'cpu_ms', ' ms')}; "
@@ -118,7 +147,23 @@ def _summary(samples: dict[str, list[Sample]]) -> list[str]:
         + "; ".join(f"{LABELS[v]}: {figure(v, 'throughput', '/s', 0)}" for v in VARIANTS),
         "p50 added latency: "
         + "; ".join(f"{LABELS[v]}: {figure(v, 'added_p50_ms', ' ms')}" for v in VARIANTS),
+        *spread,
     ]
+
+
+def thread_cpu_seconds(pid: int) -> float:
+    """CPU so far of the process's live threads, as the scheduler counts it (the kernel's
+    `/proc/<pid>/task/*/sched`, nanoseconds), else `/proc/<pid>/stat` (10 ms ticks: too coarse
+    for a 3 s block at a patron's pace)."""
+    total, found = 0.0, False
+    for sched in Path(f"/proc/{pid}/task").glob("*/sched"):
+        with contextlib.suppress(OSError):
+            for line in sched.read_text().splitlines():
+                if line.startswith("se.sum_exec_runtime"):
+                    total += float(line.split(":", 1)[1]) / 1000  # milliseconds
+                    found = True
+                    break
+    return total if found else cpu_seconds(pid)
 
 
 def wakeups(pid: int) -> tuple[int, int]:
@@ -268,7 +313,7 @@ async def _timed(rig: Rig, target: Target, chat_id: int) -> float:
 async def measure(rig: Rig, target: Target, total: int, *, rate: float | None) -> Sample:
     """`total` commands over the target's chats, streamed (`rate` None) or paced at `rate`."""
     added: list[float] = []
-    cpu, woke, wall = cpu_seconds(target.pid), wakeups(target.pid), time.perf_counter()
+    cpu, woke, wall = thread_cpu_seconds(target.pid), wakeups(target.pid), time.perf_counter()
     if rate is None:
         left = total
 
@@ -296,7 +341,7 @@ async def measure(rig: Rig, target: Target, total: int, *, rate: float | None) -
             busy[chat_id] = asyncio.create_task(one(chat_id))
         await asyncio.gather(*busy.values())
     wall = time.perf_counter() - wall
-    cpu = cpu_seconds(target.pid) - cpu
+    cpu = thread_cpu_seconds(target.pid) - cpu
     woke_after = wakeups(target.pid)
     added.sort()
     return Sample(
@@ -309,16 +354,17 @@ async def measure(rig: Rig, target: Target, total: int, *, rate: float | None) -
 
 
 async def run(
-    rounds: int = ROUNDS,
-    stream_commands: int = STREAM_COMMANDS,
-    paced_commands: int = PACED_COMMANDS,
+    cycles: int = CYCLES,
+    stream_block: int = STREAM_BLOCK,
+    paced_block: int = PACED_BLOCK,
     *,
     stream_chats: int = STREAM_CHATS,
     paced_chats: int = PACED_CHATS,
     paced_rate: float = PACED_RATE,
     pinned: bool = True,
 ) -> Figures:
-    """`pinned=False` leaves every process's CPU affinity alone (for a test run)."""
+    """`cycles` of a streamed block per bot, then as many of a paced block per bot.
+    `pinned=False` leaves every process's CPU affinity alone (for a test run)."""
     figures = Figures()
     sandbox = TimedSandbox()
     chats = max(stream_chats, paced_chats)
@@ -348,30 +394,30 @@ async def run(
             for target in targets:  # warm up: connections, caches, first calls
                 for chat_id in target.chats:
                     await _timed(rig, target, chat_id)
-            for _ in range(rounds):
-                for target in targets:
-                    streamed = replace(target, chats=target.chats[:stream_chats])
-                    sample = await measure(rig, streamed, stream_commands, rate=None)
-                    figures.streaming.setdefault(target.variant, []).append(sample)
-                for target in targets:
-                    paced = replace(target, chats=target.chats[:paced_chats])
-                    sample = await measure(rig, paced, paced_commands, rate=paced_rate)
-                    figures.paced.setdefault(target.variant, []).append(sample)
+            for load, block, rate, width in (
+                (figures.streaming, stream_block, None, stream_chats),
+                (figures.paced, paced_block, paced_rate, paced_chats),
+            ):
+                for _ in range(cycles):
+                    for target in targets:
+                        narrowed = replace(target, chats=target.chats[:width])
+                        sample = await measure(rig, narrowed, block, rate=rate)
+                        load.setdefault(target.variant, []).append(sample)
     return figures
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.anchors", description=__doc__)
-    parser.add_argument("--rounds", type=int, default=ROUNDS)
-    parser.add_argument("--commands", type=int, default=STREAM_COMMANDS)
-    parser.add_argument("--paced-commands", type=int, default=PACED_COMMANDS)
+    parser.add_argument("--cycles", type=int, default=CYCLES)
+    parser.add_argument("--block", type=int, default=STREAM_BLOCK, help="streamed, per bot")
+    parser.add_argument("--paced-block", type=int, default=PACED_BLOCK, help="paced, per bot")
     parser.add_argument(
         "--serve", nargs=3, metavar=("KIND", "TOKEN", "URL"), help=argparse.SUPPRESS
     )
     args = parser.parse_args(argv)
     if args.serve:
         return serve(*args.serve)
-    figures = asyncio.run(run(args.rounds, args.commands, args.paced_commands))
+    figures = asyncio.run(run(args.cycles, args.block, args.paced_block))
     print("\n".join(figures.lines()), flush=True)
     return 0
 
