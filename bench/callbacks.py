@@ -33,6 +33,7 @@ import httpx
 from bot.config.settings import Settings, new_key
 from bot.runtime.runner import BotInfo, run_bot
 from bot.runtime.signals import stop_on_signals
+from bot.runtime.startup import freeze_start_up_heap
 from sandbox.library import LibrarySandbox, TestPatron
 from sandbox.library.data import GUID_NAMESPACE
 from sandbox.telegram import SentMessage, TelegramStandIn
@@ -197,6 +198,7 @@ def serve_bot() -> int:
 
     async def serve() -> None:
         def ready(info: BotInfo) -> None:
+            freeze_start_up_heap()  # as `library-bot run` does
             print(f"READY {info.web_url} {info.bot_username}", flush=True)
 
         with stop_on_signals() as stop:

@@ -30,7 +30,7 @@ from bot.config.settings import (
 from bot.runtime import maintenance
 from bot.runtime.runner import run_bot
 from bot.runtime.signals import stop_on_signals
-from bot.runtime.startup import StartupFailure
+from bot.runtime.startup import StartupFailure, freeze_start_up_heap
 from storage.engine import connection_problem
 
 T = TypeVar("T")
@@ -84,7 +84,7 @@ def _run(_: argparse.Namespace) -> int:
 
     async def serve() -> None:
         with stop_on_signals() as stop:
-            await run_bot(settings, stop=stop)
+            await run_bot(settings, stop=stop, on_ready=freeze_start_up_heap)
 
     try:
         asyncio.run(serve())

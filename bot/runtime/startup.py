@@ -8,6 +8,7 @@ format (text or JSON) and exits 1, so systemd or the orchestrator retries.
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -51,3 +52,16 @@ def startup_stage(
         raise
     except Exception as exc:
         raise StartupFailure(f"{what}: {describe(exc)}; check {check}") from exc
+
+
+def freeze_start_up_heap(_: object = None) -> None:
+    """Once the bot serves: move what start-up built (modules, catalogues, PTB's and
+    SQLAlchemy's tables, the stores) out of the garbage collector's reach.
+
+    Those objects live as long as the process, yet each full collection walks them all: about
+    0.2 s of CPU, once every few thousand updates, in the middle of answering. Frozen, a
+    collection walks only what was made since (`gc.freeze`). For a process's entry point only
+    (`library-bot run`), never for a bot started inside a longer-lived process such as a test's.
+    """
+    gc.collect()
+    gc.freeze()
