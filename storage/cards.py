@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
@@ -107,47 +107,49 @@ class Cards(Repository):
         super().__init__(database, now)
         self._cipher = cipher
 
-    def open(self, row: Row[Any]) -> Card | None:
-        """The card of a row, its token decrypted; None if the token does not open."""
+    def open(self, row: Mapping[Any, Any]) -> Card | None:
+        """The card of an account row (its `_mapping`, or the account's part of a joined
+        row), its token decrypted; None if the token does not open."""
+        chat_id = int(row["chat_id"])
         try:
-            token = self._cipher.decrypt(row.token, int(row.chat_id))
+            token = self._cipher.decrypt(row["token"], chat_id)
         except TokenDecryptError as exc:
             # Treated as not connected: the patron is asked to /login again.
-            log.warning("stored token of chat %s cannot be opened: %s", row.chat_id, exc)
+            log.warning("stored token of chat %s cannot be opened: %s", chat_id, exc)
             return None
         return Card(
-            chat_id=int(row.chat_id),
+            chat_id=chat_id,
             token=token,
-            token_expires_at=row.token_expires_at,
-            unique_id=row.unique_id,
-            municipality=row.municipality,
-            connected_at=row.connected_at,
-            expiry_warned=bool(row.expiry_warned),
-            next_check=row.next_check,
-            number=int(row.card),
-            label=row.label,
-            agency=row.agency,
-            pickup_branch=row.pickup_branch,
-            fees_known=bool(row.fees_known),
-            order_check=row.order_check,
-            card_id=row.card_id,
-            sealed=row.token,
+            token_expires_at=row["token_expires_at"],
+            unique_id=row["unique_id"],
+            municipality=row["municipality"],
+            connected_at=row["connected_at"],
+            expiry_warned=bool(row["expiry_warned"]),
+            next_check=row["next_check"],
+            number=int(row["card"]),
+            label=row["label"],
+            agency=row["agency"],
+            pickup_branch=row["pickup_branch"],
+            fees_known=bool(row["fees_known"]),
+            order_check=row["order_check"],
+            card_id=row["card_id"],
+            sealed=row["token"],
         )
 
     async def get(self, chat_id: int, number: int = 1) -> Card | None:
         """Card `number` of the chat, whoever holds that number now."""
         statement = select(ACCOUNT).where(of_card(chat_id, number))
         row = await self._read(lambda conn: conn.execute(statement).first())
-        return None if row is None else self.open(row)
+        return None if row is None else self.open(row._mapping)
 
     async def of_chat(self, chat_id: int) -> list[Card]:
         """Every card of the chat, by number; a card whose token does not open is left out."""
         return await self._read(lambda conn: self.read(conn, chat_id))
 
     def read(self, conn: Connection, chat_id: int) -> list[Card]:
-        """`of_chat`, inside a transaction (`Store.read_chat` runs it with other reads)."""
+        """`of_chat`, inside a transaction."""
         rows = conn.execute(_CARDS, {"chat_id": chat_id}).all()
-        return [card for row in rows if (card := self.open(row)) is not None]
+        return [card for row in rows if (card := self.open(row._mapping)) is not None]
 
     @staticmethod
     def take(chat_id: int, card: int | None = 1, *, holding: str | None = None) -> Executable:
@@ -211,7 +213,7 @@ class Cards(Repository):
             .order_by(ACCOUNT.c.chat_id, ACCOUNT.c.card)
         )
         rows = await self._run(lambda conn: conn.execute(statement).all())
-        return [card for row in rows if (card := self.open(row)) is not None]
+        return [card for row in rows if (card := self.open(row._mapping)) is not None]
 
     async def expired(self, now: datetime) -> list[CardKey]:
         """Cards whose token has run out, warned or not: the daily job forgets them."""

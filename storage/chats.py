@@ -6,7 +6,7 @@ A chat without a row has the defaults; the first change makes the row (an upsert
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -57,21 +57,26 @@ class ChatSettings:
 
     @classmethod
     def of_row(cls, chat_id: int, row: Row[Any] | None) -> ChatSettings:
+        return cls.of_values(chat_id, None if row is None else row._mapping)
+
+    @classmethod
+    def of_values(cls, chat_id: int, row: Mapping[Any, Any] | None) -> ChatSettings:
+        """The settings of a chat row's values (or of the chat's part of a joined row)."""
         if row is None:
             return cls(chat_id=chat_id)
         return cls(
             chat_id=chat_id,
-            language=row.language,
-            reminders_enabled=bool(row.reminders_enabled),
-            reminder_days=_days_tuple(row.reminder_days),
-            active=bool(row.active),
-            telegram_language=row.telegram_language,
-            fresh_login=bool(row.fresh_login),
-            account_ended=row.account_ended,
-            has_calendar=bool(row._mapping.get("has_calendar", False)),
-            notices=parse_notices(row.notices),
-            reminder_hour=row._mapping.get("reminder_hour"),
-            cards=int(row._mapping.get("cards", 1) or 1),
+            language=row["language"],
+            reminders_enabled=bool(row["reminders_enabled"]),
+            reminder_days=_days_tuple(row["reminder_days"]),
+            active=bool(row["active"]),
+            telegram_language=row["telegram_language"],
+            fresh_login=bool(row["fresh_login"]),
+            account_ended=row["account_ended"],
+            has_calendar=bool(row.get("has_calendar", False)),
+            notices=parse_notices(row["notices"]),
+            reminder_hour=row.get("reminder_hour"),
+            cards=int(row.get("cards", 1) or 1),
         )
 
 
@@ -143,7 +148,7 @@ class Chats(Repository):
 
     @staticmethod
     def read(conn: Connection, chat_id: int) -> ChatSettings:
-        """`chat`, inside a transaction (`Store.read_chat` runs it with other reads)."""
+        """`chat`, inside a transaction."""
         values = {"chat_id": chat_id}
         row = conn.execute(_CHAT_READ, values).first()
         if row is None:  # no settings saved: defaults, and whether a feed exists all the same

@@ -18,9 +18,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
-from sqlalchemy import Row, delete, select, text, update
+from sqlalchemy import BigInteger, Row, and_, bindparam, delete, exists, select, text, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.sql import Select
 
 from storage.calendar import CalendarFeeds
 from storage.callbacks import CALLBACK_TTL, CallbackRef, Callbacks, new_callback_id
@@ -102,6 +103,41 @@ class Linked:
     card: Card | None
 
 
+def _chat_with_cards(refusals: bool) -> Select[Any]:
+    """A chat's settings and cards (and their refusals) as one statement: each statement costs
+    a command more in SQLAlchemy's execution than in the database.
+
+    The chat asked for is the first table, so one row comes back even with no settings row and
+    no card; the refusals multiply a card's row (a handful at most).
+    """
+    asked = select(bindparam("chat_id", type_=BigInteger).label("chat_id")).subquery("asked")
+    has_feed = exists().where(CALENDAR_FEED.c.chat_id == asked.c.chat_id)
+    joined = asked.outerjoin(CHAT, CHAT.c.chat_id == asked.c.chat_id).outerjoin(
+        ACCOUNT, ACCOUNT.c.chat_id == asked.c.chat_id
+    )
+    columns = [*CHAT.c, has_feed.label("has_calendar"), *ACCOUNT.c]
+    if refusals:
+        joined = joined.outerjoin(
+            RENEWAL_REFUSAL,
+            and_(
+                RENEWAL_REFUSAL.c.chat_id == ACCOUNT.c.chat_id,
+                RENEWAL_REFUSAL.c.card == ACCOUNT.c.card,
+                RENEWAL_REFUSAL.c.refused_at > bindparam("since"),
+            ),
+        )
+        columns += RENEWAL_REFUSAL.c
+    return select(*columns).select_from(joined).order_by(ACCOUNT.c.card)
+
+
+# Built once, with where each table's columns start in a row of them.
+_WITH_CARDS = {refusals: _chat_with_cards(refusals) for refusals in (False, True)}
+_CHAT_NAMES = (*CHAT.c.keys(), "has_calendar")
+_CARD_NAMES = tuple(ACCOUNT.c.keys())
+_REFUSAL_NAMES = tuple(RENEWAL_REFUSAL.c.keys())
+_CARD_AT = len(_CHAT_NAMES)
+_REFUSAL_AT = _CARD_AT + len(_CARD_NAMES)
+
+
 @dataclass(frozen=True)
 class ChatRead:
     """What a command reads of its chat, in one transaction (`Store.read_chat`): its settings,
@@ -162,19 +198,42 @@ class Store:
     async def read_chat(
         self, chat_id: int, *, cards: bool = False, refusals: bool = False
     ) -> ChatRead:
-        """The chat's settings, and its cards and refusals when asked, in one transaction: one
-        hand-off to the database for what a command reads (each costs a wake-up or two)."""
-        read_cards = self.cards.read
-        read_refusals = self.renewal_refusals.of_chat
+        """The chat's settings, and its cards and refusals when asked, in one statement: one
+        read for what a command needs (see `_chat_with_cards`)."""
+        if not cards and not refusals:
+            return ChatRead(await self.chats.chat(chat_id))
+        statement = _WITH_CARDS[refusals]
+        values = {"chat_id": chat_id, "since": self._now() - REFUSAL_TTL}
+        rows = await self.database.read(lambda conn: conn.execute(statement, values).all())
+        return self._chat_read(chat_id, rows, cards=cards, refusals=refusals)
 
-        def work(conn: Connection) -> ChatRead:
-            return ChatRead(
-                Chats.read(conn, chat_id),
-                read_cards(conn, chat_id) if cards else None,
-                read_refusals(conn, chat_id) if refusals else None,
-            )
-
-        return await self.database.read(work)
+    def _chat_read(
+        self, chat_id: int, rows: Sequence[Row[Any]], *, cards: bool, refusals: bool
+    ) -> ChatRead:
+        chat = dict(zip(_CHAT_NAMES, rows[0][:_CARD_AT], strict=True))
+        settings = (
+            ChatSettings.of_values(chat_id, chat)
+            if chat["chat_id"] is not None
+            else ChatSettings(chat_id, has_calendar=bool(chat["has_calendar"]))
+        )
+        found: list[Card] = []
+        refused: dict[int, dict[str, Refusal]] = {}
+        number = None
+        for row in rows:
+            if row[_CARD_AT] is None:  # the chat has no card
+                break
+            account = dict(zip(_CARD_NAMES, row[_CARD_AT:_REFUSAL_AT], strict=True))
+            if account["card"] != number:
+                number = account["card"]
+                card = self.cards.open(account)
+                if card is not None:
+                    found.append(card)
+            if refusals and row[_REFUSAL_AT] is not None:
+                refusal = dict(zip(_REFUSAL_NAMES, row[_REFUSAL_AT:], strict=True))
+                refused.setdefault(int(refusal["card"]), {})[refusal["loan_id"]] = Refusal(
+                    refusal["loan_id"], refusal["due"], refusal["reason"], refusal["refused_at"]
+                )
+        return ChatRead(settings, found if cards else None, refused if refusals else None)
 
     async def ping(self) -> bool:
         try:
@@ -291,7 +350,8 @@ class Store:
             await self._revoke([(chat_id, dropped)])
         if row is None:
             return Linked("full", None)
-        return Linked("refreshed" if outcome == "refreshed" else "added", self.cards.open(row))
+        card = self.cards.open(row._mapping)
+        return Linked("refreshed" if outcome == "refreshed" else "added", card)
 
     async def remove_card(
         self,
@@ -350,7 +410,7 @@ class Store:
         await self._revoke(dropped)
         if row is None:
             return None
-        opened = self.cards.open(row)
+        opened = self.cards.open(row._mapping)
         return RemovedCard(
             chat_id=chat_id,
             token=None if opened is None else opened.token,

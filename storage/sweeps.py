@@ -113,7 +113,7 @@ class Sweeps(Repository):
         rows, settings = await self._run(work)
         batch: list[tuple[Card, ChatSettings]] = []
         for row in rows:
-            card = self._cards.open(row)
+            card = self._cards.open(row._mapping)
             if card is not None:
                 batch.append((card, settings[card.chat_id]))
         return batch

@@ -8,7 +8,7 @@ from contextlib import AbstractAsyncContextManager
 from datetime import timedelta
 
 from storage.store import Store
-from tests.fixtures.storage import FakeClock
+from tests.fixtures.storage import FakeClock, rows
 
 OpenStore = Callable[..., AbstractAsyncContextManager[Store]]
 NCIP = "NCIPMDAxOXwwMDAwMDMyNDg0fFJvc2VuLCBNaWNoYWVsfFNtdXR8fHw="
@@ -90,16 +90,35 @@ async def test_read_chat_gives_what_the_separate_reads_give(store: Store) -> Non
         assert await store.complete_link(7, code) is not None
     await store.chats.set_language(7, "da")
     await store.renewal_refusals.record_refusal(7, NCIP, "2026-01-23", "Renewal Not Allowed")
+    await store.renewal_refusals.record_refusal(7, "L1", "2026-01-23", "Reserved")
     await store.renewal_refusals.record_refusal(7, "L2", "2026-01-24", "On hold", card=2)
     await store.renewal_refusals.record_refusal(8, "L3", "2026-01-24", "someone else's")
+    await store.calendar.create(7, {})
     read = await store.read_chat(7, cards=True, refusals=True)
     assert read.settings == await store.chats.chat(7) and read.settings.language == "da"
+    assert read.settings.has_calendar
+    # Two refusals of card 1 read in one statement: the card is there once all the same.
     assert read.cards == await store.cards.of_chat(7)
     assert [card.number for card in read.cards] == [1, 2]
     assert read.refusals == {
         1: await store.renewal_refusals.refusals(7, 1),
         2: await store.renewal_refusals.refusals(7, 2),
     }
-    assert set(read.refusals[1]) == {NCIP} and set(read.refusals[2]) == {"L2"}
+    assert set(read.refusals[1]) == {NCIP, "L1"} and set(read.refusals[2]) == {"L2"}
+    assert read.refusals[1]["L1"].reason == "Reserved"
+    cards_only = await store.read_chat(7, cards=True)
+    assert (cards_only.cards, cards_only.refusals) == (read.cards, None)
     alone = await store.read_chat(7)  # settings only, unless asked
     assert (alone.settings, alone.cards, alone.refusals) == (read.settings, None, None)
+
+
+async def test_read_chat_of_a_chat_without_settings_sees_its_feed(store: Store) -> None:
+    """No settings row, a card and a calendar feed: the defaults, the card, the feed."""
+    code = await store.create_pending_link(9, "token-of-a-card", None)
+    assert await store.complete_link(9, code) is not None
+    await store.calendar.create(9, {})
+    assert await rows(store, "SELECT chat_id FROM chat WHERE chat_id = 9") == []
+    read = await store.read_chat(9, cards=True, refusals=True)
+    assert read.settings == await store.chats.chat(9) and read.settings.has_calendar
+    assert [card.token for card in read.cards or []] == ["token-of-a-card"]
+    assert read.refusals == {}
