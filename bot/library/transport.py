@@ -158,6 +158,9 @@ class Transport:
             connector=connector,
             timeout=self._client_timeout,
             middlewares=(_never_resend,),
+            # One session serves every patron: a cookie set on one patron's call must not go
+            # with the next patron's (the services authenticate by token, not by cookie).
+            cookie_jar=aiohttp.DummyCookieJar(),
             trust_env=False,  # proxies come from `Settings`, read once at start-up
         )
 

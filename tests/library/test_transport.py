@@ -78,6 +78,26 @@ async def test_redirects_are_not_followed() -> None:
     assert caught.value.status == 302
 
 
+async def test_a_cookie_one_patron_got_does_not_go_with_the_next_patrons_call() -> None:
+    """One session serves every patron; a service's cookie must not carry one patron's session
+    into another's call."""
+    sent: list[str | None] = []
+
+    async def cookie_setting(request: web.Request) -> web.Response:
+        sent.append(request.headers.get("Cookie"))
+        response = web.json_response(USER)
+        response.set_cookie("session", "of-the-first-patron", path="/")
+        return response
+
+    async with serving(cookie_setting) as url:
+        # A host name: aiohttp keeps no cookie of a bare IP address anyway.
+        named = url.replace("127.0.0.1", "localhost")
+        async with client_for(named) as client:
+            await client.user("token-of-one-patron")
+            await client.user("token-of-another")
+    assert sent == [None, None]
+
+
 def _self_signed(directory: Path) -> ssl.SSLContext:
     """A server context with a fresh certificate for 127.0.0.1 that nobody trusts."""
     key = ec.generate_private_key(ec.SECP256R1())
