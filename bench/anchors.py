@@ -2,10 +2,10 @@
 
 A bare PTB bot (stock `Application`, PTB's own `HTTPXRequest`, 8 connections) and a bare
 aiogram 3 bot (`AiohttpSession`) answer `/anchor` with a 1 KB HTML message; the library bot
-answers `/loans` (database reads, a library call, texts). Each runs in a process of its own,
-all three pinned to one core, the stand-ins and this load generator on the other(s). Rounds
-interleave the three, so a busy machine slows them alike: the ratio is the figure, not the
-milliseconds.
+answers `/loans` (database reads, a library call, texts), and `/help` beside it (the chat's
+settings and a text, no library call). Each bot runs in a process of its own, all three pinned
+to one core, the stand-ins and this load generator on the other(s). Blocks interleave them, so
+a busy machine slows them alike: the ratio is the figure, not the milliseconds.
 
 Two loads, each reported as CPU per command (the bot process's, all threads) and wake-ups per
 command (voluntary context switches of all its threads: a thread giving up the CPU to wait):
@@ -63,9 +63,9 @@ REPLY_TIMEOUT = 30.0
 ANSWER = "<b>Dine lån</b>\n" + "\n".join(
     f"• <i>Bog nummer {n}</i>, afleveres senest <b>1{n % 10}. december</b>" for n in range(20)
 )
-VARIANTS = ("loans", "ptb", "aiogram")
+VARIANTS = ("loans", "help", "ptb", "aiogram")
 ROOT = str(Path(__file__).resolve().parent.parent)
-LABELS = {"loans": "/loans", "ptb": "bare PTB", "aiogram": "bare aiogram"}
+LABELS = {"loans": "/loans", "help": "/help", "ptb": "bare PTB", "aiogram": "bare aiogram"}
 
 
 @dataclass
@@ -97,9 +97,9 @@ class Figures:
         return _ratio(self.streaming if load == "streaming" else self.paced)
 
 
-def _ratio(samples: dict[str, list[Sample]]) -> float | None:
-    loans, aiogram = _mean(samples, "loans", "cpu_ms"), _mean(samples, "aiogram", "cpu_ms")
-    return loans / aiogram if loans is not None and aiogram else None
+def _ratio(samples: dict[str, list[Sample]], variant: str = "loans") -> float | None:
+    mine, aiogram = _mean(samples, variant, "cpu_ms"), _mean(samples, "aiogram", "cpu_ms")
+    return mine / aiogram if mine is not None and aiogram else None
 
 
 def _ratios(samples: dict[str, list[Sample]]) -> list[float]:
@@ -124,7 +124,7 @@ def _summary(samples: dict[str, list[Sample]]) -> list[str]:
         value = (_mean if what == "cpu_ms" else _median)(samples, variant, what)
         return "n/a" if value is None else f"{value:.{digits}f}{unit}"
 
-    overall, ratios = _ratio(samples), _ratios(samples)
+    overall, ratios, without = _ratio(samples), _ratios(samples), _ratio(samples, "help")
     ratio = "n/a" if overall is None else f"{overall:.2f}"
     spread = (
         [
@@ -148,6 +148,10 @@ def _summary(samples: dict[str, list[Sample]]) -> list[str]:
         "p50 added latency: "
         + "; ".join(f"{LABELS[v]}: {figure(v, 'added_p50_ms', ' ms')}" for v in VARIANTS),
         *spread,
+        # The same bot and chats on a command that reads the chat's settings and answers with
+        # a text of its own, calling no library service: what the library call adds shows.
+        f"the bot without a library call (/help): {figure('help', 'cpu_ms', ' ms')}; "
+        f"ratio to aiogram: {'n/a' if without is None else f'{without:.2f}'}",
     ]
 
 
@@ -377,7 +381,10 @@ async def run(
         telegram.add_bot(PTB_TOKEN, username="bare_ptb_bot")
         telegram.add_bot(AIOGRAM_TOKEN, username="bare_aiogram_bot")
         tokens = await connect(rig, sandbox, chats)
-        targets = [Target("loans", rig.bot_pid, list(tokens), "/loans", BOT_TOKEN)]
+        targets = [
+            Target("loans", rig.bot_pid, list(tokens), "/loans", BOT_TOKEN),
+            Target("help", rig.bot_pid, list(tokens), "/help", BOT_TOKEN),
+        ]
         for chat_id, token in tokens.items():
             targets[0].platform[chat_id] = sandbox.user_seconds[token]
         async with contextlib.AsyncExitStack() as stack:
