@@ -60,8 +60,9 @@ def freeze_start_up_heap(_: object = None) -> None:
 
     Those objects (150,000 and more) live as long as the process, yet each full collection walks
     them all: 50 to 80 ms, once every few thousand updates, in the middle of answering. Frozen,
-    a full collection walks only what was made since (`gc.freeze`; under 1 ms). For a process's entry point only
-    (`library-bot run`), never for a bot started inside a longer-lived process such as a test's.
+    a full collection walks only what was made since (`gc.freeze`; under 1 ms). For a process's
+    entry point only (`library-bot run`), never for a bot started inside a longer-lived process
+    such as a test's.
     """
     gc.collect()
     gc.freeze()
