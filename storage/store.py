@@ -104,8 +104,8 @@ class Linked:
 
 
 def _chat_with_cards(refusals: bool) -> Select[Any]:
-    """A chat's settings and cards (and their refusals) as one statement: each statement costs
-    a command more in SQLAlchemy's execution than in the database.
+    """A chat's settings and cards (and their refusals) as one statement: SQLAlchemy's execution
+    of a statement costs more than SQLite's, so a command pays it once instead of three times.
 
     The chat asked for is the first table, so one row comes back even with no settings row and
     no card; the refusals multiply a card's row (a handful at most).
