@@ -141,19 +141,8 @@ async def run_bot(
 
         web_app = create_web_app(services, application)
         limit = ConnectionLimit(connection_cap())
-        web_app.middlewares.append(limit.middleware)
-        # No access log: the callback's query carries the code and the state.
-        web_runner = web.AppRunner(
-            web_app,
-            handle_signals=False,
-            access_log=None,
-            shutdown_timeout=2.0,
-            keepalive_timeout=IDLE_SECONDS,
-        )
-        await web_runner.setup()
-        stack.push_async_callback(web_runner.cleanup)
         install_accept_error_filter()
-        await limit.site(web_runner, sock)
+        await _serve(stack, web_app, sock, limit, shutdown_timeout=2.0)
         log.info("web server: about %s connections at most, idle for %ss", limit.cap, IDLE_SECONDS)
         metrics_url = await _serve_metrics(stack, services)
         # Unwound before the web server closes: stop updates, let in-flight ones finish.
@@ -188,6 +177,30 @@ async def run_bot(
     log.info("stopped")
 
 
+async def _serve(
+    stack: contextlib.AsyncExitStack,
+    app: web.Application,
+    sock: socket.socket,
+    limit: ConnectionLimit,
+    *,
+    shutdown_timeout: float,
+) -> None:
+    """Serve `app` on the bound `sock` within `limit` until `stack` unwinds: idle connections
+    dropped after `IDLE_SECONDS`, and no access log (the OAuth callback's query carries the
+    code and the state)."""
+    app.middlewares.append(limit.middleware)
+    runner = web.AppRunner(
+        app,
+        handle_signals=False,
+        access_log=None,
+        shutdown_timeout=shutdown_timeout,
+        keepalive_timeout=IDLE_SECONDS,
+    )
+    await runner.setup()
+    stack.push_async_callback(runner.cleanup)
+    await limit.site(runner, sock)
+
+
 async def _serve_metrics(stack: contextlib.AsyncExitStack, services: Services) -> str:
     """`/metrics` on `METRICS_ADDRESS`, a listener of its own; its URL ("" when unset)."""
     if services.settings.METRICS_ADDRESS is None:
@@ -196,18 +209,7 @@ async def _serve_metrics(stack: contextlib.AsyncExitStack, services: Services) -
     sock = _bind(host, port)
     stack.callback(sock.close)
     limit = ConnectionLimit(METRICS_CONNECTIONS)
-    app = create_metrics_app(services)
-    app.middlewares.append(limit.middleware)
-    runner = web.AppRunner(
-        app,
-        handle_signals=False,
-        access_log=None,
-        shutdown_timeout=1.0,
-        keepalive_timeout=IDLE_SECONDS,
-    )
-    await runner.setup()
-    stack.push_async_callback(runner.cleanup)
-    await limit.site(runner, sock)
+    await _serve(stack, create_metrics_app(services), sock, limit, shutdown_timeout=1.0)
     bound = sock.getsockname()[1]
     url = f"http://[{host}]:{bound}" if ":" in host else f"http://{host}:{bound}"
     log.info("metrics at %s/metrics", url)
