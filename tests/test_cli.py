@@ -3,6 +3,7 @@ import subprocess
 import sys
 
 from bot.cli import main
+from tests.fixtures.cli import library_bot
 
 
 def test_generate_key_prints_one_usable_key(capsys):
@@ -14,13 +15,7 @@ def test_generate_key_prints_one_usable_key(capsys):
 
 def test_malformed_setting_is_one_line_naming_the_variable(tmp_path):
     env = {"PATH": "/usr/bin:/bin", "PORT": "eighty", "HOME": str(tmp_path)}
-    done = subprocess.run(
-        [sys.executable, "-m", "bot", "migrate"],
-        env=env,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-    )
+    done = library_bot("migrate", env=env, cwd=tmp_path)
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1
     assert "PORT" in done.stderr

@@ -3,8 +3,6 @@ webhook secret, as container and Kubernetes secrets are mounted; the file wins o
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +13,7 @@ from bot.config.settings import (
     load_settings,
     new_key,
 )
+from tests.fixtures.cli import library_bot
 
 
 @pytest.fixture(autouse=True)
@@ -78,15 +77,7 @@ def test_a_bad_key_in_the_file_is_one_line_from_the_command(tmp_path: Path) -> N
         "HOME": str(tmp_path),
         "TOKEN_KEYS_FILE": str(tmp_path / "keys"),
     }
-    done = subprocess.run(
-        [sys.executable, "-m", "bot", "rotate-keys"],
-        env=env,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    done = library_bot("rotate-keys", env=env, cwd=tmp_path, timeout=60)
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "TOKEN_KEYS" in done.stderr, done.stderr
     assert "not-a-key" not in done.stderr

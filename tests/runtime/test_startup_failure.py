@@ -6,13 +6,13 @@ from __future__ import annotations
 import json
 import socket
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from bot.config.settings import new_key
+from tests.fixtures.cli import library_bot
 from tests.fixtures.telegram import TEST_BOT_TOKEN
 
 
@@ -43,15 +43,7 @@ def _run(tmp_path: Path, port: int, fmt: str) -> subprocess.CompletedProcess[str
         "LOG_FORMAT": fmt,
         "LOG_LEVEL": "INFO",
     }
-    return subprocess.run(
-        [sys.executable, "-m", "bot", "run"],
-        env=env,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return library_bot("run", env=env, cwd=tmp_path)
 
 
 def test_telegram_unreachable_is_one_json_line(tmp_path: Path, closed_port: int) -> None:

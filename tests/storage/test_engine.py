@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from sqlalchemy import text
 
 from storage.engine import create_engine, normalize_url, split_ssl_options
+from tests.fixtures.cli import library_bot
 from tests.fixtures.database import PostgresCluster
 
 
@@ -62,15 +62,7 @@ def test_libpq_tls_options_leave_the_url_for_asyncpg() -> None:
 
 def _migrate(url: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "DATABASE_URL": url}
-    return subprocess.run(
-        [sys.executable, "-m", "bot", "migrate"],
-        env=env,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return library_bot("migrate", env=env, cwd=tmp_path)
 
 
 @pytest.mark.postgres
