@@ -4,12 +4,12 @@ cards of a family may borrow at different libraries."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Row, bindparam, delete, select
+from sqlalchemy import bindparam, delete, select
 from sqlalchemy.engine import Connection
 
 from storage.cards import CardKey
@@ -74,7 +74,7 @@ class Refusals(Repository):
                 for row in conn.execute(_OF_CHATS, {"chats": list(chunk), "since": since}):
                     key = (int(row.chat_id), int(row.card))
                     if key in wanted:
-                        found.setdefault(key, {})[row.loan_id] = _refusal(row)
+                        found.setdefault(key, {})[row.loan_id] = refusal_of(row._mapping)
 
         await self._read(work)
         return found
@@ -84,7 +84,7 @@ class Refusals(Repository):
         found: dict[int, dict[str, Refusal]] = {}
         values = {"chat_id": chat_id, "since": self._now() - REFUSAL_TTL}
         for row in conn.execute(_OF_CHAT, values):
-            found.setdefault(int(row.card), {})[row.loan_id] = _refusal(row)
+            found.setdefault(int(row.card), {})[row.loan_id] = refusal_of(row._mapping)
         return found
 
     async def clear_refusal(self, chat_id: int, loan_id: str, card: int = 1) -> None:
@@ -96,5 +96,6 @@ class Refusals(Repository):
         await self._run(lambda conn: conn.execute(statement))
 
 
-def _refusal(row: Row[Any]) -> Refusal:
-    return Refusal(row.loan_id, row.due, row.reason, row.refused_at)
+def refusal_of(row: Mapping[Any, Any]) -> Refusal:
+    """The refusal of a row's values (its `_mapping`, or the refusal's part of a joined row)."""
+    return Refusal(row["loan_id"], row["due"], row["reason"], row["refused_at"])

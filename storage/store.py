@@ -38,7 +38,7 @@ from storage.database import Database, execute_all, utc_clock
 from storage.links import Dropped, Identity, PendingLinks, dropped_tokens
 from storage.logins import LIVE_LOGIN_STATES, LoginStates
 from storage.notices import NoticeSeen, Seen
-from storage.refusals import REFUSAL_TTL, Refusal, Refusals
+from storage.refusals import REFUSAL_TTL, Refusal, Refusals, refusal_of
 from storage.reminder_log import REMINDER_HISTORY, ReminderLog
 from storage.rotation import rotate_tokens
 from storage.sweeps import Sweeps
@@ -229,10 +229,8 @@ class Store:
                 if card is not None:
                     found.append(card)
             if refusals and row[_REFUSAL_AT] is not None:
-                refusal = dict(zip(_REFUSAL_NAMES, row[_REFUSAL_AT:], strict=True))
-                refused.setdefault(int(refusal["card"]), {})[refusal["loan_id"]] = Refusal(
-                    refusal["loan_id"], refusal["due"], refusal["reason"], refusal["refused_at"]
-                )
+                refusal = refusal_of(dict(zip(_REFUSAL_NAMES, row[_REFUSAL_AT:], strict=True)))
+                refused.setdefault(int(account["card"]), {})[refusal.loan_id] = refusal
         return ChatRead(settings, found if cards else None, refused if refusals else None)
 
     async def ping(self) -> bool:
