@@ -103,19 +103,22 @@ class Linked:
     card: Card | None
 
 
-def _chat_with_cards(refusals: bool) -> Select[Any]:
-    """A chat's settings and cards (and their refusals) as one statement: SQLAlchemy's execution
-    of a statement costs more than SQLite's, so a command pays it once instead of three times.
+def _chat_read_statement(cards: bool, refusals: bool) -> Select[Any]:
+    """A chat's settings, and its cards (and their refusals) when asked, as one statement:
+    SQLAlchemy's execution of a statement costs more than SQLite's, so a command pays it once
+    instead of three times.
 
     The chat asked for is the first table, so one row comes back even with no settings row and
     no card; the refusals multiply a card's row (a handful at most).
     """
     asked = select(bindparam("chat_id", type_=BigInteger).label("chat_id")).subquery("asked")
     has_feed = exists().where(CALENDAR_FEED.c.chat_id == asked.c.chat_id)
-    joined = asked.outerjoin(CHAT, CHAT.c.chat_id == asked.c.chat_id).outerjoin(
-        ACCOUNT, ACCOUNT.c.chat_id == asked.c.chat_id
-    )
-    columns = [*CHAT.c, has_feed.label("has_calendar"), *ACCOUNT.c]
+    joined = asked.outerjoin(CHAT, CHAT.c.chat_id == asked.c.chat_id)
+    columns = [*CHAT.c, has_feed.label("has_calendar")]
+    if not cards:
+        return select(*columns).select_from(joined)
+    joined = joined.outerjoin(ACCOUNT, ACCOUNT.c.chat_id == asked.c.chat_id)
+    columns += ACCOUNT.c
     if refusals:
         joined = joined.outerjoin(
             RENEWAL_REFUSAL,
@@ -129,8 +132,12 @@ def _chat_with_cards(refusals: bool) -> Select[Any]:
     return select(*columns).select_from(joined).order_by(ACCOUNT.c.card)
 
 
-# Built once, with where each table's columns start in a row of them.
-_WITH_CARDS = {refusals: _chat_with_cards(refusals) for refusals in (False, True)}
+# Built once (by what is read: cards, refusals), with where each table's columns start in a
+# row of them.
+_CHAT_READS = {
+    (cards, refusals): _chat_read_statement(cards, refusals)
+    for cards, refusals in ((False, False), (True, False), (True, True))
+}
 _CHAT_NAMES = (*CHAT.c.keys(), "has_calendar")
 _CARD_NAMES = tuple(ACCOUNT.c.keys())
 _REFUSAL_NAMES = tuple(RENEWAL_REFUSAL.c.keys())
@@ -199,16 +206,15 @@ class Store:
         self, chat_id: int, *, cards: bool = False, refusals: bool = False
     ) -> ChatRead:
         """The chat's settings, and its cards and refusals when asked, in one statement: one
-        read for what a command needs (see `_chat_with_cards`)."""
-        if not cards and not refusals:
-            return ChatRead(await self.chats.chat(chat_id))
-        statement = _WITH_CARDS[refusals]
-        values = {"chat_id": chat_id, "since": self._now() - REFUSAL_TTL}
-        rows = await self.database.read(lambda conn: conn.execute(statement, values).all())
+        read for what a command needs (see `_chat_read_statement`)."""
+        values: dict[str, Any] = {"chat_id": chat_id}
+        if refusals:
+            values["since"] = self._now() - REFUSAL_TTL
+        rows = await self.database.fetch(_CHAT_READS[cards or refusals, refusals], values)
         return self._chat_read(chat_id, rows, cards=cards, refusals=refusals)
 
     def _chat_read(
-        self, chat_id: int, rows: Sequence[Row[Any]], *, cards: bool, refusals: bool
+        self, chat_id: int, rows: Sequence[Sequence[Any]], *, cards: bool, refusals: bool
     ) -> ChatRead:
         chat = dict(zip(_CHAT_NAMES, rows[0][:_CARD_AT], strict=True))
         settings = (
@@ -216,6 +222,8 @@ class Store:
             if chat["chat_id"] is not None
             else ChatSettings(chat_id, has_calendar=bool(chat["has_calendar"]))
         )
+        if not cards and not refusals:
+            return ChatRead(settings)
         found: list[Card] = []
         refused: dict[int, dict[str, Refusal]] = {}
         number = None

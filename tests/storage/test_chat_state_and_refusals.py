@@ -5,9 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
-from datetime import timedelta
+from datetime import UTC, date, timedelta
+
+import pytest
+from sqlalchemy import bindparam, column, select, table, update
+from sqlalchemy.exc import DBAPIError
 
 from storage.store import Store
+from storage.tables import ACCOUNT
 from tests.fixtures.storage import FakeClock, rows
 
 OpenStore = Callable[..., AbstractAsyncContextManager[Store]]
@@ -122,3 +127,29 @@ async def test_read_chat_of_a_chat_without_settings_sees_its_feed(store: Store) 
     assert read.settings == await store.chats.chat(9) and read.settings.has_calendar
     assert [card.token for card in read.cards or []] == ["token-of-a-card"]
     assert read.refusals == {}
+
+
+async def test_the_prepared_read_gives_what_sqlalchemy_gives(store: Store) -> None:
+    """`Database.fetch` runs a compiled statement on SQLite's driver itself: its values are
+    SQLAlchemy's own all the same (aware UTC times, dates, booleans), and a failure is
+    SQLAlchemy's error, without the values it was given."""
+    code = await store.create_pending_link(5, "token-of-a-card", None)
+    assert await store.complete_link(5, code) is not None
+    marked = update(ACCOUNT).values(swept_on=date(2026, 11, 24), expiry_warned=True)
+    await store.database.run(lambda conn: conn.execute(marked))
+    columns = (ACCOUNT.c.connected_at, ACCOUNT.c.swept_on, ACCOUNT.c.expiry_warned)
+    statement = select(*columns).where(ACCOUNT.c.chat_id == bindparam("chat_id"))
+    fetched = await store.database.fetch(statement, {"chat_id": 5})
+    executed = await store.database.run(lambda conn: conn.execute(statement, {"chat_id": 5}).all())
+    assert [tuple(row) for row in fetched] == [tuple(row) for row in executed]
+    connected_at, swept_on, warned = fetched[0]
+    assert connected_at.tzinfo == UTC and swept_on == date(2026, 11, 24) and warned is True
+
+    missing = (
+        select(column("x"))
+        .select_from(table("no_such_table"))
+        .where(column("x") == bindparam("secret"))
+    )
+    with pytest.raises(DBAPIError) as failed:
+        await store.database.fetch(missing, {"secret": "a-token-never-shown"})
+    assert "a-token-never-shown" not in str(failed.value)
