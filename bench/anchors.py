@@ -3,9 +3,11 @@
 A bare PTB bot (stock `Application`, PTB's own `HTTPXRequest`, 8 connections) and a bare
 aiogram 3 bot (`AiohttpSession`) answer `/anchor` with a 1 KB HTML message; the library bot
 answers `/loans` (database reads, a library call, texts), and `/help` beside it (the chat's
-settings and a text, no library call). Each bot runs in a process of its own, all three pinned
-to one core, the stand-ins and this load generator on the other(s). Blocks interleave them, so
-a busy machine slows them alike: the ratio is the figure, not the milliseconds.
+settings and a text, no library call). A third bare bot, aiogram's again, reads a patron's
+`/v3/user` from the platform stand-in before it answers: a bare bot doing the one library call
+`/loans` does. Each bot runs in a process of its own, all pinned to one core, the stand-ins and
+this load generator on the other(s). Blocks interleave them, so a busy machine slows them
+alike: the ratio is the figure, not the milliseconds.
 
 Two loads, each reported as CPU per command (the bot process's, all threads) and wake-ups per
 command (voluntary context switches of all its threads: a thread giving up the CPU to wait):
@@ -14,9 +16,9 @@ command (voluntary context switches of all its threads: a thread giving up the C
 - paced: 20 commands a second over 32 chats, each chat waiting for its answer (a patron's pace,
   where timers and loops that tick without work show).
 
-Each load runs in short blocks, the three bots in turn, cycle after cycle: the machine's speed
+Each load runs in short blocks, the bots in turn, cycle after cycle: the machine's speed
 drifts over seconds (a virtual machine's host is busy too), and interleaving spreads the drift
-over all three alike. A bot's figure is its CPU over all its commands (a rare full garbage
+over all alike. A bot's figure is its CPU over all its commands (a rare full garbage
 collection counts at its weight); the cycles' own ratios are printed beside, as the noise.
 CPU time is the scheduler's own count per thread (`/proc/<pid>/task/*/sched`), to the
 nanosecond where the kernel shows it, else the clock ticks of `/proc/<pid>/stat`.
@@ -51,7 +53,11 @@ from sandbox.telegram import TelegramStandIn
 
 PTB_TOKEN = "222222:BARE-ptb"
 AIOGRAM_TOKEN = "333333:BARE-aiogram"
-FIRST_BARE_CHAT = {"ptb": 9_100_000, "aiogram": 9_200_000}
+CALL_TOKEN = "555555:BARE-call"
+TOKENS = {"ptb": PTB_TOKEN, "aiogram": AIOGRAM_TOKEN, "call": CALL_TOKEN}
+FIRST_BARE_CHAT = {"ptb": 9_100_000, "aiogram": 9_200_000, "call": 9_300_000}
+# Where the bare bot of "call" reads a patron's /v3/user, and with which access token.
+PLATFORM_URL_ENV, ACCESS_TOKEN_ENV = "BENCH_PLATFORM_URL", "BENCH_ACCESS_TOKEN"
 CYCLES = 8
 STREAM_CHATS = 64
 STREAM_BLOCK = 200  # commands per bot per cycle, streamed
@@ -63,9 +69,15 @@ REPLY_TIMEOUT = 30.0
 ANSWER = "<b>Dine lån</b>\n" + "\n".join(
     f"• <i>Bog nummer {n}</i>, afleveres senest <b>1{n % 10}. december</b>" for n in range(20)
 )
-VARIANTS = ("loans", "help", "ptb", "aiogram")
+VARIANTS = ("loans", "help", "ptb", "aiogram", "call")
 ROOT = str(Path(__file__).resolve().parent.parent)
-LABELS = {"loans": "/loans", "help": "/help", "ptb": "bare PTB", "aiogram": "bare aiogram"}
+LABELS = {
+    "loans": "/loans",
+    "help": "/help",
+    "ptb": "bare PTB",
+    "aiogram": "bare aiogram",
+    "call": "bare aiogram + /v3/user",
+}
 
 
 @dataclass
@@ -125,6 +137,8 @@ def _summary(samples: dict[str, list[Sample]]) -> list[str]:
         return "n/a" if value is None else f"{value:.{digits}f}{unit}"
 
     overall, ratios, without = _ratio(samples), _ratios(samples), _ratio(samples, "help")
+    mine, calling = _mean(samples, "loans", "cpu_ms"), _mean(samples, "call", "cpu_ms")
+    to_calling = "n/a" if mine is None or not calling else f"{mine / calling:.2f}"
     ratio = "n/a" if overall is None else f"{overall:.2f}"
     spread = (
         [
@@ -152,6 +166,10 @@ def _summary(samples: dict[str, list[Sample]]) -> list[str]:
         # a text of its own, calling no library service: what the library call adds shows.
         f"the bot without a library call (/help): {figure('help', 'cpu_ms', ' ms')}; "
         f"ratio to aiogram: {'n/a' if without is None else f'{without:.2f}'}",
+        # The other way round: the bare aiogram bot reading a patron's /v3/user from the same
+        # platform stand-in (one aiohttp session) before it answers, as `/loans` does.
+        f"bare aiogram with one /v3/user call per command: {figure('call', 'cpu_ms', ' ms')}; "
+        f"/loans ratio to it: {to_calling}",
     ]
 
 
@@ -218,7 +236,11 @@ async def _serve_ptb(token: str, api_url: str) -> None:
         await application.stop()
 
 
-async def _serve_aiogram(token: str, api_url: str) -> None:
+async def _serve_aiogram(token: str, api_url: str, *, call: bool = False) -> None:
+    """The bare aiogram bot; with `call`, it reads a patron's `/v3/user` before answering
+    (`PLATFORM_URL_ENV`, `ACCESS_TOKEN_ENV`), on an aiohttp session of its own, as a bot
+    serving patrons would."""
+    import aiohttp
     from aiogram import Bot, Dispatcher
     from aiogram.client.default import DefaultBotProperties
     from aiogram.client.session.aiohttp import AiohttpSession
@@ -230,11 +252,26 @@ async def _serve_aiogram(token: str, api_url: str) -> None:
     bot = Bot(token, session=session, default=DefaultBotProperties(parse_mode="HTML"))
     dispatcher = Dispatcher()
 
-    @dispatcher.message(Command("anchor"))
-    async def anchor(message: Message) -> None:
-        await message.answer(ANSWER)
+    if not call:
 
-    await dispatcher.start_polling(bot, allowed_updates=["message"])
+        @dispatcher.message(Command("anchor"))
+        async def anchor(message: Message) -> None:
+            await message.answer(ANSWER)
+
+        await dispatcher.start_polling(bot, allowed_updates=["message"])
+        return
+
+    user_url = f"{os.environ[PLATFORM_URL_ENV]}/v3/user"
+    headers = {"Authorization": f"Bearer {os.environ[ACCESS_TOKEN_ENV]}"}
+    async with aiohttp.ClientSession() as platform:
+
+        @dispatcher.message(Command("anchor"))
+        async def anchor_after_call(message: Message) -> None:
+            async with platform.get(user_url, headers=headers) as response:
+                await response.read()
+            await message.answer(ANSWER)
+
+        await dispatcher.start_polling(bot, allowed_updates=["message"])
 
 
 def serve(kind: str, token: str, api_url: str) -> int:
@@ -242,7 +279,7 @@ def serve(kind: str, token: str, api_url: str) -> int:
         asyncio.run(_serve_ptb(token, api_url))
     else:
         with contextlib.suppress(KeyboardInterrupt):
-            asyncio.run(_serve_aiogram(token, api_url))
+            asyncio.run(_serve_aiogram(token, api_url, call=kind == "call"))
     return 0
 
 
@@ -252,9 +289,9 @@ def aiogram_installed() -> bool:
 
 @contextlib.asynccontextmanager
 async def bare_bot(
-    kind: str, token: str, api_url: str
+    kind: str, token: str, api_url: str, extra_env: dict[str, str] | None = None
 ) -> AsyncIterator[asyncio.subprocess.Process]:
-    env = {**os.environ, "PYTHONPATH": ROOT}
+    env = {**os.environ, "PYTHONPATH": ROOT, **(extra_env or {})}
     child = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "bench.anchors", "--serve", kind, token, api_url, env=env
     )
@@ -375,12 +412,18 @@ async def run(
     async with running_rig(sandbox=sandbox, subprocess=True) as rig:
         telegram = rig.telegram
         assert rig.bot_pid is not None
-        kinds = ["ptb"] + (["aiogram"] if aiogram_installed() else [])
+        kinds = ["ptb"] + (["aiogram", "call"] if aiogram_installed() else [])
         if "aiogram" not in kinds:
             figures.missing.append("bare aiogram: not installed (pip install -e '.[bench]')")
-        telegram.add_bot(PTB_TOKEN, username="bare_ptb_bot")
-        telegram.add_bot(AIOGRAM_TOKEN, username="bare_aiogram_bot")
+        for kind, token in TOKENS.items():
+            telegram.add_bot(token, username=f"bare_{kind}_bot")
         tokens = await connect(rig, sandbox, chats)
+        # The calling bare bot's patron: a token of its own, so /loans' platform times stay
+        # with /loans' chats.
+        [patron] = sandbox.add_patrons(1, due_every=0)
+        access_token = sandbox.issue_token(patron.user_id)
+        assert rig.settings.PLATFORM_URL is not None
+        platform_env = {PLATFORM_URL_ENV: rig.settings.PLATFORM_URL, ACCESS_TOKEN_ENV: access_token}
         targets = [
             Target("loans", rig.bot_pid, list(tokens), "/loans", BOT_TOKEN),
             Target("help", rig.bot_pid, list(tokens), "/help", BOT_TOKEN),
@@ -389,13 +432,18 @@ async def run(
             targets[0].platform[chat_id] = sandbox.user_seconds[token]
         async with contextlib.AsyncExitStack() as stack:
             for kind in kinds:
-                token = PTB_TOKEN if kind == "ptb" else AIOGRAM_TOKEN
-                child = await stack.enter_async_context(bare_bot(kind, token, telegram.url))
+                token = TOKENS[kind]
+                child = await stack.enter_async_context(
+                    bare_bot(kind, token, telegram.url, platform_env if kind == "call" else None)
+                )
                 first = FIRST_BARE_CHAT[kind]
                 bare_chats = list(range(first, first + chats))
                 for chat_id in bare_chats:
                     telegram.add_chat(chat_id, first_name=f"Chat {chat_id}")
-                targets.append(Target(kind, child.pid, bare_chats, "/anchor", token))
+                target = Target(kind, child.pid, bare_chats, "/anchor", token)
+                if kind == "call":  # one deque: its chats' calls come one at a time
+                    target.platform = dict.fromkeys(bare_chats, sandbox.user_seconds[access_token])
+                targets.append(target)
             pids = [target.pid for target in targets]
             figures.core = pin(*pids) if pinned else "not pinned"
             for target in targets:  # warm up: connections, caches, first calls

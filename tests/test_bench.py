@@ -31,6 +31,8 @@ async def test_anchors_bench_prints_loans_beside_the_bare_bots() -> None:
     assert figures.streaming["loans"][0].throughput > 0
     if anchors.aiogram_installed():
         assert figures.ratio("paced") is not None and "ratio to aiogram: n/a" not in text
+        assert "bare aiogram with one /v3/user call per command: n/a" not in text
+        assert "/loans ratio to it: n/a" not in text
     else:
         assert "bare aiogram: not installed" in text
 
