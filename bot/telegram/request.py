@@ -22,6 +22,7 @@ and a refused connection is told as one (httpx-aiohttp reported it as "Timed out
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 from collections.abc import Iterator
@@ -119,6 +120,7 @@ class AiohttpRequest(BaseRequest):
         return self._read
 
     @staticmethod
+    @functools.lru_cache(maxsize=16)  # a handful of combinations (getUpdates', sends'), frozen
     def _client_timeout(
         read: float | None, connect: float | None, pool: float | None
     ) -> aiohttp.ClientTimeout:
