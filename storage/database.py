@@ -146,7 +146,14 @@ class Database:
             reader = self._inline_reader(self._sync)
             dbapi = reader.connection.dbapi_connection
             assert isinstance(dbapi, sqlite3.Connection)  # the pysqlite driver's own
-            return prepared.rows(dbapi, values)
+            try:
+                return prepared.rows(dbapi, values)
+            except DBAPIError:
+                # SQLAlchemy's own handling of a failed connection is bypassed here: the next
+                # read opens a fresh one instead.
+                self._reader = None
+                reader.invalidate()
+                raise
         return await self.run(lambda conn: conn.execute(statement, values).all())
 
     def _inline_reader(self, engine: Engine) -> Connection:

@@ -153,3 +153,5 @@ async def test_the_prepared_read_gives_what_sqlalchemy_gives(store: Store) -> No
     with pytest.raises(DBAPIError) as failed:
         await store.database.fetch(missing, {"secret": "a-token-never-shown"})
     assert "a-token-never-shown" not in str(failed.value)
+    after = await store.read_chat(5, cards=True)  # reads go on, on a fresh connection
+    assert [card.token for card in after.cards or []] == ["token-of-a-card"]
