@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Row, bindparam, delete, exists, false, func, select, update
+from sqlalchemy import BigInteger, Row, bindparam, delete, exists, false, func, select, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.sql.expression import Executable
 
@@ -132,29 +132,33 @@ def settings_of(conn: Connection, chat_ids: list[int]) -> dict[int, ChatSettings
     return found
 
 
-# Built once: every command reads its chat's settings, and building a statement costs more
-# than running it.
-_HAS_FEED = exists().where(CALENDAR_FEED.c.chat_id == bindparam("chat_id"))
-_CHAT_READ = select(CHAT, _HAS_FEED.label("has_calendar")).where(
-    CHAT.c.chat_id == bindparam("chat_id")
+# A chat's settings, read from the chat asked for: one row even when the chat has no settings
+# row (the defaults, and whether it has a feed all the same), in one statement. `Store` joins
+# a chat's cards onto it (`SETTINGS_JOIN`, `SETTINGS_COLUMNS`); built once, as every command
+# reads it.
+ASKED = select(bindparam("chat_id", type_=BigInteger).label("chat_id")).subquery("asked")
+SETTINGS_JOIN = ASKED.outerjoin(CHAT, CHAT.c.chat_id == ASKED.c.chat_id)
+SETTINGS_COLUMNS = (
+    *CHAT.c,
+    exists().where(CALENDAR_FEED.c.chat_id == ASKED.c.chat_id).label("has_calendar"),
 )
-_FEED_EXISTS = select(_HAS_FEED)
+_SETTINGS_NAMES = (*CHAT.c.keys(), "has_calendar")
+_SETTINGS_READ = select(*SETTINGS_COLUMNS).select_from(SETTINGS_JOIN)
+
+
+def asked_settings(chat_id: int, row: Sequence[Any]) -> ChatSettings:
+    """The settings in a row that starts with `SETTINGS_COLUMNS`."""
+    chat = dict(zip(_SETTINGS_NAMES, row[: len(_SETTINGS_NAMES)], strict=True))
+    if chat["chat_id"] is None:  # no settings saved
+        return ChatSettings(chat_id, has_calendar=bool(chat["has_calendar"]))
+    return ChatSettings.of_values(chat_id, chat)
 
 
 class Chats(Repository):
     async def chat(self, chat_id: int) -> ChatSettings:
         """The chat's settings, and whether it has a calendar feed (in the same read)."""
-        return await self._read(lambda conn: self.read(conn, chat_id))
-
-    @staticmethod
-    def read(conn: Connection, chat_id: int) -> ChatSettings:
-        """`chat`, inside a transaction."""
-        values = {"chat_id": chat_id}
-        row = conn.execute(_CHAT_READ, values).first()
-        if row is None:  # no settings saved: defaults, and whether a feed exists all the same
-            feed = bool(conn.execute(_FEED_EXISTS, values).scalar())
-            return ChatSettings(chat_id, has_calendar=feed)
-        return ChatSettings.of_row(chat_id, row)
+        [row] = await self._fetch(_SETTINGS_READ, {"chat_id": chat_id})
+        return asked_settings(chat_id, row)
 
     def upsert(self, chat_id: int, values: dict[str, Any]) -> Executable:
         """Set `values`, making the row if the chat has none; returns the whole row."""

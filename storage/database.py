@@ -201,6 +201,7 @@ class Repository:
     def __init__(self, database: Database, now: Callable[[], datetime]) -> None:
         self._run = database.run
         self._read = database.read
+        self._fetch = database.fetch
         self._insert = database.insert
         self._now = now
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
-from sqlalchemy import BigInteger, Row, and_, bindparam, delete, exists, select, text, update
+from sqlalchemy import Row, and_, bindparam, delete, select, text, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.sql import Select
@@ -27,10 +27,14 @@ from storage.calendar import CalendarFeeds
 from storage.callbacks import CALLBACK_TTL, CallbackRef, Callbacks, new_callback_id
 from storage.cards import MAX_CARDS, Card, CardKey, Cards, RemovedCard
 from storage.chats import (
+    ASKED,
     BLOCKED_CHAT_RETENTION,
     NOTICES,
+    SETTINGS_COLUMNS,
+    SETTINGS_JOIN,
     Chats,
     ChatSettings,
+    asked_settings,
     reminder_values,
 )
 from storage.crypto import TokenCipher, TokenDecryptError
@@ -103,22 +107,15 @@ class Linked:
     card: Card | None
 
 
-def _chat_read_statement(cards: bool, refusals: bool) -> Select[Any]:
-    """A chat's settings, and its cards (and their refusals) when asked, as one statement:
-    SQLAlchemy's execution of a statement costs more than SQLite's, so a command pays it once
-    instead of three times.
+def _chat_with_cards(refusals: bool) -> Select[Any]:
+    """A chat's settings and cards (and their refusals) as one statement: SQLAlchemy's execution
+    of a statement costs more than SQLite's, so a command pays it once instead of three times.
 
-    The chat asked for is the first table, so one row comes back even with no settings row and
-    no card; the refusals multiply a card's row (a handful at most).
+    It reads from the chat asked for, as `Chats.chat` does, so one row comes back even with no
+    settings row and no card; the refusals multiply a card's row (a handful at most).
     """
-    asked = select(bindparam("chat_id", type_=BigInteger).label("chat_id")).subquery("asked")
-    has_feed = exists().where(CALENDAR_FEED.c.chat_id == asked.c.chat_id)
-    joined = asked.outerjoin(CHAT, CHAT.c.chat_id == asked.c.chat_id)
-    columns = [*CHAT.c, has_feed.label("has_calendar")]
-    if not cards:
-        return select(*columns).select_from(joined)
-    joined = joined.outerjoin(ACCOUNT, ACCOUNT.c.chat_id == asked.c.chat_id)
-    columns += ACCOUNT.c
+    joined = SETTINGS_JOIN.outerjoin(ACCOUNT, ACCOUNT.c.chat_id == ASKED.c.chat_id)
+    columns = [*SETTINGS_COLUMNS, *ACCOUNT.c]
     if refusals:
         joined = joined.outerjoin(
             RENEWAL_REFUSAL,
@@ -132,16 +129,11 @@ def _chat_read_statement(cards: bool, refusals: bool) -> Select[Any]:
     return select(*columns).select_from(joined).order_by(ACCOUNT.c.card)
 
 
-# Built once (by what is read: cards, refusals), with where each table's columns start in a
-# row of them.
-_CHAT_READS = {
-    (cards, refusals): _chat_read_statement(cards, refusals)
-    for cards, refusals in ((False, False), (True, False), (True, True))
-}
-_CHAT_NAMES = (*CHAT.c.keys(), "has_calendar")
+# Built once, with where each table's columns start in a row of them.
+_WITH_CARDS = {refusals: _chat_with_cards(refusals) for refusals in (False, True)}
 _CARD_NAMES = tuple(ACCOUNT.c.keys())
 _REFUSAL_NAMES = tuple(RENEWAL_REFUSAL.c.keys())
-_CARD_AT = len(_CHAT_NAMES)
+_CARD_AT = len(SETTINGS_COLUMNS)
 _REFUSAL_AT = _CARD_AT + len(_CARD_NAMES)
 
 
@@ -206,24 +198,19 @@ class Store:
         self, chat_id: int, *, cards: bool = False, refusals: bool = False
     ) -> ChatRead:
         """The chat's settings, and its cards and refusals when asked, in one statement: one
-        read for what a command needs (see `_chat_read_statement`)."""
+        read for what a command needs (see `_chat_with_cards`)."""
+        if not cards and not refusals:
+            return ChatRead(await self.chats.chat(chat_id))
         values: dict[str, Any] = {"chat_id": chat_id}
         if refusals:
             values["since"] = self._now() - REFUSAL_TTL
-        rows = await self.database.fetch(_CHAT_READS[cards or refusals, refusals], values)
+        rows = await self.database.fetch(_WITH_CARDS[refusals], values)
         return self._chat_read(chat_id, rows, cards=cards, refusals=refusals)
 
     def _chat_read(
         self, chat_id: int, rows: Sequence[Sequence[Any]], *, cards: bool, refusals: bool
     ) -> ChatRead:
-        chat = dict(zip(_CHAT_NAMES, rows[0][:_CARD_AT], strict=True))
-        settings = (
-            ChatSettings.of_values(chat_id, chat)
-            if chat["chat_id"] is not None
-            else ChatSettings(chat_id, has_calendar=bool(chat["has_calendar"]))
-        )
-        if not cards and not refusals:
-            return ChatRead(settings)
+        settings = asked_settings(chat_id, rows[0])
         found: list[Card] = []
         refused: dict[int, dict[str, Refusal]] = {}
         number = None
