@@ -69,7 +69,6 @@ REPLY_TIMEOUT = 30.0
 ANSWER = "<b>Dine lån</b>\n" + "\n".join(
     f"• <i>Bog nummer {n}</i>, afleveres senest <b>1{n % 10}. december</b>" for n in range(20)
 )
-VARIANTS = ("loans", "help", "ptb", "aiogram", "call")
 ROOT = str(Path(__file__).resolve().parent.parent)
 LABELS = {
     "loans": "/loans",
@@ -78,6 +77,7 @@ LABELS = {
     "aiogram": "bare aiogram",
     "call": "bare aiogram + /v3/user",
 }
+VARIANTS = tuple(LABELS)
 
 
 @dataclass
@@ -109,9 +109,11 @@ class Figures:
         return _ratio(self.streaming if load == "streaming" else self.paced)
 
 
-def _ratio(samples: dict[str, list[Sample]], variant: str = "loans") -> float | None:
-    mine, aiogram = _mean(samples, variant, "cpu_ms"), _mean(samples, "aiogram", "cpu_ms")
-    return mine / aiogram if mine is not None and aiogram else None
+def _ratio(
+    samples: dict[str, list[Sample]], variant: str = "loans", anchor: str = "aiogram"
+) -> float | None:
+    mine, theirs = _mean(samples, variant, "cpu_ms"), _mean(samples, anchor, "cpu_ms")
+    return mine / theirs if mine is not None and theirs else None
 
 
 def _ratios(samples: dict[str, list[Sample]]) -> list[float]:
@@ -136,10 +138,11 @@ def _summary(samples: dict[str, list[Sample]]) -> list[str]:
         value = (_mean if what == "cpu_ms" else _median)(samples, variant, what)
         return "n/a" if value is None else f"{value:.{digits}f}{unit}"
 
+    def shown(ratio: float | None) -> str:
+        return "n/a" if ratio is None else f"{ratio:.2f}"
+
     overall, ratios, without = _ratio(samples), _ratios(samples), _ratio(samples, "help")
-    mine, calling = _mean(samples, "loans", "cpu_ms"), _mean(samples, "call", "cpu_ms")
-    to_calling = "n/a" if mine is None or not calling else f"{mine / calling:.2f}"
-    ratio = "n/a" if overall is None else f"{overall:.2f}"
+    to_calling = _ratio(samples, "loans", "call")
     spread = (
         [
             f"ratio to aiogram per cycle ({len(ratios)}): median {statistics.median(ratios):.2f}, "
@@ -151,7 +154,7 @@ def _summary(samples: dict[str, list[Sample]]) -> list[str]:
     return [
         f"command CPU per /loans: {figure('loans', 'cpu_ms', ' ms')}; "
         f"bare PTB: {figure('ptb', 'cpu_ms', ' ms')}; "
-        f"bare aiogram: {figure('aiogram', 'cpu_ms', ' ms')}; ratio to aiogram: {ratio}",
+        f"bare aiogram: {figure('aiogram', 'cpu_ms', ' ms')}; ratio to aiogram: {shown(overall)}",
         "wake-ups per command (voluntary context switches, all threads / event loop's): "
         + "; ".join(
             f"{LABELS[v]}: {figure(v, 'wakeups', '', 1)} / {figure(v, 'main_wakeups', '', 1)}"
@@ -165,11 +168,11 @@ def _summary(samples: dict[str, list[Sample]]) -> list[str]:
         # The same bot and chats on a command that reads the chat's settings and answers with
         # a text of its own, calling no library service: what the library call adds shows.
         f"the bot without a library call (/help): {figure('help', 'cpu_ms', ' ms')}; "
-        f"ratio to aiogram: {'n/a' if without is None else f'{without:.2f}'}",
+        f"ratio to aiogram: {shown(without)}",
         # The other way round: the bare aiogram bot reading a patron's /v3/user from the same
         # platform stand-in (one aiohttp session) before it answers, as `/loans` does.
         f"bare aiogram with one /v3/user call per command: {figure('call', 'cpu_ms', ' ms')}; "
-        f"/loans ratio to it: {to_calling}",
+        f"/loans ratio to it: {shown(to_calling)}",
     ]
 
 
@@ -252,23 +255,18 @@ async def _serve_aiogram(token: str, api_url: str, *, call: bool = False) -> Non
     bot = Bot(token, session=session, default=DefaultBotProperties(parse_mode="HTML"))
     dispatcher = Dispatcher()
 
-    if not call:
+    if call:
+        user_url = f"{os.environ[PLATFORM_URL_ENV]}/v3/user"
+        headers = {"Authorization": f"Bearer {os.environ[ACCESS_TOKEN_ENV]}"}
+
+    async with contextlib.AsyncExitStack() as stack:
+        platform = await stack.enter_async_context(aiohttp.ClientSession()) if call else None
 
         @dispatcher.message(Command("anchor"))
         async def anchor(message: Message) -> None:
-            await message.answer(ANSWER)
-
-        await dispatcher.start_polling(bot, allowed_updates=["message"])
-        return
-
-    user_url = f"{os.environ[PLATFORM_URL_ENV]}/v3/user"
-    headers = {"Authorization": f"Bearer {os.environ[ACCESS_TOKEN_ENV]}"}
-    async with aiohttp.ClientSession() as platform:
-
-        @dispatcher.message(Command("anchor"))
-        async def anchor_after_call(message: Message) -> None:
-            async with platform.get(user_url, headers=headers) as response:
-                await response.read()
+            if platform is not None:
+                async with platform.get(user_url, headers=headers) as response:
+                    await response.read()
             await message.answer(ANSWER)
 
         await dispatcher.start_polling(bot, allowed_updates=["message"])
