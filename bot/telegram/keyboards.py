@@ -5,6 +5,7 @@ buttons of /renew and the digests, and resolving or claiming a tapped one."""
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +23,7 @@ from bot.telegram.buttons import (
 )
 from bot.telegram.cards import require_card
 from bot.telegram.context import Context
-from bot.telegram.replies import answer_query, plain, send
+from bot.telegram.replies import StaticKeyboard, answer_query, plain, send
 from bot.texts import Raw, t
 from bot.texts.formatting import format_date, shorten
 from storage.store import new_callback_id
@@ -280,15 +281,24 @@ def renew_buttons(
 TELEGRAM_API = "https://api.telegram.org"
 
 
-def overview_rows(context: Context) -> list[list[InlineKeyboardButton]]:
+def overview_keyboard(context: Context) -> StaticKeyboard | None:
     """The "📚 Overview" button that opens the Mini App (`{PUBLIC_URL}/app/`): only where it can
     open, as Telegram requires https for a `web_app` address (a stand-in takes any)."""
     settings = context.services.settings
     url = (settings.PUBLIC_URL or "").rstrip("/")
     stand_in = settings.TELEGRAM_API_URL.rstrip("/") != TELEGRAM_API
     if not url or not (url.startswith("https://") or stand_in):
-        return []
-    button = InlineKeyboardButton(
-        plain(t(context.lang, "app.button")), web_app=WebAppInfo(f"{url}/app/")
-    )
-    return [[button]]
+        return None
+    return _overview(context.lang, url)
+
+
+def overview_rows(context: Context) -> list[list[InlineKeyboardButton]]:
+    """`overview_keyboard` as rows, under other buttons."""
+    keyboard = overview_keyboard(context)
+    return [] if keyboard is None else [list(row) for row in keyboard.inline_keyboard]
+
+
+@functools.lru_cache(maxsize=64)
+def _overview(lang: str, url: str) -> StaticKeyboard:
+    button = InlineKeyboardButton(plain(t(lang, "app.button")), web_app=WebAppInfo(f"{url}/app/"))
+    return StaticKeyboard([[button]])

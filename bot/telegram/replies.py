@@ -7,7 +7,7 @@ from __future__ import annotations
 import html
 import logging
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from telegram import (
@@ -32,6 +32,24 @@ log = logging.getLogger(__name__)
 Buttons = Sequence[Sequence[InlineKeyboardButton]]
 
 NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
+
+
+class StaticKeyboard(InlineKeyboardMarkup):
+    """A keyboard sent unchanged in many messages (the Mini App's button), made once: PTB
+    serializes a markup button by button on every send, and this one's JSON is kept.
+
+    PTB objects are frozen once made, so the kept dict cannot go stale; PTB only encodes it.
+    """
+
+    __slots__ = ("_sent_as",)
+
+    def to_dict(self, recursive: bool = True) -> dict[str, Any]:
+        if not recursive:
+            return super().to_dict(recursive=False)
+        sent_as: dict[str, Any] | None = getattr(self, "_sent_as", None)
+        if sent_as is None:
+            sent_as = self._sent_as = super().to_dict()
+        return sent_as
 
 
 def markup(buttons: Buttons | InlineKeyboardMarkup | None) -> InlineKeyboardMarkup | None:

@@ -112,6 +112,16 @@ _TRANSLATIONS: Final = load_translations()
 _LOCALES: Final = {lang: Locale.parse(code) for lang, code in LOCALES.items()}
 
 
+# typed: a count of True is refused by `_template`, not answered from the cache for 1.
+@functools.lru_cache(maxsize=4096, typed=True)
+def _form(lang: str, key: str, n: object) -> tuple[str, frozenset[str]]:
+    """The template `t` formats (the plural form for the count `n`) and its bare fields: looked
+    up and parsed once, where a command shows a dozen texts."""
+    message = _MESSAGES[key]
+    template = _template(lang, message, {message.n: n})
+    return template, _bare_fields(template)
+
+
 def _template(lang: str, message: Message, params: Mapping[str, object]) -> str:
     translations = _TRANSLATIONS.get(lang, _TRANSLATIONS[DEFAULT_LANGUAGE])
     if message.plural is None:
@@ -138,7 +148,6 @@ def load_catalogue(package: ModuleType = catalog) -> Mapping[str, Mapping[str, s
     )
 
 
-@functools.lru_cache(maxsize=1024)
 def _bare_fields(template: str) -> frozenset[str]:
     """Fields the template shows as plain `{name}`: their numbers get the locale's grouping."""
     bare: set[str] = set()
@@ -178,8 +187,7 @@ def t(lang: str, key: str, /, **params: object) -> str:
     English (a patron gets an answer), and a key missing everywhere raises KeyError.
     """
     message = _MESSAGES[key]
-    template = _template(lang, message, params)
-    bare = _bare_fields(template)
+    template, bare = _form(lang, key, params[message.n] if message.plural else None)
     return Raw(
         template.format_map(
             {name: _param(value, name in bare, lang) for name, value in params.items()}

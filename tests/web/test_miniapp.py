@@ -196,6 +196,17 @@ async def test_start_offers_the_overview_once_a_card_is_connected(bot: BotHarnes
     assert overview_button.web_app == f"{bot.info.public_url}/app/"
 
 
+async def test_each_patron_gets_the_overview_in_their_own_language(bot: BotHarness) -> None:
+    # The button is made once per language and address: a second patron's must be their own.
+    await bot.connect(87, KAREN, language_code="uk")
+    await bot.connect(88, SOFIE, language_code="en")
+    for chat_id, label in ((87, "📚 Огляд"), (88, "📚 Overview"), (87, "📚 Огляд")):
+        [loans] = await command(bot, chat_id, "/loans")
+        [*_, [overview_button]] = loans.buttons
+        assert overview_button.text == label
+        assert overview_button.web_app == f"{bot.info.public_url}/app/"
+
+
 async def test_a_ready_hold_gives_its_branch_hours_today(bot: BotHarness) -> None:
     today = dt.datetime.now(DEFAULT_TZ).date()
     # The library changes today's hours: the page shows them, not the weekly free text.

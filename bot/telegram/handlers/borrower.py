@@ -6,7 +6,7 @@ import logging
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from telegram import InlineKeyboardButton, Update
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
 from bot.library.deadline import Deadline
@@ -34,7 +34,7 @@ from bot.telegram.keyboards import (
     callback_buttons,
     claim_once,
     one_per_row,
-    overview_rows,
+    overview_keyboard,
     page_row,
     peek_callback,
     resolve_callback,
@@ -207,10 +207,11 @@ async def _show_sections(
     ref_id: str | None,
     *,
     above: list[list[InlineKeyboardButton]] | None = None,
-    below: list[list[InlineKeyboardButton]] | None = None,
+    below: InlineKeyboardMarkup | None = None,
     footer: str = "",
 ) -> None:
-    """One page of a list, with ◀ ▶ when it has more, and with several cards the card buttons.
+    """One page of a list, with ◀ ▶ when it has more, with several cards the card buttons, and
+    `below` them all (the Mini App's keyboard).
 
     A chat's one card pages through one stored `ListPage` (`ref_id`, stored now if None);
     several cards through the stored views of the message (`views`, stored now if None).
@@ -228,8 +229,12 @@ async def _show_sections(
         if len(pages) > 1:
             buttons.append(page_row(lang, views[str(view) if view else ALL], page, len(pages)))
         buttons.extend(view_rows(lang, shown.cards, views, view))
-    buttons.extend(below or [])
     text = "\n\n".join(part for part in (header, *pages[page], footer) if part)
+    if below is not None and not buttons:
+        await reply(update, context, text, buttons=below)  # as it was made, serialized once
+        return
+    if below is not None:
+        buttons.extend(list(row) for row in below.inline_keyboard)
     await reply(update, context, text, buttons=buttons)
 
 
@@ -317,7 +322,7 @@ async def list_loans(
         page,
         views,
         ref_id,
-        below=overview_rows(context),
+        below=overview_keyboard(context),
     )
 
 

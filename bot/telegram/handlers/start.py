@@ -25,7 +25,7 @@ from bot.telegram.handlers.cards import (
 from bot.telegram.handlers.inline import ORDER_PREFIX, SEARCH_START, decode_pid
 from bot.telegram.handlers.order import order_found
 from bot.telegram.handlers.search import ask_for_words
-from bot.telegram.keyboards import overview_rows
+from bot.telegram.keyboards import overview_keyboard
 from bot.telegram.replies import reply, url_button
 from bot.texts import t
 from bot.texts.formatting import format_date
@@ -69,8 +69,8 @@ async def start(update: Update, context: Context) -> None:
         return
     cards = await context.services.store.cards.of_chat(context.chat_id)
     key = "connect.welcome_connected" if cards else "connect.welcome"
-    rows = overview_rows(context) if cards else []
-    await reply(update, context, t(lang, key, name=_name_suffix(update)), buttons=rows or None)
+    keyboard = overview_keyboard(context) if cards else None
+    await reply(update, context, t(lang, key, name=_name_suffix(update)), buttons=keyboard)
 
 
 async def help_command(update: Update, context: Context) -> None:
