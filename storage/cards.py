@@ -30,6 +30,30 @@ MAX_CARDS = 6
 CardKey = tuple[int, int]
 
 
+# The account columns `Cards.open` makes a `Card` of, for reads that join them onto others
+# (`Store.read_chat`): not the sweep's lease and marks, nor the calendar feed's.
+CARD_COLUMNS = tuple(
+    ACCOUNT.c[name]
+    for name in (
+        "chat_id",
+        "card",
+        "token",
+        "token_expires_at",
+        "unique_id",
+        "municipality",
+        "connected_at",
+        "expiry_warned",
+        "next_check",
+        "label",
+        "agency",
+        "pickup_branch",
+        "fees_known",
+        "order_check",
+        "card_id",
+    )
+)
+
+
 @dataclass(frozen=True)
 class Card:
     """One connected card: the `number` it has in its chat, its identity at the library

@@ -138,11 +138,13 @@ def settings_of(conn: Connection, chat_ids: list[int]) -> dict[int, ChatSettings
 # reads it.
 ASKED = select(bindparam("chat_id", type_=BigInteger).label("chat_id")).subquery("asked")
 SETTINGS_JOIN = ASKED.outerjoin(CHAT, CHAT.c.chat_id == ASKED.c.chat_id)
+# What `ChatSettings` is made of (not when the row was made or changed).
+_SETTINGS_OF = tuple(column for column in CHAT.c if column.key not in ("created_at", "updated_at"))
 SETTINGS_COLUMNS = (
-    *CHAT.c,
+    *_SETTINGS_OF,
     exists().where(CALENDAR_FEED.c.chat_id == ASKED.c.chat_id).label("has_calendar"),
 )
-_SETTINGS_NAMES = (*CHAT.c.keys(), "has_calendar")
+_SETTINGS_NAMES = (*(column.key for column in _SETTINGS_OF), "has_calendar")
 _SETTINGS_READ = select(*SETTINGS_COLUMNS).select_from(SETTINGS_JOIN)
 
 

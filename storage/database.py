@@ -44,7 +44,9 @@ class _Prepared:
     sql: str
     names: tuple[str, ...]
     binds: tuple[_Processor, ...]
-    columns: tuple[_Processor, ...]
+    # Only the columns SQLAlchemy converts (times, booleans), by position: a command's read
+    # has some forty columns and a dozen of them to convert.
+    columns: tuple[tuple[int, Callable[[Any], Any]], ...]
 
     @classmethod
     def of(cls, statement: Select[Any], dialect: Dialect) -> _Prepared:
@@ -52,6 +54,10 @@ class _Prepared:
         if any(bind.expanding for bind in compiled.binds.values()):
             raise ValueError("a prepared read takes no IN list")  # its SQL depends on the values
         names = tuple(compiled.positiontup or ())
+        processors = (
+            column.type.dialect_impl(dialect).result_processor(dialect, None)
+            for column in statement.selected_columns
+        )
         return cls(
             sql=compiled.string,
             names=names,
@@ -59,13 +65,10 @@ class _Prepared:
                 compiled.binds[name].type.dialect_impl(dialect).bind_processor(dialect)
                 for name in names
             ),
-            columns=tuple(
-                column.type.dialect_impl(dialect).result_processor(dialect, None)
-                for column in statement.selected_columns
-            ),
+            columns=tuple((at, to) for at, to in enumerate(processors) if to is not None),
         )
 
-    def rows(self, conn: sqlite3.Connection, values: Mapping[str, Any]) -> list[tuple[Any, ...]]:
+    def rows(self, conn: sqlite3.Connection, values: Mapping[str, Any]) -> list[list[Any]]:
         params = tuple(
             value if bind is None else bind(value)
             for bind, value in zip(self.binds, (values[name] for name in self.names), strict=True)
@@ -76,10 +79,13 @@ class _Prepared:
             raise DBAPIError.instance(
                 self.sql, params, exc, sqlite3.Error, hide_parameters=True
             ) from exc
-        return [
-            tuple(v if to is None else to(v) for to, v in zip(self.columns, row, strict=True))
-            for row in found
-        ]
+        rows = []
+        for row in found:
+            converted = list(row)
+            for at, to in self.columns:
+                converted[at] = to(converted[at])
+            rows.append(converted)
+        return rows
 
 
 class Database:

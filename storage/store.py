@@ -25,7 +25,7 @@ from sqlalchemy.sql import Select
 
 from storage.calendar import CalendarFeeds
 from storage.callbacks import CALLBACK_TTL, CallbackRef, Callbacks, new_callback_id
-from storage.cards import MAX_CARDS, Card, CardKey, Cards, RemovedCard
+from storage.cards import CARD_COLUMNS, MAX_CARDS, Card, CardKey, Cards, RemovedCard
 from storage.chats import (
     ASKED,
     BLOCKED_CHAT_RETENTION,
@@ -115,7 +115,7 @@ def _chat_with_cards(refusals: bool) -> Select[Any]:
     settings row and no card; the refusals multiply a card's row (a handful at most).
     """
     joined = SETTINGS_JOIN.outerjoin(ACCOUNT, ACCOUNT.c.chat_id == ASKED.c.chat_id)
-    columns = [*SETTINGS_COLUMNS, *ACCOUNT.c]
+    columns = [*SETTINGS_COLUMNS, *CARD_COLUMNS]
     if refusals:
         joined = joined.outerjoin(
             RENEWAL_REFUSAL,
@@ -131,7 +131,7 @@ def _chat_with_cards(refusals: bool) -> Select[Any]:
 
 # Built once, with where each table's columns start in a row of them.
 _WITH_CARDS = {refusals: _chat_with_cards(refusals) for refusals in (False, True)}
-_CARD_NAMES = tuple(ACCOUNT.c.keys())
+_CARD_NAMES = tuple(column.key for column in CARD_COLUMNS)
 _REFUSAL_NAMES = tuple(RENEWAL_REFUSAL.c.keys())
 _CARD_AT = len(SETTINGS_COLUMNS)
 _REFUSAL_AT = _CARD_AT + len(_CARD_NAMES)
