@@ -16,9 +16,9 @@ command (voluntary context switches of all its threads: a thread giving up the C
 - paced: 20 commands a second over 32 chats, each chat waiting for its answer (a patron's pace,
   where timers and loops that tick without work show).
 
-Each load runs in short blocks, the bots in turn, cycle after cycle: the machine's speed
-drifts over seconds (a virtual machine's host is busy too), and interleaving spreads the drift
-over all alike. A bot's figure is its CPU over all its commands (a rare full garbage
+Each load runs in short blocks, the bots in turn (in reverse order every other cycle), cycle
+after cycle: the machine's speed drifts over seconds (a virtual machine's host is busy too),
+and interleaving spreads the drift over all alike. A bot's figure is its CPU over all its commands (a rare full garbage
 collection counts at its weight); the cycles' own ratios are printed beside, as the noise.
 CPU time is the scheduler's own count per thread (`/proc/<pid>/task/*/sched`), to the
 nanosecond where the kernel shows it, else the clock ticks of `/proc/<pid>/stat`.
@@ -451,8 +451,9 @@ async def run(
                 (figures.streaming, stream_block, None, stream_chats),
                 (figures.paced, paced_block, paced_rate, paced_chats),
             ):
-                for _ in range(cycles):
-                    for target in targets:
+                for cycle in range(cycles):
+                    # Forward, then backward: no bot always follows the same other one.
+                    for target in targets if cycle % 2 == 0 else targets[::-1]:
                         narrowed = replace(target, chats=target.chats[:width])
                         sample = await measure(rig, narrowed, block, rate=rate)
                         load.setdefault(target.variant, []).append(sample)
