@@ -18,8 +18,9 @@ command (voluntary context switches of all its threads: a thread giving up the C
 
 Each load runs in short blocks, the bots in turn (in reverse order every other cycle), cycle
 after cycle: the machine's speed drifts over seconds (a virtual machine's host is busy too),
-and interleaving spreads the drift over all alike. A bot's figure is its CPU over all its commands (a rare full garbage
-collection counts at its weight); the cycles' own ratios are printed beside, as the noise.
+and interleaving spreads the drift over all alike. A bot's figure is its CPU over all its
+commands (a rare full garbage collection counts at its weight); the cycles' own ratios are
+printed beside, as the noise.
 CPU time is the scheduler's own count per thread (`/proc/<pid>/task/*/sched`), to the
 nanosecond where the kernel shows it, else the clock ticks of `/proc/<pid>/stat`.
 

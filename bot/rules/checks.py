@@ -45,11 +45,16 @@ def last_pick_up_day(hold: Hold) -> dt.date | None:
 
 def loan_check(due: dt.date | None, start: dt.date, days: Sequence[int]) -> dt.date | None:
     """The first day from `start` on which this loan can be reminded; None when none is left
-    (past its first overdue day)."""
+    (past its first overdue day). `days`: distinct thresholds, largest first, as `next_check`
+    passes them, so the reminder days come in order."""
     if due is None:
         return start  # unreadable: daily
-    steps = sorted({due - dt.timedelta(days=day) for day in days} | {due + dt.timedelta(days=1)})
-    return next((day for day in steps if day >= start), None)
+    for day in days:
+        remind = due - dt.timedelta(days=day)
+        if remind >= start:
+            return remind
+    overdue = due + dt.timedelta(days=1)
+    return overdue if overdue >= start else None
 
 
 def hold_check(hold: Hold, start: dt.date) -> dt.date | None:
