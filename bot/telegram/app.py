@@ -91,13 +91,14 @@ def area_handlers() -> list[BaseHandler[Any, Any, Any]]:
     """Every command area's handlers (group 0), the fallback last.
 
     The fallback is in the same group, added last: PTB runs one handler per group, so a later
-    group would also answer commands an area already handled.
+    group would also answer commands an area already handled. PTB tries a group's handlers in
+    order, and no two areas take the same update: the lists patrons ask for most come first.
     """
     areas = (
+        borrower,
         start,
         connect,
         cards,
-        borrower,
         paging,
         order,
         search,
