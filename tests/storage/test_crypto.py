@@ -34,6 +34,7 @@ def test_round_trip_and_envelope_shape() -> None:
 def test_other_chat_unknown_key_and_tampering_are_refused() -> None:
     cipher = TokenCipher([secrets.token_bytes(32)])
     sealed = cipher.encrypt(TOKEN, 42)
+    assert cipher.decrypt(sealed, 42) == TOKEN  # opened once, and kept open for chat 42 only
     with pytest.raises(TokenDecryptError):
         cipher.decrypt(sealed, 43)
     with pytest.raises(TokenDecryptError):
