@@ -59,12 +59,15 @@ TOKENS = {"ptb": PTB_TOKEN, "aiogram": AIOGRAM_TOKEN, "call": CALL_TOKEN}
 FIRST_BARE_CHAT = {"ptb": 9_100_000, "aiogram": 9_200_000, "call": 9_300_000}
 # Where the bare bot of "call" reads a patron's /v3/user, and with which access token.
 PLATFORM_URL_ENV, ACCESS_TOKEN_ENV = "BENCH_PLATFORM_URL", "BENCH_ACCESS_TOKEN"
-CYCLES = 8
+# Many short blocks rather than a few long ones: a cycle of five bots' 3 s blocks spanned 15 s of
+# the machine's drift, and one run's paced ratio moved from 1.04 to 1.27 between runs; with 1 s
+# blocks and three times the cycles (the same commands in all) it read 1.08-1.12.
+CYCLES = 24
 STREAM_CHATS = 64
 STREAM_BLOCK = 200  # commands per bot per cycle, streamed
 PACED_CHATS = 32
 PACED_RATE = 20.0
-PACED_BLOCK = 60  # commands per bot per cycle, paced (3 s)
+PACED_BLOCK = 20  # commands per bot per cycle, paced (1 s)
 REPLY_TIMEOUT = 30.0
 # About 1 KB of HTML, as a list of loans reads.
 ANSWER = "<b>Dine lån</b>\n" + "\n".join(
@@ -180,7 +183,7 @@ def _summary(samples: dict[str, list[Sample]]) -> list[str]:
 def thread_cpu_seconds(pid: int) -> float:
     """CPU so far of the process's live threads, as the scheduler counts it (the kernel's
     `/proc/<pid>/task/*/sched`, nanoseconds), else `/proc/<pid>/stat` (10 ms ticks: too coarse
-    for a 3 s block at a patron's pace)."""
+    for a 1 s block at a patron's pace)."""
     total, found = 0.0, False
     for sched in Path(f"/proc/{pid}/task").glob("*/sched"):
         with contextlib.suppress(OSError):
