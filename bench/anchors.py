@@ -61,7 +61,7 @@ FIRST_BARE_CHAT = {"ptb": 9_100_000, "aiogram": 9_200_000, "call": 9_300_000}
 PLATFORM_URL_ENV, ACCESS_TOKEN_ENV = "BENCH_PLATFORM_URL", "BENCH_ACCESS_TOKEN"
 # Many short blocks rather than a few long ones: a cycle of five bots' 3 s blocks spanned 15 s of
 # the machine's drift, and one run's paced ratio moved from 1.04 to 1.27 between runs; with 1 s
-# blocks and three times the cycles (the same commands in all) it read 1.08-1.12.
+# blocks and three times the cycles (the same commands in all) it read 1.08-1.13.
 CYCLES = 24
 STREAM_CHATS = 64
 STREAM_BLOCK = 200  # commands per bot per cycle, streamed
