@@ -141,7 +141,7 @@ class Database:
     async def fetch(
         self, statement: Select[Any], values: Mapping[str, Any]
     ) -> Sequence[Sequence[Any]]:
-        """The rows of one SELECT, a module's constant, as tuples in its columns' order: what
+        """The rows of one SELECT, a module's constant, each in its columns' order: what
         every command reads. On a SQLite file the statement is compiled once and runs on the
         reader's `sqlite3` connection (`_Prepared`); one statement needs no transaction around
         it to read one snapshot. Elsewhere it runs like any other read."""

@@ -229,13 +229,11 @@ async def _show_sections(
         if len(pages) > 1:
             buttons.append(page_row(lang, views[str(view) if view else ALL], page, len(pages)))
         buttons.extend(view_rows(lang, shown.cards, views, view))
-    text = "\n\n".join(part for part in (header, *pages[page], footer) if part)
-    if below is not None and not buttons:
-        await reply(update, context, text, buttons=below)  # as it was made, serialized once
-        return
-    if below is not None:
+    if below is not None and buttons:
         buttons.extend(list(row) for row in below.inline_keyboard)
-    await reply(update, context, text, buttons=buttons)
+    text = "\n\n".join(part for part in (header, *pages[page], footer) if part)
+    # Alone, `below` goes as it was made (serialized once); no buttons at all is no keyboard.
+    await reply(update, context, text, buttons=buttons or below)
 
 
 async def _paged(
