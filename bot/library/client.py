@@ -14,7 +14,7 @@ import base64
 import json
 import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import quote, urlencode
@@ -82,8 +82,13 @@ T = TypeVar("T")
 PUBLIC_TOKEN_MARGIN = 60.0
 # Lifetime assumed when a token response carries no `expires_in`.
 DEFAULT_TOKEN_LIFETIME = 3600.0
-# The platform's bump limit for /work and /recommend (spec section 8).
+# The platform's bump limit for /recommend and /search (spec section 8).
 MAX_LIMIT = 50
+# `pids` per `/v3/work` call: the platform's spec (`maxItems: 20`); more is a 400.
+MAX_WORK_PIDS = 20
+# What the bot shows of a work. Without `fields` the platform leaves out every `cover*` field
+# (doc/spec.yaml, `work`), and its `fieldsFilter` keeps only the keys named.
+WORK_FIELDS = ("pid", "title", "creator", "date", "type", "coverUrlThumbnail", "coverUrl117")
 # /v3/recommend's answer (a 500) when it knows none of the liked works (recorded in
 # serviceprovider's `recommend_error_invalid_pid.auto.js`): there is nothing to suggest.
 _NOTHING_TO_RECOMMEND = "could not find any works"
@@ -93,6 +98,27 @@ _NOTHING_TO_RECOMMEND = "could not find any works"
 class _CachedToken:
     token: str
     renew_at: float  # time.monotonic()
+
+
+# A data-platform parameter: a string, a number, a boolean or a list of strings (doc/spec.yaml).
+PlatformValue = str | int | bool | Sequence[str]
+
+
+def platform_query(params: Mapping[str, PlatformValue]) -> dict[str, str]:
+    """The query of a data-platform call: every value JSON-encoded.
+
+    The platform runs `JSON.parse` on every query value (serviceprovider `src/provider.js`),
+    then validates the types against its spec: JSON is the one encoding whose every value
+    comes back as itself. An all-digit id stays a string (`"4940377131"`), a number a number,
+    a list a list, and no text is split at its commas.
+    """
+    return {
+        name: json.dumps(value if isinstance(value, str | int) else list(value), **_JSON)
+        for name, value in params.items()
+    }
+
+
+_JSON: dict[str, Any] = {"ensure_ascii": False, "separators": (",", ":")}
 
 
 def _basic_auth(client_id: str, client_secret: str) -> str:
@@ -187,7 +213,7 @@ class LibraryClient:
         endpoint: str,
         path: str,
         access_token: str,
-        params: Mapping[str, str] | None = None,
+        params: Mapping[str, PlatformValue] | None = None,
         *,
         retry: bool,
     ) -> dict[str, Any]:
@@ -201,7 +227,7 @@ class LibraryClient:
             endpoint,
             "GET",
             url,
-            params=params,
+            params=platform_query(params) if params else None,
             authorization=f"Bearer {access_token}",
             retry=retry,
         )
@@ -385,7 +411,7 @@ class LibraryClient:
     async def order(self, access_token: str, pids: list[str], pick_up_branch: str) -> OrderResult:
         """Place a hold; `pick_up_branch` in ISIL form (`DK-` + digits). Never retried."""
         with self._metered("order"):
-            params = {"pids": json.dumps(pids), "pickUpBranch": pick_up_branch}
+            params = {"pids": pids, "pickUpBranch": pick_up_branch}
             body = await self._platform("order", "/v3/order", access_token, params, retry=False)
             result = self._model(OrderResult, envelope_data(body, "order"), "order")
             if not result.ok:
@@ -400,7 +426,11 @@ class LibraryClient:
         self, access_token: str, order_id: str, order_type: str = "normal"
     ) -> CancelResult:
         with self._metered("cancel_order"):
-            params = {"orderId": order_id, "orderType": order_type, "delete": "true"}
+            params: dict[str, PlatformValue] = {
+                "orderId": order_id,
+                "orderType": order_type,
+                "delete": True,
+            }
             body = await self._platform(
                 "cancel_order", "/v3/order", access_token, params, retry=False
             )
@@ -413,11 +443,16 @@ class LibraryClient:
             )
             return self._model(RenewResult, envelope_data(body, "renew"), "renew")
 
-    async def work(self, access_token: str, pids: list[str]) -> list[Work]:
+    async def work(self, access_token: str, pids: Sequence[str]) -> list[Work]:
+        """The works of `pids`, with their covers: one call per 20 pids, made at once."""
+        chunks = [pids[n : n + MAX_WORK_PIDS] for n in range(0, len(pids), MAX_WORK_PIDS)]
+        found = await asyncio.gather(*(self._work(access_token, chunk) for chunk in chunks))
+        return [work for works in found for work in works]
+
+    async def _work(self, access_token: str, pids: Sequence[str]) -> list[Work]:
         with self._metered("work"):
-            body = await self._platform(
-                "work", "/v3/work", access_token, {"pids": json.dumps(pids)}, retry=True
-            )
+            params = {"pids": pids, "fields": WORK_FIELDS}
+            body = await self._platform("work", "/v3/work", access_token, params, retry=True)
             return parse_list(Work, envelope_data(body, "work"), tz=self.timezone, endpoint="work")
 
     async def search(
@@ -425,7 +460,12 @@ class LibraryClient:
     ) -> SearchResult:
         """Search with a CQL `query`; `limit` is capped at the platform's 50."""
         with self._metered("search"):
-            params = {"q": query, "limit": str(max(1, min(limit, 50))), "offset": str(offset)}
+            params: dict[str, PlatformValue] = {
+                "q": query,
+                "limit": max(1, min(limit, MAX_LIMIT)),
+                "offset": max(0, offset),
+                "fields": WORK_FIELDS,
+            }
             body = await self._platform("search", "/v3/search", access_token, params, retry=True)
             works = parse_list(
                 Work, envelope_data(body, "search"), tz=self.timezone, endpoint="search"
@@ -433,9 +473,23 @@ class LibraryClient:
             hits = body.get("hitCount", len(works))
             return self._model(SearchResult, {"hitCount": hits, "works": works}, "search")
 
-    async def libraries(self, access_token: str, agency_ids: list[str]) -> list[Branch]:
+    async def libraries(
+        self,
+        access_token: str,
+        *,
+        agency_ids: Sequence[str] = (),
+        branch_ids: Sequence[str] = (),
+    ) -> list[Branch]:
+        """The branches of the libraries `agency_ids`, or the branches `branch_ids` (ids or
+        ISIL); never every library, which is what the platform answers to neither."""
+        if not agency_ids and not branch_ids:
+            return []
         with self._metered("libraries"):
-            params = {"agencyIds": json.dumps(agency_ids)}
+            params: dict[str, PlatformValue] = {}
+            if agency_ids:
+                params["agencyIds"] = agency_ids
+            if branch_ids:
+                params["branchIds"] = branch_ids
             body = await self._platform(
                 "libraries", "/v3/libraries", access_token, params, retry=True
             )
@@ -443,28 +497,27 @@ class LibraryClient:
             return parse_list(Branch, data, tz=self.timezone, endpoint="libraries")
 
     async def events(
-        self, access_token: str, agency_ids: list[str] | None = None, *, limit: int = 10
+        self, access_token: str, agency: str | None = None, *, limit: int = 10
     ) -> list[Event]:
         """The library's events as its site lists them (the platform does not sort or filter).
 
-        `agency_ids` (ISIL, `DK-710100`) goes as the JSON array of strings of spec 9.6; without
-        it the platform uses the library of the token's patron.
+        `agency` (`710100` or ISIL `DK-710100`) is one string: the platform's spec types it so,
+        whatever the interface spec's 9.6 says, and a list is a 400. Without it the platform
+        uses the library of the token's patron.
         """
-        return await self._cms("events", "/v3/events", Event, access_token, agency_ids, limit)
+        return await self._cms("events", "/v3/events", Event, access_token, agency, limit)
 
     async def library(
-        self, access_token: str, agency_ids: list[str] | None = None, *, limit: int = 50
+        self, access_token: str, agency: str | None = None, *, limit: int = 50
     ) -> list[LibraryPage]:
         """The library's branch pages with their dated opening hours (see `events`)."""
-        return await self._cms(
-            "library", "/v3/library", LibraryPage, access_token, agency_ids, limit
-        )
+        return await self._cms("library", "/v3/library", LibraryPage, access_token, agency, limit)
 
     async def news(
-        self, access_token: str, agency_ids: list[str] | None = None, *, limit: int = 10
+        self, access_token: str, agency: str | None = None, *, limit: int = 10
     ) -> list[NewsItem]:
         """The library's news items (see `events`)."""
-        return await self._cms("news", "/v3/news", NewsItem, access_token, agency_ids, limit)
+        return await self._cms("news", "/v3/news", NewsItem, access_token, agency, limit)
 
     async def _cms(
         self,
@@ -472,13 +525,13 @@ class LibraryClient:
         path: str,
         model: type[M],
         access_token: str,
-        agency_ids: list[str] | None,
+        agency: str | None,
         limit: int,
     ) -> list[M]:
         with self._metered(endpoint):
-            params = {"limit": str(max(1, limit))}
-            if agency_ids:
-                params["agency"] = json.dumps(agency_ids)
+            params: dict[str, PlatformValue] = {"limit": max(1, limit)}
+            if agency:
+                params["agency"] = agency
             body = await self._platform(endpoint, path, access_token, params, retry=True)
             data = envelope_data(body, endpoint)
             if isinstance(data, list):
@@ -498,9 +551,12 @@ class LibraryClient:
         A like the recommender does not know is an answer, not a failure: no suggestions.
         """
         with self._metered("recommend"):
-            params = {"like": json.dumps(like), "limit": str(max(1, min(limit, MAX_LIMIT)))}
+            params: dict[str, PlatformValue] = {
+                "like": like,
+                "limit": max(1, min(limit, MAX_LIMIT)),
+            }
             if ignore:
-                params["ignore"] = json.dumps(ignore)
+                params["ignore"] = ignore
             try:
                 body = await self._platform(
                     "recommend", "/v3/recommend", access_token, params, retry=True
@@ -519,11 +575,15 @@ class LibraryClient:
             lambda token: self.search(token, query, limit=limit, offset=offset)
         )
 
-    async def work_public(self, pids: list[str]) -> list[Work]:
+    async def work_public(self, pids: Sequence[str]) -> list[Work]:
         return await self._with_public_token(lambda token: self.work(token, pids))
 
-    async def library_public(self, agency_ids: list[str]) -> list[LibraryPage]:
-        return await self._with_public_token(lambda token: self.library(token, agency_ids))
+    async def library_public(self, agency: str) -> list[LibraryPage]:
+        return await self._with_public_token(lambda token: self.library(token, agency))
 
-    async def libraries_public(self, agency_ids: list[str]) -> list[Branch]:
-        return await self._with_public_token(lambda token: self.libraries(token, agency_ids))
+    async def libraries_public(
+        self, *, agency_ids: Sequence[str] = (), branch_ids: Sequence[str] = ()
+    ) -> list[Branch]:
+        return await self._with_public_token(
+            lambda token: self.libraries(token, agency_ids=agency_ids, branch_ids=branch_ids)
+        )

@@ -17,6 +17,7 @@ from pydantic import BaseModel
 
 from bot.library.errors import (
     BadRequest,
+    ClientFault,
     LibraryError,
     NotLoggedIn,
     OrderRefused,
@@ -56,6 +57,10 @@ LABELS: Mapping[str, str] = MappingProxyType(
     }
 )
 _TOKEN_ENDPOINTS = frozenset({"exchange_code", "password_grant"})
+_PLATFORM_ENDPOINTS = frozenset(name for name, text in LABELS.items() if "/v3/" in text)
+# How much of the platform validator's text goes into the log line (it names parameters and
+# types, never a value).
+_FAULT_TEXT = 500
 _REFUSABLE = frozenset({"renew", "cancel_order"})
 # 5xx codes that say the server failed, not that the order system or the library said no.
 _SERVER_FAILURES = frozenset(
@@ -157,6 +162,8 @@ def error_for(endpoint: str, status: int, body: object) -> LibraryError:
     if endpoint in _TOKEN_ENDPOINTS and status in (400, 401):
         default = "invalid_client" if status == 401 else "invalid_request"
         return BadRequest(message, code=code or default, status=status)
+    if status == 400 and endpoint in _PLATFORM_ENDPOINTS:
+        return _client_fault(endpoint, message, body)
     if status == 401:
         return TokenRejected(message, code=code or "invalid_token", status=status)
     if status == 403:
@@ -174,6 +181,15 @@ def error_for(endpoint: str, status: int, body: object) -> LibraryError:
     if status == 400:
         return BadRequest(message, code=code or "invalid_request", status=status)
     return ServiceUnavailable(message, code=code, status=status)
+
+
+def _client_fault(endpoint: str, message: str, body: object) -> ClientFault:
+    """A 400 of the platform: its validation refused what the bot sent (serviceprovider
+    `src/provider.js`); logged as the bot's error, with the validator's words."""
+    text = body.get("error") if isinstance(body, dict) else None
+    said = text[:_FAULT_TEXT] if isinstance(text, str) else "no error text"
+    log.error("%s refused the bot's request as malformed: %r", label(endpoint), said)
+    return ClientFault(message, code="client_fault", status=400)
 
 
 def decode(endpoint: str, response: Response) -> dict[str, Any]:

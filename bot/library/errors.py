@@ -60,6 +60,14 @@ class BadRequest(LibraryError):
     kind = "bad_request"
 
 
+class ClientFault(BadRequest):
+    """400 of the data platform's request validation: the bot sent what the platform does not
+    take. A fault of the bot, never the library's answer: it is no reason to show a patron,
+    and no refusal to remember."""
+
+    kind = "client_fault"
+
+
 class ServiceUnavailable(LibraryError):
     """5xx, time-out, connection refused or a body that is not the JSON promised."""
 

@@ -270,6 +270,7 @@ class SearchResult(Model):
 
 
 class Branch(Model):
+    # Digits as recorded (`710104`; the answer's `isil` is the `DK-` form): see `branch_key`.
     branch_id: Text
     agency_id: OptText = None
     branch_name: FirstText = None

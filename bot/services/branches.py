@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from bot.library.errors import LibraryError
-from bot.rules.isil import agencies_of, branch_key, fold_name
+from bot.rules.isil import branch_key, fold_name
 
 if TYPE_CHECKING:
     from bot.library.client import LibraryClient
@@ -44,6 +44,7 @@ class BranchNames:
         self._sites: dict[str, str] = {}
         self._hours: dict[str, tuple[str, ...]] = {}
         self._closed: set[str] = set()
+        self._agency_of: dict[str, str] = {}  # branch -> its library's agency, as listed
         self._pickup: dict[str, tuple[list[Branch], float]] = {}
         self._pages: dict[str, tuple[list[LibraryPage], float]] = {}  # agency -> its pages
 
@@ -66,14 +67,14 @@ class BranchNames:
         name = (await self.lookup(library, [branch_id], deadline)).get(branch_id)
         if not name:
             return None
-        isil = branch_key(branch_id)
-        # The library's agency: a public library's branches share its first four digits.
-        agency = f"{isil[:7]}00" if isil.startswith("DK-") and len(isil) == 9 else isil
+        agency = self._agency_of.get(branch_key(branch_id))
+        if agency is None:
+            return None
         cached = self._pages.get(agency)
         if cached is None or cached[1] < time.monotonic():
             try:
                 async with asyncio.timeout(deadline.remaining() / 2):
-                    pages = await library.library_public([agency])
+                    pages = await library.library_public(agency)
             except (LibraryError, TimeoutError) as exc:
                 log.warning("library pages unavailable: %s", type(exc).__name__)
                 return None
@@ -104,7 +105,7 @@ class BranchNames:
         key = branch_key(agency)
         found = self._libraries.get(key)
         if found is None or found[1] < time.monotonic():
-            await self._fetch(library, [key], deadline)
+            await self._fetch(library, deadline, agency_ids=[key])
             found = self._libraries.get(key)
         return found[0] if found else None
 
@@ -118,16 +119,25 @@ class BranchNames:
         return found[0]
 
     async def _fetch(
-        self, library: LibraryClient, branch_ids: Iterable[str], deadline: Deadline
+        self,
+        library: LibraryClient,
+        deadline: Deadline,
+        *,
+        agency_ids: Iterable[str] = (),
+        branch_ids: Iterable[str] = (),
     ) -> list[Branch] | None:
-        """The branches of the agencies of `branch_ids`, remembered; None when the call failed.
+        """The branches `branch_ids`, or those of the libraries `agency_ids`, as
+        `/v3/libraries` lists them (its `branchIds` and `agencyIds` filters), remembered; None
+        when the call failed.
 
         Names are decoration: a failing or slow call only means ISIL ids are shown, so it gets
         at most half of the time left.
         """
         try:
             async with asyncio.timeout(deadline.remaining() / 2):
-                branches = await library.libraries_public(agencies_of(branch_ids))
+                branches = await library.libraries_public(
+                    agency_ids=sorted(agency_ids), branch_ids=sorted(branch_ids)
+                )
         except (LibraryError, TimeoutError) as exc:
             log.warning("branch names unavailable: %s", type(exc).__name__)
             return None
@@ -140,8 +150,10 @@ class BranchNames:
                 self._catalogues[key] = branch.branch_catalogue_url
             if branch.branch_website_url:
                 self._sites[key] = branch.branch_website_url
-            if branch.agency_name and branch.agency_id:
-                self._libraries[branch_key(branch.agency_id)] = (branch.agency_name, expires)
+            if branch.agency_id:
+                self._agency_of[key] = branch_key(branch.agency_id)
+                if branch.agency_name:
+                    self._libraries[branch_key(branch.agency_id)] = (branch.agency_name, expires)
             self._hours[key] = tuple(text.strip() for text in branch.opening_hours if text.strip())
             closed = (branch.temporarily_closed or "").strip().lower() in ("1", "true")
             (self._closed.add if closed else self._closed.discard)(key)
@@ -150,9 +162,9 @@ class BranchNames:
     async def check(
         self, library: LibraryClient, branch_id: str, deadline: Deadline
     ) -> BranchCheck:
-        """Ask `/v3/libraries` for the branch's agency: does the branch exist, take pick-ups?"""
+        """Ask `/v3/libraries` for the branch: does it exist, take pick-ups?"""
         isil = branch_key(branch_id)
-        branches = await self._fetch(library, [isil], deadline)
+        branches = await self._fetch(library, deadline, branch_ids=[isil])
         if branches is None:
             return BranchCheck(None)
         for branch in branches:
@@ -167,7 +179,7 @@ class BranchNames:
         wanted = {i for i in ids if i}
         missing = {branch_key(i) for i in wanted if self.known(i) is None}
         if missing:
-            await self._fetch(library, missing, deadline)
+            await self._fetch(library, deadline, branch_ids=missing)
         names: dict[str, str] = {}
         for branch_id in wanted:
             name = self.known(branch_id)
@@ -185,7 +197,7 @@ class BranchNames:
         cached = self._pickup.get(key)
         if cached is not None and cached[1] >= time.monotonic():
             return cached[0]
-        branches = await self._fetch(library, [key], deadline)
+        branches = await self._fetch(library, deadline, agency_ids=[key])
         if branches is None:
             return None
         unique = {branch_key(b.branch_id): b for b in branches if b.allows_pickup and b.branch_name}

@@ -12,7 +12,13 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-from bot.library.errors import LibraryError, Refused, ServiceUnavailable, TokenRejected
+from bot.library.errors import (
+    ClientFault,
+    LibraryError,
+    Refused,
+    ServiceUnavailable,
+    TokenRejected,
+)
 from bot.rules.renewals import due_key, raw_reason, refusal_for
 from bot.rules.urgency import sort_loans
 from bot.services import calendar
@@ -40,9 +46,11 @@ class Tried:
     button: str | None = None
 
     @property
-    def kind(self) -> Literal["ok", "refused", "unknown"]:
+    def kind(self) -> Literal["ok", "refused", "fault", "unknown"]:
         if isinstance(self.outcome, Refused):
             return "refused"
+        if isinstance(self.outcome, ClientFault):
+            return "fault"  # the platform refused the request itself: not renewed, our fault
         if isinstance(self.outcome, LibraryError):
             return "unknown"
         return "ok"

@@ -7,6 +7,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from bot.library.errors import (
+    ClientFault,
     LibraryError,
     NotLoggedIn,
     ServiceUnavailable,
@@ -31,7 +32,8 @@ USER_REFUSED = "user authentication failed"
 def error_text(lang: str, error: BaseException | None) -> str:
     """What the patron is told about a failure: the library not answering, refusing the patron
     as a borrower, or answering something unreadable; anything else is the bot's own fault."""
-    if not isinstance(error, LibraryError):
+    if not isinstance(error, LibraryError) or isinstance(error, ClientFault):
+        # A request the platform refused as malformed is the bot's fault, never the library's.
         return t(lang, "common.error")
     if (error.code or "").strip().lower() == USER_REFUSED:
         # The library system did not accept the patron (recorded for /v3/user, as a 500):

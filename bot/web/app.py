@@ -86,8 +86,6 @@ TEXTS = (
 _TAG = re.compile(r"<[^>]+>")
 # Loans' and holds' `titleId`s are record ids of the national bibliography (as /recommend has it).
 _TITLE_ID = re.compile(r"^\d{6,12}$")
-# Works per `/v3/work` call: the platform's bump limit (spec section 8).
-WORKS_PER_CALL = 50
 # A cover rarely changes; the cache is bounded so a busy process does not grow without end.
 COVER_TTL = 24 * 3600.0
 COVER_ENTRIES = 20_000
@@ -100,8 +98,8 @@ _FILES = {
 
 
 class Covers:
-    """Cover URLs by pid, fetched in one batched `/v3/work` call per overview for the pids not
-    known yet, kept in memory (a work without a cover is remembered as None too)."""
+    """Cover URLs by pid, fetched with one `/v3/work` call per 20 pids (the client's) for the
+    pids not known yet, kept in memory (a work without a cover is remembered as None too)."""
 
     def __init__(self, library: LibraryClient, scheme: str) -> None:
         self.library = library
@@ -117,17 +115,14 @@ class Covers:
         return {p: self.known[p][0] for p in wanted if p in self.known}
 
     async def _fetch(self, pids: list[str], deadline: Deadline, now: float) -> None:
-        batches = [pids[n : n + WORKS_PER_CALL] for n in range(0, len(pids), WORKS_PER_CALL)]
         try:
-            found = await deadline.run(
-                asyncio.gather(*(self.library.work_public(batch) for batch in batches))
-            )
+            found = await deadline.run(self.library.work_public(pids))
         except (LibraryError, TimeoutError) as exc:
             log.warning("covers not read: %s", type(exc).__name__)
             return  # placeholders this time; asked again next time
         if len(self.known) + len(pids) > COVER_ENTRIES:
             self.known.clear()
-        got = {work.pid: work for works in found for work in works if work.pid}
+        got = {work.pid: work for work in found if work.pid}
         for pid in pids:
             work = got.get(pid)
             url = (work.cover_url117 or work.cover_url_thumbnail) if work else None

@@ -191,8 +191,9 @@ class PatronRecord:
         return f"{self.birth_date}{self.birth_year[2:]}{self.patron.user_id[-4:]}"
 
 
-def ncip_order_id(*parts: str) -> str:
-    """An order id as the user status service writes them: `NCIP` and base64 of `|`-joined parts.
+def ncip_id(*parts: str) -> str:
+    """A loan or order id as the user status service writes them for some library systems:
+    `NCIP` and base64 of `|`-joined parts (recorded: `renew_existing_loanid`, `order_cancel`).
 
     Padded so the base64 ends in `==`, as the recorded ids do.
     """
@@ -222,13 +223,18 @@ def has_cover(faust: str) -> bool:
     return int(faust) % 7 != 0
 
 
+# The cover fields of the recorded answers (`work_single_pid_coverUrl`), by size.
+COVER_FIELDS = ("coverUrlThumbnail", "coverUrl42", "coverUrl117", "coverUrl500", "coverUrlFull")
+
+
 def cover_json(faust: str, host: str) -> dict[str, list[str]]:
-    """The work's cover fields as the platform sends them: lists of protocol-relative URLs, and
-    none at all for a work without a cover (production notes)."""
+    """The work's cover fields as the platform sends them: lists of protocol-relative URLs (on
+    the sandbox's own host, so a browser loads them), and none at all for a work without a
+    cover (production notes)."""
     if not has_cover(faust):
         return {}
     url = f"//{host}/covers/{faust}.svg"
-    return {"coverUrlThumbnail": [url], "coverUrl42": [url], "coverUrl117": [url]}
+    return {name: [url] for name in COVER_FIELDS}
 
 
 def cover_svg(faust: str, title: str) -> str:
@@ -246,23 +252,35 @@ def cover_svg(faust: str, title: str) -> str:
 def branch_json(
     agency_id: str, branch: tuple[str, str, str, str, str], library_name: str = ""
 ) -> dict[str, Any]:
-    branch_id, name, street, postal_code, city = branch
+    isil, name, street, postal_code, city = branch
+    digits = isil.removeprefix("DK-")
     return {
-        "branchId": branch_id,
-        "agencyId": agency_id,
-        # As recorded (libraries_isil_request.snapshot.js): the library's name, one string, and
-        # the branch's web site.
+        # As recorded (libraries_isil_request.snapshot.js): ids are digits, `isil` has `DK-`,
+        # the library's name is one string, texts are lists (Danish first), flags "1"/"0".
         "agencyName": library_name,
-        "branchWebsiteUrl": f"https://bibliotek.sandbox.test/{branch_id.lower()}",
+        "agencyId": agency_id,
+        "agencyType": "Folkebibliotek",
+        "branchId": digits,
+        "branchType": "H" if digits == agency_id else "f",
         "branchName": [name],
         "branchShortName": [name.split(" ")[0]],
+        "branchIsAgency": "1" if digits == agency_id else "0",
         "postalAddress": street,
         "postalCode": postal_code,
         "city": city,
-        # As recorded (libraries_branchIds.snapshot.js): one free text per language, Danish
-        # first, its lines separated by CRLF.
+        "isil": isil,
+        "branchCatalogueUrl": f"https://bibliotek-{agency_id}.sandbox.test",
+        "branchWebsiteUrl": f"https://bibliotek.sandbox.test/{isil.lower()}",
+        # As recorded (libraries_branchIds.snapshot.js): one free text per language, its lines
+        # separated by CRLF.
         "openingHours": ["\r\n".join(OPENING_HOURS), "\r\n".join(OPENING_HOURS_EN)],
-        "pickupAllowed": True,
+        "temporarilyClosed": "0",
+        "illOrderReceiptText": [
+            "Tak for din bestilling. Du får besked, når materialet er klar til afhentning.",
+            "Thank you for your order. You will be told when it is ready for pick-up.",
+        ],
+        "pickupAllowed": "1",
+        "geolocation": {"latitude": "55.67", "longitude": "12.57"},
     }
 
 
@@ -320,20 +338,26 @@ class PatronFactory:
     def __init__(self, today: date, tz: ZoneInfo, *, first_id: int = 4_100_000) -> None:
         self.dates = Dates(today, tz)
         self._next_id = first_id
+        self._loans = 0
 
     def next_id(self) -> str:
         self._next_id += 1
         return str(self._next_id)
 
     def loan(self, entry: tuple[str, str, str, str, str], due_in: int) -> dict[str, Any]:
+        """A loan; every third has a long `NCIP…` id, the rest all-digit ids (both recorded)."""
         faust, title, creator, _, _ = entry
-        loan_id = self.next_id()
+        number = self.next_id()
+        self._loans += 1
+        loan_id = (
+            ncip_id("0710", number.zfill(10), creator, title) if self._loans % 3 == 0 else number
+        )
         return {
             "loanId": loan_id,
             "dueDate": self.dates.any_shape(due_in),
             "title": title,
             "creator": creator,
-            "materialId": f"5{faust}{loan_id[-2:]}",
+            "materialId": f"5{faust}{number[-2:]}",
             "titleId": faust,
         }
 
@@ -370,12 +394,11 @@ class PatronFactory:
         return order
 
     def debt(self, amount: str, title: str, days_ago: int) -> dict[str, Any]:
-        return {
-            "amount": amount,
-            "currency": CURRENCY,
-            "date": self.dates.moment(-days_ago),
-            "title": title,
-        }
+        """A fee, its date in either recorded form: a date-time with offset, or the plain date
+        that serviceprovider's `user.js` cuts it to."""
+        day = self.dates.day(-days_ago)
+        date = day.isoformat() if days_ago % 2 else self.dates.render(day, 1)
+        return {"amount": amount, "currency": CURRENCY, "date": date, "title": title}
 
     def record(
         self,
@@ -445,7 +468,7 @@ class PatronFactory:
         # "Snak_om_*stjerner*" (due today) has used all its renewals.
         karen.renewals[karen.loans[1]["loanId"]] = MAX_RENEWALS
         # A long order id, as the user status service sends for some library systems.
-        karen.orders[3]["orderId"] = ncip_order_id(
+        karen.orders[3]["orderId"] = ncip_id(
             "0019", self.dates.day(-30).strftime("%d-%m-%Y 10:04:02"), "Jensen, Karen", "Dune"
         )
         ole = PatronData(debt=[self.debt("0", "", 0)])

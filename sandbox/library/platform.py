@@ -12,7 +12,6 @@ See `docs/service-behaviour.md` for what the sandbox chose where production is n
 from __future__ import annotations
 
 import functools
-import json
 import re
 from collections.abc import Awaitable, Callable
 from datetime import datetime, time, timedelta
@@ -32,20 +31,21 @@ from sandbox.library.data import (
     cover_json,
     cover_svg,
     has_cover,
-    ncip_order_id,
+    ncip_id,
     pid,
     work_json,
 )
 from sandbox.library.faults import Faults
-from sandbox.library.parsing import bearer_token, query_and_form
+from sandbox.library.grammar import InvalidRequest, read_body, read_request, select_fields
+from sandbox.library.parsing import bearer_token
 from sandbox.library.responses import envelope, platform_error
 from sandbox.library.state import SandboxState, TokenRecord
 
-MAX_LIMIT = 50
 CQL_INDEX = re.compile(r"[\w.]+\s*(?:==|<>|<=|>=|=|<|>)\s*", re.UNICODE)
 WORD = re.compile(r"\w+", re.UNICODE)
 CQL_WORDS = {"and", "or", "not", "prox", "any", "all", "adj"}
 RENEW_DAYS = 30
+BUMP_LIMIT = 50  # /work and /recommend (spec section 8)
 DEFAULT_CMS_LIMIT = 10
 BRANCH_ID = re.compile(r"DK-\d{6}")
 # The pick-up library that has this material on its own shelves (order it there, not here).
@@ -73,13 +73,6 @@ class Refusal(Exception):
         return platform_error(self.status, self.error, self.description, **self.extra)
 
 
-class InvalidParameter(Refusal):
-    """A 400 of the platform; the message is the envelope's `error`."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(400, message)
-
-
 Endpoint = Callable[["Platform", web.Request], Awaitable[web.Response]]
 
 
@@ -96,62 +89,11 @@ def endpoint(handler: Endpoint) -> Endpoint:
     return answer
 
 
-def json_list(params: dict[str, str], name: str, *, required: bool = True) -> list[str] | None:
-    """A JSON array of strings from a query parameter (`pids=["870970-basis:1"]`)."""
-    raw = params.get(name, "").strip()
-    if not raw:
-        if required:
-            raise InvalidParameter(f"missing {name} parameter")
-        return None
-    try:
-        value = json.loads(raw)
-    except ValueError:
-        raise InvalidParameter(f"{name} must be a JSON array of strings") from None
-    if not isinstance(value, list) or not all(isinstance(v, str | int) for v in value):
-        raise InvalidParameter(f"{name} must be a JSON array of strings")
-    return [str(v) for v in value]
-
-
-def int_param(
-    params: dict[str, str], name: str, default: int, low: int, high: int | None = None
-) -> int:
-    """An integer parameter; messages in the wording of the platform's request validator."""
-    raw = params.get(name, "")
-    if raw == "":
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise InvalidParameter(f"{name} is not of a type(s) integer") from None
-    if value < low:
-        raise InvalidParameter(f"{name} must have a minimum value of {low}")
-    if high is not None and value > high:
-        raise InvalidParameter(f"{name} must have a maximum value of {high}")
-    return value
-
-
 def own_catalogue_url(branch: str, faust: str) -> str:
     """Where the pick-up library's own catalogue shows the material (the order system's
     `lookUpUrl`, which the platform passes on as `orderUrl`)."""
     agency = branch.removeprefix("DK-")
     return f"https://bibliotek-{agency}.sandbox.test/ting/object/{quote(pid(faust), safe='')}"
-
-
-def agency_list(params: dict[str, str]) -> list[str]:
-    """The `agency` parameter: a JSON array of strings (spec) or one id; `DK-` is optional."""
-    raw = params.get("agency", "").strip()
-    if not raw:
-        return []
-    values = json_list(params, "agency") if raw.startswith("[") else [raw]
-    assert values is not None
-    return [v[3:] if v.upper().startswith("DK-") else v for v in values]
-
-
-def select_fields(item: dict[str, Any] | None, fields: list[str] | None) -> Any:
-    """The platform's `fields` filter: only the named keys, when `fields` is given."""
-    if item is None or fields is None:
-        return item
-    return {key: item[key] for key in fields if key in item}
 
 
 def recommendations(
@@ -185,6 +127,11 @@ def faust_of(material: str) -> str:
     return material.rsplit(":", 1)[-1]
 
 
+def isil_digits(value: str) -> str:
+    """An agency or branch id without its `DK-`, as isil.utils' `getIdFromIsil`."""
+    return value[3:] if value[:3].upper() == "DK-" else value
+
+
 class Platform:
     def __init__(self, state: SandboxState, faults: Callable[[], Faults]) -> None:
         self.state = state
@@ -195,38 +142,53 @@ class Platform:
             (entry, set(WORD.findall(f"{entry[1]} {entry[2]}".lower()))) for entry in CATALOGUE
         ]
 
-    async def _authorized(self, request: web.Request) -> tuple[dict[str, str], TokenRecord]:
-        """The request's parameters and its token (a patron's or an anonymous one)."""
-        params = await query_and_form(request)
-        in_query = params.get("access_token", "")
-        in_header = bearer_token(request)
-        if in_query and in_header:
-            raise Refusal(
-                400, "access token must be given either as a parameter or as a header, not both"
+    async def _authorized(
+        self, request: web.Request, name: str
+    ) -> tuple[dict[str, Any], TokenRecord]:
+        """The request's parameters, read and validated as the platform does (`grammar`), and
+        its token (a patron's or an anonymous one), checked first as the platform does."""
+        try:
+            body = await read_body(request)
+        except InvalidRequest as exc:
+            raise Refusal(400, exc.message) from None
+        found = [
+            token
+            for token in (
+                bearer_token(request),
+                request.query.get("access_token"),
+                body.get("access_token"),
             )
-        token = in_query or in_header
-        if not token:
-            raise Refusal(401, "invalid_token", "No access token was provided")
-        found = self.state.token(token)
-        if found is None:
+            if token is not None
+        ]
+        if len(found) > 1:
+            raise Refusal(400, "invalid_request", "Multiple access tokens in the request")
+        if not found:
+            raise Refusal(401, "invalid_request", "Missing access tokens in the request")
+        record = self.state.token(str(found[0]))
+        if record is None:
             raise Refusal(401, "invalid_token", "The access token expired")
-        return params, found
+        try:
+            params = read_request(request.query, body, name)
+        except InvalidRequest as exc:
+            raise Refusal(400, exc.message) from None
+        return params, record
 
-    async def _patron(self, request: web.Request) -> tuple[dict[str, str], str]:
+    async def _patron(self, request: web.Request, name: str) -> tuple[dict[str, Any], str]:
         """The request's parameters and the logged-in patron's id."""
-        params, found = await self._authorized(request)
+        params, found = await self._authorized(request, name)
         if found.user_id is None:
             raise Refusal(403, "not logged in")
         return params, found.user_id
 
     @staticmethod
-    def _envelope(params: dict[str, str], data: Any, **extra: Any) -> web.Response:
-        pretty = params.get("pretty", "").lower() in ("1", "true", "yes")
-        return envelope(data, pretty=pretty, **extra)
+    def _envelope(params: dict[str, Any], data: Any, **extra: Any) -> web.Response:
+        """The answer, with only the `fields` asked for, as provider.js's `fieldsFilter`."""
+        data = select_fields(data, params.get("fields"))
+        return envelope(data, pretty=params.get("pretty") is True, **extra)
 
     @endpoint
     async def user(self, request: web.Request) -> web.Response:
-        params, user_id = await self._patron(request)
+        params, user_id = await self._patron(request, "user")
         record = self.state.record(user_id)
         if record.data.refused_by_library:
             raise Refusal(500, "User authentication failed")
@@ -248,17 +210,17 @@ class Platform:
 
     @endpoint
     async def order(self, request: web.Request) -> web.Response:
-        params, user_id = await self._patron(request)
+        params, user_id = await self._patron(request, "order")
         if self.faults().is_down("orders"):
             raise Refusal(503, "service_unavailable")
-        if params.get("delete", "").lower() not in ("", "false"):
+        if params.get("delete") not in (None, False, "false"):
             return self._cancel(user_id, params)
-        pids = json_list(params, "pids")
+        pids = params.get("pids")
         if not pids:
-            raise InvalidParameter("missing pids parameter")
-        branch = params.get("pickUpBranch", "").strip()
+            raise Refusal(400, "missing pids parameter")
+        branch = str(params.get("pickUpBranch", "")).strip()
         if not branch:
-            raise InvalidParameter("pickUpBranch must be provided")
+            raise Refusal(400, "pickUpBranch must be provided")
         if not branch.upper().startswith("DK-"):
             branch = f"DK-{branch}"
         branch = branch.upper()
@@ -271,7 +233,7 @@ class Platform:
         record = self.state.record(user_id)
         now = datetime.now(self.state.tz).replace(microsecond=0)
         ors_id = self.state.new_order_id()
-        order_id = ncip_order_id(
+        order_id = ncip_id(
             record.patron.agency[:4],
             now.strftime("%d-%m-%Y %H:%M:%S"),
             record.patron.name,
@@ -308,10 +270,13 @@ class Platform:
             order_url = own_catalogue_url(branch, entries[0][0])
             raise Refusal(500, "owned_own_catalogue", orderUrl=order_url)
 
-    def _cancel(self, user_id: str, params: dict[str, str]) -> web.Response:
-        order_id = params.get("orderId", "")
+    def _cancel(self, user_id: str, params: dict[str, Any]) -> web.Response:
+        # cancelOrder.js's own checks, after the validator's.
+        order_id = params.get("orderId")
         if not order_id:
-            raise InvalidParameter("missing orderId parameter")
+            raise Refusal(400, "missing orderId. Needed to cancel order")
+        if not params.get("orderType"):
+            raise Refusal(400, "missing orderType. Needed to cancel order")
         data = self.state.record(user_id).data
         for index, existing in enumerate(data.orders):
             if existing["orderId"] == order_id:
@@ -321,10 +286,8 @@ class Platform:
 
     @endpoint
     async def renew(self, request: web.Request) -> web.Response:
-        params, user_id = await self._patron(request)
-        loan_id = params.get("loanId", "")
-        if not loan_id:
-            raise InvalidParameter(' requires property "loanId"')
+        params, user_id = await self._patron(request, "renew")
+        loan_id = params["loanId"]
         data = self.state.record(user_id).data
         loan = next((loan for loan in data.loans if loan["loanId"] == loan_id), None)
         if loan is None:
@@ -342,19 +305,22 @@ class Platform:
 
     @endpoint
     async def work(self, request: web.Request) -> web.Response:
-        params, _ = await self._authorized(request)
-        pids = json_list(params, "pids") or []
-        if len(pids) > MAX_LIMIT:
-            raise InvalidParameter(f"at most {MAX_LIMIT} pids per request")
+        params, _ = await self._authorized(request, "work")
+        pids = params.get("pids")
+        if not pids:
+            raise Refusal(400, "'pids' not present in request")  # as recorded
         by_pid = {pid(entry[0]): entry for entry in CATALOGUE}
-        return self._envelope(
-            params,
-            [
-                {**work_json(by_pid[p]), **cover_json(by_pid[p][0], request.host)}
-                for p in pids
-                if p in by_pid
-            ],
-        )
+        works = [self._work(by_pid[p], request, params) for p in pids if p in by_pid]
+        return self._envelope(params, works)
+
+    @staticmethod
+    def _work(
+        entry: tuple[str, str, str, str, str], request: web.Request, params: dict[str, Any]
+    ) -> dict[str, Any]:
+        """A work as `/v3/work` and `/v3/search` send it: without `fields` the platform
+        leaves out every `cover*` field (its spec, `work`)."""
+        covers = cover_json(entry[0], request.host) if "fields" in params else {}
+        return {**work_json(entry), **covers}
 
     async def cover(self, request: web.Request) -> web.Response:
         """A work's cover: a small generated SVG (no image files in the sandbox)."""
@@ -370,35 +336,33 @@ class Platform:
 
     @endpoint
     async def search(self, request: web.Request) -> web.Response:
-        params, _ = await self._authorized(request)
-        query = params.get("q", "").strip()
-        if not query:
-            raise InvalidParameter("missing q parameter")
-        limit = int_param(params, "limit", 10, 1, MAX_LIMIT)
-        offset = int_param(params, "offset", 0, 0, 1_000_000)
-        words = query_words(query)
+        params, _ = await self._authorized(request, "search")
+        limit, offset = int(params.get("limit", 10)), int(params.get("offset", 0))
+        words = query_words(params["q"])
         hits = [
             entry
             for entry, index in self._search_index
             if all(any(term.startswith(word) for term in index) for word in words)
         ]
-        data = [work_json(e) for e in hits[offset : offset + limit]]
+        data = [self._work(entry, request, params) for entry in hits[offset : offset + limit]]
         return self._envelope(params, data, hitCount=len(hits))
 
     @endpoint
     async def libraries(self, request: web.Request) -> web.Response:
-        params, _ = await self._authorized(request)
-        wanted = json_list(params, "agencyIds", required=False)
-        agencies = None if wanted is None else {a.removeprefix("DK-") for a in wanted}
+        params, _ = await self._authorized(request, "libraries")
+        # libraries.js: each filter, when given, by id or ISIL.
+        agencies = {isil_digits(a) for a in params.get("agencyIds", ())}
+        wanted = {isil_digits(b) for b in params.get("branchIds", ())}
         branches = [
             branch_json(agency_id, branch, library_name)
             for agency_id, library_name, entries in LIBRARIES
-            if agencies is None or agency_id in agencies
+            if "agencyIds" not in params or agency_id in agencies
             for branch in entries
+            if "branchIds" not in params or isil_digits(branch[0]) in wanted
         ]
         for branch in branches:
-            if branch["branchId"] in self.state.no_pickup:
-                branch["pickupAllowed"] = False
+            if branch["isil"] in self.state.no_pickup:
+                branch["pickupAllowed"] = "0"
         return self._envelope(params, branches)
 
     @endpoint
@@ -415,19 +379,17 @@ class Platform:
 
     async def _cms(self, request: web.Request, kind: str) -> web.Response:
         """Content of the libraries' own sites, passed through as the platform does."""
-        params, found = await self._authorized(request)
-        agencies = agency_list(params)
-        nids = json_list(params, "nids", required=False)
-        limit = int_param(params, "limit", DEFAULT_CMS_LIMIT, 1)
-        offset = int_param(params, "offset", 0, 0)
-        fields = json_list(params, "fields", required=False)
+        params, found = await self._authorized(request, kind)
+        agency = params.get("agency")
+        nids = params.get("nids")
+        limit = int(params.get("limit", DEFAULT_CMS_LIMIT))
+        offset = int(params.get("offset", 0))
         if nids is not None:
             # As the platform does: fetching by nid passes no agency on, only the login's.
-            agencies = []
-        if not agencies and found.user_id is not None:
-            own = self.state.record(found.user_id).patron.agency
-            agencies = [own] if own else []  # a login with no library: no site to ask
-        if not agencies:
+            agency = None
+        if not agency and found.user_id is not None:
+            agency = self.state.record(found.user_id).patron.agency or None
+        if not agency:
             raise Refusal(
                 500,
                 "DDBCMS-API not available for the current library. Make sure that DDBCMS-API "
@@ -438,29 +400,24 @@ class Platform:
         if nids is not None:
             items = list(self.content.by_nids(kind, nids))
         else:
-            items = list(self.content.listing(kind, agencies, offset, limit))
-        return self._envelope(params, [select_fields(item, fields) for item in items])
+            items = list(self.content.listing(kind, [isil_digits(agency)], offset, limit))
+        return self._envelope(params, items)
 
     @endpoint
     async def recommend(self, request: web.Request) -> web.Response:
-        params, _ = await self._authorized(request)
-        likes = json_list(params, "like", required=False)
-        if likes is None:
-            # The validator's message (its leading space included).
-            raise InvalidParameter(' requires property "like"')
-        ignore = set(json_list(params, "ignore", required=False) or [])
-        limit = int_param(params, "limit", 10, 1, MAX_LIMIT)
-        offset = int_param(params, "offset", 0, 0)
-        fields = json_list(params, "fields", required=False)
+        params, _ = await self._authorized(request, "recommend")
+        likes = params["like"]
+        ignore = set(params.get("ignore", ()))
+        # The platform's spec sets no maximum; the interface spec's bump limit is 50 (chosen:
+        # at most 50 come back, as the recommender is not recorded above it).
+        limit = min(int(params.get("limit", 10)), BUMP_LIMIT)
+        offset = int(params.get("offset", 0))
         by_pid = {pid(entry[0]): entry for entry in CATALOGUE}
         liked = [by_pid[p] for p in likes if p in by_pid]
         if not liked:
             quoted = ", ".join(f"'{p}'" for p in likes)
             raise Refusal(500, f"Could not find any works for pids [{quoted}]")
-        data = [
-            select_fields(item, fields)
-            for item in recommendations(liked, ignore)[offset : offset + limit]
-        ]
+        data = recommendations(liked, ignore)[offset : offset + limit]
         return self._envelope(params, data)
 
     async def not_found(self, request: web.Request) -> web.Response:

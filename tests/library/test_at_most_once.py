@@ -100,7 +100,7 @@ READS: dict[str, tuple[str, Call]] = {
     "user": ("GET /v3/user", lambda c: c.user("tok")),
     "work": ("GET /v3/work", lambda c: c.work("tok", [PID])),
     "search": ("GET /v3/search", lambda c: c.search("tok", "blixen")),
-    "libraries": ("GET /v3/libraries", lambda c: c.libraries("tok", ["710100"])),
+    "libraries": ("GET /v3/libraries", lambda c: c.libraries("tok", agency_ids=["710100"])),
     "userinfo": ("GET /userinfo", lambda c: c.userinfo("tok")),
 }
 

@@ -45,7 +45,7 @@ async def test_public_token_is_cached_and_shared(library_sandbox: LibrarySandbox
         results = await asyncio.gather(
             library.search_public("kongens", limit=3),
             library.work_public(["870970-basis:29318871"]),
-            library.libraries_public(["710100"]),
+            library.libraries_public(agency_ids=["710100"]),
         )
         assert results[1][0].pid == "870970-basis:29318871"
         assert results[2]

@@ -137,10 +137,13 @@ async def test_work_search_and_libraries(
     assert 1 <= len(found.works) <= 5
     assert "870970-basis:29318871" in {work.pid for work in found.works}
 
-    branches = await client.libraries(token, ["710100"])
+    branches = await client.libraries(token, agency_ids=["710100"])
     assert branches
     assert all(branch.branch_id and branch.branch_name for branch in branches)
-    assert "DK-710100" in {branch.branch_id for branch in branches}  # ISIL form
+    assert "710100" in {branch.branch_id for branch in branches}  # digits, as recorded
+    [vesterbro] = await client.libraries(token, branch_ids=["DK-710104"])
+    assert vesterbro.branch_name == "Vesterbro Bibliotek" and vesterbro.agency_id == "710100"
+    assert await client.libraries(token) == []  # never every library
 
 
 async def test_from_settings_and_call_metrics(library_sandbox: LibrarySandbox) -> None:

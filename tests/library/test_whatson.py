@@ -18,11 +18,11 @@ BLIXEN_FARM = "870970-basis:27247164"  # "Den afrikanske farm", Karen Blixen
 BLIXEN_BABETTE = "870970-basis:23645564"  # "Babettes gæstebud", Karen Blixen
 
 
-async def test_events_of_the_given_library_as_an_array_of_strings(
+async def test_events_of_the_given_library_as_one_string(
     library_sandbox: LibrarySandbox, client: LibraryClient
 ) -> None:
     token = library_sandbox.issue_token(KAREN)
-    events = await client.events(token, ["DK-751000"])
+    events = await client.events(token, "DK-751000")
     assert [event.title for event in events] == [
         "Mød forfatteren",
         "Højtlæsning for de mindste",
@@ -57,7 +57,7 @@ async def test_events_without_an_agency_are_the_patrons_library(
 
 async def test_news_items(library_sandbox: LibrarySandbox, client: LibraryClient) -> None:
     token = library_sandbox.issue_token(KAREN)
-    news = await client.news(token, ["DK-710100"])
+    news = await client.news(token, "DK-710100")
     assert [item.title for item in news] == [
         "Nye åbningstider i sommerferien",
         "Månedens anbefalinger",

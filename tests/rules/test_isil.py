@@ -1,15 +1,14 @@
-"""Branch ids in ISIL form, the agencies `/v3/libraries` lists a branch under, and typed names."""
+"""Branch ids in ISIL form, and typed names."""
 
 from __future__ import annotations
 
-from bot.rules.isil import agencies_of, fold_name, match_branch, normalise_branch
+from bot.rules.isil import fold_name, match_branch, normalise_branch
 
 
 def test_isil() -> None:
     assert normalise_branch(" dk-761500 ") == "DK-761500"
     assert normalise_branch("761500") == "DK-761500"
     assert normalise_branch("DK-7615") is None and normalise_branch(None) is None
-    assert agencies_of(["DK-710104", "junk", "710100"]) == ["DK-710100", "DK-710104"]
 
 
 COPENHAGEN = [

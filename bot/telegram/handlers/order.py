@@ -19,7 +19,7 @@ from telegram import Update
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
 from bot.library.deadline import Deadline
-from bot.library.errors import BadRequest, LibraryError, Refused, ServiceUnavailable
+from bot.library.errors import BadRequest, ClientFault, LibraryError, Refused, ServiceUnavailable
 from bot.rules.isil import branch_key, match_branch, normalise_branch
 from bot.rules.notices import ORDER_GRACE, faust, placed_text, placed_time
 from bot.rules.urgency import hold_is_ready
@@ -577,7 +577,10 @@ def _refusal(
     branch: str = "",
     branch_name: str = "",
 ) -> str | None:
-    """The sentence for a refusal the patron can act on; None for the generic failures."""
+    """The sentence for a refusal the patron can act on; None for the generic failures (a
+    request the platform refused as malformed among them: the bot's fault, not a refusal)."""
+    if isinstance(exc, ClientFault):
+        return None
     code = (exc.code or "").strip()
     lowered = code.lower()
     key = ORDER_REASONS.get(lowered)

@@ -30,7 +30,13 @@ from telegram.error import TelegramError
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
 from bot.library.deadline import Deadline
-from bot.library.errors import LibraryError, Refused, ServiceUnavailable, TokenRejected
+from bot.library.errors import (
+    ClientFault,
+    LibraryError,
+    Refused,
+    ServiceUnavailable,
+    TokenRejected,
+)
 from bot.library.models import parse_library_date
 from bot.rules.renewals import raw_reason, refusal_for, renew_window
 from bot.rules.urgency import hold_is_ready, sort_loans
@@ -91,6 +97,8 @@ def result_line(
     still `due`, when known), or no answer."""
     if isinstance(outcome, Refused):
         return _refused_line(title, raw_reason(outcome), due, today, lang)
+    if isinstance(outcome, ClientFault):
+        return t(lang, "borrower.renew.fault", title=title)
     if isinstance(outcome, LibraryError):
         return t(lang, "borrower.renew.no_answer", title=title)
     if outcome.return_date is None:
@@ -105,6 +113,8 @@ def button_label(title: str, outcome: RenewResult | LibraryError, today: dt.date
     if isinstance(outcome, Refused):
         reason = Raw(shorten(plain(reason_text(raw_reason(outcome), lang)), 40))
         return plain(t(lang, "borrower.renew.button_refused", title=short, reason=reason))
+    if isinstance(outcome, ClientFault):
+        return plain(t(lang, "borrower.renew.button_fault", title=short))
     if isinstance(outcome, LibraryError):
         return plain(t(lang, "borrower.renew.button_unknown", title=short))
     if outcome.return_date is None:
@@ -412,7 +422,7 @@ def renewed_lines(done: RenewedDue, lang: str, today: dt.date) -> tuple[list[str
     loan buttons claimed on the way (callback data -> label)."""
     trouble: list[str] = []
     labels: dict[str, str] = {}
-    counts = {"ok": 0, "refused": 0, "unknown": 0}
+    counts = {"ok": 0, "refused": 0, "fault": 0, "unknown": 0}
     for tried in done.tried:
         counts[tried.kind] += 1
         title = _title(tried.loan, lang)

@@ -1,8 +1,9 @@
 """/events and /news: what is on at the library of the chat's card, and its latest news.
 
-The card's library is the `agency` of `/v3/user`; it goes to `/v3/events` and `/v3/news` as the
-JSON array of strings of spec 9.6. The platform passes the library site's items through in the
-site's order, so coming events are picked and sorted here. Each answer is one message.
+The card's library is the `agency` of `/v3/user`; it goes to `/v3/events` and `/v3/news` as one
+string, as the platform's own spec types it (a list there is a 400). The platform passes the
+library site's items through in the site's order, so coming events are picked and sorted here.
+Each answer is one message.
 
 With several cards in the chat, each library of the cards gets a message of its own, headed by
 the names of the cards at it (asked once per library, with the first of its cards' tokens);
@@ -73,7 +74,7 @@ def one_message(entries: Sequence[str], *, header: str, footer: str = "") -> tup
     return split_messages([], header=header, footer=footer)[0], 0
 
 
-Fetch = Callable[["Card", list[str] | None], Awaitable[Sequence[Any]]]
+Fetch = Callable[["Card", str | None], Awaitable[Sequence[Any]]]
 # What one library of the chat's cards gave: the cards' names, the items or the text saying
 # why there are none, and the library (ISIL), when known.
 Found = tuple[list[str], Sequence[Any] | str, str | None]
@@ -104,7 +105,7 @@ async def libraries_items(
     async def one(agency: str, at: list[CardStatus]) -> Found:
         names = [card.name for card in at]
         try:
-            items = await deadline.run(fetch(at[0].account, [agency] if agency else None))
+            items = await deadline.run(fetch(at[0].account, agency or None))
         except LibraryError as exc:
             if exc.status == 500 and NO_CONTENT_SERVICE in (exc.code or "").lower():
                 return names, t(lang, "whatson.no_content"), None
@@ -157,7 +158,7 @@ async def library_items(
         return None
     agency = normalise_branch(status.agency)
     try:
-        items = await deadline.run(fetch(account, [agency] if agency else None))
+        items = await deadline.run(fetch(account, agency))
     except LibraryError as exc:
         if exc.status == 500 and NO_CONTENT_SERVICE in (exc.code or "").lower():
             await reply(update, context, t(lang, "whatson.no_content"))
@@ -174,8 +175,8 @@ def _now(context: Context) -> dt.datetime:
 async def events_command(update: Update, context: Context) -> None:
     library = context.services.library
 
-    async def fetch(account: Card, agencies: list[str] | None) -> list[Event]:
-        return await library.events(account.token, agencies, limit=EVENTS_ASKED)
+    async def fetch(account: Card, agency: str | None) -> list[Event]:
+        return await library.events(account.token, agency, limit=EVENTS_ASKED)
 
     found = await libraries_items(update, context, fetch)
     if found is None:
@@ -196,8 +197,8 @@ async def events_command(update: Update, context: Context) -> None:
 async def news_command(update: Update, context: Context) -> None:
     library = context.services.library
 
-    async def fetch(account: Card, agencies: list[str] | None) -> list[NewsItem]:
-        return await library.news(account.token, agencies, limit=NEWS_ASKED)
+    async def fetch(account: Card, agency: str | None) -> list[NewsItem]:
+        return await library.news(account.token, agency, limit=NEWS_ASKED)
 
     found = await libraries_items(update, context, fetch)
     if found is None:
@@ -227,7 +228,7 @@ async def hours_callback(update: Update, context: Context) -> None:
         await send(context.bot, context.chat_id, t(lang, "common.stale_button"))
         return
     try:
-        pages = await Deadline().run(context.services.library.library_public([tapped.agency]))
+        pages = await Deadline().run(context.services.library.library_public(tapped.agency))
     except LibraryError as exc:
         await send(context.bot, context.chat_id, error_text(lang, exc))
         return

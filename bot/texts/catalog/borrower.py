@@ -276,11 +276,17 @@ MESSAGES: tuple[Message, ...] = (
     _("borrower.renew.button_ok_no_date", "✅ {title}"),
     _("borrower.renew.button_refused", "⛔ {title}: {reason}"),
     _("borrower.renew.button_unknown", "⚠️ {title}: no answer"),
+    _("borrower.renew.button_fault", "⚠️ {title}: not renewed (our error)"),
     # A loan button already tapped, when its page is shown again
     _("borrower.renew.button_tried", "↩️ {title} · {due}"),
     # The counts that open the results of "renew all", joined by " · "
     _n("borrower.renew.count_ok", "✅ {count} renewed", "✅ {count} renewed"),
     _n("borrower.renew.count_refused", "⛔ {count} refused", "⛔ {count} refused"),
+    _n(
+        "borrower.renew.count_fault",
+        "⚠️ {count} not renewed (our error)",
+        "⚠️ {count} not renewed (our error)",
+    ),
     _n(
         "borrower.renew.count_unknown",
         "⚠️ {count} without an answer",
@@ -314,6 +320,11 @@ MESSAGES: tuple[Message, ...] = (
         "borrower.renew.no_answer",
         "⚠️ <b>{title}</b>: no answer from the library, so it may or may not be renewed – check "
         "/loans, and renew it again only if its due date has not moved",
+    ),
+    _(
+        "borrower.renew.fault",
+        "⚠️ <b>{title}</b>: not renewed – the bot asked the library in a way it could not take. "
+        "The fault is ours and has been logged; try again later",
     ),
     _("borrower.renew.already", "That loan has already been tried. See /loans."),
     _("borrower.renew.reason.unknown", "the library gave no reason"),

@@ -9,6 +9,7 @@ compares its shape to the fixture's.
 from __future__ import annotations
 
 import base64
+import json
 import re
 from typing import Any
 
@@ -142,7 +143,7 @@ async def test_user_authentication_failed_as_recorded(library_sandbox, client):
 async def test_renew_as_recorded(library_sandbox, client):
     token = library_sandbox.issue_token(JONAS)
     [loan] = library_sandbox.patron_data(JONAS).loans
-    body = await get(client, library_sandbox, "/v3/renew", token, loanId=loan["loanId"])
+    body = await get(client, library_sandbox, "/v3/renew", token, loanId=json.dumps(loan["loanId"]))
     assert shape(body) == shape(RECORDED_RENEWED)
     assert OFFSET_DATE_TIME.match(body["data"]["returnDate"])
     failed = await get(client, library_sandbox, "/v3/renew", token, loanId="non-existing")
