@@ -72,15 +72,21 @@ async def logout_redirect(request: web.Request, services: Services) -> web.Strea
 
 
 def _logged_out(request: web.Request, services: Services) -> web.Response:
-    """The access service's logout came back (`message=logout`, or our cookie)."""
+    """The access service's logout came back (`message=logout`, or our cookie).
+
+    `message=logout_close_browser` (hejmdal's logout component) means the patron logged in
+    through an identity provider that keeps its own login (UNI-login, WAYF): only closing the
+    browser ends that, and the page says so.
+    """
     lang = request.cookies.get(LOGOUT_COOKIE, "")
     if lang not in LANGUAGES:
         lang = page_language(request.headers.get("Accept-Language"))
+    close = request.rel_url.query.get("message") == "logout_close_browser"
     response = render(
         lang,
         status=200,
         title_key="pages.logged_out_title",
-        body_keys=("pages.logged_out_body",),
+        body_keys=("pages.logged_out_close_browser" if close else "pages.logged_out_body",),
         button=_back(services, lang),
     )
     response.del_cookie(LOGOUT_COOKIE, path="/oauth")

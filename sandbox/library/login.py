@@ -64,10 +64,17 @@ def typed_login(state: SandboxState, params: dict[str, str]) -> PatronRecord | N
     return state.check_login(params.get("user_id", ""), params.get("pin", ""), agency)
 
 
-def start_sso(state: SandboxState, user_id: str) -> str:
-    """A new single sign-on session for the patron; the cookie's value."""
+# Identity providers that keep a login of their own, which only closing the browser ends
+# (hejmdal's `getLogoutInfoCode`): a logout from them returns `message=logout_close_browser`.
+KEEP_THEIR_OWN_LOGIN = frozenset({"unilogin", "wayf"})
+
+
+def start_sso(state: SandboxState, user_id: str, idp: str = "borchk") -> str:
+    """A new single sign-on session for the patron, made through identity provider `idp` (the
+    library's own login unless the authorize request named another); the cookie's value."""
     cookie = secrets.token_urlsafe(18)
     state.sso_sessions[cookie] = user_id
+    state.sso_providers[cookie] = idp
     return cookie
 
 

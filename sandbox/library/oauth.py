@@ -15,6 +15,7 @@ from aiohttp import web
 from sandbox.library import pages
 from sandbox.library.data import PatronRecord
 from sandbox.library.login import (
+    KEEP_THEIR_OWN_LOGIN,
     SESSION_EXPIRED,
     SSO_COOKIE,
     WRONG_LOGIN,
@@ -137,7 +138,8 @@ class CodeFlow:
         record = typed_login(self.state, params)
         if record is None:
             return self._form(request, params, error=WRONG_LOGIN)
-        sso = start_sso(self.state, record.patron.user_id)
+        # Chosen: a login whose authorize request named `idp` counts as made through it.
+        sso = start_sso(self.state, record.patron.user_id, params.get("idp") or "borchk")
         code = self.state.new_code(record.patron.user_id, params["redirect_uri"], sso)
         return set_sso_cookie(self._redirect(params, code=code), sso)
 
@@ -172,8 +174,7 @@ class CodeFlow:
         if not code:
             return oauth_error(400, "invalid_request", "Invalid request: missing parameter: `code`")
         redirect_uri = form.get("redirect_uri", "")
-        # Single use: taken out on first sight, whatever happens next.
-        record = self.state.codes.pop(code, None)
+        record = self.state.codes.get(code)
         if record is None or record.client_id != client_id:
             return oauth_error(400, "invalid_grant", "Invalid grant: authorization code is invalid")
         if record.expires_at <= self.state.clock():
@@ -181,7 +182,9 @@ class CodeFlow:
                 400, "invalid_grant", "Invalid grant: authorization code has expired"
             )
         if redirect_uri != record.redirect_uri:
-            return oauth_error(400, "invalid_grant", "Invalid request: `redirect_uri` is invalid")
+            # node-oauth2-server 3 (hejmdal): checked before the code is used up, so it survives.
+            return oauth_error(400, "invalid_request", "Invalid request: `redirect_uri` is invalid")
+        del self.state.codes[code]  # single use: taken only once it is exchanged
         token = self.state.new_token(record.user_id, sso=record.sso)
         return json_response(
             {"access_token": token, "token_type": "Bearer", "expires_in": TOKEN_LIFETIME}
@@ -218,18 +221,21 @@ class CodeFlow:
     async def logout(self, request: web.Request) -> web.Response:
         token = request.query.get("access_token", "")
         record = self.state.tokens.get(token) if token else None
-        if record is not None and record.sso is not None:
-            self.state.sso_sessions.pop(record.sso, None)
-        cookie = request.cookies.get(SSO_COOKIE)
-        if cookie:
-            self.state.sso_sessions.pop(cookie, None)
+        sessions = {request.cookies.get(SSO_COOKIE), record.sso if record is not None else None}
+        providers = {self.state.sso_providers.pop(s, None) for s in sessions if s}
+        for session in sessions:
+            if session:
+                self.state.sso_sessions.pop(session, None)
         redirect_uri = request.query.get("redirect_uri", "")
         if redirect_uri:
             if not self.state.redirect_ok(redirect_uri):
                 return html_response(
                     pages.error_page("Ugyldig redirect_uri.", "Invalid redirect_uri."), 400
                 )
-            response = found(redirect_uri)
+            # hejmdal's logout.component.js: the return says whether closing the browser is
+            # needed too, to end a login the identity provider keeps itself.
+            close = providers & KEEP_THEIR_OWN_LOGIN
+            response = found(redirect_uri, message="logout_close_browser" if close else "logout")
         else:
             response = html_response(pages.logged_out_page())
         response.del_cookie(SSO_COOKIE, path="/")

@@ -102,6 +102,7 @@ class SandboxState:
         self.codes: dict[str, CodeRecord] = {}
         self.sessions: dict[int, SessionRecord] = {}
         self.sso_sessions: dict[str, str] = {}  # cookie value -> user id
+        self.sso_providers: dict[str, str] = {}  # cookie value -> identity provider used
         self._next_session = 5_000 + self.random.randrange(1000)
         self._next_order = 90_000_000 + self.random.randrange(1_000_000)
 

@@ -67,7 +67,9 @@ async def test_logout_revokes_offers_the_sso_logout_and_asks_for_a_fresh_login(
         back.headers["location"].replace(bot.info.public_url, bot.info.web_url),
         headers={"Accept-Language": "da"},
     )
+    assert back.headers["location"].endswith("?message=logout")
     assert page.status_code == 200 and "You are logged out" in page.text
+    assert "card number and PIN again" in page.text and "close the browser" not in page.text
     assert "Back to the chat" in page.text
     # The next login asks for the card number and PIN again.
     assert "force_login=1" in await bot.login_url(CHAT)
@@ -83,3 +85,14 @@ async def test_forget_says_what_was_deleted(bot: BotHarness) -> None:
     prompt = await bot.send(CHAT + 1, "/forget")
     done = await bot.tap(CHAT + 1, prompt, "🗑 Yes, delete everything")
     assert done is not None and "(you were not logged in)" in done.text
+
+
+async def test_a_logout_that_needs_the_browser_closed_says_so(bot: BotHarness) -> None:
+    """hejmdal returns `message=logout_close_browser` after a UNI-login or WAYF login: only
+    closing the browser ends that login, and the page tells the patron, in their language."""
+    url = f"{bot.info.web_url}/oauth/callback"
+    for lang, words in (("en", "close the browser"), ("da", "luk browseren"), ("uk", "закрийте")):
+        page = await bot.http.get(
+            url, params={"message": "logout_close_browser"}, headers={"Accept-Language": lang}
+        )
+        assert page.status_code == 200 and words in page.text, lang

@@ -19,6 +19,11 @@ MESSAGES: tuple[Message, ...] = (
         "give your card number and PIN again.",
     ),
     _(
+        "pages.logged_out_close_browser",
+        "You are logged out of the library login. You logged in through UNI-login or WAYF, "
+        "which keep a login of their own in this browser: close the browser to end that too.",
+    ),
+    _(
         "pages.success_code",
         "Using Telegram on another device? Send this to the bot within 10 minutes: "
         "<code>{code}</code>",

@@ -259,11 +259,17 @@ async def test_unknown_code_is_invalid_grant(library_sandbox, client):
 
 
 async def test_redirect_uri_must_equal_the_one_at_authorize(library_sandbox, client):
+    """node-oauth2-server 3 (hejmdal) checks it before the code is used up: `invalid_request`,
+    and the code still works with the right `redirect_uri`."""
     code = await get_code(client, library_sandbox)
     response = await exchange(client, library_sandbox, code, "http://127.0.0.1:8080/other")
     assert response.status_code == 400
-    assert response.json()["error"] == "invalid_grant"
-    assert isinstance(response.json()["error_description"], str)
+    assert response.json() == {
+        "error": "invalid_request",
+        "error_description": "Invalid request: `redirect_uri` is invalid",
+    }
+    assert (await exchange(client, library_sandbox, code)).status_code == 200
+    assert (await exchange(client, library_sandbox, code)).json()["error"] == "invalid_grant"
 
 
 async def test_wrong_client_secret_is_invalid_client(library_sandbox, client):
@@ -377,13 +383,32 @@ async def test_logout_ends_sso_but_does_not_revoke(library_sandbox, client):
             params={"access_token": token, "redirect_uri": REDIRECT},
         )
     assert response.status_code == 302
-    assert response.headers["location"] == REDIRECT
+    assert response.headers["location"] == f"{REDIRECT}?message=logout"
     page = await client.get(authorize, params=authorize_params(library_sandbox))
     assert "allerede logget ind" not in page.text
     user = await client.get(
         f"{library_sandbox.urls.platform}/v3/user", params={"access_token": token}
     )
     assert user.status_code == 200
+
+
+async def test_logout_after_a_login_that_keeps_its_own_says_close_the_browser(
+    library_sandbox, client
+):
+    """hejmdal's logout component: UNI-login and WAYF keep a login of their own, which only
+    closing the browser ends; the return to the client says so."""
+    authorize = f"{library_sandbox.urls.oauth}/oauth/authorize"
+    login = await client.post(authorize, data={**form(library_sandbox), "idp": "unilogin"})
+    assert login.status_code == 302
+    response = await client.get(
+        f"{library_sandbox.urls.oauth}/logout", params={"redirect_uri": REDIRECT}
+    )
+    assert response.headers["location"] == f"{REDIRECT}?message=logout_close_browser"
+    # Once logged out, the next logout has no such login to speak of.
+    again = await client.get(
+        f"{library_sandbox.urls.oauth}/logout", params={"redirect_uri": REDIRECT}
+    )
+    assert again.headers["location"] == f"{REDIRECT}?message=logout"
 
 
 async def test_logout_without_redirect_shows_a_page(library_sandbox, client):
