@@ -252,3 +252,34 @@ async def test_the_summary_is_redrawn_after_a_renewal(bot: BotHarness) -> None:
     await bot.telegram.wait_for(69, "🔄 Renewal", after=listing.message_id)
     redrawn = message(bot, 69, listing.message_id)
     assert redrawn.text.splitlines()[2] == "2 due within 3 days · ⛔ 2 can't be renewed"
+
+
+async def test_a_request_the_platform_refuses_is_our_fault_not_the_librarys(
+    bot: BotHarness, caplog: Any
+) -> None:
+    """A 400 of the platform's validation is the bot's fault: told so, logged as an error,
+    counted, and never shown or remembered as the library's refusal."""
+    await bot.connect(63, KAREN, language_code="en")
+    [listing] = await command(bot, 63, "/renew")
+    label = next(text for text in buttons(listing) if "Den afrikanske farm" in text)
+    bot.sandbox.faults.fail_next["/v3/renew"] = [400]
+    edited = await bot.tap(63, listing, label)
+    assert edited is not None
+    assert "⚠️ Den afrikanske farm: not renewed (our error)" in buttons(edited)
+    told = await bot.telegram.wait_for(63, "⚠️", after=listing.message_id)
+    assert told.text.startswith("⚠️ Den afrikanske farm: not renewed – the bot asked the library")
+    assert "The fault is ours" in told.text and "bad request" not in told.text
+    errors = [r for r in caplog.records if r.levelname == "ERROR"]
+    assert any(
+        "data platform /v3/renew refused the bot's request as malformed" in r.getMessage()
+        for r in errors
+    )
+    metrics = (await bot.http.get(f"{bot.info.web_url}/metrics")).text
+    assert re.search(r'errors_total\{endpoint="renew",kind="client_fault"\} 1\.0', metrics)
+    # Not remembered as refused: the loan keeps its button, and renews on the next tap.
+    [again] = await command(bot, 63, "/renew")
+    assert "can't be renewed" not in again.text
+    label = next(text for text in buttons(again) if "Den afrikanske farm" in text)
+    renewed = await bot.tap(63, again, label)
+    assert renewed is not None
+    assert any(text.startswith("✅ Den afrikanske farm") for text in buttons(renewed))

@@ -295,8 +295,12 @@ async def renew_callback(update: Update, context: Context) -> None:
             await edit_buttons(
                 update, {_data(update): button_label(title, exc, context.today, lang)}
             )
-        if isinstance(exc, ServiceUnavailable) and exc.status is None:
-            # Sent once and never answered readably: it may have gone through.
+        if isinstance(exc, ClientFault) or (
+            isinstance(exc, ServiceUnavailable) and exc.status is None
+        ):
+            # Sent once and never answered readably (it may have gone through), or refused by
+            # the platform as malformed (it did not, and the fault is ours): the loan's line
+            # says which.
             await send(context.bot, chat_id, result_line(title, exc, context.today, lang))
             return
         await answer_library_error(update, context, exc, edit=False, card=account)
