@@ -14,6 +14,7 @@ import subprocess
 import sys
 import sysconfig
 import tarfile
+import tomllib
 import zipfile
 from pathlib import Path
 
@@ -121,7 +122,8 @@ def test_help_and_version_of_the_installed_script(installed: Path, tmp_path: Pat
     out = _run(installed / "library-bot", "--help", cwd=tmp_path, env=_env(tmp_path))
     assert "sandbox" in out and "generate-key" in out
     version = _run(installed / "library-bot", "--version", cwd=tmp_path, env=_env(tmp_path))
-    assert version.strip() == "library-bot 0.1.0"
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    assert version.strip() == f"library-bot {declared}"
 
 
 def test_the_installed_package_speaks_danish_and_english(installed: Path, tmp_path: Path) -> None:
