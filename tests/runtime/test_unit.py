@@ -5,8 +5,9 @@ starts and serves in.
 systemd is not the init of a test machine, so the unit itself cannot be started here. What can
 stop the bot under it is checked instead, on a real `library-bot run` traced by strace: every
 system call it makes is one the unit's `SystemCallFilter=` allows (the groups as this
-machine's `systemd-analyze syscall-filter` lists them), and every file it writes is in the
-unit's `ReadWritePaths=` (its working directory) or its private /tmp.
+machine's `systemd-analyze syscall-filter` lists them), every socket of a family its
+`RestrictAddressFamilies=` allows, and every file it writes is in the unit's `ReadWritePaths=`
+(its working directory) or its private /tmp.
 """
 
 from __future__ import annotations
@@ -197,6 +198,10 @@ async def test_the_bot_starts_and_serves_within_the_unit_s_sandbox(
     # @privileged); it does so only as root, which the unit's User= never is.
     as_root = {"fchown"} if os.geteuid() == 0 else set()
     assert made - _allowed() - as_root == set()
+    # What RestrictAddressFamilies= would refuse (EAFNOSUPPORT).
+    families = set(re.findall(r"\bsocket\((AF_[A-Z0-9]+)", "\n".join(lines)))
+    assert "AF_INET" in families
+    assert families <= set(_unit()["RestrictAddressFamilies"].split())
     written = {path for line in lines if (path := _written(line)) is not None}
     outside = {
         path
