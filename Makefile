@@ -16,7 +16,7 @@ UV_VERSION := 0.13.9
 LOCALE := bot/texts/locale
 POT := $(LOCALE)/messages.pot
 
-.PHONY: demo test lint typecheck pytest bench browser clean lock messages extract-messages compile-messages
+.PHONY: demo dist test lint typecheck pytest bench browser clean lock messages extract-messages compile-messages
 
 $(STAMP): pyproject.toml $(LOCK)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -94,5 +94,10 @@ $(BENCH_STAMP): $(STAMP)
 bench: $(STAMP) $(BENCH_STAMP)
 	$(BIN)/python -m bench $(if $(FULL),--full)
 
+# A release: the sdist and the wheel built from it, never from this tree's build/ (a stale
+# one would go into the wheel). Run it on a clean checkout of the release's commit.
+dist: $(STAMP)
+	deploy/build-wheel $(BIN)/python dist
+
 clean:
-	rm -rf $(VENV) $(LOCK_VENV) .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) $(LOCK_VENV) .mypy_cache .ruff_cache .pytest_cache build dist

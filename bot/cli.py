@@ -14,7 +14,7 @@ import logging
 import sys
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
-from importlib.metadata import PackageNotFoundError, entry_points, version
+from importlib.metadata import entry_points
 from typing import Any, TypeVar
 
 from sqlalchemy.exc import SQLAlchemyError
@@ -31,6 +31,7 @@ from bot.runtime import maintenance
 from bot.runtime.runner import run_bot
 from bot.runtime.signals import stop_on_signals
 from bot.runtime.startup import StartupFailure, freeze_start_up_heap
+from bot.services.metrics import package_version
 from storage.engine import connection_problem
 
 T = TypeVar("T")
@@ -132,14 +133,6 @@ def _rotate_keys(_: argparse.Namespace) -> int:
 def _generate_key(_: argparse.Namespace) -> int:
     print(new_key())
     return 0
-
-
-def package_version() -> str:
-    """The installed distribution's version (pyproject.toml is the one place it is written)."""
-    try:
-        return version("library-bot")
-    except PackageNotFoundError:  # run from a checkout that was never installed
-        return "unknown"
 
 
 @dataclass(frozen=True)

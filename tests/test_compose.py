@@ -58,7 +58,7 @@ def test_volume_health_checks_and_order() -> None:
     assert "db-data" in COMPOSE["volumes"]
     assert "db-data:/var/lib/postgresql/data" in services["db"]["volumes"]
     assert "pg_isready" in str(services["db"]["healthcheck"]["test"])
-    assert "/health" in str(services["bot"]["healthcheck"]["test"])
+    assert "/readyz" in str(services["bot"]["healthcheck"]["test"])
     assert services["migrate"]["command"] == ["migrate"]
     assert services["bot"]["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
     assert services["migrate"]["depends_on"]["db"]["condition"] == "service_healthy"

@@ -117,7 +117,12 @@ def test_every_install_uses_a_lock_with_hashes() -> None:
     installs = containerfile.count("pip install")
     assert installs >= 2
     assert containerfile.count("--require-hashes --requirement requirements.txt") == 1
-    assert containerfile.count("--no-deps --no-build-isolation") == installs - 1
+    # The package itself as a release is built: its wheel, by the lock's setuptools, unfetched.
+    assert containerfile.count("deploy/build-wheel /opt/library-bot/bin/python /tmp/dist") == 1
+    assert containerfile.count("--no-deps /tmp/dist/library_bot-") == installs - 1
+    assert (
+        "--no-deps --no-build-isolation --no-index" in (ROOT / "deploy" / "build-wheel").read_text()
+    )
     # One argument names the base image (a digest is passed with --build-arg, see its header).
     (image,) = re.findall(r"^ARG PYTHON_IMAGE=(\S+)$", containerfile, re.MULTILINE)
     assert re.fullmatch(r"docker\.io/library/python:3\.11-slim(@sha256:[0-9a-f]{64})?", image)
@@ -126,4 +131,5 @@ def test_every_install_uses_a_lock_with_hashes() -> None:
     for doc in ("docs/deployment.md", "deploy/library-bot.service"):
         text = (ROOT / doc).read_text()
         assert "--require-hashes --requirement requirements.txt" in text, doc
+        assert "deploy/build-wheel /opt/library-bot/bin/python" in text, doc
     assert "make test" in (ROOT / ".ci" / "run").read_text()

@@ -1,5 +1,6 @@
-"""A plain install works: the sdist built from the checkout, a wheel built from that sdist,
-installed into a fresh venv with no make step, runs `library-bot` and speaks Danish and English.
+"""A plain install works: the sdist built from the checkout, a wheel built from that sdist
+(`deploy/build-wheel`, as a release is), installed into a fresh venv with no make step, runs
+`library-bot` and speaks Danish and English. A stale build/ in the checkout stays out of it.
 
 Offline: the build uses this venv's setuptools (`--no-build-isolation`), the fresh venv gets
 only the wheel (`--no-deps`) and borrows the dependencies from this venv's site-packages
@@ -9,11 +10,13 @@ through a `.pth` line (a path line, so the editable install's finder there is no
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import sysconfig
 import tarfile
+import tomllib
 import zipfile
 from pathlib import Path
 
@@ -41,32 +44,13 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The bin directory of a fresh venv holding the package built from an sdist."""
     work = tmp_path_factory.mktemp("packaging")
     dist = work / "dist"
-    # The PEP 517 hook itself, as `python -m build --no-isolation --sdist` calls it.
-    _run(
-        sys.executable,
-        "-c",
-        f"from setuptools import build_meta; build_meta.build_sdist({str(dist)!r})",
-        cwd=ROOT,
-    )
+    # As a release is built (`make dist`, docs/deployment.md): the sdist, then the wheel from it.
+    _run("sh", ROOT / "deploy" / "build-wheel", sys.executable, dist, cwd=work)
     (sdist,) = dist.glob("library_bot-*.tar.gz")
     with tarfile.open(sdist) as archive:
         names = archive.getnames()
     assert any(name.endswith("texts/locale/da/LC_MESSAGES/messages.po") for name in names)
     assert any(name.endswith("/LICENSE") for name in names)
-    _run(
-        sys.executable,
-        "-m",
-        "pip",
-        "wheel",
-        "--quiet",
-        "--no-deps",
-        "--no-build-isolation",
-        "--no-index",
-        "--wheel-dir",
-        dist,
-        sdist,
-        cwd=work,
-    )
     (wheel,) = dist.glob("library_bot-*.whl")
     with zipfile.ZipFile(wheel) as archive:
         members = archive.namelist()
@@ -121,7 +105,8 @@ def test_help_and_version_of_the_installed_script(installed: Path, tmp_path: Pat
     out = _run(installed / "library-bot", "--help", cwd=tmp_path, env=_env(tmp_path))
     assert "sandbox" in out and "generate-key" in out
     version = _run(installed / "library-bot", "--version", cwd=tmp_path, env=_env(tmp_path))
-    assert version.strip() == "library-bot 0.1.0"
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    assert version.strip() == f"library-bot {declared}"
 
 
 def test_the_installed_package_speaks_danish_and_english(installed: Path, tmp_path: Path) -> None:
@@ -175,3 +160,38 @@ def test_the_installed_sandbox_starts(installed: Path, tmp_path: Path) -> None:
         os.kill(sandbox.pid, signal.SIGTERM)
         _, err = sandbox.communicate(timeout=60)
     assert sandbox.returncode == 0, err
+
+
+def test_a_stale_build_folder_stays_out_of_the_wheel(tmp_path: Path) -> None:
+    """A checkout upgraded in place keeps its build/ from the version before: the old
+    `library_bot/` package (291 files when the layout changed) and modules since removed. The
+    release's wheel must hold the package as it is now, and nothing of those."""
+    tree = tmp_path / "checkout"
+    tree.mkdir()
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy(ROOT / name, tree / name)
+    for name in ("bot", "storage", "sandbox", "deploy"):
+        shutil.copytree(
+            ROOT / name, tree / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc")
+        )
+    stale = tree / "build" / "lib"
+    for path in ("library_bot/__init__.py", "library_bot/bot.py", "bot/gone.py"):
+        (stale / path).parent.mkdir(parents=True, exist_ok=True)
+        (stale / path).write_text("STALE = True\n")
+    (tree / "library_bot.egg-info").mkdir()
+    (tree / "library_bot.egg-info" / "SOURCES.txt").write_text("library_bot/__init__.py\n")
+    dist = tmp_path / "dist"
+    _run("sh", tree / "deploy" / "build-wheel", sys.executable, dist, cwd=tmp_path)
+    (wheel,) = dist.glob("library_bot-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        members = {name for name in archive.namelist() if ".dist-info/" not in name}
+    shipped = {
+        path.relative_to(tree).as_posix()
+        for package in ("bot", "storage", "sandbox")
+        for path in (tree / package).rglob("*")
+        if path.is_file()
+    }
+    assert not any(name.startswith("library_bot/") or "gone" in name for name in members)
+    assert {name.split("/")[0] for name in members} == {"bot", "storage", "sandbox"}
+    # Every module of the package is in it, and nothing that is not in the tree.
+    assert {name for name in shipped if name.endswith(".py")} <= members <= shipped

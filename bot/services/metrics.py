@@ -45,7 +45,8 @@ SWEEP_BUCKETS: Final = (1.0, 5.0, 15.0, 60.0, 300.0, 900.0, 1800.0, 3600.0)
 
 
 def package_version() -> str:
-    """The installed distribution's version ("unknown" when run from a bare checkout)."""
+    """The installed distribution's version, as `--version` and `library_bot_build_info` say it:
+    pyproject.toml is the one place it is written ("unknown" in a checkout never installed)."""
     try:
         return version("library-bot")
     except PackageNotFoundError:

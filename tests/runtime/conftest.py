@@ -7,7 +7,7 @@ import itertools
 import os
 import re
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -98,11 +98,17 @@ class BotProcess:
 
 @asynccontextmanager
 async def bot_process(
-    env: dict[str, str], cwd: Path, *, preexec_fn: Callable[[], None] | None = None
+    env: dict[str, str],
+    cwd: Path,
+    *,
+    preexec_fn: Callable[[], None] | None = None,
+    wrapper: Sequence[str] = (),
+    ready_within: float = 20,
 ) -> AsyncIterator[BotProcess]:
     """`library-bot run` as a process, once its web server runs, until the block ends (SIGTERM
-    unless it has exited)."""
+    unless it has exited); `wrapper` goes before the command (a tracer, say)."""
     process = await asyncio.create_subprocess_exec(
+        *wrapper,
         sys.executable,
         "-m",
         "bot.cli",
@@ -123,7 +129,7 @@ async def bot_process(
 
     reader = asyncio.create_task(drain())
     try:
-        async with asyncio.timeout(20):
+        async with asyncio.timeout(ready_within):
             while not (found := [m for line in lines if (m := READY.search(line))]):
                 if reader.done():
                     raise AssertionError("the bot exited early:\n" + "".join(lines))

@@ -1,4 +1,5 @@
-"""How long things are kept (README, "What is stored about a patron"): the hourly purge."""
+"""How long things are kept (docs/reliability.md, "What is stored about a patron"): the hourly
+purge."""
 
 from __future__ import annotations
 
