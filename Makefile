@@ -16,7 +16,7 @@ UV_VERSION := 0.13.9
 LOCALE := bot/texts/locale
 POT := $(LOCALE)/messages.pot
 
-.PHONY: demo dist test lint typecheck pytest bench browser clean lock messages extract-messages compile-messages
+.PHONY: demo dist test lint typecheck pytest bench browser unit-tools clean lock messages extract-messages compile-messages
 
 $(STAMP): pyproject.toml $(LOCK)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -67,6 +67,12 @@ browser:
 		echo "installing Debian's chromium for the browser tests"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-color-emoji >/dev/null; }
 
+# strace and systemd-analyze for tests/runtime/test_unit.py (the unit's sandbox, checked offline).
+unit-tools:
+	@command -v strace >/dev/null 2>&1 && command -v systemd-analyze >/dev/null 2>&1 || { \
+		echo "installing Debian's strace and systemd for the unit's tests"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq strace systemd >/dev/null; }
+
 demo: $(STAMP)
 	$(BIN)/library-bot demo
 
@@ -78,7 +84,7 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-pytest: $(STAMP) browser
+pytest: $(STAMP) browser unit-tools
 	$(BIN)/pytest -q
 
 test: lint typecheck pytest
