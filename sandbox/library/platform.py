@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Awaitable, Callable
-from datetime import datetime, time, timedelta
+from datetime import date, datetime, time, timedelta
 from typing import Any
 from urllib.parse import quote
 
@@ -216,11 +216,8 @@ class Platform:
         if params.get("delete") not in (None, False, "false"):
             return self._cancel(user_id, params)
         pids = params.get("pids")
-        if not pids:
-            raise Refusal(400, "missing pids parameter")
-        branch = str(params.get("pickUpBranch", "")).strip()
-        if not branch:
-            raise Refusal(400, "pickUpBranch must be provided")
+        self._check_order_params(params)
+        branch = str(params["pickUpBranch"]).strip()
         if not branch.upper().startswith("DK-"):
             branch = f"DK-{branch}"
         branch = branch.upper()
@@ -255,6 +252,26 @@ class Platform:
             },
         )
         return self._envelope(params, {"status": "ok", "orsId": ors_id})
+
+    def _check_order_params(self, params: dict[str, Any]) -> None:
+        """placeOrder.js's own checks, after the validator's, in its order and words."""
+        if not params.get("pids"):
+            raise Refusal(400, "missing pids parameter")
+        expires = params.get("expires")
+        if expires:
+            if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", expires):
+                raise Refusal(
+                    400,
+                    "The expires argument must be of the form YYYY-MM-DD (example: 2016-06-24)",
+                )
+            try:
+                past = date.fromisoformat(expires) <= self.state.today  # midnight has passed
+            except ValueError:  # `new Date("2016-018-01")` is no date either
+                past = False
+            if past:
+                raise Refusal(400, "The expire argument must be a future date")
+        if not str(params.get("pickUpBranch", "")).strip():
+            raise Refusal(400, "pickUpBranch must be provided")
 
     def _check_order(self, pids: list[str], branch: str) -> None:
         """Raise the order system's reason for not placing an order, if it has one."""
