@@ -215,8 +215,8 @@ class Platform:
             raise Refusal(503, "service_unavailable")
         if params.get("delete") not in (None, False, "false"):
             return self._cancel(user_id, params)
-        pids = params.get("pids")
         self._check_order_params(params)
+        pids: list[str] = params["pids"]
         branch = str(params["pickUpBranch"]).strip()
         if not branch.upper().startswith("DK-"):
             branch = f"DK-{branch}"
