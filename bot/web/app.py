@@ -84,6 +84,8 @@ TEXTS = (
     "loading",
 )
 _TAG = re.compile(r"<[^>]+>")
+# A renew id as the page got it: a stored button's id (`storage.callbacks.new_callback_id`).
+_BUTTON_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 # Loans' and holds' `titleId`s are record ids of the national bibliography (as /recommend has it).
 _TITLE_ID = re.compile(r"^\d{6,12}$")
 # Works per `/v3/work` call: the platform's bump limit (spec section 8).
@@ -147,8 +149,9 @@ def verify_init_data(init_data: str, bot_token: str, *, now: float | None = None
     """The Telegram user id in `init_data` when its signature is Telegram's (the key is
     HMAC-SHA256 of the bot token under "WebAppData") and it is under an hour old; else None."""
     try:
+        init_data.encode("utf-8")  # lone surrogates: bytes that were not UTF-8
         pairs = parse_qsl(init_data, keep_blank_values=True, strict_parsing=True)
-    except ValueError:
+    except ValueError:  # UnicodeEncodeError is one
         return None
     fields = dict(pairs)
     if len(fields) != len(pairs):
@@ -207,9 +210,12 @@ def add_routes(app: web.Application, services_key: web.AppKey[Services]) -> None
         user_id = _user(request, services)
         try:
             body = await request.json()
-            button = str(body["id"])
-        except (ValueError, TypeError, KeyError):
-            raise web.HTTPBadRequest(text="malformed request") from None
+            button = body["id"]
+        except (ValueError, TypeError, KeyError, RecursionError):
+            # ValueError: not JSON, or not UTF-8; RecursionError: nested past the parser.
+            raise _bad_request() from None
+        if not isinstance(button, str) or not _BUTTON_ID.match(button):
+            raise _bad_request()
         answer = await renew_loan(services, user_id, button)
         return web.json_response(answer, headers=NO_STORE)
 
@@ -236,9 +242,24 @@ def _file(name: str) -> web.Response:
     return web.Response(body=body, headers=headers)
 
 
+def _bad_request() -> web.HTTPBadRequest:
+    return web.HTTPBadRequest(
+        text=json.dumps({"error": "malformed request"}),
+        content_type="application/json",
+        headers=NO_STORE,
+    )
+
+
 def _user(request: web.Request, services: Services) -> int:
-    """The Telegram user the request's init data names, or 401."""
-    scheme, _, data = request.headers.get("Authorization", "").partition(" ")
+    """The Telegram user the request's init data names; 400 for a header that is not UTF-8
+    (no Telegram client sends one), else 401 unless the init data is signed and fresh."""
+    header = request.headers.get("Authorization", "")
+    try:
+        # aiohttp keeps bytes that are not UTF-8 as lone surrogates, which cannot be encoded.
+        header.encode("utf-8")
+    except UnicodeEncodeError:
+        raise _bad_request() from None
+    scheme, _, data = header.partition(" ")
     token = services.settings.TELEGRAM_BOT_TOKEN
     user_id = None
     if scheme.lower() == "tma" and data and token is not None:
@@ -398,8 +419,10 @@ async def renew_loan(services: Services, user_id: int, button: str) -> dict[str,
     def answer(result: str, **extra: Any) -> dict[str, Any]:
         return {"result": result, "text": _plain(t(lang, f"app.{result}")), **extra}
 
-    ref = await store.callbacks.claim_callback(button, user_id) if len(button) < 64 else None
-    if ref is None or ref.action != RENEW_ACTION:
+    # Only a button the page was given: a chat button's id is not claimed, so it still works
+    # in the chat.
+    ref = await store.callbacks.claim_callback(button, user_id, action=RENEW_ACTION)
+    if ref is None:
         return answer("already")
     payload = ref.payload
     account = next(
