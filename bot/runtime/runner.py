@@ -34,7 +34,7 @@ from bot.web.limits import (
     IDLE_SECONDS,
     ConnectionLimit,
     connection_cap,
-    install_accept_error_filter,
+    install_log_throttles,
 )
 from storage.migrate import upgrade
 from storage.store import Store
@@ -141,7 +141,7 @@ async def run_bot(
 
         web_app = create_web_app(services, application)
         limit = ConnectionLimit(connection_cap())
-        install_accept_error_filter()
+        install_log_throttles()
         await _serve(stack, web_app, sock, limit, shutdown_timeout=2.0)
         log.info("web server: about %s connections at most, idle for %ss", limit.cap, IDLE_SECONDS)
         metrics_url = await _serve_metrics(stack, services)

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, quote
 
 from aiohttp import web
+from aiohttp.typedefs import Handler
 
 from bot.library.deadline import Deadline
 from bot.library.errors import LibraryError, Refused, ServiceUnavailable, TokenRejected
@@ -36,6 +37,7 @@ from bot.texts import LANGUAGES, pick_language, t
 from bot.texts.cards import card_name
 from bot.texts.formatting import format_date
 from bot.texts.render import reason_text
+from bot.web.limits import PatronLimit
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -53,6 +55,9 @@ SKEW = 60
 # The stored button's action: only the Mini App's renew endpoint claims these.
 RENEW_ACTION = "apprenew"
 NO_STORE = {"Cache-Control": "no-store", "X-Robots-Tag": "noindex"}
+API = "/app/api/"
+# The Telegram user an API request's init data names (set by the API's gate).
+USER = web.RequestKey("tma_user", int)
 # Texts the page shows, in the patron's language, sent with the data.
 TEXTS = (
     "title",
@@ -199,15 +204,36 @@ def add_routes(app: web.Application, services_key: web.AppKey[Services]) -> None
     async def page(request: web.Request) -> web.Response:
         return _file(request.match_info.get("name", ""))
 
+    patrons = PatronLimit()
+
+    @web.middleware
+    async def gate(request: web.Request, handler: Handler) -> web.StreamResponse:
+        """The API's caller, and their limit, before any body is read."""
+        if not request.path.startswith(API):
+            return await handler(request)
+        try:
+            user_id = _user(request, request.app[services_key])
+        except web.HTTPException as refused:
+            refused.force_close()  # a body the caller may be sending is not read
+            raise
+        wait = patrons.admit(user_id)
+        if wait is not None:
+            raise patrons.too_many(wait)
+        request[USER] = user_id
+        try:
+            return await handler(request)
+        finally:
+            patrons.release(user_id)
+
     async def overview(request: web.Request) -> web.Response:
         services = request.app[services_key]
-        user_id = _user(request, services)
+        user_id = request[USER]
         data = await build_overview(services, user_id, covers_of(services))
         return web.json_response(data, headers=NO_STORE)
 
     async def renew(request: web.Request) -> web.Response:
         services = request.app[services_key]
-        user_id = _user(request, services)
+        user_id = request[USER]
         try:
             body = await request.json()
             button = body["id"]
@@ -219,10 +245,11 @@ def add_routes(app: web.Application, services_key: web.AppKey[Services]) -> None
         answer = await renew_loan(services, user_id, button)
         return web.json_response(answer, headers=NO_STORE)
 
+    app.middlewares.append(gate)
     app.router.add_get("/app/", page)
     app.router.add_get("/app/{name:miniapp\\.(?:js|css)}", page)
-    app.router.add_get("/app/api/overview", overview)
-    app.router.add_post("/app/api/renew", renew)
+    app.router.add_get(f"{API}overview", overview)
+    app.router.add_post(f"{API}renew", renew)
 
 
 def _file(name: str) -> web.Response:
