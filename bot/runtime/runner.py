@@ -32,6 +32,7 @@ from bot.texts import DEFAULT_LANGUAGE, LANGUAGES
 from bot.web import create_metrics_app, create_web_app, stop_accepting
 from bot.web.limits import (
     IDLE_SECONDS,
+    LINGER_SECONDS,
     ConnectionLimit,
     connection_cap,
     install_log_throttles,
@@ -186,7 +187,8 @@ async def _serve(
     shutdown_timeout: float,
 ) -> None:
     """Serve `app` on the bound `sock` within `limit` until `stack` unwinds: idle connections
-    dropped after `IDLE_SECONDS`, and no access log (the OAuth callback's query carries the
+    dropped after `IDLE_SECONDS`, bodies read within `BODY_SECONDS` (`limit.middleware`), and
+    no access log (the OAuth callback's query carries the
     code and the state)."""
     app.middlewares.append(limit.middleware)
     runner = web.AppRunner(
@@ -195,6 +197,7 @@ async def _serve(
         access_log=None,
         shutdown_timeout=shutdown_timeout,
         keepalive_timeout=IDLE_SECONDS,
+        lingering_time=LINGER_SECONDS,
     )
     await runner.setup()
     stack.push_async_callback(runner.cleanup)

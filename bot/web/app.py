@@ -56,6 +56,8 @@ SKEW = 60
 RENEW_ACTION = "apprenew"
 NO_STORE = {"Cache-Control": "no-store", "X-Robots-Tag": "noindex"}
 API = "/app/api/"
+# A renew request is `{"id": "<16 characters>"}`; the server's own limit is for webhook updates.
+API_BODY_BYTES = 4096
 # The Telegram user an API request's init data names (set by the API's gate).
 USER = web.RequestKey("tma_user", int)
 # Texts the page shows, in the patron's language, sent with the data.
@@ -216,6 +218,8 @@ def add_routes(app: web.Application, services_key: web.AppKey[Services]) -> None
         except web.HTTPException as refused:
             refused.force_close()  # a body the caller may be sending is not read
             raise
+        if (request.content_length or 0) > API_BODY_BYTES:
+            raise _closing_413()
         wait = patrons.admit(user_id)
         if wait is not None:
             raise patrons.too_many(wait)
@@ -267,6 +271,12 @@ def _file(name: str) -> web.Response:
         "Referrer-Policy": "no-referrer",
     }
     return web.Response(body=body, headers=headers)
+
+
+def _closing_413() -> web.HTTPRequestEntityTooLarge:
+    refused = web.HTTPRequestEntityTooLarge(API_BODY_BYTES, API_BODY_BYTES + 1, headers=NO_STORE)
+    refused.force_close()  # the body is not read
+    return refused
 
 
 def _bad_request() -> web.HTTPBadRequest:

@@ -8,7 +8,8 @@ rate-limited in the log.
   idle connection and one that trickles its headers in (`IDLE_SECONDS`).
 - A body must arrive within `BODY_SECONDS`: `ConnectionLimit.middleware` reads it under that
   deadline before the handler runs (a 408 otherwise), and answers a client that left without
-  a traceback.
+  a traceback. It is the innermost middleware, so the application's own checks that need no
+  body (the webhook's secret, the Mini App's signature and limit) refuse a request first.
 - aiohttp has no cap of its own: `ConnectionLimit` keeps about `connection_cap()` open (the
   oldest idle one goes when a new one comes), so descriptors stay free for the database,
   Telegram and the library services, and `accept()` does not meet the file limit. A
@@ -39,6 +40,7 @@ from aiohttp.typedefs import Handler
 __all__ = [
     "BODY_SECONDS",
     "IDLE_SECONDS",
+    "LINGER_SECONDS",
     "AcceptErrorFilter",
     "ConnectionLimit",
     "PatronLimit",
@@ -56,6 +58,10 @@ IDLE_SECONDS: Final = 5.0
 # Seconds a request's whole body may take to arrive once its headers have: a webhook update or
 # a Mini App request is a few kilobytes, and a slow mobile link sends that in well under this.
 BODY_SECONDS: Final = 10.0
+# After an answer given before the body was read (401, 403, 429, 408), aiohttp reads and
+# drops the rest of it for this long, so a client still sending sees the answer, not a reset.
+LINGER_SECONDS: Final = 2.0
+BODY_METHODS: Final = frozenset({"POST", "PUT", "PATCH"})
 # Descriptors kept free: `ACCEPT_BATCH` for connections accepted before the ones they replace
 # have closed, the rest for the database pool, Telegram, the library services, log files.
 RESERVED_FILES: Final = 384
@@ -117,8 +123,11 @@ class ConnectionLimit:
 
     @web.middleware
     async def middleware(self, request: web.Request, handler: Handler) -> web.StreamResponse:
-        """Read the body (if any) within `BODY_SECONDS`, then run the handler as busy."""
-        if request.body_exists:
+        """Read the body a route takes within `BODY_SECONDS`, then run the handler as busy.
+
+        Other bodies (a GET's, a refused request's) are never read: aiohttp drops what comes
+        of them within `LINGER_SECONDS` of the answer and closes the connection."""
+        if _takes_body(request):
             await _read_body(request)
         connection = request.protocol
         self._busy[connection] = self._busy.get(connection, 0) + 1
@@ -161,6 +170,15 @@ class _CappedSockSite(web.SockSite):
         self._server = await loop.create_server(
             lambda: self.limit.protocol(server), sock=self._sock, backlog=ACCEPT_BATCH
         )
+
+
+def _takes_body(request: web.Request) -> bool:
+    """A body sent to a route that reads one (no 404 or 405 is coming)."""
+    return (
+        request.body_exists
+        and request.method in BODY_METHODS
+        and request.match_info.http_exception is None
+    )
 
 
 async def _read_body(request: web.Request) -> None:

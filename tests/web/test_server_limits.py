@@ -11,7 +11,7 @@ from contextlib import suppress
 import pytest
 
 from bot.web.limits import BODY_SECONDS, LOG_EVERY, PATRON_IN_FLIGHT, PatronLimit
-from tests.fixtures.bot import BotHarness
+from tests.fixtures.bot import BotFactory, BotHarness
 from tests.fixtures.telegram import init_data
 
 # Generous against BODY_SECONDS, so a busy machine does not fail the test.
@@ -62,6 +62,27 @@ async def test_one_patrons_slow_bodies_are_limited_and_time_out(bot: BotHarness)
         f"{bot.info.web_url}/app/api/overview", headers={"Authorization": f"tma {init_data(95)}"}
     )
     assert page.status_code == 200
+
+
+async def test_bodies_no_route_reads_are_refused_or_dropped_unread(
+    bot_factory: BotFactory,
+) -> None:
+    """Answered at once, not after the body deadline (which would be a 408)."""
+    bot = await bot_factory(WEBHOOK_SECRET="server-limits-webhook-secret")
+    partial = "Content-Length: 1000\r\n\r\n{"
+    cases = {
+        f"POST /telegram/webhook HTTP/1.1\r\nHost: bot\r\n{partial}": "403",  # no secret
+        f"GET /livez HTTP/1.1\r\nHost: bot\r\n{partial}": "200",
+        f"POST /livez HTTP/1.1\r\nHost: bot\r\n{partial}": "405",
+        f"POST /nowhere HTTP/1.1\r\nHost: bot\r\n{partial}": "404",
+        (
+            "POST /app/api/renew HTTP/1.1\r\nHost: bot\r\n"
+            f"Authorization: tma {init_data(97)}\r\nContent-Length: 100000\r\n\r\n{{"
+        ): "413",
+    }
+    for request, status in cases.items():
+        answer = await _answer(bot, request.encode())
+        assert answer.split(b" ", 2)[1].decode() == status, (request[:30], answer[:40])
 
 
 def test_a_patron_gets_a_burst_then_a_steady_rate() -> None:
