@@ -7,6 +7,10 @@ only the cards of their own private chat (chat id == user id). The page gets nam
 dates, branch names and counts, never a token, `uniqueId` or card secret: a renewable loan is
 named by an opaque id stored as a single-use button (`store.callbacks`), so a renewal is tried
 at most once per id, as a tap in the chat is.
+
+The API's gate checks the caller and their limit (`bot.web.limits.PatronLimit`) before any body
+is read; every input (the header's bytes, the body's JSON, the id's shape) is checked before
+use and answered 400 when it is not what the page sends.
 """
 
 from __future__ import annotations
