@@ -15,7 +15,7 @@ from typing import Any
 
 from sqlalchemy import Row, delete, insert, select, update
 from sqlalchemy.engine import Connection
-from sqlalchemy.sql.expression import Executable
+from sqlalchemy.sql.expression import ColumnElement, Executable
 
 from storage.database import Repository, chunks
 from storage.tables import CALLBACK_REF
@@ -49,6 +49,12 @@ class CallbackRef:
             created_at=row.created_at,
             used_at=row.used_at,
         )
+
+
+def _of_action(action: str | None) -> tuple[ColumnElement[bool], ...]:
+    """The condition that a button was stored for `action` (none when `action` is None): a
+    stored id sent under another action's prefix, or to another endpoint, names no button."""
+    return () if action is None else (CALLBACK_REF.c.action == action,)
 
 
 class Callbacks(Repository):
@@ -106,14 +112,21 @@ class Callbacks(Repository):
         return ids
 
     async def callback(
-        self, callback_id: str, chat_id: int, *, user_id: int | None = None
+        self,
+        callback_id: str,
+        chat_id: int,
+        *,
+        user_id: int | None = None,
+        action: str | None = None,
     ) -> CallbackRef | None:
-        """The button's data, if it belongs to this chat and user and is less than a day old."""
+        """The button's data, if it belongs to this chat and user, is less than a day old, and
+        was stored for `action` (when given)."""
         statement = select(CALLBACK_REF).where(
             CALLBACK_REF.c.id == callback_id,
             CALLBACK_REF.c.chat_id == chat_id,
             CALLBACK_REF.c.user_id == (chat_id if user_id is None else user_id),
             CALLBACK_REF.c.created_at > self._now() - CALLBACK_TTL,
+            *_of_action(action),
         )
         row = await self._run(lambda conn: conn.execute(statement).first())
         return None if row is None else CallbackRef.of_row(row)
@@ -140,20 +153,31 @@ class Callbacks(Repository):
 
         return await self._run(work)
 
-    async def callback_user(self, callback_id: str, chat_id: int) -> int | None:
-        """Who was shown the button (a live one of this chat), to refuse anyone else politely."""
+    async def callback_user(
+        self, callback_id: str, chat_id: int, *, action: str | None = None
+    ) -> int | None:
+        """Who was shown the button (a live one of this chat, stored for `action` when given),
+        to refuse anyone else politely."""
         statement = select(CALLBACK_REF.c.user_id).where(
             CALLBACK_REF.c.id == callback_id,
             CALLBACK_REF.c.chat_id == chat_id,
             CALLBACK_REF.c.created_at > self._now() - CALLBACK_TTL,
+            *_of_action(action),
         )
         found = await self._run(lambda conn: conn.execute(statement).scalar())
         return None if found is None else int(found)
 
     async def claim_callback(
-        self, callback_id: str, chat_id: int, *, user_id: int | None = None
+        self,
+        callback_id: str,
+        chat_id: int,
+        *,
+        user_id: int | None = None,
+        action: str | None = None,
     ) -> CallbackRef | None:
-        """Mark the button used; only the first claim (by its own user) gets it back."""
+        """Mark the button used; only the first claim (by its own user, for the action it was
+        stored for when `action` is given) gets it back. A claim for another action leaves the
+        button as it was."""
         now = self._now()
         statement = (
             update(CALLBACK_REF)
@@ -163,6 +187,7 @@ class Callbacks(Repository):
                 CALLBACK_REF.c.user_id == (chat_id if user_id is None else user_id),
                 CALLBACK_REF.c.used_at.is_(None),
                 CALLBACK_REF.c.created_at > now - CALLBACK_TTL,
+                *_of_action(action),
             )
             .values(used_at=now)
             .returning(*CALLBACK_REF.c)

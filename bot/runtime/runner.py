@@ -31,10 +31,12 @@ from bot.telegram.profile import set_profile
 from bot.texts import DEFAULT_LANGUAGE, LANGUAGES
 from bot.web import create_metrics_app, create_web_app, stop_accepting
 from bot.web.limits import (
+    BODY_SECONDS,
     IDLE_SECONDS,
+    LINGER_SECONDS,
     ConnectionLimit,
     connection_cap,
-    install_accept_error_filter,
+    install_log_throttles,
 )
 from storage.migrate import upgrade
 from storage.store import Store
@@ -141,9 +143,14 @@ async def run_bot(
 
         web_app = create_web_app(services, application)
         limit = ConnectionLimit(connection_cap())
-        install_accept_error_filter()
+        install_log_throttles()
         await _serve(stack, web_app, sock, limit, shutdown_timeout=2.0)
-        log.info("web server: about %s connections at most, idle for %ss", limit.cap, IDLE_SECONDS)
+        log.info(
+            "web server: about %s connections at most, idle for %ss, a body within %ss",
+            limit.cap,
+            IDLE_SECONDS,
+            BODY_SECONDS,
+        )
         metrics_url = await _serve_metrics(stack, services)
         # Unwound before the web server closes: stop updates, let in-flight ones finish.
         stack.push_async_callback(_stop_updates, application, web_app)
@@ -186,8 +193,8 @@ async def _serve(
     shutdown_timeout: float,
 ) -> None:
     """Serve `app` on the bound `sock` within `limit` until `stack` unwinds: idle connections
-    dropped after `IDLE_SECONDS`, and no access log (the OAuth callback's query carries the
-    code and the state)."""
+    dropped after `IDLE_SECONDS`, bodies read within `BODY_SECONDS` (`limit.middleware`), and
+    no access log (the OAuth callback's query carries the code and the state)."""
     app.middlewares.append(limit.middleware)
     runner = web.AppRunner(
         app,
@@ -195,6 +202,7 @@ async def _serve(
         access_log=None,
         shutdown_timeout=shutdown_timeout,
         keepalive_timeout=IDLE_SECONDS,
+        lingering_time=LINGER_SECONDS,
     )
     await runner.setup()
     stack.push_async_callback(runner.cleanup)

@@ -139,12 +139,21 @@ def ref_id_of(update: Update) -> str:
     return parts[1] if len(parts) > 1 else ""
 
 
+def action_of(update: Update) -> str:
+    """The action a tapped button's data names (`<action>:<id>`): the stored row must have been
+    made for it, so a stored id under another prefix (forged data) names no button."""
+    query = update.callback_query
+    return "" if query is None else str(query.data or "").partition(":")[0]
+
+
 async def peek_callback(update: Update, context: Context) -> CallbackRef | None:
     """The tapped button's row without answering the tap or using it up."""
     ref_id = ref_id_of(update)
     if not ref_id:
         return None
-    return await context.services.store.callbacks.callback(ref_id, context.chat_id)
+    return await context.services.store.callbacks.callback(
+        ref_id, context.chat_id, action=action_of(update)
+    )
 
 
 async def resolve_callback(
@@ -161,21 +170,24 @@ async def resolve_callback(
     chat_id = context.chat_id
     user_id = query.from_user.id
     ref_id = ref_id_of(update)
+    action = action_of(update)
     store = context.services.store
     ref = None
     if ref_id:
         lookup = store.callbacks.claim_callback if claim else store.callbacks.callback
-        ref = await lookup(ref_id, chat_id, user_id=user_id)
+        ref = await lookup(ref_id, chat_id, user_id=user_id, action=action)
     outcome = "ok"
     if ref is None or (not claim and ref.used_at is not None):
         outcome = "claimed" if ref is not None else "stale"
         if ref is None and ref_id:
-            owner = await store.callbacks.callback_user(ref_id, chat_id)
+            owner = await store.callbacks.callback_user(ref_id, chat_id, action=action)
             if owner is not None and owner != user_id:
                 outcome = "foreign"
             elif claim:
                 # A lost claim: tell "already used" apart from "unknown or expired" for metrics.
-                seen = await store.callbacks.callback(ref_id, chat_id, user_id=user_id)
+                seen = await store.callbacks.callback(
+                    ref_id, chat_id, user_id=user_id, action=action
+                )
                 outcome = "claimed" if seen is not None and seen.used_at is not None else "stale"
     context.services.metrics.callback((query.data or "").partition(":")[0], outcome)
     if outcome != "ok":

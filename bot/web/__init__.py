@@ -10,6 +10,7 @@ import logging
 from typing import Any
 
 from aiohttp import web
+from aiohttp.typedefs import Handler
 from telegram import Update
 
 from bot.services import Services
@@ -24,6 +25,7 @@ SERVICES = web.AppKey("services", Services)
 APPLICATION = web.AppKey("application", object)
 ACCEPTING = web.AppKey("accepting", dict)  # {"updates": bool}; a dict so it can flip in place
 WEBHOOK_SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"  # noqa: S105 (a header name)
+WEBHOOK_PATH = "/telegram/webhook"
 MAX_UPDATE_BYTES = 1 << 20
 # A health probe must answer quickly even when the database hangs rather than refuses.
 HEALTH_DB_TIMEOUT = 3.0
@@ -51,7 +53,8 @@ def create_web_app(services: Services, application: Any) -> web.Application:
     app.router.add_get("/calendar/{name}", _calendar)
     add_app_routes(app, SERVICES)
     if services.settings.WEBHOOK_SECRET is not None:
-        app.router.add_post("/telegram/webhook", _webhook)
+        app.middlewares.append(_webhook_gate)
+        app.router.add_post(WEBHOOK_PATH, _webhook)
     return app
 
 
@@ -121,13 +124,21 @@ async def _metrics(request: web.Request) -> web.Response:
     return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE})
 
 
+@web.middleware
+async def _webhook_gate(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """The webhook's secret, checked before its body is read: a stranger's body never is."""
+    if request.path == WEBHOOK_PATH:
+        secret = request.app[SERVICES].settings.WEBHOOK_SECRET
+        # aiohttp keeps bytes that are not UTF-8 as surrogates: encode them back, never raise.
+        given = request.headers.get(WEBHOOK_SECRET_HEADER, "").encode("utf-8", "surrogateescape")
+        if secret is None or not hmac.compare_digest(given, secret.get_secret_value().encode()):
+            refused = web.Response(status=403, text="forbidden")
+            refused.force_close()  # what is left of the body is not read
+            return refused
+    return await handler(request)
+
+
 async def _webhook(request: web.Request) -> web.Response:
-    services = request.app[SERVICES]
-    secret = services.settings.WEBHOOK_SECRET
-    # aiohttp keeps bytes that are not UTF-8 as surrogates: encode them back, never raise.
-    given = request.headers.get(WEBHOOK_SECRET_HEADER, "").encode("utf-8", "surrogateescape")
-    if secret is None or not hmac.compare_digest(given, secret.get_secret_value().encode()):
-        return web.Response(status=403, text="forbidden")
     if not request.app[ACCEPTING]["updates"]:
         return web.Response(status=503, text="shutting down")
     try:

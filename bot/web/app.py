@@ -7,6 +7,10 @@ only the cards of their own private chat (chat id == user id). The page gets nam
 dates, branch names and counts, never a token, `uniqueId` or card secret: a renewable loan is
 named by an opaque id stored as a single-use button (`store.callbacks`), so a renewal is tried
 at most once per id, as a tap in the chat is.
+
+The API's gate checks the caller and their limit (`bot.web.limits.PatronLimit`) before any body
+is read; every input (the header's bytes, the body's JSON, the id's shape) is checked before
+use and answered 400 when it is not what the page sends.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, quote
 
 from aiohttp import web
+from aiohttp.typedefs import Handler
 
 from bot.library.deadline import Deadline
 from bot.library.errors import LibraryError, Refused, ServiceUnavailable, TokenRejected
@@ -36,6 +41,7 @@ from bot.texts import LANGUAGES, pick_language, t
 from bot.texts.cards import card_name
 from bot.texts.formatting import format_date
 from bot.texts.render import reason_text
+from bot.web.limits import PatronLimit
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -53,6 +59,11 @@ SKEW = 60
 # The stored button's action: only the Mini App's renew endpoint claims these.
 RENEW_ACTION = "apprenew"
 NO_STORE = {"Cache-Control": "no-store", "X-Robots-Tag": "noindex"}
+API = "/app/api/"
+# A renew request is `{"id": "<16 characters>"}`; the server's own limit is for webhook updates.
+API_BODY_BYTES = 4096
+# The Telegram user an API request's init data names (set by the API's gate).
+USER = web.RequestKey("tma_user", int)
 # Texts the page shows, in the patron's language, sent with the data.
 TEXTS = (
     "title",
@@ -84,6 +95,8 @@ TEXTS = (
     "loading",
 )
 _TAG = re.compile(r"<[^>]+>")
+# A renew id as the page got it: a stored button's id (`storage.callbacks.new_callback_id`).
+_BUTTON_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 # Loans' and holds' `titleId`s are record ids of the national bibliography (as /recommend has it).
 _TITLE_ID = re.compile(r"^\d{6,12}$")
 # A cover rarely changes; the cache is bounded so a busy process does not grow without end.
@@ -142,8 +155,9 @@ def verify_init_data(init_data: str, bot_token: str, *, now: float | None = None
     """The Telegram user id in `init_data` when its signature is Telegram's (the key is
     HMAC-SHA256 of the bot token under "WebAppData") and it is under an hour old; else None."""
     try:
+        init_data.encode("utf-8")  # lone surrogates: bytes that were not UTF-8
         pairs = parse_qsl(init_data, keep_blank_values=True, strict_parsing=True)
-    except ValueError:
+    except ValueError:  # UnicodeEncodeError is one
         return None
     fields = dict(pairs)
     if len(fields) != len(pairs):
@@ -191,27 +205,54 @@ def add_routes(app: web.Application, services_key: web.AppKey[Services]) -> None
     async def page(request: web.Request) -> web.Response:
         return _file(request.match_info.get("name", ""))
 
+    patrons = PatronLimit()
+
+    @web.middleware
+    async def gate(request: web.Request, handler: Handler) -> web.StreamResponse:
+        """The API's caller, and their limit, before any body is read."""
+        if not request.path.startswith(API):
+            return await handler(request)
+        try:
+            user_id = _user(request, request.app[services_key])
+        except web.HTTPException as refused:
+            refused.force_close()  # a body the caller may be sending is not read
+            raise
+        if (request.content_length or 0) > API_BODY_BYTES:
+            raise _closing_413()
+        wait = patrons.admit(user_id)
+        if wait is not None:
+            raise patrons.too_many(wait)
+        request[USER] = user_id
+        try:
+            return await handler(request)
+        finally:
+            patrons.release(user_id)
+
     async def overview(request: web.Request) -> web.Response:
         services = request.app[services_key]
-        user_id = _user(request, services)
+        user_id = request[USER]
         data = await build_overview(services, user_id, covers_of(services))
         return web.json_response(data, headers=NO_STORE)
 
     async def renew(request: web.Request) -> web.Response:
         services = request.app[services_key]
-        user_id = _user(request, services)
+        user_id = request[USER]
         try:
             body = await request.json()
-            button = str(body["id"])
-        except (ValueError, TypeError, KeyError):
-            raise web.HTTPBadRequest(text="malformed request") from None
+            button = body["id"]
+        except (ValueError, TypeError, KeyError, RecursionError):
+            # ValueError: not JSON, or not UTF-8; RecursionError: nested past the parser.
+            raise _bad_request() from None
+        if not isinstance(button, str) or not _BUTTON_ID.match(button):
+            raise _bad_request()
         answer = await renew_loan(services, user_id, button)
         return web.json_response(answer, headers=NO_STORE)
 
+    app.middlewares.append(gate)
     app.router.add_get("/app/", page)
     app.router.add_get("/app/{name:miniapp\\.(?:js|css)}", page)
-    app.router.add_get("/app/api/overview", overview)
-    app.router.add_post("/app/api/renew", renew)
+    app.router.add_get(f"{API}overview", overview)
+    app.router.add_post(f"{API}renew", renew)
 
 
 def _file(name: str) -> web.Response:
@@ -231,9 +272,30 @@ def _file(name: str) -> web.Response:
     return web.Response(body=body, headers=headers)
 
 
+def _closing_413() -> web.HTTPRequestEntityTooLarge:
+    refused = web.HTTPRequestEntityTooLarge(API_BODY_BYTES, API_BODY_BYTES + 1, headers=NO_STORE)
+    refused.force_close()  # the body is not read
+    return refused
+
+
+def _bad_request() -> web.HTTPBadRequest:
+    return web.HTTPBadRequest(
+        text=json.dumps({"error": "malformed request"}),
+        content_type="application/json",
+        headers=NO_STORE,
+    )
+
+
 def _user(request: web.Request, services: Services) -> int:
-    """The Telegram user the request's init data names, or 401."""
-    scheme, _, data = request.headers.get("Authorization", "").partition(" ")
+    """The Telegram user the request's init data names; 400 for a header that is not UTF-8
+    (no Telegram client sends one), else 401 unless the init data is signed and fresh."""
+    header = request.headers.get("Authorization", "")
+    try:
+        # aiohttp keeps bytes that are not UTF-8 as lone surrogates, which cannot be encoded.
+        header.encode("utf-8")
+    except UnicodeEncodeError:
+        raise _bad_request() from None
+    scheme, _, data = header.partition(" ")
     token = services.settings.TELEGRAM_BOT_TOKEN
     user_id = None
     if scheme.lower() == "tma" and data and token is not None:
@@ -393,8 +455,10 @@ async def renew_loan(services: Services, user_id: int, button: str) -> dict[str,
     def answer(result: str, **extra: Any) -> dict[str, Any]:
         return {"result": result, "text": _plain(t(lang, f"app.{result}")), **extra}
 
-    ref = await store.callbacks.claim_callback(button, user_id) if len(button) < 64 else None
-    if ref is None or ref.action != RENEW_ACTION:
+    # Only a button the page was given: a chat button's id is not claimed, so it still works
+    # in the chat.
+    ref = await store.callbacks.claim_callback(button, user_id, action=RENEW_ACTION)
+    if ref is None:
         return answer("already")
     payload = ref.payload
     account = next(

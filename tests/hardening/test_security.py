@@ -3,40 +3,19 @@
 from __future__ import annotations
 
 import asyncio
-import time
-from typing import Any
 
 import httpx
 
 from tests.fixtures.bot import BotFactory, BotHarness
 from tests.fixtures.chat import send
 from tests.fixtures.patrons import OLE, PID
+from tests.fixtures.telegram import forged_tap
 
 WEBHOOK_SECRET = "hardening-webhook-secret"
 HEADER = "X-Telegram-Bot-Api-Secret-Token"
 VICTIM, ATTACKER = 700, 701
 FLOOD_CONNECTIONS = 32
 SERVED_WITHIN = 60.0
-
-
-def _tap_update(update_id: int, chat_id: int, data: str, message_id: int) -> dict[str, Any]:
-    """A callback query as a modified client could make Telegram deliver it."""
-    user = {"id": chat_id, "is_bot": False, "first_name": "Mallory", "language_code": "da"}
-    return {
-        "update_id": update_id,
-        "callback_query": {
-            "id": f"forged-{update_id}",
-            "from": user,
-            "chat_instance": "1",
-            "data": data,
-            "message": {
-                "message_id": message_id,
-                "date": int(time.time()),
-                "chat": {"id": chat_id, "type": "private", "first_name": "Mallory"},
-                "text": "x",
-            },
-        },
-    }
 
 
 async def test_tampered_or_foreign_button_data_does_nothing(bot_factory: BotFactory) -> None:
@@ -57,7 +36,7 @@ async def test_tampered_or_foreign_button_data_does_nothing(bot_factory: BotFact
     ]
     url = f"{bot.info.web_url}/telegram/webhook"
     for number, data in enumerate(forged, start=900_100):
-        update = _tap_update(number, ATTACKER, data, message_id=prompt.message_id)
+        update = forged_tap(number, ATTACKER, data, message_id=prompt.message_id)
         response = await bot.http.post(url, json=update, headers={HEADER: WEBHOOK_SECRET})
         assert response.status_code == 200
     await asyncio.sleep(1.0)

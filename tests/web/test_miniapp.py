@@ -3,30 +3,27 @@ their own private chat's cards, and a renewal from the page is tried at most onc
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
-import json
-import time
+import logging
 from typing import Any
 
 import httpx
+import pytest
 
 from bot.library.models import DEFAULT_TZ
 from bot.texts.formatting import format_date
-from bot.web.app import sign_init_data, verify_init_data
+from bot.web.app import verify_init_data
 from sandbox.library.data import has_cover
-from tests.fixtures.bot import BotHarness
+from tests.fixtures.bot import BotFactory, BotHarness
 from tests.fixtures.chat import buttons, command
 from tests.fixtures.library import RENEW_CALLS
 from tests.fixtures.patrons import JONAS, KAREN, SOFIE
-from tests.fixtures.telegram import TEST_BOT_TOKEN
+from tests.fixtures.telegram import TEST_BOT_TOKEN, forged_tap, init_data
 
 WORK_CALLS = "platform GET /v3/work"
-
-
-def init_data(user_id: int, *, age: float = 0, token: str = TEST_BOT_TOKEN) -> str:
-    user = json.dumps({"id": user_id, "first_name": "Test"}, separators=(",", ":"))
-    fields = {"auth_date": str(int(time.time() - age)), "query_id": "AAH", "user": user}
-    return sign_init_data(fields, token)
+WEBHOOK_SECRET = "miniapp-webhook-secret"
+HEADER = "X-Telegram-Bot-Api-Secret-Token"
 
 
 async def overview(bot: BotHarness, data: str | None) -> httpx.Response:
@@ -222,3 +219,68 @@ async def test_a_ready_hold_gives_its_branch_hours_today(bot: BotHarness) -> Non
     [card] = (await overview(bot, init_data(86))).json()["cards"]
     [ready] = [hold for hold in card["holds"] if hold["ready"]]
     assert ready["hours"] == f"🕘 Open {format_date(today, 'en', today=today)}: 12:00–15:30"
+
+
+async def test_bytes_that_are_not_utf8_or_not_the_shape_asked_for_get_a_400(
+    bot: BotHarness, caplog: pytest.LogCaptureFixture
+) -> None:
+    await bot.connect(90, JONAS, language_code="en")
+    url = f"{bot.info.web_url}/app/api"
+    with caplog.at_level(logging.WARNING):
+        for header in (
+            b"tma \xff\xfe\x80",
+            b"\xc3(",
+            b"tma " + init_data(90).encode()[:-1] + b"\xff",
+        ):
+            refused = await bot.http.get(f"{url}/overview", headers={"Authorization": header})
+            assert refused.status_code == 400, header
+            assert refused.json() == {"error": "malformed request"}
+        signed = {"Authorization": f"tma {init_data(90)}", "Content-Type": "application/json"}
+        for body in (
+            b"\xff\xfe",
+            b'{"id": "\\ud800"}',  # valid JSON, a lone surrogate: no stored id has one
+            b"[" * 2000 + b"]" * 2000,  # deeper than the parser follows
+            b'{"id": 5}',
+            b'{"id": "' + b"A" * 65 + b'"}',
+            b'["id"]',
+        ):
+            refused = await bot.http.post(f"{url}/renew", content=body, headers=signed)
+            assert refused.status_code == 400, body[:20]
+    assert bot.sandbox.calls[RENEW_CALLS] == 0
+    problems = [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
+    assert not problems, [r.getMessage() for r in problems]
+
+
+async def test_a_stored_button_acts_only_for_the_action_that_made_it(
+    bot_factory: BotFactory,
+) -> None:
+    bot = await bot_factory(WEBHOOK_SECRET=WEBHOOK_SECRET)
+    await bot.connect(91, JONAS, language_code="en")
+    [card] = (await overview(bot, init_data(91))).json()["cards"]
+    page_id = next(loan["renew"] for loan in card["loans"] if loan["renew"])
+    [listing] = await command(bot, 91, "/renew")
+    chat_data = next(
+        button.callback_data
+        for row in listing.buttons
+        for button in row
+        if str(button.callback_data).startswith("renew:")
+    )
+    chat_id = chat_data.partition(":")[2]
+    # The page's id under the chat's prefixes, as a modified client could send it.
+    webhook = f"{bot.info.web_url}/telegram/webhook"
+    for number, data in enumerate(
+        (f"renew:{page_id}", f"renewall:{page_id}", f"page:{page_id}:0"), start=910_000
+    ):
+        update = forged_tap(number, 91, data, listing.message_id)
+        response = await bot.http.post(webhook, json=update, headers={HEADER: WEBHOOK_SECRET})
+        assert response.status_code == 200
+    # The chat's button sent to the page's endpoint.
+    assert (await renew(bot, 91, chat_id))["result"] == "already"
+    await bot.settled(1.0)
+    assert bot.sandbox.calls[RENEW_CALLS] == 0
+    # Neither was spent: each still works where it was given.
+    assert (await renew(bot, 91, page_id))["result"] == "renewed"
+    await bot.telegram.tap(91, listing.message_id, chat_data)
+    async with asyncio.timeout(10):
+        while bot.sandbox.calls[RENEW_CALLS] < 2:  # noqa: ASYNC110 (the sandbox has no event)
+            await asyncio.sleep(0.01)
