@@ -22,7 +22,7 @@ def test_pasted_urls_get_async_drivers(tmp_path: Path, monkeypatch: pytest.Monke
     lite = normalize_url("sqlite:///data/bot.db")
     assert lite.drivername == "sqlite+aiosqlite"
     assert lite.database == str(tmp_path / "data" / "bot.db")
-    assert (tmp_path / "data").is_dir()
+    assert not (tmp_path / "data").exists()  # a mistyped folder is never made
 
 
 async def test_sqlite_pragmas_and_relative_path(
@@ -91,4 +91,4 @@ async def test_sslmode_require_without_tls_is_one_line_naming_it(
     assert done.returncode == 1
     assert done.stderr.count("\n") == 1, done.stderr
     assert "sslmode=require" in done.stderr and "Traceback" not in done.stderr
-    assert done.stderr.startswith("library-bot migrate: database error:")
+    assert " CRITICAL bot.cli: library-bot migrate: database error:" in done.stderr
