@@ -25,14 +25,17 @@ from bot.config.settings import (
     Settings,
     SettingsError,
     load_settings,
+    log_settings,
     new_key,
+    unknown_variables_here,
 )
 from bot.runtime import maintenance
 from bot.runtime.runner import run_bot
 from bot.runtime.signals import stop_on_signals
 from bot.runtime.startup import StartupFailure, freeze_start_up_heap
 from bot.services.metrics import package_version
-from storage.engine import connection_problem
+from storage.engine import DatabaseUrlError, check_database_url, connection_problem
+from storage.migrate import SchemaNewerThanCode
 
 T = TypeVar("T")
 Handler = Callable[[argparse.Namespace], int]
@@ -43,11 +46,21 @@ EXIT_CONFIG = 2
 EXIT_FAILED = 1
 BOT_VARIABLES = ("TELEGRAM_BOT_TOKEN", "TOKEN_KEYS", *LIBRARY_VARIABLES)
 
+log = logging.getLogger("bot.cli")
+
 
 def settings_for(command: str, *required: str) -> Settings:
-    """Load settings and insist on the variables `command` cannot do without."""
+    """Load settings and insist on the variables `command` cannot do without; first a warning
+    for each variable that looks meant for the bot but is none of its settings (a typo there is
+    often why a required one is missing)."""
+    for warning in unknown_variables_here():
+        log.warning("%s", warning)
     settings = load_settings()
     settings.require(*required, command=command)
+    try:
+        check_database_url(settings.DATABASE_URL)
+    except DatabaseUrlError as exc:
+        raise SettingsError(f"DATABASE_URL: {exc}") from None
     return settings
 
 
@@ -58,7 +71,7 @@ def _on_database(command: str, url: str, work: Coroutine[Any, Any, T]) -> T | No
         return asyncio.run(work)
     except (SQLAlchemyError, OSError) as exc:
         reason = connection_problem(url, exc)
-        print(f"library-bot {command}: database error: {reason}", file=sys.stderr)
+        log.critical("library-bot %s: database error: %s", command, reason)
         return None
 
 
@@ -100,10 +113,9 @@ def _remind(args: argparse.Namespace) -> int:
     settings = settings_for("remind", *BOT_VARIABLES)
     _logging_for(settings)
     if not args.once:
-        print(
+        log.critical(
             "library-bot remind: only --once is supported here; "
-            "the daily sweep runs inside `library-bot run`",
-            file=sys.stderr,
+            "the daily sweep runs inside `library-bot run`"
         )
         return EXIT_CONFIG
     report = asyncio.run(maintenance.remind_once(settings))
@@ -113,6 +125,7 @@ def _remind(args: argparse.Namespace) -> int:
 
 def _migrate(_: argparse.Namespace) -> int:
     settings = settings_for("migrate", "DATABASE_URL")
+    _logging_for(settings)
     revision = _on_database("migrate", settings.DATABASE_URL, maintenance.migrate(settings))
     if revision is None:
         return EXIT_FAILED
@@ -187,10 +200,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     # A built-in command loads nothing of other packages; anything else (help included) does.
     added = None if arguments[:1] and arguments[0] in BUILT_IN else added_commands()
     args = build_parser(added).parse_args(arguments)
+    if args.command != "generate-key":  # the one command that reads no settings
+        # The configured format from the start, so a configuration error is told in it too.
+        configured = log_settings()
+        setup_logging(configured.LOG_LEVEL, configured.LOG_FORMAT)
     try:
         return int(args.handler(args))
+    except SchemaNewerThanCode as exc:  # `migrate`, `remind --once`; `run` says it as below
+        log.critical("library-bot %s: configuration error: DATABASE_URL: %s", args.command, exc)
+        return EXIT_CONFIG
     except SettingsError as exc:
-        print(f"library-bot {args.command}: configuration error: {exc}", file=sys.stderr)
+        log.critical("library-bot %s: configuration error: %s", args.command, exc)
         return EXIT_CONFIG
     except KeyboardInterrupt:
         return 0

@@ -41,7 +41,8 @@ def normalize_url(url: str) -> URL:
 
     `postgres://` and `postgresql://` become asyncpg, `sqlite:///` becomes aiosqlite, and a
     relative SQLite path is resolved against the working directory now, so that every part
-    of the process (and Alembic) opens the same file.
+    of the process (and Alembic) opens the same file. The file's folder is never made here:
+    a mistyped path must not become a new, empty database (`check_database_url` says so).
     """
     text = url.strip()
     for prefix in ("postgres://", "postgresql://"):
@@ -56,9 +57,74 @@ def normalize_url(url: str) -> URL:
             path = Path(database).expanduser()
             if not path.is_absolute():
                 path = Path.cwd() / path
-            path.parent.mkdir(parents=True, exist_ok=True)
             parsed = parsed.set(database=str(path))
     return parsed
+
+
+class DatabaseUrlError(ValueError):
+    """`DATABASE_URL` cannot work as written; the message says why without repeating the URL
+    (it may carry a password)."""
+
+
+SSL_MODES: Final = ("disable", "allow", "prefer", "require", "verify-ca", "verify-full")
+SUPPORTED: Final = "use sqlite:///path/to/file.db or postgresql://user@host/database"
+# The files asyncpg opens, and from which sslmode on: the CA and the CRL verify the server
+# (require and up); the client certificate and key are sent whenever TLS is tried.
+_SSL_FILES: Final = {
+    "sslrootcert": "require",
+    "sslcrl": "require",
+    "sslcert": "allow",
+    "sslkey": "allow",
+}
+
+
+def check_database_url(url: str) -> None:
+    """Raise `DatabaseUrlError` for a URL that could only fail later, or do harm: one that does
+    not parse, a database other than SQLite or PostgreSQL, a bad `sslmode`, a TLS file that is
+    not there, or an SQLite file in a folder that does not exist (it would silently be a new,
+    empty database)."""
+    try:
+        parsed = normalize_url(url)
+    except Exception:  # SQLAlchemy's ArgumentError, or a ValueError from a bad port
+        raise DatabaseUrlError(f"not a database URL ({SUPPORTED})") from None
+    backend = parsed.get_backend_name()
+    if backend == "sqlite":
+        _check_sqlite_folder(parsed)
+    elif backend != "postgresql":
+        raise DatabaseUrlError(f"{backend} databases are not supported ({SUPPORTED})")
+    elif parsed.get_driver_name() != "asyncpg":
+        raise DatabaseUrlError(
+            f"the driver {parsed.get_driver_name()} is not supported: "
+            "write postgresql://user@host/database (the bot uses asyncpg)"
+        )
+    else:
+        _check_ssl_options(split_ssl_options(parsed)[1])
+
+
+def _check_sqlite_folder(parsed: URL) -> None:
+    database = parsed.database
+    if not database or database == ":memory:" or database.startswith("file:"):
+        return
+    folder = Path(database).parent
+    if not folder.is_dir():
+        raise DatabaseUrlError(
+            f"the folder {folder} of the SQLite database does not exist "
+            "(correct the path, or create the folder)"
+        )
+
+
+def _check_ssl_options(options: dict[str, str]) -> None:
+    mode = options.get("sslmode", "prefer")
+    if mode not in SSL_MODES:
+        raise DatabaseUrlError(f"sslmode={mode} is not one of {', '.join(SSL_MODES)}")
+    for name, from_mode in _SSL_FILES.items():
+        path = options.get(name)
+        if not path or SSL_MODES.index(mode) < SSL_MODES.index(from_mode):
+            continue  # asyncpg does not open it in this mode
+        if not Path(path).is_file():
+            raise DatabaseUrlError(
+                f"{name} {path} does not exist or is not a file (sslmode={mode} reads it)"
+            )
 
 
 def sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from pathlib import Path
 
 from alembic import command
@@ -15,6 +16,22 @@ from sqlalchemy.engine import Connection
 from storage.engine import create_engine, create_sqlite_engine, is_sqlite
 
 MIGRATIONS = Path(__file__).with_name("migrations")
+
+log = logging.getLogger(__name__)
+
+
+class SchemaNewerThanCode(Exception):
+    """The database is at a revision these migrations do not have: a newer release migrated
+    it, and this (older) code cannot know what its tables mean."""
+
+    def __init__(self, revision: str, head: str) -> None:
+        super().__init__(
+            f"the database is at schema revision {revision}, which this version of library-bot "
+            f"does not know (it knows up to {head}): a newer release has migrated it. "
+            "Run that release or a newer one; rolling the code back past a migration needs "
+            "the backup taken before it"
+        )
+        self.revision = revision
 
 
 def alembic_config(database_url: str | None = None) -> Config:
@@ -84,11 +101,16 @@ def _migrate(
     config = alembic_config(database_url)
     config.attributes["connection"] = sync_connection
     before = current_revision(sync_connection)
+    script = ScriptDirectory.from_config(config)
+    if before is not None and before not in {known.revision for known in script.walk_revisions()}:
+        raise SchemaNewerThanCode(before, head_revision())
     if action == "upgrade":
         command.upgrade(config, revision)
     else:
         command.downgrade(config, revision)
     after = current_revision(sync_connection)
+    if after != before:
+        log.info("database schema: %s from %s to %s", action, before or "empty", after or "empty")
     return _tables_to_scrub(config, before, after) if action == "upgrade" else []
 
 

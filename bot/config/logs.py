@@ -273,9 +273,10 @@ def setup_logging(
     handler.setFormatter(JsonFormatter() if fmt == "json" else logging.Formatter(TEXT_FORMAT))
     root.addHandler(handler)
     root.setLevel(level)
-    # Request lines from the HTTP clients are noise at INFO; keep them for DEBUG.
+    # Request lines from the HTTP clients are noise at INFO, and so is Alembic's account of its
+    # dialect on every start (storage.migrate logs an actual migration); keep them for DEBUG.
     chatty = logging.DEBUG if level == "DEBUG" else logging.WARNING
-    for name in ("httpx", "httpcore"):
+    for name in ("httpx", "httpcore", "alembic"):
         logging.getLogger(name).setLevel(chatty)
     logging.getLogger("apscheduler").setLevel(logging.WARNING)
     logging.captureWarnings(True)

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import base64
 import binascii
+import difflib
 import os
 import re
 import secrets
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from datetime import time
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -118,10 +119,39 @@ def _url(value: str) -> str:
     return str(AnyHttpUrl(value)).rstrip("/")
 
 
-class Settings(BaseSettings):
-    """Every variable of the operator contract, plus a few tuning knobs of our own."""
+LogFormat = Literal["text", "json"]
+
+
+class LogSettings(BaseSettings):
+    """The two settings that say how to log, readable on their own: a configuration error
+    elsewhere is still told in the configured format."""
 
     model_config = SettingsConfigDict(env_file=".env", extra="ignore", case_sensitive=True)
+
+    LOG_FORMAT: LogFormat = "text"
+    LOG_LEVEL: Literal["CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG"] = "INFO"
+
+    @field_validator("LOG_LEVEL", mode="before")
+    @classmethod
+    def _upper(cls, value: object) -> object:
+        return value.upper() if isinstance(value, str) else value
+
+
+def log_settings() -> LogSettings:
+    """`LOG_FORMAT` and `LOG_LEVEL`, each at its default when it is itself the mistake."""
+    try:
+        return LogSettings()
+    except ValidationError as exc:
+        defaults = {
+            str(error["loc"][0]): LogSettings.model_fields[str(error["loc"][0])].default
+            for error in exc.errors()
+            if error["loc"]
+        }
+        return LogSettings(**defaults)
+
+
+class Settings(LogSettings):
+    """Every variable of the operator contract, plus a few tuning knobs of our own."""
 
     TELEGRAM_BOT_TOKEN: SecretStr | None = None
     TELEGRAM_API_URL: str = "https://api.telegram.org"
@@ -143,8 +173,6 @@ class Settings(BaseSettings):
     REMINDER_DAYS: Annotated[list[int], NoDecode] = Field(default_factory=lambda: [3, 1, 0])
     REMINDER_TIME: time = time(9, 0)
     BOT_TIMEZONE: str = "Europe/Copenhagen"
-    LOG_FORMAT: Literal["text", "json"] = "text"
-    LOG_LEVEL: Literal["CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG"] = "INFO"
     # Our own knobs, not in the contract.
     LIBRARY_TIMEOUT: float = Field(default=8.0, gt=0, le=60)
     SWEEP_CONCURRENCY: int = Field(default=32, ge=1, le=1000)
@@ -209,11 +237,6 @@ class Settings(BaseSettings):
         if value is None or not value.strip():
             return None
         return check_proxy_url(value)
-
-    @field_validator("LOG_LEVEL", mode="before")
-    @classmethod
-    def _upper(cls, value: object) -> object:
-        return value.upper() if isinstance(value, str) else value
 
     @field_validator("TOKEN_KEYS", mode="before")
     @classmethod
@@ -299,3 +322,87 @@ def load_settings(**overrides: object) -> Settings:
             name = name.upper()
         message = str(error["msg"]).removeprefix("Value error, ")
         raise SettingsError(f"{name}: {message}") from None
+
+
+# The standard variables of other tools that the settings also read: no prefix of ours.
+BORROWED_VARIABLES = frozenset({"HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "NO_PROXY"})
+# A Kubernetes service's links (`<SERVICE>_SERVICE_HOST`, `<SERVICE>_PORT_8080_TCP_ADDR`, ...):
+# a service named `telegram-bot-api` or `library-bot` must not read as a mistyped setting.
+_SERVICE_LINK = re.compile(
+    r"\w+_(SERVICE_HOST|SERVICE_PORT(_\w+)?|PORT_\d+_(TCP|UDP|SCTP)(_(PROTO|PORT|ADDR))?)"
+)
+_SERVICE_PORT = re.compile(r"(tcp|udp|sctp)://")
+
+
+def known_variables() -> frozenset[str]:
+    """Every variable name the settings read, in the spelling they read it."""
+    names: set[str] = set()
+    for name, field in Settings.model_fields.items():
+        names.add(name)
+        if isinstance(field.validation_alias, AliasChoices):
+            names.update(c for c in field.validation_alias.choices if isinstance(c, str))
+    names.update(f"{name}_FILE" for name in SECRET_FILE_VARIABLES)
+    return frozenset(names)
+
+
+def setting_prefixes() -> frozenset[str]:
+    """The first word of each of our settings' names (`TELEGRAM_`, `METRICS_`, `LOG_`, ...):
+    a variable starting with one is meant for us."""
+    return frozenset(
+        name.split("_")[0] + "_"
+        for name in Settings.model_fields
+        if "_" in name and name not in BORROWED_VARIABLES
+    )
+
+
+def one_typo_apart(first: str, second: str) -> bool:
+    """True when one letter added, dropped, changed, or two neighbours swapped turn one name
+    into the other (`METRICS_ADRESS`, `WEBHOOK_SECERT`)."""
+    if first == second or abs(len(first) - len(second)) > 1:
+        return False
+    same = 0
+    while same < min(len(first), len(second)) and first[same] == second[same]:
+        same += 1
+    if len(first) == len(second):
+        changed = first[same + 1 :] == second[same + 1 :]
+        swapped = (
+            first[same : same + 2] == second[same : same + 2][::-1]
+            and first[same + 2 :] == second[same + 2 :]
+        )
+        return changed or swapped
+    longer, shorter = (first, second) if len(first) > len(second) else (second, first)
+    return longer[same + 1 :] == shorter[same:]
+
+
+def unknown_variables(
+    environ: Mapping[str, str], dotenv: Mapping[str, str | None] | None = None
+) -> Iterator[str]:
+    """One warning per variable that looks meant for us but is no setting: it starts with one
+    of our prefixes, or it is one typo (or only the case) away from a setting's name. Values
+    are never shown (the variable might hold a secret)."""
+    known = known_variables()
+    by_upper = {name.upper(): name for name in known}
+    prefixes = tuple(setting_prefixes())
+    for name in sorted(set(dotenv or {}) | set(environ)):
+        if name in known or _SERVICE_LINK.fullmatch(name):
+            continue
+        if name.endswith("_PORT") and _SERVICE_PORT.match(environ.get(name, "")):
+            continue
+        upper = name.upper()
+        near = by_upper.get(upper) or next(
+            (by_upper[known_name] for known_name in by_upper if one_typo_apart(upper, known_name)),
+            None,
+        )
+        if near is None and not upper.startswith(prefixes):
+            continue
+        if near is None:
+            close = difflib.get_close_matches(upper, by_upper, n=1, cutoff=0.8)
+            near = by_upper[close[0]] if close else None
+        where = "" if name in environ else " (in .env)"
+        hint = f": did you mean {near}?" if near else " (see Configuration in the README)"
+        yield f"{name}{where} is not a setting of library-bot and is ignored{hint}"
+
+
+def unknown_variables_here() -> list[str]:
+    """`unknown_variables` of this process's environment and its `.env` file."""
+    return list(unknown_variables(os.environ, DotEnvSettingsSource(Settings).env_vars))

@@ -38,7 +38,7 @@ from bot.web.limits import (
     connection_cap,
     install_log_throttles,
 )
-from storage.migrate import upgrade
+from storage.migrate import SchemaNewerThanCode, upgrade
 from storage.store import Store
 
 log = logging.getLogger(__name__)
@@ -97,21 +97,26 @@ async def run_bot(
     keys = settings.token_keys
     if not keys:
         raise SettingsError("TOKEN_KEYS: required by `library-bot run`, but not set")
-    with startup_stage(
-        "HTTP server", f"HOST and PORT (cannot listen on {settings.HOST}:{settings.PORT})"
-    ):
-        sock = _bind(settings.HOST, settings.PORT)
-    settings, web_url = _effective_settings(settings, sock.getsockname()[1])
-    webhook = settings.WEBHOOK_SECRET.get_secret_value() if settings.WEBHOOK_SECRET else ""
 
     async with contextlib.AsyncExitStack() as stack:
+        # Both listeners first: an address in use fails the start before anything is touched.
+        with startup_stage(
+            "HTTP server", f"HOST and PORT (cannot listen on {settings.HOST}:{settings.PORT})"
+        ):
+            sock = _bind(settings.HOST, settings.PORT)
         stack.callback(sock.close)
+        metrics_sock = _bind_metrics(stack, settings.METRICS_ADDRESS)
+        settings, web_url = _effective_settings(settings, sock.getsockname()[1])
+        webhook = settings.WEBHOOK_SECRET.get_secret_value() if settings.WEBHOOK_SECRET else ""
         with startup_stage(
             "database",
             "DATABASE_URL and that the server is up",
             database_problem(settings.DATABASE_URL),
         ):
-            await upgrade(settings.DATABASE_URL)
+            try:
+                await upgrade(settings.DATABASE_URL)
+            except SchemaNewerThanCode as exc:
+                raise SettingsError(f"DATABASE_URL: {exc}") from None
             store = await Store.open(settings.DATABASE_URL, keys)
         stack.push_async_callback(store.close)
         metrics = Metrics()
@@ -151,7 +156,7 @@ async def run_bot(
             IDLE_SECONDS,
             BODY_SECONDS,
         )
-        metrics_url = await _serve_metrics(stack, services)
+        metrics_url = await _serve_metrics(stack, services, metrics_sock)
         # Unwound before the web server closes: stop updates, let in-flight ones finish.
         stack.push_async_callback(_stop_updates, application, web_app)
 
@@ -209,15 +214,25 @@ async def _serve(
     await limit.site(runner, sock)
 
 
-async def _serve_metrics(stack: contextlib.AsyncExitStack, services: Services) -> str:
-    """`/metrics` on `METRICS_ADDRESS`, a listener of its own; its URL ("" when unset)."""
-    if services.settings.METRICS_ADDRESS is None:
-        return ""
-    host, port = split_address(services.settings.METRICS_ADDRESS)
-    sock = _bind(host, port)
+def _bind_metrics(stack: contextlib.AsyncExitStack, address: str | None) -> socket.socket | None:
+    """The socket of `METRICS_ADDRESS`'s listener (None when unset), closed with `stack`."""
+    if address is None:
+        return None
+    with startup_stage("metrics listener", f"METRICS_ADDRESS (cannot listen on {address})"):
+        sock = _bind(*split_address(address))
     stack.callback(sock.close)
+    return sock
+
+
+async def _serve_metrics(
+    stack: contextlib.AsyncExitStack, services: Services, sock: socket.socket | None
+) -> str:
+    """`/metrics` on `METRICS_ADDRESS`'s bound `sock`; its URL ("" when unset)."""
+    if sock is None or services.settings.METRICS_ADDRESS is None:
+        return ""
     limit = ConnectionLimit(METRICS_CONNECTIONS)
     await _serve(stack, create_metrics_app(services), sock, limit, shutdown_timeout=1.0)
+    host, _ = split_address(services.settings.METRICS_ADDRESS)
     bound = sock.getsockname()[1]
     url = f"http://[{host}]:{bound}" if ":" in host else f"http://{host}:{bound}"
     log.info("metrics at %s/metrics", url)

@@ -3,7 +3,8 @@
 A failure at start is usually the operator's to fix (an address, a token, a proxy, TLS), and
 150 lines of traceback bury the one that says so. Each step of `run`'s start is wrapped in
 `startup_stage`; the CLI logs the resulting `StartupFailure` as one record in the configured
-format (text or JSON) and exits 1, so systemd or the orchestrator retries.
+format (text or JSON) and exits 1, so systemd or the orchestrator retries. What a retry cannot
+mend (a database migrated by a newer release) is a `SettingsError` instead: exit 2.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from contextlib import contextmanager
 
 from telegram.error import InvalidToken, NetworkError
 
+from bot.config.settings import SettingsError
 from storage.engine import connection_problem
 
 
@@ -45,10 +47,11 @@ def database_problem(url: str) -> Callable[[BaseException], str]:
 def startup_stage(
     what: str, check: str, describe: Callable[[BaseException], str] = first_line
 ) -> Iterator[None]:
-    """Turn any failure inside into a one-line `StartupFailure` (cancellation passes)."""
+    """Turn any failure inside into a one-line `StartupFailure` (cancellation passes, and so
+    does a `SettingsError`: a configuration mistake found on the way exits 2, not 1)."""
     try:
         yield
-    except StartupFailure:
+    except (StartupFailure, SettingsError):
         raise
     except Exception as exc:
         raise StartupFailure(f"{what}: {describe(exc)}; check {check}") from exc

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
 import pytest
 from sqlalchemy import text
 
-from storage.engine import create_engine, normalize_url, split_ssl_options
+from storage.engine import (
+    DatabaseUrlError,
+    check_database_url,
+    create_engine,
+    normalize_url,
+    split_ssl_options,
+)
 from tests.fixtures.cli import library_bot
 from tests.fixtures.database import PostgresCluster
 
@@ -22,7 +29,7 @@ def test_pasted_urls_get_async_drivers(tmp_path: Path, monkeypatch: pytest.Monke
     lite = normalize_url("sqlite:///data/bot.db")
     assert lite.drivername == "sqlite+aiosqlite"
     assert lite.database == str(tmp_path / "data" / "bot.db")
-    assert (tmp_path / "data").is_dir()
+    assert not (tmp_path / "data").exists()  # a mistyped folder is never made
 
 
 async def test_sqlite_pragmas_and_relative_path(
@@ -60,6 +67,51 @@ def test_libpq_tls_options_leave_the_url_for_asyncpg() -> None:
     }
 
 
+@pytest.mark.parametrize(
+    ("url", "says"),
+    [
+        ("mysql+pymysql://bot@db.example/library", "mysql databases are not supported"),
+        ("oracle://bot@db.example/library", "oracle databases are not supported"),
+        ("postgresql+psycopg2://bot@db.example/library", "the driver psycopg2 is not supported"),
+        ("library.db", "not a database URL"),
+        ("", "not a database URL"),
+        ("postgres://bot@db/library?sslmode=Require", "sslmode=Require is not one of disable,"),
+        ("postgres://bot@db/library?sslmode=require&sslcrl=/no/root.crl", "sslcrl /no/root.crl"),
+        ("postgres://bot@db/library?sslmode=prefer&sslcert=/no/c.pem", "sslcert /no/c.pem"),
+        ("postgres://bot@db/library?sslkey=/no/k.pem", "sslkey /no/k.pem"),
+        ("sqlite:////no/such/folder/bot.db", "the folder /no/such/folder of the SQLite"),
+    ],
+)
+def test_database_urls_that_cannot_work_are_refused(url: str, says: str) -> None:
+    with pytest.raises(DatabaseUrlError, match=re.escape(says)):
+        check_database_url(url)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "sqlite+aiosqlite:///library-bot.db",  # the default, in the working directory
+        "sqlite:///:memory:",
+        "postgres://bot:pw@db.example:5432/library",
+        "postgresql+asyncpg://bot@db.example/library?sslmode=verify-full",
+        # asyncpg reads neither file when it does not verify the server or try TLS.
+        "postgresql://bot@db.example/library?sslmode=prefer&sslrootcert=/no/root.crt",
+        "postgresql://bot@db.example/library?sslmode=disable&sslcert=/no/c.pem",
+    ],
+)
+def test_database_urls_that_can_work_pass(
+    url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    check_database_url(url)
+
+
+def test_tls_files_that_exist_pass(tmp_path: Path) -> None:
+    root = tmp_path / "root.crt"
+    root.write_text("not read here", encoding="ascii")
+    check_database_url(f"postgresql://bot@db/library?sslmode=verify-ca&sslrootcert={root}")
+
+
 def _migrate(url: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "DATABASE_URL": url}
     return library_bot("migrate", env=env, cwd=tmp_path)
@@ -91,4 +143,4 @@ async def test_sslmode_require_without_tls_is_one_line_naming_it(
     assert done.returncode == 1
     assert done.stderr.count("\n") == 1, done.stderr
     assert "sslmode=require" in done.stderr and "Traceback" not in done.stderr
-    assert done.stderr.startswith("library-bot migrate: database error:")
+    assert " CRITICAL bot.cli: library-bot migrate: database error:" in done.stderr
