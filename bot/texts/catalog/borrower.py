@@ -29,6 +29,9 @@ MESSAGES: tuple[Message, ...] = (
     _("borrower.holds.empty", "📌 You have no holds right now."),
     _("borrower.holds.footer", "Tap a button to cancel a hold."),
     _("borrower.holds.cancel_button", "✖ Cancel: {title}"),
+    # TRANSLATORS: a title held at two branches: {label} is borrower.holds.cancel_button,
+    # {branch} the pick-up branch of this one
+    _("borrower.holds.cancel_button_at", "{label} ({branch})"),
     # cancelling a hold
     _("borrower.cancel.confirm", "Do you want to cancel your hold on <b>{title}</b>?"),
     _(
