@@ -33,7 +33,7 @@ from bot.telegram.handlers.cardlists import (
     fetch_cards,
 )
 from bot.telegram.handlers.common import borrower_status
-from bot.telegram.handlers.order import valid_pid
+from bot.telegram.handlers.order import net_only, valid_pid
 from bot.telegram.handlers.whatson import one_message
 from bot.telegram.keyboards import BUTTON_TITLE, callback_buttons, resolve_callback
 from bot.telegram.replies import plain, reply, send
@@ -164,6 +164,8 @@ async def recommend_for(
     )
     specs = []
     for number, work in enumerate(shown[:count], start=1):
+        if net_only(work):
+            continue  # lent only online: no "Order" to be refused after
         title = shorten(work.title or t(lang, "render.untitled"), BUTTON_TITLE)
         label = t(lang, "borrower.search.button", number=number, title=Raw(title))
         # A search result's "Order" (`handlers.search`): the confirmation of `/order <pid>`.
