@@ -44,8 +44,8 @@ async def test_the_patron_chooses_the_time_of_day(bot: BotHarness) -> None:
     bot.add_chat(CHAT + 2, language_code="en")
     minute = f"{bot.settings.REMINDER_TIME.minute:02d}"
     status = await bot.send(CHAT + 2, "/reminders")
-    default = f"⏰ They come at about {bot.settings.REMINDER_TIME.hour:02d}:{minute}."
-    assert f"{default} (the bot's default)" in status.text
+    default = f"⏰ They come at about {bot.settings.REMINDER_TIME.hour:02d}:{minute}"
+    assert f"{default} (the bot's default)." in status.text.splitlines()
     typed = await bot.send(CHAT + 2, f"/reminders 7:{minute}")
     assert f"⏰ They come at about 07:{minute}." in typed.text.splitlines()
     assert (await bot.store.chats.chat(CHAT + 2)).reminder_hour == 7

@@ -214,8 +214,12 @@ async def prepare_order(
     title, creator = work.title, work.creator
     held = await _on_card(context, status, pid, title, deadline)
     if await _ordered_here(context, account, pid, held is not None):
-        text = t(lang, "borrower.order.ordered_before", title=title)
-        text = await _for_card(context, account, f"{held}\n{text}" if held else text)
+        # The line about what the card has names the title; the next need not again.
+        if held:
+            text = f"{held}\n{t(lang, 'borrower.order.ordered_before_shown')}"
+        else:
+            text = t(lang, "borrower.order.ordered_before", title=title)
+        text = await _for_card(context, account, text)
         if edit:
             await reply(update, context, text)
         else:

@@ -109,10 +109,13 @@ async def _status(update: Update, context: Context, lead: str | None = None) -> 
         lines.append(t(lang, "reminders.status.on", days=described))
         at = svc.settings.REMINDER_TIME
         hour = chat.reminder_hour if chat.reminder_hour is not None else at.hour
-        when = t(lang, "reminders.status.time", time=clock(hour, at.minute))
-        if chat.reminder_hour is None:
-            when = Raw(f"{when} {t(lang, 'reminders.status.default')}")
-        lines.append(str(when))
+        # The default's note inside the sentence, before its full stop.
+        key = (
+            "reminders.status.time"
+            if chat.reminder_hour is not None
+            else "reminders.status.time_default"
+        )
+        lines.append(t(lang, key, time=clock(hour, at.minute)))
         lines.append(t(lang, "reminders.status.ready"))
     else:
         lines.append(t(lang, "reminders.status.off"))
@@ -167,7 +170,7 @@ async def reminders_command(update: Update, context: Context) -> None:
     if len(words) == 1 and words[0] in WORDS_ON | WORDS_OFF:
         op = "on" if words[0] in WORDS_ON else "off"
         await store.set_reminders(chat_id, enabled=op == "on")
-        await _status(update, context, t(lang, f"reminders.saved.{op}"))
+        await _status(update, context, t(lang, "reminders.saved.days"))
         return
     minute = context.services.settings.REMINDER_TIME.minute
     hour = parse_hour(words, minute)
@@ -209,7 +212,7 @@ async def reminders_button(update: Update, context: Context) -> None:
     op = choice.op if choice is not None else None
     if op in ("on", "off"):
         await store.set_reminders(ref.chat_id, enabled=op == "on")
-        await _status(update, context, t(lang, f"reminders.saved.{op}"))
+        await _status(update, context, t(lang, "reminders.saved.days"))
     elif op == "days":
         days = parse_days([str(day) for day in (choice.days if choice else None) or ()])
         if days is None:

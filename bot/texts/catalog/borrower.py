@@ -153,6 +153,11 @@ MESSAGES: tuple[Message, ...] = (
         "📥 <b>{title}</b> has already been ordered on this card through the bot, so it is not "
         "ordered again. See /holds.",
     ),
+    # TRANSLATORS: under a line naming the title (borrower.order.has_hold and the like)
+    _(
+        "borrower.order.ordered_before_shown",
+        "📥 It has already been ordered on this card through the bot, so it is not ordered again.",
+    ),
     _("borrower.order.has_loan", "ℹ️ This card already has <b>{title}</b> on loan, due {date}."),
     _(
         "borrower.order.has_ready",
@@ -323,7 +328,7 @@ MESSAGES: tuple[Message, ...] = (
     _("borrower.renew.reason.max", "it has been renewed the most times allowed"),
     _("borrower.renew.reason.reserved", "reserved by another patron"),
     _("borrower.renew.reason.too_early", "it is too early to renew it"),
-    _("borrower.renew.reason.not_renewable", "it cannot be renewed"),
+    _("borrower.renew.reason.not_renewable", "this material may not be renewed"),
     _("borrower.renew.reason.debt", "you have unpaid fees"),
     _("borrower.renew.reason.not_found", "the loan no longer exists"),
     _("borrower.renew.reason.refused", "the library refused to renew it"),

@@ -49,6 +49,8 @@ MESSAGES: tuple[Message, ...] = (
     _("reminders.status.ready", "You are also told when a hold is ready for pick-up."),
     # TRANSLATORS: {time} is the time of day, 07:00; the bot's time zone (Danish time)
     _("reminders.status.time", "⏰ They come at about <b>{time}</b>."),
+    # TRANSLATORS: as reminders.status.time, for a chat that never chose a time
+    _("reminders.status.time_default", "⏰ They come at about <b>{time}</b> (the bot's default)."),
     _("reminders.button.hour", "⏰ {time}"),
     # TRANSLATORS: {time} is a time of day the reminders can come at, 07:00
     _(
@@ -62,8 +64,6 @@ MESSAGES: tuple[Message, ...] = (
     _("reminders.button.on", "🔔 Turn on"),
     _("reminders.button.off", "🔕 Turn off"),
     _("reminders.button.days", "{days} days"),
-    _("reminders.saved.on", "✅ Reminders are on."),
-    _("reminders.saved.off", "✅ Reminders are off. Turn them on again with /reminders on."),
     _("reminders.saved.days", "✅ Saved."),
     _n(
         "reminders.invalid",
