@@ -84,7 +84,7 @@ async def test_english_reads_english_material_types_and_place_names(bot: BotHarn
 async def test_danish_reads_as_a_native_speaker_writes_it(bot: BotHarness) -> None:
     await bot.connect(CHAT, KAREN)
     notices = "\n".join(m.text for m in await command(bot, CHAT, "/reminders"))
-    assert "du får besked hver dag fra afleveringsdagen" in notices
+    assert "du får besked hver dag fra afleveringsdatoen" in notices
     assert "husket" not in notices
     [usage] = await command(bot, CHAT, "/away")
     assert usage.text.startswith("Skriv, hvor mange dage du er væk")
