@@ -15,6 +15,7 @@ from bot.telegram.context import Context
 from bot.telegram.keyboards import callback_buttons, resolve_callback
 from bot.telegram.replies import reply
 from bot.texts import Raw, t
+from bot.texts.formatting import join_and
 from storage.store import NOTICES
 
 MAX_DAY = 30
@@ -80,10 +81,7 @@ def parse_days(words: Sequence[str]) -> tuple[int, ...] | None:
 
 def join_days(days: Sequence[int], lang: str) -> str:
     """`3, 1 og 0` / `3, 1 and 0`."""
-    text = [str(day) for day in days]
-    if len(text) < 2:
-        return "".join(text)
-    return f"{', '.join(text[:-1])} {t(lang, 'reminders.and')} {text[-1]}"
+    return join_and([str(day) for day in days], lang)
 
 
 async def _status(update: Update, context: Context, lead: str | None = None) -> None:

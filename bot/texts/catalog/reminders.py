@@ -60,7 +60,6 @@ MESSAGES: tuple[Message, ...] = (
         "<code>/reminders off</code> turns them off, <code>/reminders on</code> turns them back "
         "on.",
     ),
-    _("reminders.and", "and"),
     _("reminders.button.on", "🔔 Turn on"),
     _("reminders.button.off", "🔕 Turn off"),
     _("reminders.button.days", "{days} days"),
