@@ -87,6 +87,8 @@ async def test_a_time_is_read_as_written_or_refused_in_words_about_times(
     assert (await bot.store.chats.chat(chat)).reminder_hour == 6 and "06:" in danish.text
     await bot.send(chat, f"/reminders 21.{mm}")
     assert (await bot.store.chats.chat(chat)).reminder_hour == 21
+    wrong_days = await bot.send(chat, "/reminders 5.2.0")  # days, badly written: about days
+    assert wrong_days.text.startswith("I did not understand that. Give up to 5 whole numbers")
     days = await bot.send(chat, "/reminders 5 2 0")  # days stay days
     assert "5, 2 and 0 days before" in days.text
 

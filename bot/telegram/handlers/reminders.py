@@ -27,6 +27,8 @@ WORDS_OFF = frozenset({"off", "fra", "nej", "no"})
 WORDS_AT = frozenset({"at", "kl", "kl.", "klokken", "о", "об"})
 # A time of day as written: 7, 07:30, 7.30 (the Danish way) or 7,30; checked for range below.
 _CLOCK = re.compile(r"^(\d{1,2})(?:[:.,](\d{2}))?$")
+# A lone word meant as a time: a colon, or the Danish 7.30 (a 5.2.0 is days, said wrongly).
+_LIKE_TIME = re.compile(r"^.*:.*$|^\d+\.\d+$")
 # The hours offered as buttons (any hour can be typed).
 HOUR_PRESETS = (7, 12, 18)
 
@@ -46,7 +48,7 @@ def parse_hour(words: Sequence[str], minute: int = 0) -> int | BadTime | None:
     words say no time of day (they may be days)."""
     if len(words) == 2 and words[0] in WORDS_AT:
         text = words[1]
-    elif len(words) == 1 and any(mark in words[0] for mark in ":."):
+    elif len(words) == 1 and _LIKE_TIME.match(words[0]):
         text = words[0]
     else:
         return None
