@@ -49,6 +49,21 @@ async def test_a_ukrainian_app_gets_start_help_login_and_loans_in_ukrainian(
     assert not re.search(r"\b(due|overdue|today|tomorrow|days?)\b", text), text
 
 
+async def test_a_second_card_in_ukrainian_agrees_and_lists_say_vydachi(bot: BotHarness) -> None:
+    """Issue 34's Ukrainian: "Картка «Jonas» підключена" (a noun the participle agrees with),
+    "видачі" for loans (not "позики", money loans) and "З поверненням!" with no name in it."""
+    chat = CHAT + 5
+    await bot.connect(chat, KAREN, language_code="uk")
+    await bot.connect(chat, JONAS, language_code="uk")
+    added = bot.telegram.sent(chat)[-1].text
+    assert added.startswith("✅ Картка «Jonas» підключена"), added
+    [back] = await command(bot, chat, "/start")
+    assert back.text.startswith("👋 З поверненням! Вас підключено.")
+    [loans] = await command(bot, chat, "/loans")
+    assert loans.text.startswith("📚 Ваші видачі (8)") and "позик" not in loans.text
+    assert "1 видача" in loans.text and "7 видач" in loans.text
+
+
 async def test_language_offers_ukrainian_and_the_menu_follows(bot: BotHarness) -> None:
     # Every language has its command menu, the Ukrainian one in Ukrainian.
     assert [c["command"] for c in bot.telegram.commands["uk"]] == list(COMMANDS)
