@@ -78,11 +78,23 @@ class SweepReport:
 
     def summary(self) -> str:
         failed = ", ".join(f"{kind} {n}" for kind, n in sorted(self.failures.items())) or "none"
+        counts = ", ".join(
+            _counted(n, word)
+            for n, word in (
+                (self.patrons, "patron"),
+                (self.messages, "message"),
+                (self.reminders, "reminder"),
+            )
+        )
         return (
-            f"reminder sweep {self.day.isoformat()}: {self.patrons} patrons, "
-            f"{self.messages} messages, {self.reminders} reminders, failures: {failed}, "
+            f"reminder sweep {self.day.isoformat()}: {counts}, failures: {failed}, "
             f"{self.duration:.1f} s"
         )
+
+
+def _counted(n: int, word: str) -> str:
+    """`1 message`, `2 messages`: the operator's summary in plain English."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 Household = list[tuple["Card", "ChatSettings"]]

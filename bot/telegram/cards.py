@@ -4,6 +4,7 @@ usable card(s) of a chat (or the patron told how to connect one), and forgetting
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -19,6 +20,7 @@ from bot.telegram.context import Context, chat_lang
 from bot.telegram.replies import answer_tap, send, url_button, url_button_allowed
 from bot.texts import cards as card_texts
 from bot.texts import t
+from bot.texts.formatting import join_and
 from storage.store import Card
 
 if TYPE_CHECKING:
@@ -149,8 +151,9 @@ async def require_card(
     await answer_tap(context.query)
     others = card is not None and any(other != account for other in cards)
     # Expired: forget it now rather than let the platform refuse it later.
-    if account is not None and await forget_card(
-        context, account, lang, why="expired", alone=not others
+    if (
+        account is not None
+        and await forget_card(context, account, lang, why="expired", alone=not others) is not None
     ):
         return None
     if others:
@@ -186,10 +189,13 @@ async def forget_card(
     *,
     why: str = "rejected",
     alone: bool | None = None,
-) -> bool:
+    tell: bool = True,
+) -> Card | None:
     """Forget `card` (its token refused, or `why` "expired") and tell the patron once, with
     a login button: which card, when the chat has others (`alone` False); else that the chat is
-    no longer connected, remembering why. True when this call did the forgetting.
+    no longer connected, remembering why. The card as it was when this call did the
+    forgetting, else None. `tell` False: the caller tells, with `tell_lapsed` (several cards
+    of one command in one message).
 
     Only while the card still holds the token that was refused: a login that raced the call
     has replaced it, and that fresh card stays. The dropped token is revoked."""
@@ -197,19 +203,45 @@ async def forget_card(
     chat_id = card.chat_id
     removed = await store.remove_card(chat_id, card.number, holding=card)
     if removed is None:
-        return False
+        return None
     account = removed.was or card
+    if tell:
+        await tell_lapsed(context, [account], lang, why=why, alone=alone)
+    return account
+
+
+async def tell_lapsed(
+    context: Context,
+    cards: Sequence[Card],
+    lang: str | None = None,
+    *,
+    why: str = "rejected",
+    alone: bool | None = None,
+) -> None:
+    """Tell the patron, in one message with a login button, that `cards` are logged out here:
+    each by name while the chat has other cards (`alone` False), else that the chat is no
+    longer connected, remembering why. One message for every card a command found lapsed, so
+    no card is called "the other cards, unchanged" beside another that lapsed too."""
+    if not cards:
+        return
+    store = context.services.store
+    chat_id = cards[0].chat_id
     if alone is None:
         alone = not await store.cards.of_chat(chat_id)
     lang = lang or await chat_lang(context, chat_id)
+    names = join_and([card_name(account, lang) for account in cards], lang)
     if alone:
         await store.chats.set_account_ended(chat_id, why)
-        lead = t(lang, "common.login_expired" if why == "expired" else "common.reconnect")
-    else:
+        if len(cards) == 1:
+            lead = t(lang, "common.login_expired" if why == "expired" else "common.reconnect")
+        else:
+            lead = t(lang, "lists.cards_lapsed_all", names=names)
+    elif len(cards) == 1:
         key = "lists.card_expired" if why == "expired" else "lists.card_refused"
-        lead = t(lang, key, name=card_name(account, lang))
+        lead = t(lang, key, name=names)
+    else:
+        lead = t(lang, "lists.cards_lapsed", names=names)
     try:
         await send_login(context, chat_id, lang, lead=lead)
     except Forbidden:
         log.info("chat %s blocked the bot; not told that a card was forgotten", chat_id)
-    return True

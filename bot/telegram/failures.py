@@ -87,7 +87,7 @@ async def tell_library_error(
     if isinstance(exc, TokenRejected):
         store = context.services.store
         refused = card if card is not None else await store.cards.get(chat_id)
-        if refused is not None and await forget_card(context, refused, lang):
+        if refused is not None and await forget_card(context, refused, lang) is not None:
             return
         cards = await store.cards.of_chat(chat_id)
         if refused is not None and any(now.card_id == refused.card_id for now in cards):

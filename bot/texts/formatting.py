@@ -240,3 +240,10 @@ def paginate(
     if current or not pages:
         pages.append(current)
     return pages
+
+
+def join_and(items: Sequence[str], lang: str) -> str:
+    """`3, 1 and 0`, `Karen, Jonas og Ole`: plain text, as its items are."""
+    if len(items) < 2:
+        return "".join(items)
+    return f"{', '.join(items[:-1])} {t(lang, 'common.and')} {items[-1]}"

@@ -97,7 +97,7 @@ async def test_a_family_logs_in_three_cards_from_one_chat(demo: Demo, browser: B
     # The reminder sweep: one digest for the chat, a section per card with something due.
     before = await chat.count()
     await chat.page.get_by_role("button", name=SWEEP_ACTION).click()
-    await expect(chat.page.locator("#toast")).to_contain_text("3 patrons, 1 messages")
+    await expect(chat.page.locator("#toast")).to_contain_text("3 patrons, 1 message,")
     await chat.wait_for_reply(before)
     html = await bodies_since(chat, before)
     headings = [html.index(f"👤 <b>{name}</b>") for _, _, name in FAMILY]
@@ -230,7 +230,7 @@ async def test_a_family_orders_a_title_once_and_renews_honestly(
 
     # /renew: Sofie's section has an overdue loan; her button says what it renews.
     listing = await chat.send("/renew")
-    await expect(listing).to_contain_text("1 over tid")
+    await expect(listing).to_contain_text("1 overskredet")
     button = listing.locator(
         ".kb button", has_text="Forny dem, der skal afleveres inden for 3 dage: Sofie"
     )
@@ -242,7 +242,7 @@ async def test_a_family_orders_a_title_once_and_renews_honestly(
     await expect(result).to_contain_text("ny afleveringsdato")
     await expect(result).to_contain_text("Ternet Ninja, skal afleveres")
     # The list's summary is redrawn: nothing of Sofie's is overdue any more.
-    await expect(listing).not_to_contain_text("over tid")
+    await expect(listing).not_to_contain_text("overskredet")
     await chat.screenshot("family-renewed")
     await context.close()
 

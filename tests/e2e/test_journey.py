@@ -58,7 +58,7 @@ async def test_danish_journey(demo: Demo, browser: Browser) -> None:
     loans = await chat.send("/loans")
     await expect(loans).to_contain_text("Dine lån")
     await expect(loans).to_contain_text("Kongens fald")
-    await expect(loans).to_contain_text("over tid")
+    await expect(loans).to_contain_text("overskredet")
     await chat.screenshot("04-loans")
 
     holds = await chat.send("/holds")
@@ -102,7 +102,7 @@ async def test_danish_journey(demo: Demo, browser: Browser) -> None:
     # The operator's button on the page: one reminder sweep now.
     before = await chat.count()
     await page.get_by_role("button", name=SWEEP_ACTION).click()
-    await expect(page.locator("#toast")).to_contain_text("1 patrons, 1 messages")
+    await expect(page.locator("#toast")).to_contain_text("1 patron, 1 message,")
     digest = await chat.wait_for_reply(before)
     await expect(digest).to_contain_text("Påmindelse fra din biblioteksbot")
     await expect(digest).to_contain_text("Overskredet afleveringsdato")

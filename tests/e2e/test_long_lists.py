@@ -35,7 +35,9 @@ async def test_sixty_five_loans_page_through_one_message(demo: Demo, browser: Br
 
     loans = await chat.send("/loans")
     await expect(loans).to_contain_text("Dine lån (65)")
-    await expect(loans).to_contain_text(re.compile(r"\d+ over tid · \d+ skal afleveres inden for"))
+    await expect(loans).to_contain_text(
+        re.compile(r"\d+ overskredet · \d+ skal afleveres inden for")
+    )
     await expect(loans.locator(".kb button", has_text="1/7")).to_be_visible()
     first_page = await loans.inner_text()
     count = await chat.count()

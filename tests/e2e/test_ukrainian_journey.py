@@ -28,7 +28,7 @@ async def test_ukrainian_journey(demo: Demo, browser: Browser) -> None:
     await expect(page.locator("#chats li.active")).to_contain_text("uk")
 
     welcome = await chat.send("/start")
-    await expect(welcome).to_contain_text("👋 Вітаю, Олена! Я допомагаю користуватися")
+    await expect(welcome).to_contain_text("👋 Вітаю! Я допомагаю користуватися")
     prompt = await chat.send("/login")
     await expect(prompt).to_contain_text("Натисніть кнопку, щоб увійти на сайті своєї бібліотеки")
     before = await chat.count()
@@ -42,7 +42,7 @@ async def test_ukrainian_journey(demo: Demo, browser: Browser) -> None:
     await expect(connected).to_contain_text("✅ Підключено до вашої бібліотеки")
 
     loans = await chat.send("/loans")
-    await expect(loans).to_contain_text("📚 Ваші позики (1)")
+    await expect(loans).to_contain_text("📚 Ваші видачі (1)")
     await expect(loans).to_contain_text(re.compile(r"повернути до \d{1,2} \S+ \(через 3 дні\)"))
     holds = await chat.send("/holds")
     await expect(holds).to_contain_text("Можна забрати")
@@ -63,6 +63,6 @@ async def test_a_danish_chat_switches_to_ukrainian(demo: Demo, browser: Browser)
     await chat.tap(prompt, "Українська")
     await expect(prompt).to_contain_text("✅ Тепер мова – українська.")  # the prompt, edited
     help_text = await chat.send("/help")
-    await expect(help_text).to_contain_text("/loans – ваші позики й терміни повернення")
+    await expect(help_text).to_contain_text("/loans – ваші видачі й терміни повернення")
     await chat.screenshot("09-ukrainian-language")
     await context.close()

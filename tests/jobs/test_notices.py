@@ -131,10 +131,10 @@ async def test_notices_are_toggled_with_buttons_in_reminders(bot: BotHarness) ->
     status = await bot.send(KAREN_CHAT, "/reminders")
     assert "Meddelelser" in status.text
     labels = [button.text for row in status.buttons for button in row]
-    assert "✅ Kan ikke fornyes ⛔" in labels and "⬜ Kø rykker frem" in labels
+    assert "✅ Kan ikke fornyes ⛔" in labels and "⬜ Køen rykker frem" in labels
     assert "✅ Nye gebyrer" in labels
 
-    on = await bot.tap(KAREN_CHAT, status, "⬜ Kø rykker frem")
+    on = await bot.tap(KAREN_CHAT, status, "⬜ Køen rykker frem")
     assert on is not None and "Gemt" in on.text
     assert "queue" in (await bot.store.chats.chat(KAREN_CHAT)).notices
     off = await bot.tap(KAREN_CHAT, on, "✅ Nye gebyrer")

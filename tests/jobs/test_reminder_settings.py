@@ -44,9 +44,9 @@ async def test_the_patron_chooses_the_time_of_day(bot: BotHarness) -> None:
     bot.add_chat(CHAT + 2, language_code="en")
     minute = f"{bot.settings.REMINDER_TIME.minute:02d}"
     status = await bot.send(CHAT + 2, "/reminders")
-    default = f"⏰ They come at about {bot.settings.REMINDER_TIME.hour:02d}:{minute}."
-    assert f"{default} (the bot's default)" in status.text
-    typed = await bot.send(CHAT + 2, "/reminders 7:00")
+    default = f"⏰ They come at about {bot.settings.REMINDER_TIME.hour:02d}:{minute}"
+    assert f"{default} (the bot's default)." in status.text.splitlines()
+    typed = await bot.send(CHAT + 2, f"/reminders 7:{minute}")
     assert f"⏰ They come at about 07:{minute}." in typed.text.splitlines()
     assert (await bot.store.chats.chat(CHAT + 2)).reminder_hour == 7
     tapped = await bot.tap(CHAT + 2, typed, f"⏰ 18:{minute}")
@@ -55,6 +55,42 @@ async def test_the_patron_chooses_the_time_of_day(bot: BotHarness) -> None:
     assert (await bot.store.chats.chat(CHAT + 2)).reminder_hour == 18
     danish = await bot.send(CHAT + 2, "/reminders kl. 6")
     assert (await bot.store.chats.chat(CHAT + 2)).reminder_hour == 6 and "06:" in danish.text
+
+
+async def test_a_time_is_read_as_written_or_refused_in_words_about_times(
+    bot: BotHarness,
+) -> None:
+    """7:30 is not quietly 07:00, and 25:00 is not answered about days; nothing is saved."""
+    chat = CHAT + 3
+    bot.add_chat(chat, language_code="en")
+    minute = bot.settings.REMINDER_TIME.minute
+    mm = f"{minute:02d}"
+    await bot.send(chat, f"/reminders 8:{mm}")
+    assert (await bot.store.chats.chat(chat)).reminder_hour == 8
+    off = 30 if minute != 30 else 15
+    earlier, later = (7, 8) if off > minute else (6, 7)
+    told = await bot.send(chat, f"/reminders 7:{off}")
+    assert told.text == (
+        f"Reminders go out once an hour (0{earlier}:{mm}, 0{later}:{mm} and so on), so I "
+        f"cannot send them at that exact time. Choose 0{earlier}:{mm} or 0{later}:{mm}, "
+        f"e.g. /reminders 0{later}:{mm}."
+    )
+    for typed in ("25:00", "7:75", "kl. 24", "at seven"):
+        bad = await bot.send(chat, f"/reminders {typed}")
+        assert bad.text.startswith("That is not a time of day. Give a time from 00:00 to 23:"), (
+            typed
+        )
+        assert "days" not in bad.text
+    assert (await bot.store.chats.chat(chat)).reminder_hour == 8
+    # Danes write 7.30 and "kl. 7.30": the hour is taken when the minutes are the sweep's.
+    danish = await bot.send(chat, f"/reminders kl. 6.{mm}")
+    assert (await bot.store.chats.chat(chat)).reminder_hour == 6 and "06:" in danish.text
+    await bot.send(chat, f"/reminders 21.{mm}")
+    assert (await bot.store.chats.chat(chat)).reminder_hour == 21
+    wrong_days = await bot.send(chat, "/reminders 5.2.0")  # days, badly written: about days
+    assert wrong_days.text.startswith("I did not understand that. Give up to 5 whole numbers")
+    days = await bot.send(chat, "/reminders 5 2 0")  # days stay days
+    assert "5, 2 and 0 days before" in days.text
 
 
 def buttons_of(message: object) -> list[str]:

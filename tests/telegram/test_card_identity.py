@@ -163,3 +163,33 @@ async def test_a_stale_view_of_one_card_shows_every_card_not_the_next_holder(
     shown = await bot.tap(CHAT, loans, "Jonas")
     assert shown is not None
     assert "👤 Karen" in shown.text and "👤 Mette" in shown.text
+
+
+async def test_an_old_cancel_button_says_the_card_is_gone_at_the_first_tap(
+    bot: BotHarness,
+) -> None:
+    """The hold's own "Cancel" (not only the "yes" under its question): no question first."""
+    await two_cards(bot, CHAT)
+    [holds] = await command(bot, CHAT, "/holds")
+    await jonas_replaced_by_mette(bot)
+    answer = await tap_stale(bot, holds, "Jonas · ✖ Cancel: Klara og solen")
+    assert answer.text.startswith(GONE)
+    assert answer.buttons == []  # no "Yes, cancel it" to tap
+    assert "Klara og solen" not in answer.text
+
+
+async def test_an_old_suggestion_of_a_one_card_chat_orders_nothing_for_the_next_card(
+    bot: BotHarness,
+) -> None:
+    """Karen's /recommend, then Karen logs out and Mette logs in: Mette is the chat's only card,
+    yet the old "Order" was made for Karen's and says her card is gone."""
+    await bot.connect(CHAT, KAREN, language_code="en")
+    [suggested] = await command(bot, CHAT, "/recommend")
+    order = next(label for label in buttons(suggested) if label.startswith("📥 Order 1:"))
+    await command(bot, CHAT, "/logout")
+    await bot.connect(CHAT, METTE, language_code="en")
+    mette_orders = len(bot.sandbox.patron_data(METTE).orders)
+    answer = await tap_stale(bot, suggested, order)
+    assert answer.text.startswith(GONE)
+    assert answer.buttons == []  # no "Yes, order it"
+    assert len(bot.sandbox.patron_data(METTE).orders) == mette_orders

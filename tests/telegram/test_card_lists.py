@@ -16,8 +16,8 @@ from bot.telegram.buttons import (
 )
 from tests.fixtures.bot import BotHarness
 from tests.fixtures.cards import due, jonas_title, two_cards
-from tests.fixtures.chat import buttons, command
-from tests.fixtures.patrons import JONAS, KAREN, METTE
+from tests.fixtures.chat import buttons, command, send
+from tests.fixtures.patrons import JONAS, KAREN, METTE, OLE
 
 KAREN_TITLE = "Den afrikanske farm"  # one of Karen's loans
 JONAS_TITLE_COUNT = 1  # Jonas has one loan, due in 3 days, and one hold ready
@@ -145,6 +145,49 @@ async def test_a_refused_token_forgets_only_that_card(bot: BotHarness) -> None:
     # One card left: /loans is as it always was.
     [again] = await command(bot, 407, "/loans")
     assert again.text.startswith("📚 Your loans (7)") and "👤" not in again.text
+
+
+async def three_cards(bot: BotHarness, chat_id: int) -> None:
+    """Karen (1), Jonas (2) and Ole (3)."""
+    await two_cards(bot, chat_id)
+    await bot.connect(chat_id, OLE, language_code="en")
+    await bot.store.cards.set_label(chat_id, 3, "Ole")
+
+
+async def test_cards_whose_logins_lapse_together_are_named_in_one_message(
+    bot: BotHarness,
+) -> None:
+    """Two of three cards refused in one /loans: one message names both (never one that calls
+    the others "unchanged" beside another that lapsed), and the list shows the third."""
+    await three_cards(bot, 410)
+    for number in (2, 3):
+        card = await bot.store.cards.get(410, number)
+        assert card is not None
+        bot.sandbox.expire_token(card.token)
+    messages = await send(bot, 410, "/loans", count=2)
+    told = [m for m in messages if m.text.startswith("🔑")]
+    assert [m.text for m in told] == [
+        "🔑 The library logins of Jonas and Ole have run out, so those cards are logged out "
+        "here. Log in as each of them to connect it again; the other cards are unchanged."
+    ]
+    assert told[0].buttons or "http" in told[0].text  # a way to log in again
+    [listing] = [m for m in messages if m.text.startswith("📚 Your loans")]
+    assert KAREN_TITLE in listing.text
+    assert len(messages) == 2
+    assert [card.number for card in await bot.store.cards.of_chat(410)] == [1]
+
+
+async def test_every_card_lapsing_at_once_is_one_message(bot: BotHarness) -> None:
+    await three_cards(bot, 411)
+    for card in await bot.store.cards.of_chat(411):
+        bot.sandbox.expire_token(card.token)
+    messages = await send(bot, 411, "/loans")
+    assert [m.text for m in messages] == [
+        "🔑 The library logins of Karen, Jonas and Ole have run out, so no card is logged in "
+        "here now. Log in as each of them to connect it again."
+    ]
+    assert messages[0].buttons or "http" in messages[0].text
+    assert await bot.store.cards.of_chat(411) == []
 
 
 async def test_a_platform_failure_on_one_card_shows_the_others(bot: BotHarness) -> None:

@@ -195,7 +195,7 @@ async def test_log_out_one_card_from_cards(bot: BotHarness) -> None:
 async def test_order_asks_which_card_and_uses_its_token_and_branch(bot: BotHarness) -> None:
     await karen_and_ole(bot, CHAT)
     which = await bot.send(CHAT, f"/order {LITTLE_PRINCE} 751011")
-    assert which.text == "Which card do you want to order with?"
+    assert which.text == "Which card do you want to order Den lille prins with?"
     assert buttons(which) == ["👤 Karen", "👤 Ole"]
     ask = await bot.tap(CHAT, which, "👤 Ole")
     assert ask is not None and "Pick-up at Viby Bibliotek." in ask.text
@@ -219,7 +219,10 @@ async def test_a_search_result_asks_which_card_to_order_with(bot: BotHarness) ->
     await karen_and_ole(bot, CHAT)
     [results] = await command(bot, CHAT, "/search karen blixen")
     which = await bot.tap(CHAT, results, buttons(results)[1])
-    assert which is not None and which.text == "Which card do you want to order with?"
+    assert (
+        which is not None
+        and which.text == "Which card do you want to order Babettes gæstebud with?"
+    )
     ask = await bot.tap(CHAT, which, "👤 Ole")
     # Whose order it is, at the top of the confirmation and of the answer.
     assert ask is not None and ask.text.startswith("👤 Ole\nDo you want to order Babettes gæstebud")

@@ -151,7 +151,7 @@ async def test_the_deep_link_with_several_cards_asks_which_card(bot: BotHarness)
     bot.add_chat(CARDS, language_code="en")
     await karen_and_ole(bot, CARDS)
     [which] = await command(bot, CARDS, "/start order-870970-basis_06442885")
-    assert which.text == "Which card do you want to order with?"
+    assert which.text == "Which card do you want to order The Hobbit with?"
     assert buttons(which) == ["👤 Karen", "👤 Ole"]
     ask = await bot.tap(CARDS, which, "👤 Ole")
     assert ask is not None and "Do you want to order The Hobbit by J.R.R. Tolkien?" in ask.text

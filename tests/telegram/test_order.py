@@ -6,7 +6,7 @@ import asyncio
 from typing import Any
 
 from tests.fixtures.bot import BotFactory, BotHarness
-from tests.fixtures.cards import card_of
+from tests.fixtures.cards import card_of, karen_and_ole
 from tests.fixtures.chat import buttons, command, wait_answer
 from tests.fixtures.patrons import JONAS, KAREN, LITTLE_PRINCE, OLE
 
@@ -118,8 +118,13 @@ async def test_two_confirmations_of_one_title_place_one_order(bot: BotHarness) -
     assert [o["title"] for o in bot.sandbox.patron_data(OLE).orders] == ["Den lille prins"]
     # A fresh /order says so at once, and offers no "Yes".
     [fresh] = await command(bot, 37, f"/order {LITTLE_PRINCE}")
-    assert "This card already has Den lille prins on hold, for pick-up at Vesterbro" in fresh.text
-    assert "already been ordered on this card through the bot" in fresh.text
+    assert fresh.text.splitlines()[1:] == [
+        "📥 It has already been ordered on this card through the bot, so it is not ordered again."
+    ]
+    assert fresh.text.startswith(
+        "ℹ️ This card already has Den lille prins on hold, for pick-up at Vesterbro"
+    )
+    assert fresh.text.count("Den lille prins") == 1  # the title is told once
     assert fresh.buttons == []
 
 
@@ -267,13 +272,33 @@ async def test_owned_own_catalogue_means_reserve_it_at_that_library(bot: BotHarn
     assert done is not None and "Kvinden i buret is ordered for pick-up at" in done.text
 
 
-async def test_net_only_material_and_no_lender(bot: BotHarness) -> None:
+async def test_a_net_only_material_is_refused_before_anything_is_asked(bot: BotHarness) -> None:
+    """The work's type says "(net)": the order system would refuse it for pick-up everywhere
+    (`owned_wrong_mediumType`), so no "Yes" (nor "which card?") is offered to be refused after."""
     await bot.connect(37, KAREN)
-    ask = await confirmation(bot, 37, f"/order {NET_AUDIOBOOK}")
-    refused = await bot.tap(37, ask, "📥 Ja, bestil")
-    assert refused is not None
+    [refused] = await command(bot, 37, f"/order {NET_AUDIOBOOK}")
+    assert refused.buttons == []
     assert "er en type materiale, der ikke kan bestilles til afhentning" in refused.text
-    assert "/search" in refused.text
+    assert "Kvinden i buret" in refused.text and "/search" in refused.text
+    await karen_and_ole(bot, 137)
+    [refused] = await command(bot, 137, f"/order {NET_AUDIOBOOK}")
+    assert refused.buttons == [] and "cannot be ordered for pick-up" in refused.text
+    assert bot.sandbox.calls[ORDER_CALLS] == 0
+    # Nor does a search offer an "Order" under it: the book has one, the net audiobook none.
+    [results] = await command(bot, 137, "/search Kvinden i buret")
+    assert "2. Kvinden i buret\nJussi Adler-Olsen · 2013 · Audiobook (online)" in results.text
+    assert buttons(results) == ["📥 Order 1: Kvinden i buret"]
+
+
+async def test_several_cards_are_asked_about_a_named_and_checked_material(
+    bot: BotHarness,
+) -> None:
+    await karen_and_ole(bot, 138)
+    [which] = await command(bot, 138, f"/order {LITTLE_PRINCE}")
+    assert which.text == "Which card do you want to order Den lille prins with?"
+    [missing] = await command(bot, 138, "/order 870970-basis:99999999")
+    assert missing.text == "I cannot find the material 870970-basis:99999999."
+    assert missing.buttons == []
 
 
 async def test_order_system_down(bot: BotHarness) -> None:

@@ -45,7 +45,7 @@ async def test_descriptions_in_every_language(bot_factory: BotFactory, telegram:
     for lang in texts.LANGUAGES:
         assert await _profile(telegram, lang) == _expected(lang)
     assert (await _profile(telegram, None))[0].startswith("Dit bibliotek i Telegram")
-    assert (await _profile(telegram, "uk"))[1].startswith("Позики, бронювання")
+    assert (await _profile(telegram, "uk"))[1].startswith("Видачі, бронювання")
     # Another app language sees the default: Danish.
     assert await _profile(telegram, "de") == _expected("da")
     assert telegram.calls["setMyDescription"] == LANGUAGES

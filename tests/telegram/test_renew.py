@@ -166,7 +166,7 @@ async def test_renew_sixty_five_loans_pages_and_renews_each_once(bot: BotHarness
     assert 30 < overdue + soon < 65
     # A summary, and one page of ten loans: "renew all" on top, ◀ n/7 ▶ below.
     assert listing.text.splitlines()[2] == (
-        f"{overdue} over tid · {soon} skal afleveres inden for 30 dage"
+        f"{overdue} overskredet · {soon} skal afleveres inden for 30 dage"
     )
     labels = buttons(listing)
     assert labels[0] == "🔄 Forny dem, der skal afleveres inden for 30 dage"

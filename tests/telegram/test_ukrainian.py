@@ -19,7 +19,8 @@ async def test_a_ukrainian_app_gets_start_help_login_and_loans_in_ukrainian(
     bot.add_chat(CHAT, language_code="uk")
     [welcome] = await command(bot, CHAT, "/start")
     assert welcome.text.startswith(
-        "👋 Вітаю, Patron! Я допомагаю користуватися публічними бібліотеками."
+        # No name: a greeting would need its vocative ("Олено"), which the bot cannot make.
+        "👋 Вітаю! Я допомагаю користуватися публічними бібліотеками."
     )
     assert "Почніть із /login" in welcome.text
     [help_text] = await command(bot, CHAT, "/help")
@@ -37,7 +38,7 @@ async def test_a_ukrainian_app_gets_start_help_login_and_loans_in_ukrainian(
 
     [loans] = await command(bot, CHAT, "/loans")
     text = loans.text
-    assert text.startswith("📚 Ваші позики (7)")
+    assert text.startswith("📚 Ваші видачі (7)")
     # Karen's loans: overdue by two days, due today, tomorrow and in three days.
     assert "прострочено на 2 дні" in text
     assert "(сьогодні)" in text and "(завтра)" in text and "(через 3 дні)" in text
@@ -48,11 +49,26 @@ async def test_a_ukrainian_app_gets_start_help_login_and_loans_in_ukrainian(
     assert not re.search(r"\b(due|overdue|today|tomorrow|days?)\b", text), text
 
 
+async def test_a_second_card_in_ukrainian_agrees_and_lists_say_vydachi(bot: BotHarness) -> None:
+    """Issue 34's Ukrainian: "Картка «Jonas» підключена" (a noun the participle agrees with),
+    "видачі" for loans (not "позики", money loans) and "З поверненням!" with no name in it."""
+    chat = CHAT + 5
+    await bot.connect(chat, KAREN, language_code="uk")
+    await bot.connect(chat, JONAS, language_code="uk")
+    added = bot.telegram.sent(chat)[-1].text
+    assert added.startswith("✅ Картка «Jonas» підключена"), added
+    [back] = await command(bot, chat, "/start")
+    assert back.text.startswith("👋 З поверненням! Вас підключено.")
+    [loans] = await command(bot, chat, "/loans")
+    assert loans.text.startswith("📚 Ваші видачі (8)") and "позик" not in loans.text
+    assert "1 видача" in loans.text and "7 видач" in loans.text
+
+
 async def test_language_offers_ukrainian_and_the_menu_follows(bot: BotHarness) -> None:
     # Every language has its command menu, the Ukrainian one in Ukrainian.
     assert [c["command"] for c in bot.telegram.commands["uk"]] == list(COMMANDS)
     described = {c["command"]: c["description"] for c in bot.telegram.commands["uk"]}
-    assert described["loans"] == "Ваші позики й терміни повернення"
+    assert described["loans"] == "Ваші видачі й терміни повернення"
     assert described["language"] == "Вибрати мову"
     bot.add_chat(CHAT + 1, language_code="uk")
     assert bot.telegram.chat_commands(CHAT + 1)[0]["description"] == "Вітання і як почати"

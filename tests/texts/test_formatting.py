@@ -48,8 +48,8 @@ def test_format_date(value: dt.date | str | None, lang: str, expected: str) -> N
         (0, "i dag", "today"),
         (1, "i morgen", "tomorrow"),
         (3, "om 3 dage", "in 3 days"),
-        (-1, "1 dag over tid", "1 day overdue"),
-        (-2, "2 dage over tid", "2 days overdue"),
+        (-1, "overskredet med 1 dag", "1 day overdue"),
+        (-2, "overskredet med 2 dage", "2 days overdue"),
     ],
 )
 def test_relative_days(days: int, da: str, en: str) -> None:

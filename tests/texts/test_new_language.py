@@ -145,6 +145,6 @@ def test_a_new_language_is_one_po_file_and_one_line(tmp_path: Path) -> None:
     ]  # the .po's own plural rule
     assert seen["name"] == "Svenska"  # /language's button, from Babel
     assert seen["page"] == "sv"  # the login pages
-    assert seen["menu"] == "Ваші позики й терміни повернення"  # its command menu
+    assert seen["menu"] == "Ваші видачі й терміни повернення"  # its command menu
     assert seen["date"] == "24 nov."  # sv_SE's dates and amounts
     assert seen["amount"] == "1\u00a0234,50\u00a0Dkr"

@@ -54,7 +54,7 @@ async def test_renew_all_in_ukrainian_counts_days_in_the_genitive(bot: BotHarnes
     await bot.connect(807, KAREN, language_code="uk")
     await bot.send(807, "/reminders 1")
     [listing] = await command(bot, 807, "/renew")
-    await bot.tap(807, listing, "🔄 Продовжити ті, що спливають протягом 1 дня")
+    await bot.tap(807, listing, "🔄 Продовжити ті, що треба повернути протягом 1 дня")
     result = await bot.telegram.wait_for(807, "🔄 Продовження", after=listing.message_id)
     left = result.text.splitlines()[-1]
     assert left.startswith("⏭ Не продовжено "), left

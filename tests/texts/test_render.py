@@ -40,7 +40,7 @@ def days(n: int) -> dt.date:
 def test_overdue_loan_in_both_languages() -> None:
     overdue = loan(days(-2))
     assert render_loan(overdue, TODAY, "da") == (
-        "🔴 <b>Rødt &amp; sort</b>\nKaren Blixen · afleveres 24. nov. (2 dage over tid)"
+        "🔴 <b>Rødt &amp; sort</b>\nKaren Blixen · afleveres 24. nov. (overskredet med 2 dage)"
     )
     assert render_loan(overdue, TODAY, "en") == (
         "🔴 <b>Rødt &amp; sort</b>\nKaren Blixen · due 24 Nov (2 days overdue)"
@@ -50,7 +50,7 @@ def test_overdue_loan_in_both_languages() -> None:
 @pytest.mark.parametrize(
     ("offset", "urgency", "mark", "da", "en"),
     [
-        (-1, "overdue", "🔴 ", "(1 dag over tid)", "(1 day overdue)"),
+        (-1, "overdue", "🔴 ", "(overskredet med 1 dag)", "(1 day overdue)"),
         (0, "due_today", "🟡 ", "(i dag)", "(today)"),
         (1, "due_soon", "🟡 ", "(i morgen)", "(tomorrow)"),
         (3, "due_soon", "🟡 ", "(om 3 dage)", "(in 3 days)"),
@@ -120,7 +120,7 @@ def test_hold_in_queue() -> None:
     item = hold(status="Active", hold_queue_position="3", pick_up_agency="DK-775100")
     assert not hold_is_ready(item)
     assert render_hold(item, TODAY, "da", BRANCHES) == (
-        "<b>Ordbog</b>\nÆble &amp; co · I kø · nr. 3 i køen\nAfhentes på Hovedbiblioteket"
+        "<b>Ordbog</b>\nÆble &amp; co · I kø · nr. 3\nAfhentes på Hovedbiblioteket"
     )
     assert render_hold(item, TODAY, "en", BRANCHES) == (
         "<b>Ordbog</b>\nÆble &amp; co · In the queue · number 3\nPick up at Hovedbiblioteket"
@@ -271,7 +271,7 @@ def test_loans_summary_counts_overdue_due_soon_and_refused() -> None:
     loans = [loan(days(d)) for d in (-9, -1, -1, 0, 3, 4, 30)] + [loan("31/02/2026")]
     assert loans_summary(loans, TODAY, "en", 3) == "3 overdue · 2 due within 3 days"
     assert loans_summary(loans, TODAY, "da", 7, refused=1) == (
-        "3 over tid · 3 skal afleveres inden for 7 dage · ⛔ 1 kan ikke fornyes"
+        "3 overskredet · 3 skal afleveres inden for 7 dage · ⛔ 1 kan ikke fornyes"
     )
     assert loans_summary([loan(days(1))], TODAY, "en", 1) == "1 due within 1 day"
     assert loans_summary([loan(days(9))], TODAY, "en", 3) == "nothing due within 3 days"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +16,7 @@ from bot.rules.isil import normalise_branch
 from bot.rules.renewals import refusal_for, renew_window
 from bot.rules.urgency import hold_is_ready, sort_holds, sort_loans
 from bot.telegram.buttons import ButtonId, CancelHold, KeepHold, ListPage, Payload, decode
+from bot.telegram.cards import require_card
 from bot.telegram.context import Context, chat_settings
 from bot.telegram.failures import answer_library_error
 from bot.telegram.handlers.cardlists import (
@@ -116,7 +118,9 @@ async def cancel_callback(update: Update, context: Context) -> None:
     if isinstance(tapped, KeepHold):
         await _keep_hold(update, context, tapped)
     elif isinstance(tapped, CancelHold):
-        await _ask_cancel(update, context, tapped)
+        # The card first: a logged-out card's old button says so before any question.
+        if await require_card(context, tapped=tapped) is not None:
+            await _ask_cancel(update, context, tapped)
     else:
         await send(context.bot, context.chat_id, t(lang, "common.stale_button"))
 
@@ -387,10 +391,10 @@ async def list_holds(
     several = len(statuses) > 1
     names_of = {card.card: card.name for card in statuses}
     ids_of = {card.card: card.account.card_id for card in statuses}
-    for item in items[first : first + len(pages[page])]:
-        if item is None:
-            continue
-        number, hold = item
+    shown_items = [item for item in items[first : first + len(pages[page])] if item is not None]
+    # A title held twice on a card (at two branches) gets its branch on the buttons.
+    twice = Counter((number, hold.title) for number, hold in shown_items)
+    for number, hold in shown_items:
         title = hold.title or t(lang, "render.untitled")
         payload = CancelHold(
             hold.order_id,
@@ -401,6 +405,10 @@ async def list_holds(
             cid=ids_of[number],
         )
         text = t(lang, "borrower.holds.cancel_button", title=Raw(shorten(title, BUTTON_TITLE)))
+        if twice[number, hold.title] > 1:
+            place = (hold.pick_up_agency or "").strip()
+            branch = names.get(place) or place or "?"
+            text = t(lang, "borrower.holds.cancel_button_at", label=text, branch=branch)
         if several:
             text = t(lang, "lists.button_of", label=text, name=names_of[number])
         specs.append((plain(text), payload))

@@ -9,7 +9,8 @@ heading comes before its first entry, and a page that starts inside a section re
 heading ("continued"). The views (every card, each card) are stored once per message
 (`buttons.ListPage` with `card` and `views`), so ◀ ▶ and the card buttons edit the same message.
 
-A card whose token the platform refuses (401) is forgotten alone, and the patron is told which;
+A card whose token the platform refuses (401) is forgotten alone, and the patron is told which
+(one message for every such card of the read);
 a card the platform fails to read says so in its section while the others are shown (with one
 card, the failure is the answer).
 """
@@ -28,7 +29,7 @@ from bot.library.deadline import Deadline
 from bot.library.errors import LibraryError, TokenRejected
 from bot.services.checks import refresh_plan
 from bot.telegram.buttons import ButtonId, ListPage, Payload
-from bot.telegram.cards import card_name, forget_card, require_cards
+from bot.telegram.cards import card_name, forget_card, require_cards, tell_lapsed
 from bot.telegram.context import Context
 from bot.telegram.failures import error_text, tell_library_error
 from bot.telegram.keyboards import page_button, store_payloads
@@ -104,10 +105,10 @@ async def read_cards(
         return None
     statuses = await fetch_cards(context, shown_cards(cards, view), deadline or Deadline(), chat)
     single = len(cards) == 1
+    if all(status.forgotten for status in statuses):
+        return None  # `tell_lapsed` told the patron, with a login button
     if single:
         [only] = statuses
-        if only.forgotten:
-            return None  # `forget_card` told the patron
         if only.error is not None:
             # A new message, so a tapped list stays in the chat.
             await tell_library_error(context, only.error, card=only.account)
@@ -136,7 +137,8 @@ async def fetch_cards(
         try:
             status = await deadline.run(svc.library.user(account.token))
         except TokenRejected as exc:
-            if await forget_card(context, account, lang):
+            # Told below, with every other card that lapsed in the same read.
+            if await forget_card(context, account, lang, tell=False) is not None:
                 return CardStatus(account, name, forgotten=True)
             # Not forgotten: a login raced the call, and the card holds a new token.
             return CardStatus(account, name, error=exc)
@@ -152,8 +154,13 @@ async def fetch_cards(
         return CardStatus(account, name, status)
 
     if len(accounts) == 1:  # most chats: no task to make and wait for
-        return [await one(accounts[0])]
-    return list(await asyncio.gather(*(one(account) for account in accounts)))
+        statuses = [await one(accounts[0])]
+    else:
+        statuses = list(await asyncio.gather(*(one(account) for account in accounts)))
+    # One message names every card whose login lapsed: told one by one, each would call the
+    # others "unchanged" while another lapsed beside it.
+    await tell_lapsed(context, [status.account for status in statuses if status.forgotten], lang)
+    return statuses
 
 
 async def named_view(update: Update, context: Context) -> tuple[bool, int | None]:

@@ -44,7 +44,19 @@ BUTTON_QUERY = 40
 PHRASES: Mapping[str, str] = MappingProxyType(
     {
         **dict.fromkeys(
-            ("lån", "mine lån", "udlån", "loans", "my loans", "позики", "мої позики"), "loans"
+            (
+                "lån",
+                "mine lån",
+                "udlån",
+                "loans",
+                "my loans",
+                "видачі",
+                "мої видачі",
+                # What patrons may still type, though the bot says «видачі».
+                "позики",
+                "мої позики",
+            ),
+            "loans",
         ),
         **dict.fromkeys(
             (
@@ -58,6 +70,8 @@ PHRASES: Mapping[str, str] = MappingProxyType(
                 "renew my loans",
                 "renew all",
                 "продовжити",
+                "продовжити видачі",
+                "продовжити мої видачі",
                 "продовжити позики",
                 "продовжити мої позики",
             ),

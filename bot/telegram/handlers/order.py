@@ -95,10 +95,14 @@ async def order_command(update: Update, context: Context) -> None:
                 await reply(update, context, t(lang, "borrower.order.bad_branch", branch=echo))
                 return
             wanted = text
-    if len(cards) > 1:
-        await ask_card(update, context, cards, pid=pid, branch=branch, wanted=wanted)
+    deadline = Deadline()
+    work = await _material(update, context, pid, deadline)
+    if work is None:
         return
-    await prepare_order(update, context, cards[0], pid=pid, branch=branch, wanted=wanted)
+    if len(cards) > 1:
+        await ask_card(update, context, cards, work, branch=branch, wanted=wanted)
+        return
+    await prepare_order(update, context, cards[0], pid=pid, branch=branch, wanted=wanted, work=work)
 
 
 async def order_found(update: Update, context: Context, pid: str) -> None:
@@ -107,24 +111,29 @@ async def order_found(update: Update, context: Context, pid: str) -> None:
     cards = await require_cards(context)
     if not cards:
         return
-    if len(cards) > 1:
-        await ask_card(update, context, cards, pid=pid)
+    work = await _material(update, context, pid, Deadline())
+    if work is None:
         return
-    await prepare_order(update, context, cards[0], pid=pid)
+    if len(cards) > 1:
+        await ask_card(update, context, cards, work)
+        return
+    await prepare_order(update, context, cards[0], pid=pid, work=work)
 
 
 async def ask_card(
     update: Update,
     context: Context,
     cards: Sequence[Card],
+    work: Work,
     *,
-    pid: str,
     branch: str | None = None,
     wanted: str | None = None,
 ) -> None:
-    """ "Which card?": one button per card; the order goes on for the card tapped
-    (`card_tapped`). A new message, so a tapped search result list keeps its buttons."""
+    """ "Which card?" for `work`, found and checked already: one button per card; the order
+    goes on for the card tapped (`card_tapped`). A new message, so a tapped search result list
+    keeps its buttons."""
     lang = context.lang
+    pid = work.pid or ""
     specs: list[tuple[str, Payload]] = [
         (
             plain(t(lang, "cards.order_card", name=card_name(account, lang))),
@@ -133,7 +142,8 @@ async def ask_card(
         for account in cards
     ]
     buttons = one_per_row(await callback_buttons(update, context, specs))
-    await send(context.bot, context.chat_id, t(lang, "cards.order_which"), buttons=buttons)
+    text = t(lang, "cards.order_which", title=work.title or pid)
+    await send(context.bot, context.chat_id, text, buttons=buttons)
 
 
 async def card_tapped(update: Update, context: Context) -> None:
@@ -169,13 +179,15 @@ async def prepare_order(
     branch: str | None = None,
     wanted: str | None = None,
     edit: bool = False,
+    work: Work | None = None,
 ) -> None:
     """Ask for confirmation of ordering `pid`, to be picked up at `branch` (or the default).
 
     Also the target of a search result's "Order" button and of the branch picker (`edit`: in
     the tapped message). A given branch (or the one branch of the patron's library whose name
     `wanted` is) becomes the patron's saved choice; otherwise the saved choice, else the
-    patron's own library (`/v3/user`).
+    patron's own library (`/v3/user`). `work`: the material, when the caller found and
+    checked it already (`_material`).
     """
     lang = context.lang
     svc = context.services
@@ -185,21 +197,29 @@ async def prepare_order(
     if branch is None and wanted is None:
         branch = normalise_branch(account.pickup_branch)
     try:
-        work, status = await asyncio.gather(
-            _work(context, pid, deadline), deadline.run(svc.library.user(account.token))
-        )
+        if work is None:
+            work, status = await asyncio.gather(
+                _work(context, pid, deadline), deadline.run(svc.library.user(account.token))
+            )
+        else:
+            status = await deadline.run(svc.library.user(account.token))
     except LibraryError as exc:
         await answer_library_error(update, context, exc, card=account)
         return
     home = normalise_branch(status.agency) if branch is None else None
-    if work is None or not work.title:
-        await send(context.bot, chat_id, t(lang, "borrower.order.not_found", pid=pid))
+    refusal = _refused(work, pid, lang)
+    if refusal is not None or work is None or not work.title:
+        await send(context.bot, chat_id, refusal or t(lang, "borrower.order.not_found", pid=pid))
         return
     title, creator = work.title, work.creator
     held = await _on_card(context, status, pid, title, deadline)
     if await _ordered_here(context, account, pid, held is not None):
-        text = t(lang, "borrower.order.ordered_before", title=title)
-        text = await _for_card(context, account, f"{held}\n{text}" if held else text)
+        # The line about what the card has names the title; the next need not again.
+        if held:
+            text = f"{held}\n{t(lang, 'borrower.order.ordered_before_shown')}"
+        else:
+            text = t(lang, "borrower.order.ordered_before", title=title)
+        text = await _for_card(context, account, text)
         if edit:
             await reply(update, context, text)
         else:
@@ -430,6 +450,40 @@ async def _work(context: Context, pid: str, deadline: Deadline) -> Work | None:
         if work.pid == pid:
             return work
     return works[0] if works else None
+
+
+async def _material(update: Update, context: Context, pid: str, deadline: Deadline) -> Work | None:
+    """The material `pid`, found and checked before anything is asked about it (which card,
+    which branch, "yes"); None after telling the patron why it cannot be ordered."""
+    try:
+        work = await _work(context, pid, deadline)
+    except LibraryError as exc:
+        await answer_library_error(update, context, exc, edit=False)
+        return None
+    refusal = _refused(work, pid, context.lang)
+    if refusal is not None or work is None:
+        lang = context.lang
+        await send(
+            context.bot, context.chat_id, refusal or t(lang, "borrower.order.not_found", pid=pid)
+        )
+        return None
+    return work
+
+
+def net_only(work: Work) -> bool:
+    """A material the library lends only online ("Lydbog (net)", "E-bog (net)"): the order
+    system refuses it for pick-up everywhere (`owned_wrong_mediumType`)."""
+    return "(net)" in (work.type or "").lower()
+
+
+def _refused(work: Work | None, pid: str, lang: str) -> str | None:
+    """Why `work` cannot be ordered, where the bot can tell before the order system: not
+    found, or lent only online; None when it may be ordered."""
+    if work is None or not work.title:
+        return t(lang, "borrower.order.not_found", pid=pid)
+    if net_only(work):
+        return t(lang, "borrower.order.wrong_medium", title=work.title)
+    return None
 
 
 async def _home_branch(context: Context, account: Card, deadline: Deadline) -> str | None:

@@ -33,7 +33,7 @@ from bot.telegram.handlers.cardlists import (
     fetch_cards,
 )
 from bot.telegram.handlers.common import borrower_status
-from bot.telegram.handlers.order import valid_pid
+from bot.telegram.handlers.order import net_only, valid_pid
 from bot.telegram.handlers.whatson import one_message
 from bot.telegram.keyboards import BUTTON_TITLE, callback_buttons, resolve_callback
 from bot.telegram.replies import plain, reply, send
@@ -120,7 +120,7 @@ async def card_callback(update: Update, context: Context) -> None:
     if card.status is None:
         await reply(update, context, card.trouble(lang) or t(lang, "common.error"))
         return
-    await recommend_for(update, context, account, card.status, deadline, card=account.number)
+    await recommend_for(update, context, account, card.status, deadline)
 
 
 async def recommend_for(
@@ -129,11 +129,10 @@ async def recommend_for(
     account: Card,
     status: BorrowerStatus,
     deadline: Deadline,
-    *,
-    card: int | None = None,
 ) -> None:
     """Suggestions from `status`'s loans, asked with `account`'s token; their Order buttons
-    order with `card` (None: as `/order` chooses)."""
+    order with `account`, named by its identity even in a one-card chat, so a button outliving
+    the card says so rather than order on a card logged in since."""
     lang = context.lang
     likes, ignores = likes_and_ignores(status)
     if not likes:
@@ -165,11 +164,12 @@ async def recommend_for(
     )
     specs = []
     for number, work in enumerate(shown[:count], start=1):
+        if net_only(work):
+            continue  # lent only online: no "Order" to be refused after
         title = shorten(work.title or t(lang, "render.untitled"), BUTTON_TITLE)
         label = t(lang, "borrower.search.button", number=number, title=Raw(title))
         # A search result's "Order" (`handlers.search`): the confirmation of `/order <pid>`.
-        cid = None if card is None else account.card_id
-        specs.append((label, OrderFound(work.pid or "", card, cid)))
+        specs.append((label, OrderFound(work.pid or "", account.number, account.card_id)))
     rows: list[list[InlineKeyboardButton]] = [
         [button] for button in await callback_buttons(update, context, specs)
     ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from telegram import Update
@@ -14,6 +15,7 @@ from bot.telegram.context import Context
 from bot.telegram.keyboards import callback_buttons, resolve_callback
 from bot.telegram.replies import reply
 from bot.texts import Raw, t
+from bot.texts.formatting import join_and
 from storage.store import NOTICES
 
 MAX_DAY = 30
@@ -23,21 +25,43 @@ WORDS_ON = frozenset({"on", "til", "ja", "yes"})
 WORDS_OFF = frozenset({"off", "fra", "nej", "no"})
 # "/reminders at 7", "kl. 7", "о 7" or "/reminders 7:30": the hour the reminders come.
 WORDS_AT = frozenset({"at", "kl", "kl.", "klokken", "о", "об"})
-_CLOCK = re.compile(r"^([01]?\d|2[0-3])(?:[:.][0-5]\d)?$")
+# A time of day as written: 7, 07:30, 7.30 (the Danish way) or 7,30; checked for range below.
+_CLOCK = re.compile(r"^(\d{1,2})(?:[:.,](\d{2}))?$")
+# A lone word meant as a time: a colon, or the Danish 7.30 (a 5.2.0 is days, said wrongly).
+_LIKE_TIME = re.compile(r"^.*:.*$|^\d+\.\d+$")
 # The hours offered as buttons (any hour can be typed).
 HOUR_PRESETS = (7, 12, 18)
 
 
-def parse_hour(words: Sequence[str]) -> int | None:
-    """The hour of `at 7`, `kl. 7:30` or `7:30` (minutes are not kept: the sweep passes hourly);
-    None when the words say no time of day."""
+@dataclass(frozen=True, slots=True)
+class BadTime:
+    """Words that mean a time of day the bot cannot use: not a time at all (`hour` None), or
+    a time off the sweep's minute, with the hour of the pass just before it (the sweep passes
+    hourly, so a chat chooses the hour only)."""
+
+    hour: int | None = None
+
+
+def parse_hour(words: Sequence[str], minute: int = 0) -> int | BadTime | None:
+    """The hour of `at 7`, `kl. 7:30`, `7:30` or `7.30`; `BadTime` when the words are a time
+    that is not one (25:00, 7:75) or does not fall on the sweep's `minute`; None when the
+    words say no time of day (they may be days)."""
     if len(words) == 2 and words[0] in WORDS_AT:
-        found = _CLOCK.match(words[1])
-    elif len(words) == 1 and (":" in words[0] or "." in words[0]):
-        found = _CLOCK.match(words[0])
+        text = words[1]
+    elif len(words) == 1 and _LIKE_TIME.match(words[0]):
+        text = words[0]
     else:
         return None
-    return int(found.group(1)) if found else None
+    found = _CLOCK.match(text)
+    if found is None or not text.isascii():
+        return BadTime()
+    hour = int(found.group(1))
+    given = int(found.group(2)) if found.group(2) is not None else minute
+    if hour > 23 or given > 59:
+        return BadTime()
+    if given != minute:
+        return BadTime(hour if given > minute else (hour - 1) % 24)
+    return hour
 
 
 def clock(hour: int, minute: int) -> str:
@@ -59,10 +83,7 @@ def parse_days(words: Sequence[str]) -> tuple[int, ...] | None:
 
 def join_days(days: Sequence[int], lang: str) -> str:
     """`3, 1 og 0` / `3, 1 and 0`."""
-    text = [str(day) for day in days]
-    if len(text) < 2:
-        return "".join(text)
-    return f"{', '.join(text[:-1])} {t(lang, 'reminders.and')} {text[-1]}"
+    return join_and([str(day) for day in days], lang)
 
 
 async def _status(update: Update, context: Context, lead: str | None = None) -> None:
@@ -88,14 +109,19 @@ async def _status(update: Update, context: Context, lead: str | None = None) -> 
         lines.append(t(lang, "reminders.status.on", days=described))
         at = svc.settings.REMINDER_TIME
         hour = chat.reminder_hour if chat.reminder_hour is not None else at.hour
-        when = t(lang, "reminders.status.time", time=clock(hour, at.minute))
-        if chat.reminder_hour is None:
-            when = Raw(f"{when} {t(lang, 'reminders.status.default')}")
-        lines.append(str(when))
+        # The default's note inside the sentence, before its full stop.
+        key = (
+            "reminders.status.time"
+            if chat.reminder_hour is not None
+            else "reminders.status.time_default"
+        )
+        lines.append(t(lang, key, time=clock(hour, at.minute)))
         lines.append(t(lang, "reminders.status.ready"))
     else:
         lines.append(t(lang, "reminders.status.off"))
-    lines.append(t(lang, "reminders.status.howto"))
+    lines.append(
+        t(lang, "reminders.status.howto", time=clock(7, svc.settings.REMINDER_TIME.minute))
+    )
     # One line per notice, marked as its button is.
     notice_lines = [t(lang, "notices.heading")]
     for name in NOTICES:
@@ -144,9 +170,13 @@ async def reminders_command(update: Update, context: Context) -> None:
     if len(words) == 1 and words[0] in WORDS_ON | WORDS_OFF:
         op = "on" if words[0] in WORDS_ON else "off"
         await store.set_reminders(chat_id, enabled=op == "on")
-        await _status(update, context, t(lang, f"reminders.saved.{op}"))
+        await _status(update, context, t(lang, "reminders.saved.days"))
         return
-    hour = parse_hour(words)
+    minute = context.services.settings.REMINDER_TIME.minute
+    hour = parse_hour(words, minute)
+    if isinstance(hour, BadTime):
+        await reply(update, context, _bad_time(lang, hour, minute))
+        return
     if hour is not None:
         await store.chats.set_reminder_hour(chat_id, hour)
         await _status(update, context, t(lang, "reminders.saved.days"))
@@ -160,6 +190,18 @@ async def reminders_command(update: Update, context: Context) -> None:
     await _status(update, context, t(lang, "reminders.saved.days"))
 
 
+def _bad_time(lang: str, bad: BadTime, minute: int) -> str:
+    """Why the time cannot be used, with times that can."""
+    if bad.hour is None:
+        return t(lang, "reminders.bad_time", last=clock(23, minute), example=clock(7, minute))
+    return t(
+        lang,
+        "reminders.on_the_hour",
+        earlier=clock(bad.hour, minute),
+        later=clock((bad.hour + 1) % 24, minute),
+    )
+
+
 async def reminders_button(update: Update, context: Context) -> None:
     ref = await resolve_callback(update, context)
     if ref is None:
@@ -170,7 +212,7 @@ async def reminders_button(update: Update, context: Context) -> None:
     op = choice.op if choice is not None else None
     if op in ("on", "off"):
         await store.set_reminders(ref.chat_id, enabled=op == "on")
-        await _status(update, context, t(lang, f"reminders.saved.{op}"))
+        await _status(update, context, t(lang, "reminders.saved.days"))
     elif op == "days":
         days = parse_days([str(day) for day in (choice.days if choice else None) or ()])
         if days is None:

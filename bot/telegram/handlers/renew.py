@@ -43,7 +43,7 @@ from bot.rules.urgency import hold_is_ready, sort_loans
 from bot.services import renewing
 from bot.services.renewing import RenewedDue, Tried
 from bot.telegram.buttons import ButtonId, ListPage, Payload, RenewAll, RenewLoan, decode
-from bot.telegram.cards import card_name, forget_card
+from bot.telegram.cards import card_name, forget_card, tell_lapsed
 from bot.telegram.context import Context
 from bot.telegram.failures import answer_library_error
 from bot.telegram.handlers.cardlists import (
@@ -554,16 +554,20 @@ async def away_command(update: Update, context: Context) -> None:
             deadline=deadline,
         )
         if isinstance(done, TokenRejected):
-            await forget_card(context, card.account, lang)
+            if await forget_card(context, card.account, lang, tell=False) is not None:
+                lapsed.append(card.account)
             return None if shown.single else [t(lang, "lists.card_forgotten", name=card.name)]
         lapsing = await _lapsing(card.status.orders, today, days, context, deadline)
         return renewed_lines(done, lang, today)[0] + lapsing
 
+    lapsed: list[Card] = []
     results = await asyncio.gather(*(renew_card(card) for card in statuses))
+    # Every card whose login lapsed while renewing, named in one message.
+    await tell_lapsed(context, lapsed, lang)
     lines: list[str] = []
     for card, found in zip(statuses, results, strict=True):
         if found is None:
-            return  # the one card's token was refused: `forget_card` told the patron
+            return  # the one card's token was refused: `tell_lapsed` told the patron
         if not shown.single:
             lines.append(("\n" if lines else "") + heading(lang, card.name))
         lines.extend(found)

@@ -21,7 +21,7 @@ from bot.telegram.buttons import OrderFound, Payload, decode
 from bot.telegram.cards import require_card
 from bot.telegram.context import Context
 from bot.telegram.failures import answer_library_error, public_failure
-from bot.telegram.handlers.order import order_found, prepare_order, valid_pid
+from bot.telegram.handlers.order import net_only, order_found, prepare_order, valid_pid
 from bot.telegram.keyboards import (
     SHORT_TITLE,
     callback_buttons,
@@ -145,7 +145,8 @@ async def run_search(update: Update, context: Context, words: str) -> None:
     specs: list[tuple[str, Payload]] = []
     for number, work in enumerate(works, start=1):
         entries.append(f"{number}. {render_work(work, lang)}")
-        if work.pid and valid_pid(work.pid):
+        # A material lent only online cannot be ordered: no button to be refused after.
+        if work.pid and valid_pid(work.pid) and not net_only(work):
             title = shorten(work.title or t(lang, "render.untitled"), SHORT_TITLE)
             text = t(lang, "borrower.search.button", number=number, title=Raw(title))
             specs.append((text, OrderFound(work.pid)))

@@ -12,6 +12,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# Fields a translation may leave out: a greeting's name where the language needs a form of it
+# the bot cannot make (Ukrainian's vocative: "Вітаю, Олено!", never "Вітаю, Олена!").
+OMITTABLE_FIELDS: dict[str, frozenset[str]] = {
+    "connect.welcome": frozenset({"name"}),
+    "connect.welcome_connected": frozenset({"name"}),
+}
+
 
 @dataclass(frozen=True, slots=True)
 class Message:

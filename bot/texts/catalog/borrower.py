@@ -29,6 +29,9 @@ MESSAGES: tuple[Message, ...] = (
     _("borrower.holds.empty", "📌 You have no holds right now."),
     _("borrower.holds.footer", "Tap a button to cancel a hold."),
     _("borrower.holds.cancel_button", "✖ Cancel: {title}"),
+    # TRANSLATORS: a title held at two branches: {label} is borrower.holds.cancel_button,
+    # {branch} the pick-up branch of this one
+    _("borrower.holds.cancel_button_at", "{label} ({branch})"),
     # cancelling a hold
     _("borrower.cancel.confirm", "Do you want to cancel your hold on <b>{title}</b>?"),
     _(
@@ -149,6 +152,11 @@ MESSAGES: tuple[Message, ...] = (
         "borrower.order.ordered_before",
         "📥 <b>{title}</b> has already been ordered on this card through the bot, so it is not "
         "ordered again. See /holds.",
+    ),
+    # TRANSLATORS: under a line naming the title (borrower.order.has_hold and the like)
+    _(
+        "borrower.order.ordered_before_shown",
+        "📥 It has already been ordered on this card through the bot, so it is not ordered again.",
     ),
     _("borrower.order.has_loan", "ℹ️ This card already has <b>{title}</b> on loan, due {date}."),
     _(
@@ -331,7 +339,7 @@ MESSAGES: tuple[Message, ...] = (
     _("borrower.renew.reason.max", "it has been renewed the most times allowed"),
     _("borrower.renew.reason.reserved", "reserved by another patron"),
     _("borrower.renew.reason.too_early", "it is too early to renew it"),
-    _("borrower.renew.reason.not_renewable", "it cannot be renewed"),
+    _("borrower.renew.reason.not_renewable", "this material may not be renewed"),
     _("borrower.renew.reason.debt", "you have unpaid fees"),
     _("borrower.renew.reason.not_found", "the loan no longer exists"),
     _("borrower.renew.reason.refused", "the library refused to renew it"),

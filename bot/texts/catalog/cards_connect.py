@@ -79,6 +79,7 @@ MESSAGES: tuple[Message, ...] = (
         "stops working by itself by {date} at the latest.",
     ),
     _("cards.remaining", "Still connected here: {names}."),
-    _("cards.order_which", "Which card do you want to order with?"),
+    # TRANSLATORS: {title} is the material's title, found and checked before the question
+    _("cards.order_which", "Which card do you want to order <b>{title}</b> with?"),
     _("cards.order_card", "👤 {name}"),
 )

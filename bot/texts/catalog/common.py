@@ -70,4 +70,6 @@ MESSAGES: tuple[Message, ...] = (
         n="limit",
     ),
     _("common.error", "Something went wrong on our side. Try again shortly."),
+    # TRANSLATORS: the word before the last item of a list: "3, 1 and 0", "Karen, Jonas and Ole"
+    _("common.and", "and"),
 )

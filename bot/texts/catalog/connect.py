@@ -5,6 +5,9 @@ from __future__ import annotations
 from bot.texts.catalog import Message, _, _n
 
 MESSAGES: tuple[Message, ...] = (
+    # TRANSLATORS: {name} is ", Olena" (the Telegram first name) or empty; leave it out where a
+    # greeting needs a form of the name the bot cannot make (the vocative). So in
+    # connect.welcome_connected.
     _(
         "connect.welcome",
         "👋 Hi{name}! I help you with the public libraries.\n"

@@ -35,6 +35,19 @@ MESSAGES: tuple[Message, ...] = (
         "🔑 The library no longer accepts {name}'s login, so that card is logged out here. "
         "Log in as {name} to connect it again; the other cards are unchanged.",
     ),
+    # TRANSLATORS: {names} is "Karen and Jonas", cards whose library login lapsed (expired or
+    # refused) at once, while the chat has other cards
+    _(
+        "lists.cards_lapsed",
+        "🔑 The library logins of {names} have run out, so those cards are logged out here. Log "
+        "in as each of them to connect it again; the other cards are unchanged.",
+    ),
+    # TRANSLATORS: as lists.cards_lapsed, when they were every card of the chat
+    _(
+        "lists.cards_lapsed_all",
+        "🔑 The library logins of {names} have run out, so no card is logged in here now. Log "
+        "in as each of them to connect it again.",
+    ),
     _(
         "lists.card_expired",
         "🔑 The login of {name}'s card has expired. Log in as {name} to connect it again; the "

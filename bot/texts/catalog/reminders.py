@@ -49,20 +49,20 @@ MESSAGES: tuple[Message, ...] = (
     _("reminders.status.ready", "You are also told when a hold is ready for pick-up."),
     # TRANSLATORS: {time} is the time of day, 07:00; the bot's time zone (Danish time)
     _("reminders.status.time", "⏰ They come at about <b>{time}</b>."),
+    # TRANSLATORS: as reminders.status.time, for a chat that never chose a time
+    _("reminders.status.time_default", "⏰ They come at about <b>{time}</b> (the bot's default)."),
     _("reminders.button.hour", "⏰ {time}"),
+    # TRANSLATORS: {time} is a time of day the reminders can come at, 07:00
     _(
         "reminders.status.howto",
         "Choose the days and the time with the buttons or type e.g. "
-        "<code>/reminders 5 2 0</code> or <code>/reminders 7:00</code>. "
+        "<code>/reminders 5 2 0</code> or <code>/reminders {time}</code>. "
         "<code>/reminders off</code> turns them off, <code>/reminders on</code> turns them back "
         "on.",
     ),
-    _("reminders.and", "and"),
     _("reminders.button.on", "🔔 Turn on"),
     _("reminders.button.off", "🔕 Turn off"),
     _("reminders.button.days", "{days} days"),
-    _("reminders.saved.on", "✅ Reminders are on."),
-    _("reminders.saved.off", "✅ Reminders are off. Turn them on again with /reminders on."),
     _("reminders.saved.days", "✅ Saved."),
     _n(
         "reminders.invalid",
@@ -73,6 +73,19 @@ MESSAGES: tuple[Message, ...] = (
         "<code>/reminders 5 2 0</code>, or <code>/reminders off</code> / "
         "<code>/reminders on</code>.",
         n="max",
+    ),
+    # TRANSLATORS: {last} is 23:00, {example} 07:00 (24-hour clock, Danish time)
+    _(
+        "reminders.bad_time",
+        "That is not a time of day. Give a time from 00:00 to {last}, e.g. "
+        "<code>/reminders {example}</code>.",
+    ),
+    # TRANSLATORS: {earlier} and {later} are the two times nearest the one typed, 07:00 and
+    # 08:00 for 7:30
+    _(
+        "reminders.on_the_hour",
+        "Reminders go out once an hour ({earlier}, {later} and so on), so I cannot send them at "
+        "that exact time. Choose {earlier} or {later}, e.g. <code>/reminders {later}</code>.",
     ),
     _("reminders.expired_button", "That button has expired. Send /reminders again."),
     # Notices no library sends (rules/notices.py), each turned on or off in /reminders.
