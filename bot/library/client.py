@@ -45,10 +45,12 @@ from bot.library.errors import (
 )
 from bot.library.models import (
     DEFAULT_TZ,
+    Availability,
     BorrowerStatus,
     Branch,
     CancelResult,
     Event,
+    Holdings,
     LibraryPage,
     NewsItem,
     OrderResult,
@@ -84,7 +86,7 @@ PUBLIC_TOKEN_MARGIN = 60.0
 DEFAULT_TOKEN_LIFETIME = 3600.0
 # The platform's bump limit for /recommend and /search (spec section 8).
 MAX_LIMIT = 50
-# `pids` per `/v3/work` call: the platform's spec (`maxItems: 20`); more is a 400.
+# `pids` per `/v3/work` and `/v3/holdingsitems` call: the platform's spec (`maxItems: 20`).
 MAX_WORK_PIDS = 20
 # What the bot shows of a work. Without `fields` the platform leaves out every `cover*` field
 # (doc/spec.yaml, `work`), and its `fieldsFilter` keeps only the keys named.
@@ -455,6 +457,34 @@ class LibraryClient:
             body = await self._platform("work", "/v3/work", access_token, params, retry=True)
             return parse_list(Work, envelope_data(body, "work"), tz=self.timezone, endpoint="work")
 
+    async def holdings(self, access_token: str, agency: str, pids: Sequence[str]) -> list[Holdings]:
+        """The copies of `pids` at the branches of library `agency` (`710100` or ISIL), 20
+        pids a call as the platform's spec allows, made at once."""
+        chunks = [pids[n : n + MAX_WORK_PIDS] for n in range(0, len(pids), MAX_WORK_PIDS)]
+        found = await asyncio.gather(*(self._holdings(access_token, agency, c) for c in chunks))
+        return [holding for part in found for holding in part]
+
+    async def _holdings(
+        self, access_token: str, agency: str, pids: Sequence[str]
+    ) -> list[Holdings]:
+        with self._metered("holdings"):
+            params: dict[str, PlatformValue] = {"agency": agency, "pids": pids}
+            body = await self._platform(
+                "holdings", "/v3/holdingsitems", access_token, params, retry=True
+            )
+            data = envelope_data(body, "holdings")
+            return parse_list(Holdings, data, tz=self.timezone, endpoint="holdings")
+
+    async def availability(self, access_token: str, pids: Sequence[str]) -> list[Availability]:
+        """For the patron of `access_token`, per pid in order: may it be ordered, and when
+        would it be ready (the order system's reasons)."""
+        with self._metered("availability"):
+            body = await self._platform(
+                "availability", "/v3/availability", access_token, {"pids": pids}, retry=True
+            )
+            data = envelope_data(body, "availability")
+            return parse_list(Availability, data, tz=self.timezone, endpoint="availability")
+
     async def search(
         self, access_token: str, query: str, *, limit: int = 10, offset: int = 0
     ) -> SearchResult:
@@ -574,6 +604,9 @@ class LibraryClient:
         return await self._with_public_token(
             lambda token: self.search(token, query, limit=limit, offset=offset)
         )
+
+    async def holdings_public(self, agency: str, pids: Sequence[str]) -> list[Holdings]:
+        return await self._with_public_token(lambda token: self.holdings(token, agency, pids))
 
     async def work_public(self, pids: Sequence[str]) -> list[Work]:
         return await self._with_public_token(lambda token: self.work(token, pids))

@@ -54,6 +54,8 @@ LABELS: Mapping[str, str] = MappingProxyType(
         "library": "data platform /v3/library",
         "news": "data platform /v3/news",
         "recommend": "data platform /v3/recommend",
+        "holdings": "data platform /v3/holdingsitems",
+        "availability": "data platform /v3/availability",
     }
 )
 _TOKEN_ENDPOINTS = frozenset({"exchange_code", "password_grant"})

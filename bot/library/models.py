@@ -264,6 +264,48 @@ class Work(Model):
     cover_url117: FirstText = None
 
 
+class Copy(Model):
+    """One copy of a title at a branch (`/v3/holdingsitems`). Recorded statuses are `OnShelf`
+    and `NotForLoan`; others exist. `branch_id` is often empty: the branch is its name."""
+
+    branch: Text = ""
+    branch_id: OptText = None
+    department: Text = ""
+    location: Text = ""
+    sub_location: Text = ""
+    status: Text = ""
+
+    @property
+    def on_shelf(self) -> bool:
+        return self.status == "OnShelf"
+
+    @property
+    def not_for_loan(self) -> bool:
+        return self.status == "NotForLoan"
+
+    @property
+    def place(self) -> list[str]:
+        """Department, location and sub-location, the empty ones left out."""
+        return [part for part in (self.department, self.location, self.sub_location) if part]
+
+
+class Holdings(Model):
+    pid: Text
+    holdingsitems: list[Copy] = Field(default_factory=list)
+
+
+class Availability(Model):
+    """`/v3/availability` of one title for the logged-in patron's library: whether it lends
+    it, when an order would be ready, and whether the order system would take an order, with
+    its reason (the order system's codes); or `unavailable` when the holding service failed."""
+
+    will_lend: bool | None = None
+    expected_delivery: LibraryDate = None
+    order_possible: bool | None = None
+    order_possible_reason: OptText = None
+    unavailable: OptText = None
+
+
 class SearchResult(Model):
     hit_count: int = 0
     works: list[Work] = Field(default_factory=list)

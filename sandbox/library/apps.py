@@ -114,6 +114,8 @@ class ServiceApps:
             ("/v3/events", platform.events),
             ("/v3/news", platform.news),
             ("/v3/recommend", platform.recommend),
+            ("/v3/holdingsitems", platform.holdingsitems),
+            ("/v3/availability", platform.availability),
         ]
         return [
             *((method, path, h) for path, h in endpoints for method in ("GET", "POST")),

@@ -437,5 +437,48 @@ class Platform:
         data = recommendations(liked, ignore)[offset : offset + limit]
         return self._envelope(params, data)
 
+    @endpoint
+    async def holdingsitems(self, request: web.Request) -> web.Response:
+        """Copies of titles at a library's branches (holdingsitems.js's checks, in order)."""
+        params, _ = await self._authorized(request, "holdingsitems")
+        agency = params.get("agency")
+        if not agency:
+            raise Refusal(400, "Request must contain a valid agency prop")
+        pids: list[str] = params.get("pids") or []
+        item_id = params.get("item_id")
+        if not pids and not item_id:
+            raise Refusal(400, "Request must either contain the `pids` or `item_id` prop")
+        if pids and item_id:
+            raise Refusal(400, "Request is not allowed to contain both `pids` and `item_id` prop")
+        agency = isil_digits(agency)
+        if item_id:
+            items = [
+                item
+                for entry in CATALOGUE
+                for item in self.state.shelves.holdings(pid(entry[0]), agency)
+                if item["itemId"] == item_id
+            ]
+            return self._envelope(params, {"holdingsitems": items})
+        found = [{"pid": p, "holdingsitems": self.state.shelves.holdings(p, agency)} for p in pids]
+        return self._envelope(params, found)
+
+    @endpoint
+    async def availability(self, request: web.Request) -> web.Response:
+        """Whether the logged-in patron's library lends each title, and whether an order of it
+        can be placed (availability.js: the holding service and the order policy)."""
+        params, user_id = await self._patron(request, "availability")
+        pids = params["pids"]
+        if not pids or not pids[0]:
+            raise Refusal(400, "pids is not of type array")  # as recorded
+        agency = self.state.record(user_id).patron.agency
+        shelves, today, tz = self.state.shelves, self.state.today, self.state.tz
+        data = [
+            shelves.availability(
+                p, agency, today, tz, (faust_of(p), f"DK-{agency}") in OWN_CATALOGUE
+            )
+            for p in pids
+        ]
+        return self._envelope(params, data)
+
     async def not_found(self, request: web.Request) -> web.Response:
         return platform_error(404, "404 Not Found")

@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo
 
 from sandbox.library.data import FAMILY_FIRST_ID, PatronFactory, PatronRecord
+from sandbox.library.shelf import Shelves
 
 TOKEN_LIFETIME = 2_592_000  # thirty days, as production
 CODE_LIFETIME = 300.0
@@ -88,6 +89,7 @@ class SandboxState:
         self.order_delay = order_delay
         # Branches that take no pick-ups (`pickupAllowed` false, as some service points).
         self.no_pickup: set[str] = set()
+        self.shelves = Shelves()  # the copies' statuses (`/v3/holdingsitems`)
         self.pending_orders: list[PendingOrder] = []
         self.factory = PatronFactory(today, tz)
         self.records: dict[str, PatronRecord] = {}

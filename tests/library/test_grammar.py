@@ -63,6 +63,8 @@ CALLS: dict[str, Call] = {
     "events": lambda c, s: c.events(s.issue_token(KAREN), "710100"),
     "news": lambda c, s: c.news(s.issue_token(KAREN), "DK-710100"),
     "library": lambda c, s: c.library_public("746100"),
+    "holdings": lambda c, s: c.holdings_public("710100", [PID, "870970-basis:27247164"]),
+    "availability": lambda c, s: c.availability(s.issue_token(KAREN), [PID, "870970-basis:1"]),
     "recommend": lambda c, s: c.recommend(
         s.issue_token(KAREN), [PID], ignore=["870970-basis:27247164"], limit=50
     ),
@@ -168,3 +170,23 @@ def test_the_validators_messages() -> None:
         "pids does not meet maximum length of 20"
     ]
     assert validate({"pretty": "yes"}, PARAMETERS["user"]) == ["pretty is not of a type(s) boolean"]
+
+
+async def test_holdings_and_availability_as_the_bot_reads_them(
+    library_sandbox: LibrarySandbox, client: LibraryClient
+) -> None:
+    """Copies at several branches of one library, with their places; availability per pid in
+    order, with the order system's reason, and `unavailable` for a title nobody has."""
+    [holdings] = await client.holdings_public("DK-710100", [PID])
+    assert holdings.pid == PID and len(holdings.holdingsitems) >= 2
+    assert {copy.status for copy in holdings.holdingsitems} <= {"OnShelf", "OnLoan", "NotForLoan"}
+    assert all(copy.branch and copy.place for copy in holdings.holdingsitems)
+    token = library_sandbox.issue_token(KAREN)
+    net, own, unknown = await client.availability(
+        token, ["870970-basis:51371213", "870970-basis:27015794", "870970-basis:1"]
+    )
+    assert (net.order_possible, net.order_possible_reason) == (False, "owned_wrong_mediumType")
+    assert (own.order_possible, own.order_possible_reason) == (False, "owned_own_catalogue")
+    assert unknown.unavailable and unknown.order_possible is None
+    [fine] = await client.availability(token, [PID])
+    assert fine.order_possible and fine.expected_delivery is not None
