@@ -86,6 +86,10 @@ class BranchNames:
                 return page.hours_on(day) or None
         return None
 
+    def agency_of(self, branch_id: str) -> str | None:
+        """The library (ISIL) `/v3/libraries` listed the branch under, once it was asked."""
+        return self._agency_of.get(branch_key(branch_id))
+
     def closed(self, branch_id: str) -> bool:
         """Whether `/v3/libraries` said the branch is temporarily closed."""
         return branch_key(branch_id) in self._closed

@@ -35,6 +35,7 @@ from bot.telegram.handlers import (
     search,
     start,
     whatson,
+    where,
 )
 from bot.telegram.ratelimit import FairUpdateProcessor
 from bot.telegram.replies import answer_query, send
@@ -102,6 +103,7 @@ def area_handlers() -> list[BaseHandler[Any, Any, Any]]:
         paging,
         order,
         search,
+        where,
         renew,
         reminders,
         calendar,

@@ -124,6 +124,14 @@ class OrderFound:
 
 
 @dataclass(frozen=True)
+class WhereIs:
+    """ "📍 Where is it?": where the material stands at the libraries of the chat's cards."""
+
+    ACTION: ClassVar[str] = "where"
+    pid: str
+
+
+@dataclass(frozen=True)
 class SearchWords:
     """Free text's "🔎 Search for »…«": the search, as `/search <words>` would run it. The
     words are sealed (`Store.seal`): a patron may type anything, a CPR number by mistake."""

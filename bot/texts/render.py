@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Final
 
-from bot.library.models import Debt, Hold, Loan, Work
+from bot.library.models import Copy, Debt, Hold, Loan, Work
 from bot.rules.urgency import due_counts, hold_is_ready, loan_urgency
 from bot.texts import Raw, t
 from bot.texts.formatting import (
@@ -260,3 +260,31 @@ def reason_text(raw: str, lang: str) -> str:
     if not raw.strip():
         return t(lang, "borrower.renew.reason.unknown")
     return t(lang, "borrower.renew.reason.code", code=shorten(raw, REASON_LIMIT))
+
+
+def render_copies(copies: Sequence[Copy], lang: str) -> list[str]:
+    """Where a title stands at one library: each branch with a copy on the shelf and its place
+    (department › location › sub-location), each with a copy only to read there, then how many
+    more are lent out. Empty when the library has no copy."""
+    shelved: dict[str, list[str]] = {}
+    reading: dict[str, list[str]] = {}
+    for copy in copies:
+        if copy.on_shelf:
+            shelved.setdefault(copy.branch, copy.place)
+        elif copy.not_for_loan:
+            reading.setdefault(copy.branch, copy.place)
+    lines = [
+        t(lang, "shelf.on_shelf", branch=branch, place=" › ".join(place))
+        if place
+        else t(lang, "shelf.on_shelf_here", branch=branch)
+        for branch, place in sorted(shelved.items())
+    ]
+    lines += [
+        t(lang, "shelf.not_for_loan", branch=branch, place=" › ".join(place))
+        for branch, place in sorted(reading.items())
+        if branch not in shelved
+    ]
+    elsewhere = sum(1 for copy in copies if not copy.on_shelf and not copy.not_for_loan)
+    if elsewhere:
+        lines.append(t(lang, "shelf.lent_out", count=elsewhere))
+    return lines

@@ -288,6 +288,11 @@ def all_branch_ids() -> set[str]:
     return {branch[0] for _, _, branches in LIBRARIES for branch in branches}
 
 
+def agency_of(branch: str) -> str | None:
+    """The agency (digits) whose library the branch (ISIL) belongs to."""
+    return next((a for a, _, branches in LIBRARIES for b in branches if b[0] == branch), None)
+
+
 class Dates:
     """Writes dates in the production shapes, cycling through them deterministically."""
 

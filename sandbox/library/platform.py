@@ -26,6 +26,7 @@ from sandbox.library.data import (
     DDBCMSAPI,
     LIBRARIES,
     MAX_RENEWALS,
+    agency_of,
     all_branch_ids,
     branch_json,
     cover_json,
@@ -48,7 +49,8 @@ RENEW_DAYS = 30
 BUMP_LIMIT = 50  # /work and /recommend (spec section 8)
 DEFAULT_CMS_LIMIT = 10
 BRANCH_ID = re.compile(r"DK-\d{6}")
-# The pick-up library that has this material on its own shelves (order it there, not here).
+# The library (its agency, ISIL) that has this material on its own shelves: an order to any of
+# its branches is `owned_own_catalogue` (reserve it in its own catalogue instead).
 OWN_CATALOGUE = {("27015794", "DK-710100")}
 # Refusals of a renewal: the library system's text, passed on by the platform.
 RESERVED_BY_OTHERS = "Renewal Not Allowed - Item Has Outstanding Requests"
@@ -283,7 +285,8 @@ class Platform:
             raise Refusal(500, "unknown_pickupAgency")
         if all("(net)" in entry[4] for entry in entries):
             raise Refusal(500, "owned_wrong_mediumType")
-        if all((entry[0], branch) in OWN_CATALOGUE for entry in entries):
+        library = f"DK-{agency_of(branch)}"
+        if all((entry[0], library) in OWN_CATALOGUE for entry in entries):
             order_url = own_catalogue_url(branch, entries[0][0])
             raise Refusal(500, "owned_own_catalogue", orderUrl=order_url)
 

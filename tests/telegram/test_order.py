@@ -35,7 +35,9 @@ async def test_order_with_the_patrons_own_library(bot: BotHarness) -> None:
     assert "Vil du bestille Den lille prins af Antoine de Saint-Exupéry?" in ask.text
     # No branch given or saved: the patron's agency from /v3/user, by its name.
     assert "Afhentes på Københavns Hovedbibliotek." in ask.text
-    assert buttons(ask) == ["📥 Ja, bestil", "Nej", "📍 Skift afhentningssted"]
+    # /v3/availability for the card: when it would be ready, told before "Yes".
+    assert "📦 Forventes klar til afhentning omkring" in ask.text
+    assert buttons(ask) == ["📥 Ja, bestil", "Nej", "📍 Skift afhentningssted", "🗺 Hvor står den?"]
     done = await bot.tap(30, ask, "📥 Ja, bestil")
     assert done is not None
     orders = bot.sandbox.patron_data(KAREN).orders
@@ -253,21 +255,24 @@ async def test_a_branch_that_takes_no_pick_ups_is_not_offered(bot: BotHarness) -
 
 
 async def test_owned_own_catalogue_means_reserve_it_at_that_library(bot: BotHarness) -> None:
+    """/v3/availability announces it for the card's own library: told before any "Yes", with
+    where it stands on the shelf there; a branch of another library can take the order."""
     await bot.connect(36, KAREN, language_code="en")
-    ask = await confirmation(bot, 36, f"/order {KVINDEN_I_BURET} DK-710100")
-    assert "Kvinden i buret" in ask.text
-    refused = await bot.tap(36, ask, "📥 Yes, order it")
-    assert refused is not None
-    # Not "you already have it": the pick-up library has it on its own shelves.
-    assert refused.text.startswith(
-        "Københavns Hovedbibliotek has Kvinden i buret on its own shelves, so it cannot be "
-        "ordered through me. Reserve it in that library's own catalogue, or choose another "
-        "pick-up branch"
-    )
-    assert "The library's catalogue: http" in refused.text  # the refusal's orderUrl
-    assert "already" not in refused.text
-    # At another branch the same material is orderable.
-    ask = await confirmation(bot, 36, f"/order {KVINDEN_I_BURET} DK-710104")
+    for branch in ("DK-710100", "DK-710104"):
+        [refused] = await command(bot, 36, f"/order {KVINDEN_I_BURET} {branch}")
+        assert refused.buttons == []
+        # Not "you already have it": the pick-up library has it on its own shelves.
+        assert refused.text.startswith(
+            "Københavns Biblioteker has Kvinden i buret on its own shelves, so it cannot be "
+            "ordered through me. Reserve it in that library's own catalogue, or choose another "
+            "pick-up branch"
+        )
+        assert "Where it stands now:" in refused.text and ": on the shelf · " in refused.text
+        assert "The library's catalogue: http" in refused.text
+        assert "already" not in refused.text
+    assert bot.sandbox.calls[ORDER_CALLS] == 0
+    # At a branch of another library the same material is orderable.
+    ask = await confirmation(bot, 36, f"/order {KVINDEN_I_BURET} DK-751000")
     done = await bot.tap(36, ask, "📥 Yes, order it")
     assert done is not None and "Kvinden i buret is ordered for pick-up at" in done.text
 
@@ -287,7 +292,7 @@ async def test_a_net_only_material_is_refused_before_anything_is_asked(bot: BotH
     # Nor does a search offer an "Order" under it: the book has one, the net audiobook none.
     [results] = await command(bot, 137, "/search Kvinden i buret")
     assert "2. Kvinden i buret\nJussi Adler-Olsen · 2013 · Audiobook (online)" in results.text
-    assert buttons(results) == ["📥 Order 1: Kvinden i buret"]
+    assert buttons(results) == ["📥 Order 1: Kvinden i buret", "🗺 1"]
 
 
 async def test_several_cards_are_asked_about_a_named_and_checked_material(

@@ -13,7 +13,9 @@ async def test_search_works_before_login(bot: BotHarness) -> None:
     assert reply.text.startswith("🔎 2 resultater for »karen blixen«")
     assert "1. Den afrikanske farm\nKaren Blixen · 1937 · Bog" in reply.text
     assert "Babettes gæstebud" in reply.text
-    assert buttons(reply) == ["📥 Bestil 1: Den afrikanske farm", "📥 Bestil 2: Babettes gæstebud"]
+    assert buttons(reply) == [
+        "📥 Bestil 1: Den afrikanske farm", "🗺 1", "📥 Bestil 2: Babettes gæstebud", "🗺 2"
+    ]  # fmt: skip
     # Public data with the anonymous token; the patron's status is never asked for.
     assert bot.sandbox.calls["platform GET /v3/search"] == 1
     assert bot.sandbox.calls["platform GET /v3/user"] == 0
@@ -37,8 +39,8 @@ async def test_only_ten_results_are_shown(bot: BotHarness) -> None:
     bot.add_chat(52, language_code="en")
     [reply] = await command(bot, 52, "/search h")
     assert reply.text.startswith("🔎 18 results for “h” – here are the first 10")
-    assert len(buttons(reply)) == 10
-    assert buttons(reply)[-1].startswith("📥 Order 10: ")
+    assert len(buttons(reply)) == 20  # Order and "where is it?" per result
+    assert buttons(reply)[-2].startswith("📥 Order 10: ") and buttons(reply)[-1] == "🗺 10"
     assert all(len(b.callback_data or "") <= 64 for row in reply.buttons for b in row)
 
 
@@ -73,7 +75,7 @@ async def test_the_order_button_leads_to_the_order_confirmation(bot: BotHarness)
     ask = await bot.tap(55, results, "📥 Bestil 1: The Hobbit")
     assert ask is not None
     assert "Vil du bestille The Hobbit af J.R.R. Tolkien?" in ask.text
-    assert buttons(ask) == ["📥 Ja, bestil", "Nej", "📍 Skift afhentningssted"]
+    assert buttons(ask) == ["📥 Ja, bestil", "Nej", "📍 Skift afhentningssted", "🗺 Hvor står den?"]
     # The result list stays as it was.
     [again] = [m for m in bot.telegram.sent(55) if m.message_id == results.message_id]
     assert again.text == results.text and again.buttons == results.buttons

@@ -16,6 +16,7 @@ COMMANDS = (
     "debt",
     "order",
     "search",
+    "where",
     "recommend",
     "events",
     "news",

@@ -32,6 +32,7 @@ from bot.telegram.buttons import (
     Payload,
     PickBranch,
     PlaceOrder,
+    WhereIs,
     decode,
 )
 from bot.telegram.cards import card_heading, card_name, require_card, require_cards
@@ -50,9 +51,10 @@ from bot.telegram.keyboards import (
 from bot.telegram.replies import plain, reply, send
 from bot.texts import t
 from bot.texts.formatting import format_date, shorten
+from bot.texts.render import render_copies
 
 if TYPE_CHECKING:
-    from bot.library.models import BorrowerStatus, Branch, Work
+    from bot.library.models import Availability, BorrowerStatus, Branch, Work
     from storage.store import Card
 
 log = logging.getLogger(__name__)
@@ -197,12 +199,11 @@ async def prepare_order(
     if branch is None and wanted is None:
         branch = normalise_branch(account.pickup_branch)
     try:
-        if work is None:
-            work, status = await asyncio.gather(
-                _work(context, pid, deadline), deadline.run(svc.library.user(account.token))
-            )
-        else:
-            status = await deadline.run(svc.library.user(account.token))
+        work, status, available = await asyncio.gather(
+            _work(context, pid, deadline) if work is None else _given(work),
+            deadline.run(svc.library.user(account.token)),
+            _availability(context, account, pid, deadline),
+        )
     except LibraryError as exc:
         await answer_library_error(update, context, exc, card=account)
         return
@@ -256,11 +257,20 @@ async def prepare_order(
         name = svc.branches.known(branch) or branch
         await send(context.bot, chat_id, t(lang, key, branch=name, pid=pid))
         return
+    reason = ((available and available.order_possible_reason) or "").strip().lower()
+    if available is not None and available.order_possible is False and reason in ANNOUNCED:
+        # The order system's answer for the card's own library: "on its own shelves" holds
+        # only for a pick-up there; the other reasons hold wherever it is picked up.
+        own = svc.branches.agency_of(branch) == normalise_branch(status.agency)
+        if reason != "owned_own_catalogue" or own:
+            text = await _announced(context, status, work, pid, reason, deadline)
+            await send(context.bot, chat_id, await _for_card(context, account, text))
+            return
     if given:
         await svc.store.cards.set_pickup_branch(chat_id, branch, account.number)
     names = await svc.branches.lookup(svc.library, [branch], deadline)
     short = shorten(title, PAYLOAD_TITLE)
-    yes, no, change = await callback_buttons(
+    yes, no, change, where = await callback_buttons(
         update,
         context,
         [
@@ -273,6 +283,7 @@ async def prepare_order(
                 t(lang, "borrower.order.change_branch"),
                 ChooseBranch(pid, short, account.number, account.card_id),
             ),
+            (t(lang, "shelf.button"), WhereIs(pid)),
         ],
     )
     text = t(
@@ -283,14 +294,20 @@ async def prepare_order(
         branch=names.get(branch, branch),
         pid=pid,
     )
+    if available is None:
+        text += "\n" + t(lang, "shelf.availability_unknown")
+    elif isinstance(available.expected_delivery, dt.date):
+        day = format_date(available.expected_delivery, lang, today=context.today)
+        text += "\n" + t(lang, "shelf.expected", date=day)
     if held is not None:
         text = f"{held}\n\n{text}"
     text = await _for_card(context, account, text)
+    rows = [[yes, no], [change, where]]
     if edit:
-        await reply(update, context, text, buttons=[[yes, no], [change]])
+        await reply(update, context, text, buttons=rows)
         return
     # A new message: a search result list keeps its other buttons.
-    await send(context.bot, chat_id, text, buttons=[[yes, no], [change]])
+    await send(context.bot, chat_id, text, buttons=rows)
 
 
 # --- the pick-up branch picker ----------------------------------------------------------------
@@ -437,6 +454,69 @@ async def _ordered_here(context: Context, account: Card, pid: str, shown: bool) 
         return True
     await store.notices.release_order(account.chat_id, faust(pid), account.number, placed=placed)
     return False
+
+
+async def _given(work: Work) -> Work | None:
+    return work
+
+
+# The order system's reasons for refusing an order that `/v3/availability` announces
+# (`orderPossible` false): told before any "Yes" is offered.
+ANNOUNCED = frozenset(
+    {
+        "owned_own_catalogue",
+        "owned_wrong_mediumtype",
+        "not_owned_wrong_ill_mediumtype",
+        "not_owned_no_ill_loc",
+    }
+)
+
+
+async def _availability(
+    context: Context, account: Card, pid: str, deadline: Deadline
+) -> Availability | None:
+    """`/v3/availability` of `pid` for the card; None when it cannot be read, which never
+    blocks an order (the confirmation says so). At most a third of the time left."""
+    try:
+        async with asyncio.timeout(deadline.remaining() / 3):
+            found = await context.services.library.availability(account.token, [pid])
+    except (LibraryError, TimeoutError) as exc:
+        log.warning("availability not read: %s", type(exc).__name__)
+        return None
+    first = found[0] if found else None
+    return None if first is None or first.unavailable else first
+
+
+async def _announced(
+    context: Context,
+    status: BorrowerStatus,
+    work: Work,
+    pid: str,
+    reason: str,
+    deadline: Deadline,
+) -> str:
+    """The order system's announced refusal in words; for a title on the card's library's
+    own shelves, where it stands there and the library's catalogue."""
+    lang = context.lang
+    svc = context.services
+    agency = normalise_branch(status.agency) or ""
+    library = (await svc.branches.library_name(svc.library, agency, deadline)) if agency else None
+    text = t(
+        lang, ORDER_REASONS[reason], title=work.title or pid, pid=pid, branch=library or agency
+    )
+    if reason != "owned_own_catalogue" or not agency:
+        return text
+    try:
+        holdings = await deadline.run(svc.library.holdings_public(agency, [pid]))
+    except LibraryError:
+        holdings = []
+    lines = render_copies([copy for h in holdings for copy in h.holdingsitems], lang)
+    if lines:
+        text += "\n\n" + "\n".join([t(lang, "shelf.where_it_stands"), *lines])
+    url = svc.branches.catalogue(agency)
+    if url:
+        text += "\n" + t(lang, "borrower.order.catalogue", url=url)
+    return text
 
 
 async def _work(context: Context, pid: str, deadline: Deadline) -> Work | None:

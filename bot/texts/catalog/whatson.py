@@ -11,6 +11,7 @@ MESSAGES: tuple[Message, ...] = (
         "/events – coming events at your library\n"
         "/news – news from your library\n"
         "/recommend – suggestions based on your loans\n"
+        "/where – where a title stands on the shelf at your library\n"
         "Or just type what you are looking for, and I offer to search for it.",
     ),
     _(

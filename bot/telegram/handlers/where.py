@@ -1,0 +1,141 @@
+"""/where <material id | words>, and the "📍 Where is it?" buttons: where a title stands at the
+library of each of the chat's cards (`/v3/holdingsitems`), branch by branch with its place.
+
+Each library is asked once, however many of the chat's cards belong to it, with the anonymous
+token (holdings are public). Words find the best catalogue hit, and the answer says how to find
+another. An "Order" button is offered where the title can be ordered at all (not net-only).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
+
+from bot.library.deadline import Deadline
+from bot.library.errors import LibraryError
+from bot.rules.isil import branch_key
+from bot.telegram.buttons import OrderFound, WhereIs, decode
+from bot.telegram.context import Context
+from bot.telegram.handlers.order import net_only, valid_pid
+from bot.telegram.handlers.search import MAX_QUERY, clean_query, to_cql
+from bot.telegram.keyboards import callback_buttons, resolve_callback
+from bot.telegram.replies import Buttons, reply, send
+from bot.texts import t
+from bot.texts.formatting import shorten
+from bot.texts.render import render_copies
+
+if TYPE_CHECKING:
+    from telegram import Update
+
+    from bot.library.models import Work
+
+ECHO_LIMIT = 60
+
+
+async def where_command(update: Update, context: Context) -> None:
+    lang = context.lang
+    words = clean_query(" ".join(context.args or []))
+    if not words or len(words) > MAX_QUERY:
+        await reply(update, context, t(lang, "shelf.usage"))
+        return
+    await show_where(update, context, words)
+
+
+async def where_callback(update: Update, context: Context) -> None:
+    ref = await resolve_callback(update, context)
+    if ref is None:
+        return
+    tapped = decode(ref.payload, WhereIs)
+    if tapped is None or not valid_pid(tapped.pid):
+        await send(context.bot, context.chat_id, t(context.lang, "common.stale_button"))
+        return
+    await show_where(update, context, tapped.pid, new_message=True)
+
+
+async def show_where(
+    update: Update, context: Context, wanted: str, *, new_message: bool = False
+) -> None:
+    """Where `wanted` (a material id, or words to search for) stands at the chat's libraries."""
+    lang = context.lang
+    svc = context.services
+    cards = await svc.store.cards.of_chat(context.chat_id)
+    agencies = list(dict.fromkeys(branch_key(c.agency) for c in cards if c.agency))
+    if not agencies:
+        await _answer(update, context, t(lang, "shelf.login"), new_message=new_message)
+        return
+    deadline = Deadline()
+    try:
+        work = await _find(context, wanted, deadline)
+        if work is None or not work.pid:
+            echo = shorten(wanted, ECHO_LIMIT)
+            await _answer(
+                update, context, t(lang, "shelf.not_found", words=echo), new_message=new_message
+            )
+            return
+        pid = work.pid
+        found = await deadline.run(
+            asyncio.gather(*(svc.library.holdings_public(a, [pid]) for a in agencies))
+        )
+        names = await asyncio.gather(
+            *(svc.branches.library_name(svc.library, a, deadline) for a in agencies)
+        )
+    except (LibraryError, TimeoutError):
+        await _answer(update, context, t(lang, "shelf.failed"), new_message=new_message)
+        return
+    title = work.title or t(lang, "render.untitled")
+    parts: list[str] = []
+    for agency, name, holdings in zip(agencies, names, found, strict=True):
+        library = name or agency
+        copies = [copy for holding in holdings for copy in holding.holdingsitems]
+        lines = render_copies(copies, lang)
+        if not copies:
+            lines = [t(lang, "shelf.no_copies", library=library)]
+        elif not any(copy.on_shelf for copy in copies):
+            lines.insert(0, t(lang, "shelf.none_on_shelf", library=library))
+        parts.append("\n".join([t(lang, "shelf.header", title=title, library=library), *lines]))
+    if not valid_pid(wanted):
+        parts.append(t(lang, "shelf.other_title", words=shorten(wanted, ECHO_LIMIT)))
+    buttons = None
+    if not net_only(work):
+        [order] = await callback_buttons(
+            update, context, [(t(lang, "shelf.order_button"), OrderFound(pid))]
+        )
+        buttons = [[order]]
+    await _answer(update, context, "\n\n".join(parts), buttons=buttons, new_message=new_message)
+
+
+async def _find(context: Context, wanted: str, deadline: Deadline) -> Work | None:
+    """The work of a material id, or the best catalogue hit for words."""
+    library = context.services.library
+    if valid_pid(wanted):
+        works = await deadline.run(library.work_public([wanted]))
+        return next((w for w in works if w.pid == wanted), None)
+    cql = to_cql(wanted)
+    if not cql:
+        return None
+    result = await deadline.run(library.search_public(cql, limit=1))
+    return result.works[0] if result.works else None
+
+
+async def _answer(
+    update: Update,
+    context: Context,
+    text: str,
+    *,
+    buttons: Buttons | None = None,
+    new_message: bool,
+) -> None:
+    """A tapped button's answer comes as a new message, so the list it was in stays."""
+    if new_message:
+        await send(context.bot, context.chat_id, text, buttons=buttons)
+    else:
+        await reply(update, context, text, buttons=buttons)
+
+
+def handlers() -> list[BaseHandler[Any, Any, Any]]:
+    return [
+        CommandHandler("where", where_command),
+        CallbackQueryHandler(where_callback, pattern=rf"^{WhereIs.ACTION}:"),
+    ]

@@ -1,0 +1,43 @@
+"""Texts of /where (where a title stands on the shelf) and of the availability told with an
+order's confirmation."""
+
+from __future__ import annotations
+
+from bot.texts.catalog import Message, _, _n
+
+MESSAGES: tuple[Message, ...] = (
+    _(
+        "shelf.usage",
+        "Send <code>/where</code> and a material id or a few words, e.g. "
+        "<code>/where Karen Blixen</code>, and I look up where it stands at your library.",
+    ),
+    _("shelf.not_found", "I found nothing for »{words}«. Try other words, or /search."),
+    _("shelf.login", "Log in with /login first, so I know which library is yours."),
+    # TRANSLATORS: the heading of /where's answer: the title, then the library's name
+    _("shelf.header", "📍 <b>{title}</b> at {library}"),
+    # TRANSLATORS: a branch with the title on the shelf, and its place: "Voksen › Skønlitteratur"
+    _("shelf.on_shelf", "📗 <b>{branch}</b>: on the shelf · {place}"),
+    _("shelf.on_shelf_here", "📗 <b>{branch}</b>: on the shelf"),
+    _("shelf.not_for_loan", "📕 <b>{branch}</b>: can be read there, not borrowed · {place}"),
+    _n(
+        "shelf.lent_out",
+        "📘 {count} more copy is lent out at the moment.",
+        "📘 {count} more copies are lent out at the moment.",
+    ),
+    _("shelf.none_on_shelf", "None is on the shelf at {library} right now."),
+    _("shelf.no_copies", "{library} has no copy of it. You can order it from another library."),
+    _("shelf.failed", "⚠️ I could not look up the shelves right now. Try again shortly."),
+    _("shelf.other_title", "Not the one you meant? /search {words}"),
+    _("shelf.button", "🗺 Where is it?"),
+    # TRANSLATORS: beside a search result's Order button: where result {number} stands
+    _("shelf.button_numbered", "🗺 {number}"),
+    _("shelf.order_button", "📥 Order it"),
+    # Availability with an order's confirmation (/v3/availability)
+    _("shelf.expected", "📦 Expected ready for pick-up around {date}."),
+    _(
+        "shelf.availability_unknown",
+        "I could not check beforehand whether the library can take this order; it may still "
+        "say no after you confirm.",
+    ),
+    _("shelf.where_it_stands", "Where it stands now:"),
+)
