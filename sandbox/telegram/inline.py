@@ -105,9 +105,12 @@ class InlineAnswers:
 
     async def answer(self, bot: Bot, params: Params) -> bool:
         query_id = str(params.get("inline_query_id") or "")
-        raw = as_json(params.get("results") or "", "can't parse inline query results JSON object")
+        # A JSON body carries no hits as `[]` itself, which Telegram takes like the form's "[]".
+        given = params.get("results")
+        unparsable = "can't parse inline query results JSON object"
+        raw = as_json("" if given is None else given, unparsable)
         if not isinstance(raw, list):
-            raise bad("can't parse inline query results JSON object")
+            raise bad(unparsable)
         if len(raw) > MAX_RESULTS:
             raise bad("RESULTS_TOO_MUCH")
         seen: set[str] = set()

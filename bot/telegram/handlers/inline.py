@@ -1,8 +1,10 @@
 """Inline mode: `@<bot> <words>` in any chat lists public catalogue hits to share.
 
-The same public search as `/search` (anonymous token), and nothing else: no chat, card or
-account is read, so the answer is not personal and Telegram may cache it for everyone. A shared
-result is a small card whose "Order at your library" button deep-links into the private chat
+The same public search as `/search` (anonymous token), and nothing else: no card or account is
+read. The hits are public, but the cards and buttons speak the asker's language (their own
+`/language`, else Telegram's), so every answer with text in it is personal: Telegram caches it
+for the asker alone, and nobody is shown another user's language. A shared result is a small
+card whose "Order at your library" button deep-links into the private chat
 (`/start order-<pid>`), where the normal order flow, with its confirmation, takes over.
 """
 
@@ -40,7 +42,7 @@ log = logging.getLogger(__name__)
 PAGE = 10
 # Deeper than this nobody scrolls; the platform need not be asked for it.
 MAX_OFFSET = 200
-# Seconds Telegram may reuse an answer: public data, the same for everyone.
+# Seconds Telegram may reuse an answer for the same asker: public data, in their language.
 CACHE_SECONDS = 300
 ORDER_PREFIX = "order-"
 # Telegram's deep-link parameter: at most 64 characters of [A-Za-z0-9_-].
@@ -109,7 +111,7 @@ async def inline_query(update: Update, context: Context) -> None:
         button = InlineQueryResultsButton(
             text=t(lang, "inline.unavailable"), start_parameter=SEARCH_START
         )
-        await query.answer([], cache_time=0, is_personal=False, button=button)
+        await query.answer([], cache_time=0, is_personal=True, button=button)
         return
     works = found.works[:PAGE]
     username = context.services.bot_username or context.bot.username
@@ -121,7 +123,7 @@ async def inline_query(update: Update, context: Context) -> None:
     await query.answer(
         results,
         cache_time=CACHE_SECONDS,
-        is_personal=False,
+        is_personal=True,
         next_offset=str(offset + PAGE) if more else "",
     )
 
