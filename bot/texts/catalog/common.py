@@ -70,4 +70,6 @@ MESSAGES: tuple[Message, ...] = (
         n="limit",
     ),
     _("common.error", "Something went wrong on our side. Try again shortly."),
+    # The bot's own database is not answering: every command fails alike until it is back.
+    _("common.outage", "⚠️ The bot itself is having trouble right now. Try again in a minute."),
 )
