@@ -118,7 +118,8 @@ class InlineAnswers:
         next_offset = str(params.get("next_offset") or "")
         if len(next_offset.encode("utf-8")) > MAX_ID:
             raise bad("NEXT_OFFSET_INVALID")
-        cache_time = as_int(params.get("cache_time") or 300, bad("wrong cache_time"))
+        cached = params.get("cache_time")  # 0 (not cached) is a value, not an absence
+        cache_time = as_int(300 if cached is None else cached, bad("wrong cache_time"))
         button = _button(params.get("button"))
         query = self.state.inline_queries.get(query_id)
         if (

@@ -78,6 +78,7 @@ async def test_postgres_stopped_and_started_under_a_running_bot(
             await telegram.send_text(chat, command)
         await _replies(telegram, ENGLISH, answered[ENGLISH] + 2)
         await _replies(telegram, UKRAINIAN, answered[UKRAINIAN] + 1)
+        inline = await telegram.inline_answer(await telegram.inline_query(UKRAINIAN, "hobbit"))
         down = await http.get(f"{bot.web_url}/readyz")
 
         await asyncio.to_thread(own_postgres.start)
@@ -96,6 +97,9 @@ async def test_postgres_stopped_and_started_under_a_running_bot(
     assert replies[ENGLISH][:2] == [t("en", "common.outage")] * 2
     assert replies[UKRAINIAN][:1] == [t("uk", "common.outage")]
     assert [len(texts) for texts in replies.values()] == [3, 2]
+    # An inline query has no chat to reply in: its answer says it, not cached.
+    assert inline.results == [] and inline.cache_time == 0
+    assert inline.button["text"] == t("uk", "inline.outage")
     assert all("/loans" in texts[-1] for texts in replies.values())
     # One line when it went away, one when it came back, and nothing else above INFO.
     log = "".join(bot.lines[start:])

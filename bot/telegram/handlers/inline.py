@@ -16,12 +16,14 @@ from typing import TYPE_CHECKING, Any
 from telegram import (
     InlineKeyboardButton,
     InlineKeyboardMarkup,
+    InlineQuery,
     InlineQueryResultArticle,
     InlineQueryResultsButton,
     InputTextMessageContent,
     Update,
 )
 from telegram.constants import ParseMode
+from telegram.error import TelegramError
 from telegram.ext import BaseHandler, InlineQueryHandler
 
 from bot.library.deadline import Deadline
@@ -126,6 +128,16 @@ async def inline_query(update: Update, context: Context) -> None:
         is_personal=True,
         next_offset=str(offset + PAGE) if more else "",
     )
+
+
+async def answer_outage(query: InlineQuery, lang: str) -> None:
+    """The one answer to an inline query while the bot's database is away: no hits, not cached,
+    and a button saying so (it opens the private chat)."""
+    button = InlineQueryResultsButton(text=t(lang, "inline.outage"), start_parameter=SEARCH_START)
+    try:
+        await query.answer([], cache_time=0, is_personal=True, button=button)
+    except TelegramError as exc:  # too old by now, or Telegram away too: nothing more to tell
+        log.debug("inline query not answered: %s", type(exc).__name__)
 
 
 def _result(

@@ -170,6 +170,6 @@ async def test_an_empty_answer_is_taken_as_telegram_takes_it(
     async with tg.Bot(
         TEST_BOT_TOKEN, base_url=f"{telegram.url}/bot", request=AiohttpRequest()
     ) as own:
-        await own.answer_inline_query(query_id, [], is_personal=True)
+        await own.answer_inline_query(query_id, [], cache_time=0, is_personal=True)
     answer = await telegram.inline_answer(query_id)
-    assert answer.results == [] and answer.is_personal
+    assert answer.results == [] and answer.is_personal and answer.cache_time == 0
