@@ -10,7 +10,9 @@ Either way a transaction's statements are plain synchronous SQLAlchemy Core.
 from __future__ import annotations
 
 import asyncio
+import logging
 import sqlite3
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -21,12 +23,21 @@ from sqlalchemy import Select, Table
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Dialect, Engine
 from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.sql.expression import Executable
 
 from storage.engine import create_engine, create_sqlite_engine, normalize_url
 
+log = logging.getLogger(__name__)
+
 T = TypeVar("T")
+# SQLSTATEs of a server that cannot be reached or is going away: a connection exception (class
+# 08), an administrator's or a crash's shutdown, a server starting up or shutting down (57P01-3),
+# too many connections (53300).
+_UNAVAILABLE_STATES = ("08", "57P01", "57P02", "57P03", "53300")
+# SQLite's words for a file it cannot use for now (the driver has no codes of its own to tell).
+_SQLITE_UNAVAILABLE = ("database is locked", "unable to open", "disk i/o error", "is full")
 # The most values one `IN (...)` binds: each is a parameter, and every driver caps how many a
 # statement may have; larger batches go in several statements.
 IN_CHUNK = 500
@@ -88,8 +99,58 @@ class _Prepared:
         return rows
 
 
+def is_unavailable(exc: BaseException) -> bool:
+    """Whether `exc` says the database cannot be reached or used for now (refused, dropped,
+    shutting down, locked), rather than that a statement of ours was wrong."""
+    seen: BaseException | None = exc
+    for _ in range(4):  # the error, what SQLAlchemy wrapped, and what caused those
+        if seen is None:
+            return False
+        if isinstance(seen, OSError | TimeoutError | PoolTimeout):
+            return True
+        if isinstance(seen, DBAPIError) and seen.connection_invalidated:
+            return True
+        state = str(getattr(seen, "sqlstate", None) or getattr(seen, "pgcode", None) or "")
+        if state.startswith(_UNAVAILABLE_STATES):
+            return True
+        if isinstance(seen, sqlite3.OperationalError):
+            return any(words in str(seen).lower() for words in _SQLITE_UNAVAILABLE)
+        seen = getattr(seen, "orig", None) or seen.__cause__
+    return False
+
+
+def first_line(exc: BaseException) -> str:
+    """The driver's own first line of `exc` (SQLAlchemy's adds the statement on later lines)."""
+    reason = str(getattr(exc, "orig", None) or exc).strip()
+    return reason.splitlines()[0] if reason else type(exc).__name__
+
+
+class Availability:
+    """Whether the database answers, told once when it stops and once when it answers again:
+    while it is away every update and job fails alike, and one line says so."""
+
+    def __init__(self) -> None:
+        self.down_since: float | None = None
+
+    @property
+    def down(self) -> bool:
+        return self.down_since is not None
+
+    def failed(self, exc: BaseException) -> None:
+        if self.down_since is None and is_unavailable(exc):
+            self.down_since = time.monotonic()
+            log.warning("database unavailable: %s", first_line(exc))
+
+    def answered(self) -> None:
+        if self.down_since is not None:
+            away = time.monotonic() - self.down_since
+            self.down_since = None
+            log.info("database available again after %.0f s", away)
+
+
 class Database:
-    """Run `work(connection)` as one transaction, committed when it returns."""
+    """Run `work(connection)` as one transaction, committed when it returns; `availability`
+    follows whether the database answers."""
 
     def __init__(self, database_url: str) -> None:
         url = normalize_url(database_url)
@@ -100,6 +161,7 @@ class Database:
         self._inline_reads = False
         self._reader: Connection | None = None
         self._prepared: dict[Select[Any], _Prepared] = {}
+        self.availability = Availability()
         if self.dialect == "sqlite":
             self._sync = create_sqlite_engine(database_url)
             self._inline_reads = url.database not in (None, "", ":memory:")
@@ -111,6 +173,15 @@ class Database:
         return postgresql.insert(table) if self.dialect == "postgresql" else sqlite.insert(table)
 
     async def run(self, work: Callable[[Connection], T]) -> T:
+        try:
+            done = await self._transaction(work)
+        except Exception as exc:
+            self.availability.failed(exc)
+            raise
+        self.availability.answered()
+        return done
+
+    async def _transaction(self, work: Callable[[Connection], T]) -> T:
         if self._sync is not None:
             engine = self._sync
             if self._thread is None:
@@ -133,9 +204,15 @@ class Database:
         and more CPU than a small read. In-memory SQLite shares one connection with the
         writer's thread, and PostgreSQL reads like it writes: those go through `run`."""
         if self._sync is not None and self._inline_reads:
-            reader = self._inline_reader(self._sync)
-            with reader.begin():
-                return work(reader)
+            try:
+                reader = self._inline_reader(self._sync)
+                with reader.begin():
+                    done = work(reader)
+            except Exception as exc:
+                self.availability.failed(exc)
+                raise
+            self.availability.answered()
+            return done
         return await self.run(work)
 
     async def fetch(
@@ -153,13 +230,16 @@ class Database:
             dbapi = reader.connection.dbapi_connection
             assert isinstance(dbapi, sqlite3.Connection)  # the pysqlite driver's own
             try:
-                return prepared.rows(dbapi, values)
-            except DBAPIError:
+                rows = prepared.rows(dbapi, values)
+            except DBAPIError as exc:
                 # SQLAlchemy's own handling of a failed connection is bypassed here: the next
                 # read opens a fresh one instead.
                 self._reader = None
                 reader.invalidate()
+                self.availability.failed(exc)
                 raise
+            self.availability.answered()
+            return rows
         return await self.run(lambda conn: conn.execute(statement, values).all())
 
     def _inline_reader(self, engine: Engine) -> Connection:

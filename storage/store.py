@@ -38,7 +38,7 @@ from storage.chats import (
     reminder_values,
 )
 from storage.crypto import TokenCipher, TokenDecryptError
-from storage.database import Database, execute_all, utc_clock
+from storage.database import Database, execute_all, is_unavailable, utc_clock
 from storage.links import Dropped, Identity, PendingLinks, dropped_tokens
 from storage.logins import LIVE_LOGIN_STATES, LoginStates
 from storage.notices import NoticeSeen, Seen
@@ -78,6 +78,7 @@ __all__ = [
     "RemovedCard",
     "Seen",
     "Store",
+    "is_unavailable",
     "new_callback_id",
 ]
 

@@ -26,6 +26,7 @@ from bot.runtime.startup import database_problem, startup_stage, telegram_proble
 from bot.services import Services
 from bot.services.metrics import Metrics
 from bot.telegram.app import build_application
+from bot.telegram.botapi import polling_error
 from bot.telegram.menu import bot_commands
 from bot.telegram.profile import set_profile
 from bot.texts import DEFAULT_LANGUAGE, LANGUAGES
@@ -169,7 +170,7 @@ async def run_bot(
         else:
             assert application.updater is not None  # start_polling calls deleteWebhook
             await application.updater.start_polling(
-                timeout=POLL_TIMEOUT, allowed_updates=Update.ALL_TYPES
+                timeout=POLL_TIMEOUT, allowed_updates=Update.ALL_TYPES, error_callback=polling_error
             )
         await application.start()
         schedule_jobs(application, services)

@@ -3,19 +3,17 @@ limiter, the private-chat guard and the handlers, listed here in the order they 
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import time
 from typing import Any
 
 from telegram import Update
-from telegram.error import Forbidden, TelegramError
 from telegram.ext import Application, ApplicationBuilder, BaseHandler
 
 from bot.services import SERVICES_KEY, Services
 from bot.telegram.botapi import build_bot
-from bot.telegram.context import CONTEXT_TYPES, lang_of
-from bot.telegram.failures import error_text
+from bot.telegram.context import CONTEXT_TYPES
+from bot.telegram.failures import report_failure
 from bot.telegram.guard import private_chat_guard
 from bot.telegram.handlers import (
     COMMANDS,
@@ -38,8 +36,6 @@ from bot.telegram.handlers import (
     where,
 )
 from bot.telegram.ratelimit import FairUpdateProcessor
-from bot.telegram.replies import answer_query, send
-from bot.texts import DEFAULT_LANGUAGE
 
 log = logging.getLogger(__name__)
 
@@ -140,26 +136,4 @@ def build_application(services: Services, *, polling: bool) -> AnyApplication:
 
 async def on_error(update: object, context: Any) -> None:
     """Log the failure (the redaction filter guards secrets) and tell the patron, never silence."""
-    error = context.error
-    with contextlib.suppress(KeyError, TypeError):
-        if isinstance(update, Update):  # job failures are not update errors
-            context.application.bot_data[SERVICES_KEY].metrics.update_errors.inc()
-    if isinstance(error, BaseException):
-        log.error("update failed: %s", type(error).__name__, exc_info=error)
-    else:
-        log.error("update failed")
-    if not isinstance(update, Update) or update.effective_chat is None:
-        return
-    chat_id = update.effective_chat.id
-    lang = DEFAULT_LANGUAGE
-    try:
-        lang = await lang_of(update, context)
-    except Exception:  # the store itself may be what failed
-        log.debug("language unknown while reporting an error")
-    await answer_query(update)
-    try:
-        await send(context.bot, chat_id, error_text(lang, error))
-    except Forbidden:
-        log.info("chat %s blocked the bot; error not reported", chat_id)
-    except TelegramError as exc:
-        log.warning("could not report an error to the chat: %s", type(exc).__name__)
+    await report_failure(update, context, context.error)

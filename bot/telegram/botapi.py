@@ -7,14 +7,21 @@ that are not quite Telegram (local servers, emulators, proxies rewriting answers
   returned cannot be parsed (`bot.telegram.request`): the patron got the text, so no
   "something went wrong" follows and a reminder is marked sent rather than sent again.
 - `health` follows the calls that bring updates in (`getUpdates`, `setWebhook`), so `/health`
-  can report Telegram failing while they keep failing.
+  can report Telegram failing while they keep failing. A Bot API that stops answering polls is
+  told once and its return once, with no traceback: after a failed poll the next one waits
+  `RETRY_FIRST` seconds, doubling to `RETRY_CAP` (PTB's own wait grows to 30 s, so a return
+  went unnoticed that long), and is a short poll, which says at once that Telegram is back
+  (a long one would only say so when it ends, up to `POLL_TIMEOUT` later).
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
+import time
 from typing import TYPE_CHECKING, Any
 
+from telegram.error import NetworkError, TelegramError, TimedOut
 from telegram.ext import ExtBot
 
 from bot.telegram.ratelimit import paced_rate_limiter
@@ -25,7 +32,9 @@ if TYPE_CHECKING:
 
     from bot.config.settings import Settings
 
-__all__ = ["ApiHealth", "TolerantBot", "build_bot", "telegram_request"]
+__all__ = ["ApiHealth", "TolerantBot", "build_bot", "polling_error", "telegram_request"]
+
+log = logging.getLogger(__name__)
 
 # Connections to the Bot API for sends: sends are paced at 30 a second, and a send holds its
 # connection for a round trip of some 50 ms to Telegram.
@@ -35,8 +44,12 @@ SEND_READ_TIMEOUT = 10.0
 POLL_READ_TIMEOUT = 40.0
 
 # Consecutive failed `getUpdates` calls after which Telegram counts as failing: one failure
-# is a blip PTB retries within a second; two in a row are not.
+# is a blip retried within a second; two in a row are not.
 FAILING_AFTER = 2
+# Seconds before the poll after a failed one, doubling with each failure up to the cap: a few
+# polls a minute against a Bot API that is down, and its return noticed within the cap.
+RETRY_FIRST = 0.5
+RETRY_CAP = 3.0
 
 
 class ApiHealth:
@@ -45,13 +58,47 @@ class ApiHealth:
     def __init__(self) -> None:
         self.poll_failures = 0
         self.webhook_pending = False  # True from a webhook's start until `setWebhook` succeeds
+        self._first_failure = 0.0  # monotonic time of the first of the failures in a row
 
     @property
     def failing(self) -> bool:
         return self.webhook_pending or self.poll_failures >= FAILING_AFTER
 
-    def polled(self, ok: bool) -> None:
-        self.poll_failures = 0 if ok else self.poll_failures + 1
+    def polled(self, error: BaseException | None = None) -> None:
+        """A poll succeeded (`error` None) or failed: the outage and the return told once."""
+        if error is None:
+            if self.poll_failures >= FAILING_AFTER:
+                away = time.monotonic() - self._first_failure
+                log.info("Telegram answers getUpdates again, after %.0f s", away)
+            self.poll_failures = 0
+            return
+        if not self.poll_failures:
+            self._first_failure = time.monotonic()
+        self.poll_failures += 1
+        if self.poll_failures == FAILING_AFTER:
+            log.warning(
+                "Telegram is not answering getUpdates (%s); retrying every %.0f s at most",
+                _describe(error),
+                RETRY_CAP,
+            )
+
+    def retry_delay(self) -> float:
+        """Seconds to wait before the next poll after `poll_failures` failures in a row."""
+        return min(RETRY_CAP, RETRY_FIRST * 2.0 ** max(self.poll_failures - 1, 0))
+
+
+def _describe(error: BaseException) -> str:
+    """One line for a failed call: PTB's message, and the network's own reason under it."""
+    message = error.message if isinstance(error, TelegramError) else str(error)
+    cause = error.__cause__ or error.__context__
+    detail = f": {str(cause).splitlines()[0]}" if cause is not None and str(cause) else ""
+    return f"{type(error).__name__}: {message}{detail}"
+
+
+def polling_error(error: TelegramError) -> None:
+    """PTB's `error_callback` for polling: what is left after `TolerantBot.get_updates` (a
+    conflict with another poller, a refusal) in one line each, not a traceback each."""
+    log.warning("getUpdates failed: %s", _describe(error))
 
 
 class TolerantBot(ExtBot[Any]):
@@ -80,12 +127,22 @@ class TolerantBot(ExtBot[Any]):
             raise
 
     async def get_updates(self, *args: Any, **kwargs: Any) -> tuple[Update, ...]:
+        """PTB's, with the retries of a failing poll paced here (module docstring)."""
+        health = self._health
+        if health.poll_failures:
+            kwargs["timeout"] = 0  # short: that Telegram answers again is known at once
         try:
             updates = await super().get_updates(*args, **kwargs)
-        except Exception:
-            self._health.polled(False)
+        except NetworkError as exc:
+            health.polled(exc)
+            await asyncio.sleep(health.retry_delay())
+            # PTB's polling loop retries a timeout at once, without a traceback or a wait of
+            # its own: the wait was ours.
+            raise TimedOut(f"getUpdates failed: {exc.message}") from exc
+        except Exception as exc:
+            health.polled(exc)
             raise
-        self._health.polled(True)
+        health.polled()
         return updates
 
 

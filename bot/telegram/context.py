@@ -97,6 +97,15 @@ async def lang_of(update: Update, context: Context) -> str:
     return context._lang or await context.read_chat(update)
 
 
+def told_lang(update: Update, context: Context) -> str:
+    """The chat's language as far as it is known without the database: as the guard read it,
+    else the one Telegram reports for the user (when the database is what failed)."""
+    if context._lang is not None:
+        return context._lang
+    user = update.effective_user
+    return pick_language(None, user.language_code if user else None)
+
+
 async def chat_and_lang(
     update: Update, context: Context, *, cards: bool = False, refusals: bool = False
 ) -> tuple[ChatRead | None, str]:

@@ -3,8 +3,12 @@ or refuses a card's token (the card is then forgotten); never silence."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from telegram import Update
+from telegram.error import Forbidden, TelegramError
 
 from bot.library.errors import (
     ClientFault,
@@ -13,14 +17,14 @@ from bot.library.errors import (
     ServiceUnavailable,
     TokenRejected,
 )
+from bot.services import SERVICES_KEY
 from bot.telegram.cards import NEW, forget_card, send_login
-from bot.telegram.context import Context
-from bot.telegram.replies import answer_tap, reply, send
-from bot.texts import t
+from bot.telegram.context import Context, lang_of, told_lang
+from bot.telegram.replies import answer_query, answer_tap, reply, send
+from bot.texts import DEFAULT_LANGUAGE, t
+from storage.store import is_unavailable
 
 if TYPE_CHECKING:
-    from telegram import Update
-
     from storage.store import Card
 
 log = logging.getLogger(__name__)
@@ -45,6 +49,44 @@ def error_text(lang: str, error: BaseException | None) -> str:
     if isinstance(error, ServiceUnavailable):
         return t(lang, "common.unavailable")
     return t(lang, "common.malformed")
+
+
+async def report_failure(update: object, context: Any, error: object) -> None:
+    """An update or job that failed: logged, and the patron told once, never silence.
+
+    While the database is away every update fails alike: the store says so once
+    (`storage.database.Availability`), the update only at DEBUG, and the patron is told that
+    the bot itself is in trouble, in the language known without the database.
+    """
+    outage = isinstance(error, BaseException) and is_unavailable(error)
+    with contextlib.suppress(KeyError, TypeError):
+        if isinstance(update, Update):  # job failures are not update errors
+            context.application.bot_data[SERVICES_KEY].metrics.update_errors.inc()
+    if outage:
+        log.debug("update not handled, the database is unavailable: %s", type(error).__name__)
+    elif isinstance(error, BaseException):
+        log.error("update failed: %s", type(error).__name__, exc_info=error)
+    else:
+        log.error("update failed")
+    if not isinstance(update, Update) or update.effective_chat is None:
+        return
+    chat_id = update.effective_chat.id
+    if outage:
+        text = t(told_lang(update, context), "common.outage")
+    else:
+        lang = DEFAULT_LANGUAGE
+        try:
+            lang = await lang_of(update, context)
+        except Exception:  # the store itself may be what failed
+            log.debug("language unknown while reporting an error")
+        text = error_text(lang, error if isinstance(error, BaseException) else None)
+    await answer_query(update)
+    try:
+        await send(context.bot, chat_id, text)
+    except Forbidden:
+        log.info("chat %s blocked the bot; error not reported", chat_id)
+    except TelegramError as exc:
+        log.warning("could not report an error to the chat: %s", type(exc).__name__)
 
 
 def public_failure(exc: LibraryError) -> LibraryError:

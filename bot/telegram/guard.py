@@ -10,9 +10,12 @@ from telegram.constants import ChatType, MessageEntityType
 from telegram.ext import ApplicationHandlerStop, BaseHandler, TypeHandler
 
 from bot.telegram.buttons import LanguageChoice
-from bot.telegram.context import Context
+from bot.telegram.context import Context, told_lang
+from bot.telegram.failures import report_failure
+from bot.telegram.handlers import inline
 from bot.telegram.replies import answer_query, send, url_button
 from bot.texts import t
+from storage.store import is_unavailable
 
 log = logging.getLogger(__name__)
 
@@ -52,9 +55,16 @@ async def _guard(update: Update, context: Context) -> None:
     listing = (
         command[0] if command and command[1] and chat and chat.type == ChatType.PRIVATE else None
     )
-    lang = await context.read_chat(
-        update, cards=listing in CARD_COMMANDS, refusals=listing in REFUSAL_COMMANDS
-    )
+    try:
+        lang = await context.read_chat(
+            update, cards=listing in CARD_COMMANDS, refusals=listing in REFUSAL_COMMANDS
+        )
+    except Exception as exc:
+        # Told here, once: every handler after this one would fail again without the chat.
+        await report_failure(update, context, exc)
+        if update.inline_query is not None and is_unavailable(exc):
+            await inline.answer_outage(update.inline_query, told_lang(update, context))
+        raise ApplicationHandlerStop from exc
     if chat is None or chat.type == ChatType.PRIVATE:
         return
     query = update.callback_query

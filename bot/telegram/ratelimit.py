@@ -3,7 +3,8 @@
 Telegram allows about 30 messages per second over all chats, about one per second in one chat
 (short bursts tolerated) and 20 per minute in a group. One chat sending 150 commands must not
 delay everyone else's answers: sends are granted round-robin between the chats that wait, each
-chat within its own limit, and updates are let in at most a few per chat at a time.
+chat within its own limit, and updates are let in at most a few per chat (or, for inline
+queries, per user) at a time.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import math
 import warnings
 from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
@@ -35,6 +37,9 @@ GROUP_BURST = 20
 GROUP_RATE = 20 / 60
 # Updates of one chat processed at once; the others wait their turn without taking a slot.
 UPDATES_PER_CHAT = 4
+# Of the slots, what inline queries (over all users) may hold at once: the rest stay free for
+# chats while the catalogue is slow.
+INLINE_SLOTS = 16
 _PRUNE_AT = 4096
 
 Key = int | str
@@ -241,6 +246,16 @@ def _chat_key(chat_id: object) -> Key | None:
     return text  # "@channelname"
 
 
+@dataclass
+class _Sender:
+    """One chat's (or, for an update without a chat, one user's) updates in the processor."""
+
+    gate: asyncio.Semaphore
+    users: int = 0
+    # The newest inline query's update id: an older one still waiting is not answered.
+    newest_inline: int = -1
+
+
 class FairUpdateProcessor(BaseUpdateProcessor):
     """At most `max_concurrent_updates` updates at once, and at most `per_chat` of one chat.
 
@@ -248,15 +263,28 @@ class FairUpdateProcessor(BaseUpdateProcessor):
     commands holds every slot while its answers wait for that chat's send limit, and another
     chat's command waits behind all of them. Here a chat's extra updates wait for their own
     chat, without taking a slot from anyone else.
+
+    Inline queries have no chat: they wait for their user instead (a private chat's id is its
+    user's, so a user's inline queries and private chat share one turn), and take at most
+    `inline_slots` of the slots between them, so a slow catalogue answering inline searches
+    cannot hold up the chats. Telegram sends an inline query per keystroke and shows only the
+    newest answer, so a query still waiting when a newer one of its user comes is dropped.
     """
 
-    def __init__(self, max_concurrent_updates: int, per_chat: int = UPDATES_PER_CHAT) -> None:
-        # PTB's semaphore admits everything; the two bounds below do the limiting.
+    def __init__(
+        self,
+        max_concurrent_updates: int,
+        per_chat: int = UPDATES_PER_CHAT,
+        inline_slots: int = INLINE_SLOTS,
+    ) -> None:
+        # PTB's semaphore admits everything; the bounds below do the limiting.
         super().__init__(2**31 - 1)
         self._limit = max_concurrent_updates
         self._per_chat = per_chat
+        self._inline_limit = max(1, min(inline_slots, max_concurrent_updates))
         self._slots: asyncio.Semaphore | None = None
-        self._chats: dict[int, tuple[asyncio.Semaphore, int]] = {}
+        self._inline_slots: asyncio.Semaphore | None = None
+        self._senders: dict[int, _Sender] = {}
 
     async def initialize(self) -> None:
         """Nothing to set up."""
@@ -265,25 +293,48 @@ class FairUpdateProcessor(BaseUpdateProcessor):
         """Nothing to free."""
 
     async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
-        if self._slots is None:
+        if self._slots is None or self._inline_slots is None:
             self._slots = asyncio.Semaphore(self._limit)
-        chat = update.effective_chat if isinstance(update, Update) else None
-        if chat is None:
+            self._inline_slots = asyncio.Semaphore(self._inline_limit)
+        key, inline = _sender_of(update)
+        if key is None:
             async with self._slots:
                 await coroutine
             return
-        gate, users = self._chats.get(chat.id) or (asyncio.Semaphore(self._per_chat), 0)
-        self._chats[chat.id] = (gate, users + 1)
+        sender = self._senders.get(key) or _Sender(asyncio.Semaphore(self._per_chat))
+        self._senders[key] = sender
+        sender.users += 1
+        update_id = update.update_id if isinstance(update, Update) else -1
+        if inline:
+            sender.newest_inline = max(sender.newest_inline, update_id)
         started = False
         try:
-            async with gate, self._slots:
+            async with contextlib.AsyncExitStack() as held:
+                await held.enter_async_context(sender.gate)
+                if inline:
+                    if sender.newest_inline > update_id:
+                        return  # the user typed on: a newer query is answered instead
+                    await held.enter_async_context(self._inline_slots)
+                    if sender.newest_inline > update_id:
+                        return
+                await held.enter_async_context(self._slots)
                 started = True
                 await coroutine
         finally:
             if not started and isinstance(coroutine, Coroutine):
-                coroutine.close()  # cancelled while waiting its turn: never awaited
-            gate, users = self._chats[chat.id]
-            if users == 1:
-                del self._chats[chat.id]
-            else:
-                self._chats[chat.id] = (gate, users - 1)
+                coroutine.close()  # dropped, or cancelled while waiting its turn: never awaited
+            sender.users -= 1
+            if not sender.users:
+                del self._senders[key]
+
+
+def _sender_of(update: object) -> tuple[int | None, bool]:
+    """Whose turn an update waits for (its chat, else its user), and whether it is an inline
+    query."""
+    if not isinstance(update, Update):
+        return None, False
+    chat = update.effective_chat
+    if chat is not None:
+        return chat.id, False
+    user = update.effective_user
+    return (None if user is None else user.id), update.inline_query is not None

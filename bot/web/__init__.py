@@ -90,6 +90,9 @@ async def _readiness(request: web.Request) -> tuple[bool, dict[str, str]]:
     try:
         async with asyncio.timeout(HEALTH_DB_TIMEOUT):
             store_ok = await services.store.ping()
+    except TimeoutError as exc:  # hanging rather than refusing: told once, as a refusal is
+        services.store.database.availability.failed(exc)
+        store_ok = False
     except Exception:  # a broken database is exactly what health reports
         log.warning("health: store ping failed", exc_info=True)
         store_ok = False

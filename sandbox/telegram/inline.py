@@ -105,9 +105,12 @@ class InlineAnswers:
 
     async def answer(self, bot: Bot, params: Params) -> bool:
         query_id = str(params.get("inline_query_id") or "")
-        raw = as_json(params.get("results") or "", "can't parse inline query results JSON object")
+        # A JSON body carries no hits as `[]` itself, which Telegram takes like the form's "[]".
+        given = params.get("results")
+        unparsable = "can't parse inline query results JSON object"
+        raw = as_json("" if given is None else given, unparsable)
         if not isinstance(raw, list):
-            raise bad("can't parse inline query results JSON object")
+            raise bad(unparsable)
         if len(raw) > MAX_RESULTS:
             raise bad("RESULTS_TOO_MUCH")
         seen: set[str] = set()
@@ -115,7 +118,8 @@ class InlineAnswers:
         next_offset = str(params.get("next_offset") or "")
         if len(next_offset.encode("utf-8")) > MAX_ID:
             raise bad("NEXT_OFFSET_INVALID")
-        cache_time = as_int(params.get("cache_time") or 300, bad("wrong cache_time"))
+        cached = params.get("cache_time")  # 0 (not cached) is a value, not an absence
+        cache_time = as_int(300 if cached is None else cached, bad("wrong cache_time"))
         button = _button(params.get("button"))
         query = self.state.inline_queries.get(query_id)
         if (

@@ -10,7 +10,14 @@ import asyncio
 
 from telegram.ext import ExtBot
 
-from bot.telegram.ratelimit import CHAT_BURST, CHAT_RATE, GROUP_BURST, FairRateLimiter
+from bot.telegram.ratelimit import (
+    CHAT_BURST,
+    CHAT_RATE,
+    GROUP_BURST,
+    INLINE_SLOTS,
+    UPDATES_PER_CHAT,
+    FairRateLimiter,
+)
 from bot.telegram.request import AiohttpRequest
 from tests.fixtures.bot import BotHarness
 from tests.fixtures.telegram import TEST_BOT_TOKEN
@@ -20,6 +27,10 @@ FLOOD = 150
 # at most a few more (the busy chat is down to about one a second by then). Behind one global
 # pacer and first-come updates it was the rest of the flood (5.2 s measured).
 OTHER_CHAT_BOUND = 3
+# Inline mode against a slow catalogue: each search takes this long (the answer budget is 9 s),
+# so while the other chat's /help is answered none of them has come back yet.
+SLOW_CATALOGUE = 6.0
+SEARCH = "platform GET /v3/search"
 
 
 async def test_a_flooding_chat_does_not_delay_another_chats_answer(bot: BotHarness) -> None:
@@ -44,6 +55,49 @@ async def test_a_flooding_chat_does_not_delay_another_chats_answer(bot: BotHarne
     answered = len(bot.telegram.sent(busy))
     assert answered <= CHAT_BURST + (loop.time() - flood_started) * CHAT_RATE + 1
     assert answered < FLOOD
+
+
+async def test_one_users_inline_flood_on_a_slow_catalogue_does_not_delay_other_chats(
+    bot: BotHarness,
+) -> None:
+    flooder, other = 7203, 7204
+    bot.add_chat(flooder, language_code="en")
+    bot.add_chat(other, language_code="en")
+    bot.sandbox.faults.latency["platform"] = SLOW_CATALOGUE
+    # A keystroke a query, as Telegram sends them (88 a second were seen): 200 of them.
+    typed = [f"hobbit {n}" for n in range(199)] + ["hobbit"]
+    queries = [await bot.telegram.inline_query(flooder, words) for words in typed]
+    await asyncio.sleep(0.5)  # let them in
+
+    reply = await bot.send(other, "/help")
+
+    assert "/loans" in reply.text
+    # Counted, not timed: /help came back while every search was still with the catalogue,
+    # and the flooder held only its own chat's share (every query took a slot before: 64).
+    assert bot.sandbox.calls[SEARCH] <= UPDATES_PER_CHAT
+    assert all(bot.telegram.state.inline_queries[q].answer is None for q in queries)
+    # Telegram shows only the newest answer: the queries the user typed past are not searched,
+    # and the newest is answered once the catalogue is.
+    newest = await bot.telegram.inline_answer(queries[-1], timeout=3 * SLOW_CATALOGUE)
+    assert [r.title for r in newest.results] == ["The Hobbit"]
+    assert bot.sandbox.calls[SEARCH] <= UPDATES_PER_CHAT + 1
+
+
+async def test_many_users_inline_queries_leave_slots_for_the_chats(bot: BotHarness) -> None:
+    users = list(range(7300, 7340))
+    other = 7299
+    for user in (*users, other):
+        bot.add_chat(user, language_code="da")
+    bot.sandbox.faults.latency["platform"] = SLOW_CATALOGUE
+    for user in users:
+        await bot.telegram.inline_query(user, "hobbit")
+    await asyncio.sleep(0.5)
+
+    reply = await bot.send(other, "/help")
+
+    assert "/loans" in reply.text
+    # Forty users searching at once hold the inline share of the slots, no more.
+    assert bot.sandbox.calls[SEARCH] == INLINE_SLOTS
 
 
 async def test_turns_keep_the_overall_pace_and_each_chats_limit(telegram: object) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from urllib.parse import parse_qs, urlsplit
 
+import pytest
 from telegram import Update
 
 from bot.library.models import Work
@@ -51,8 +52,8 @@ async def test_an_inline_query_lists_public_hits_with_an_order_link(bot: BotHarn
     assert order.text == "📥 Order at your library"
     start = _start_of(order.url)
     assert start.startswith("order-870970-basis_") and len(start) <= 64
-    # Public and the same for everyone: cacheable, and no account was read.
-    assert not answer.is_personal and answer.cache_time > 0 and answer.next_offset == ""
+    # Public hits in the asker's language: cached for the asker alone, and no account was read.
+    assert answer.is_personal and answer.cache_time > 0 and answer.next_offset == ""
     assert bot.sandbox.calls["platform GET /v3/search"] == 1
     assert bot.sandbox.calls["platform GET /v3/user"] == 0
 
@@ -87,6 +88,16 @@ async def test_nothing_to_search_answers_an_empty_list(bot: BotHarness) -> None:
     assert (await _ask(bot, ALICE, "   ")).results == []
     assert (await _ask(bot, ALICE, "zzzyyyxxx")).results == []
     assert (await _ask(bot, ALICE, "h", offset="bogus")).results == []
+    # Nothing in it depends on the asker: Telegram may give it to anyone.
+    assert not (await _ask(bot, ALICE, "   ")).is_personal
+
+
+@pytest.mark.bot_api_over_http  # the bot's own request sends `results` in a JSON body
+async def test_a_search_without_hits_is_answered_over_the_wire(bot: BotHarness) -> None:
+    bot.add_chat(ALICE, language_code="en")
+    answer = await _ask(bot, ALICE, "zzzyyyxxx")
+    assert answer.results == [] and answer.cache_time > 0
+    assert bot.sandbox.calls["platform GET /v3/search"] == 1
 
 
 async def test_a_shared_card_in_a_group_reads_no_account(bot: BotHarness) -> None:
@@ -164,7 +175,7 @@ async def test_a_failing_catalogue_offers_the_private_search_and_is_not_cached(
     bot.add_chat(ALICE, language_code="da")
     bot.sandbox.faults.down.add("platform")
     answer = await _ask(bot, ALICE, "hobbit")
-    assert answer.results == [] and answer.cache_time == 0
+    assert answer.results == [] and answer.cache_time == 0 and answer.is_personal
     assert answer.button == {"text": "Kataloget svarer ikke – søg her", "start_parameter": "search"}
     bot.sandbox.faults.down.clear()
     [ask] = await command(bot, ALICE, "/start search")

@@ -1,8 +1,10 @@
 """Inline mode: `@<bot> <words>` in any chat lists public catalogue hits to share.
 
-The same public search as `/search` (anonymous token), and nothing else: no chat, card or
-account is read, so the answer is not personal and Telegram may cache it for everyone. A shared
-result is a small card whose "Order at your library" button deep-links into the private chat
+The same public search as `/search` (anonymous token), and nothing else: no card or account is
+read. The hits are public, but the cards and buttons speak the asker's language (their own
+`/language`, else Telegram's), so every answer with text in it is personal: Telegram caches it
+for the asker alone, and nobody is shown another user's language. A shared result is a small
+card whose "Order at your library" button deep-links into the private chat
 (`/start order-<pid>`), where the normal order flow, with its confirmation, takes over.
 """
 
@@ -14,12 +16,14 @@ from typing import TYPE_CHECKING, Any
 from telegram import (
     InlineKeyboardButton,
     InlineKeyboardMarkup,
+    InlineQuery,
     InlineQueryResultArticle,
     InlineQueryResultsButton,
     InputTextMessageContent,
     Update,
 )
 from telegram.constants import ParseMode
+from telegram.error import TelegramError
 from telegram.ext import BaseHandler, InlineQueryHandler
 
 from bot.library.deadline import Deadline
@@ -40,7 +44,7 @@ log = logging.getLogger(__name__)
 PAGE = 10
 # Deeper than this nobody scrolls; the platform need not be asked for it.
 MAX_OFFSET = 200
-# Seconds Telegram may reuse an answer: public data, the same for everyone.
+# Seconds Telegram may reuse an answer for the same asker: public data, in their language.
 CACHE_SECONDS = 300
 ORDER_PREFIX = "order-"
 # Telegram's deep-link parameter: at most 64 characters of [A-Za-z0-9_-].
@@ -109,7 +113,7 @@ async def inline_query(update: Update, context: Context) -> None:
         button = InlineQueryResultsButton(
             text=t(lang, "inline.unavailable"), start_parameter=SEARCH_START
         )
-        await query.answer([], cache_time=0, is_personal=False, button=button)
+        await query.answer([], cache_time=0, is_personal=True, button=button)
         return
     works = found.works[:PAGE]
     username = context.services.bot_username or context.bot.username
@@ -121,9 +125,19 @@ async def inline_query(update: Update, context: Context) -> None:
     await query.answer(
         results,
         cache_time=CACHE_SECONDS,
-        is_personal=False,
+        is_personal=True,
         next_offset=str(offset + PAGE) if more else "",
     )
+
+
+async def answer_outage(query: InlineQuery, lang: str) -> None:
+    """The one answer to an inline query while the bot's database is away: no hits, not cached,
+    and a button saying so (it opens the private chat)."""
+    button = InlineQueryResultsButton(text=t(lang, "inline.outage"), start_parameter=SEARCH_START)
+    try:
+        await query.answer([], cache_time=0, is_personal=True, button=button)
+    except TelegramError as exc:  # too old by now, or Telegram away too: nothing more to tell
+        log.debug("inline query not answered: %s", type(exc).__name__)
 
 
 def _result(

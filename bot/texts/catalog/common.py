@@ -72,4 +72,6 @@ MESSAGES: tuple[Message, ...] = (
     _("common.error", "Something went wrong on our side. Try again shortly."),
     # TRANSLATORS: the word before the last item of a list: "3, 1 and 0", "Karen, Jonas and Ole"
     _("common.and", "and"),
+    # The bot's own database is not answering: every command fails alike until it is back.
+    _("common.outage", "⚠️ The bot itself is having trouble right now. Try again in a minute."),
 )

@@ -13,4 +13,7 @@ MESSAGES: tuple[Message, ...] = (
     # TRANSLATORS: shown above an empty inline result list when the catalogue did not answer;
     # tapping it opens the private chat's search. Short: Telegram cuts it at about 30 characters.
     _("inline.unavailable", "Catalogue unavailable – search here"),
+    # TRANSLATORS: shown above an empty inline result list when the bot's own database did not
+    # answer; tapping it opens the private chat. Short, as above.
+    _("inline.outage", "The bot has trouble – try later"),
 )

@@ -16,7 +16,9 @@ from telegram import (
 )
 from telegram.error import BadRequest
 
+from bot.telegram.request import AiohttpRequest
 from sandbox.telegram import TelegramStandIn
+from tests.fixtures.telegram import TEST_BOT_TOKEN
 from tests.sandbox.telegram.conftest import CHAT
 
 GROUP = -100777
@@ -154,3 +156,20 @@ async def test_a_bot_without_inline_mode_gets_no_inline_queries(
     telegram.add_chat(1)
     with pytest.raises(ValueError, match="setinline"):
         await telegram.inline_query(1, "blixen")
+
+
+async def test_an_empty_answer_is_taken_as_telegram_takes_it(
+    bot: tg.Bot, telegram: TelegramStandIn
+) -> None:
+    """No hits is an empty list, in a form body (PTB's default request) and in a JSON body (the
+    bot's own request, `bot.telegram.request`)."""
+    query_id = await _query(bot, telegram)
+    await bot.answer_inline_query(query_id, [], cache_time=0)
+    assert (await telegram.inline_answer(query_id)).results == []
+    query_id = await _query(bot, telegram)
+    async with tg.Bot(
+        TEST_BOT_TOKEN, base_url=f"{telegram.url}/bot", request=AiohttpRequest()
+    ) as own:
+        await own.answer_inline_query(query_id, [], cache_time=0, is_personal=True)
+    answer = await telegram.inline_answer(query_id)
+    assert answer.results == [] and answer.is_personal and answer.cache_time == 0
