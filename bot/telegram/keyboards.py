@@ -16,9 +16,11 @@ from bot.telegram.buttons import (
     ButtonId,
     ListPage,
     NamesCard,
+    OrderFound,
     Payload,
     RenewAll,
     RenewLoan,
+    WhereIs,
     encode,
 )
 from bot.telegram.cards import require_card
@@ -314,3 +316,16 @@ def overview_rows(context: Context) -> list[list[InlineKeyboardButton]]:
 def _overview(lang: str, url: str) -> StaticKeyboard:
     button = InlineKeyboardButton(plain(t(lang, "app.button")), web_app=WebAppInfo(f"{url}/app/"))
     return StaticKeyboard([[button]])
+
+
+def order_and_where(
+    lang: str, number: int, title: str, order: OrderFound, pid: str
+) -> list[tuple[str, Payload]]:
+    """A listed work's "📥 Order <n>: <title>" and "🗺 <n>" (where it stands), in that order."""
+    text = t(lang, "borrower.search.button", number=number, title=Raw(title))
+    return [(text, order), (t(lang, "shelf.button_numbered", number=number), WhereIs(pid))]
+
+
+def in_pairs(buttons: Sequence[InlineKeyboardButton]) -> list[list[InlineKeyboardButton]]:
+    """Each work's Order and "where is it?" side by side (`order_and_where`)."""
+    return [list(buttons[n : n + 2]) for n in range(0, len(buttons), 2)]

@@ -18,7 +18,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from telegram import InlineKeyboardButton, Update
+from telegram import Update
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
 from bot.library.deadline import Deadline
@@ -35,9 +35,15 @@ from bot.telegram.handlers.cardlists import (
 from bot.telegram.handlers.common import borrower_status
 from bot.telegram.handlers.order import net_only, valid_pid
 from bot.telegram.handlers.whatson import one_message
-from bot.telegram.keyboards import BUTTON_TITLE, callback_buttons, resolve_callback
+from bot.telegram.keyboards import (
+    BUTTON_TITLE,
+    callback_buttons,
+    in_pairs,
+    order_and_where,
+    resolve_callback,
+)
 from bot.telegram.replies import plain, reply, send
-from bot.texts import Raw, t
+from bot.texts import t
 from bot.texts.formatting import shorten
 from bot.texts.render import render_work
 
@@ -167,12 +173,10 @@ async def recommend_for(
         if net_only(work):
             continue  # lent only online: no "Order" to be refused after
         title = shorten(work.title or t(lang, "render.untitled"), BUTTON_TITLE)
-        label = t(lang, "borrower.search.button", number=number, title=Raw(title))
         # A search result's "Order" (`handlers.search`): the confirmation of `/order <pid>`.
-        specs.append((label, OrderFound(work.pid or "", account.number, account.card_id)))
-    rows: list[list[InlineKeyboardButton]] = [
-        [button] for button in await callback_buttons(update, context, specs)
-    ]
+        order = OrderFound(work.pid or "", account.number, account.card_id)
+        specs += order_and_where(lang, number, title, order, work.pid or "")
+    rows = in_pairs(await callback_buttons(update, context, specs))
     await reply(update, context, text, buttons=rows)
 
 

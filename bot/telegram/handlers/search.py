@@ -17,7 +17,7 @@ from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
 from bot.library.deadline import Deadline
 from bot.library.errors import LibraryError
-from bot.telegram.buttons import OrderFound, Payload, WhereIs, decode
+from bot.telegram.buttons import OrderFound, Payload, decode
 from bot.telegram.cards import require_card
 from bot.telegram.context import Context
 from bot.telegram.failures import answer_library_error, public_failure
@@ -25,10 +25,12 @@ from bot.telegram.handlers.order import net_only, order_found, prepare_order, va
 from bot.telegram.keyboards import (
     SHORT_TITLE,
     callback_buttons,
+    in_pairs,
+    order_and_where,
     resolve_callback,
 )
 from bot.telegram.replies import NO_PREVIEW, reply, send, send_messages
-from bot.texts import LANGUAGES, Raw, t
+from bot.texts import LANGUAGES, t
 from bot.texts.formatting import shorten, split_messages
 from bot.texts.render import render_work
 
@@ -147,12 +149,8 @@ async def run_search(update: Update, context: Context, words: str) -> None:
         # A material lent only online cannot be ordered, and stands on no shelf: no buttons.
         if work.pid and valid_pid(work.pid) and not net_only(work):
             title = shorten(work.title or t(lang, "render.untitled"), SHORT_TITLE)
-            text = t(lang, "borrower.search.button", number=number, title=Raw(title))
-            specs.append((text, OrderFound(work.pid)))
-            specs.append((t(lang, "shelf.button_numbered", number=number), WhereIs(work.pid)))
-    made = await callback_buttons(update, context, specs)
-    # Each result's Order and "where is it?" side by side.
-    buttons = [made[n : n + 2] for n in range(0, len(made), 2)]
+            specs += order_and_where(lang, number, title, OrderFound(work.pid), work.pid)
+    buttons = in_pairs(await callback_buttons(update, context, specs))
     footer = t(lang, "borrower.search.footer") if buttons else ""
     messages = split_messages(entries, header=header, footer=footer)
     await send_messages(update, context, messages, buttons)
