@@ -44,6 +44,7 @@ BOT_NAME = "Biblioteksbot"
 SWEEP_ACTION = "Run reminder sweep"
 EXPIRE_ACTION = "Expire library logins"
 LOSE_ACTION = "Lose the next order's answer"
+RETURN_ACTION = "Bring lent copies back to the shelf"
 START_TIMEOUT = 30.0
 STOP_TIMEOUT = 12.0
 # The operator's values for these win; everything else is the demo's own wiring.
@@ -87,6 +88,10 @@ TRY_THESE = (
     (f'"{LOSE_ACTION}", then an order', "placed once; the bot says it may have gone through"),
     ("/events, /news", "what is on at the card's library, soonest first; its latest news"),
     ("/recommend", "works like your recent loans, each with an Order button"),
+    (
+        f'/where, "🔔 Tell me when it is back", "{RETURN_ACTION}", "{SWEEP_ACTION}"',
+        "where a title stands; then a ping, once, when its copy comes home",
+    ),
     ("karen blixen (no command)", "offered as a search; a bare /search asks for the words"),
     ("/language", "the chat's command menu follows the chosen language"),
     (
@@ -181,6 +186,14 @@ class Demo:
         report = await maintenance.remind_once(self.settings)
         return report.summary()
 
+    async def return_lent_copies(self) -> str:
+        """Every copy lent out comes back to its shelf, so a shelf watch can be seen to fire."""
+        count = self.sandbox.shelves.return_lent()
+        return (
+            f"{count} lent copies are back on their shelves: "
+            f'"{SWEEP_ACTION}" now tells whoever waits for one.'
+        )
+
     async def expire_library_logins(self) -> str:
         """Make every patron's library token expire, to show how the bot asks to log in again."""
         self.sandbox.expire_all_tokens()
@@ -238,6 +251,7 @@ async def start_demo(
         actions[SWEEP_ACTION] = demo.run_reminder_sweep
         actions[EXPIRE_ACTION] = demo.expire_library_logins
         actions[LOSE_ACTION] = demo.lose_next_order_answer
+        actions[RETURN_ACTION] = demo.return_lent_copies
 
         ready: asyncio.Future[BotInfo] = asyncio.get_running_loop().create_future()
 

@@ -56,7 +56,9 @@ from storage.tables import (
     NOTICE_SEEN,
     REMINDER_LOG,
     RENEWAL_REFUSAL,
+    SHELF_WATCH,
 )
+from storage.watches import Watches
 
 # The read shapes and limits callers know the store by.
 __all__ = [
@@ -94,6 +96,7 @@ CHAT_ONLY_TABLES = (
     CALENDAR_FEED,
     CALENDAR_KEPT,
     NOTICE_SEEN,
+    SHELF_WATCH,
     CHAT,
 )
 
@@ -179,6 +182,7 @@ class Store:
         self.renewal_refusals = Refusals(database, now)
         self.calendar = CalendarFeeds(database, now, cipher)
         self.notices = NoticeSeen(database, now)
+        self.watches = Watches(database, now)
 
     @classmethod
     async def open(
@@ -376,7 +380,7 @@ class Store:
         card = Cards.take(chat_id, number, holding=None if holding is None else holding.sealed)
         per_card = [
             delete(table).where(table.c.chat_id == chat_id, table.c.card == number)
-            for table in (NOTICE_SEEN, RENEWAL_REFUSAL)
+            for table in (NOTICE_SEEN, RENEWAL_REFUSAL, SHELF_WATCH)
         ]
         links = PendingLinks.of_chat(chat_id)
         left = select(ACCOUNT.c.card).where(ACCOUNT.c.chat_id == chat_id).limit(1)

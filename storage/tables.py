@@ -237,6 +237,24 @@ class NoticeSeenRow(SQLModel, table=True):
     value: str | None = Field(default=None, max_length=16)
 
 
+class ShelfWatchRow(SQLModel, table=True):
+    """A card's wish to hear when a title is on the shelf at a branch of its library (known by
+    its name, as `/v3/holdingsitems` names it). `claimed_at`: a check is sending its ping."""
+
+    __tablename__ = "shelf_watch"
+
+    chat_id: int = Field(
+        primary_key=True, sa_type=BigInteger, sa_column_kwargs={"autoincrement": False}
+    )
+    card: int = _card()
+    pid: str = Field(primary_key=True, max_length=100)
+    branch: str = Field(primary_key=True, max_length=200)
+    agency: str = Field(max_length=16)
+    title: str = Field(max_length=200)
+    created_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
+    claimed_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+
+
 metadata = SQLModel.metadata
 
 
@@ -259,3 +277,4 @@ RENEWAL_REFUSAL = _core(RenewalRefusalRow)
 CALENDAR_FEED = _core(CalendarFeedRow)
 NOTICE_SEEN = _core(NoticeSeenRow)
 CALENDAR_KEPT = _core(CalendarKeptRow)
+SHELF_WATCH = _core(ShelfWatchRow)

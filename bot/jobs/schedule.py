@@ -8,7 +8,9 @@
   by then (a deploy or a crash would otherwise wait for the next pass);
 - token expiry: forget expired tokens and warn three days ahead, daily at the same time;
 - purge: expired login states, pending links, old buttons, old reminder history and
-  long-blocked chats, hourly.
+  long-blocked chats, hourly;
+- the shelf watches' check (`shelf`), at `SHELF_CHECKS`: a few times a day while libraries
+  are open.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any
 from telegram.error import Forbidden, TelegramError
 from telegram.ext import Application, ContextTypes
 
+from bot.jobs.shelf import check_watches
 from bot.jobs.sweep import DEFAULT_LEASE, SweepReport, sweep
 from bot.services import Services, services
 from bot.telegram.cards import send_login
@@ -39,6 +42,9 @@ STATE_PURGE_INTERVAL = timedelta(hours=1)
 # The catch-up waits for the start to settle (updates first), then sweeps what is left today.
 CATCH_UP_DELAY = timedelta(seconds=2)
 # Retry sweeps after the daily one, while patrons are still left unfinished (same day only).
+# When the shelf watches are checked (local time): within most libraries' opening hours, so a
+# copy put back in the morning is told by noon and one in the afternoon the same day.
+SHELF_CHECKS = (time(10, 20), time(13, 20), time(16, 20))
 RETRY_DELAYS = (
     timedelta(minutes=15),
     timedelta(minutes=30),
@@ -67,6 +73,15 @@ def schedule_jobs(application: Application[Any, Any, Any, Any, Any, Any], svc: S
     queue.run_repeating(
         purge_expired_job, interval=STATE_PURGE_INTERVAL, first=60, name="purge-expired"
     )
+    for when in SHELF_CHECKS:
+        queue.run_daily(
+            _shelf_check, time=when.replace(tzinfo=svc.settings.timezone), name="shelf-watches"
+        )
+
+
+async def _shelf_check(context: Context) -> None:
+    svc = services(context)
+    await check_watches(svc.store, svc.library, context.bot)
 
 
 # --- the reminder sweep -------------------------------------------------------------------

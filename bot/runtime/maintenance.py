@@ -4,6 +4,7 @@ each builds what it needs from the settings, does its work, and closes everythin
 from __future__ import annotations
 
 from bot.config.settings import Settings
+from bot.jobs.shelf import check_watches
 from bot.jobs.sweep import SweepReport, sweep
 from bot.library.client import LibraryClient
 from bot.telegram.botapi import build_bot
@@ -36,7 +37,9 @@ async def remind_once(settings: Settings) -> SweepReport:
     library = LibraryClient.from_settings(settings)
     try:
         async with build_bot(settings) as bot:
-            return await sweep(store=store, library=library, bot=bot, settings=settings)
+            report = await sweep(store=store, library=library, bot=bot, settings=settings)
+            await check_watches(store, library, bot)
+            return report
     finally:
         await library.aclose()
         await store.close()

@@ -132,6 +132,21 @@ class WhereIs:
 
 
 @dataclass(frozen=True)
+class WatchShelf:
+    """ "🔔 Tell me when it is on the shelf at <branch>": a watch for the card, title and
+    branch (`storage.watches`); with `stop`, /watches' button that ends it."""
+
+    ACTION: ClassVar[str] = "watch"
+    pid: str
+    branch: str  # its name, as `/v3/holdingsitems` names it
+    agency: str
+    title: str
+    card: int
+    cid: str | None = None  # the card's identity (see `CancelHold`)
+    stop: bool = False
+
+
+@dataclass(frozen=True)
 class SearchWords:
     """Free text's "🔎 Search for »…«": the search, as `/search <words>` would run it. The
     words are sealed (`Store.seal`): a patron may type anything, a CPR number by mistake."""

@@ -22,6 +22,7 @@ from sandbox.library.apps import ServiceApps
 from sandbox.library.cms import Content
 from sandbox.library.data import PatronData, TestPatron
 from sandbox.library.faults import SERVICES, Faults
+from sandbox.library.shelf import Shelves
 from sandbox.library.state import (
     DEFAULT_USERINFO_ATTRIBUTES,
     TOKEN_LIFETIME,
@@ -207,6 +208,11 @@ class LibrarySandbox(Served):
     @order_delay.setter
     def order_delay(self, seconds: float) -> None:
         self._state.order_delay = seconds
+
+    @property
+    def shelves(self) -> Shelves:
+        """The copies on the test libraries' shelves (`put_back`, `lend`, `return_lent`)."""
+        return self._state.shelves
 
     def refuse_patron(self, user_id: str, refused: bool = True) -> None:
         """The library system stops accepting the patron: /v3/user answers 500

@@ -55,6 +55,19 @@ class Shelves:
     def lend(self, faust: str, isil: str) -> None:
         self.moved[(faust, isil)] = ON_LOAN
 
+    def return_lent(self) -> int:
+        """Every copy lent out comes home to its shelf (the demo's button); how many."""
+        lent = [
+            (entry[0], branch[0])
+            for entry in CATALOGUE
+            for _, _, branches in LIBRARIES
+            for branch in branches
+            if self.status(entry[0], branch[0]) == ON_LOAN
+        ]
+        for key in lent:
+            self.moved[key] = ON_SHELF
+        return len(lent)
+
     def holdings(self, pid: str, agency: str) -> list[dict[str, Any]]:
         """The copies of `pid` at the branches of library `agency` (digits)."""
         faust = faust_of(pid)

@@ -256,10 +256,11 @@ async def test_forget_chat_leaves_nothing(store: Store) -> None:
             chat_id, "L1", "2026-01-23", "Maximum Renewals Exceeded"
         )
         await store.notices.keep({(chat_id, 1): Seen(fees={"f1"})})
+        await store.watches.add(chat_id, 1, "870970-basis:1", "Branch", "DK-710100", "Title")
     await store.forget_chat(1)
     # Every table that keeps something per chat, including any a later revision adds.
     tables = sorted(name for name, table in metadata.tables.items() if "chat_id" in table.c)
-    assert len(tables) == 10
+    assert len(tables) == 11
     for table in tables:
         assert await rows(store, f"SELECT * FROM {table} WHERE chat_id = 1") == [], table  # noqa: S608
         assert len(await rows(store, f"SELECT * FROM {table} WHERE chat_id = 2")) == 1, table  # noqa: S608
@@ -290,7 +291,7 @@ async def test_the_repositories_are_reached_by_name(store: Store) -> None:
     repository, never as a flattened name on the façade."""
     repositories = [value for value in vars(store).values() if isinstance(value, Repository)]
     flattened = [name for name, value in vars(store).items() if inspect.ismethod(value)]
-    assert len(repositories) == 10
+    assert len(repositories) == 11
     assert flattened == []
 
 
@@ -412,3 +413,23 @@ async def test_a_number_reused_gets_a_new_identity(store: Store) -> None:
     linked = await store.complete_link(10, code)
     assert linked is not None and linked.card is not None
     assert linked.card.number == ole.number and linked.card.card_id != ole.card_id
+
+
+async def test_a_watch_fires_once_and_dies_with_its_card(store: Store) -> None:
+    """Two checks claim a watch: one wins; a failed send releases it; a card's removal ends its
+    watches and no other card's."""
+    await _card_two(store)
+    for card in (1, 2):
+        assert await store.watches.add(10, card, "870970-basis:1", "B", "DK-710100", "T") == "added"
+    assert await store.watches.add(10, 1, "870970-basis:1", "B", "DK-710100", "T") == "exists"
+    first, second = await store.watches.to_check()
+    assert await store.watches.claim(first)
+    assert not await store.watches.claim(first)  # another check has it
+    assert [w.card for w in await store.watches.to_check()] == [second.card]
+    await store.watches.release(first)
+    assert len(await store.watches.to_check()) == 2
+    assert await store.watches.claim(first)
+    await store.watches.done(first)
+    assert not await store.watches.claim(first)  # gone
+    await store.remove_card(10, 2)
+    assert await store.watches.of_chat(10) == []

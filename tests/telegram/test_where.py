@@ -23,7 +23,8 @@ async def test_where_a_title_stands_branch_by_branch(bot: BotHarness) -> None:
         "📕 Islands Brygge Bibliotek: can be read there, not borrowed · Voksen › Læsesal › Blixen",
         "📘 1 more copy is lent out at the moment.",
     ]
-    assert buttons(where) == ["📥 Order it"]
+    # Order, and a wait for the branch whose copy is lent out (none on its shelf).
+    assert buttons(where) == ["📥 Order it", "🔔 Tell me when it is back at Nørrebro Bibliotek"]
     # Its Order button leads to the order's confirmation.
     ask = await bot.tap(70, where, "📥 Order it")
     assert ask is not None and "Do you want to order Den afrikanske farm" in ask.text

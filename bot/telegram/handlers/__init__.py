@@ -17,6 +17,7 @@ COMMANDS = (
     "order",
     "search",
     "where",
+    "watches",
     "recommend",
     "events",
     "news",

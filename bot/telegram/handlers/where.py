@@ -16,22 +16,32 @@ from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 from bot.library.deadline import Deadline
 from bot.library.errors import LibraryError
 from bot.rules.isil import branch_key
-from bot.telegram.buttons import OrderFound, WhereIs, decode
+from bot.telegram.buttons import OrderFound, Payload, WatchShelf, WhereIs, decode
+from bot.telegram.cards import require_card
 from bot.telegram.context import Context
 from bot.telegram.handlers.order import net_only, valid_pid
 from bot.telegram.handlers.search import MAX_QUERY, clean_query, to_cql
-from bot.telegram.keyboards import callback_buttons, resolve_callback
+from bot.telegram.keyboards import callback_buttons, one_per_row, resolve_callback
 from bot.telegram.replies import Buttons, reply, send
 from bot.texts import t
-from bot.texts.formatting import shorten
+from bot.texts.formatting import format_date, shorten
 from bot.texts.render import render_copies
+from storage.watches import MAX_WATCHES
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from telegram import Update
 
-    from bot.library.models import Work
+    from bot.library.models import Copy, Work
+    from storage.store import Card
 
 ECHO_LIMIT = 60
+# Watch buttons per library under /where, and how much of a title and a branch they carry.
+MAX_WATCH_BUTTONS = 4
+WATCH_TITLE = 80
+WATCH_BRANCH = 40
+UNWATCH_TITLE = 30
 
 
 async def where_command(update: Update, context: Context) -> None:
@@ -61,7 +71,12 @@ async def show_where(
     lang = context.lang
     svc = context.services
     cards = await svc.store.cards.of_chat(context.chat_id)
-    agencies = list(dict.fromkeys(branch_key(c.agency) for c in cards if c.agency))
+    # Each library once, with the first of its cards (whose watches its buttons keep).
+    first: dict[str, Card] = {}
+    for card in cards:
+        if card.agency:
+            first.setdefault(branch_key(card.agency), card)
+    agencies = list(first)
     if not agencies:
         await _answer(update, context, t(lang, "shelf.login"), new_message=new_message)
         return
@@ -86,6 +101,9 @@ async def show_where(
         return
     title = work.title or t(lang, "render.untitled")
     parts: list[str] = []
+    specs: list[tuple[str, Payload]] = []
+    if not net_only(work):
+        specs.append((t(lang, "shelf.order_button"), OrderFound(pid)))
     for agency, name, holdings in zip(agencies, names, found, strict=True):
         library = name or agency
         copies = [copy for holding in holdings for copy in holding.holdingsitems]
@@ -95,15 +113,27 @@ async def show_where(
         elif not any(copy.on_shelf for copy in copies):
             lines.insert(0, t(lang, "shelf.none_on_shelf", library=library))
         parts.append("\n".join([t(lang, "shelf.header", title=title, library=library), *lines]))
+        card = first[agency]
+        short = shorten(title, WATCH_TITLE)
+        specs += [
+            (
+                t(lang, "shelf.watch_button", branch=shorten(branch, WATCH_BRANCH)),
+                WatchShelf(pid, branch, agency, short, card.number, card.card_id),
+            )
+            for branch in waiting_branches(copies)
+        ]
     if not valid_pid(wanted):
         parts.append(t(lang, "shelf.other_title", words=shorten(wanted, ECHO_LIMIT)))
-    buttons = None
-    if not net_only(work):
-        [order] = await callback_buttons(
-            update, context, [(t(lang, "shelf.order_button"), OrderFound(pid))]
-        )
-        buttons = [[order]]
+    buttons = one_per_row(await callback_buttons(update, context, specs)) if specs else None
     await _answer(update, context, "\n\n".join(parts), buttons=buttons, new_message=new_message)
+
+
+def waiting_branches(copies: Sequence[Copy]) -> list[str]:
+    """The branches with a copy that is lent out and none on the shelf: where a patron may
+    wait for it to come back (a copy only to read there never comes home to lend)."""
+    shelved = {copy.branch for copy in copies if copy.on_shelf}
+    lent = {c.branch for c in copies if not c.on_shelf and not c.not_for_loan and c.branch}
+    return sorted(lent - shelved)[:MAX_WATCH_BUTTONS]
 
 
 async def _find(context: Context, wanted: str, deadline: Deadline) -> Work | None:
@@ -134,8 +164,77 @@ async def _answer(
         await reply(update, context, text, buttons=buttons)
 
 
+async def watch_callback(update: Update, context: Context) -> None:
+    """ "🔔 Tell me when it is back at <branch>" keeps a watch for the card that made it (gone:
+    it says so); /watches' "✖ Stop" ends one."""
+    ref = await resolve_callback(update, context)
+    if ref is None:
+        return
+    lang = context.lang
+    chat_id = context.chat_id
+    tapped = decode(ref.payload, WatchShelf)
+    if tapped is None or not valid_pid(tapped.pid):
+        await send(context.bot, chat_id, t(lang, "common.stale_button"))
+        return
+    watches = context.services.store.watches
+    names = {"title": tapped.title, "branch": tapped.branch}
+    if tapped.stop:
+        gone = await watches.remove(chat_id, tapped.card, tapped.pid, tapped.branch)
+        key = "shelf.unwatched" if gone else "shelf.unwatched_already"
+        await send(context.bot, chat_id, t(lang, key, **names))
+        return
+    account = await require_card(context, tapped=tapped)
+    if account is None:
+        return
+    added = await watches.add(
+        chat_id, account.number, tapped.pid, tapped.branch, tapped.agency, tapped.title
+    )
+    if added == "full":
+        text = t(lang, "shelf.watch_full", count=MAX_WATCHES)
+    else:
+        text = t(lang, "shelf.watch_added" if added == "added" else "shelf.watch_exists", **names)
+    await send(context.bot, chat_id, text)
+
+
+async def watches_command(update: Update, context: Context) -> None:
+    """/watches: the titles the chat waits for, each with a button that stops it."""
+    lang = context.lang
+    watches = await context.services.store.watches.of_chat(context.chat_id)
+    if not watches:
+        await reply(update, context, t(lang, "shelf.watches_none"))
+        return
+    tz = context.services.settings.timezone
+    lines = [
+        t(
+            lang,
+            "shelf.watches_line",
+            title=watch.title,
+            branch=watch.branch,
+            date=format_date(watch.created_at.astimezone(tz).date(), lang, today=context.today),
+        )
+        for watch in watches
+    ]
+    specs: list[tuple[str, Payload]] = [
+        (
+            t(
+                lang,
+                "shelf.unwatch_button",
+                title=shorten(watch.title, UNWATCH_TITLE),
+                branch=shorten(watch.branch, WATCH_BRANCH),
+            ),
+            WatchShelf(watch.pid, watch.branch, watch.agency, watch.title, watch.card, stop=True),
+        )
+        for watch in watches
+    ]
+    buttons = one_per_row(await callback_buttons(update, context, specs))
+    text = "\n".join([t(lang, "shelf.watches_header"), *lines])
+    await reply(update, context, text, buttons=buttons)
+
+
 def handlers() -> list[BaseHandler[Any, Any, Any]]:
     return [
         CommandHandler("where", where_command),
+        CommandHandler("watches", watches_command),
         CallbackQueryHandler(where_callback, pattern=rf"^{WhereIs.ACTION}:"),
+        CallbackQueryHandler(watch_callback, pattern=rf"^{WatchShelf.ACTION}:"),
     ]

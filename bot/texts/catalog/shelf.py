@@ -40,4 +40,36 @@ MESSAGES: tuple[Message, ...] = (
         "say no after you confirm.",
     ),
     _("shelf.where_it_stands", "Where it stands now:"),
+    # Shelf watches
+    # TRANSLATORS: a button under /where for a branch whose copies are all lent out
+    _("shelf.watch_button", "🔔 Tell me when it is back at {branch}"),
+    _(
+        "shelf.watch_added",
+        "🔔 I will tell you when <b>{title}</b> is on the shelf at {branch} (for 60 days at "
+        "most). /watches lists what you are waiting for.",
+    ),
+    _("shelf.watch_exists", "🔔 You are already waiting for <b>{title}</b> at {branch}."),
+    _n(
+        "shelf.watch_full",
+        "You are waiting for {count} title already, the most I keep. Stop one in /watches first.",
+        "You are waiting for {count} titles already, the most I keep. Stop one in /watches first.",
+    ),
+    _("shelf.watch_fired", "🔔 <b>{title}</b> is on the shelf at {branch} now."),
+    _("shelf.watch_place", "You find it at: {place}"),
+    _(
+        "shelf.watch_expired",
+        "🔕 <b>{title}</b> has not come back to the shelf at {branch} in 60 days, so I have "
+        "stopped waiting for it. /where {pid} shows where it is now.",
+    ),
+    _("shelf.watches_header", "🔔 <b>What you are waiting for</b>"),
+    # TRANSLATORS: a line of /watches: the title, the branch, and since when
+    _("shelf.watches_line", "• <b>{title}</b> at {branch}, since {date}"),
+    _(
+        "shelf.watches_none",
+        "🔔 You are not waiting for any title. /where shows where a title stands, and offers "
+        "to tell you when it is back on the shelf.",
+    ),
+    _("shelf.unwatch_button", "✖ Stop: {title} · {branch}"),
+    _("shelf.unwatched", "🔕 I have stopped waiting for <b>{title}</b> at {branch}."),
+    _("shelf.unwatched_already", "That wait has ended already. /watches shows the rest."),
 )

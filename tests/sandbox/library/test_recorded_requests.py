@@ -23,6 +23,10 @@ from tests.fixtures.patrons import KAREN, METTE
 ONE = "870970-basis:22871420"  # "1984", with a cover
 TWO = "870970-basis:27247164"  # "Den afrikanske farm", without one
 DIGITS = re.compile(r"^\d+$")
+COPY_FIELDS = {
+    "bibliographicRecordId", "branch", "branchId", "circulationRule", "department", "issueId",
+    "issueText", "itemId", "location", "note", "readyForLoan", "status", "subLocation",
+}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -220,6 +224,64 @@ CASES = [
         500,
         lambda e: e == "Could not find any works for pids ['WAT!?']",
         patron=None,
+    ),
+    Case(
+        "holding_multiple_pids_result.auto.js",
+        "holdingsitems",
+        lambda s: {"agency": "710100", "pids": [ONE, TWO]},
+        200,
+        lambda d: (
+            [h["pid"] for h in d] == [ONE, TWO]
+            and all(
+                set(c) == COPY_FIELDS and c["status"] in ("OnShelf", "OnLoan", "NotForLoan")
+                for h in d
+                for c in h["holdingsitems"]
+            )
+        ),
+        patron=None,
+    ),
+    Case(
+        "holding_missing_agency_prop.auto.js",
+        "holdingsitems",
+        lambda s: {"item_id": "3439785456"},
+        400,
+        lambda e: e == "Request must contain a valid agency prop",
+        patron=None,
+    ),
+    Case(
+        "holding_missing_item_or_pid_prop.auto.js",
+        "holdingsitems",
+        lambda s: {"agency": "710100"},
+        400,
+        lambda e: e == "Request must either contain the `pids` or `item_id` prop",
+        patron=None,
+    ),
+    Case(
+        "holding_both_item_id_and_pids_not_allowed.auto.js",
+        "holdingsitems",
+        lambda s: {"agency": "710100", "pids": [ONE], "item_id": "123"},
+        400,
+        lambda e: e == "Request is not allowed to contain both `pids` and `item_id` prop",
+        patron=None,
+    ),
+    Case(
+        "availability_multiple_pid_error.snapshot.js",
+        "availability",
+        lambda s: {"pids": ["hest", ONE]},
+        200,
+        lambda d: (
+            d[0] == {"unavailable": "openHoldingService error: ITEM_NOT_FOUND"}
+            and set(d[1])
+            == {"willLend", "expectedDelivery", "orderPossible", "orderPossibleReason"}
+            and d[1]["orderPossibleReason"] == "owned_accepted"
+        ),
+    ),
+    Case(
+        "availability_empty_pid_error.snapshot.js",
+        "availability",
+        lambda s: {"pids": [""]},
+        400,
+        lambda e: e == "pids is not of type array",
     ),
     Case(
         "search_simple.auto.js",
