@@ -39,6 +39,7 @@ from bot.library.deadline import Deadline
 from bot.library.errors import (
     ClientFault,
     LibraryError,
+    NotLoggedIn,
     Refused,
     ServiceUnavailable,
     TokenRejected,
@@ -518,7 +519,7 @@ async def renew_loan(services: Services, user_id: int, button: str) -> dict[str,
     outcome: RenewResult | LibraryError
     try:
         outcome = await Deadline().run(services.library.renew(account.token, loan_id))
-    except TokenRejected:
+    except (TokenRejected, NotLoggedIn):
         await store.callbacks.release_callback(button, user_id)  # not renewed: may ask again
         return answer("login", t(lang, "app.card_login"))
     except Refused as exc:
