@@ -10,10 +10,10 @@ import datetime as dt
 import html
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from bot.library.errors import ClientFault, LibraryError, Refused
-from bot.library.models import Debt, Hold, Loan, RenewResult, Work
+from bot.library.models import Debt, Hold, Loan, Work
 from bot.rules.renewals import raw_reason
 from bot.rules.urgency import due_counts, hold_is_ready, loan_urgency
 from bot.texts import Raw, t
@@ -25,6 +25,9 @@ from bot.texts.formatting import (
     relative_days,
     shorten,
 )
+
+if TYPE_CHECKING:
+    from bot.library.models import RenewResult
 
 TITLE_LIMIT: Final = 300
 FIELD_LIMIT: Final = 200
@@ -250,6 +253,39 @@ def render_work(work: Work, lang: str) -> str:
     return f"{_title(work.title, lang)}\n{details}" if details else _title(work.title, lang)
 
 
+def renewal_line(
+    title: str,
+    outcome: RenewResult | LibraryError,
+    today: dt.date,
+    lang: str,
+    *,
+    due: dt.date | str | None = None,
+) -> str:
+    """One loan's renewal as a line: new due date, the refusal in words (with the date it is
+    still `due`, when known), or no answer; the chat's and the Mini App's."""
+    if isinstance(outcome, Refused):
+        return refused_line(title, raw_reason(outcome), due, today, lang)
+    if isinstance(outcome, ClientFault):
+        return t(lang, "borrower.renew.fault", title=title)
+    if isinstance(outcome, LibraryError):
+        return t(lang, "borrower.renew.no_answer", title=title)
+    if outcome.return_date is None:
+        return t(lang, "borrower.renew.ok_no_date", title=title)
+    date = format_date(outcome.return_date, lang, today=today)
+    return t(lang, "borrower.renew.ok", title=title, date=date)
+
+
+def refused_line(
+    title: str, reason: str, due: dt.date | str | None, today: dt.date, lang: str
+) -> str:
+    """ "⛔ Title, due 3 Dec: can't be renewed – reason": what the patron must return when."""
+    text = Raw(reason_text(reason, lang))
+    if not due:
+        return t(lang, "borrower.renew.refused", title=title, reason=text)
+    date = format_date(due, lang, today=today)
+    return t(lang, "borrower.renew.refused_due", title=title, reason=text, date=date)
+
+
 # Substrings of refusal texts seen from library systems (NCIP problem types among them), and
 # what they mean in plain words; anything else is quoted as the library sent it.
 REASONS: tuple[tuple[str, str], ...] = (
@@ -283,36 +319,3 @@ def reason_text(raw: str, lang: str) -> str:
     if not raw.strip():
         return t(lang, "borrower.renew.reason.unknown")
     return t(lang, "borrower.renew.reason.code", code=shorten(raw, REASON_LIMIT))
-
-
-def renewal_line(
-    title: str,
-    outcome: RenewResult | LibraryError,
-    today: dt.date,
-    lang: str,
-    *,
-    due: dt.date | str | None = None,
-) -> str:
-    """One loan's renewal as a line: new due date, the refusal in words (with the date it is
-    still `due`, when known), or no answer; the chat's and the Mini App's."""
-    if isinstance(outcome, Refused):
-        return refused_line(title, raw_reason(outcome), due, today, lang)
-    if isinstance(outcome, ClientFault):
-        return t(lang, "borrower.renew.fault", title=title)
-    if isinstance(outcome, LibraryError):
-        return t(lang, "borrower.renew.no_answer", title=title)
-    if outcome.return_date is None:
-        return t(lang, "borrower.renew.ok_no_date", title=title)
-    date = format_date(outcome.return_date, lang, today=today)
-    return t(lang, "borrower.renew.ok", title=title, date=date)
-
-
-def refused_line(
-    title: str, reason: str, due: dt.date | str | None, today: dt.date, lang: str
-) -> str:
-    """ "⛔ Title, due 3 Dec: can't be renewed – reason": what the patron must return when."""
-    text = Raw(reason_text(reason, lang))
-    if not due:
-        return t(lang, "borrower.renew.refused", title=title, reason=text)
-    date = format_date(due, lang, today=today)
-    return t(lang, "borrower.renew.refused_due", title=title, reason=text, date=date)
