@@ -15,6 +15,7 @@ from typing import Any
 
 from sqlalchemy import Row, delete, insert, select, update
 from sqlalchemy.engine import Connection
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.sql.expression import ColumnElement, Executable
 
 from storage.database import Repository, chunks
@@ -110,6 +111,103 @@ class Callbacks(Repository):
         ]
         await self._run(lambda conn: conn.execute(insert(CALLBACK_REF), rows))
         return ids
+
+    async def keep_callbacks(
+        self, chat_id: int, buttons: Sequence[tuple[str, str, dict[str, Any]]]
+    ) -> dict[str, bool]:
+        """Buttons whose ids the caller derives from what they act on, (id, action, payload)
+        each, stored once: a live row of an id is kept as it is, an expired one starts afresh,
+        a missing one is added. Each id -> whether its button was used already.
+
+        A page shown again and again names the same things, so it adds no rows."""
+        if not buttons:
+            return {}
+        ids = [callback_id for callback_id, _, _ in buttons]
+
+        def work(conn: Connection) -> dict[str, bool]:
+            now = self._now()
+            since = now - CALLBACK_TTL
+            found: dict[str, Row[Any, Any, Any]] = {}
+            for chunk in chunks(ids):
+                rows = conn.execute(
+                    select(
+                        CALLBACK_REF.c.id, CALLBACK_REF.c.created_at, CALLBACK_REF.c.used_at
+                    ).where(CALLBACK_REF.c.id.in_(chunk), CALLBACK_REF.c.chat_id == chat_id)
+                )
+                found.update((row.id, row) for row in rows)
+            used: dict[str, bool] = {}
+            fresh = []
+            for callback_id, action, payload in buttons:
+                row = found.get(callback_id)
+                if row is not None and row.created_at > since:
+                    used[callback_id] = row.used_at is not None
+                    continue
+                used[callback_id] = False
+                if row is not None:  # expired, not yet swept: a new button of the same id
+                    conn.execute(
+                        update(CALLBACK_REF)
+                        .where(CALLBACK_REF.c.id == callback_id, CALLBACK_REF.c.created_at <= since)
+                        .values(action=action, payload=payload, created_at=now, used_at=None)
+                    )
+                    continue
+                fresh.append(
+                    {
+                        "id": callback_id,
+                        "chat_id": chat_id,
+                        "user_id": chat_id,
+                        "action": action,
+                        "payload": payload,
+                        "created_at": now,
+                    }
+                )
+            if fresh:
+                conn.execute(insert(CALLBACK_REF), fresh)
+            return used
+
+        try:
+            return await self._run(work)
+        except IntegrityError:
+            # Another view of the same page stored the same ids just now: theirs are ours.
+            return await self._run(work)
+
+    async def retire_callbacks(self, chat_id: int, action: str, match: dict[str, Any]) -> int:
+        """Mark used every live, unused button of the chat stored for `action` whose payload
+        has `match`'s values (all the ids one thing was given under); how many."""
+
+        def work(conn: Connection) -> int:
+            now = self._now()
+            rows = conn.execute(
+                select(CALLBACK_REF.c.id, CALLBACK_REF.c.payload).where(
+                    CALLBACK_REF.c.chat_id == chat_id,
+                    CALLBACK_REF.c.action == action,
+                    CALLBACK_REF.c.used_at.is_(None),
+                    CALLBACK_REF.c.created_at > now - CALLBACK_TTL,
+                )
+            )
+            ids = [
+                row.id
+                for row in rows
+                if all((row.payload or {}).get(key) == value for key, value in match.items())
+            ]
+            for chunk in chunks(ids):
+                conn.execute(
+                    update(CALLBACK_REF)
+                    .where(CALLBACK_REF.c.id.in_(chunk), CALLBACK_REF.c.used_at.is_(None))
+                    .values(used_at=now)
+                )
+            return len(ids)
+
+        return await self._run(work)
+
+    async def release_callback(self, callback_id: str, chat_id: int) -> None:
+        """Make a claimed button usable again: what it asked for was surely not done (the
+        library turned the request away unread), so the patron may ask once more."""
+        statement = (
+            update(CALLBACK_REF)
+            .where(CALLBACK_REF.c.id == callback_id, CALLBACK_REF.c.chat_id == chat_id)
+            .values(used_at=None)
+        )
+        await self._run(lambda conn: conn.execute(statement))
 
     async def callback(
         self,

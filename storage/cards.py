@@ -79,6 +79,10 @@ class Card:
     # The token as stored (sealed): a refusal forgets the card only while it still holds it.
     sealed: str = ""
 
+    def lapsed(self, now: datetime) -> bool:
+        """The card's login has run out by `now`: the platform would refuse its token."""
+        return self.token_expires_at is not None and self.token_expires_at <= now
+
     @property
     def key(self) -> CardKey:
         """The card's key in the store: (chat id, number)."""

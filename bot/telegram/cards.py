@@ -51,8 +51,7 @@ def card_heading(account: Card, lang: str) -> str:
 
 def expired(account: Card) -> bool:
     """The card's login has run out: the platform would refuse its token."""
-    expires = account.token_expires_at
-    return expires is not None and expires <= datetime.now(UTC)
+    return account.lapsed(datetime.now(UTC))
 
 
 # --- the login prompt ---------------------------------------------------------------------

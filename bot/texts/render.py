@@ -10,9 +10,11 @@ import datetime as dt
 import html
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
+from bot.library.errors import ClientFault, LibraryError, Refused
 from bot.library.models import Copy, Debt, Hold, Loan, Work
+from bot.rules.renewals import raw_reason
 from bot.rules.urgency import due_counts, hold_is_ready, loan_urgency
 from bot.texts import Raw, t
 from bot.texts.formatting import (
@@ -23,6 +25,9 @@ from bot.texts.formatting import (
     relative_days,
     shorten,
 )
+
+if TYPE_CHECKING:
+    from bot.library.models import RenewResult
 
 TITLE_LIMIT: Final = 300
 FIELD_LIMIT: Final = 200
@@ -55,14 +60,19 @@ MATERIAL_TYPES: Final[Mapping[str, str]] = {
 
 __all__ = [
     "debt_total",
+    "hold_details",
+    "hold_status",
     "holds_summary",
+    "loan_due",
     "loans_summary",
     "material_type",
     "reason_text",
+    "refused_line",
     "render_debt",
     "render_hold",
     "render_loan",
     "render_work",
+    "renewal_line",
 ]
 
 
@@ -96,14 +106,18 @@ def render_loan(loan: Loan, today: dt.date, lang: str, cannot_renew: str | None 
     """Marked title, then creator and due date with days left or overdue (a date that could
     not be read is shown as sent, flagged); `cannot_renew` is why the library refused."""
     mark = MARKS.get(loan_urgency(loan, today), "")
-    if loan.due_date is None:
-        due = t(lang, "render.loan.no_due")
-    else:
-        due = _when(loan.due_date, today, lang, "render.loan.due")
+    due = loan_due(loan.due_date, today, lang)
     entry = f"{mark}{_title(loan.title, lang)}\n{_line(_text(loan.creator), due)}"
     if cannot_renew:
         entry += "\n" + t(lang, "borrower.renew.cannot", reason=Raw(cannot_renew))
     return entry
+
+
+def loan_due(due: dt.date | str | None, today: dt.date, lang: str) -> str:
+    """ "due 3 Dec (in 5 days)": a loan's due date as its entry tells it (the Mini App too)."""
+    if due is None:
+        return t(lang, "render.loan.no_due")
+    return _when(due, today, lang, "render.loan.due")
 
 
 def loans_summary(
@@ -135,7 +149,9 @@ def holds_summary(holds: Sequence[Hold], lang: str) -> str:
     return SEP.join(parts)
 
 
-def _hold_status(hold: Hold, lang: str) -> str:
+def hold_status(hold: Hold, lang: str) -> str:
+    """ "Ready for pick-up", "Being processed", "In the queue · number 4": the one wording of
+    a hold's state, in the chat's lists and on the Mini App."""
     status = hold.status.strip().casefold()
     position = (hold.hold_queue_position or "").strip()
     if hold_is_ready(hold):
@@ -155,12 +171,22 @@ def render_hold(hold: Hold, today: dt.date, lang: str, branch_names: Mapping[str
     ready = hold_is_ready(hold)
     lines = [
         f"{READY_MARK if ready else ''}{_title(hold.title, lang)}",
-        _line(_text(hold.creator), _hold_status(hold, lang)),
+        _line(_text(hold.creator), hold_status(hold, lang)),
+        *hold_details(hold, today, lang, branch_names),
     ]
+    return "\n".join(line for line in lines if line)
+
+
+def hold_details(
+    hold: Hold, today: dt.date, lang: str, branch_names: Mapping[str, str]
+) -> list[str]:
+    """A hold's lines after its status: the pick-up branch, and for a ready hold its pick-up
+    number and last day to collect (empty lines left out)."""
+    lines = []
     agency = (hold.pick_up_agency or "").strip()
     if agency:
         lines.append(t(lang, "render.hold.branch", branch=branch_names.get(agency) or agency))
-    if ready:
+    if hold_is_ready(hold):
         pickup_id = (hold.pick_up_id or "").strip()
         last_day = hold.pick_up_expiry_date
         lines.append(
@@ -169,7 +195,7 @@ def render_hold(hold: Hold, today: dt.date, lang: str, branch_names: Mapping[str
                 _when(last_day, today, lang, "render.hold.last_day") if last_day else "",
             )
         )
-    return "\n".join(line for line in lines if line)
+    return [line for line in lines if line]
 
 
 def render_debt(items: Sequence[Debt], today: dt.date, lang: str) -> list[str]:
@@ -225,6 +251,39 @@ def render_work(work: Work, lang: str) -> str:
     kind = material_type(work.type, lang)
     details = _line(_text(work.creator), _text(work.date, 20), _text(kind, 60))
     return f"{_title(work.title, lang)}\n{details}" if details else _title(work.title, lang)
+
+
+def renewal_line(
+    title: str,
+    outcome: RenewResult | LibraryError,
+    today: dt.date,
+    lang: str,
+    *,
+    due: dt.date | str | None = None,
+) -> str:
+    """One loan's renewal as a line: new due date, the refusal in words (with the date it is
+    still `due`, when known), or no answer; the chat's and the Mini App's."""
+    if isinstance(outcome, Refused):
+        return refused_line(title, raw_reason(outcome), due, today, lang)
+    if isinstance(outcome, ClientFault):
+        return t(lang, "borrower.renew.fault", title=title)
+    if isinstance(outcome, LibraryError):
+        return t(lang, "borrower.renew.no_answer", title=title)
+    if outcome.return_date is None:
+        return t(lang, "borrower.renew.ok_no_date", title=title)
+    date = format_date(outcome.return_date, lang, today=today)
+    return t(lang, "borrower.renew.ok", title=title, date=date)
+
+
+def refused_line(
+    title: str, reason: str, due: dt.date | str | None, today: dt.date, lang: str
+) -> str:
+    """ "⛔ Title, due 3 Dec: can't be renewed – reason": what the patron must return when."""
+    text = Raw(reason_text(reason, lang))
+    if not due:
+        return t(lang, "borrower.renew.refused", title=title, reason=text)
+    date = format_date(due, lang, today=today)
+    return t(lang, "borrower.renew.refused_due", title=title, reason=text, date=date)
 
 
 # Substrings of refusal texts seen from library systems (NCIP problem types among them), and

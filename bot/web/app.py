@@ -6,7 +6,10 @@ data received via the Mini App"), data older than `MAX_AGE` is refused, and the 
 only the cards of their own private chat (chat id == user id). The page gets names, titles,
 dates, branch names and counts, never a token, `uniqueId` or card secret: a renewable loan is
 named by an opaque id stored as a single-use button (`store.callbacks`), so a renewal is tried
-at most once per id, as a tap in the chat is.
+at most once per id, as a tap in the chat is. The id is derived from the chat, card, loan and
+due date (`renew_id`), so every view of the page hands out the same one and stores no new row.
+Texts come from the chat's catalogue entries and `bot.texts.render`, so a hold's status, a
+date or an amount reads on the page as it does in the chat.
 
 The API's gate checks the caller and their limit (`bot.web.limits.PatronLimit`) before any body
 is read; every input (the header's bytes, the body's JSON, the id's shape) is checked before
@@ -16,6 +19,7 @@ use and answered 400 when it is not what the page sends.
 from __future__ import annotations
 
 import asyncio
+import base64
 import datetime as dt
 import hashlib
 import hmac
@@ -32,22 +36,35 @@ from aiohttp import web
 from aiohttp.typedefs import Handler
 
 from bot.library.deadline import Deadline
-from bot.library.errors import LibraryError, Refused, ServiceUnavailable, TokenRejected
-from bot.library.models import DEFAULT_TZ
+from bot.library.errors import (
+    ClientFault,
+    LibraryError,
+    NotLoggedIn,
+    Refused,
+    ServiceUnavailable,
+    TokenRejected,
+)
+from bot.library.models import DEFAULT_TZ, parse_library_date
 from bot.rules.renewals import due_key, raw_reason, refusal_for
 from bot.rules.urgency import hold_is_ready, sort_loans
 from bot.services import Services, renewing
-from bot.texts import LANGUAGES, pick_language, t
+from bot.texts import LANGUAGES, Raw, pick_language, t
 from bot.texts.cards import card_name
-from bot.texts.formatting import format_date
-from bot.texts.render import reason_text
+from bot.texts.formatting import format_amount, format_date, is_zero_amount, shorten
+from bot.texts.render import (
+    hold_details,
+    hold_status,
+    loan_due,
+    reason_text,
+    renewal_line,
+)
 from bot.web.limits import PatronLimit
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from bot.library.client import LibraryClient
-    from bot.library.models import BorrowerStatus, Hold, Loan
+    from bot.library.models import BorrowerStatus, Hold, Loan, RenewResult
     from storage.store import Card
 
 log = logging.getLogger(__name__)
@@ -64,36 +81,30 @@ API = "/app/api/"
 API_BODY_BYTES = 4096
 # The Telegram user an API request's init data names (set by the API's gate).
 USER = web.RequestKey("tma_user", int)
-# Texts the page shows, in the patron's language, sent with the data.
-TEXTS = (
-    "title",
-    "loans",
-    "holds",
-    "fees",
-    "timeline",
-    "nothing_due",
-    "no_cards",
-    "no_loans",
-    "no_holds",
-    "no_fees",
-    "due",
-    "renew",
-    "renewing",
-    "renewed",
-    "refused",
-    "unknown",
-    "failed",
-    "already",
-    "ready",
-    "queue",
-    "pickup_id",
-    "branch",
-    "last_day",
-    "hours",
-    "card_failed",
-    "unauthorized",
-    "loading",
-)
+# Texts the page shows, in the patron's language, sent with the data: its own words for what
+# the chat has none of, the chat's (`borrower.`, `lists.`) for what both say.
+TEXTS = {
+    "title": "app.title",
+    "loans": "app.loans",
+    "holds": "app.holds",
+    "fees": "borrower.debt.header",
+    "timeline": "app.timeline",
+    "nothing_due": "app.nothing_due",
+    "no_cards": "app.no_cards",
+    "no_loans": "lists.loans.none",
+    "no_holds": "lists.holds.none",
+    "no_fees": "lists.debt.none",
+    "renew": "app.renew",
+    "renewing": "app.renewing",
+    "already": "borrower.renew.already",
+    "unknown": "app.unknown",
+    "busy": "app.busy",
+    "card_failed": "app.card_failed",
+    "unauthorized": "app.unauthorized",
+    "loading": "app.loading",
+}
+# A stored title is kept short, as the chat's buttons keep theirs (`keyboards.PAYLOAD_TITLE`).
+PAYLOAD_TITLE = 120
 _TAG = re.compile(r"<[^>]+>")
 # A renew id as the page got it: a stored button's id (`storage.callbacks.new_callback_id`).
 _BUTTON_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -332,15 +343,17 @@ def _iso(value: object) -> str | None:
 
 
 async def build_overview(services: Services, user_id: int, covers: Covers) -> dict[str, Any]:
-    """The page's data: every card of the user's private chat, read side by side."""
+    """The page's data: every card of the user's private chat, read side by side, in the
+    words the chat uses (`bot.texts.render`): statuses, dates and amounts are rendered here."""
     store = services.store
     chat = await store.chats.chat(user_id)
     lang = pick_language(chat.language, chat.telegram_language)
     cards = await store.cards.of_chat(user_id)
     deadline = Deadline()
+    today = dt.datetime.now(DEFAULT_TZ).date()
 
     async def one(account: Card) -> dict[str, Any]:
-        return await _card(services, user_id, account, lang, deadline)
+        return await _card(services, user_id, account, lang, today, deadline)
 
     shown = list(await asyncio.gather(*(one(account) for account in cards)))
     rows = [row for card in shown for row in (*card.get("loans", ()), *card.get("holds", ()))]
@@ -349,26 +362,33 @@ async def build_overview(services: Services, user_id: int, covers: Covers) -> di
     for row in rows:
         row["cover"] = found.get(row.pop("pid") or "")
     holds = [row for card in shown for row in card.get("holds", ())]
-    branches = [row["branch"] for row in holds if row["branch"]]
+    branches = [row["hold"].pick_up_agency for row in holds if row["hold"].pick_up_agency]
     names = await services.branches.lookup(services.library, branches, deadline) if branches else {}
-    today = dt.datetime.now(DEFAULT_TZ).date()
     for row in holds:
-        branch = row["branch"]
-        row["branch"] = names.get(branch) if branch else None
-        if branch and row["ready"]:
-            row["hours"] = await _hours_today(services, branch, today, lang, deadline)
+        hold: Hold = row.pop("hold")
+        row["lines"] = [_plain(line) for line in hold_details(hold, today, lang, names)]
+        if hold.pick_up_agency and row["ready"]:
+            row["hours"] = await _hours_today(services, hold.pick_up_agency, today, lang, deadline)
     return {
         "lang": lang if lang in LANGUAGES else "en",
         "today": today.isoformat(),
-        "texts": {key: _plain(t(lang, f"app.{key}")) for key in TEXTS},
+        "texts": {name: _plain(t(lang, key)) for name, key in TEXTS.items()},
         "cards": shown,
     }
 
 
 async def _card(
-    services: Services, user_id: int, account: Card, lang: str, deadline: Deadline
+    services: Services,
+    user_id: int,
+    account: Card,
+    lang: str,
+    today: dt.date,
+    deadline: Deadline,
 ) -> dict[str, Any]:
     name = _plain(card_name(account.label, account.number, lang))
+    if account.lapsed(dt.datetime.now(dt.UTC)):
+        # As the chat: a login that has run out is not sent to the library.
+        return {"name": name, "error": _plain(t(lang, "app.card_login"))}
     try:
         status = await deadline.run(services.library.user(account.token))
     except TokenRejected:
@@ -377,48 +397,65 @@ async def _card(
     except LibraryError as exc:
         log.warning("overview: card %s not read (%s)", account.number, type(exc).__name__)
         return {"name": name, "error": _plain(t(lang, "app.card_failed"))}
-    return {"name": name, "error": None, **await _lists(services, user_id, account, status, lang)}
+    lists = await _lists(services, user_id, account, status, lang, today)
+    return {"name": name, "error": None, **lists}
+
+
+def renew_id(chat_id: int, card_id: str, loan_id: str, due: str) -> str:
+    """A loan's renew id on the page: the same for the same chat, card, loan and due date, so
+    every view hands out (and stores) one id per loan; a renewal moves the due date and so
+    gives the next one. Unguessable: the card's identity is random and never leaves here."""
+    key = "\0".join((str(chat_id), card_id, loan_id, due)).encode()
+    return base64.urlsafe_b64encode(hashlib.sha256(key).digest()[:12]).decode()
 
 
 async def _lists(
-    services: Services, user_id: int, account: Card, status: BorrowerStatus, lang: str
+    services: Services,
+    user_id: int,
+    account: Card,
+    status: BorrowerStatus,
+    lang: str,
+    today: dt.date,
 ) -> dict[str, Any]:
     store = services.store
     refusals = await store.renewal_refusals.refusals(user_id, card=account.number)
     loans = sort_loans(status.loans)
-    renewable = [
-        loan
-        for loan in loans
-        if refusal_for(loan, refusals) is None and isinstance(loan.due_date, dt.date)
-    ]
     untitled = _plain(t(lang, "render.untitled"))
-    ids = await store.callbacks.put_callbacks(
-        user_id,
-        [
-            (
-                RENEW_ACTION,
-                {
-                    "card": account.number,
-                    "cid": account.card_id,
-                    "loan_id": loan.loan_id,
-                    "due": due_key(loan),
-                    "title": loan.title or untitled,
-                },
-            )
-            for loan in renewable
-        ],
-    )
-    button = {loan.loan_id: ref for loan, ref in zip(renewable, ids, strict=True)}
+    cid = account.card_id
+    button: dict[str, str] = {}
+    kept: list[tuple[str, str, dict[str, Any]]] = []
+    for loan in loans:
+        if cid and refusal_for(loan, refusals) is None and isinstance(loan.due_date, dt.date):
+            due = due_key(loan)
+            ref = renew_id(user_id, cid, loan.loan_id, due)
+            button[loan.loan_id] = ref
+            payload = {
+                "cid": cid,
+                "loan_id": loan.loan_id,
+                "due": due,
+                "title": shorten(loan.title or untitled, PAYLOAD_TITLE),
+            }
+            kept.append((ref, RENEW_ACTION, payload))
+    used = await store.callbacks.keep_callbacks(user_id, kept)
 
     def loan_row(loan: Loan) -> dict[str, Any]:
         refusal = refusal_for(loan, refusals)
+        ref = button.get(loan.loan_id)
         return {
             "title": loan.title or untitled,
             "creator": loan.creator,
             "pid": pid_of(loan.title_id),
             "due": _iso(loan.due_date),
-            "renew": button.get(loan.loan_id),
-            "refused": _plain(reason_text(refusal.reason, lang)) if refusal else None,
+            "due_text": _plain(loan_due(loan.due_date, today, lang)),
+            "renew": ref,
+            "tried": bool(ref and used.get(ref)),
+            "refused": (
+                _plain(
+                    t(lang, "borrower.renew.cannot", reason=Raw(reason_text(refusal.reason, lang)))
+                )
+                if refusal
+                else None
+            ),
         }
 
     def hold_row(hold: Hold) -> dict[str, Any]:
@@ -427,62 +464,91 @@ async def _lists(
             "creator": hold.creator,
             "pid": pid_of(hold.title_id),
             "ready": hold_is_ready(hold),
-            "queue": hold.hold_queue_position,
-            "pickup_id": hold.pick_up_id,
-            "branch": hold.pick_up_agency,  # its name is looked up for every card at once
+            "status": _plain(hold_status(hold, lang)),
+            "hold": hold,  # its branch's name is looked up for every card at once
             "hours": None,
-            "last_day": _iso(hold.pick_up_expiry_date),
         }
 
     return {
         "loans": [loan_row(loan) for loan in loans],
         "holds": [hold_row(hold) for hold in status.orders],
         "fees": [
-            {"title": debt.title, "amount": debt.amount, "currency": debt.currency}
+            {
+                "title": debt.title or _plain(t(lang, "render.debt.no_reason")),
+                "amount": format_amount(debt.amount, debt.currency, lang),
+            }
             for debt in status.debt
+            if not is_zero_amount(debt.amount)
         ],
     }
 
 
 async def renew_loan(services: Services, user_id: int, button: str) -> dict[str, Any]:
-    """Renew the loan behind a page's renew id, at most once: the id is claimed first (a
-    second POST of it, or anyone else's, gets "already"), and the answer is remembered as the
-    chat remembers it. A renewal sent and never answered readably is "unknown"."""
+    """Renew the loan behind a page's renew id, at most once, as a tap in the chat does: the
+    card is found by its identity and its login checked before the id is claimed (a second
+    POST of it, or anyone else's, gets "already"). The answer is remembered as the chat
+    remembers it, and a renewal or refusal retires every id the page gave for that loan. The
+    answer's `text` is the chat's line for the result."""
     store = services.store
     chat = await store.chats.chat(user_id)
     lang = pick_language(chat.language, chat.telegram_language)
+    today = dt.datetime.now(DEFAULT_TZ).date()
 
-    def answer(result: str, **extra: Any) -> dict[str, Any]:
-        return {"result": result, "text": _plain(t(lang, f"app.{result}")), **extra}
+    def answer(result: str, text: str, **extra: Any) -> dict[str, Any]:
+        return {"result": result, "text": _plain(text), **extra}
 
+    already = t(lang, "borrower.renew.already")
     # Only a button the page was given: a chat button's id is not claimed, so it still works
     # in the chat.
-    ref = await store.callbacks.claim_callback(button, user_id, action=RENEW_ACTION)
-    if ref is None:
-        return answer("already")
+    ref = await store.callbacks.callback(button, user_id, action=RENEW_ACTION)
+    if ref is None or ref.used_at is not None:
+        return answer("already", already)
     payload = ref.payload
-    account = next(
-        (
-            card
-            for card in await store.cards.of_chat(user_id)
-            if card.number == payload.get("card") and card.card_id == payload.get("cid")
-        ),
-        None,
-    )
+    cid = payload.get("cid")
+    cards = await store.cards.of_chat(user_id)
+    account = next((card for card in cards if cid and card.card_id == cid), None)
     if account is None:
-        return answer("failed")
+        return answer("gone", t(lang, "cards.gone"))
+    if account.lapsed(dt.datetime.now(dt.UTC)):
+        return answer("login", t(lang, "app.card_login"))
+    if await store.callbacks.claim_callback(button, user_id, action=RENEW_ACTION) is None:
+        return answer("already", already)
     loan_id = str(payload.get("loan_id", ""))
     due = str(payload.get("due", ""))
+    title = str(payload.get("title") or t(lang, "render.untitled"))
+    outcome: RenewResult | LibraryError
     try:
         outcome = await Deadline().run(services.library.renew(account.token, loan_id))
+    except (TokenRejected, NotLoggedIn):
+        await store.callbacks.release_callback(button, user_id)  # not renewed: may ask again
+        return answer("login", t(lang, "app.card_login"))
     except Refused as exc:
-        await renewing.remember(store, user_id, loan_id, due, exc, account.number)
-        return answer("refused", reason=_plain(reason_text(raw_reason(exc), lang)))
+        outcome = exc
     except ServiceUnavailable as exc:
         if exc.status is None:
-            return answer("unknown")  # sent, and no readable answer: it may have gone through
-        return answer("failed")
+            # Sent, and no readable answer: it may have gone through, so never again.
+            return answer("unknown", renewal_line(title, exc, today, lang))
+        await store.callbacks.release_callback(button, user_id)  # turned away unread
+        return answer("failed", t(lang, "app.failed"))
+    except ClientFault as exc:
+        return answer("fault", renewal_line(title, exc, today, lang))
     except LibraryError:
-        return answer("failed")
+        await store.callbacks.release_callback(button, user_id)
+        return answer("failed", t(lang, "app.failed"))
     await renewing.remember(store, user_id, loan_id, due, outcome, account.number)
-    return answer("renewed", due=_iso(outcome.return_date))
+    # The loan has its answer: no other id of it (another view's, an older due date's) sends.
+    await store.callbacks.retire_callbacks(user_id, RENEW_ACTION, {"cid": cid, "loan_id": loan_id})
+    if isinstance(outcome, Refused):
+        was = parse_library_date(due) or None
+        text = renewal_line(title, outcome, today, lang, due=was)
+        reason = _plain(
+            t(lang, "borrower.renew.cannot", reason=Raw(reason_text(raw_reason(outcome), lang)))
+        )
+        return answer("refused", text, refused=reason)
+    new_due = outcome.return_date
+    return answer(
+        "renewed",
+        renewal_line(title, outcome, today, lang),
+        due=_iso(new_due),
+        due_text=_plain(loan_due(new_due, today, lang)) if new_due else None,
+    )

@@ -1,17 +1,25 @@
 """The family overview (the Mini App) in a real browser: opened from the chat's "📚 Overblik"
 button in the stand-in's panel, with init data the stand-in signed; every card's loans with
-covers and the due-date timeline; one loan renewed and its new date read back; and the same
-page with forged init data shows nothing of anyone."""
+covers and the due-date timeline; one loan renewed and the answer told in place; the page and
+the chat saying the same of holds and fees, in Danish and Ukrainian; and the same page with
+forged init data shows nothing of anyone."""
 
 from __future__ import annotations
 
+import datetime as dt
+import re
 from typing import Literal
 
 import pytest
+from babel.dates import format_date as babel_date
 from playwright.async_api import Browser, BrowserContext, Route, expect
 
+from bot.library.models import DEFAULT_TZ
+from bot.texts import t
 from sandbox.demo import Demo
 from tests.e2e.conftest import FAMILY, ChatPage, add_card, new_context
+from tests.fixtures.library import RENEW_CALLS
+from tests.fixtures.patrons import ANNA
 
 pytestmark = pytest.mark.browser
 
@@ -28,6 +36,10 @@ async def offline_telegram_script(context: BrowserContext) -> None:
 async def test_the_family_overview_renews_a_loan_and_shows_its_new_date(
     demo: Demo, browser: Browser
 ) -> None:
+    today = dt.datetime.now(DEFAULT_TZ).date()
+    day_30 = today + dt.timedelta(days=30)
+    # A loan due on day 30 is one of "the next 30 days".
+    demo.sandbox.patron_data(ANNA).loans[0]["dueDate"] = day_30.isoformat()
     context = await new_context(browser, "da-DK")
     await offline_telegram_script(context)
     chat = ChatPage(await context.new_page(), demo.chat_url)
@@ -43,18 +55,86 @@ async def test_the_family_overview_renews_a_loan_and_shows_its_new_date(
     await expect(app.locator("li.loan")).to_have_count(loans)
     await expect(app.locator("section.card h2")).to_have_count(1 + len(FAMILY))
     assert await app.locator("li.loan img.cover").count() > 0
-    await expect(app.locator(".timeline .day")).to_have_count(30)
-    assert await app.locator(".timeline .day.due").count() > 0
+    # Today and the 30 days after it, each with its day of the month and its full date.
+    days = app.locator(".timeline .day")
+    await expect(days).to_have_count(31)
+    await expect(days.first.locator("time")).to_have_text(str(today.day))
+    await expect(days.first.locator("time")).to_have_attribute("datetime", today.isoformat())
+    full = babel_date(today, "d. MMMM", locale="da_DK")  # "27. november"
+    await expect(days.first.locator(".sr")).to_contain_text(full)
+    last = days.nth(30)
+    await expect(last.locator("time")).to_have_text(str(day_30.day))
+    await expect(last).to_have_class(re.compile(r"\bdue\b"))
     html_lang = await app.locator("html").get_attribute("lang")
     assert html_lang == "da"
-    item = app.locator("li.loan", has=app.locator("button", has_text="Forny")).first
+    items = app.locator("li.loan")
+    titles = await items.locator(".title").all_inner_texts()
+    item = items.filter(has=app.locator("button", has_text="Forny")).first
     title = await item.locator(".title").inner_text()
     before = await item.locator(".due").inner_text()
+    calls = demo.sandbox.calls[RENEW_CALLS]
     await item.locator("button", has_text="Forny").click()
-    # The page reads the overview again and shows the loan's new date.
-    again = app.locator("li.loan", has_text=title).first
-    await expect(again.locator(".due")).not_to_have_text(before)
+    # Told in place: the chat's line for the renewal, the new date on the loan, same place.
+    await expect(item.locator(".result")).to_contain_text(f"✅ {title}: ny afleveringsdato ")
+    await expect(item.locator(".due")).not_to_have_text(before)
+    await expect(item.locator(".due")).to_contain_text("afleveres ")
+    assert await items.locator(".title").all_inner_texts() == titles
+    # A second press of the same button is answered, and sends nothing.
+    await item.locator("button", has_text="Forny").click()
+    await expect(item.locator(".result")).to_have_text(_plain(t("da", "borrower.renew.already")))
+    assert demo.sandbox.calls[RENEW_CALLS] == calls + 1
     await chat.screenshot("mini-app-overview")
+
+
+def _plain(text: str) -> str:
+    return re.sub(r"<[^>]+>", "", text)
+
+
+@pytest.mark.parametrize("language", ["da", "uk"])
+async def test_the_page_and_the_chat_say_the_same_of_holds_and_fees(
+    demo: Demo, browser: Browser, language: str
+) -> None:
+    context = await new_context(browser, "da-DK")
+    await offline_telegram_script(context)
+    chat = ChatPage(await context.new_page(), demo.chat_url)
+    await chat.open()
+    await chat.send("/start")
+    for user_id, agency, _ in FAMILY:
+        await add_card(chat, user_id, agency)
+    overview_label = "📚 Overblik"
+    if language == "uk":
+        prompt = await chat.send("/language")
+        await chat.tap(prompt, "Українська")
+        await expect(prompt).to_contain_text("✅ Тепер мова – українська.")
+        overview_label = "📚 Огляд"
+    holds = await chat.send("/holds")
+    await expect(holds).to_contain_text(_plain(t(language, "render.hold.ready")))
+    chat_holds = await holds.inner_text()
+    debt = await chat.send("/debt")
+    chat_debt = await debt.inner_text()
+    listed = await chat.send("/cards")
+    await chat.tap(listed, overview_label)
+    app = chat.page.frame_locator("#webapp iframe")
+    await expect(app.locator("h1")).to_have_text(_plain(t(language, "app.title")))
+    statuses = await app.locator("li.hold [data-part=status]").all_inner_texts()
+    assert statuses
+    for status in statuses:
+        assert status in chat_holds, status
+    for detail in await app.locator("li.hold [data-part=detail]").all_inner_texts():
+        if not detail.startswith("🕘"):  # today's hours: the page's own line
+            assert detail in chat_holds, detail
+    heading = chat_debt.splitlines()[0]
+    assert heading == _plain(t(language, "borrower.debt.header"))
+    if language == "uk":
+        assert "Штрафи" in heading
+    await expect(app.locator("section.card h3", has_text=heading)).to_have_count(len(FAMILY))
+    amounts = await app.locator("li.fee .amount").all_inner_texts()
+    assert amounts
+    for amount in amounts:
+        assert amount in chat_debt, amount
+        if language == "da":
+            assert amount.endswith("kr."), amount
+    await chat.screenshot(f"mini-app-agrees-{language}")
 
 
 async def test_forged_init_data_shows_nothing_of_anyone(demo: Demo, browser: Browser) -> None:

@@ -9,6 +9,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import pytest
+from sqlalchemy import text
 
 from storage.crypto import CODE_ALPHABET
 from storage.database import Repository
@@ -186,6 +187,44 @@ async def test_callbacks_expire_after_a_day(open_store: OpenStore, clock: FakeCl
         assert await store.callbacks.claim_callback(old, 7) is None
         assert await store.purge_expired() == 1
         assert await store.callbacks.claim_callback(young, 7) is not None
+
+
+async def test_kept_callbacks_are_stored_once_and_retired_together(
+    open_store: OpenStore, clock: FakeClock
+) -> None:
+    loan = {"cid": "c1", "loan_id": "L1", "due": "2026-01-20"}
+    async with open_store() as store:
+        kept = [("pageid-a", "apprenew", loan), ("pageid-b", "apprenew", {**loan, "loan_id": "L2"})]
+        assert await store.callbacks.keep_callbacks(7, kept) == {
+            "pageid-a": False,
+            "pageid-b": False,
+        }
+        for _ in range(3):  # the same page again: the same rows, nothing added
+            assert await store.callbacks.keep_callbacks(7, kept) == {
+                "pageid-a": False,
+                "pageid-b": False,
+            }
+        older = ("pageid-old", "apprenew", {**loan, "due": "2026-01-10"})
+        await store.callbacks.keep_callbacks(7, [older])
+        assert await store.callbacks.claim_callback("pageid-a", 7, action="apprenew") is not None
+        assert await store.callbacks.keep_callbacks(7, kept[:1]) == {"pageid-a": True}
+        # The loan's answer: every id of loan L1 is spent, L2's is not.
+        assert (
+            await store.callbacks.retire_callbacks(7, "apprenew", {"cid": "c1", "loan_id": "L1"})
+            == 1
+        )
+        assert await store.callbacks.claim_callback("pageid-old", 7) is None
+        assert await store.callbacks.claim_callback("pageid-b", 7) is not None
+        await store.callbacks.release_callback("pageid-b", 7)
+        assert await store.callbacks.claim_callback("pageid-b", 7) is not None
+        # A day later the id is a new, unused button again, stored in the same row.
+        clock.advance(timedelta(days=1, minutes=1))
+        assert await store.callbacks.keep_callbacks(7, kept[:1]) == {"pageid-a": False}
+        assert await store.callbacks.claim_callback("pageid-a", 7) is not None
+        count = await store.database.run(
+            lambda conn: conn.execute(text("SELECT count(*) FROM callback_ref")).scalar()
+        )
+        assert count == 3
 
 
 async def test_sweep_batches_skip_finished_leased_inactive_and_muted(

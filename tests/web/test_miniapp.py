@@ -10,11 +10,14 @@ from typing import Any
 
 import httpx
 import pytest
+from sqlalchemy import text as sql
 
 from bot.library.models import DEFAULT_TZ
 from bot.texts.formatting import format_date
-from bot.web.app import verify_init_data
+from bot.web.app import RENEW_ACTION, renew_id, verify_init_data
+from bot.web.limits import PATRON_IN_FLIGHT
 from sandbox.library.data import has_cover
+from storage.tables import ACCOUNT
 from tests.fixtures.bot import BotFactory, BotHarness
 from tests.fixtures.chat import buttons, command
 from tests.fixtures.library import RENEW_CALLS
@@ -68,8 +71,10 @@ async def test_the_family_overview_shows_the_cards_and_no_secret(bot: BotHarness
     assert titles == expected
     assert all(loan["renew"] for loan in card["loans"])
     [ready] = [hold for hold in card["holds"] if hold["ready"]]
-    assert ready["pickup_id"] and ready["last_day"]
-    assert ready["branch"] and not ready["branch"].startswith("DK-")  # a name, not an id
+    assert ready["status"] == "Ready for pick-up"
+    branch, pickup = ready["lines"]
+    assert branch.startswith("Pick up at ") and "DK-" not in branch  # a name, not an id
+    assert pickup.startswith("Pick-up no. ") and "collect by " in pickup
     account = await bot.store.cards.get(80)
     assert account is not None
     for secret in (account.token, account.unique_id, account.card_id, JONAS):
@@ -125,9 +130,14 @@ async def test_a_renewal_is_tried_once_and_the_page_reads_the_new_date(bot: BotH
     calls = bot.sandbox.calls[RENEW_CALLS]
     first = await renew(bot, 85, loan["renew"])
     assert first["result"] == "renewed" and first["due"] and first["due"] != loan["due"]
+    # The chat's line for it, with the date as the chat writes it.
+    today = dt.datetime.now(DEFAULT_TZ).date()
+    new_date = format_date(dt.date.fromisoformat(first["due"]), "en", today=today)
+    assert first["text"] == f"✅ {loan['title']}: new due date {new_date}"
+    assert first["due_text"].startswith(f"due {new_date} (")
     replay = await renew(bot, 85, loan["renew"])
     assert replay["result"] == "already"
-    assert replay["text"] == "This button was used already. Reload the page."
+    assert replay["text"] == "That loan has already been tried. See /loans."
     assert bot.sandbox.calls[RENEW_CALLS] == calls + 1
     [again] = (await overview(bot, init_data(85))).json()["cards"]
     moved = [row for row in again["loans"] if row["title"] == loan["title"]]
@@ -139,7 +149,8 @@ async def test_a_refusal_is_remembered_and_offers_no_button_again(bot: BotHarnes
     [card] = (await overview(bot, init_data(86))).json()["cards"]
     answers = [await renew(bot, 86, loan["renew"]) for loan in card["loans"] if loan["renew"]]
     refused = [answer for answer in answers if answer["result"] == "refused"]
-    assert refused and refused[0]["reason"]
+    assert refused and refused[0]["refused"].startswith("⛔ can't be renewed: ")
+    assert ": can't be renewed – " in refused[0]["text"]
     [again] = (await overview(bot, init_data(86))).json()["cards"]
     marked = [loan for loan in again["loans"] if loan["refused"]]
     assert len(marked) == len(refused)
@@ -176,10 +187,15 @@ async def test_a_renewal_without_an_answer_is_told_honestly_and_not_retried(
     bot.sandbox.faults.lose_next.append("/v3/renew")  # renewed, and the answer lost
     answer = await renew(bot, 88, loan["renew"])
     assert answer["result"] == "unknown"
-    assert "may have been renewed" in answer["text"]
+    assert answer["text"].startswith(f"⚠️ {loan['title']}: no answer from the library")
     assert bot.sandbox.calls[RENEW_CALLS] == calls + 1  # sent once, never again
     assert (await renew(bot, 88, loan["renew"]))["result"] == "already"
     assert bot.sandbox.calls[RENEW_CALLS] == calls + 1
+    # The renewal went through: a new view shows the new date, under the next id.
+    [again] = (await overview(bot, init_data(88))).json()["cards"]
+    [shown] = [row for row in again["loans"] if row["title"] == loan["title"]]
+    assert shown["due"] != loan["due"] and shown["renew"] != loan["renew"]
+    assert not shown["tried"]
 
 
 async def test_start_offers_the_overview_once_a_card_is_connected(bot: BotHarness) -> None:
@@ -284,3 +300,130 @@ async def test_a_stored_button_acts_only_for_the_action_that_made_it(
     async with asyncio.timeout(10):
         while bot.sandbox.calls[RENEW_CALLS] < 2:  # noqa: ASYNC110 (the sandbox has no event)
             await asyncio.sleep(0.01)
+
+
+def _chat_lines(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line]
+
+
+@pytest.mark.parametrize(
+    ("lang", "heading"), [("da", "💰 Det skylder du biblioteket"), ("uk", "💰 Штрафи до сплати")]
+)
+async def test_the_page_says_what_the_chat_says_of_holds_and_fees(
+    bot: BotHarness, lang: str, heading: str
+) -> None:
+    await bot.connect(92, KAREN, language_code=lang)
+    data = (await overview(bot, init_data(92))).json()
+    assert data["lang"] == lang
+    [card] = data["cards"]
+    [holds] = await command(bot, 92, "/holds")
+    chat_holds = _chat_lines(holds.text)
+    assert len(card["holds"]) >= 4
+    for hold in card["holds"]:
+        # The hold's status line in the chat ("creator · status") has the page's words.
+        assert any(line.endswith(hold["status"]) for line in chat_holds), hold["status"]
+        for line in hold["lines"]:
+            assert line in chat_holds, line
+    queued = [hold["status"] for hold in card["holds"] if "4" in hold["status"]]
+    assert queued and all(status in holds.text for status in queued)
+    debt = await command(bot, 92, "/debt")
+    chat_debt = "\n".join(message.text for message in debt)
+    assert data["texts"]["fees"] == heading == _chat_lines(chat_debt)[0]
+    assert card["fees"]
+    for fee in card["fees"]:
+        assert fee["amount"] in chat_debt, fee["amount"]
+        assert "DKK" not in fee["amount"] or lang != "da"
+    if lang == "da":
+        assert any(fee["amount"].endswith("kr.") for fee in card["fees"])
+
+
+async def _callback_rows(bot: BotHarness) -> int:
+    rows = await bot.store.database.run(
+        lambda conn: conn.execute(sql("SELECT count(*) FROM callback_ref")).scalar()
+    )
+    return int(rows or 0)
+
+
+async def test_many_views_store_no_new_rows_and_hand_out_the_same_ids(bot: BotHarness) -> None:
+    await bot.connect(93, KAREN, language_code="en")
+    [first] = (await overview(bot, init_data(93))).json()["cards"]
+    ids = [loan["renew"] for loan in first["loans"] if loan["renew"]]
+    assert ids
+    stored = await _callback_rows(bot)
+    for _ in range(25):  # within the patron's burst (`bot.web.limits.PATRON_BURST`)
+        [card] = (await overview(bot, init_data(93))).json()["cards"]
+        assert [loan["renew"] for loan in card["loans"] if loan["renew"]] == ids
+    assert await _callback_rows(bot) == stored
+
+
+async def test_presses_from_many_views_and_twice_send_one_renewal(bot: BotHarness) -> None:
+    await bot.connect(94, JONAS, language_code="en")
+    seen: set[str] = set()
+    for _ in range(12):
+        [card] = (await overview(bot, init_data(94))).json()["cards"]
+        seen.update(loan["renew"] for loan in card["loans"] if loan["renew"])
+    [button] = seen  # Jonas has one renewable loan: every view named it alike
+    calls = bot.sandbox.calls[RENEW_CALLS]
+    answers = await asyncio.gather(*(renew(bot, 94, button) for _ in range(PATRON_IN_FLIGHT)))
+    results = sorted(answer["result"] for answer in answers)
+    assert results == ["already"] * (PATRON_IN_FLIGHT - 1) + ["renewed"]
+    assert bot.sandbox.calls[RENEW_CALLS] == calls + 1
+    again = await renew(bot, 94, button)
+    assert again == {"result": "already", "text": "That loan has already been tried. See /loans."}
+    assert bot.sandbox.calls[RENEW_CALLS] == calls + 1
+
+
+async def test_an_answer_retires_the_ids_of_the_loan_from_older_views(bot: BotHarness) -> None:
+    await bot.connect(95, SOFIE, language_code="en")
+    [card] = (await overview(bot, init_data(95))).json()["cards"]
+    account = await bot.store.cards.get(95)
+    assert account is not None and account.card_id
+    loan = next(loan for loan in card["loans"] if loan["renew"])
+    [row] = [
+        ref
+        for ref in await bot.store.callbacks.callbacks_many([loan["renew"]], 95)
+        if ref.id == loan["renew"]
+    ]
+    # An id a view gave before the loan's due date moved (as after a renewal in the chat).
+    older = renew_id(95, account.card_id, row.payload["loan_id"], "2020-01-01")
+    await bot.store.callbacks.keep_callbacks(
+        95, [(older, RENEW_ACTION, {**row.payload, "due": "2020-01-01"})]
+    )
+    calls = bot.sandbox.calls[RENEW_CALLS]
+    answer = await renew(bot, 95, loan["renew"])
+    assert answer["result"] in {"renewed", "refused"}
+    assert (await renew(bot, 95, older))["result"] == "already"
+    assert bot.sandbox.calls[RENEW_CALLS] == calls + 1
+
+
+async def test_a_renewal_finds_its_card_by_identity_and_checks_its_login(
+    bot: BotHarness,
+) -> None:
+    await bot.connect(96, JONAS, language_code="en")
+    [card] = (await overview(bot, init_data(96))).json()["cards"]
+    button = next(loan["renew"] for loan in card["loans"] if loan["renew"])
+    account = await bot.store.cards.get(96)
+    assert account is not None
+    calls = bot.sandbox.calls[RENEW_CALLS]
+    # The login has run out: not sent, and the id is not spent.
+    lapsed = ACCOUNT.update().where(ACCOUNT.c.chat_id == 96)
+    await bot.store.database.run(
+        lambda conn: conn.execute(
+            lapsed.values(token_expires_at=dt.datetime(2020, 1, 1, tzinfo=dt.UTC))
+        )
+    )
+    answer = await renew(bot, 96, button)
+    assert answer["result"] == "login" and "/login" in answer["text"]
+    assert bot.sandbox.calls[RENEW_CALLS] == calls
+    # Another card now holds the number: the id names the old card's identity, not number 1.
+    await bot.store.database.run(
+        lambda conn: conn.execute(
+            lapsed.values(token_expires_at=account.token_expires_at, card_id="someone-else")
+        )
+    )
+    answer = await renew(bot, 96, button)
+    assert answer["result"] == "gone"
+    assert (
+        answer["text"] == "That card is no longer in this chat. Send /cards to see the cards here."
+    )
+    assert bot.sandbox.calls[RENEW_CALLS] == calls

@@ -69,7 +69,7 @@ from bot.telegram.keyboards import (
 from bot.telegram.replies import NO_PREVIEW, plain, reply, send, send_messages
 from bot.texts import Raw, t
 from bot.texts.formatting import format_date, shorten, split_messages
-from bot.texts.render import SEP, loans_summary, reason_text
+from bot.texts.render import SEP, loans_summary, reason_text, refused_line, renewal_line
 
 if TYPE_CHECKING:
     from bot.library.models import Hold, Loan, RenewResult
@@ -83,28 +83,6 @@ MAX_AWAY_DAYS = 60
 LEFT_ALONE_TITLES = 8
 # Renewed loans sharing a new due date that get a line each; more get one line together.
 RENEWED_ONE_BY_ONE = 3
-
-
-def result_line(
-    title: str,
-    outcome: RenewResult | LibraryError,
-    today: dt.date,
-    lang: str,
-    *,
-    due: dt.date | str | None = None,
-) -> str:
-    """One loan's renewal as a line: new due date, the refusal in words (with the date it is
-    still `due`, when known), or no answer."""
-    if isinstance(outcome, Refused):
-        return _refused_line(title, raw_reason(outcome), due, today, lang)
-    if isinstance(outcome, ClientFault):
-        return t(lang, "borrower.renew.fault", title=title)
-    if isinstance(outcome, LibraryError):
-        return t(lang, "borrower.renew.no_answer", title=title)
-    if outcome.return_date is None:
-        return t(lang, "borrower.renew.ok_no_date", title=title)
-    date = format_date(outcome.return_date, lang, today=today)
-    return t(lang, "borrower.renew.ok", title=title, date=date)
 
 
 def button_label(title: str, outcome: RenewResult | LibraryError, today: dt.date, lang: str) -> str:
@@ -301,7 +279,7 @@ async def renew_callback(update: Update, context: Context) -> None:
             # Sent once and never answered readably (it may have gone through), or refused by
             # the platform as malformed (it did not, and the fault is ours): the loan's line
             # says which.
-            await send(context.bot, chat_id, result_line(title, exc, context.today, lang))
+            await send(context.bot, chat_id, renewal_line(title, exc, context.today, lang))
             return
         await answer_library_error(update, context, exc, edit=False, card=account)
         return
@@ -431,7 +409,7 @@ def renewed_lines(done: RenewedDue, lang: str, today: dt.date) -> tuple[list[str
         counts[tried.kind] += 1
         title = _title(tried.loan, lang)
         if tried.kind != "ok":
-            trouble.append(result_line(title, tried.outcome, today, lang, due=tried.loan.due_date))
+            trouble.append(renewal_line(title, tried.outcome, today, lang, due=tried.loan.due_date))
         if tried.button is not None:
             labels[f"{RenewLoan.ACTION}:{tried.button}"] = button_label(
                 title, tried.outcome, today, lang
@@ -440,7 +418,7 @@ def renewed_lines(done: RenewedDue, lang: str, today: dt.date) -> tuple[list[str
         title = _title(skipped.loan, lang)
         if skipped.why == "refused":
             counts["refused"] += 1
-            trouble.append(_refused_line(title, skipped.reason, skipped.loan.due_date, today, lang))
+            trouble.append(refused_line(title, skipped.reason, skipped.loan.due_date, today, lang))
         elif skipped.why == "unreadable":
             trouble.append(t(lang, "borrower.renew.left_unreadable", title=title, date=skipped.due))
         else:
@@ -474,7 +452,8 @@ def _renewed_lines(done: RenewedDue, lang: str, today: dt.date) -> list[str]:
     for date, group in by_date.items():
         if not isinstance(date, dt.date) or len(group) <= RENEWED_ONE_BY_ONE:
             lines += [
-                result_line(_title(tried.loan, lang), tried.outcome, today, lang) for tried in group
+                renewal_line(_title(tried.loan, lang), tried.outcome, today, lang)
+                for tried in group
             ]
             continue
         titles = [shorten(_title(tried.loan, lang), 40) for tried in group]
@@ -484,17 +463,6 @@ def _renewed_lines(done: RenewedDue, lang: str, today: dt.date) -> list[str]:
         day = format_date(date, lang, today=today)
         lines.append(t(lang, "borrower.renew.ok_many", count=len(group), date=day, titles=names))
     return lines
-
-
-def _refused_line(
-    title: str, reason: str, due: dt.date | str | None, today: dt.date, lang: str
-) -> str:
-    """ "⛔ Title, due 3 Dec: can't be renewed – reason": what the patron must return when."""
-    text = Raw(reason_text(reason, lang))
-    if not due:
-        return t(lang, "borrower.renew.refused", title=title, reason=text)
-    date = format_date(due, lang, today=today)
-    return t(lang, "borrower.renew.refused_due", title=title, reason=text, date=date)
 
 
 def _counts(counts: Mapping[str, int], lang: str) -> str:

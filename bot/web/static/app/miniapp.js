@@ -37,9 +37,10 @@
     return new Date(Date.UTC(y, m - 1, d));
   }
 
-  function date(iso) {
-    return new Intl.DateTimeFormat(lang, { day: "numeric", month: "long", timeZone: "UTC" })
-      .format(day(iso));
+  function fullDate(iso) {
+    return new Intl.DateTimeFormat(lang, {
+      weekday: "long", day: "numeric", month: "long", timeZone: "UTC",
+    }).format(day(iso));
   }
 
   async function api(path, options) {
@@ -48,6 +49,7 @@
       headers: { "Authorization": "tma " + initData, "Content-Type": "application/json" },
     });
     if (response.status === 401) throw new Error("unauthorized");
+    if (response.status === 429) throw new Error("busy");
     if (!response.ok) throw new Error("failed");
     return response.json();
   }
@@ -58,60 +60,66 @@
     return el("div", { class: "cover placeholder", "aria-hidden": "true" }, initial);
   }
 
+  // Today and the 30 days after it: a loan due on day 30 is "in the next 30 days" too.
+  const DAYS = 31;
+
   function timeline(cards, today) {
     const start = day(today);
-    const counts = new Array(30).fill(0);
+    const counts = new Array(DAYS).fill(0);
     for (const card of cards) {
       for (const loan of card.loans || []) {
         if (!loan.due) continue;
         const offset = Math.round((day(loan.due) - start) / 86400000);
-        if (offset >= 0 && offset < 30) counts[offset] += 1;
+        if (offset >= 0 && offset < DAYS) counts[offset] += 1;
       }
     }
-    const box = el("section", { class: "card", "aria-labelledby": "timeline" },
+    const box = el("section", { class: "card", id: "timeline-box", "aria-labelledby": "timeline" },
       el("h2", { id: "timeline" }, texts.timeline));
     if (!counts.some(Boolean)) {
       box.append(el("p", { class: "note" }, texts.nothing_due));
       return box;
     }
-    const strip = el("div", { class: "timeline", role: "list" });
+    // Each day shows its day of the month; its full date (and how many are due) is read out.
+    const strip = el("ol", { class: "timeline" });
     counts.forEach((count, offset) => {
       const when = new Date(start.getTime() + offset * 86400000).toISOString().slice(0, 10);
-      const label = date(when) + (count ? ": " + count : "");
-      strip.append(el("div", { class: count ? "day due" : "day", role: "listitem",
-        title: label, "aria-label": label }, count ? String(count) : ""));
+      const label = fullDate(when) + (count ? ": " + count : "");
+      strip.append(el("li", { class: count ? "day due" : "day", title: label },
+        el("span", { class: "sr" }, label),
+        el("time", { datetime: when, "aria-hidden": "true" }, String(day(when).getUTCDate())),
+        count ? el("b", { "aria-hidden": "true" }, String(count)) : null));
     });
     box.append(strip);
     return box;
   }
 
   function loanItem(loan) {
+    const due = loan.due_text ? el("div", { class: "due" }, loan.due_text) : null;
     const body = el("div", { class: "body" },
       el("div", { class: "title" }, loan.title),
       loan.creator ? el("div", { class: "meta" }, loan.creator) : null,
-      loan.due ? el("div", { class: "due" }, texts.due + " " + date(loan.due)) : null);
+      due);
     if (loan.refused) {
-      body.append(el("div", { class: "warn" }, texts.refused + ": " + loan.refused));
+      body.append(el("div", { class: "warn" }, loan.refused));
     } else if (loan.renew) {
       const button = el("button", { type: "button" }, texts.renew);
-      const note = el("div", { class: "meta", role: "status" });
-      button.addEventListener("click", () => renew(loan.renew, button, note));
+      const note = el("div", { class: "meta result", role: "status" },
+        loan.tried ? texts.already : "");
+      button.addEventListener("click", () => renew(loan, button, note, due));
       body.append(button, note);
     }
     return el("li", { class: "item loan" }, cover(loan.title, loan.cover), body);
   }
 
   function holdItem(hold) {
-    const lines = [];
-    if (hold.ready) lines.push(texts.ready);
-    else if (hold.queue) lines.push(texts.queue + ": " + hold.queue);
-    if (hold.pickup_id) lines.push(texts.pickup_id + ": " + hold.pickup_id);
-    if (hold.branch) lines.push(texts.branch + ": " + hold.branch);
-    if (hold.last_day) lines.push(texts.last_day + ": " + date(hold.last_day));
-    if (hold.hours) lines.push(texts.hours + ": " + hold.hours);
+    const lines = [hold.status, ...(hold.lines || [])];
+    if (hold.hours) lines.push(hold.hours);
     return el("li", { class: "item hold" }, cover(hold.title, hold.cover),
       el("div", { class: "body" }, el("div", { class: "title" }, hold.title),
-        ...lines.map((line) => el("div", { class: hold.ready ? "due" : "meta" }, line))));
+        hold.creator ? el("div", { class: "meta" }, hold.creator) : null,
+        ...lines.filter(Boolean).map((line, index) =>
+          el("div", { class: hold.ready ? "due" : "meta", "data-part": index ? "detail" : "status" },
+            line))));
   }
 
   function list(title, items, empty, render) {
@@ -121,7 +129,10 @@
     return part;
   }
 
+  let current = null;
+
   function show(data) {
+    current = data;
     texts = data.texts;
     lang = data.lang;
     document.documentElement.lang = lang;
@@ -140,26 +151,36 @@
         box.append(...list(texts.holds, card.holds, texts.no_holds, holdItem));
         box.append(...list(texts.fees, card.fees, texts.no_fees, (fee) =>
           el("li", { class: "item fee" }, el("div", { class: "body" },
-            el("div", { class: "title" }, fee.title || texts.fees),
-            el("div", { class: "meta" }, fee.amount + " " + fee.currency)))));
+            el("div", { class: "title" }, fee.title),
+            el("div", { class: "meta amount" }, fee.amount)))));
       }
       main.append(box);
     }
   }
 
-  async function renew(id, button, note) {
+  // The answer is told on the loan itself, which keeps its place in the list: the chat's line
+  // for it (the new due date, the library's refusal, or no answer). The button stays, so a
+  // second press is answered too ("already tried"), never silently.
+  async function renew(loan, button, note, due) {
     button.disabled = true;
     button.textContent = texts.renewing;
     let answer;
     try {
-      answer = await api("api/renew", { method: "POST", body: JSON.stringify({ id }) });
+      answer = await api("api/renew", { method: "POST", body: JSON.stringify({ id: loan.renew }) });
     } catch (error) {
-      note.textContent = texts.unknown;
+      note.textContent = error.message === "busy" ? texts.busy : texts.unknown;
       return;
+    } finally {
+      button.disabled = false;
+      button.textContent = texts.renew;
     }
-    button.remove();
-    note.textContent = answer.text + (answer.reason ? ": " + answer.reason : "");
-    if (answer.result === "renewed") await load();
+    note.textContent = answer.text;
+    if (answer.result === "renewed" && answer.due) {
+      loan.due = answer.due;
+      if (due && answer.due_text) due.textContent = answer.due_text;
+      const old = document.getElementById("timeline-box");
+      if (old && current) old.replaceWith(timeline(current.cards, current.today));
+    }
   }
 
   async function load() {
@@ -168,7 +189,8 @@
     } catch (error) {
       main.replaceChildren(el("p", { class: "warn", id: "status" },
         error.message === "unauthorized" ? (texts.unauthorized || "Open this page from the bot in Telegram.")
-          : (texts.card_failed || "The library could not be reached.")));
+          : error.message === "busy" ? (texts.busy || "One moment, please – try again in a few seconds.")
+            : (texts.card_failed || "The library could not be reached.")));
     }
   }
 
