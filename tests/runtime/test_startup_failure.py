@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.config.settings import new_key
-from tests.fixtures.cli import library_bot
+from tests.fixtures.cli import library_bot, offline_env
 from tests.fixtures.telegram import TEST_BOT_TOKEN
 
 
@@ -25,24 +24,8 @@ def closed_port() -> Iterator[int]:
 
 
 def _run(tmp_path: Path, port: int, fmt: str) -> subprocess.CompletedProcess[str]:
-    closed = f"http://127.0.0.1:{port}"
-    env = {
-        "PATH": "/usr/bin:/bin",
-        "HOME": str(tmp_path),
-        "TELEGRAM_BOT_TOKEN": TEST_BOT_TOKEN,
-        "TELEGRAM_API_URL": closed,
-        "OAUTH_URL": f"{closed}/oauth",
-        "AUTH_URL": f"{closed}/auth",
-        "PLATFORM_URL": f"{closed}/platform",
-        "CLIENT_ID": "client",
-        "CLIENT_SECRET": "client-secret-value",
-        "TOKEN_KEYS": new_key(),
-        "DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'bot.db'}",
-        "HOST": "127.0.0.1",
-        "PORT": "0",
-        "LOG_FORMAT": fmt,
-        "LOG_LEVEL": "INFO",
-    }
+    database = f"sqlite+aiosqlite:///{tmp_path / 'bot.db'}"
+    env = offline_env(tmp_path, f"http://127.0.0.1:{port}", database, fmt)
     return library_bot("run", env=env, cwd=tmp_path)
 
 

@@ -15,10 +15,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from bot.config.settings import new_key
 from storage.engine import create_engine
 from storage.migrate import head_revision
-from tests.fixtures.cli import library_bot
+from tests.fixtures.cli import library_bot, offline_env
 from tests.fixtures.telegram import TEST_BOT_TOKEN
 
 # `bot.config.logs.TEXT_FORMAT` as it prints: time, level, logger, message.
@@ -34,25 +33,8 @@ def start(
 ) -> subprocess.CompletedProcess[str]:
     """`library-bot <command>` with everything it needs set well, but for `settings`. Telegram
     and the library services are on a closed port: nothing here gets as far as calling them."""
-    closed = "http://127.0.0.1:9"
-    env = {
-        "PATH": "/usr/bin:/bin",
-        "HOME": str(tmp_path),
-        "TELEGRAM_BOT_TOKEN": TEST_BOT_TOKEN,
-        "TELEGRAM_API_URL": closed,
-        "OAUTH_URL": f"{closed}/oauth",
-        "AUTH_URL": f"{closed}/auth",
-        "PLATFORM_URL": f"{closed}/platform",
-        "CLIENT_ID": "client",
-        "CLIENT_SECRET": "client-secret-value",
-        "TOKEN_KEYS": new_key(),
-        "DATABASE_URL": f"sqlite:///{tmp_path / 'bot.db'}",
-        "HOST": "127.0.0.1",
-        "PORT": "0",
-        "LOG_FORMAT": fmt,
-        "LOG_LEVEL": "INFO",
-        **settings,
-    }
+    database = f"sqlite:///{tmp_path / 'bot.db'}"
+    env = {**offline_env(tmp_path, "http://127.0.0.1:9", database, fmt), **settings}
     return library_bot(command, env=env, cwd=tmp_path)
 
 

@@ -1,4 +1,4 @@
-"""/where <material id | words>, and the "📍 Where is it?" buttons: where a title stands at the
+"""/where <material id | words>, and the "🗺 Where is it?" buttons: where a title stands at the
 library of each of the chat's cards (`/v3/holdingsitems`), branch by branch with its place.
 
 Each library is asked once, however many of the chat's cards belong to it, with the anonymous
