@@ -46,9 +46,10 @@ log = logging.getLogger(__name__)
 
 SHUTDOWN_SECONDS = 10.0
 POLL_TIMEOUT = 30
-# `setWebhook` retried after a failure: first after this many seconds, doubling up to the cap.
-WEBHOOK_RETRY_FIRST = 1.0
-WEBHOOK_RETRY_CAP = 60.0
+# `setWebhook` retried after a failure: first after this many seconds, doubling up to the cap
+# (as failed polls are), so `/readyz` is back within seconds of Telegram.
+WEBHOOK_RETRY_FIRST = 0.5
+WEBHOOK_RETRY_CAP = 3.0
 # A scraper or two: the metrics listener keeps few connections.
 METRICS_CONNECTIONS = 16
 
@@ -256,13 +257,15 @@ async def _set_commands(bot: Any) -> None:
             )
 
 
-async def _set_webhook(bot: Any, url: str, secret: str) -> bool:
-    """One `setWebhook`; True when Telegram took it. The bot's `health` follows the outcome."""
+async def _set_webhook(bot: Any, url: str, secret: str, *, again: bool = False) -> bool:
+    """One `setWebhook`; True when Telegram took it. The bot's `health` follows the outcome.
+    A retry's failure (`again`) is not logged: the outage was told once, at the first."""
     health = getattr(bot, "health", None)
     try:
         await bot.set_webhook(url=url, secret_token=secret, allowed_updates=Update.ALL_TYPES)
     except Exception as exc:
-        log.warning("setWebhook failed, no updates until it succeeds: %s", type(exc).__name__)
+        if not again:
+            log.warning("setWebhook failed, no updates until it succeeds: %s", type(exc).__name__)
         if health is not None:
             health.webhook_pending = True
         return False
@@ -273,10 +276,12 @@ async def _set_webhook(bot: Any, url: str, secret: str) -> bool:
 
 async def _keep_setting_webhook(bot: Any, url: str, secret: str) -> None:
     delay = WEBHOOK_RETRY_FIRST
+    started = asyncio.get_running_loop().time()
     while True:
         await asyncio.sleep(delay)
-        if await _set_webhook(bot, url, secret):
-            log.info("setWebhook succeeded")
+        if await _set_webhook(bot, url, secret, again=True):
+            waited = asyncio.get_running_loop().time() - started
+            log.info("setWebhook succeeded after %.0f s", waited)
             return
         delay = min(delay * 2, WEBHOOK_RETRY_CAP)
 

@@ -101,12 +101,12 @@ async def test_one_failed_poll_is_not_failing(bot: BotHarness) -> None:
 async def test_webhook_mode_starts_and_reports_failing_until_set_webhook_succeeds(
     bot_factory: BotFactory, telegram: Any
 ) -> None:
-    telegram.failures.fail("setWebhook", 500, times=2)
+    telegram.failures.fail("setWebhook", 500, times=4)
 
     bot = await bot_factory(WEBHOOK_SECRET=WEBHOOK_SECRET)
 
     code, body = await _health(bot)
     assert (code, body["telegram"], body["mode"]) == (503, "failing", "webhook")
-    body = await _health_becomes(bot, 200)  # retried after 1 s, then 2 s
+    body = await _health_becomes(bot, 200, 30)  # retried after 0.5, 1, 2 and 3 s
     assert body["telegram"] == "running"
     assert telegram.failures.pending == []
