@@ -127,6 +127,18 @@ class Sweeps(Repository):
         )
         return int(await self._run(lambda conn: conn.execute(query).scalar_one()))
 
+    async def progress(self, day: date, hour: int, default_hour: int) -> tuple[int, int | None]:
+        """How far `day`'s sweep is at `hour`: the cards left of chats whose hour has come
+        (leased ones included), and the earliest of their hours (None when none is left): the
+        oldest reminder still owed."""
+        query = (
+            select(func.count(), func.min(func.coalesce(CHAT.c.reminder_hour, default_hour)))
+            .select_from(_WITH_CHAT)
+            .where(_unswept(day, hour, default_hour))
+        )
+        left, earliest = await self._run(lambda conn: conn.execute(query).one())
+        return int(left), None if earliest is None else int(earliest)
+
     async def finish_sweeps(
         self,
         cards: Sequence[CardKey],

@@ -14,7 +14,7 @@
 from __future__ import annotations
 
 import logging
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from typing import Any
 
 from telegram.error import Forbidden, TelegramError
@@ -56,6 +56,7 @@ def schedule_jobs(application: Application[Any, Any, Any, Any, Any, Any], svc: S
         return
     at = svc.settings.REMINDER_TIME.replace(tzinfo=svc.settings.timezone)
     now = datetime.now(svc.settings.timezone)
+    svc.metrics.watch_sweep(lambda: sweep_hour(svc.settings.timezone, svc.settings.REMINDER_TIME))
     queue.run_repeating(
         _hourly_sweep,
         interval=SWEEP_INTERVAL,
@@ -83,6 +84,12 @@ def hours_due(now: datetime, at: time) -> tuple[int, int]:
     """(this hour, the hour of chats that chose none) for a pass at `now`: those chats are
     due once `REMINDER_TIME` itself has come (24: not yet today)."""
     return now.hour, at.hour if now.time() >= at else 24
+
+
+def sweep_hour(zone: tzinfo, at: time) -> tuple[datetime, int, int]:
+    """(now, this hour, the default hour) as an hourly pass now would read them."""
+    now = datetime.now(zone)
+    return (now, *hours_due(now, at))
 
 
 async def _run_sweep(context: Context, day: date | None, attempt: int) -> SweepReport | None:
