@@ -145,6 +145,10 @@ class AccountRow(SQLModel, table=True):
     feed_seen_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
     # The card's identity, never given again (its number is, after a logout): buttons name it.
     card_id: str | None = Field(default=None, max_length=16)
+    # What the sweep's last check saw, for the order of the next pass (most urgent first):
+    # the first loan due date, and whether a hold was ready for pick-up.
+    first_due: date | None = None
+    hold_ready: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
 
 
 class CallbackRefRow(SQLModel, table=True):

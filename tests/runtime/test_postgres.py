@@ -319,6 +319,18 @@ async def _seed_0011(conn: AsyncConnection) -> None:
     await conn.execute(sa.text("UPDATE chat SET reminder_hour = 7 WHERE chat_id = 1"))
 
 
+async def _seed_0012(conn: AsyncConnection) -> None:
+    """The family of 0011, its first card last seen with a ready hold and a loan due."""
+    await _seed_0011(conn)
+    await conn.execute(
+        sa.text(
+            "UPDATE account SET hold_ready = :ready, first_due = :due "
+            "WHERE chat_id = 1 AND card = 1"
+        ),
+        {"ready": True, "due": NOW.date()},
+    )
+
+
 SEEDS: dict[str, Seed] = {
     "0001": _seed_0001,
     "0002": _seed_0001,
@@ -331,6 +343,7 @@ SEEDS: dict[str, Seed] = {
     "0009": _seed_0009,
     "0010": _seed_0010,
     "0011": _seed_0011,
+    "0012": _seed_0012,
 }
 
 
