@@ -47,3 +47,20 @@ async def test_a_slow_sweep_keeps_its_lease_by_heartbeat(rig: Rig) -> None:
     report = await sweeping
     assert report.messages == 1 and len(rig.telegram.sent(KAREN_CHAT)) == 1
     assert await lease_until() is None  # finished: the lease ended with it
+
+
+async def test_a_pass_running_into_the_next_hour_becomes_that_hours_pass(rig: Rig) -> None:
+    await rig.connect(KAREN_CHAT, KAREN)
+    await rig.connect(JONAS_CHAT, JONAS)
+    await rig.store.chats.set_reminder_hour(KAREN_CHAT, 8)
+    await rig.store.chats.set_reminder_hour(JONAS_CHAT, 9)
+    read: list[int] = []
+
+    def hours() -> tuple[date, int, int]:
+        # 8 o'clock for the first batch, then the clock turns 9 while the pass still runs.
+        read.append(8 if not read else 9)
+        return rig.sandbox.today, read[-1], 24
+
+    report = await rig.sweep(hours=hours, batch_size=1, concurrency=1)
+    assert report.patrons == 2  # Jonas's hour came during the pass: not left to a next one
+    assert len(rig.telegram.sent(KAREN_CHAT)) == len(rig.telegram.sent(JONAS_CHAT)) == 1
