@@ -241,6 +241,16 @@ class NoticeSeenRow(SQLModel, table=True):
     value: str | None = Field(default=None, max_length=16)
 
 
+class SenderRow(SQLModel, table=True):
+    """A process sending for the bot (`storage.senders`): its last beat and its demand."""
+
+    __tablename__ = "sender"
+
+    worker: str = Field(primary_key=True, max_length=200)
+    seen_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
+    demand: int = 0
+
+
 metadata = SQLModel.metadata
 
 
@@ -262,4 +272,5 @@ REMINDER_LOG = _core(ReminderLogRow)
 RENEWAL_REFUSAL = _core(RenewalRefusalRow)
 CALENDAR_FEED = _core(CalendarFeedRow)
 NOTICE_SEEN = _core(NoticeSeenRow)
+SENDER = _core(SenderRow)
 CALENDAR_KEPT = _core(CalendarKeptRow)

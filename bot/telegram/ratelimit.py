@@ -102,6 +102,7 @@ class FairRateLimiter(BaseRateLimiter[int]):
         # sender's own, as with a plain limiter.
         self._timer: asyncio.TimerHandle | None = None
         self._per_second = per_second
+        self._granted = 0
         self._quiet_from = -math.inf  # loop time after which a 429 is warned about again
         self.on_throttle: ThrottleHook | None = None
 
@@ -109,6 +110,19 @@ class FairRateLimiter(BaseRateLimiter[int]):
     def per_second(self) -> float:
         """The send budget in use: messages per second over all chats (0: unpaced)."""
         return self._per_second
+
+    @per_second.setter
+    def per_second(self, value: float) -> None:
+        """A new budget (this process's share of the bot's, `runtime.budget`); an unpaced
+        limiter stays unpaced."""
+        if self._interval and value > 0:
+            self._per_second = value
+            self._interval = 1 / value
+
+    def take_granted(self) -> int:
+        """Sends let through since the last call: this process's recent demand."""
+        granted, self._granted = self._granted, 0
+        return granted
 
     @property
     def waiting(self) -> int:
@@ -183,6 +197,7 @@ class FairRateLimiter(BaseRateLimiter[int]):
         return -math.inf if tat is None else tat - self._limits(key)[1]
 
     def _grant(self, key: Key, now: float) -> None:
+        self._granted += 1
         self._next = max(self._next, now) + self._interval
         emission = self._limits(key)[0]
         self._tat[key] = max(self._tat.get(key, now), now) + emission

@@ -331,6 +331,15 @@ async def _seed_0012(conn: AsyncConnection) -> None:
     )
 
 
+async def _seed_0013(conn: AsyncConnection) -> None:
+    """The family of 0012, and a process sending for the bot."""
+    await _seed_0012(conn)
+    await conn.execute(
+        sa.text("INSERT INTO sender (worker, seen_at, demand) VALUES ('host:1', :at, 3)"),
+        {"at": NOW},
+    )
+
+
 SEEDS: dict[str, Seed] = {
     "0001": _seed_0001,
     "0002": _seed_0001,
@@ -344,6 +353,7 @@ SEEDS: dict[str, Seed] = {
     "0010": _seed_0010,
     "0011": _seed_0011,
     "0012": _seed_0012,
+    "0013": _seed_0013,
 }
 
 

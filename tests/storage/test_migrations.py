@@ -28,6 +28,7 @@ TABLES = {
     "reminder_log",
     "renewal_refusal",
     "notice_seen",
+    "sender",
 }
 
 
