@@ -20,9 +20,12 @@ from storage.tables import SENDER
 
 def shares(demands: dict[str, int], total: float, floor: float) -> dict[str, float]:
     """Each sender's messages per second: `floor` each (less when there are too many), the
-    rest of `total` by demand (evenly when no one has any)."""
+    rest of `total` by demand (evenly when no one has any). Of `total`, one a second per
+    sender but one is kept back: each paces evenly but not in step with the others, so in one
+    second's window a sender at `r` a second may fit `ceil(r)` messages."""
     if not demands:
         return {}
+    total = max(total - (len(demands) - 1), total / 2)
     base = min(floor, total / len(demands))
     rest = total - base * len(demands)
     wanted = sum(demands.values())

@@ -10,7 +10,19 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, Row, and_, false, func, or_, select, true, tuple_, update
+from sqlalchemy import (
+    ColumnElement,
+    Row,
+    and_,
+    bindparam,
+    false,
+    func,
+    or_,
+    select,
+    true,
+    tuple_,
+    update,
+)
 from sqlalchemy.engine import Connection
 from sqlalchemy.sql.expression import Executable
 
@@ -37,18 +49,26 @@ def plan_statements(
     ]
 
 
-def mark_statements(
+_MARK = (
+    update(ACCOUNT)
+    .where(ACCOUNT.c.chat_id == bindparam("k_chat"), ACCOUNT.c.card == bindparam("k_card"))
+    .values(first_due=bindparam("first_due"), hold_ready=bindparam("hold_ready"))
+)
+
+
+def mark_rows(
     cards: Sequence[CardKey], marks: Mapping[CardKey, tuple[date | None, bool]]
-) -> list[Executable]:
-    """UPDATEs setting `first_due` and `hold_ready`, grouped by their values."""
-    by_mark: dict[tuple[date | None, bool], list[CardKey]] = {}
-    for key in cards:
-        if key in marks:
-            by_mark.setdefault(marks[key], []).append(key)
+) -> list[dict[str, Any]]:
+    """The parameters of `_MARK`, one row a card: one executemany, not a statement each."""
     return [
-        update(ACCOUNT).where(_KEY.in_(chunk)).values(first_due=first_due, hold_ready=ready)
-        for (first_due, ready), keys in by_mark.items()
-        for chunk in chunks(keys)
+        {
+            "k_chat": key[0],
+            "k_card": key[1],
+            "first_due": marks[key][0],
+            "hold_ready": marks[key][1],
+        }
+        for key in cards
+        if key in marks
     ]
 
 
@@ -256,7 +276,7 @@ class Sweeps(Repository):
         `next_checks` ((chat, card) -> day) writes each card's polling plan in the same
         transaction, one UPDATE per planned day; a card without one keeps the plan it had.
         `marks` ((chat, card) -> (first due date, a hold ready)): what orders the card in the
-        next pass (`urgency`), in one more UPDATE per (date, ready) pair.
+        next pass (`urgency`), in one executemany.
         """
         unique = list(dict.fromkeys(cards))
         if not unique:
@@ -268,8 +288,14 @@ class Sweeps(Repository):
             for chunk in chunks(unique)
         ]
         statements.extend(plan_statements(unique, next_checks or {}))
-        statements.extend(mark_statements(unique, marks or {}))
-        await self._run(lambda conn: execute_all(conn, statements))
+        rows = mark_rows(unique, marks or {})
+
+        def work(conn: Connection) -> None:
+            execute_all(conn, statements)
+            if rows:
+                conn.execute(_MARK, rows)
+
+        await self._run(work)
 
     async def set_next_checks(self, next_checks: Mapping[CardKey, date | None]) -> None:
         """Replace the polling plan of these cards (None: the next sweep checks them)."""

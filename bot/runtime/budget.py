@@ -27,8 +27,15 @@ FLOOR = 3.0
 async def share_send_budget(
     store: Store, limiter: FairRateLimiter, total: float, worker: str
 ) -> None:
-    """Beat and rebalance until cancelled; then leave, so the others take the whole budget."""
+    """Beat and rebalance until cancelled; then leave, so the others take the whole budget.
+
+    A share is lowered at once but raised only as far as the previous beat's share: the others
+    lower theirs at their own beats, up to `BEAT` apart, and the shares in force must not add
+    up to more than the total meanwhile. A process starts at `FLOOR` for the same reason.
+    """
     senders = 1
+    previous = min(FLOOR, total)
+    limiter.per_second = previous
     try:
         while True:
             demand = limiter.take_granted() + limiter.waiting
@@ -39,7 +46,8 @@ async def share_send_budget(
             except Exception:  # keep the last share; the next beat tries again
                 log.warning("send budget: could not reach the database", exc_info=True)
             else:
-                limiter.per_second = share
+                limiter.per_second = min(share, previous)
+                previous = share
                 if count != senders:
                     log.info("send budget: %s processes share %.1f a second", count, total)
                     senders = count
