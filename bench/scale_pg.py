@@ -3,10 +3,10 @@
 A throwaway cluster (`tests.fixtures.database.running_postgres`, the tests' own), the library
 sandbox with 50 ms platform latency and the Telegram stand-in enforcing 30 messages per second
 run here; two child processes run `bot.jobs.sweep.sweep` at once against one database,
-each with
-`SWEEP_CONCURRENCY` 32 and half of Telegram's rate (`TELEGRAM_SEND_RATE` 14.75, as an operator
-running two processes sets it). Every card is due for a check (the day after the upgrade, the
-day with the most calls); every tenth has a loan due soon, so gets one digest.
+each with `SWEEP_CONCURRENCY` 32 and `TELEGRAM_SEND_RATE` 29.5, the bot's total, which they
+share through the database as `library-bot run` does (`bot.runtime.budget`). Every card is
+due for a check (the day after the upgrade, the day with the most calls); every tenth has a
+loan due soon, so gets one digest.
 
 Printed per size: wall time against `max(messages / 30, calls x latency / concurrency)` with
 the concurrency of both processes together (bound 1.15), duplicates (digests beyond one per
@@ -35,7 +35,7 @@ PROCESSES = 2
 LATENCY = 0.05
 TELEGRAM_RATE = 30
 CONCURRENCY = 32
-TELEGRAM_RATE_SHARE = 29.5 / PROCESSES  # each process's TELEGRAM_SEND_RATE
+TELEGRAM_RATE_SHARE = 29.5  # TELEGRAM_SEND_RATE: the bot's, shared by the processes
 DUE_EVERY = 10
 BOT_TOKEN = "123456:BENCH-scale"
 FIRST_CHAT = 20_000_000
@@ -166,7 +166,9 @@ async def child(worker: str) -> None:
     from bot.config.settings import load_settings
     from bot.jobs.sweep import sweep
     from bot.library.client import LibraryClient
+    from bot.runtime.budget import share_send_budget
     from bot.telegram.botapi import build_bot
+    from bot.telegram.ratelimit import FairRateLimiter
     from storage.store import Store
 
     settings = load_settings()
@@ -187,12 +189,23 @@ async def child(worker: str) -> None:
             before = resource.getrusage(resource.RUSAGE_SELF)
             started = time.time()
             sampler = asyncio.create_task(sample())
+            limiter = bot.rate_limiter
+            budget = (
+                asyncio.create_task(
+                    share_send_budget(store, limiter, limiter.per_second, f"bench-{worker}")
+                )
+                if isinstance(limiter, FairRateLimiter) and limiter.per_second > 0
+                else None
+            )
             try:
                 report = await sweep(
                     store=store, library=library, bot=bot, settings=settings, worker=worker
                 )
             finally:
                 sampler.cancel()
+                if budget is not None:
+                    budget.cancel()
+                    await asyncio.gather(budget, return_exceptions=True)
             ended = time.time()
             after = resource.getrusage(resource.RUSAGE_SELF)
     finally:
@@ -242,7 +255,8 @@ def report_lines(result: dict[str, Any]) -> list[str]:
         f"  wall {result['wall']:.1f} s / bound {result['bound']:.1f} s = {ratio:.2f} "
         f"(bound {RATIO_BOUND}: {_verdict(ratio <= RATIO_BOUND)})",
         f"  duplicates: {result['duplicates']} ({_verdict(result['duplicates'] == 0)}); "
-        f"Telegram 429 answers: {result['refused']}",
+        f"Telegram 429 answers: {result['refused']}; send rate over the wall time "
+        f"{result['messages'] / result['wall']:.1f} a second (Telegram's {TELEGRAM_RATE})",
         f"  peak RSS per process: {rss} MB (after 10 % / 50 % of the sweep: {marks} MB); "
         f"CPU per card per process: {cpu} ms; "
         f"waiting on the database {result['store_ms_per_card']:.3f} ms per card",
@@ -278,7 +292,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--full", action="store_true", help=f"sizes {FULL_SIZES}")
     parser.add_argument("--sizes", type=int, nargs="*", default=None)
     parser.add_argument(
-        "--rate", type=float, default=TELEGRAM_RATE_SHARE, help="TELEGRAM_SEND_RATE per process"
+        "--rate", type=float, default=TELEGRAM_RATE_SHARE, help="TELEGRAM_SEND_RATE (shared)"
     )
     parser.add_argument("--child", metavar="WORKER", help="internal: run one sweep")
     args = parser.parse_args(argv if argv is not None else [])

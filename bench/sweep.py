@@ -41,7 +41,9 @@ RSS_GROWTH_BOUND = 0.10  # peak RSS growth from the smallest to the largest size
 async def insert_accounts(
     database_url: str, keys: list[bytes], tokens: list[tuple[int, str]]
 ) -> None:
-    """Connected accounts straight into the table: 10,000 logins would bench the login."""
+    """Connected accounts straight into the table, as a login stores them (card 1 with its
+    identity, which the digest's buttons name): 10,000 logins would bench the login."""
+    from storage.cards import new_card_id
     from storage.crypto import TokenCipher
     from storage.store import Store
     from storage.tables import ACCOUNT
@@ -51,6 +53,8 @@ async def insert_accounts(
     rows: list[dict[str, Any]] = [
         {
             "chat_id": chat_id,
+            "card": 1,
+            "card_id": new_card_id(),
             "token": cipher.encrypt(token, chat_id),
             "key_id": cipher.current_key_id,
             "token_expires_at": None,
@@ -61,6 +65,7 @@ async def insert_accounts(
             "swept_on": None,
             "lease_owner": None,
             "lease_until": None,
+            "next_check": None,
         }
         for chat_id, token in tokens
     ]

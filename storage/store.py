@@ -45,6 +45,7 @@ from storage.notices import NoticeSeen, Seen
 from storage.refusals import REFUSAL_TTL, Refusal, Refusals, refusal_of
 from storage.reminder_log import REMINDER_HISTORY, ReminderLog
 from storage.rotation import rotate_tokens
+from storage.senders import Senders
 from storage.sweeps import Sweeps
 from storage.tables import (
     ACCOUNT,
@@ -183,6 +184,7 @@ class Store:
         self.calendar = CalendarFeeds(database, now, cipher)
         self.notices = NoticeSeen(database, now)
         self.watches = Watches(database, now)
+        self.senders = Senders(database, now)
 
     @classmethod
     async def open(

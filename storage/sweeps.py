@@ -10,7 +10,19 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, Row, and_, func, literal, or_, select, true, tuple_, update
+from sqlalchemy import (
+    ColumnElement,
+    Row,
+    and_,
+    bindparam,
+    false,
+    func,
+    or_,
+    select,
+    true,
+    tuple_,
+    update,
+)
 from sqlalchemy.engine import Connection
 from sqlalchemy.sql.expression import Executable
 
@@ -37,6 +49,29 @@ def plan_statements(
     ]
 
 
+_MARK = (
+    update(ACCOUNT)
+    .where(ACCOUNT.c.chat_id == bindparam("k_chat"), ACCOUNT.c.card == bindparam("k_card"))
+    .values(first_due=bindparam("first_due"), hold_ready=bindparam("hold_ready"))
+)
+
+
+def mark_rows(
+    cards: Sequence[CardKey], marks: Mapping[CardKey, tuple[date | None, bool]]
+) -> list[dict[str, Any]]:
+    """The parameters of `_MARK`, one row a card: one executemany, not a statement each."""
+    return [
+        {
+            "k_chat": key[0],
+            "k_card": key[1],
+            "first_due": marks[key][0],
+            "hold_ready": marks[key][1],
+        }
+        for key in cards
+        if key in marks
+    ]
+
+
 _WITH_CHAT = ACCOUNT.outerjoin(CHAT, CHAT.c.chat_id == ACCOUNT.c.chat_id)
 
 
@@ -58,6 +93,24 @@ def _unswept(day: date, hour: int | None = None, default_hour: int = 0) -> Colum
     )
 
 
+# A pass's order: the most urgent first, by what the card's last check saw (`first_due`,
+# `hold_ready`): a hold ready for pick-up, a loan overdue, due today, due tomorrow, the rest.
+RANKS = 5
+
+
+def urgency(rank: int, day: date) -> ColumnElement[bool]:
+    """The cards of urgency `rank` (0 the most urgent) on `day`; every card has one."""
+    if rank == 0:
+        return ACCOUNT.c.hold_ready == true()
+    due = ACCOUNT.c.first_due
+    waiting = ACCOUNT.c.hold_ready == false()
+    if rank == 1:
+        return and_(waiting, due < day)
+    if rank in (2, 3):
+        return and_(waiting, due == day + timedelta(days=rank - 2))
+    return and_(waiting, or_(due.is_(None), due > day + timedelta(days=1)))
+
+
 class Sweeps(Repository):
     def __init__(self, database: Database, now: Callable[[], datetime], cards: Cards) -> None:
         super().__init__(database, now)
@@ -71,42 +124,62 @@ class Sweeps(Repository):
         limit: int,
         lease: timedelta,
         *,
-        after: CardKey | None = None,
+        after: int | None = None,
+        rank: int | None = None,
         hour: int | None = None,
         default_hour: int = 0,
     ) -> list[tuple[Card, ChatSettings]]:
-        """Lease up to `limit` cards due for `day`'s sweep, in (chat, card) order.
+        """Lease the cards of up to `limit` chats' worth of cards due for `day`'s sweep, whole
+        chats at a time (a chat's digest covers all its cards), in (chat, card) order.
 
-        Leased rows (also this worker's own) are skipped until `finish_sweeps` or until the
-        lease runs out, so a card that fails is retried after its lease, not in a loop.
-        `after` (the last card of the previous batch) starts the scan there, so a sweep
-        reads each row once instead of passing over every finished one again per batch.
-        `hour`: the hour of the day now; only chats whose reminder hour (`default_hour` when
-        they chose none) has come are claimed (None: every chat, as `remind --once`).
+        Leased rows (also this worker's own) are skipped until `finish_sweeps`, `release` or
+        until the lease runs out (`renew` keeps it while the worker works), so a card that
+        fails is retried after its lease, not in a loop. `after` (the last chat of the
+        previous batch) starts the scan there, so a sweep reads each row once instead of
+        passing over every finished one again per batch. `rank` (0 to `RANKS - 1`): only the
+        chats with a card of that urgency (`urgency`), the cards of any urgency of those
+        chats with them; None: every urgency. `hour`: the hour of the day now; only chats
+        whose reminder hour (`default_hour` when they chose none) has come are claimed (None:
+        every chat, as `remind --once`).
         """
         now = self._now()
-        candidates = (
-            select(ACCOUNT.c.chat_id, ACCOUNT.c.card)
+        free = or_(ACCOUNT.c.lease_until.is_(None), ACCOUNT.c.lease_until <= now)
+        due = _unswept(day, hour, default_hour)
+        chats = (
+            select(ACCOUNT.c.chat_id)
             .select_from(_WITH_CHAT)
             .where(
-                tuple_(literal(after[0]), literal(after[1])) < _KEY if after else true(),
-                _unswept(day, hour, default_hour),
-                or_(ACCOUNT.c.lease_until.is_(None), ACCOUNT.c.lease_until <= now),
+                ACCOUNT.c.chat_id > after if after is not None else true(),
+                due,
+                free,
+                urgency(rank, day) if rank is not None else true(),
             )
             .order_by(ACCOUNT.c.chat_id, ACCOUNT.c.card)
             .limit(limit)
         )
         if self._postgres:
             # Rows another sweeper is claiming right now are skipped, not waited for.
-            candidates = candidates.with_for_update(of=ACCOUNT, skip_locked=True)
-        claim = (
-            update(ACCOUNT)
-            .where(_KEY.in_(candidates))
-            .values(lease_owner=worker, lease_until=now + lease)
-            .returning(*ACCOUNT.c)
-        )
+            chats = chats.with_for_update(of=ACCOUNT, skip_locked=True)
 
         def work(conn: Connection) -> tuple[list[Row[Any]], dict[int, ChatSettings]]:
+            # The chats first (their rows of this rank locked), then every card of theirs
+            # still due: a chat's digest covers all its cards.
+            chosen = list(dict.fromkeys(int(chat_id) for chat_id in conn.scalars(chats)))
+            if not chosen:
+                return [], {}
+            candidates = (
+                select(ACCOUNT.c.chat_id, ACCOUNT.c.card)
+                .select_from(_WITH_CHAT)
+                .where(ACCOUNT.c.chat_id.in_(chosen), due, free)
+            )
+            if self._postgres:
+                candidates = candidates.with_for_update(of=ACCOUNT, skip_locked=True)
+            claim = (
+                update(ACCOUNT)
+                .where(_KEY.in_(candidates))
+                .values(lease_owner=worker, lease_until=now + lease)
+                .returning(*ACCOUNT.c)
+            )
             rows = sorted(conn.execute(claim).all(), key=lambda row: (row.chat_id, row.card))
             return rows, settings_of(conn, [int(row.chat_id) for row in rows])
 
@@ -118,6 +191,58 @@ class Sweeps(Repository):
                 batch.append((card, settings[card.chat_id]))
         return batch
 
+    async def renew(self, cards: Sequence[CardKey], worker: str, lease: timedelta) -> set[CardKey]:
+        """Extend `worker`'s leases of these cards by `lease` from now (the heartbeat of a
+        sweep at work); the cards it still holds (a lease lost meanwhile is not taken back)."""
+        until = self._now() + lease
+        statements = [
+            update(ACCOUNT)
+            .where(_KEY.in_(chunk), ACCOUNT.c.lease_owner == worker)
+            .values(lease_until=until)
+            .returning(ACCOUNT.c.chat_id, ACCOUNT.c.card)
+            for chunk in chunks(list(dict.fromkeys(cards)))
+        ]
+
+        def work(conn: Connection) -> set[CardKey]:
+            return {
+                (int(row.chat_id), int(row.card))
+                for statement in statements
+                for row in conn.execute(statement).all()
+            }
+
+        return await self._run(work) if statements else set()
+
+    async def release(self, cards: Sequence[CardKey], worker: str, hold: timedelta) -> None:
+        """Leave `worker`'s unfinished cards to a retry after `hold` (by whichever sweep)."""
+        until = self._now() + hold
+        statements = [
+            update(ACCOUNT)
+            .where(_KEY.in_(chunk), ACCOUNT.c.lease_owner == worker)
+            .values(lease_owner=None, lease_until=until)
+            for chunk in chunks(list(dict.fromkeys(cards)))
+        ]
+        if statements:
+            await self._run(lambda conn: execute_all(conn, statements))
+
+    async def stranded(self, day: date, hour: int | None = None, default_hour: int = 0) -> bool:
+        """Whether a card of `day`'s sweep waits for a sweeper: never leased, or leased by a
+        sweeper that stopped renewing it (a process died). Cards `release`d for a retry
+        wait for their retry sweep."""
+        now = self._now()
+        query = (
+            select(ACCOUNT.c.chat_id)
+            .select_from(_WITH_CHAT)
+            .where(
+                _unswept(day, hour, default_hour),
+                or_(
+                    ACCOUNT.c.lease_until.is_(None),
+                    and_(ACCOUNT.c.lease_owner.is_not(None), ACCOUNT.c.lease_until <= now),
+                ),
+            )
+            .limit(1)
+        )
+        return await self._run(lambda conn: conn.execute(query).first()) is not None
+
     async def unswept(self, day: date, hour: int | None = None, default_hour: int = 0) -> int:
         """How many cards `day`'s sweep has not finished yet (leased ones included; with
         `hour`, of the chats whose hour has come): 0 once the day's sweep is done, so a
@@ -127,16 +252,31 @@ class Sweeps(Repository):
         )
         return int(await self._run(lambda conn: conn.execute(query).scalar_one()))
 
+    async def progress(self, day: date, hour: int, default_hour: int) -> tuple[int, int | None]:
+        """How far `day`'s sweep is at `hour`: the cards left of chats whose hour has come
+        (leased ones included), and the earliest of their hours (None when none is left): the
+        oldest reminder still owed."""
+        query = (
+            select(func.count(), func.min(func.coalesce(CHAT.c.reminder_hour, default_hour)))
+            .select_from(_WITH_CHAT)
+            .where(_unswept(day, hour, default_hour))
+        )
+        left, earliest = await self._run(lambda conn: conn.execute(query).one())
+        return int(left), None if earliest is None else int(earliest)
+
     async def finish_sweeps(
         self,
         cards: Sequence[CardKey],
         day: date,
         next_checks: Mapping[CardKey, date] | None = None,
+        marks: Mapping[CardKey, tuple[date | None, bool]] | None = None,
     ) -> None:
         """Mark these cards swept for `day` and end their leases, in one transaction.
 
         `next_checks` ((chat, card) -> day) writes each card's polling plan in the same
         transaction, one UPDATE per planned day; a card without one keeps the plan it had.
+        `marks` ((chat, card) -> (first due date, a hold ready)): what orders the card in the
+        next pass (`urgency`), in one executemany.
         """
         unique = list(dict.fromkeys(cards))
         if not unique:
@@ -148,7 +288,14 @@ class Sweeps(Repository):
             for chunk in chunks(unique)
         ]
         statements.extend(plan_statements(unique, next_checks or {}))
-        await self._run(lambda conn: execute_all(conn, statements))
+        rows = mark_rows(unique, marks or {})
+
+        def work(conn: Connection) -> None:
+            execute_all(conn, statements)
+            if rows:
+                conn.execute(_MARK, rows)
+
+        await self._run(work)
 
     async def set_next_checks(self, next_checks: Mapping[CardKey, date | None]) -> None:
         """Replace the polling plan of these cards (None: the next sweep checks them)."""

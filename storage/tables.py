@@ -145,6 +145,10 @@ class AccountRow(SQLModel, table=True):
     feed_seen_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
     # The card's identity, never given again (its number is, after a logout): buttons name it.
     card_id: str | None = Field(default=None, max_length=16)
+    # What the sweep's last check saw, for the order of the next pass (most urgent first):
+    # the first loan due date, and whether a hold was ready for pick-up.
+    first_due: date | None = None
+    hold_ready: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
 
 
 class CallbackRefRow(SQLModel, table=True):
@@ -255,6 +259,16 @@ class ShelfWatchRow(SQLModel, table=True):
     claimed_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
 
 
+class SenderRow(SQLModel, table=True):
+    """A process sending for the bot (`storage.senders`): its last beat and its demand."""
+
+    __tablename__ = "sender"
+
+    worker: str = Field(primary_key=True, max_length=200)
+    seen_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
+    demand: int = 0
+
+
 metadata = SQLModel.metadata
 
 
@@ -276,5 +290,6 @@ REMINDER_LOG = _core(ReminderLogRow)
 RENEWAL_REFUSAL = _core(RenewalRefusalRow)
 CALENDAR_FEED = _core(CalendarFeedRow)
 NOTICE_SEEN = _core(NoticeSeenRow)
+SENDER = _core(SenderRow)
 CALENDAR_KEPT = _core(CalendarKeptRow)
 SHELF_WATCH = _core(ShelfWatchRow)

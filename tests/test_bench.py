@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import secrets
+from pathlib import Path
+
 import pytest
 
 from bench import anchors, callbacks, commands, polling, scale_pg, sweep
@@ -13,6 +16,28 @@ async def test_sweep_bench_runs_a_small_sweep() -> None:
     assert result["patrons"] == 20 and result["messages"] == 2
     assert result["failures"] == {}
     assert "CPU" in "\n".join(sweep.report_lines(result))
+
+
+async def test_sweep_bench_seeds_cards_as_a_login_stores_them(tmp_path: Path) -> None:
+    """Each card has its identity, so the digest's buttons find it (not "card gone")."""
+    from storage.migrate import upgrade
+    from storage.store import Store
+
+    url = f"sqlite+aiosqlite:///{tmp_path / 'seed.db'}"
+    keys = [secrets.token_bytes(32)]
+    await upgrade(url)
+    await sweep.insert_accounts(url, keys, [(101, "token-a"), (102, "token-b")])
+    store = await Store.open(url, keys)
+    try:
+        cards = [await store.cards.get(chat_id) for chat_id in (101, 102)]
+    finally:
+        await store.close()
+    assert [(card.number, card.token) for card in cards if card] == [
+        (1, "token-a"),
+        (1, "token-b"),
+    ]
+    ids = {card.card_id for card in cards if card}
+    assert len(ids) == 2 and None not in ids
 
 
 async def test_commands_bench_times_each_loans() -> None:

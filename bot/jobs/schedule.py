@@ -5,7 +5,10 @@
   `REMINDER_TIME`'s) has come and that were not swept today, so each chat is still swept once
   a day, exactly once, at the hour it chose; with retry sweeps the same day while patrons are
   left unfinished (`RETRY_DELAYS`); a process started late catches up at once on what is due
-  by then (a deploy or a crash would otherwise wait for the next pass);
+  by then (a deploy or a crash would otherwise wait for the next pass); a pass still running
+  when the next hour comes becomes that hour's pass (`sweep`'s `hours`); and every
+  `WATCH_INTERVAL` a process with no pass running sweeps cards left stranded (a process that
+  died: its leases stopped being renewed), so they wait minutes, not until the next hour;
 - token expiry: forget expired tokens and warn three days ahead, daily at the same time;
 - purge: expired login states, pending links, old buttons, old reminder history and
   long-blocked chats, hourly;
@@ -16,7 +19,7 @@
 from __future__ import annotations
 
 import logging
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from typing import Any
 
 from telegram.error import Forbidden, TelegramError
@@ -41,6 +44,8 @@ SWEEP_INTERVAL = timedelta(hours=1)
 STATE_PURGE_INTERVAL = timedelta(hours=1)
 # The catch-up waits for the start to settle (updates first), then sweeps what is left today.
 CATCH_UP_DELAY = timedelta(seconds=2)
+# How often an idle process looks for cards a dead process left (`Sweeps.stranded`).
+WATCH_INTERVAL = timedelta(seconds=45)
 # Retry sweeps after the daily one, while patrons are still left unfinished (same day only).
 # When the shelf watches are checked (local time): within most libraries' opening hours, so a
 # copy put back in the morning is told by noon and one in the afternoon the same day.
@@ -62,6 +67,7 @@ def schedule_jobs(application: Application[Any, Any, Any, Any, Any, Any], svc: S
         return
     at = svc.settings.REMINDER_TIME.replace(tzinfo=svc.settings.timezone)
     now = datetime.now(svc.settings.timezone)
+    svc.metrics.watch_sweep(lambda: sweep_hour(svc.settings.timezone, svc.settings.REMINDER_TIME))
     queue.run_repeating(
         _hourly_sweep,
         interval=SWEEP_INTERVAL,
@@ -69,6 +75,9 @@ def schedule_jobs(application: Application[Any, Any, Any, Any, Any, Any], svc: S
         name="reminders:hourly",
     )
     queue.run_once(_catch_up_sweep, when=CATCH_UP_DELAY, name="reminders:catch-up")
+    queue.run_repeating(
+        _watch_sweep, interval=WATCH_INTERVAL, first=WATCH_INTERVAL, name="reminders:watch"
+    )
     queue.run_daily(token_expiry_job, time=at, name="token-expiry")
     queue.run_repeating(
         purge_expired_job, interval=STATE_PURGE_INTERVAL, first=60, name="purge-expired"
@@ -100,23 +109,37 @@ def hours_due(now: datetime, at: time) -> tuple[int, int]:
     return now.hour, at.hour if now.time() >= at else 24
 
 
+def sweep_hour(zone: tzinfo, at: time) -> tuple[datetime, int, int]:
+    """(now, this hour, the default hour) as an hourly pass now would read them."""
+    now = datetime.now(zone)
+    return (now, *hours_due(now, at))
+
+
 async def _run_sweep(context: Context, day: date | None, attempt: int) -> SweepReport | None:
     svc = services(context)
     now = datetime.now(svc.settings.timezone)
     now_day = now.date()
-    hour, default_hour = hours_due(now, svc.settings.REMINDER_TIME)
     if day is not None and day != now_day:
         return None  # a retry that slipped past midnight: the new day's sweep takes over
-    report = await sweep(
-        store=svc.store,
-        library=svc.library,
-        bot=context.bot,
-        settings=svc.settings,
-        today=day,
-        branches=svc.branches,
-        hour=hour,
-        default_hour=default_hour,
-    )
+
+    def hours() -> tuple[date, int, int]:
+        now, hour, default_hour = sweep_hour(svc.settings.timezone, svc.settings.REMINDER_TIME)
+        return now.date(), hour, default_hour
+
+    svc.sweeps_running += 1
+    try:
+        report = await sweep(
+            store=svc.store,
+            library=svc.library,
+            bot=context.bot,
+            settings=svc.settings,
+            today=now_day,
+            branches=svc.branches,
+            hours=hours,
+            retry=RETRY_DELAYS[0],
+        )
+    finally:
+        svc.sweeps_running -= 1
     svc.metrics.sweep(report)
     if report.needs_retry and attempt < len(RETRY_DELAYS) and context.job_queue is not None:
         delay = RETRY_DELAYS[attempt]
@@ -162,6 +185,18 @@ async def _catch_up_sweep(context: Context) -> None:
             data={"day": day.isoformat(), "attempt": len(RETRY_DELAYS)},
             name="reminders:after-lease",
         )
+
+
+async def _watch_sweep(context: Context) -> None:
+    """Sweep the cards left stranded by a process that died, unless a pass runs here (it
+    rescans for them by itself)."""
+    svc = services(context)
+    if svc.sweeps_running:
+        return
+    now, hour, default_hour = sweep_hour(svc.settings.timezone, svc.settings.REMINDER_TIME)
+    if await svc.store.sweeps.stranded(now.date(), hour, default_hour):
+        log.info("reminders: sweeping cards no process is working on")
+        await _run_sweep(context, now.date(), len(RETRY_DELAYS))
 
 
 async def _retry_sweep(context: Context) -> None:

@@ -6,9 +6,12 @@ and the delivery after it. A key left at "intent" (a crash while sending) is sen
 next sweep, so at most the one message in flight repeats, and a "sent" key never does.
 
 Patrons are claimed from the store in batches with a lease (`FOR UPDATE SKIP LOCKED` on
-PostgreSQL), so memory stays flat and several processes can sweep one database at once. A
-patron whose platform call failed is not finished: the lease runs out and a retry sweep later
-the same day picks them up again.
+PostgreSQL), so memory stays flat and several processes can sweep one database at once. The
+most urgent go first (`storage.sweeps.urgency`: a hold ready, a loan overdue, due today, due
+tomorrow, the rest, by what each card's last check saw). Leases are short and renewed by a
+heartbeat while the sweep works on the cards, so a process that dies leaves its cards to the
+others within minutes (`LEASE`, `RESCAN`). A patron whose platform call failed is not
+finished: its card is released to a retry sweep later the same day.
 
 This module is the pipeline: claim, fetch, record, send, settle. What a reminder is (its kind
 and key) is `rules.reminders`; what changed since a card was last seen, `jobs.notices`; how a
@@ -20,10 +23,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import secrets
 import socket
 import time
 import warnings
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING
@@ -39,6 +44,7 @@ from bot.rules import calendar
 from bot.rules.checks import next_check
 from bot.rules.notices import last_day_keys, plan_days
 from bot.rules.reminders import LOAN_KINDS, Kind, Reminder, card_key, due_reminders
+from bot.rules.urgency import sweep_marks
 from bot.services.branches import BranchNames
 from bot.telegram.cards import login_prompt
 from bot.telegram.keyboards import one_per_row, stored_buttons, stored_rows
@@ -56,7 +62,13 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-DEFAULT_LEASE = timedelta(minutes=10)
+# A card's lease: renewed every third of it while the sweep works on the card, so it runs out
+# only when the sweeper has stopped (died, or hangs that long). Another sweep then takes the
+# card over: a running pass rescans every `RESCAN`, an idle process looks every
+# `schedule.WATCH_INTERVAL`, so a dead process's cards wait at most about 90 s.
+DEFAULT_LEASE = timedelta(seconds=45)
+RESCAN = 45.0
+RANKS = 5  # storage.sweeps.urgency: 0 a hold ready ... 4 the rest
 # Failure kinds after which the patron is left unfinished for a retry sweep.
 RETRYABLE = frozenset({"platform", "telegram", "error"})
 
@@ -120,6 +132,9 @@ class _Sweep:
         today: date,
         flush_every: int,
         branches: BranchNames,
+        worker: str,
+        lease: timedelta,
+        retry: timedelta,
     ) -> None:
         self.store = store
         self.library = library
@@ -137,6 +152,36 @@ class _Sweep:
         self.statuses: dict[CardKey, BorrowerStatus] = {}
         self.seen: dict[CardKey, Seen] = {}  # what the notices saw (storage.notices)
         self.digests = Digests(library, branches, today)
+        self.worker = worker
+        self.lease = lease
+        self.retry = retry
+        # Cards claimed and not yet written back (their leases are renewed), the ones whose
+        # lease was found lost (another sweeper has them: not sent here), and the ones left
+        # for a retry.
+        self.held: set[CardKey] = set()
+        self.lost: set[CardKey] = set()
+        self.failed: list[CardKey] = []
+        self.marks: dict[CardKey, tuple[date | None, bool]] = {}
+
+    async def heartbeat(self, every: float) -> None:
+        """Renew the leases of the cards at work, until cancelled."""
+        while True:
+            await asyncio.sleep(every)
+            held = list(self.held)
+            try:
+                kept = await self.store.sweeps.renew(held, self.worker, self.lease)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # the next beat tries again; the lease has room for it
+                log.warning("reminders: could not renew %s leases", len(held), exc_info=True)
+                continue
+            lost = {key for key in held if key not in kept and key in self.held}
+            if lost:
+                log.warning(
+                    "reminders: %s cards' leases ran out; another sweep has them", len(lost)
+                )
+                self.lost |= lost
+                self.held -= lost
 
     async def flush(self) -> None:
         """Mark the finished cards swept, in one transaction rather than one each.
@@ -145,9 +190,20 @@ class _Sweep:
         process die first, the next sweep finds every key "sent" and sends nothing.
         """
         done, self.done = self.done, []
+        failed, self.failed = self.failed, []
+        if failed:
+            for key in failed:
+                self.plans.pop(key, None)
+                self.statuses.pop(key, None)
+                self.seen.pop(key, None)
+                self.marks.pop(key, None)
+            self.held.difference_update(failed)  # before: a beat meanwhile must not miss them
+            await self.store.sweeps.release(failed, self.worker, self.retry)
         if done:
             plans = {key: self.plans.pop(key) for key in done if key in self.plans}
-            await self.store.sweeps.finish_sweeps(done, self.today, plans)
+            marks = {key: self.marks.pop(key) for key in done if key in self.marks}
+            self.held.difference_update(done)
+            await self.store.sweeps.finish_sweeps(done, self.today, plans, marks)
             await self._keep_calendars(done)
             seen = {key: self.seen.pop(key) for key in done if key in self.seen}
             if seen:
@@ -177,7 +233,9 @@ class _Sweep:
                 self.report.failures[kind] += 1
             if kind not in RETRYABLE:
                 self.done.append(key)
-        if len(self.done) >= self.flush_every:
+            else:
+                self.failed.append(key)
+        if len(self.done) + len(self.failed) >= self.flush_every:
             await self.flush()
 
     async def fetch(self, household: Household) -> Due | None:
@@ -230,6 +288,7 @@ class _Sweep:
             min_loan_days=self.settings.POLL_MIN_LOAN_DAYS,
         )
         self.statuses[card.key] = status
+        self.marks[card.key] = sweep_marks(status)
         found = due_reminders(status, self.today, days)
         loans: list[Loan] = []
         if "refused" in chat.notices:
@@ -268,6 +327,9 @@ class _Sweep:
 
     async def deliver(self, group: list[Due]) -> None:
         """Intents and buttons for the whole group in two transactions, then the digests."""
+        if self.lost:
+            # Their leases ran out (this process stalled): the sweep that took them sends.
+            group = [due for due in group if not self.lost.intersection(due.keys)]
         try:
             ready = await self._prepare(group)
         except asyncio.CancelledError:
@@ -422,7 +484,13 @@ def _seconds(exc: RetryAfter) -> float:
 
 
 def default_worker() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}"
+    """This process's name on its leases; random in part, since a restarted container can
+    have the host name and process id of the one that died."""
+    return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"[:200]
+
+
+# What a pass reads before each batch: (day, this hour, the default hour), as `hours_due`.
+Hours = Callable[[], tuple[date, int, int]]
 
 
 async def sweep(
@@ -436,15 +504,22 @@ async def sweep(
     concurrency: int | None = None,
     batch_size: int | None = None,
     lease: timedelta = DEFAULT_LEASE,
+    retry: timedelta | None = None,
     branches: BranchNames | None = None,
     hour: int | None = None,
     default_hour: int | None = None,
+    hours: Hours | None = None,
 ) -> SweepReport:
     """One sweep over every patron not yet finished today; never raises for one patron.
 
     `hour`: the hour of the day now, so that only chats whose reminder hour has come are
     swept (the hourly pass of `run`); None sweeps every chat (`remind --once`, tests).
     `default_hour`: the hour of chats that chose none (`REMINDER_TIME`'s by default).
+    `hours`: read before each batch instead (the hourly pass): a pass still running when the
+    next hour comes becomes that hour's pass, starting again from the most urgent, rather
+    than the next pass being skipped; on a new day it stops claiming.
+    `lease`: each card's lease, renewed every third of it while the card is at work.
+    `retry`: how long a card whose platform call failed waits for a retry (default `lease`).
 
     `branches`: the process's branch names (`Services.branches`), else a cache for this sweep.
     """
@@ -461,7 +536,15 @@ async def sweep(
         today=day,
         flush_every=batch,
         branches=branches or BranchNames(),
+        worker=worker,
+        lease=lease,
+        retry=lease if retry is None else retry,
     )
+    fallback = settings.REMINDER_TIME.hour if default_hour is None else default_hour
+
+    def now_hours() -> tuple[date, int | None, int]:
+        return hours() if hours is not None else (day, hour, fallback)
+
     claimed: asyncio.Queue[Household | None] = asyncio.Queue(maxsize=batch)
     # Fetching waits for delivery (Telegram's pace), so memory stays flat. It waits as a
     # whole: the gate closes at `2 * workers` digests waiting and opens again at `workers`,
@@ -472,30 +555,46 @@ async def sweep(
     room.set()
 
     async def produce() -> None:
-        # Batches follow each other in (chat, card) order, so each card is taken at most once
-        # by this sweep even if its lease runs out meanwhile (a later sweep retries it). A
-        # chat's cards go to one worker together (one digest), so the last chat of a batch
-        # waits for the next batch, which may hold more of its cards.
+        # Rank by rank, the most urgent first; within a rank, batches of whole chats follow
+        # each other in chat order, so each card is taken once per rank even if its lease
+        # ran out meanwhile. Every `RESCAN` seconds, and when the hour changes, the ranks
+        # start over: cards a dead process held (its leases run out) or chats whose hour has
+        # just come are then claimed in their turn.
         # Should the producer fail, the task group cancels the workers; no sentinel needed.
-        after: CardKey | None = None
-        household: Household = []
-        while leased := await store.sweeps.claim_sweep_batch(
-            day,
-            worker,
-            batch,
-            lease,
-            after=after,
-            hour=hour,
-            default_hour=settings.REMINDER_TIME.hour if default_hour is None else default_hour,
-        ):
+        loop = asyncio.get_running_loop()
+        rank, after = 0, None
+        _, hour_now, default_now = now_hours()
+        rescan_at = loop.time() + RESCAN
+        while rank < RANKS:
+            today_now, next_hour, next_default = now_hours()
+            if today_now != day:
+                break  # a new day: its own pass sweeps it
+            if (next_hour, next_default) != (hour_now, default_now) or loop.time() >= rescan_at:
+                hour_now, default_now = next_hour, next_default
+                rank, after = 0, None
+                rescan_at = loop.time() + RESCAN
+            leased = await store.sweeps.claim_sweep_batch(
+                day,
+                worker,
+                batch,
+                lease,
+                after=after,
+                rank=rank,
+                hour=hour_now,
+                default_hour=default_now,
+            )
+            if not leased:
+                rank, after = rank + 1, None
+                continue
+            state.held.update(card.key for card, _ in leased)
+            household: Household = []
             for pair in leased:
                 if household and household[0][0].chat_id != pair[0].chat_id:
                     await claimed.put(household)
                     household = []
                 household.append(pair)
-            after = leased[-1][0].key
-        if household:
             await claimed.put(household)
+            after = leased[-1][0].chat_id
         for _ in range(workers):
             await claimed.put(None)
 
@@ -532,10 +631,17 @@ async def sweep(
             if group:
                 await state.deliver(group)
 
-    async with asyncio.TaskGroup() as group:
-        group.create_task(fetch_all())
-        group.create_task(deliver())
-    await state.flush()
+    beat = lease.total_seconds() / 3
+    heart = asyncio.create_task(state.heartbeat(beat)) if beat > 0 else None
+    try:
+        async with asyncio.TaskGroup() as group:
+            group.create_task(fetch_all())
+            group.create_task(deliver())
+        await state.flush()
+    finally:
+        if heart is not None:
+            heart.cancel()
+            await asyncio.gather(heart, return_exceptions=True)
     state.report.duration = time.monotonic() - started
     log.info("%s", state.report.summary())
     return state.report

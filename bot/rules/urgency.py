@@ -6,7 +6,7 @@ import datetime as dt
 from collections.abc import Iterable
 from typing import Final, Literal
 
-from bot.library.models import Hold, Loan
+from bot.library.models import BorrowerStatus, Hold, Loan
 
 Urgency = Literal["overdue", "due_today", "due_soon", "later", "unknown"]
 
@@ -77,3 +77,10 @@ def sort_holds(holds: Iterable[Hold]) -> list[Hold]:
         return (1, dt.date.max, position if position is not None else 1 << 62)
 
     return sorted(holds, key=key)
+
+
+def sweep_marks(status: BorrowerStatus) -> tuple[dt.date | None, bool]:
+    """What orders a card in the next sweep (most urgent first): its first loan due date (None:
+    no loan with a readable one), and whether a hold waits on the pick-up shelf."""
+    dues = [loan.due_date for loan in status.loans if isinstance(loan.due_date, dt.date)]
+    return min(dues, default=None), any(hold_is_ready(hold) for hold in status.orders)

@@ -21,7 +21,9 @@ from telegram import Update
 from bot.config.logs import install_log_redaction
 from bot.config.settings import Settings, SettingsError, split_address
 from bot.jobs.schedule import schedule_jobs
+from bot.jobs.sweep import default_worker
 from bot.library.client import LibraryClient
+from bot.runtime.budget import share_send_budget
 from bot.runtime.startup import database_problem, startup_stage, telegram_problem
 from bot.services import Services
 from bot.services.metrics import Metrics
@@ -29,6 +31,7 @@ from bot.telegram.app import build_application
 from bot.telegram.botapi import polling_error
 from bot.telegram.menu import bot_commands
 from bot.telegram.profile import set_profile
+from bot.telegram.ratelimit import FairRateLimiter
 from bot.texts import DEFAULT_LANGUAGE, LANGUAGES
 from bot.web import create_metrics_app, create_web_app, stop_accepting
 from bot.web.limits import (
@@ -147,6 +150,17 @@ async def run_bot(
         # hold up the start.
         profile = asyncio.create_task(set_profile(application.bot))
         stack.push_async_callback(_cancel, profile)
+        limiter = application.bot.rate_limiter
+        if (
+            store.database.dialect == "postgresql"
+            and isinstance(limiter, FairRateLimiter)
+            and limiter.per_second > 0
+        ):
+            # Several processes may share the database: Telegram's budget is shared too.
+            budget = asyncio.create_task(
+                share_send_budget(store, limiter, limiter.per_second, default_worker())
+            )
+            stack.push_async_callback(_cancel, budget)
 
         web_app = create_web_app(services, application)
         limit = ConnectionLimit(connection_cap())

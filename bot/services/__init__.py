@@ -29,6 +29,9 @@ class Services:
     bot_username: str = ""
     # Kept for the process: names change rarely, and every /holds and /order would ask again.
     branches: BranchNames = field(default_factory=BranchNames)
+    # Reminder sweeps running in this process (`jobs.schedule`): an idle one watches for cards
+    # a dead process left.
+    sweeps_running: int = 0
 
     def chat_link(self, start: str | None = None, *, username: str | None = None) -> str:
         """`{TELEGRAM_LINK_URL}/<bot username>[?start=<code>]`: the private chat with the bot."""

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import logging
 from collections import Counter as Tally
+from collections.abc import Callable
+from datetime import date, datetime, time
 from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Final, Protocol
 
@@ -30,7 +32,7 @@ from prometheus_client import (
 if TYPE_CHECKING:
     from storage.store import Store
 
-__all__ = ["CONTENT_TYPE", "Metrics", "SweepFigures"]
+__all__ = ["CONTENT_TYPE", "Metrics", "SendPace", "SweepFigures", "SweepHour"]
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +44,8 @@ _MAX_ACTION_LENGTH: Final = 24
 # Telegram round trips and library calls: tens of milliseconds to the 8 s library time-out.
 LATENCY_BUCKETS: Final = (0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0)
 SWEEP_BUCKETS: Final = (1.0, 5.0, 15.0, 60.0, 300.0, 900.0, 1800.0, 3600.0)
+# Which of Telegram's limits a 429 was for (as `telegram.ratelimit` infers it).
+THROTTLE_SCOPES: Final = ("global", "chat", "group")
 
 
 def package_version() -> str:
@@ -70,6 +74,24 @@ class SweepFigures(Protocol):
     def messages(self) -> int: ...
     @property
     def failures(self) -> Tally[str]: ...
+
+
+class SendPace(Protocol):
+    """The bot's send limiter, as far as the metrics read it (`FairRateLimiter` is one)."""
+
+    @property
+    def per_second(self) -> float: ...
+    @property
+    def waiting(self) -> int: ...
+
+    on_throttle: Callable[[str, float], None] | None
+
+
+class SweepHour(Protocol):
+    """Where the day's sweep stands now: `(now, hour, default_hour)` as its hourly pass
+    reads them (`jobs.schedule.hours_due`)."""
+
+    def __call__(self) -> tuple[datetime, int, int]: ...
 
 
 class Metrics:
@@ -147,6 +169,36 @@ class Metrics:
             buckets=SWEEP_BUCKETS,
             registry=r,
         )
+        self.throttled = Counter(
+            "library_bot_telegram_429",
+            "Telegram's 429 answers (too many requests), by the limit hit: global, chat or group.",
+            ["scope"],
+            registry=r,
+        )
+        for scope in THROTTLE_SCOPES:
+            self.throttled.labels(scope)  # 0 from the start, so a rate can be taken
+        self.send_budget = Gauge(
+            "library_bot_telegram_send_budget",
+            "Messages per second this process paces its sends to (0: unpaced).",
+            registry=r,
+        )
+        self.sends_waiting = Gauge(
+            "library_bot_telegram_sends_waiting",
+            "Sends of this process waiting for their turn under the send budget.",
+            registry=r,
+        )
+        self.sweep_left = Gauge(
+            "library_bot_sweep_cards_left",
+            "Cards today's sweep still owes, of chats whose hour has come (all processes; "
+            "refreshed on every scrape).",
+            registry=r,
+        )
+        self.sweep_oldest = Gauge(
+            "library_bot_sweep_oldest_due_seconds",
+            "How long the oldest reminder still owed today has been due (0: none owed).",
+            registry=r,
+        )
+        self._sweep_hour: SweepHour | None = None
         self.connected = Gauge(
             "library_bot_connected_patrons",
             "Chats with a connected library account (refreshed on every scrape).",
@@ -192,6 +244,19 @@ class Metrics:
             if count:
                 self.reminders_failed.labels(str(kind)).inc(count)
 
+    def watch_sends(self, pace: SendPace) -> None:
+        """Export the limiter's budget and queue, and count the 429s it meets."""
+        self.send_budget.set_function(lambda: pace.per_second)
+        self.sends_waiting.set_function(lambda: pace.waiting)
+        pace.on_throttle = self.throttled_by
+
+    def throttled_by(self, scope: str, seconds: float) -> None:
+        self.throttled.labels(scope if scope in THROTTLE_SCOPES else "global").inc()
+
+    def watch_sweep(self, hour: SweepHour) -> None:
+        """Read the sweep's progress from the database on every scrape, at `hour()`."""
+        self._sweep_hour = hour
+
     # --- exposition ----------------------------------------------------------------------
 
     async def refresh(self, store: Store) -> None:
@@ -200,6 +265,21 @@ class Metrics:
             self.connected.set(await store.cards.count())
         except Exception:  # a scrape must still answer when the database does not
             log.warning("metrics: could not count connected patrons", exc_info=True)
+        if self._sweep_hour is not None:
+            try:
+                await self._refresh_sweep(store, *self._sweep_hour())
+            except Exception:
+                log.warning("metrics: could not read the sweep's progress", exc_info=True)
+
+    async def _refresh_sweep(self, store: Store, now: datetime, hour: int, default: int) -> None:
+        day: date = now.date()
+        left, earliest = await store.sweeps.progress(day, hour, default)
+        self.sweep_left.set(left)
+        if earliest is None:
+            self.sweep_oldest.set(0)
+        else:
+            due = datetime.combine(day, time(earliest), tzinfo=now.tzinfo)
+            self.sweep_oldest.set(max(0.0, (now - due).total_seconds()))
 
     async def render(self, store: Store) -> bytes:
         """The Prometheus text format, with the gauges refreshed first."""

@@ -35,7 +35,7 @@ from bot.telegram.handlers import (
     whatson,
     where,
 )
-from bot.telegram.ratelimit import FairUpdateProcessor
+from bot.telegram.ratelimit import FairRateLimiter, FairUpdateProcessor
 
 log = logging.getLogger(__name__)
 
@@ -127,6 +127,8 @@ def build_application(services: Services, *, polling: bool) -> AnyApplication:
         builder = builder.updater(None)
     application: AnyApplication = builder.build()
     application.bot_data[SERVICES_KEY] = services
+    if isinstance(limiter := application.bot.rate_limiter, FairRateLimiter):
+        services.metrics.watch_sends(limiter)
     # Before everything: edits and group chats stop here (bot.telegram.guard).
     application.add_handler(private_chat_guard(), group=-1)
     application.add_handlers(area_handlers(), group=0)

@@ -32,19 +32,27 @@ SEND_ATTEMPTS = 5
 # per second in a single chat; short bursts are allowed").
 CHAT_BURST = 20
 CHAT_RATE = 1.0
-# A group, supergroup or channel: 20 messages per minute (PTB's AIORateLimiter uses the same).
-GROUP_BURST = 20
-GROUP_RATE = 20 / 60
+# A group, supergroup or channel: 20 messages per minute, counted by Telegram over any minute.
+# A bucket of `GROUP_BURST` refilled at `GROUP_RATE` lets through at most 10 + 9 in any minute,
+# under 20 with room for jitter (PTB's AIORateLimiter's 20 and 20 a minute allow 40).
+GROUP_BURST = 10
+GROUP_RATE = 9 / 60
 # Updates of one chat processed at once; the others wait their turn without taking a slot.
 UPDATES_PER_CHAT = 4
 # Of the slots, what inline queries (over all users) may hold at once: the rest stay free for
 # chats while the catalogue is slow.
 INLINE_SLOTS = 16
 _PRUNE_AT = 4096
+# After this long without a 429, the next one is warned about again: one WARNING line per
+# bout of throttling, the 429s themselves counted (`Metrics.watch_sends`), not logged each.
+THROTTLE_QUIET = 60.0
+SCOPES = ("global", "chat", "group")
 
 Key = int | str
 JSONDict = dict[str, Any]
 Callback = Callable[..., Coroutine[Any, Any, bool | JSONDict | list[JSONDict]]]
+# Told of every 429: its scope (one of `SCOPES`) and the seconds Telegram asked to wait.
+ThrottleHook = Callable[[str, float], None]
 
 
 def paced_rate_limiter(per_second: float = SEND_RATE) -> FairRateLimiter:
@@ -70,7 +78,10 @@ class FairRateLimiter(BaseRateLimiter[int]):
     second; groups `GROUP_BURST` and `GROUP_RATE`): a busy chat waits for itself.
 
     A 429 pauses the chat it came for, for `retry_after`, and retries (up to `max_retries`);
-    429s for two chats at once mean the overall limit, and pause every chat.
+    429s for two chats at once mean the overall limit, and pause every chat. Telegram does
+    not say which limit a 429 is for, so its scope is inferred: "global" when it pauses every
+    chat (or names no chat), else "group" or "chat" by the chat it came for. `on_throttle`
+    hears of each one.
     """
 
     def __init__(
@@ -95,6 +106,33 @@ class FairRateLimiter(BaseRateLimiter[int]):
         # The next turn, a timer callback rather than a task: one wake-up per message, the
         # sender's own, as with a plain limiter.
         self._timer: asyncio.TimerHandle | None = None
+        self._per_second = per_second
+        self._granted = 0
+        self._quiet_from = -math.inf  # loop time after which a 429 is warned about again
+        self.on_throttle: ThrottleHook | None = None
+
+    @property
+    def per_second(self) -> float:
+        """The send budget in use: messages per second over all chats (0: unpaced)."""
+        return self._per_second
+
+    @per_second.setter
+    def per_second(self, value: float) -> None:
+        """A new budget (this process's share of the bot's, `runtime.budget`); an unpaced
+        limiter stays unpaced."""
+        if self._interval and value > 0:
+            self._per_second = value
+            self._interval = 1 / value
+
+    def take_granted(self) -> int:
+        """Sends let through since the last call: this process's recent demand."""
+        granted, self._granted = self._granted, 0
+        return granted
+
+    @property
+    def waiting(self) -> int:
+        """Sends waiting for their turn."""
+        return sum(len(queue) for queue in self._waiting.values())
 
     async def initialize(self) -> None:
         """Nothing to set up: turns are timed from the first wait."""
@@ -121,21 +159,42 @@ class FairRateLimiter(BaseRateLimiter[int]):
             try:
                 return await callback(*args, **kwargs)
             except RetryAfter as exc:
+                seconds = _retry_seconds(exc) + 0.1
+                if key is not None and self._interval:
+                    scope = self._pause(key, seconds)
+                else:
+                    scope = "global" if key is None else self._scope(key)
+                self._throttled_by(scope, seconds, endpoint)
                 if attempt + 1 == attempts:
                     raise
-                seconds = _retry_seconds(exc) + 0.1
-                log.info("Telegram asked to wait %.1f s (%s)", seconds, endpoint)
-                if key is not None and self._interval:
-                    self._pause(key, seconds)
-                else:
+                if key is None or not self._interval:
                     await asyncio.sleep(seconds)
         raise AssertionError("unreachable")
 
+    def _throttled_by(self, scope: str, seconds: float, endpoint: str) -> None:
+        now = asyncio.get_running_loop().time()
+        if now >= self._quiet_from:
+            log.warning(
+                "Telegram is throttling the bot (429, %s limit): waiting %.1f s; further 429s "
+                "are counted in library_bot_telegram_429_total until none comes for %.0f s",
+                scope,
+                seconds,
+                THROTTLE_QUIET,
+            )
+        else:
+            log.debug("Telegram asked to wait %.1f s (%s, %s limit)", seconds, endpoint, scope)
+        self._quiet_from = now + THROTTLE_QUIET
+        if self.on_throttle is not None:
+            self.on_throttle(scope, seconds)
+
     # --- the chats' turns -----------------------------------------------------------------
 
+    @staticmethod
+    def _scope(key: Key) -> str:
+        return "group" if isinstance(key, str) or key < 0 else "chat"
+
     def _limits(self, key: Key) -> tuple[float, float]:
-        is_group = isinstance(key, str) or key < 0
-        return self._group if is_group else self._chat
+        return self._group if self._scope(key) == "group" else self._chat
 
     def _ready_at(self, key: Key) -> float:
         """When the chat may send next, by its own limit."""
@@ -143,6 +202,7 @@ class FairRateLimiter(BaseRateLimiter[int]):
         return -math.inf if tat is None else tat - self._limits(key)[1]
 
     def _grant(self, key: Key, now: float) -> None:
+        self._granted += 1
         self._next = max(self._next, now) + self._interval
         emission = self._limits(key)[0]
         self._tat[key] = max(self._tat.get(key, now), now) + emission
@@ -152,14 +212,18 @@ class FairRateLimiter(BaseRateLimiter[int]):
                 if stale not in self._waiting:
                     del self._tat[stale]
 
-    def _pause(self, key: Key, seconds: float) -> None:
+    def _pause(self, key: Key, seconds: float) -> str:
+        """Pause the chat (every chat, on 429s for several at once); the 429's scope."""
         now = asyncio.get_running_loop().time()
         until = now + seconds
         self._tat[key] = max(self._tat.get(key, now), until + self._limits(key)[1])
+        scope = self._scope(key)
         if self._throttled is not None and self._throttled[0] != key and self._throttled[1] > now:
             log.info("429s for several chats: pausing every chat for %.1f s", seconds)
             self._next = max(self._next, until)
+            scope = "global"
         self._throttled = (key, until)
+        return scope
 
     async def _acquire(self, key: Key) -> None:
         loop = asyncio.get_running_loop()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import collections
 import math
 import time
+from collections.abc import Callable
 from typing import Any
 
 from sandbox.telegram.params import (
@@ -51,34 +52,92 @@ NOT_MODIFIED = (
 QUERY_TOO_OLD = "query is too old and response timeout expired or query ID is invalid"
 
 
-class SendRate:
-    """Telegram's overall send limit as a sliding window: beyond it, 429 with `retry_after`.
+# Telegram's limits on sending (core.telegram.org/bots/faq), each per bot: about 30 messages a
+# second over all chats, about one a second in one chat (short bursts allowed), 20 a minute in a
+# group. The overall one is a sliding one-second window; a chat's a bucket of `CHAT_BURST`
+# refilled at `CHAT_RATE` (as the bot's own limiter paces, `bot.telegram.ratelimit`); a
+# group's a sliding minute. `JITTER`: how early a message may come before its chat's next turn,
+# since sends paced by the sender reach the server a few milliseconds apart.
+TELEGRAM_RATE = 30.0
+CHAT_BURST = 20
+CHAT_RATE = 1.0
+GROUP_LIMIT = 20
+GROUP_WINDOW = 60.0
+JITTER = 0.25
 
-    `limit` is messages per second (None: no limit); `refused` counts the 429s answered.
+
+def _too_many(retry_after: float) -> ApiError:
+    seconds = max(1, math.ceil(retry_after))
+    return ApiError(429, f"Too Many Requests: retry after {seconds}", {"retry_after": seconds})
+
+
+class SendRate:
+    """Telegram's send limits per bot (above); beyond one, 429 with `retry_after`.
+
+    `limit` is the overall limit in messages per second (None: no limit at all, not even a
+    chat's or a group's); `refused` counts the 429s answered, `refused_by` per limit
+    ("global", "chat", "group").
     """
 
-    def __init__(self, limit: float | None = None) -> None:
+    def __init__(self, limit: float | None = TELEGRAM_RATE) -> None:
         self.limit = limit
-        self.refused = 0
-        self._sends: collections.deque[float] = collections.deque()
+        self.clock: Callable[[], float] = time.monotonic  # a test may stop it
+        self.refused_by: collections.Counter[str] = collections.Counter()
+        self._sends: dict[str, collections.deque[float]] = {}  # per bot: the last second's
+        self._chats: dict[tuple[str, int], float] = {}  # per bot and chat: GCRA's next turn
+        self._groups: dict[tuple[str, int], collections.deque[float]] = {}
 
-    def check(self) -> None:
+    @property
+    def refused(self) -> int:
+        return sum(self.refused_by.values())
+
+    def check(self, token: str = "", chat: Chat | None = None) -> None:
+        """Count a message of bot `token` to `chat`, or refuse it (nothing counted)."""
         if self.limit is None:
             return
+        now = self.clock()
+        sends = self._overall(token, now)
+        turn = group = None
+        if chat is not None and chat.type == "private":
+            turn = self._chat_turn(token, chat.id, now)
+        elif chat is not None:
+            group = self._group(token, chat.id, now)
+        sends.append(now)
+        if turn is not None and chat is not None:
+            self._chats[token, chat.id] = turn
+        if group is not None:
+            group.append(now)
+
+    def _overall(self, token: str, now: float) -> collections.deque[float]:
+        assert self.limit is not None
         capacity = max(1, round(self.limit))
         window = capacity / self.limit
-        now = time.monotonic()
-        while self._sends and self._sends[0] <= now - window:
-            self._sends.popleft()
-        if len(self._sends) >= capacity:
-            retry_after = max(1, math.ceil(self._sends[0] + window - now))
-            self.refused += 1
-            raise ApiError(
-                429,
-                f"Too Many Requests: retry after {retry_after}",
-                {"retry_after": retry_after},
-            )
-        self._sends.append(now)
+        sends = self._sends.setdefault(token, collections.deque())
+        while sends and sends[0] <= now - window:
+            sends.popleft()
+        if len(sends) >= capacity:
+            self.refused_by["global"] += 1
+            raise _too_many(sends[0] + window - now)
+        return sends
+
+    def _chat_turn(self, token: str, chat_id: int, now: float) -> float:
+        """The chat's next theoretical arrival time once this message is let through."""
+        interval = 1 / CHAT_RATE
+        tat = max(self._chats.get((token, chat_id), now), now)
+        allowed_at = tat - (CHAT_BURST - 1) * interval - JITTER
+        if now < allowed_at:
+            self.refused_by["chat"] += 1
+            raise _too_many(allowed_at - now)
+        return tat + interval
+
+    def _group(self, token: str, chat_id: int, now: float) -> collections.deque[float]:
+        sends = self._groups.setdefault((token, chat_id), collections.deque())
+        while sends and sends[0] <= now - GROUP_WINDOW:
+            sends.popleft()
+        if len(sends) >= GROUP_LIMIT:
+            self.refused_by["group"] += 1
+            raise _too_many(sends[0] + GROUP_WINDOW - now)
+        return sends
 
 
 class Messages:
@@ -102,7 +161,7 @@ class Messages:
         if chat.blocked:
             raise blocked()
         reply_to = self._reply_to(chat, params)
-        self.rate.check()
+        self.rate.check(bot.token, chat)
         message = Message(
             message_id=chat.new_message_id(),
             chat_id=chat.id,

@@ -19,7 +19,7 @@ from sandbox.telegram.commands import Commands
 from sandbox.telegram.driver import UserDriver
 from sandbox.telegram.inline import InlineAnswers
 from sandbox.telegram.inprocess import READ_TIMEOUT, StandInRequest
-from sandbox.telegram.messages import Messages, SendRate
+from sandbox.telegram.messages import TELEGRAM_RATE, Messages, SendRate
 from sandbox.telegram.page import Action, ChatPage
 from sandbox.telegram.state import State
 from sandbox.telegram.updates import Updates
@@ -34,7 +34,7 @@ class TelegramStandIn(UserDriver, Served):
         *,
         host: str = "127.0.0.1",
         port: int = 0,
-        rate_limit: float | None = None,
+        rate_limit: float | None = TELEGRAM_RATE,
         actions: Mapping[str, Action] | None = None,
     ) -> None:
         super().__init__(State())
@@ -62,7 +62,8 @@ class TelegramStandIn(UserDriver, Served):
 
     @property
     def rate_limit(self) -> float | None:
-        """Telegram's overall limit in messages per second (None: no limit)."""
+        """Telegram's overall limit in messages per second, per bot; each chat's and group's
+        limits are enforced with it (`messages.SendRate`; None: no limit at all)."""
         return self.send_rate.limit
 
     @rate_limit.setter

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import sqlite3
 from collections import Counter
-from datetime import date
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from bot.services.metrics import Metrics
 from storage.store import Store
 from tests.fixtures.bot import BotFactory, BotHarness
 from tests.fixtures.patrons import KAREN
+from tests.fixtures.storage import connect
 from tests.runtime.conftest import (
     Running,
     connect_directly,
@@ -192,3 +194,46 @@ def test_sweep_report_counts() -> None:
     assert samples[("library_bot_reminder_messages_total", ())] == 3
     assert samples[("library_bot_reminders_failed_total", (("kind", "platform"),))] == 2
     assert samples[("library_bot_reminder_sweeps_total", ())] == 1
+
+
+async def test_429s_are_counted_by_scope_and_warned_once(
+    bot: BotHarness, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="bot.telegram.ratelimit")
+    bot.add_chat(CHAT, language_code="en")
+    before = await scrape(bot.http, bot.info.web_url)
+    assert value(before, "library_bot_telegram_429_total", scope="chat") == 0
+    assert value(before, "library_bot_telegram_send_budget") == bot.settings.TELEGRAM_SEND_RATE
+    bot.telegram.failures.fail("sendMessage", 429, retry_after=1, times=2)
+    reply = await bot.send(CHAT, "/help")
+    assert "/loans" in reply.text  # waited as told, twice, and answered
+    after = await scrape(bot.http, bot.info.web_url)
+    assert value(after, "library_bot_telegram_429_total", scope="chat") == 2
+    assert value(after, "library_bot_telegram_429_total", scope="global") == 0
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 1 and "Telegram is throttling the bot (429, chat limit)" in warnings[0]
+
+
+async def test_sweep_progress_is_read_on_every_scrape(store: Store) -> None:
+    metrics = Metrics()
+    now = datetime(2026, 3, 2, 10, 30, tzinfo=UTC)
+    metrics.watch_sweep(lambda: (now, 10, 8))  # at 10:30, chats without an hour are due at 8
+    for chat in (CHAT, OTHER_CHAT):
+        await connect(store, chat)
+    await store.chats.set_reminder_hour(OTHER_CHAT, 11)  # not yet due
+    samples = _samples(await metrics.render(store))
+    assert samples["library_bot_sweep_cards_left"] == 1
+    assert samples["library_bot_sweep_oldest_due_seconds"] == 2.5 * 3600
+    await store.sweeps.finish_sweeps([(CHAT, 1)], now.date())
+    samples = _samples(await metrics.render(store))
+    assert samples["library_bot_sweep_cards_left"] == 0
+    assert samples["library_bot_sweep_oldest_due_seconds"] == 0
+
+
+def _samples(text: bytes) -> dict[str, float]:
+    return {
+        sample.name: sample.value
+        for family in text_string_to_metric_families(text.decode())
+        for sample in family.samples
+        if not sample.labels
+    }

@@ -319,6 +319,27 @@ async def _seed_0011(conn: AsyncConnection) -> None:
     await conn.execute(sa.text("UPDATE chat SET reminder_hour = 7 WHERE chat_id = 1"))
 
 
+async def _seed_0012(conn: AsyncConnection) -> None:
+    """The family of 0011, its first card last seen with a ready hold and a loan due."""
+    await _seed_0011(conn)
+    await conn.execute(
+        sa.text(
+            "UPDATE account SET hold_ready = :ready, first_due = :due "
+            "WHERE chat_id = 1 AND card = 1"
+        ),
+        {"ready": True, "due": NOW.date()},
+    )
+
+
+async def _seed_0013(conn: AsyncConnection) -> None:
+    """The family of 0012, and a process sending for the bot."""
+    await _seed_0012(conn)
+    await conn.execute(
+        sa.text("INSERT INTO sender (worker, seen_at, demand) VALUES ('host:1', :at, 3)"),
+        {"at": NOW},
+    )
+
+
 SEEDS: dict[str, Seed] = {
     "0001": _seed_0001,
     "0002": _seed_0001,
@@ -331,6 +352,8 @@ SEEDS: dict[str, Seed] = {
     "0009": _seed_0009,
     "0010": _seed_0010,
     "0011": _seed_0011,
+    "0012": _seed_0012,
+    "0013": _seed_0013,
 }
 
 

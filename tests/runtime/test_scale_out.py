@@ -112,3 +112,21 @@ async def test_a_sweep_from_both_sends_each_reminder_once(
     assert set(digests.values()) == {1}, digests
     again = await process("process-a")
     assert (again.messages, again.reminders) == (0, 0)
+
+
+async def test_two_processes_share_telegrams_send_budget(
+    bot_factory: BotFactory, postgres_url: str
+) -> None:
+    shared = {"DATABASE_URL": postgres_url, "WEBHOOK_SECRET": WEBHOOK_SECRET}
+    first = await bot_factory(**shared)
+    second = await bot_factory(**shared)
+    total = first.settings.TELEGRAM_SEND_RATE  # the bot's, not a process's
+
+    async def budget(bot: Any) -> float:
+        return value(await scrape(bot.http, bot.info.web_url), "library_bot_telegram_send_budget")
+
+    async with asyncio.timeout(30):  # a few beats of each (runtime.budget.BEAT)
+        # Evenly, one a second kept back (storage.senders.shares): 14.25 each of 29.5.
+        each = (total - 1) / 2
+        while (await budget(first), await budget(second)) != (each, each):  # noqa: ASYNC110
+            await asyncio.sleep(0.1)

@@ -29,6 +29,7 @@ TABLES = {
     "renewal_refusal",
     "notice_seen",
     "shelf_watch",
+    "sender",
 }
 
 

@@ -1,7 +1,7 @@
 """Shelf watches: a card's wish to hear when a title is on the shelf at a branch.
 
 Revision ID: 0014
-Revises: 0011
+Revises: 0013
 Create Date: 2026-11-27
 """
 
@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0014"
-down_revision: str | None = "0011"
+down_revision: str | None = "0013"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -1,0 +1,59 @@
+"""Telegram's send budget shared by the processes on one PostgreSQL (`storage.senders`).
+
+Every `BEAT` each process reports its demand and paces its sends to its share of
+`TELEGRAM_SEND_RATE`, the bot's total: no per-process rate to divide by hand. A process with
+nothing queued keeps `FLOOR` a second, so its commands are answered at once; one that dies
+drops out after `LIVE_FOR`. Between beats the shares can overshoot by what a process sends
+in one beat above its new share, which Telegram's one-second window forgives as a 429 at
+worst (each waited out, as the limiter does). On SQLite there is one process: nothing runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from datetime import timedelta
+
+from bot.telegram.ratelimit import FairRateLimiter
+from storage.store import Store
+
+log = logging.getLogger(__name__)
+
+BEAT = 2.0
+LIVE_FOR = timedelta(seconds=10)
+FLOOR = 3.0
+
+
+async def share_send_budget(
+    store: Store, limiter: FairRateLimiter, total: float, worker: str
+) -> None:
+    """Beat and rebalance until cancelled; then leave, so the others take the whole budget.
+
+    A share is lowered at once but raised only as far as the previous beat's share: the others
+    lower theirs at their own beats, up to `BEAT` apart, and the shares in force must not add
+    up to more than the total meanwhile. A process starts at `FLOOR` for the same reason.
+    """
+    senders = 1
+    previous = min(FLOOR, total)
+    limiter.per_second = previous
+    try:
+        while True:
+            demand = limiter.take_granted() + limiter.waiting
+            try:
+                share, count = await store.senders.share(
+                    worker, demand, total, floor=FLOOR, live_for=LIVE_FOR
+                )
+            except Exception:  # keep the last share; the next beat tries again
+                log.warning("send budget: could not reach the database", exc_info=True)
+            else:
+                limiter.per_second = min(share, previous)
+                previous = share
+                if count != senders:
+                    log.info("send budget: %s processes share %.1f a second", count, total)
+                    senders = count
+            await asyncio.sleep(BEAT)
+    finally:
+        try:
+            await asyncio.shield(store.senders.leave(worker))
+        except Exception:
+            log.warning("send budget: could not leave", exc_info=True)

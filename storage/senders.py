@@ -1,0 +1,65 @@
+"""Telegram's send budget shared by the processes of one bot (issue 36).
+
+Telegram counts a bot's messages, not a process's. Each process beats here every few seconds
+with its demand (sends waiting and sent since its last beat) and takes its share of the bot's
+budget: a floor each, so a process with nothing queued still answers a command at once, and
+the rest in proportion to demand, so the process sweeping gets what the others leave. A
+process that stops beating drops out after `live_for`, and its share returns to the others.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from sqlalchemy import delete, select
+from sqlalchemy.engine import Connection
+
+from storage.database import Repository
+from storage.tables import SENDER
+
+
+def shares(demands: dict[str, int], total: float, floor: float) -> dict[str, float]:
+    """Each sender's messages per second: `floor` each (less when there are too many), the
+    rest of `total` by demand (evenly when no one has any). Of `total`, one a second per
+    sender but one is kept back: each paces evenly but not in step with the others, so in one
+    second's window a sender at `r` a second may fit `ceil(r)` messages."""
+    if not demands:
+        return {}
+    total = max(total - (len(demands) - 1), total / 2)
+    base = min(floor, total / len(demands))
+    rest = total - base * len(demands)
+    wanted = sum(demands.values())
+    return {
+        worker: base + (rest * demand / wanted if wanted else rest / len(demands))
+        for worker, demand in demands.items()
+    }
+
+
+class Senders(Repository):
+    async def share(
+        self, worker: str, demand: int, total: float, *, floor: float, live_for: timedelta
+    ) -> tuple[float, int]:
+        """Beat for `worker` with `demand`; its share of `total` messages a second, and how
+        many processes share it (itself included)."""
+        now = self._now()
+        beat = (
+            self._insert(SENDER)
+            .values(worker=worker, seen_at=now, demand=demand)
+            .on_conflict_do_update(
+                index_elements=["worker"], set_={"seen_at": now, "demand": demand}
+            )
+        )
+        gone = delete(SENDER).where(SENDER.c.seen_at < now - live_for)
+        live = select(SENDER.c.worker, SENDER.c.demand)
+
+        def work(conn: Connection) -> dict[str, int]:
+            conn.execute(beat)
+            conn.execute(gone)
+            return {str(row.worker): int(row.demand) for row in conn.execute(live)}
+
+        demands = await self._run(work)
+        return shares(demands, total, floor)[worker], len(demands)
+
+    async def leave(self, worker: str) -> None:
+        """Stop sharing: the others take the whole budget at their next beat."""
+        await self._run(lambda conn: conn.execute(delete(SENDER).where(SENDER.c.worker == worker)))
