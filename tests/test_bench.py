@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bench import anchors, callbacks, commands, polling, scale_pg, sweep
+from bench import anchors, callbacks, commands, polling, scale_pg, sweep, watches
 from tests.fixtures.database import PostgresCluster
 
 
@@ -89,3 +89,10 @@ async def test_scale_pg_bench_sweeps_with_two_processes(postgres_cluster: Postgr
     assert result["calls"] == 200 and result["messages"] == result["expected_messages"] == 20
     assert result["duplicates"] == 0 and sum(result["patrons"]) == 200
     assert "duplicates: 0" in "\n".join(scale_pg.report_lines(result))
+
+
+async def test_watches_bench_counts_calls_and_delays() -> None:
+    figures = await watches.run(200, 3)
+    assert figures.calls > 0 and figures.delays
+    assert all(0 <= delay <= watches.longest_gap() for delay in figures.delays)
+    assert "holdings calls per watch per day: " in "\n".join(figures.lines(3))
