@@ -1,6 +1,7 @@
 """Run every benchmark module in this package that defines `main()`, in name order.
 
-`--full` runs the polling simulation and the PostgreSQL sweep at their full sizes (100,000
+`--full` runs the polling simulation, the PostgreSQL sweep and the shelf watches at their full
+sizes (100,000
 cards); the other benchmarks have one size.
 """
 
@@ -14,7 +15,7 @@ import sys
 import bench
 
 # Modules whose `main(argv)` takes `--full`.
-SIZED = frozenset({"polling", "scale_pg"})
+SIZED = frozenset({"polling", "scale_pg", "watches"})
 
 
 def main(argv: list[str] | None = None) -> int:
