@@ -1,8 +1,7 @@
 """Run every benchmark module in this package that defines `main()`, in name order.
 
 `--full` runs the polling simulation, the PostgreSQL sweep and the shelf watches at their full
-sizes (100,000
-cards); the other benchmarks have one size.
+sizes (100,000 cards or watches); the other benchmarks have one size.
 """
 
 from __future__ import annotations
