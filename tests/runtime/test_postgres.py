@@ -340,6 +340,19 @@ async def _seed_0013(conn: AsyncConnection) -> None:
     )
 
 
+async def _seed_0014(conn: AsyncConnection) -> None:
+    """The family of 0013, its first card waiting for a title at a branch."""
+    await _seed_0013(conn)
+    await conn.execute(
+        sa.text(
+            "INSERT INTO shelf_watch (chat_id, card, pid, branch, agency, title, created_at) "
+            "VALUES (1, 1, '870970-basis:27247164', 'Nørrebro Bibliotek', 'DK-710100', "
+            "'Den afrikanske farm', :at)"
+        ),
+        {"at": NOW},
+    )
+
+
 SEEDS: dict[str, Seed] = {
     "0001": _seed_0001,
     "0002": _seed_0001,
@@ -354,6 +367,7 @@ SEEDS: dict[str, Seed] = {
     "0011": _seed_0011,
     "0012": _seed_0012,
     "0013": _seed_0013,
+    "0014": _seed_0014,
 }
 
 

@@ -218,7 +218,7 @@ async def test_order_asks_which_card_and_uses_its_token_and_branch(bot: BotHarne
 async def test_a_search_result_asks_which_card_to_order_with(bot: BotHarness) -> None:
     await karen_and_ole(bot, CHAT)
     [results] = await command(bot, CHAT, "/search karen blixen")
-    which = await bot.tap(CHAT, results, buttons(results)[1])
+    which = await bot.tap(CHAT, results, "📥 Order 2: Babettes gæstebud")
     assert (
         which is not None
         and which.text == "Which card do you want to order Babettes gæstebud with?"

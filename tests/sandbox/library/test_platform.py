@@ -284,7 +284,10 @@ async def test_order_refusals_use_the_order_systems_reasons(library_sandbox, cli
     body = own.json()
     assert body["statusCode"] == 500 and body["error"] == "owned_own_catalogue"
     assert body["orderUrl"].startswith("https://") and "27015794" in body["orderUrl"]
-    elsewhere = await order(client, library_sandbox, token, "27015794", "DK-710104")
+    # The library has it, so at any of its branches; another library's branch takes it.
+    branch = await order(client, library_sandbox, token, "27015794", "DK-710104")
+    assert branch.json()["error"] == "owned_own_catalogue"
+    elsewhere = await order(client, library_sandbox, token, "27015794", "DK-751000")
     assert elsewhere.status_code == 200 and elsewhere.json()["data"]["status"] == "ok"
     for branch in ("DK-710100", "DK-751000"):
         net = await order(client, library_sandbox, token, "51371213", branch)
