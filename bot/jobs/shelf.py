@@ -85,6 +85,8 @@ async def check_watches(store: Store, library: LibraryClient, bot: Bot) -> Shelf
                     store, bot, watch, "shelf.watch_fired", shelved
                 ):
                     report.fired += 1
+    if not report.watches:
+        return report  # nothing to say: a quiet log when nobody waits
     log.info(
         "shelf watches: %d checked with %d calls, %d fired, %d ended",
         report.watches,
