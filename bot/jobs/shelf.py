@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from telegram.error import TelegramError
 
+from bot.library.client import MAX_WORK_PIDS
 from bot.library.errors import LibraryError
 from bot.telegram.buttons import OrderFound, Payload, WhereIs
 from bot.telegram.keyboards import in_pairs, stored_buttons, stored_rows
@@ -35,8 +36,6 @@ log = logging.getLogger(__name__)
 
 # A watch that has not fired in this long ends, with a last message.
 WATCH_DAYS = 60
-# `pids` per `/v3/holdingsitems` call (the platform's spec).
-TITLES_PER_CALL = 20
 
 
 @dataclass
@@ -66,8 +65,9 @@ async def check_watches(store: Store, library: LibraryClient, bot: Bot) -> Shelf
         by_library[watch.agency].append(watch)
     for agency, waiting in by_library.items():
         pids = list(dict.fromkeys(watch.pid for watch in waiting))
-        for start in range(0, len(pids), TITLES_PER_CALL):
-            chunk = pids[start : start + TITLES_PER_CALL]
+        # One call per 20 titles, each its own, so one failure leaves the others checked.
+        for start in range(0, len(pids), MAX_WORK_PIDS):
+            chunk = pids[start : start + MAX_WORK_PIDS]
             report.calls += 1
             try:
                 holdings = await library.holdings_public(agency, chunk)

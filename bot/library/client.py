@@ -123,6 +123,11 @@ def platform_query(params: Mapping[str, PlatformValue]) -> dict[str, str]:
 _JSON: dict[str, Any] = {"ensure_ascii": False, "separators": (",", ":")}
 
 
+def _twenties(pids: Sequence[str]) -> list[Sequence[str]]:
+    """`pids` in calls of at most `MAX_WORK_PIDS`, as `/v3/work` and `/v3/holdingsitems` take."""
+    return [pids[n : n + MAX_WORK_PIDS] for n in range(0, len(pids), MAX_WORK_PIDS)]
+
+
 def _basic_auth(client_id: str, client_secret: str) -> str:
     """HTTP Basic credentials, as `httpx.BasicAuth` encodes them."""
     pair = f"{client_id}:{client_secret}".encode()
@@ -447,8 +452,7 @@ class LibraryClient:
 
     async def work(self, access_token: str, pids: Sequence[str]) -> list[Work]:
         """The works of `pids`, with their covers: one call per 20 pids, made at once."""
-        chunks = [pids[n : n + MAX_WORK_PIDS] for n in range(0, len(pids), MAX_WORK_PIDS)]
-        found = await asyncio.gather(*(self._work(access_token, chunk) for chunk in chunks))
+        found = await asyncio.gather(*(self._work(access_token, c) for c in _twenties(pids)))
         return [work for works in found for work in works]
 
     async def _work(self, access_token: str, pids: Sequence[str]) -> list[Work]:
@@ -460,8 +464,9 @@ class LibraryClient:
     async def holdings(self, access_token: str, agency: str, pids: Sequence[str]) -> list[Holdings]:
         """The copies of `pids` at the branches of library `agency` (`710100` or ISIL), 20
         pids a call as the platform's spec allows, made at once."""
-        chunks = [pids[n : n + MAX_WORK_PIDS] for n in range(0, len(pids), MAX_WORK_PIDS)]
-        found = await asyncio.gather(*(self._holdings(access_token, agency, c) for c in chunks))
+        found = await asyncio.gather(
+            *(self._holdings(access_token, agency, c) for c in _twenties(pids))
+        )
         return [holding for part in found for holding in part]
 
     async def _holdings(
