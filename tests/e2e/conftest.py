@@ -144,3 +144,14 @@ async def add_card(chat: ChatPage, user_id: str, agency: str, mark: str = "✅")
     connected = await chat.wait_for_reply(before)
     await expect(connected).to_contain_text(mark)
     return connected
+
+
+async def connect(chat: ChatPage, user_id: str) -> None:
+    """Open the chat, /login, log in as `user_id` at the library, back to Telegram: connected."""
+    await chat.open()
+    prompt = await chat.send("/login")
+    before = await chat.count()
+    await prompt.locator(".kb button.url").first.click()
+    await log_in_at_library(chat.page, user_id, PIN)
+    await chat.page.get_by_role("link", name="Tilbage til Telegram").click()
+    await expect(await chat.wait_for_reply(before)).to_contain_text("Forbundet")

@@ -8,20 +8,10 @@ import pytest
 from playwright.async_api import Browser, expect
 
 from sandbox.demo import Demo
-from tests.e2e.conftest import ChatPage, log_in_at_library, new_context
-from tests.fixtures.patrons import KAREN, METTE, PIN
+from tests.e2e.conftest import ChatPage, connect, new_context
+from tests.fixtures.patrons import KAREN, METTE
 
 pytestmark = pytest.mark.browser
-
-
-async def connect(chat: ChatPage, user_id: str) -> None:
-    await chat.open()
-    prompt = await chat.send("/login")
-    before = await chat.count()
-    await prompt.locator(".kb button.url").first.click()
-    await log_in_at_library(chat.page, user_id, PIN)
-    await chat.page.get_by_role("link", name="Tilbage til Telegram").click()
-    await expect(await chat.wait_for_reply(before)).to_contain_text("Forbundet")
 
 
 def id_of(demo: Demo, kind: str, key: str, title: str) -> str:

@@ -7,8 +7,7 @@ import pytest
 from playwright.async_api import Browser, expect
 
 from sandbox.demo import RETURN_ACTION, SWEEP_ACTION, Demo
-from tests.e2e.conftest import ChatPage, new_context
-from tests.e2e.test_platform_grammar import connect
+from tests.e2e.conftest import ChatPage, connect, new_context
 from tests.fixtures.patrons import KAREN
 
 pytestmark = pytest.mark.browser
