@@ -48,10 +48,12 @@ async def test_an_inline_query_lists_public_hits_with_an_order_link(bot: BotHarn
     assert "Den afrikanske farm\nKaren Blixen · 1937 · Book" in answer.results[0].text
     assert answer.results[0].html.startswith("<b>Den afrikanske farm</b>")
     assert "Shared from the library catalogue." in answer.results[0].text
-    [[order]] = answer.results[0].buttons
+    [[order], [where]] = answer.results[0].buttons
     assert order.text == "📥 Order at your library"
     start = _start_of(order.url)
     assert start.startswith("order-870970-basis_") and len(start) <= 64
+    assert where.text == "🗺 Where is it?"
+    assert _start_of(where.url) == start.replace("order-", "where-", 1)
     # Public hits in the asker's language: cached for the asker alone, and no account was read.
     assert answer.is_personal and answer.cache_time > 0 and answer.next_offset == ""
     assert bot.sandbox.calls["platform GET /v3/search"] == 1
@@ -124,6 +126,15 @@ async def test_the_deep_link_offers_the_order_confirmation(bot: BotHarness) -> N
     assert "Vil du bestille The Hobbit af J.R.R. Tolkien?" in ask.text
     assert buttons(ask)[0] == "📥 Ja, bestil"
     assert bot.sandbox.calls["platform GET /v3/order"] == 0
+
+
+async def test_the_where_deep_link_shows_where_it_stands(bot: BotHarness) -> None:
+    await bot.connect(ALICE, KAREN, language_code="en")
+    answer = await _ask(bot, ALICE, "afrikanske farm")
+    start = _start_of(answer.results[0].buttons[1][0].url)
+    [where] = await command(bot, ALICE, f"/start {start}")
+    assert where.text.startswith("📍 Den afrikanske farm at Københavns Biblioteker")
+    assert "📗 Vesterbro Bibliotek: on the shelf" in where.text
 
 
 async def test_the_deep_link_without_a_login_asks_to_log_in(bot: BotHarness) -> None:

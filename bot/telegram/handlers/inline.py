@@ -47,6 +47,8 @@ MAX_OFFSET = 200
 # Seconds Telegram may reuse an answer for the same asker: public data, in their language.
 CACHE_SECONDS = 300
 ORDER_PREFIX = "order-"
+# `/start where-<pid>`: where the shared title stands at the taker's libraries (/where).
+WHERE_PREFIX = "where-"
 # Telegram's deep-link parameter: at most 64 characters of [A-Za-z0-9_-].
 MAX_START = 64
 # `/start search`: the private chat's /search, offered when the catalogue did not answer.
@@ -55,8 +57,8 @@ TITLE_LIMIT = 100
 DESCRIPTION_LIMIT = 120
 
 
-def encode_pid(pid: str) -> str | None:
-    """`order-<pid>` as a deep-link parameter, None when it does not fit.
+def encode_pid(pid: str, prefix: str = ORDER_PREFIX) -> str | None:
+    """`order-<pid>` (or another `prefix`) as a deep-link parameter, None when it does not fit.
 
     A valid pid (`870970-basis:12345678`) uses only allowed characters but its one colon, and its
     prefix has no underscore, so the colon becomes the first underscore: readable, and decoded
@@ -64,15 +66,15 @@ def encode_pid(pid: str) -> str | None:
     """
     if not valid_pid(pid):
         return None
-    start = ORDER_PREFIX + pid.replace(":", "_", 1)
+    start = prefix + pid.replace(":", "_", 1)
     return start if len(start) <= MAX_START else None
 
 
-def decode_pid(start: str) -> str | None:
-    """The pid of an `order-<...>` parameter, None for anything else or invalid."""
-    if not start.startswith(ORDER_PREFIX) or len(start) > MAX_START:
+def decode_pid(start: str, prefix: str = ORDER_PREFIX) -> str | None:
+    """The pid of an `order-<...>` (or `prefix`) parameter, None for anything else or invalid."""
+    if not start.startswith(prefix) or len(start) > MAX_START:
         return None
-    pid = start.removeprefix(ORDER_PREFIX).replace("_", ":", 1)
+    pid = start.removeprefix(prefix).replace("_", ":", 1)
     return pid if valid_pid(pid) else None
 
 
@@ -147,11 +149,15 @@ def _result(
     details = [work.creator or "", material_type(work.type, lang)]
     description = shorten(" · ".join(part for part in details if part), DESCRIPTION_LIMIT)
     start = encode_pid(work.pid or "")
+    where = encode_pid(work.pid or "", WHERE_PREFIX)
     markup = None
-    if start is not None:
+    if start is not None and where is not None:
+        # Each opens the private chat of whoever taps it, which does the rest there.
         link = context.services.chat_link(start, username=username)
         button = InlineKeyboardButton(t(lang, "inline.order_button"), url=link)
-        markup = InlineKeyboardMarkup([[button]])
+        place = context.services.chat_link(where, username=username)
+        beside = InlineKeyboardButton(t(lang, "shelf.button"), url=place)
+        markup = InlineKeyboardMarkup([[button], [beside]])
     card = f"{render_work(work, lang)}\n\n{t(lang, 'inline.card_footer')}"
     return InlineQueryResultArticle(
         id=result_id,

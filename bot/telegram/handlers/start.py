@@ -22,9 +22,10 @@ from bot.telegram.handlers.cards import (
     library_name,
     owner,
 )
-from bot.telegram.handlers.inline import ORDER_PREFIX, SEARCH_START, decode_pid
+from bot.telegram.handlers.inline import ORDER_PREFIX, SEARCH_START, WHERE_PREFIX, decode_pid
 from bot.telegram.handlers.order import order_found
 from bot.telegram.handlers.search import ask_for_words
+from bot.telegram.handlers.where import show_where
 from bot.telegram.keyboards import overview_keyboard
 from bot.telegram.replies import reply, url_button
 from bot.texts import t
@@ -63,6 +64,14 @@ async def start(update: Update, context: Context) -> None:
             await reply(update, context, t(lang, "common.stale_button"))
             return
         await order_found(update, context, pid)
+        return
+    if args and args[0].startswith(WHERE_PREFIX):
+        # A card shared with inline mode: where it stands at this chat's libraries.
+        pid = decode_pid(args[0], WHERE_PREFIX)
+        if pid is None:
+            await reply(update, context, t(lang, "common.stale_button"))
+            return
+        await show_where(update, context, pid)
         return
     if args:
         await _redeem(update, context, args[0])
