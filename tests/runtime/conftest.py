@@ -19,8 +19,9 @@ import pytest
 from aiohttp import web
 from prometheus_client.parser import text_string_to_metric_families
 
-from bot.config.settings import Settings
+from bot.config.settings import Settings, decode_key
 from bot.runtime.runner import BotInfo, run_bot
+from storage.migrate import upgrade
 from storage.store import Store
 from tests.fixtures.bot import LAST_MOMENT, library_environment, new_key
 from tests.fixtures.telegram import TEST_BOT_TOKEN
@@ -205,6 +206,20 @@ async def connect_directly(
     code = await store.create_pending_link(chat_id, token, None, {"uniqueId": user_id})
     assert await store.complete_link(chat_id, code) is not None
     return token
+
+
+async def connected_database(url: str, sandbox: Any, telegram: Any, patrons: dict[int, str]) -> str:
+    """A migrated database at `url` with each chat's patron connected (`connect_directly`);
+    the token key it is sealed under, for the bot process's `TOKEN_KEYS`."""
+    key = new_key()
+    await upgrade(url)
+    store = await Store.open(url, [decode_key(key)])
+    try:
+        for chat_id, user_id in patrons.items():
+            await connect_directly(store, sandbox, telegram, chat_id, user_id)
+    finally:
+        await store.close()
+    return key
 
 
 class LoadBalancer:

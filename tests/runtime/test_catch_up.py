@@ -13,14 +13,11 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from bot.config.settings import decode_key, new_key
-from storage.migrate import upgrade
-from storage.store import Store
 from tests.fixtures.patrons import JONAS, KAREN
 from tests.runtime.conftest import (
     WEBHOOK_SECRET,
     bot_process,
-    connect_directly,
+    connected_database,
     process_environment,
     wait_for_call,
 )
@@ -33,14 +30,8 @@ DIGEST = "Påmindelse fra din biblioteksbot"
 async def _environment(sandbox: Any, telegram: Any, tmp_path: Path) -> dict[str, str]:
     """Karen and Jonas connected in a fresh SQLite file; the variables of a bot process."""
     url = f"sqlite+aiosqlite:///{tmp_path / 'bot.db'}"
-    key = new_key()
-    await upgrade(url)
-    store = await Store.open(url, [decode_key(key)])
-    try:
-        await connect_directly(store, sandbox, telegram, KAREN_CHAT, KAREN)
-        await connect_directly(store, sandbox, telegram, JONAS_CHAT, JONAS)
-    finally:
-        await store.close()
+    patrons = {KAREN_CHAT: KAREN, JONAS_CHAT: JONAS}
+    key = await connected_database(url, sandbox, telegram, patrons)
     return process_environment(
         sandbox,
         telegram,

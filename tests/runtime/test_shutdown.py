@@ -10,14 +10,10 @@ from typing import Any
 
 import pytest
 
-from bot.config.settings import decode_key
-from storage.migrate import upgrade
-from storage.store import Store
-from tests.fixtures.bot import new_key
 from tests.fixtures.patrons import KAREN
 from tests.runtime.conftest import (
     bot_process,
-    connect_directly,
+    connected_database,
     process_environment,
     wait_for_call,
 )
@@ -32,13 +28,7 @@ async def test_signal_finishes_in_flight_work_and_exits_0(
 ) -> None:
     database = tmp_path / "bot.db"
     url = f"sqlite+aiosqlite:///{database}"
-    key = new_key()
-    await upgrade(url)
-    store = await Store.open(url, [decode_key(key)])
-    try:
-        await connect_directly(store, library_sandbox, telegram, CHAT, KAREN)
-    finally:
-        await store.close()
+    key = await connected_database(url, library_sandbox, telegram, {CHAT: KAREN})
     env = process_environment(library_sandbox, telegram, url, key)
     async with bot_process(env, tmp_path) as bot:
         library_sandbox.faults.latency["platform"] = 1.0

@@ -26,11 +26,8 @@ import httpx
 import psutil
 import pytest
 
-from bot.config.settings import decode_key, new_key
-from storage.migrate import upgrade
-from storage.store import Store
 from tests.fixtures.patrons import KAREN
-from tests.runtime.conftest import bot_process, connect_directly, process_environment
+from tests.runtime.conftest import bot_process, connected_database, process_environment
 
 ROOT = Path(__file__).resolve().parents[2]
 UNIT = ROOT / "deploy" / "library-bot.service"
@@ -163,13 +160,7 @@ async def test_the_bot_starts_and_serves_within_the_unit_s_sandbox(
     home = tmp_path / "var-lib-library-bot"  # WorkingDirectory= and ReadWritePaths=
     home.mkdir()
     url = f"sqlite:///{home / 'library-bot.db'}"
-    key = new_key()
-    await upgrade(url)
-    store = await Store.open(url, [decode_key(key)])
-    try:
-        await connect_directly(store, library_sandbox, telegram, CHAT, KAREN)
-    finally:
-        await store.close()
+    key = await connected_database(url, library_sandbox, telegram, {CHAT: KAREN})
     trace = tmp_path / "trace"
     # The unit's process: its umask, no bytecode written into the (read-only) venv.
     env = {
