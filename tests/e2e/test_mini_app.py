@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Sequence
 from typing import Literal
 
 import pytest
@@ -33,6 +34,21 @@ async def offline_telegram_script(context: BrowserContext) -> None:
     await context.route("https://telegram.org/**", refuse)
 
 
+async def chat_with(
+    demo: Demo, browser: Browser, cards: Sequence[tuple[str, str, str]]
+) -> ChatPage:
+    """The demo's chat page in Danish, Telegram's script refused (offline), `/start` sent and
+    `cards` (user id, library, name) connected."""
+    context = await new_context(browser, "da-DK")
+    await offline_telegram_script(context)
+    chat = ChatPage(await context.new_page(), demo.chat_url)
+    await chat.open()
+    await chat.send("/start")
+    for user_id, agency, _ in cards:
+        await add_card(chat, user_id, agency)
+    return chat
+
+
 async def test_the_family_overview_renews_a_loan_and_shows_its_new_date(
     demo: Demo, browser: Browser
 ) -> None:
@@ -40,13 +56,7 @@ async def test_the_family_overview_renews_a_loan_and_shows_its_new_date(
     day_30 = today + dt.timedelta(days=30)
     # A loan due on day 30 is one of "the next 30 days".
     demo.sandbox.patron_data(ANNA).loans[0]["dueDate"] = day_30.isoformat()
-    context = await new_context(browser, "da-DK")
-    await offline_telegram_script(context)
-    chat = ChatPage(await context.new_page(), demo.chat_url)
-    await chat.open()
-    await chat.send("/start")
-    for user_id, agency, _ in FAMILY:
-        await add_card(chat, user_id, agency)
+    chat = await chat_with(demo, browser, FAMILY)
     listed = await chat.send("/cards")
     await chat.tap(listed, "📚 Overblik")
     app = chat.page.frame_locator("#webapp iframe")
@@ -94,13 +104,7 @@ def _plain(text: str) -> str:
 async def test_the_page_and_the_chat_say_the_same_of_holds_and_fees(
     demo: Demo, browser: Browser, language: str
 ) -> None:
-    context = await new_context(browser, "da-DK")
-    await offline_telegram_script(context)
-    chat = ChatPage(await context.new_page(), demo.chat_url)
-    await chat.open()
-    await chat.send("/start")
-    for user_id, agency, _ in FAMILY:
-        await add_card(chat, user_id, agency)
+    chat = await chat_with(demo, browser, FAMILY)
     overview_label = "📚 Overblik"
     if language == "uk":
         prompt = await chat.send("/language")
@@ -138,13 +142,7 @@ async def test_the_page_and_the_chat_say_the_same_of_holds_and_fees(
 
 
 async def test_forged_init_data_shows_nothing_of_anyone(demo: Demo, browser: Browser) -> None:
-    context = await new_context(browser, "da-DK")
-    await offline_telegram_script(context)
-    chat = ChatPage(await context.new_page(), demo.chat_url)
-    await chat.open()
-    await chat.send("/start")
-    user_id, agency, _ = FAMILY[0]
-    await add_card(chat, user_id, agency)
+    chat = await chat_with(demo, browser, FAMILY[:1])
     listed = await chat.send("/cards")
     url = await listed.locator(".kb button", has_text="📚 Overblik").evaluate(
         "b => b.dataset.webapp"
@@ -152,7 +150,7 @@ async def test_forged_init_data_shows_nothing_of_anyone(demo: Demo, browser: Bro
     assert demo.bot is not None
     forged = url.replace("%2522id%2522%253A", "%2522id%2522%253A1")
     assert forged != url
-    page = await context.new_page()
+    page = await chat.page.context.new_page()
     await page.goto(forged)
     await expect(page.locator("#status")).to_have_text("Open this page from the bot in Telegram.")
     await expect(page.locator("li")).to_have_count(0)
@@ -191,13 +189,7 @@ async def test_the_overview_fits_320_px_and_its_text_is_readable(
 ) -> None:
     """WCAG 2.1 AA: 4.5:1 for text; no sideways scrolling at 320 px (reflow), in light and
     dark (no theme given: the page's own colours; the stand-in's theme: Telegram's)."""
-    context = await new_context(browser, "da-DK")
-    await offline_telegram_script(context)
-    chat = ChatPage(await context.new_page(), demo.chat_url)
-    await chat.open()
-    await chat.send("/start")
-    user_id, agency, _ = FAMILY[0]
-    await add_card(chat, user_id, agency)
+    chat = await chat_with(demo, browser, FAMILY[:1])
     listed = await chat.send("/cards")
     button = listed.locator(".kb button", has_text="📚 Overblik")
     url = await button.evaluate("b => b.dataset.webapp")
