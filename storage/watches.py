@@ -127,16 +127,16 @@ class Watches(Repository):
         statement = delete(SHELF_WATCH).where(*_key(watch))
         await self._run(lambda conn: conn.execute(statement))
 
-    async def for_titles(self, chat_id: int, card: int, pids: Sequence[str]) -> list[Watch]:
-        """The card's watches of these titles (borrowed or ordered: they end)."""
+    async def end_titles(self, chat_id: int, card: int, pids: Sequence[str]) -> None:
+        """End the card's watches of these titles (ordered: nothing left to wait for)."""
         if not pids:
-            return []
-        statement = select(SHELF_WATCH).where(
+            return
+        statement = delete(SHELF_WATCH).where(
             SHELF_WATCH.c.chat_id == chat_id,
             SHELF_WATCH.c.card == card,
             SHELF_WATCH.c.pid.in_(list(pids)),
         )
-        return await self._watches(statement)
+        await self._run(lambda conn: conn.execute(statement))
 
     async def _watches(self, statement: Select[Any]) -> list[Watch]:
         rows = await self._read(lambda conn: conn.execute(statement).all())

@@ -654,8 +654,7 @@ async def place_order(update: Update, context: Context, account: Card, order: Pl
     )  # a new hold: checked daily
     await watch_order(svc.store, svc.settings, context.chat_id, pid, account.number)
     # Ordered: the card's waits for it on a shelf end.
-    for wait in await svc.store.watches.for_titles(context.chat_id, account.number, [pid]):
-        await svc.store.watches.done(wait)
+    await svc.store.watches.end_titles(context.chat_id, account.number, [pid])
     if result.ors_id:
         text = t(
             lang, "borrower.order.placed", title=title, branch=branch_name, ors_id=result.ors_id
