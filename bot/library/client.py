@@ -516,9 +516,19 @@ class LibraryClient:
         branch_ids: Sequence[str] = (),
     ) -> list[Branch]:
         """The branches of the libraries `agency_ids`, or the branches `branch_ids` (ids or
-        ISIL); never every library, which is what the platform answers to neither."""
+        ISIL); never every library, which is what the platform answers to neither (and what
+        `every_library` asks for, on purpose)."""
         if not agency_ids and not branch_ids:
             return []
+        return await self._libraries(access_token, agency_ids, branch_ids)
+
+    async def every_library(self, access_token: str) -> list[Branch]:
+        """Every branch of every library: `/v3/libraries` with neither filter (libraries.js)."""
+        return await self._libraries(access_token, (), ())
+
+    async def _libraries(
+        self, access_token: str, agency_ids: Sequence[str], branch_ids: Sequence[str]
+    ) -> list[Branch]:
         with self._metered("libraries"):
             params: dict[str, PlatformValue] = {}
             if agency_ids:
@@ -625,3 +635,6 @@ class LibraryClient:
         return await self._with_public_token(
             lambda token: self.libraries(token, agency_ids=agency_ids, branch_ids=branch_ids)
         )
+
+    async def every_library_public(self) -> list[Branch]:
+        return await self._with_public_token(self.every_library)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from bot.library.errors import LibraryError
-from bot.rules.isil import branch_key, fold_name
+from bot.rules.isil import branch_key, fold_name, match_branch
 
 if TYPE_CHECKING:
     from bot.library.client import LibraryClient
@@ -47,6 +47,8 @@ class BranchNames:
         self._agency_of: dict[str, str] = {}  # branch -> its library's agency, as listed
         self._pickup: dict[str, tuple[list[Branch], float]] = {}
         self._pages: dict[str, tuple[list[LibraryPage], float]] = {}  # agency -> its pages
+        # Every library's and branch's name, by agency: what a patron without a card may type.
+        self._every: tuple[list[tuple[str, str]], float] | None = None
 
     def opening_hours(self, branch_id: str, lang: str) -> str | None:
         """The branch's opening hours as the library publishes them (free text, no schedule
@@ -112,6 +114,31 @@ class BranchNames:
             await self._fetch(library, deadline, agency_ids=[key])
             found = self._libraries.get(key)
         return found[0] if found else None
+
+    async def libraries_named(
+        self, library: LibraryClient, text: str, deadline: Deadline
+    ) -> list[tuple[str, str]]:
+        """The libraries (agency, name) that `text` names, by the library's name or one of its
+        branches' ("Aarhus", "Vesterbro"), from every library `/v3/libraries` lists; raises
+        `LibraryError` when that list cannot be read."""
+        every = self._every
+        if every is None or every[1] < time.monotonic():
+            branches = await deadline.run(library.every_library_public())
+            names: list[tuple[str, str]] = []
+            expires = time.monotonic() + self._ttl
+            for branch in branches:
+                if not branch.agency_id:
+                    continue
+                agency = branch_key(branch.agency_id)
+                if branch.agency_name:
+                    names.append((agency, branch.agency_name))
+                    self._libraries[agency] = (branch.agency_name, expires)
+                if branch.branch_name:
+                    names.append((agency, branch.branch_name))
+            every = self._every = (names, expires)
+        found = match_branch(text, every[0])
+        named = {agency: self._libraries.get(agency, (agency, 0.0))[0] for agency in found}
+        return sorted(named.items(), key=lambda item: fold_name(item[1]))
 
     def known(self, branch_id: str | None) -> str | None:
         """The remembered name of `branch_id`, if still fresh."""

@@ -125,10 +125,12 @@ class OrderFound:
 
 @dataclass(frozen=True)
 class WhereIs:
-    """ "📍 Where is it?": where the material stands at the libraries of the chat's cards."""
+    """ "📍 Where is it?": where the material stands at the libraries of the chat's cards, or
+    at `agency`, the library a patron without a card chose."""
 
     ACTION: ClassVar[str] = "where"
     pid: str
+    agency: str | None = None
 
 
 @dataclass(frozen=True)

@@ -67,11 +67,41 @@ async def test_a_family_at_two_libraries_gets_both(bot: BotHarness) -> None:
     assert "📍 Den afrikanske farm at Frederiksberg Bibliotek" in where.text
 
 
-async def test_without_a_login_it_says_how_to_tell_the_library(bot: BotHarness) -> None:
+async def test_without_a_login_it_asks_which_library_and_looks_there(bot: BotHarness) -> None:
     bot.add_chat(75, language_code="en")
-    [where] = await command(bot, 75, f"/where {FARM}")
-    assert "/login" in where.text
+    [ask] = await command(bot, 75, f"/where {FARM}")
+    assert ask.text.startswith("🗺 Which library should I look in for »Den afrikanske farm«?")
     assert bot.sandbox.calls[HOLDINGS] == 0
+    [unknown] = await command(bot, 75, "Atlantis")
+    assert unknown.text.startswith("I know no library called »Atlantis«.")
+    # Still waiting: a branch's name is its library's.
+    [where] = await command(bot, 75, "Vesterbro")
+    assert where.text.startswith("📍 Den afrikanske farm at Københavns Biblioteker")
+    assert "Vesterbro Bibliotek: on the shelf" in where.text
+    # No card to keep a watch for: the way to one instead of its button.
+    assert where.text.endswith("Log in with /login, and I can tell you when it is back.")
+    assert buttons(where) == ["📥 Order it"]
+    assert bot.sandbox.calls[HOLDINGS] == 1
+
+
+async def test_a_name_that_fits_several_libraries_offers_each(bot: BotHarness) -> None:
+    bot.add_chat(77, language_code="da")
+    await command(bot, 77, f"/where {FARM}")
+    [choose] = await command(bot, 77, "Nørre")  # Nørrebro, Nørresundby
+    assert choose.text == "Flere biblioteker passer. Hvilket mener du?"
+    assert buttons(choose) == ["Aalborg Bibliotekerne", "Københavns Biblioteker"]
+    where = await bot.tap(77, choose, "Københavns Biblioteker")
+    assert where is not None
+    assert where.text.startswith("📍 Den afrikanske farm på Københavns Biblioteker")
+    # Answered: the next message is a search again, not a library's name.
+    [offer] = await command(bot, 77, "Aarhus")
+    assert "Søg" in offer.text or buttons(offer)[0].startswith("🔎")
+
+
+async def test_a_logged_in_patron_is_never_asked(bot: BotHarness) -> None:
+    await bot.connect(78, KAREN, language_code="en")
+    [where] = await command(bot, 78, f"/where {FARM}")
+    assert "Which library" not in where.text
 
 
 async def test_the_where_button_of_a_search_result(bot: BotHarness) -> None:

@@ -1,7 +1,8 @@
 """Free text is a search: a plain message in a private chat offers "🔎 Search for “…”", and
 the words after a bare /search are searched at once. A few fixed phrases ("forny mine lån",
-"/lån") point to their command instead, and a branch's name typed while the pick-up branch
-picker waits is that branch.
+"/lån") point to their command instead, a branch's name typed while the pick-up branch
+picker waits is that branch, and a library's name typed while /where asks for one is that
+library.
 
 Reached through `fallback` (the last handler), so any area that asks for typed input of its
 own sees the message first. Groups keep the fallback's hint: a search offer for every message
@@ -30,6 +31,7 @@ from bot.telegram.handlers.search import (
     is_search_reply,
     run_search,
 )
+from bot.telegram.handlers.where import typed_library
 from bot.telegram.keyboards import callback_buttons, resolve_callback
 from bot.telegram.replies import reply
 from bot.texts import Raw, t
@@ -127,6 +129,8 @@ async def offer_search(update: Update, context: Context) -> bool:
         await reply(update, context, t(lang, "whatson.freetext.command", command=command))
         return True
     if await typed_branch(update, context, message.text):
+        return True
+    if await typed_library(update, context, message.text):
         return True
     query = clean_query(message.text)
     if not query or looks_like_link_code(query):

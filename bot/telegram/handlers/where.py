@@ -2,15 +2,21 @@
 library of each of the chat's cards (`/v3/holdingsitems`), branch by branch with its place.
 
 Each library is asked once, however many of the chat's cards belong to it, with the anonymous
-token (holdings are public). Words find the best catalogue hit, and the answer says how to find
+token (holdings are public). A chat without a card is asked which library: the name of the
+library, its town or a branch, typed as the next message (remembered in this process's
+`chat_data`, as the pick-up branch picker is), matched against every library `/v3/libraries`
+lists. Words find the best catalogue hit, and the answer says how to find
 another. An "Order" button is offered where the title can be ordered at all (not net-only).
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import TYPE_CHECKING, Any
 
+from telegram import ForceReply
+from telegram.constants import ParseMode
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
 from bot.library.deadline import Deadline
@@ -22,7 +28,7 @@ from bot.telegram.context import Context
 from bot.telegram.handlers.order import net_only, valid_pid
 from bot.telegram.handlers.search import MAX_QUERY, clean_query, to_cql
 from bot.telegram.keyboards import callback_buttons, one_per_row, resolve_callback
-from bot.telegram.replies import Buttons, reply, send
+from bot.telegram.replies import NO_PREVIEW, Buttons, reply, send
 from bot.texts import t
 from bot.texts.formatting import format_date, shorten
 from bot.texts.render import render_copies
@@ -42,6 +48,10 @@ MAX_WATCH_BUTTONS = 4
 WATCH_TITLE = 80
 WATCH_BRANCH = 40
 UNWATCH_TITLE = 30
+# A chat without a card: which title waits for the library's name, and for how long.
+AWAITING_LIBRARY = "where_library"
+LIBRARY_SECONDS = 600.0
+MAX_LIBRARY_CHOICES = 8
 
 
 async def where_command(update: Update, context: Context) -> None:
@@ -61,25 +71,28 @@ async def where_callback(update: Update, context: Context) -> None:
     if tapped is None or not valid_pid(tapped.pid):
         await send(context.bot, context.chat_id, t(context.lang, "common.stale_button"))
         return
-    await show_where(update, context, tapped.pid, new_message=True)
+    await show_where(update, context, tapped.pid, new_message=True, agency=tapped.agency)
 
 
 async def show_where(
-    update: Update, context: Context, wanted: str, *, new_message: bool = False
+    update: Update,
+    context: Context,
+    wanted: str,
+    *,
+    new_message: bool = False,
+    agency: str | None = None,
 ) -> None:
-    """Where `wanted` (a material id, or words to search for) stands at the chat's libraries."""
+    """Where `wanted` (a material id, or words to search for) stands at the chat's libraries,
+    or at `agency` (chosen by a chat without a card)."""
     lang = context.lang
     svc = context.services
     cards = await svc.store.cards.of_chat(context.chat_id)
     # Each library once, with the first of its cards (whose watches its buttons keep).
     first: dict[str, Card] = {}
-    for card in cards:
-        if card.agency:
-            first.setdefault(branch_key(card.agency), card)
-    agencies = list(first)
-    if not agencies:
-        await _answer(update, context, t(lang, "shelf.login"), new_message=new_message)
-        return
+    for each in cards:
+        if each.agency:
+            first.setdefault(branch_key(each.agency), each)
+    agencies = [branch_key(agency)] if agency else list(first)
     deadline = Deadline()
     try:
         work = await _find(context, wanted, deadline)
@@ -90,6 +103,9 @@ async def show_where(
             )
             return
         pid = work.pid
+        if not agencies:
+            await ask_library(context, pid, work.title or t(lang, "render.untitled"))
+            return
         found = await deadline.run(
             asyncio.gather(*(svc.library.holdings_public(a, [pid]) for a in agencies))
         )
@@ -104,8 +120,8 @@ async def show_where(
     specs: list[tuple[str, Payload]] = []
     if not net_only(work):
         specs.append((t(lang, "shelf.order_button"), OrderFound(pid)))
-    for agency, name, holdings in zip(agencies, names, found, strict=True):
-        library = name or agency
+    for asked, name, holdings in zip(agencies, names, found, strict=True):
+        library = name or asked
         copies = [copy for holding in holdings for copy in holding.holdingsitems]
         lines = render_copies(copies, lang)
         if not copies:
@@ -113,19 +129,74 @@ async def show_where(
         elif not any(copy.on_shelf for copy in copies):
             lines.insert(0, t(lang, "shelf.none_on_shelf", library=library))
         parts.append("\n".join([t(lang, "shelf.header", title=title, library=library), *lines]))
-        card = first[agency]
+        card = first.get(asked)
+        waiting = waiting_branches(copies)
+        if card is None:
+            if waiting:  # a watch is kept for a card: the way to one
+                parts[-1] += "\n" + t(lang, "shelf.login_to_watch")
+            continue
         short = shorten(title, WATCH_TITLE)
         specs += [
             (
                 t(lang, "shelf.watch_button", branch=shorten(branch, WATCH_BRANCH)),
-                WatchShelf(pid, branch, agency, short, card.number, card.card_id),
+                WatchShelf(pid, branch, asked, short, card.number, card.card_id),
             )
-            for branch in waiting_branches(copies)
+            for branch in waiting
         ]
     if not valid_pid(wanted):
         parts.append(t(lang, "shelf.other_title", words=shorten(wanted, ECHO_LIMIT)))
     buttons = one_per_row(await callback_buttons(update, context, specs)) if specs else None
     await _answer(update, context, "\n\n".join(parts), buttons=buttons, new_message=new_message)
+
+
+async def ask_library(context: Context, pid: str, title: str) -> None:
+    """A chat without a card: which library to look in; its next message is the answer."""
+    lang = context.lang
+    if context.chat_data is not None:
+        context.chat_data[AWAITING_LIBRARY] = (pid, time.monotonic())
+    await context.bot.send_message(
+        context.chat_id,
+        t(lang, "shelf.which_library", title=shorten(title, WATCH_TITLE)),
+        parse_mode=ParseMode.HTML,
+        link_preview_options=NO_PREVIEW,
+        reply_markup=ForceReply(input_field_placeholder=t(lang, "shelf.library_placeholder")),
+    )
+
+
+async def typed_library(update: Update, context: Context, text: str) -> bool:
+    """The library's name typed while /where waits for it (a chat without a card): the
+    shelves there, or a choice among the libraries the name fits. False when /where waits for
+    nothing, so the text is what it would otherwise be (a search)."""
+    data = context.application.chat_data.get(context.chat_id)
+    waiting = data.get(AWAITING_LIBRARY) if data else None
+    if data is None or not isinstance(waiting, tuple):
+        return False
+    pid, asked = waiting
+    if time.monotonic() - asked >= LIBRARY_SECONDS:
+        data.pop(AWAITING_LIBRARY, None)
+        return False
+    lang = context.lang
+    svc = context.services
+    try:
+        found = await svc.branches.libraries_named(svc.library, text, Deadline())
+    except LibraryError:
+        await reply(update, context, t(lang, "shelf.failed"))
+        return True
+    if not found:  # still waiting: the patron may try another name
+        echo = shorten(text, ECHO_LIMIT)
+        await reply(update, context, t(lang, "shelf.library_unknown", words=echo))
+        return True
+    data.pop(AWAITING_LIBRARY, None)
+    if len(found) == 1:
+        await show_where(update, context, pid, agency=found[0][0])
+        return True
+    specs: list[tuple[str, Payload]] = [
+        (shorten(name, WATCH_BRANCH), WhereIs(pid, agency))
+        for agency, name in found[:MAX_LIBRARY_CHOICES]
+    ]
+    buttons = one_per_row(await callback_buttons(update, context, specs))
+    await reply(update, context, t(lang, "shelf.library_choose"), buttons=buttons)
+    return True
 
 
 def waiting_branches(copies: Sequence[Copy]) -> list[str]:
