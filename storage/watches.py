@@ -81,6 +81,24 @@ class Watches(Repository):
         )
         return await self._watches(statement)
 
+    async def of_chats(self, chat_ids: Sequence[int]) -> list[Watch]:
+        """The watches of these chats (a sweep's batch: most chats have none)."""
+        if not chat_ids:
+            return []
+        statement = select(SHELF_WATCH).where(SHELF_WATCH.c.chat_id.in_(list(chat_ids)))
+        return await self._watches(statement)
+
+    async def end(self, watches: Sequence[Watch]) -> None:
+        """End these watches (their titles were borrowed or ordered), in one transaction."""
+        if not watches:
+            return
+
+        def work(conn: Connection) -> None:
+            for watch in watches:
+                conn.execute(delete(SHELF_WATCH).where(*_key(watch)))
+
+        await self._run(work)
+
     async def remove(self, chat_id: int, card: int, pid: str, branch: str) -> bool:
         """Stop one watch; False when it was gone already (fired, ended or removed)."""
         statement = delete(SHELF_WATCH).where(

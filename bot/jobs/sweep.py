@@ -42,7 +42,7 @@ from bot.jobs.notices import daily_refusals, notices, refusable
 from bot.library.errors import LibraryError, NotLoggedIn, TokenRejected
 from bot.rules import calendar
 from bot.rules.checks import next_check
-from bot.rules.notices import last_day_keys, plan_days
+from bot.rules.notices import last_day_keys, order_shown, plan_days
 from bot.rules.reminders import LOAN_KINDS, Kind, Reminder, card_key, due_reminders
 from bot.rules.urgency import sweep_marks
 from bot.services.branches import BranchNames
@@ -204,10 +204,30 @@ class _Sweep:
             marks = {key: self.marks.pop(key) for key in done if key in self.marks}
             self.held.difference_update(done)
             await self.store.sweeps.finish_sweeps(done, self.today, plans, marks)
+            await self._end_watches(done)
             await self._keep_calendars(done)
             seen = {key: self.seen.pop(key) for key in done if key in self.seen}
             if seen:
                 await self.store.notices.keep(seen)
+
+    async def _end_watches(self, done: list[CardKey]) -> None:
+        """End the shelf watches of titles the finished cards now borrow or hold: nothing left
+        to wait for. One read per batch; a failure leaves them to the next day's sweep."""
+        seen = {key: self.statuses[key] for key in done if key in self.statuses}
+        if not seen:
+            return
+        try:
+            watches = await self.store.watches.of_chats(sorted({chat for chat, _ in seen}))
+            await self.store.watches.end(
+                [
+                    watch
+                    for watch in watches
+                    if (status := seen.get((watch.chat_id, watch.card))) is not None
+                    and order_shown(watch.pid, status)
+                ]
+            )
+        except Exception:
+            log.warning("reminders: could not end borrowed titles' watches", exc_info=True)
 
     async def _keep_calendars(self, done: list[CardKey]) -> None:
         """The calendar entries of the finished cards whose chat has a feed (most have none)."""

@@ -11,7 +11,7 @@ from storage.tables import SHELF_WATCH
 from storage.watches import MAX_WATCHES
 from tests.fixtures.bot import BotHarness
 from tests.fixtures.chat import buttons, command
-from tests.fixtures.jobs import shelf_checker
+from tests.fixtures.jobs import shelf_checker, sweeper
 from tests.fixtures.patrons import KAREN
 
 FARM = "870970-basis:27247164"  # "Den afrikanske farm": lent out at Nørrebro
@@ -103,3 +103,16 @@ async def test_a_watch_dies_with_its_card_and_with_an_order(bot: BotHarness) -> 
     done = await bot.tap(86, ask, "📥 Yes, order it")
     assert done is not None and "is ordered" in done.text
     assert await bot.store.watches.of_chat(86) == []
+
+
+async def test_a_watch_ends_when_the_card_borrows_the_title(bot: BotHarness) -> None:
+    await watch_farm(bot, 87)
+    # Borrowed at the library's counter, not through the bot: the sweep sees it on loan.
+    loans = bot.sandbox.patron_data(KAREN).loans
+    loans.append({**loans[0], "loanId": "4999001", "titleId": FARM_FAUST})
+    async with sweeper(bot) as sweep:
+        await sweep()
+    assert await bot.store.watches.of_chat(87) == []
+    async with shelf_checker(bot) as check:
+        bot.sandbox.shelves.put_back(FARM_FAUST, NORREBRO)
+        assert (await check()).fired == 0
