@@ -347,3 +347,14 @@ def render_copies(copies: Sequence[Copy], lang: str) -> list[str]:
     if elsewhere:
         lines.append(t(lang, "shelf.lent_out", count=elsewhere))
     return lines
+
+
+def watch_line(title: str, branch: str, since: dt.date, today: dt.date, lang: str) -> str:
+    """A shelf watch as /watches and the Mini App list it: the title, the branch, since when."""
+    return t(
+        lang,
+        "shelf.watches_line",
+        title=title,
+        branch=branch,
+        date=format_date(since, lang, today=today),
+    )

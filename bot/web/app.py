@@ -57,6 +57,7 @@ from bot.texts.render import (
     loan_due,
     reason_text,
     renewal_line,
+    watch_line,
 )
 from bot.web.limits import PatronLimit
 
@@ -102,6 +103,7 @@ TEXTS = {
     "card_failed": "app.card_failed",
     "unauthorized": "app.unauthorized",
     "loading": "app.loading",
+    "watches": "shelf.watches_header",
 }
 # A stored title is kept short, as the chat's buttons keep theirs (`keyboards.PAYLOAD_TITLE`).
 PAYLOAD_TITLE = 120
@@ -356,6 +358,14 @@ async def build_overview(services: Services, user_id: int, covers: Covers) -> di
         return await _card(services, user_id, account, lang, today, deadline)
 
     shown = list(await asyncio.gather(*(one(account) for account in cards)))
+    tz = services.settings.timezone
+    watches = await store.watches.of_chat(user_id)
+    for account, card in zip(cards, shown, strict=True):
+        card["watches"] = [
+            _plain(watch_line(w.title, w.branch, w.created_at.astimezone(tz).date(), today, lang))
+            for w in watches
+            if w.card == account.number
+        ]
     rows = [row for card in shown for row in (*card.get("loans", ()), *card.get("holds", ()))]
     pids = [row["pid"] for row in rows if row["pid"]]
     found = await covers.lookup(pids, deadline) if pids else {}

@@ -17,6 +17,7 @@ from playwright.async_api import (
     BrowserContext,
     Locator,
     Page,
+    Route,
     ViewportSize,
     expect,
 )
@@ -37,6 +38,15 @@ async def demo(tmp_path: Path) -> AsyncIterator[Demo]:
     base = Settings(_env_file=None, LOG_LEVEL="INFO", REMINDER_TIME=LAST_MOMENT)
     async with running_demo(tmp_path / ".demo", base=base, chat_port=0) as started:
         yield started
+
+
+async def offline_telegram_script(context: BrowserContext) -> None:
+    """No internet here: Telegram's script fails to load at once, as it would offline."""
+
+    async def refuse(route: Route) -> None:
+        await route.abort()
+
+    await context.route("https://telegram.org/**", refuse)
 
 
 async def new_context(browser: Browser, locale: str) -> BrowserContext:

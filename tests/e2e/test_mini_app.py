@@ -13,25 +13,22 @@ from typing import Literal
 
 import pytest
 from babel.dates import format_date as babel_date
-from playwright.async_api import Browser, BrowserContext, Route, expect
+from playwright.async_api import Browser, expect
 
 from bot.library.models import DEFAULT_TZ
 from bot.texts import t
 from sandbox.demo import Demo
-from tests.e2e.conftest import FAMILY, ChatPage, add_card, new_context
+from tests.e2e.conftest import (
+    FAMILY,
+    ChatPage,
+    add_card,
+    new_context,
+    offline_telegram_script,
+)
 from tests.fixtures.library import RENEW_CALLS
 from tests.fixtures.patrons import ANNA
 
 pytestmark = pytest.mark.browser
-
-
-async def offline_telegram_script(context: BrowserContext) -> None:
-    """No internet here: Telegram's script fails to load at once, as it would offline."""
-
-    async def refuse(route: Route) -> None:
-        await route.abort()
-
-    await context.route("https://telegram.org/**", refuse)
 
 
 async def chat_with(

@@ -7,8 +7,8 @@ import pytest
 from playwright.async_api import Browser, expect
 
 from sandbox.demo import RETURN_ACTION, SWEEP_ACTION, Demo
-from tests.e2e.conftest import ChatPage, connect, new_context
-from tests.fixtures.patrons import KAREN
+from tests.e2e.conftest import ChatPage, connect, new_context, offline_telegram_script
+from tests.fixtures.patrons import OLE
 
 pytestmark = pytest.mark.browser
 
@@ -20,9 +20,11 @@ PING = "Den afrikanske farm står på hylden på Nørrebro Bibliotek nu"
 async def test_where_refused_before_yes_and_a_watch_that_fires_once(
     demo: Demo, browser: Browser
 ) -> None:
-    chat = ChatPage(await (await new_context(browser, "da-DK")).new_page(), demo.chat_url)
+    context = await new_context(browser, "da-DK")
+    await offline_telegram_script(context)
+    chat = ChatPage(await context.new_page(), demo.chat_url)
     page = chat.page
-    await connect(chat, KAREN)
+    await connect(chat, OLE)
 
     where = await chat.send(f"/where {FARM}")
     await expect(where).to_contain_text("Den afrikanske farm på Københavns Biblioteker")
@@ -38,6 +40,13 @@ async def test_where_refused_before_yes_and_a_watch_that_fires_once(
     before = await chat.count()
     await chat.tap(where, "🔔 Sig til, når den er tilbage på Nørrebro Bibliotek")
     await expect(await chat.wait_for_reply(before)).to_contain_text("Jeg siger til, når")
+    # The overview shows the watch as /watches lists it.
+    await chat.tap(await chat.send("/cards"), "📚 Overblik")
+    app = page.frame_locator("#webapp iframe")
+    watch = app.locator("li.watch")
+    await expect(watch).to_have_count(1)
+    await expect(watch).to_contain_text("Den afrikanske farm på Nørrebro Bibliotek, siden ")
+    await page.locator(".webapp-close").click()
 
     await page.get_by_role("button", name=RETURN_ACTION).click()
     await expect(page.locator("#toast")).to_contain_text("back on their shelves")

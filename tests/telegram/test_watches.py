@@ -12,7 +12,7 @@ from storage.watches import MAX_WATCHES
 from tests.fixtures.bot import BotHarness
 from tests.fixtures.chat import buttons, command
 from tests.fixtures.jobs import shelf_checker, sweeper
-from tests.fixtures.patrons import KAREN
+from tests.fixtures.patrons import OLE
 
 FARM = "870970-basis:27247164"  # "Den afrikanske farm": lent out at Nørrebro
 FARM_FAUST = "27247164"
@@ -22,7 +22,7 @@ HOLDINGS = "platform GET /v3/holdingsitems"
 
 
 async def watch_farm(bot: BotHarness, chat_id: int) -> None:
-    await bot.connect(chat_id, KAREN, language_code="en")
+    await bot.connect(chat_id, OLE, language_code="en")
     [where] = await command(bot, chat_id, f"/where {FARM}")
     assert WAIT_NORREBRO in buttons(where)  # lent out there, none on its shelf
     await bot.tap(chat_id, where, WAIT_NORREBRO)
@@ -108,8 +108,17 @@ async def test_a_watch_dies_with_its_card_and_with_an_order(bot: BotHarness) -> 
 async def test_a_watch_ends_when_the_card_borrows_the_title(bot: BotHarness) -> None:
     await watch_farm(bot, 87)
     # Borrowed at the library's counter, not through the bot: the sweep sees it on loan.
-    loans = bot.sandbox.patron_data(KAREN).loans
-    loans.append({**loans[0], "loanId": "4999001", "titleId": FARM_FAUST})
+    due = bot.sandbox.today + dt.timedelta(days=28)
+    bot.sandbox.patron_data(OLE).loans.append(
+        {
+            "loanId": "4999001",
+            "dueDate": due.isoformat(),
+            "title": "Den afrikanske farm",
+            "creator": "Karen Blixen",
+            "materialId": "527247164",
+            "titleId": FARM_FAUST,
+        }
+    )
     async with sweeper(bot) as sweep:
         await sweep()
     assert await bot.store.watches.of_chat(87) == []

@@ -87,6 +87,22 @@ async def test_danish_texts_for_a_danish_patron(bot: BotHarness) -> None:
     assert data["lang"] == "da" and data["texts"]["renew"] == "Forny"
 
 
+async def test_the_page_shows_each_cards_shelf_watches_as_the_chat_lists_them(
+    bot: BotHarness,
+) -> None:
+    await bot.connect(85, JONAS, language_code="en")
+    [where] = await command(bot, 85, "/where 870970-basis:27247164")
+    await bot.tap(85, where, "🔔 Tell me when it is back at Nørrebro Bibliotek")
+    await bot.telegram.wait_for(85, "🔔 I will tell you", after=where.message_id)
+    [listed] = await command(bot, 85, "/watches")
+    data = (await overview(bot, init_data(85))).json()
+    assert data["texts"]["watches"] == "🔔 What you are waiting for"
+    [card] = data["cards"]
+    [line] = card["watches"]
+    assert line.startswith("• Den afrikanske farm at Nørrebro Bibliotek, since ")
+    assert line in listed.text
+
+
 async def test_unsigned_forged_or_old_init_data_is_refused(bot: BotHarness) -> None:
     await bot.connect(81, JONAS, language_code="en")
     good = init_data(81)

@@ -30,8 +30,8 @@ from bot.telegram.handlers.search import MAX_QUERY, clean_query, to_cql
 from bot.telegram.keyboards import callback_buttons, one_per_row, resolve_callback
 from bot.telegram.replies import NO_PREVIEW, Buttons, reply, send
 from bot.texts import t
-from bot.texts.formatting import format_date, shorten
-from bot.texts.render import render_copies
+from bot.texts.formatting import shorten
+from bot.texts.render import render_copies, watch_line
 from storage.watches import MAX_WATCHES
 
 if TYPE_CHECKING:
@@ -276,12 +276,8 @@ async def watches_command(update: Update, context: Context) -> None:
         return
     tz = context.services.settings.timezone
     lines = [
-        t(
-            lang,
-            "shelf.watches_line",
-            title=watch.title,
-            branch=watch.branch,
-            date=format_date(watch.created_at.astimezone(tz).date(), lang, today=context.today),
+        watch_line(
+            watch.title, watch.branch, watch.created_at.astimezone(tz).date(), context.today, lang
         )
         for watch in watches
     ]

@@ -154,6 +154,12 @@
             el("div", { class: "title" }, fee.title),
             el("div", { class: "meta amount" }, fee.amount)))));
       }
+      // The shelf watches live in the chat (/watches); the page only shows them.
+      if (card.watches && card.watches.length) {
+        box.append(el("h3", {}, texts.watches),
+          el("ul", {}, ...card.watches.map((line) =>
+            el("li", { class: "item watch" }, el("div", { class: "body" }, line)))));
+      }
       main.append(box);
     }
   }
