@@ -201,6 +201,24 @@ async def resolve_callback(
     return ref
 
 
+async def tapped_once(update: Update, context: Context, already_key: str) -> CallbackRef | None:
+    """The tapped button's row, unclaimed, answering the tap: for a button that acts exactly
+    once and whose action claims it. A button used already is told `already_key` (not "stale
+    button"); an unknown one or another user's is told so by `resolve_callback`."""
+    lang = context.lang
+    peek = await peek_callback(update, context)
+    if peek is not None and peek.used_at is not None:
+        context.services.metrics.callback(peek.action, "claimed")
+        await answer_query(update, t(lang, already_key))
+        return None
+    ref = await resolve_callback(update, context)
+    if ref is None:
+        again = await peek_callback(update, context)
+        if again is not None and again.used_at is not None:
+            await send(context.bot, context.chat_id, t(lang, already_key))
+    return ref
+
+
 async def claim_once(
     update: Update,
     context: Context,
@@ -214,25 +232,14 @@ async def claim_once(
     None: the chat's first) is known to be usable (`cards.require_card`). A later tap, or one
     that loses a race, is told `already_key` instead of "stale button".
     """
-    lang = context.lang
-    query = update.callback_query
-    assert query is not None
-    peek = await peek_callback(update, context)
-    if peek is not None and peek.used_at is not None:
-        context.services.metrics.callback(peek.action, "claimed")
-        await answer_query(update, t(lang, already_key))
-        return None
-    ref = await resolve_callback(update, context)
+    ref = await tapped_once(update, context, already_key)
     if ref is None:
-        again = await peek_callback(update, context)
-        if again is not None and again.used_at is not None:
-            await send(context.bot, context.chat_id, t(lang, already_key))
         return None
     account = await require_card(context, tapped=tapped)
     if account is None:
         return None
     if await context.services.store.callbacks.claim_callback(ref.id, context.chat_id) is None:
-        await send(context.bot, context.chat_id, t(lang, already_key))
+        await send(context.bot, context.chat_id, t(context.lang, already_key))
         return None
     return account, ref
 

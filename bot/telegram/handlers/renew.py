@@ -29,21 +29,20 @@ from telegram.error import BadRequest as TelegramBadRequest
 from telegram.error import TelegramError
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
+from bot.actions import renewing
+from bot.actions.renewing import RenewedDue, Tried
 from bot.library.deadline import Deadline
 from bot.library.errors import (
     ClientFault,
     LibraryError,
     Refused,
-    ServiceUnavailable,
     TokenRejected,
 )
 from bot.library.models import parse_library_date
 from bot.rules.renewals import raw_reason, refusal_for, renew_window
 from bot.rules.urgency import hold_is_ready, sort_loans
-from bot.services import renewing
-from bot.services.renewing import RenewedDue, Tried
 from bot.telegram.buttons import ButtonId, ListPage, Payload, RenewAll, RenewLoan, decode
-from bot.telegram.cards import card_name, forget_card, tell_lapsed
+from bot.telegram.cards import card_name, forget_card, require_card, tell_lapsed
 from bot.telegram.context import Context
 from bot.telegram.failures import answer_library_error
 from bot.telegram.handlers.cardlists import (
@@ -59,12 +58,11 @@ from bot.telegram.handlers.cardlists import (
 )
 from bot.telegram.keyboards import (
     SHORT_TITLE,
-    claim_once,
     page_row,
-    peek_callback,
     ref_button,
     renew_payload,
     store_payloads,
+    tapped_once,
 )
 from bot.telegram.replies import NO_PREVIEW, plain, reply, send, send_messages
 from bot.texts import Raw, t
@@ -221,19 +219,6 @@ async def summary_change(
     return Redraw(line(before, refused_before), line(after, refused_after), name)
 
 
-def _renewed(loans: Sequence[Loan], done: RenewedDue) -> list[Loan]:
-    """The loans with the new due dates the library gave."""
-    moved = {
-        tried.loan.loan_id: tried.outcome.return_date
-        for tried in done.tried
-        if not isinstance(tried.outcome, LibraryError) and tried.outcome.return_date is not None
-    }
-    return [
-        loan.model_copy(update={"due_date": moved[loan.loan_id]}) if loan.loan_id in moved else loan
-        for loan in loans
-    ]
-
-
 # Loans on a page of /renew, each with its button (or its ⛔ line).
 RENEW_PER_PAGE = 10
 
@@ -249,45 +234,66 @@ async def _window(context: Context, chat_id: int) -> int:
 
 
 async def renew_callback(update: Update, context: Context) -> None:
-    """A loan's "renew" button (from /renew or a reminder digest), with its card's token."""
+    """A loan's "renew" button (from /renew or a reminder digest): `renewing.renew_loan`, its
+    result on the loan's button and in the list's summary line."""
     lang = context.lang
-    card = await _card_of(update, context, RenewLoan)
-    claimed = await claim_once(update, context, "borrower.renew.already", tapped=card)
-    if claimed is None:
+    ref = await tapped_once(update, context, "borrower.renew.already")
+    if ref is None:
         return
-    account, ref = claimed
-    chat_id = context.chat_id
     tapped = decode(ref.payload, RenewLoan)
     if tapped is None:
-        await send(context.bot, chat_id, t(lang, "common.stale_button"))
+        await send(context.bot, context.chat_id, t(lang, "common.stale_button"))
         return
-    title = tapped.title or t(lang, "render.untitled")
-    loan_id = tapped.loan_id
-    outcome: RenewResult | LibraryError
-    try:
-        outcome = await Deadline().run(context.services.library.renew(account.token, loan_id))
-    except Refused as exc:
-        outcome = exc
-    except LibraryError as exc:
-        if not isinstance(exc, TokenRejected):
-            await edit_buttons(
-                update, {_data(update): button_label(title, exc, context.today, lang)}
-            )
-        if isinstance(exc, ClientFault) or (
-            isinstance(exc, ServiceUnavailable) and exc.status is None
-        ):
-            # Sent once and never answered readably (it may have gone through), or refused by
-            # the platform as malformed (it did not, and the fault is ours): the loan's line
-            # says which.
-            await send(context.bot, chat_id, renewal_line(title, exc, context.today, lang))
-            return
-        await answer_library_error(update, context, exc, edit=False, card=account)
+    svc = context.services
+    result = await renewing.renew_loan(
+        svc.store,
+        svc.library,
+        chat_id=context.chat_id,
+        button=ref.id,
+        action=RenewLoan.ACTION,
+        user_id=ref.user_id,
+    )
+    await _tell_renewal(update, context, tapped, result)
+
+
+async def _tell_renewal(
+    update: Update, context: Context, tapped: RenewLoan, result: renewing.LoanRenewal
+) -> None:
+    """A single loan's renewal in the chat: the tapped button relabelled (✅ and the new date,
+    ⛔ and the reason, ⚠️), and a line where the outcome needs one."""
+    lang, chat_id = context.lang, context.chat_id
+    if isinstance(result, renewing.Already):
+        await send(context.bot, chat_id, t(lang, "borrower.renew.already"))
         return
-    store = context.services.store
-    await renewing.remember(store, chat_id, loan_id, tapped.due, outcome, account.number)
+    if isinstance(result, renewing.CardGone) or (
+        isinstance(result, renewing.LoginLapsed) and result.error is None
+    ):
+        # The chat's own words for a card that is gone or lapsed (`cards.require_card`).
+        await require_card(context, tapped=tapped)
+        return
+    if isinstance(result, renewing.LoginLapsed | renewing.NotSent):
+        assert result.error is not None
+        await answer_library_error(update, context, result.error, edit=False, card=result.card)
+        return
+    title = result.title or t(lang, "render.untitled")
+    if isinstance(result, renewing.Failed):
+        await edit_buttons(
+            update, {_data(update): button_label(title, result.error, context.today, lang)}
+        )
+        await answer_library_error(update, context, result.error, edit=False, card=result.card)
+        return
+    if isinstance(result, renewing.NoAnswer | renewing.OurFault):
+        # Sent once and never answered readably (it may have gone through), or refused by the
+        # platform as malformed (it did not, and the fault is ours): the loan's line says which.
+        await edit_buttons(
+            update, {_data(update): button_label(title, result.error, context.today, lang)}
+        )
+        await send(context.bot, chat_id, renewal_line(title, result.error, context.today, lang))
+        return
+    outcome = result.error if isinstance(result, renewing.RenewRefused) else result.result
     # The new due date is on the loan's button; the list's summary line is redrawn.
     label = {_data(update): button_label(title, outcome, context.today, lang)}
-    await edit_buttons(update, label, await _tap_summary(update, context, account, tapped))
+    await edit_buttons(update, label, await _tap_summary(update, context, result.card, tapped))
 
 
 async def _tap_summary(
@@ -335,59 +341,51 @@ def _sibling_ids(update: Update) -> list[str]:
 
 
 async def renew_all_callback(update: Update, context: Context) -> None:
-    """ "Renew all": the message's loans of its card due within the window, each at most once."""
+    """ "Renew all": `renewing.renew_all` of the message's loans of its card due within the
+    window; the results in a message, the claimed loan buttons relabelled, the summary
+    redrawn."""
     lang = context.lang
-    card = await _card_of(update, context, RenewAll)
-    claimed = await claim_once(update, context, "borrower.renew.already", tapped=card)
-    if claimed is None:
+    ref = await tapped_once(update, context, "borrower.renew.already")
+    if ref is None:
         return
-    account, ref = claimed
     svc = context.services
     chat_id = context.chat_id
-    deadline = Deadline()
-    library = svc.library
-    try:
-        status = await deadline.run(library.user(account.token))
-    except LibraryError as exc:
-        await answer_library_error(update, context, exc, edit=False, card=account)
+    today = context.today
+    result = await renewing.renew_all(
+        svc.store,
+        svc.library,
+        chat_id=chat_id,
+        button=ref.id,
+        action=RenewAll.ACTION,
+        window=await _window(context, chat_id),
+        today=today,
+        sibling_action=RenewLoan.ACTION,
+        # A paged /renew names its loan buttons (every page's); a digest's are in its keyboard.
+        keyboard=_sibling_ids(update),
+        user_id=ref.user_id,
+    )
+    if isinstance(result, renewing.Already):
+        await send(context.bot, chat_id, t(lang, "borrower.renew.already"))
         return
-    if not status.loans:
+    if isinstance(result, renewing.CardGone) or (
+        isinstance(result, renewing.LoginLapsed) and result.error is None
+    ):
+        await require_card(context, tapped=decode(ref.payload, RenewAll))
+        return
+    if isinstance(result, renewing.LoginLapsed | renewing.NotRead):
+        assert result.error is not None
+        card = result.card if isinstance(result, renewing.LoginLapsed) else None
+        await answer_library_error(update, context, result.error, edit=False, card=card)
+        return
+    if isinstance(result, renewing.NoLoans):
         await send(context.bot, chat_id, t(lang, "borrower.renew.empty"))
         return
-    tapped = decode(ref.payload, RenewAll) or RenewAll()
-    listed = set(tapped.loans) if tapped.loans is not None else None
-    window = await _window(context, chat_id)
-    # A paged /renew names its loan buttons (every page's); a digest's are all in its keyboard.
-    sibling_ids = list(tapped.buttons) if tapped.buttons is not None else _sibling_ids(update)
-    siblings = {
-        button.loan_id: row
-        for row in await svc.store.callbacks.callbacks_many(sibling_ids, chat_id)
-        if (button := decode(row.payload, RenewLoan)) is not None
-    }
-    today = context.today
-    refused_before = await svc.store.renewal_refusals.refusals(chat_id, card=account.number)
-    done = await renewing.renew_due(
-        svc.store,
-        library,
-        chat_id=chat_id,
-        card=account.number,
-        token=account.token,
-        status=status,
-        window=window,
-        today=today,
-        deadline=deadline,
-        listed=listed,
-        siblings=siblings,
-    )
-    if isinstance(done, TokenRejected):
-        await answer_library_error(update, context, done, edit=False, card=account)
-        return
+    account, done = result.card, result.done
     lines, labels = renewed_lines(done, lang, today)
     several = len(await chat_cards(update, context)) > 1
     name = card_name(account, lang) if several else None
-    after = _renewed(status.loans, done)
     summary = await summary_change(
-        context, account.number, name, status.loans, after, refused_before
+        context, account.number, name, result.loans, done.moved(result.loans), result.refused_before
     )
     await edit_buttons(update, labels, summary)
     header = t(lang, "borrower.renew.results")
@@ -572,14 +570,6 @@ async def _lapsing(
 
 
 # --- several cards ---------------------------------------------------------------------------
-
-
-async def _card_of(
-    update: Update, context: Context, kind: type[RenewLoan] | type[RenewAll]
-) -> RenewLoan | RenewAll | None:
-    """The tapped renew button, which names the card it acts for."""
-    peek = await peek_callback(update, context)
-    return decode(peek.payload, kind) if peek is not None else None
 
 
 def _loan_key(listing: ListPage, card: int, loan_id: str) -> str:
