@@ -27,7 +27,7 @@ from bot.library.errors import (
     TokenRejected,
 )
 from bot.rules.renewals import due_key, raw_reason, refusal_for
-from bot.rules.urgency import sort_loans
+from bot.rules.urgency import hold_is_ready, sort_loans
 from bot.services import calendar
 from storage.store import Card
 
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
 
     from bot.library.client import LibraryClient
-    from bot.library.models import BorrowerStatus, Loan, RenewResult
+    from bot.library.models import BorrowerStatus, Hold, Loan, RenewResult
     from storage.store import CallbackRef, Store
 
 # Renewals in flight at once for "renew all": quick for 60+ loans, gentle on the platform.
@@ -400,6 +400,53 @@ async def renew_all(
             chat_id, sibling_action, {"cid": card.card_id, "loan_id": frozenset(answered)}
         )
     return AllRenewed(card, done, list(status.loans), refused_before)
+
+
+@dataclass(frozen=True)
+class Trip:
+    """/away of a card: what renewing the loans due before the patron is back did (`done`),
+    and the ready holds whose last pick-up day comes before that (`lapsing`, with the day)."""
+
+    done: RenewedDue
+    lapsing: list[tuple[Hold, dt.date]]
+
+
+async def renew_for_trip(
+    store: Store,
+    library: LibraryClient,
+    *,
+    chat_id: int,
+    card: Card,
+    status: BorrowerStatus,
+    days: int,
+    today: dt.date,
+    deadline: Deadline,
+) -> Trip | LoginLapsed:
+    """Before a trip of `days` days: every loan of `card` due by then renewed, each at most
+    once (`renew_due`, from the status the caller read), and the ready holds that lapse
+    meanwhile, so they can be collected before leaving."""
+    done = await renew_due(
+        store,
+        library,
+        chat_id=chat_id,
+        card=card.number,
+        token=card.token,
+        status=status,
+        window=days,
+        today=today,
+        deadline=deadline,
+    )
+    if isinstance(done, TokenRejected):
+        return LoginLapsed(card, done)
+    back = today + dt.timedelta(days=days)
+    lapsing = [
+        (hold, last)
+        for hold in status.orders
+        if hold_is_ready(hold)
+        and isinstance(last := hold.pick_up_expiry_date, dt.date)
+        and last < back
+    ]
+    return Trip(done, lapsing)
 
 
 async def renew_due(

@@ -36,11 +36,10 @@ from bot.library.errors import (
     ClientFault,
     LibraryError,
     Refused,
-    TokenRejected,
 )
 from bot.library.models import parse_library_date
 from bot.rules.renewals import raw_reason, refusal_for, renew_window
-from bot.rules.urgency import hold_is_ready, sort_loans
+from bot.rules.urgency import sort_loans
 from bot.telegram.buttons import ButtonId, ListPage, Payload, RenewAll, RenewLoan, decode
 from bot.telegram.cards import card_name, forget_card, require_card, tell_lapsed
 from bot.telegram.context import Context
@@ -508,23 +507,22 @@ async def away_command(update: Update, context: Context) -> None:
             return [t(lang, "lists.loans.none")]
         svc = context.services
         today = context.today
-        done = await renewing.renew_due(
+        trip = await renewing.renew_for_trip(
             svc.store,
             svc.library,
             chat_id=chat_id,
-            card=card.card,
-            token=card.account.token,
+            card=card.account,
             status=card.status,
-            window=days,
+            days=days,
             today=today,
             deadline=deadline,
         )
-        if isinstance(done, TokenRejected):
+        if isinstance(trip, renewing.LoginLapsed):
             if await forget_card(context, card.account, lang, tell=False) is not None:
                 lapsed.append(card.account)
             return None if shown.single else [t(lang, "lists.card_forgotten", name=card.name)]
-        lapsing = await _lapsing(card.status.orders, today, days, context, deadline)
-        return renewed_lines(done, lang, today)[0] + lapsing
+        lapsing = await _lapsing(trip.lapsing, context, deadline)
+        return renewed_lines(trip.done, lang, today)[0] + lapsing
 
     lapsed: list[Card] = []
     results = await asyncio.gather(*(renew_card(card) for card in statuses))
@@ -542,25 +540,17 @@ async def away_command(update: Update, context: Context) -> None:
 
 
 async def _lapsing(
-    holds: Sequence[Hold], today: dt.date, days: int, context: Context, deadline: Deadline
+    lapsing: Sequence[tuple[Hold, dt.date]], context: Context, deadline: Deadline
 ) -> list[str]:
-    """The ready holds whose last pick-up day comes before the patron is back: one line each,
-    so they can be collected before leaving."""
-    lang = context.lang
-    back = today + dt.timedelta(days=days)
-    found = [
-        (hold, last)
-        for hold in holds
-        if hold_is_ready(hold)
-        and isinstance(last := hold.pick_up_expiry_date, dt.date)
-        and last < back
-    ]
-    if not found:
+    """The ready holds whose last pick-up day comes before the patron is back: one line each."""
+    if not lapsing:
         return []
+    lang, today = context.lang, context.today
     svc = context.services
-    names = await svc.branches.lookup(svc.library, [h.pick_up_agency for h, _ in found], deadline)
+    places = [hold.pick_up_agency for hold, _ in lapsing]
+    names = await svc.branches.lookup(svc.library, places, deadline)
     lines: list[str] = []
-    for hold, last in found:
+    for hold, last in lapsing:
         place = hold.pick_up_agency or ""
         branch = names.get(place) or place or "?"
         date = format_date(last, lang, today=today)
