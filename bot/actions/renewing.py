@@ -17,6 +17,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from bot.actions.outcomes import Already, CardGone, LoginLapsed, claim_for_card
 from bot.library.deadline import Deadline
 from bot.library.errors import (
     ClientFault,
@@ -29,48 +30,18 @@ from bot.library.errors import (
 from bot.rules.renewals import due_key, raw_reason, refusal_for
 from bot.rules.urgency import hold_is_ready, sort_loans
 from bot.services import calendar
-from storage.store import Card
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping, Sequence
+    from collections.abc import Mapping, Sequence
 
     from bot.library.client import LibraryClient
     from bot.library.models import BorrowerStatus, Hold, Loan, RenewResult
-    from storage.store import CallbackRef, Store
+    from storage.store import CallbackRef, Card, Store
 
 # Renewals in flight at once for "renew all": quick for 60+ loans, gentle on the platform.
 RENEW_CONCURRENCY = 6
 # The one answer that says a renewal was not handled at all: the id may be used again.
 TURNED_AWAY = 503
-
-
-# --- which card -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class CardGone:
-    """The card the button or id was made for is no longer in the chat (logged out, or its
-    number now held by another card): nothing is sent."""
-
-
-@dataclass(frozen=True)
-class LoginLapsed:
-    """The card's login has run out (`error` None: known before sending) or the library refused
-    its token (`error`): not renewed, so the id stays usable once the card logs in again."""
-
-    card: Card
-    error: LibraryError | None = None
-
-
-def card_for(cards: Iterable[Card], cid: object) -> Card | CardGone | LoginLapsed:
-    """The card an id names by identity (`Card.card_id`), never by number (numbers are given
-    again after a logout; an id stored before identities names no card), with its login alive."""
-    card = next((card for card in cards if cid and card.card_id == cid), None)
-    if card is None:
-        return CardGone()
-    if card.lapsed(dt.datetime.now(dt.UTC)):
-        return LoginLapsed(card)
-    return card
 
 
 # --- one loan ---------------------------------------------------------------------------------
@@ -156,11 +127,6 @@ class Failed:
     error: LibraryError
 
 
-@dataclass(frozen=True)
-class Already:
-    """The id was used already (or is unknown, expired, another face's or another user's)."""
-
-
 LoanRenewal = (
     Renewed
     | RenewRefused
@@ -191,16 +157,13 @@ async def renew_loan(
     tap, two views, a race) gets `Already`. A renewal or refusal is remembered (`remember`) and
     retires every other id of `action` for that loan; an id turned away unread (503), or refused
     for its token, is released, as nothing was renewed."""
-    ref = await store.callbacks.callback(button, chat_id, user_id=user_id, action=action)
-    if ref is None or ref.used_at is not None:
-        return Already()
+    claimed = await claim_for_card(
+        store, chat_id=chat_id, button=button, action=action, user_id=user_id
+    )
+    if not isinstance(claimed, tuple):
+        return claimed
+    card, ref = claimed
     payload = ref.payload
-    card = card_for(await store.cards.of_chat(chat_id), payload.get("cid"))
-    if not isinstance(card, Card):
-        return card
-    claimed = await store.callbacks.claim_callback(button, chat_id, user_id=user_id, action=action)
-    if claimed is None:
-        return Already()
     loan_id = str(payload.get("loan_id", ""))
     due = str(payload.get("due", ""))
     title = str(payload.get("title") or "")
@@ -349,18 +312,13 @@ async def renew_all(
     The id's `buttons` (else `keyboard`, the ids under the tapped message) are the same list's
     single-loan buttons, stored for `sibling_action`: a loan with one is renewed only if that
     id is claimed here, so a tap and "renew all" never both renew it."""
-    ref = await store.callbacks.callback(button, chat_id, user_id=user_id, action=action)
-    if ref is None or ref.used_at is not None:
-        return Already()
+    claimed = await claim_for_card(
+        store, chat_id=chat_id, button=button, action=action, user_id=user_id
+    )
+    if not isinstance(claimed, tuple):
+        return claimed
+    card, ref = claimed
     payload = ref.payload
-    card = card_for(await store.cards.of_chat(chat_id), payload.get("cid"))
-    if not isinstance(card, Card):
-        return card
-    if (
-        await store.callbacks.claim_callback(button, chat_id, user_id=user_id, action=action)
-        is None
-    ):
-        return Already()
     listed = payload.get("loans")
     buttons = payload.get("buttons")
     sibling_ids = [str(b) for b in buttons] if isinstance(buttons, list) else list(keyboard)

@@ -35,7 +35,7 @@ from urllib.parse import parse_qsl, quote
 from aiohttp import web
 from aiohttp.typedefs import Handler
 
-from bot.actions import renewing
+from bot.actions import outcomes, renewing
 from bot.library.deadline import Deadline
 from bot.library.errors import (
     LibraryError,
@@ -501,11 +501,11 @@ def renewal_answer(result: renewing.LoanRenewal, lang: str, today: dt.date) -> d
     def answer(kind: str, text: str, **extra: Any) -> dict[str, Any]:
         return {"result": kind, "text": _plain(text), **extra}
 
-    if isinstance(result, renewing.Already):
+    if isinstance(result, outcomes.Already):
         return answer("already", t(lang, "borrower.renew.already"))
-    if isinstance(result, renewing.CardGone):
+    if isinstance(result, outcomes.CardGone):
         return answer("gone", t(lang, "cards.gone"))
-    if isinstance(result, renewing.LoginLapsed):
+    if isinstance(result, outcomes.LoginLapsed):
         return answer("login", t(lang, "app.card_login"))
     if isinstance(result, renewing.NotSent | renewing.Failed):
         return answer("failed", t(lang, "app.failed"))

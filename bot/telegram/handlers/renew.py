@@ -29,7 +29,7 @@ from telegram.error import BadRequest as TelegramBadRequest
 from telegram.error import TelegramError
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
-from bot.actions import renewing
+from bot.actions import outcomes, renewing
 from bot.actions.renewing import RenewedDue, Tried
 from bot.library.deadline import Deadline
 from bot.library.errors import (
@@ -261,16 +261,16 @@ async def _tell_renewal(
     """A single loan's renewal in the chat: the tapped button relabelled (✅ and the new date,
     ⛔ and the reason, ⚠️), and a line where the outcome needs one."""
     lang, chat_id = context.lang, context.chat_id
-    if isinstance(result, renewing.Already):
+    if isinstance(result, outcomes.Already):
         await send(context.bot, chat_id, t(lang, "borrower.renew.already"))
         return
-    if isinstance(result, renewing.CardGone) or (
-        isinstance(result, renewing.LoginLapsed) and result.error is None
+    if isinstance(result, outcomes.CardGone) or (
+        isinstance(result, outcomes.LoginLapsed) and result.error is None
     ):
         # The chat's own words for a card that is gone or lapsed (`cards.require_card`).
         await require_card(context, tapped=tapped)
         return
-    if isinstance(result, renewing.LoginLapsed | renewing.NotSent):
+    if isinstance(result, outcomes.LoginLapsed | renewing.NotSent):
         assert result.error is not None
         await answer_library_error(update, context, result.error, edit=False, card=result.card)
         return
@@ -363,17 +363,17 @@ async def renew_all_callback(update: Update, context: Context) -> None:
         keyboard=_sibling_ids(update),
         user_id=ref.user_id,
     )
-    if isinstance(result, renewing.Already):
+    if isinstance(result, outcomes.Already):
         await send(context.bot, chat_id, t(lang, "borrower.renew.already"))
         return
-    if isinstance(result, renewing.CardGone) or (
-        isinstance(result, renewing.LoginLapsed) and result.error is None
+    if isinstance(result, outcomes.CardGone) or (
+        isinstance(result, outcomes.LoginLapsed) and result.error is None
     ):
         await require_card(context, tapped=decode(ref.payload, RenewAll))
         return
-    if isinstance(result, renewing.LoginLapsed | renewing.NotRead):
+    if isinstance(result, outcomes.LoginLapsed | renewing.NotRead):
         assert result.error is not None
-        card = result.card if isinstance(result, renewing.LoginLapsed) else None
+        card = result.card if isinstance(result, outcomes.LoginLapsed) else None
         await answer_library_error(update, context, result.error, edit=False, card=card)
         return
     if isinstance(result, renewing.NoLoans):
@@ -517,7 +517,7 @@ async def away_command(update: Update, context: Context) -> None:
             today=today,
             deadline=deadline,
         )
-        if isinstance(trip, renewing.LoginLapsed):
+        if isinstance(trip, outcomes.LoginLapsed):
             if await forget_card(context, card.account, lang, tell=False) is not None:
                 lapsed.append(card.account)
             return None if shown.single else [t(lang, "lists.card_forgotten", name=card.name)]
