@@ -13,13 +13,14 @@ from typing import TYPE_CHECKING, Any
 
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
+from bot.actions.ordering import net_only
 from bot.library.deadline import Deadline
 from bot.library.errors import LibraryError
 from bot.rules.isil import branch_key
 from bot.telegram.buttons import OrderFound, Payload, WatchShelf, WhereIs, decode
 from bot.telegram.cards import require_card
 from bot.telegram.context import Context
-from bot.telegram.handlers.order import net_only, valid_pid
+from bot.telegram.handlers.order import valid_pid
 from bot.telegram.handlers.search import MAX_QUERY, clean_query, to_cql
 from bot.telegram.keyboards import callback_buttons, one_per_row, resolve_callback
 from bot.telegram.replies import Buttons, reply, send
