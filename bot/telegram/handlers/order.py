@@ -379,7 +379,7 @@ async def _picker(
     buttons = one_per_row(await callback_buttons(update, context, specs))
     # A name typed instead of a tap is the branch too (`typed_branch`).
     if context.chat_data is not None:
-        context.chat_data[AWAITING_BRANCH] = (pid, account.number, time.monotonic())
+        context.chat_data[AWAITING_BRANCH] = (pid, account.card_id, time.monotonic())
     text = t(lang, "borrower.order.pick_branch", title=title or pid)
     if lead:
         text = f"{lead}\n\n{text}"
@@ -397,13 +397,13 @@ async def typed_branch(update: Update, context: Context, text: str) -> bool:
     waiting = data.get(AWAITING_BRANCH) if data else None
     if data is None or not isinstance(waiting, tuple):
         return False
-    pid, card, asked = waiting
-    if time.monotonic() - asked >= BRANCH_SECONDS:
-        data.pop(AWAITING_BRANCH, None)
-        return False
+    pid, cid, asked = waiting
     svc = context.services
-    account = await svc.store.cards.get(context.chat_id, card)
-    if account is None:
+    # The card the picker was shown for, by identity: not whoever holds its number now.
+    account = outcomes.card_for(await svc.store.cards.of_chat(context.chat_id), cid)
+    late = time.monotonic() - asked >= BRANCH_SECONDS
+    if late or isinstance(account, outcomes.CardGone | outcomes.LoginLapsed):
+        data.pop(AWAITING_BRANCH, None)
         return False
     deadline = Deadline()
     try:
@@ -579,7 +579,8 @@ def _refusal(
     return None
 
 
-# A branch picker waiting for a typed name instead of a tap (`chat_data`): (pid, card, when).
+# A branch picker waiting for a typed name instead of a tap (`chat_data`): (pid, the card's
+# identity, when).
 AWAITING_BRANCH = "order.awaiting_branch"
 BRANCH_SECONDS = 600.0
 
