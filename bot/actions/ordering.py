@@ -15,7 +15,7 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from bot.actions.outcomes import Already, CardGone, LoginLapsed, claim_for_card
+from bot.actions.outcomes import Already, CardGone, LoginLapsed, NotRead, claim_for_card
 from bot.library.deadline import Deadline
 from bot.library.errors import (
     LibraryError,
@@ -57,13 +57,6 @@ ACCEPTED = frozenset({"owned_accepted", "not_owned_ill_loc"})
 
 
 # --- results ----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class NotRead:
-    """What the order needs could not be read from the library (`error`)."""
-
-    error: LibraryError
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """What every action that acts on a stored button or id shares: the card it names, by identity
 and with its login alive, and the id claimed at most once (`claim_for_card`), with the results
-that end an action before anything is sent (`CardGone`, `LoginLapsed`, `Already`)."""
+that end an action before anything is sent (`CardGone`, `LoginLapsed`, `NotRead`, `Already`)."""
 
 from __future__ import annotations
 
@@ -29,6 +29,13 @@ class LoginLapsed:
 
     card: Card
     error: LibraryError | None = None
+
+
+@dataclass(frozen=True)
+class NotRead:
+    """What the action needs could not be read from the library (`error`): nothing was done."""
+
+    error: LibraryError
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from bot.actions.outcomes import Already, CardGone, LoginLapsed, claim_for_card
+from bot.actions.outcomes import Already, CardGone, LoginLapsed, NotRead, claim_for_card
 from bot.library.deadline import Deadline
 from bot.library.errors import (
     ClientFault,
@@ -263,13 +263,6 @@ class RenewedDue:
             else loan
             for loan in loans
         ]
-
-
-@dataclass(frozen=True)
-class NotRead:
-    """The card's loans could not be read (the library's `error`): nothing was tried."""
-
-    error: LibraryError
 
 
 @dataclass(frozen=True)

@@ -190,7 +190,7 @@ async def prepare_order(
     lang, chat_id = context.lang, context.chat_id
     if isinstance(result, ordering.Plan):
         await _confirm(update, context, result, edit=edit)
-    elif isinstance(result, ordering.NotRead):
+    elif isinstance(result, outcomes.NotRead):
         await answer_library_error(update, context, result.error, card=account)
     elif isinstance(result, ordering.OrderedBefore):
         # The line about what the card has names the title; the next need not again.

@@ -371,7 +371,7 @@ async def renew_all_callback(update: Update, context: Context) -> None:
     ):
         await require_card(context, tapped=decode(ref.payload, RenewAll))
         return
-    if isinstance(result, outcomes.LoginLapsed | renewing.NotRead):
+    if isinstance(result, outcomes.LoginLapsed | outcomes.NotRead):
         assert result.error is not None
         card = result.card if isinstance(result, outcomes.LoginLapsed) else None
         await answer_library_error(update, context, result.error, edit=False, card=card)
