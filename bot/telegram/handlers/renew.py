@@ -38,12 +38,13 @@ from bot.library.errors import (
     Refused,
 )
 from bot.library.models import parse_library_date
-from bot.rules.renewals import raw_reason, refusal_for, renew_window
+from bot.rules.renewals import raw_reason, refusal_for
 from bot.rules.urgency import sort_loans
 from bot.telegram.buttons import ButtonId, ListPage, Payload, RenewAll, RenewLoan, decode
 from bot.telegram.cards import card_name, forget_card, require_card, tell_lapsed
 from bot.telegram.context import Context
 from bot.telegram.failures import answer_library_error
+from bot.telegram.handlers.borrower import renew_window_of
 from bot.telegram.handlers.cardlists import (
     ALL,
     CardStatus,
@@ -206,7 +207,7 @@ async def summary_change(
 ) -> Redraw:
     """The card's /renew summary before and after renewing (the refusals now remembered)."""
     lang, today = context.lang, context.today
-    window = await _window(context, context.chat_id)
+    window = await renew_window_of(context)
     refused_after = await context.services.store.renewal_refusals.refusals(
         context.chat_id, card=card
     )
@@ -224,12 +225,6 @@ RENEW_PER_PAGE = 10
 
 async def renew_command(update: Update, context: Context) -> None:
     await list_renew(update, context)
-
-
-async def _window(context: Context, chat_id: int) -> int:
-    svc = context.services
-    chat = await svc.store.chats.chat(chat_id)
-    return renew_window(chat.reminders_enabled, chat.thresholds(svc.settings.REMINDER_DAYS))
 
 
 async def renew_callback(update: Update, context: Context) -> None:
@@ -356,7 +351,7 @@ async def renew_all_callback(update: Update, context: Context) -> None:
         chat_id=chat_id,
         button=ref.id,
         action=RenewAll.ACTION,
-        window=await _window(context, chat_id),
+        window=await renew_window_of(context),
         today=today,
         sibling_action=RenewLoan.ACTION,
         # A paged /renew names its loan buttons (every page's); a digest's are in its keyboard.
@@ -680,7 +675,7 @@ async def _show_renew(
     store = context.services.store
     chat_id = context.chat_id
     today = context.today
-    window = await _window(context, chat_id)
+    window = await renew_window_of(context)
     mapped = listing.buttons or {}
     if listing.views is None:  # a one-card list: its one "renew all"
         heads = {str(card.card): listing.head for card in statuses[:1] if listing.head}
