@@ -223,3 +223,25 @@ async def test_old_order_buttons_of_a_one_card_chat_stop_at_the_first_tap(
     mette = await bot.store.cards.get(CHAT)
     assert mette is not None and mette.pickup_branch is None
     assert len(bot.sandbox.patron_data(METTE).orders) == mette_orders
+
+
+async def test_an_old_stop_button_of_watches_stops_nothing_of_the_next_card(
+    bot: BotHarness,
+) -> None:
+    """/watches' "Stop" names its card by identity too: once Karen's card is gone, her old
+    button says so and leaves Mette's watch of the same title and branch alone."""
+    watch = (LITTLE_PRINCE, "Vesterbro Bibliotek", "DK-710100", "Den lille prins")
+    await bot.connect(CHAT, KAREN, language_code="en")
+    await bot.store.watches.add(CHAT, 1, *watch)
+    [listed] = await command(bot, CHAT, "/watches")
+    [stop] = [label for label in buttons(listed) if "Den lille prins" in label]
+    await command(bot, CHAT, "/logout")
+    await bot.connect(CHAT, METTE, language_code="en")
+    mette = await bot.store.cards.get(CHAT)
+    assert mette is not None
+    await bot.store.watches.add(CHAT, mette.number, *watch)
+
+    answer = await tap_stale(bot, listed, stop)
+    assert answer.text.startswith(GONE)
+    [kept] = await bot.store.watches.of_chat(CHAT)
+    assert kept.card == mette.number
