@@ -302,3 +302,20 @@ async def test_a_renewal_turned_away_unread_can_be_asked_again(bot: BotHarness) 
     assert any(text.startswith("✅ Den afrikanske farm") for text in buttons(edited))
     assert due_of(bot.sandbox, KAREN, "Den afrikanske farm") > before
     assert bot.sandbox.calls[RENEW_CALLS] == 2
+
+
+async def test_a_loans_answer_retires_its_buttons_in_older_messages(bot: BotHarness) -> None:
+    """Renewed from one /renew, the loan's button under an older /renew (or a digest) sends
+    nothing more: the answer retires every chat button of that loan, as the Mini App's ids."""
+    await bot.connect(71, KAREN, language_code="en")
+    [older] = await command(bot, 71, "/renew")
+    [newer] = await command(bot, 71, "/renew")
+    label = next(text for text in buttons(newer) if "Den afrikanske farm" in text)
+    edited = await bot.tap(71, newer, label)
+    assert edited is not None
+    assert any(text.startswith("✅ Den afrikanske farm") for text in buttons(edited))
+    data = older.button(next(text for text in buttons(older) if "Den afrikanske farm" in text))
+    query = await bot.telegram.tap(71, older.message_id, data.callback_data)
+    answer = await wait_answer(bot, query)
+    assert "already been tried" in (answer.get("text") or "")
+    assert bot.sandbox.calls[RENEW_CALLS] == 1
