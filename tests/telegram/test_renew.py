@@ -319,3 +319,20 @@ async def test_a_loans_answer_retires_its_buttons_in_older_messages(bot: BotHarn
     answer = await wait_answer(bot, query)
     assert "already been tried" in (answer.get("text") or "")
     assert bot.sandbox.calls[RENEW_CALLS] == 1
+
+
+async def test_renew_all_retires_the_buttons_of_what_it_renewed_in_older_messages(
+    bot: BotHarness,
+) -> None:
+    await bot.connect(72, KAREN, language_code="en")
+    [older] = await command(bot, 72, "/renew")
+    [newer] = await command(bot, 72, "/renew")
+    await bot.tap(72, newer, "🔄 Renew those due within 3 days")
+    result = await bot.telegram.wait_for(72, "🔄 Renewal", after=newer.message_id)
+    assert "✅ Æbler, øl og ålegræs" in result.text
+    calls = bot.sandbox.calls[RENEW_CALLS]
+    data = older.button(next(text for text in buttons(older) if "Æbler" in text))
+    query = await bot.telegram.tap(72, older.message_id, data.callback_data)
+    answer = await wait_answer(bot, query)
+    assert "already been tried" in (answer.get("text") or "")
+    assert bot.sandbox.calls[RENEW_CALLS] == calls
