@@ -19,8 +19,9 @@ from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
 from bot.actions import ordering, outcomes
 from bot.library.deadline import Deadline
-from bot.library.errors import BadRequest, ClientFault, LibraryError, Refused, ServiceUnavailable
+from bot.library.errors import LibraryError
 from bot.rules.isil import branch_key, match_branch, normalise_branch
+from bot.telegram import orders
 from bot.telegram.buttons import (
     AbortOrder,
     ButtonId,
@@ -48,7 +49,6 @@ from bot.telegram.keyboards import (
 from bot.telegram.replies import plain, reply, send
 from bot.texts import t
 from bot.texts.formatting import format_date, shorten
-from bot.texts.render import render_copies
 
 if TYPE_CHECKING:
     from bot.library.models import Branch, Work
@@ -57,8 +57,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 PID = re.compile(r"^\d{6}-[a-z]+:[A-Za-z0-9_\-]+$")
-# Longest id or branch echoed back to the patron when it is refused.
-ECHO_LIMIT = 60
 # Longest text taken for a branch's name.
 NAME_LIMIT = 100
 ALREADY = "borrower.order.already"
@@ -80,7 +78,9 @@ async def order_command(update: Update, context: Context) -> None:
         return
     pid = args[0].strip()
     if not valid_pid(pid):
-        await reply(update, context, t(lang, "borrower.order.bad_id", pid=shorten(pid, ECHO_LIMIT)))
+        await reply(
+            update, context, t(lang, "borrower.order.bad_id", pid=shorten(pid, orders.ECHO_LIMIT))
+        )
         return
     branch: str | None = None
     wanted: str | None = None
@@ -90,7 +90,7 @@ async def order_command(update: Update, context: Context) -> None:
         branch = normalise_branch(text)
         if branch is None:
             if len(text) > NAME_LIMIT or not any(char.isalpha() for char in text):
-                echo = shorten(text, ECHO_LIMIT)
+                echo = shorten(text, orders.ECHO_LIMIT)
                 await reply(update, context, t(lang, "borrower.order.bad_branch", branch=echo))
                 return
             wanted = text
@@ -195,7 +195,7 @@ async def prepare_order(
     elif isinstance(result, ordering.OrderedBefore):
         # The line about what the card has names the title; the next need not again.
         if result.held is not None:
-            held = _held(result.held, result.title, context)
+            held = orders.held_line(result.held, result.title, lang, context.today)
             text = f"{held}\n{t(lang, 'borrower.order.ordered_before_shown')}"
         else:
             text = t(lang, "borrower.order.ordered_before", title=result.title)
@@ -208,36 +208,18 @@ async def prepare_order(
         key = (
             "borrower.order.branch_several" if result.several else "borrower.order.branch_not_found"
         )
-        lead = t(lang, key, wanted=shorten(result.wanted, ECHO_LIMIT))
+        lead = t(lang, key, wanted=shorten(result.wanted, orders.ECHO_LIMIT))
         await _picker(
             update, context, account, pid, result.title, result.branches, lead=lead, edit=edit
         )
     elif isinstance(result, ordering.Announced):
         await send(
-            context.bot, chat_id, await _for_card(context, account, _announced(result, lang))
+            context.bot,
+            chat_id,
+            await _for_card(context, account, orders.announced_text(result, lang)),
         )
     else:
-        await send(context.bot, chat_id, _why_not(result, lang))
-
-
-def _why_not(
-    result: ordering.NotOrderable
-    | ordering.NoBranches
-    | ordering.NoBranch
-    | ordering.BranchRefused,
-    lang: str,
-) -> str:
-    """Why the order cannot be asked about, in a sentence."""
-    if isinstance(result, ordering.NotOrderable):
-        if result.why == "net_only":
-            return t(lang, "borrower.order.wrong_medium", title=result.title)
-        return t(lang, "borrower.order.not_found", pid=result.pid)
-    if isinstance(result, ordering.NoBranches):
-        return t(lang, "borrower.order.no_branches", pid=result.pid)
-    if isinstance(result, ordering.NoBranch):
-        return t(lang, "borrower.order.no_branch", pid=result.pid)
-    key = "borrower.order.branch_no_pickup" if result.known else "borrower.order.branch_unknown"
-    return t(lang, key, branch=result.name, pid=result.pid)
+        await send(context.bot, chat_id, orders.why_not(result, lang))
 
 
 async def _confirm(update: Update, context: Context, plan: ordering.Plan, *, edit: bool) -> None:
@@ -278,7 +260,7 @@ async def _confirm(update: Update, context: Context, plan: ordering.Plan, *, edi
         day = format_date(available.expected_delivery, lang, today=context.today)
         text += "\n" + t(lang, "shelf.expected", date=day)
     if plan.held is not None:
-        text = f"{_held(plan.held, title, context)}\n\n{text}"
+        text = f"{orders.held_line(plan.held, title, lang, context.today)}\n\n{text}"
     text = await _for_card(context, account, text)
     rows = [[yes, no], [change, where]]
     if edit:
@@ -286,34 +268,6 @@ async def _confirm(update: Update, context: Context, plan: ordering.Plan, *, edi
         return
     # A new message: a search result list keeps its other buttons.
     await send(context.bot, context.chat_id, text, buttons=rows)
-
-
-def _held(held: ordering.OnCard, title: str, context: Context) -> str:
-    """What the card has of the title already, in a line."""
-    lang = context.lang
-    if held.kind == "loan":
-        date = format_date(held.due, lang, today=context.today)
-        return t(lang, "borrower.order.has_loan", title=title, date=date)
-    key = "borrower.order.has_ready" if held.kind == "ready" else "borrower.order.has_hold"
-    return t(lang, key, title=title, branch=held.branch)
-
-
-def _announced(found: ordering.Announced, lang: str) -> str:
-    """The order system's announced refusal in words; for a title on the card's library's
-    own shelves, where it stands there and the library's catalogue."""
-    pid = found.pid
-    branch = found.library or found.agency
-    text = t(
-        lang, ORDER_REASONS[found.reason], title=found.work.title or pid, pid=pid, branch=branch
-    )
-    if found.reason != "owned_own_catalogue" or not found.agency:
-        return text
-    lines = render_copies(found.copies, lang)
-    if lines:
-        text += "\n\n" + "\n".join([t(lang, "shelf.where_it_stands"), *lines])
-    if found.url:
-        text += "\n" + t(lang, "borrower.order.catalogue", url=found.url)
-    return text
 
 
 # --- the pick-up branch picker ----------------------------------------------------------------
@@ -431,7 +385,7 @@ async def _material(update: Update, context: Context, pid: str, deadline: Deadli
         await answer_library_error(update, context, exc, edit=False)
         return None
     if isinstance(found, ordering.NotOrderable):
-        await send(context.bot, context.chat_id, _why_not(found, context.lang))
+        await send(context.bot, context.chat_id, orders.why_not(found, context.lang))
         return None
     return found
 
@@ -489,32 +443,17 @@ async def _abort(
 
 
 async def _tell_failed(update: Update, context: Context, failed: ordering.OrderFailed) -> None:
-    """An order not placed (or not known to be), in plain words."""
-    lang, exc = context.lang, failed.error
-    title, pid, branch = failed.title, failed.pid, failed.branch
-    text = _refusal(exc, lang, title=title, pid=pid, branch=branch, branch_name=failed.branch_name)
-    if text is not None and (exc.code or "").strip().lower() == "owned_own_catalogue":
-        url = exc.url or context.services.branches.catalogue(branch)
-        if url and url.startswith(("https://", "http://")):
-            text = f"{text}\n{t(lang, 'borrower.order.catalogue', url=url)}"
-    if text is None and isinstance(exc, ServiceUnavailable):
-        # No readable answer: the order may have gone in. One message says what to check
-        # and when to order again (a "try again" beside it would contradict it).
-        text = t(lang, "borrower.order.maybe", title=title)
+    """An order not placed (or not known to be), in plain words; else the generic failure."""
+    catalogue = context.services.branches.catalogue(failed.branch)
+    text = orders.failed_text(failed, context.lang, catalogue)
     if text is not None:
         await reply(update, context, text)
         return
-    await answer_library_error(update, context, exc, card=failed.card)
+    await answer_library_error(update, context, failed.error, card=failed.card)
 
 
 async def _tell_placed(update: Update, context: Context, placed: ordering.Placed) -> None:
-    lang = context.lang
-    title, branch = placed.title, placed.branch_name
-    if placed.result.ors_id:
-        ors_id = placed.result.ors_id
-        text = t(lang, "borrower.order.placed", title=title, branch=branch, ors_id=ors_id)
-    else:
-        text = t(lang, "borrower.order.placed_no_id", title=title, branch=branch)
+    text = orders.placed_text(placed, context.lang)
     await reply(update, context, await _for_card(context, placed.card, text))
 
 
@@ -523,60 +462,6 @@ async def _for_card(context: Context, account: Card, text: str) -> str:
     lang = context.lang
     cards = await context.services.store.cards.of_chat(account.chat_id)
     return f"{card_heading(account, lang)}\n{text}" if len(cards) > 1 else text
-
-
-# The order system's reasons (OpenOrder, passed on by the platform in `error`) -> the text that
-# says what it means and what the patron can do next. See production-notes.md.
-ORDER_REASONS: dict[str, str] = {
-    "owned_own_catalogue": "borrower.order.owned",
-    "owned_wrong_mediumtype": "borrower.order.wrong_medium",
-    "not_owned_wrong_ill_mediumtype": "borrower.order.wrong_medium",
-    "not_owned_no_ill_loc": "borrower.order.no_lender",
-    "unknown_pickupagency": "borrower.order.unknown_branch",
-    "unknown_user": "borrower.order.unknown_user",
-    "invalid_order": "borrower.order.invalid",
-    "ors_error": "borrower.order.ors_error",
-    "service_unavailable": "borrower.order.system_down",
-    "authentication_error": "borrower.order.auth_error",
-    "order not placed": "borrower.order.not_placed",
-    # Reasons that mean the order was accepted, should one ever come as an error.
-    "owned_accepted": "borrower.order.accepted",
-    "not_owned_ill_loc": "borrower.order.accepted",
-}
-
-
-def _refusal(
-    exc: LibraryError,
-    lang: str,
-    *,
-    title: str,
-    pid: str,
-    branch: str = "",
-    branch_name: str = "",
-) -> str | None:
-    """The sentence for a refusal the patron can act on; None for the generic failures (a
-    request the platform refused as malformed among them: the bot's fault, not a refusal)."""
-    if isinstance(exc, ClientFault):
-        return None
-    code = (exc.code or "").strip()
-    lowered = code.lower()
-    key = ORDER_REASONS.get(lowered)
-    if key is not None:
-        return t(
-            lang,
-            key,
-            title=title,
-            pid=pid,
-            branch=branch_name or branch,
-            code=shorten(code, ECHO_LIMIT),
-        )
-    if "pickupbranch" in lowered.replace(" ", "").replace("_", ""):
-        return t(lang, "borrower.order.missing_branch", pid=pid)
-    if isinstance(exc, Refused | BadRequest):
-        if not code:
-            return t(lang, "borrower.order.not_placed", title=title)
-        return t(lang, "borrower.order.refused", title=title, code=shorten(code, ECHO_LIMIT))
-    return None
 
 
 # A branch picker waiting for a typed name instead of a tap (`chat_data`): (pid, the card's
