@@ -89,8 +89,8 @@ async def cancel_hold(
     user_id: int | None = None,
 ) -> Cancelling:
     """Cancel the hold behind the stored "yes" `button` (stored for `action`), at most once,
-    on the card it names by identity with its login alive (`claim_for_card`). Never retried;
-    a token the library refuses releases the id, as nothing was cancelled."""
+    on the card it names by identity with its login alive (`claim_for_card`). Never retried:
+    the id stays spent whatever the answer."""
     claimed = await claim_for_card(
         store, chat_id=chat_id, button=button, action=action, user_id=user_id
     )
@@ -105,7 +105,6 @@ async def cancel_hold(
             library.cancel_order(card.token, str(payload.get("order_id", "")), order_type)
         )
     except (TokenRejected, NotLoggedIn) as exc:
-        await store.callbacks.release_callback(button, chat_id)
         return LoginLapsed(card, exc)
     except Refused as exc:
         if (exc.code or "").strip().lower() in HOLD_GONE:

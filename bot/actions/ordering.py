@@ -493,7 +493,6 @@ async def place(
         if (exc.code or "").strip().lower() == "unknown_pickupagency":
             await forget_branch(services, card, branch)  # not offered again
         if isinstance(exc, TokenRejected | NotLoggedIn):
-            await store.callbacks.release_callback(button, chat_id)  # surely not placed
             return LoginLapsed(card, exc)
         return OrderFailed(card, pid, title, branch, branch_name, exc, maybe)
     log.info("order placed for chat %s", chat_id)

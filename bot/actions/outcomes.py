@@ -24,8 +24,8 @@ class CardGone:
 
 @dataclass(frozen=True)
 class LoginLapsed:
-    """The card's login has run out (`error` None: known before sending) or the library refused
-    its token (`error`): nothing was done, so the id stays usable once the card logs in again."""
+    """The card's login has run out (`error` None: known before sending, so the id is not
+    spent) or the library refused its token (`error`): nothing was done."""
 
     card: Card
     error: LibraryError | None = None

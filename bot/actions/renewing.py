@@ -104,8 +104,8 @@ class OurFault:
 
 @dataclass(frozen=True)
 class NotSent:
-    """Turned away unread (503: the library was down or busy): surely not renewed, so the id
-    is usable again."""
+    """Turned away unread (503: the library was down or busy): surely not renewed, so a
+    reusable id is usable again."""
 
     card: Card
     loan_id: str
@@ -116,9 +116,9 @@ class NotSent:
 
 @dataclass(frozen=True)
 class Failed:
-    """Answered with an error that is neither a refusal nor a turning away (a gateway's 502,
-    a 500): whether it went through is not known, so the id stays spent, as for `NoAnswer`,
-    and the patron is told the library is not answering."""
+    """Answered with an error that is no refusal (a gateway's 502, a 500; a 503 where the id
+    is not reusable): the id stays spent, as for `NoAnswer`, and the patron is told the library
+    is not answering."""
 
     card: Card
     loan_id: str
@@ -148,6 +148,7 @@ async def renew_loan(
     button: str,
     action: str,
     user_id: int | None = None,
+    reusable: bool = False,
 ) -> LoanRenewal:
     """Renew the loan behind the stored id `button` (stored for `action`: the chat's `renew`
     buttons and the Mini App's ids each renew only through their own face), at most once.
@@ -155,8 +156,12 @@ async def renew_loan(
     The card is the one the id names by identity, and its login is checked before the id is
     claimed: a card that is gone or lapsed spends nothing. A second claim of the id (a double
     tap, two views, a race) gets `Already`. A renewal or refusal is remembered (`remember`) and
-    retires every other id of `action` for that loan; an id turned away unread (503), or refused
-    for its token, is released, as nothing was renewed."""
+    retires every other id of `action` for that loan.
+
+    `reusable`: an id turned away unread (503) or refused for its token is released, as
+    nothing was renewed (`NotSent`, `LoginLapsed`). The Mini App's ids are one per loan and due
+    date, so a spent one has no replacement; a chat button is one of a message, and stays spent
+    (`Failed`), as a new /renew gives new ones."""
     claimed = await claim_for_card(
         store, chat_id=chat_id, button=button, action=action, user_id=user_id
     )
@@ -171,7 +176,8 @@ async def renew_loan(
     try:
         result = await Deadline().run(library.renew(card.token, loan_id))
     except (TokenRejected, NotLoggedIn) as exc:
-        await store.callbacks.release_callback(button, chat_id)
+        if reusable:
+            await store.callbacks.release_callback(button, chat_id)
         return LoginLapsed(card, exc)
     except Refused as exc:
         await _answered(store, chat_id, card, loan_id, due, exc, action)
@@ -181,7 +187,7 @@ async def renew_loan(
     except LibraryError as exc:
         if isinstance(exc, ServiceUnavailable) and exc.status is None:
             return NoAnswer(*loan, exc)
-        if exc.status != TURNED_AWAY:
+        if exc.status != TURNED_AWAY or not reusable:
             return Failed(*loan, exc)
         await store.callbacks.release_callback(button, chat_id)
         return NotSent(*loan, exc)

@@ -490,7 +490,7 @@ async def renew_loan(services: Services, user_id: int, button: str) -> dict[str,
     lang = pick_language(chat.language, chat.telegram_language)
     today = dt.datetime.now(DEFAULT_TZ).date()
     result = await renewing.renew_loan(
-        store, services.library, chat_id=user_id, button=button, action=RENEW_ACTION
+        store, services.library, chat_id=user_id, button=button, action=RENEW_ACTION, reusable=True
     )
     return renewal_answer(result, lang, today)
 

@@ -285,25 +285,6 @@ async def test_a_request_the_platform_refuses_is_our_fault_not_the_librarys(
     assert any(text.startswith("✅ Den afrikanske farm") for text in buttons(renewed))
 
 
-async def test_a_renewal_turned_away_unread_can_be_asked_again(bot: BotHarness) -> None:
-    """A 503 says the library did not handle it: not renewed, so the loan's button is left as
-    it was and renews at the next tap, as the Mini App's id does (`actions.renewing.NotSent`)."""
-    await bot.connect(70, KAREN, language_code="en")
-    [listing] = await command(bot, 70, "/renew")
-    before = due_of(bot.sandbox, KAREN, "Den afrikanske farm")
-    label = next(text for text in buttons(listing) if "Den afrikanske farm" in text)
-    bot.sandbox.faults.fail_next["/v3/renew"] = [503]
-    await bot.tap(70, listing, label)
-    await bot.telegram.wait_for(70, "not answering", after=listing.message_id)
-    assert label in buttons(message(bot, 70, listing.message_id))
-    assert due_of(bot.sandbox, KAREN, "Den afrikanske farm") == before
-    edited = await bot.tap(70, listing, label)
-    assert edited is not None
-    assert any(text.startswith("✅ Den afrikanske farm") for text in buttons(edited))
-    assert due_of(bot.sandbox, KAREN, "Den afrikanske farm") > before
-    assert bot.sandbox.calls[RENEW_CALLS] == 2
-
-
 async def test_a_loans_answer_retires_its_buttons_in_older_messages(bot: BotHarness) -> None:
     """Renewed from one /renew, the loan's button under an older /renew (or a digest) sends
     nothing more: the answer retires every chat button of that loan, as the Mini App's ids."""

@@ -433,8 +433,8 @@ async def test_a_renewal_finds_its_card_by_identity_and_checks_its_login(
 async def test_a_failed_renewal_is_asked_again_only_when_it_was_turned_away_unread(
     bot: BotHarness, status: int, again: str
 ) -> None:
-    """As in the chat (the same action): a 503 was not handled, so the id renews when pressed
-    again; a gateway's 502 may have gone through, so the id stays spent."""
+    """A 503 was not handled, so the page's id (one per loan and due date) renews when pressed
+    again; a gateway's 502 may have gone through, so the id stays spent, as a chat button does."""
     await bot.connect(97, JONAS, language_code="en")
     [card] = (await overview(bot, init_data(97))).json()["cards"]
     button = next(loan["renew"] for loan in card["loans"] if loan["renew"])

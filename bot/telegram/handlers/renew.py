@@ -163,12 +163,12 @@ async def _tell_renewal(
         # The chat's own words for a card that is gone or lapsed (`cards.require_card`).
         await require_card(context, tapped=tapped)
         return
-    if isinstance(result, outcomes.LoginLapsed | renewing.NotSent):
+    if isinstance(result, outcomes.LoginLapsed):
         assert result.error is not None
         await answer_library_error(update, context, result.error, edit=False, card=result.card)
         return
     title = result.title or t(lang, "render.untitled")
-    if isinstance(result, renewing.Failed):
+    if isinstance(result, renewing.Failed | renewing.NotSent):
         await edit_buttons(
             update, {_data(update): button_label(title, result.error, context.today, lang)}
         )
