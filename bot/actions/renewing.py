@@ -1,12 +1,13 @@
 """Renewing: one loan (a chat's button or the Mini App's id, `renew_loan`), those due within a
-window ("renew all", `renew_all`), or everything due before a trip (/away, `renew_due`).
+window ("renew all", `renew_all`), or everything due before a trip (/away, `renew_for_trip`);
+`renew_due` is the loop the last two share.
 
 Each loan is tried at most once per id and never retried. The card is the one the id names by
 identity, and its login is checked before anything is claimed or sent. What the library said
 is remembered (a refusal is kept, so the loan is marked and offered no button again; a renewal
 moves the calendar feed's date), and a loan's answer retires every id its face gave for it.
 
-The results are typed (`LoanRenewal`, `RenewedDue`, `AllRenewal`); the chat and the Mini App
+The results are typed (`LoanRenewal`, `AllRenewal`, `Trip`); the chat and the Mini App
 only render them.
 """
 
@@ -15,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from bot.actions.outcomes import Already, CardGone, LoginLapsed, NotRead, claim_for_card
 from bot.library.deadline import Deadline
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
 
     from bot.library.client import LibraryClient
     from bot.library.models import BorrowerStatus, Hold, Loan, RenewResult
-    from storage.store import CallbackRef, Card, Store
+    from storage.store import CallbackRef, Card, Refusal, Store
 
 # Renewals in flight at once for "renew all": quick for 60+ loans, gentle on the platform.
 RENEW_CONCURRENCY = 6
@@ -285,7 +286,7 @@ class AllRenewed:
     card: Card
     done: RenewedDue
     loans: list[Loan]
-    refused_before: Mapping[str, Any]
+    refused_before: Mapping[str, Refusal]
 
 
 AllRenewal = AllRenewed | NotRead | NoLoans | LoginLapsed | CardGone | Already
