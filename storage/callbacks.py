@@ -172,7 +172,8 @@ class Callbacks(Repository):
 
     async def retire_callbacks(self, chat_id: int, action: str, match: dict[str, Any]) -> int:
         """Mark used every live, unused button of the chat stored for `action` whose payload
-        has `match`'s values (all the ids one thing was given under); how many."""
+        has `match`'s values (all the ids one thing was given under); how many. A value given
+        as a frozenset matches any of its members (the ids of several things at once)."""
 
         def work(conn: Connection) -> int:
             now = self._now()
@@ -187,7 +188,9 @@ class Callbacks(Repository):
             ids = [
                 row.id
                 for row in rows
-                if all((row.payload or {}).get(key) == value for key, value in match.items())
+                if all(
+                    _matches((row.payload or {}).get(key), value) for key, value in match.items()
+                )
             ]
             for chunk in chunks(ids):
                 conn.execute(
@@ -296,3 +299,9 @@ class Callbacks(Repository):
     @staticmethod
     def expired(now: datetime) -> Executable:
         return delete(CALLBACK_REF).where(CALLBACK_REF.c.created_at <= now - CALLBACK_TTL)
+
+
+def _matches(found: Any, wanted: Any) -> bool:
+    if isinstance(wanted, frozenset):
+        return isinstance(found, str | int) and found in wanted
+    return bool(found == wanted)

@@ -15,7 +15,6 @@ from bot.rules.renewals import due_key
 from bot.telegram.buttons import (
     ButtonId,
     ListPage,
-    NamesCard,
     OrderFound,
     Payload,
     RenewAll,
@@ -23,7 +22,6 @@ from bot.telegram.buttons import (
     WhereIs,
     encode,
 )
-from bot.telegram.cards import require_card
 from bot.telegram.context import Context
 from bot.telegram.replies import StaticKeyboard, answer_query, plain, send
 from bot.texts import Raw, t
@@ -34,7 +32,7 @@ if TYPE_CHECKING:
     from telegram import Update
 
     from bot.library.models import Loan
-    from storage.store import CallbackRef, Card
+    from storage.store import CallbackRef
 
 CALLBACK_DATA_LIMIT = 64
 # Plain-text lengths of a title in a button label (a short one where more goes beside it) and
@@ -201,22 +199,11 @@ async def resolve_callback(
     return ref
 
 
-async def claim_once(
-    update: Update,
-    context: Context,
-    already_key: str,
-    *,
-    tapped: NamesCard | None = None,
-) -> tuple[Card, CallbackRef] | None:
-    """The card and the tapped button's row, for a button that acts exactly once.
-
-    The row is claimed atomically only once the card the payload names (`tapped`, by identity;
-    None: the chat's first) is known to be usable (`cards.require_card`). A later tap, or one
-    that loses a race, is told `already_key` instead of "stale button".
-    """
+async def tapped_once(update: Update, context: Context, already_key: str) -> CallbackRef | None:
+    """The tapped button's row, unclaimed, answering the tap: for a button that acts exactly
+    once and whose action claims it. A button used already is told `already_key` (not "stale
+    button"); an unknown one or another user's is told so by `resolve_callback`."""
     lang = context.lang
-    query = update.callback_query
-    assert query is not None
     peek = await peek_callback(update, context)
     if peek is not None and peek.used_at is not None:
         context.services.metrics.callback(peek.action, "claimed")
@@ -227,14 +214,7 @@ async def claim_once(
         again = await peek_callback(update, context)
         if again is not None and again.used_at is not None:
             await send(context.bot, context.chat_id, t(lang, already_key))
-        return None
-    account = await require_card(context, tapped=tapped)
-    if account is None:
-        return None
-    if await context.services.store.callbacks.claim_callback(ref.id, context.chat_id) is None:
-        await send(context.bot, context.chat_id, t(lang, already_key))
-        return None
-    return account, ref
+    return ref
 
 
 def renew_payload(loan: Loan, lang: str, card: int = 1, cid: str | None = None) -> RenewLoan:

@@ -35,19 +35,16 @@ from urllib.parse import parse_qsl, quote
 from aiohttp import web
 from aiohttp.typedefs import Handler
 
+from bot.actions import outcomes, renewing
 from bot.library.deadline import Deadline
 from bot.library.errors import (
-    ClientFault,
     LibraryError,
-    NotLoggedIn,
-    Refused,
-    ServiceUnavailable,
     TokenRejected,
 )
 from bot.library.models import DEFAULT_TZ, parse_library_date
-from bot.rules.renewals import due_key, raw_reason, refusal_for
+from bot.rules.renewals import due_key, refusal_for
 from bot.rules.urgency import hold_is_ready, sort_loans
-from bot.services import Services, renewing
+from bot.services import Services
 from bot.texts import LANGUAGES, Raw, pick_language, t
 from bot.texts.cards import card_name
 from bot.texts.formatting import format_amount, format_date, is_zero_amount, shorten
@@ -65,7 +62,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from bot.library.client import LibraryClient
-    from bot.library.models import BorrowerStatus, Hold, Loan, RenewResult
+    from bot.library.models import BorrowerStatus, Hold, Loan
     from storage.store import Card
 
 log = logging.getLogger(__name__)
@@ -494,71 +491,51 @@ async def _lists(
 
 
 async def renew_loan(services: Services, user_id: int, button: str) -> dict[str, Any]:
-    """Renew the loan behind a page's renew id, at most once, as a tap in the chat does: the
-    card is found by its identity and its login checked before the id is claimed (a second
-    POST of it, or anyone else's, gets "already"). The answer is remembered as the chat
-    remembers it, and a renewal or refusal retires every id the page gave for that loan. The
-    answer's `text` is the chat's line for the result."""
+    """Renew the loan behind a page's renew id with the chat's action (`renewing.renew_loan`):
+    at most once, the card found by its identity and its login checked before the id is
+    claimed, the answer remembered, a renewal or refusal retiring every id the page gave for
+    that loan. The answer's `result` names the outcome and its `text` is the chat's line."""
     store = services.store
     chat = await store.chats.chat(user_id)
     lang = pick_language(chat.language, chat.telegram_language)
     today = dt.datetime.now(DEFAULT_TZ).date()
+    result = await renewing.renew_loan(
+        store, services.library, chat_id=user_id, button=button, action=RENEW_ACTION, reusable=True
+    )
+    return renewal_answer(result, lang, today)
 
-    def answer(result: str, text: str, **extra: Any) -> dict[str, Any]:
-        return {"result": result, "text": _plain(text), **extra}
 
-    already = t(lang, "borrower.renew.already")
-    # Only a button the page was given: a chat button's id is not claimed, so it still works
-    # in the chat.
-    ref = await store.callbacks.callback(button, user_id, action=RENEW_ACTION)
-    if ref is None or ref.used_at is not None:
-        return answer("already", already)
-    payload = ref.payload
-    cid = payload.get("cid")
-    cards = await store.cards.of_chat(user_id)
-    account = next((card for card in cards if cid and card.card_id == cid), None)
-    if account is None:
+def renewal_answer(result: renewing.LoanRenewal, lang: str, today: dt.date) -> dict[str, Any]:
+    """The page's answer for a renewal's result."""
+
+    def answer(kind: str, text: str, **extra: Any) -> dict[str, Any]:
+        return {"result": kind, "text": _plain(text), **extra}
+
+    if isinstance(result, outcomes.Already):
+        return answer("already", t(lang, "borrower.renew.already"))
+    if isinstance(result, outcomes.CardGone):
         return answer("gone", t(lang, "cards.gone"))
-    if account.lapsed(dt.datetime.now(dt.UTC)):
+    if isinstance(result, outcomes.LoginLapsed):
         return answer("login", t(lang, "app.card_login"))
-    if await store.callbacks.claim_callback(button, user_id, action=RENEW_ACTION) is None:
-        return answer("already", already)
-    loan_id = str(payload.get("loan_id", ""))
-    due = str(payload.get("due", ""))
-    title = str(payload.get("title") or t(lang, "render.untitled"))
-    outcome: RenewResult | LibraryError
-    try:
-        outcome = await Deadline().run(services.library.renew(account.token, loan_id))
-    except (TokenRejected, NotLoggedIn):
-        await store.callbacks.release_callback(button, user_id)  # not renewed: may ask again
-        return answer("login", t(lang, "app.card_login"))
-    except Refused as exc:
-        outcome = exc
-    except ServiceUnavailable as exc:
-        if exc.status is None:
-            # Sent, and no readable answer: it may have gone through, so never again.
-            return answer("unknown", renewal_line(title, exc, today, lang))
-        await store.callbacks.release_callback(button, user_id)  # turned away unread
+    if isinstance(result, renewing.NotSent | renewing.Failed):
         return answer("failed", t(lang, "app.failed"))
-    except ClientFault as exc:
-        return answer("fault", renewal_line(title, exc, today, lang))
-    except LibraryError:
-        await store.callbacks.release_callback(button, user_id)
-        return answer("failed", t(lang, "app.failed"))
-    await renewing.remember(store, user_id, loan_id, due, outcome, account.number)
-    # The loan has its answer: no other id of it (another view's, an older due date's) sends.
-    await store.callbacks.retire_callbacks(user_id, RENEW_ACTION, {"cid": cid, "loan_id": loan_id})
-    if isinstance(outcome, Refused):
-        was = parse_library_date(due) or None
-        text = renewal_line(title, outcome, today, lang, due=was)
-        reason = _plain(
-            t(lang, "borrower.renew.cannot", reason=Raw(reason_text(raw_reason(outcome), lang)))
+    title = result.title or t(lang, "render.untitled")
+    if isinstance(result, renewing.NoAnswer):
+        return answer("unknown", renewal_line(title, result.error, today, lang))
+    if isinstance(result, renewing.OurFault):
+        return answer("fault", renewal_line(title, result.error, today, lang))
+    if isinstance(result, renewing.RenewRefused):
+        was = parse_library_date(result.due) or None
+        reason = Raw(reason_text(result.reason, lang))
+        return answer(
+            "refused",
+            renewal_line(title, result.error, today, lang, due=was),
+            refused=_plain(t(lang, "borrower.renew.cannot", reason=reason)),
         )
-        return answer("refused", text, refused=reason)
-    new_due = outcome.return_date
+    new_due = result.new_due
     return answer(
         "renewed",
-        renewal_line(title, outcome, today, lang),
+        renewal_line(title, result.result, today, lang),
         due=_iso(new_due),
         due_text=_plain(loan_due(new_due, today, lang)) if new_due else None,
     )

@@ -472,3 +472,21 @@ async def test_a_watch_fires_once_and_dies_with_its_card(store: Store) -> None:
     assert not await store.watches.claim(first)  # gone
     await store.remove_card(10, 2)
     assert await store.watches.of_chat(10) == []
+
+
+async def test_the_ids_of_several_loans_are_retired_at_once(open_store: OpenStore) -> None:
+    """ "Renew all"'s answers retire the ids of every answered loan in one call (a frozenset
+    matches any of its members), and no other card's or loan's."""
+    async with open_store() as store:
+        rows = [
+            ("renew", {"cid": "c1", "loan_id": "L1"}),
+            ("renew", {"cid": "c1", "loan_id": "L2"}),
+            ("renew", {"cid": "c1", "loan_id": "L3"}),
+            ("renew", {"cid": "c2", "loan_id": "L1"}),
+            ("renew", {"cid": "c1", "loan_id": ["L1"]}),  # not a loan id: matches nothing
+        ]
+        ids = await store.callbacks.put_callbacks(7, rows)
+        match = {"cid": "c1", "loan_id": frozenset({"L1", "L2"})}
+        assert await store.callbacks.retire_callbacks(7, "renew", match) == 2
+        claimed = [await store.callbacks.claim_callback(ref, 7) is not None for ref in ids]
+        assert claimed == [False, False, True, True, True]

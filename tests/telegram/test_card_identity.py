@@ -193,3 +193,55 @@ async def test_an_old_suggestion_of_a_one_card_chat_orders_nothing_for_the_next_
     assert answer.text.startswith(GONE)
     assert answer.buttons == []  # no "Yes, order it"
     assert len(bot.sandbox.patron_data(METTE).orders) == mette_orders
+
+
+async def test_old_order_buttons_of_a_one_card_chat_stop_at_the_first_tap(
+    bot: BotHarness,
+) -> None:
+    """Karen's order question and branch picker, then Karen logs out and Mette logs in: Mette is
+    the chat's only card, yet each of those buttons was made for Karen's card and says it is
+    gone at once, and a branch name typed for Karen's picker orders nothing for Mette."""
+    await bot.connect(CHAT, KAREN, language_code="en")
+    [ask] = await command(bot, CHAT, f"/order {LITTLE_PRINCE}")
+    [asked] = await command(bot, CHAT, f"/order {LITTLE_PRINCE}")
+    picker = await bot.tap(CHAT, asked, "📍 Change pick-up branch")
+    assert picker is not None and "Vesterbro Bibliotek" in buttons(picker)
+    await command(bot, CHAT, "/logout")
+    await bot.connect(CHAT, METTE, language_code="en")
+    mette_orders = len(bot.sandbox.patron_data(METTE).orders)
+
+    for message, label in (
+        (ask, "📥 Yes, order it"),
+        (ask, "📍 Change pick-up branch"),
+        (picker, "Vesterbro Bibliotek"),
+    ):
+        answer = await tap_stale(bot, message, label)
+        assert answer.text.startswith(GONE), (label, answer.text)
+        assert answer.buttons == [], label  # no question, picker or "Yes" for Mette
+    typed = await command(bot, CHAT, "Vesterbro")
+    assert not any("Pick-up at" in message.text for message in typed)
+    mette = await bot.store.cards.get(CHAT)
+    assert mette is not None and mette.pickup_branch is None
+    assert len(bot.sandbox.patron_data(METTE).orders) == mette_orders
+
+
+async def test_an_old_stop_button_of_watches_stops_nothing_of_the_next_card(
+    bot: BotHarness,
+) -> None:
+    """/watches' "Stop" names its card by identity too: once Karen's card is gone, her old
+    button says so and leaves Mette's watch of the same title and branch alone."""
+    watch = (LITTLE_PRINCE, "Vesterbro Bibliotek", "DK-710100", "Den lille prins")
+    await bot.connect(CHAT, KAREN, language_code="en")
+    await bot.store.watches.add(CHAT, 1, *watch)
+    [listed] = await command(bot, CHAT, "/watches")
+    [stop] = [label for label in buttons(listed) if "Den lille prins" in label]
+    await command(bot, CHAT, "/logout")
+    await bot.connect(CHAT, METTE, language_code="en")
+    mette = await bot.store.cards.get(CHAT)
+    assert mette is not None
+    await bot.store.watches.add(CHAT, mette.number, *watch)
+
+    answer = await tap_stale(bot, listed, stop)
+    assert answer.text.startswith(GONE)
+    [kept] = await bot.store.watches.of_chat(CHAT)
+    assert kept.card == mette.number

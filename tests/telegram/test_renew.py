@@ -283,3 +283,37 @@ async def test_a_request_the_platform_refuses_is_our_fault_not_the_librarys(
     renewed = await bot.tap(63, again, label)
     assert renewed is not None
     assert any(text.startswith("✅ Den afrikanske farm") for text in buttons(renewed))
+
+
+async def test_a_loans_answer_retires_its_buttons_in_older_messages(bot: BotHarness) -> None:
+    """Renewed from one /renew, the loan's button under an older /renew (or a digest) sends
+    nothing more: the answer retires every chat button of that loan, as the Mini App's ids."""
+    await bot.connect(71, KAREN, language_code="en")
+    [older] = await command(bot, 71, "/renew")
+    [newer] = await command(bot, 71, "/renew")
+    label = next(text for text in buttons(newer) if "Den afrikanske farm" in text)
+    edited = await bot.tap(71, newer, label)
+    assert edited is not None
+    assert any(text.startswith("✅ Den afrikanske farm") for text in buttons(edited))
+    data = older.button(next(text for text in buttons(older) if "Den afrikanske farm" in text))
+    query = await bot.telegram.tap(71, older.message_id, data.callback_data)
+    answer = await wait_answer(bot, query)
+    assert "already been tried" in (answer.get("text") or "")
+    assert bot.sandbox.calls[RENEW_CALLS] == 1
+
+
+async def test_renew_all_retires_the_buttons_of_what_it_renewed_in_older_messages(
+    bot: BotHarness,
+) -> None:
+    await bot.connect(72, KAREN, language_code="en")
+    [older] = await command(bot, 72, "/renew")
+    [newer] = await command(bot, 72, "/renew")
+    await bot.tap(72, newer, "🔄 Renew those due within 3 days")
+    result = await bot.telegram.wait_for(72, "🔄 Renewal", after=newer.message_id)
+    assert "✅ Æbler, øl og ålegræs" in result.text
+    calls = bot.sandbox.calls[RENEW_CALLS]
+    data = older.button(next(text for text in buttons(older) if "Æbler" in text))
+    query = await bot.telegram.tap(72, older.message_id, data.callback_data)
+    answer = await wait_answer(bot, query)
+    assert "already been tried" in (answer.get("text") or "")
+    assert bot.sandbox.calls[RENEW_CALLS] == calls

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
+from bot.actions import cancelling, outcomes
 from bot.library.deadline import Deadline
-from bot.library.errors import LibraryError, Refused, ServiceUnavailable
 from bot.rules.isil import normalise_branch
 from bot.rules.renewals import refusal_for, renew_window
 from bot.rules.urgency import hold_is_ready, sort_holds, sort_loans
@@ -34,13 +34,13 @@ from bot.telegram.keyboards import (
     BUTTON_TITLE,
     PAYLOAD_TITLE,
     callback_buttons,
-    claim_once,
     one_per_row,
     overview_keyboard,
     page_row,
     peek_callback,
     resolve_callback,
     store_payloads,
+    tapped_once,
 )
 from bot.telegram.replies import plain, reply, send
 from bot.texts import Raw, t
@@ -61,7 +61,6 @@ from bot.texts.render import (
 
 if TYPE_CHECKING:
     from bot.library.models import Debt, Hold
-    from storage.store import Card
 
 log = logging.getLogger(__name__)
 
@@ -107,9 +106,18 @@ async def cancel_callback(update: Update, context: Context) -> None:
     peek = await peek_callback(update, context)
     seen = decode(peek.payload, KeepHold, CancelHold) if peek is not None else None
     if isinstance(seen, CancelHold) and seen.confirm:
-        claimed = await claim_once(update, context, "borrower.cancel.already", tapped=seen)
-        if claimed is not None:
-            await _cancel_hold(update, context, claimed[0], seen)
+        ref = await tapped_once(update, context, "borrower.cancel.already")
+        if ref is not None:
+            svc = context.services
+            result = await cancelling.cancel_hold(
+                svc.store,
+                svc.library,
+                chat_id=context.chat_id,
+                button=ref.id,
+                action=CancelHold.ACTION,
+                user_id=ref.user_id,
+            )
+            await _tell_cancel(update, context, seen, result)
         return
     ref = await resolve_callback(update, context)
     if ref is None:
@@ -148,32 +156,34 @@ async def _ask_cancel(update: Update, context: Context, hold: CancelHold) -> Non
     await send(context.bot, context.chat_id, text, buttons=[[yes, no]])
 
 
-async def _cancel_hold(update: Update, context: Context, account: Card, hold: CancelHold) -> None:
+async def _tell_cancel(
+    update: Update, context: Context, hold: CancelHold, result: cancelling.Cancelling
+) -> None:
     lang = context.lang
-    title = _hold_title(hold.title, lang)
-    try:
-        result = await Deadline().run(
-            context.services.library.cancel_order(
-                account.token, hold.order_id, hold.order_type or "normal"
-            )
-        )
-    except Refused as exc:
-        # "Unknown Request": the NCIP problem type for an order the library no longer has.
-        if (exc.code or "").strip().lower() in ("order_not_found", "unknown request"):
-            await reply(update, context, t(lang, "borrower.cancel.gone", title=title))
-            return
-        reason = shorten(exc.code or "?", 120)
-        await reply(update, context, t(lang, "borrower.cancel.refused", title=title, reason=reason))
+    if isinstance(result, outcomes.Already):
+        await send(context.bot, context.chat_id, t(lang, "borrower.cancel.already"))
         return
-    except LibraryError as exc:
-        if isinstance(exc, ServiceUnavailable) and exc.status is None:
-            # Sent once, never answered readably: the hold may be cancelled or not.
-            await reply(update, context, t(lang, "borrower.cancel.maybe", title=title))
-            return
-        await answer_library_error(update, context, exc, card=account)
+    if isinstance(result, outcomes.CardGone) or (
+        isinstance(result, outcomes.LoginLapsed) and result.error is None
+    ):
+        await require_card(context, tapped=hold)  # the chat's words for a card gone or lapsed
         return
-    key = "borrower.cancel.done" if result.deleted else "borrower.cancel.not_done"
-    await reply(update, context, t(lang, key, title=title))
+    if isinstance(result, outcomes.LoginLapsed | cancelling.CancelFailed):
+        assert result.error is not None
+        await answer_library_error(update, context, result.error, card=result.card)
+        return
+    title = _hold_title(result.title, lang)
+    if isinstance(result, cancelling.HoldGone):
+        text = t(lang, "borrower.cancel.gone", title=title)
+    elif isinstance(result, cancelling.CancelRefused):
+        reason = shorten(result.reason, 120)
+        text = t(lang, "borrower.cancel.refused", title=title, reason=reason)
+    elif isinstance(result, cancelling.MaybeCancelled):
+        text = t(lang, "borrower.cancel.maybe", title=title)
+    else:
+        key = "borrower.cancel.done" if result.deleted else "borrower.cancel.not_done"
+        text = t(lang, key, title=title)
+    await reply(update, context, text)
 
 
 async def _keep_hold(update: Update, context: Context, keep: KeepHold) -> None:

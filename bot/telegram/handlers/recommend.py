@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from telegram import Update
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
+from bot.actions.ordering import net_only
 from bot.library.deadline import Deadline
 from bot.library.errors import LibraryError
 from bot.telegram.buttons import OrderFound, Payload, RecommendFor, decode
@@ -33,7 +34,7 @@ from bot.telegram.handlers.cardlists import (
     fetch_cards,
 )
 from bot.telegram.handlers.common import borrower_status
-from bot.telegram.handlers.order import net_only, valid_pid
+from bot.telegram.handlers.order import valid_pid
 from bot.telegram.handlers.whatson import one_message
 from bot.telegram.keyboards import (
     BUTTON_TITLE,

@@ -17,35 +17,24 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-import html
 import logging
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
-from telegram.constants import ParseMode
-from telegram.error import BadRequest as TelegramBadRequest
-from telegram.error import TelegramError
+from telegram import InlineKeyboardButton, Message, Update
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
+from bot.actions import outcomes, renewing
 from bot.library.deadline import Deadline
-from bot.library.errors import (
-    ClientFault,
-    LibraryError,
-    Refused,
-    ServiceUnavailable,
-    TokenRejected,
-)
+from bot.library.errors import LibraryError
 from bot.library.models import parse_library_date
-from bot.rules.renewals import raw_reason, refusal_for, renew_window
-from bot.rules.urgency import hold_is_ready, sort_loans
-from bot.services import renewing
-from bot.services.renewing import RenewedDue, Tried
+from bot.rules.renewals import refusal_for
+from bot.rules.urgency import sort_loans
 from bot.telegram.buttons import ButtonId, ListPage, Payload, RenewAll, RenewLoan, decode
-from bot.telegram.cards import card_name, forget_card, tell_lapsed
+from bot.telegram.cards import card_name, forget_card, require_card, tell_lapsed
 from bot.telegram.context import Context
 from bot.telegram.failures import answer_library_error
+from bot.telegram.handlers.borrower import renew_window_of
 from bot.telegram.handlers.cardlists import (
     ALL,
     CardStatus,
@@ -59,46 +48,26 @@ from bot.telegram.handlers.cardlists import (
 )
 from bot.telegram.keyboards import (
     SHORT_TITLE,
-    claim_once,
     page_row,
-    peek_callback,
     ref_button,
     renew_payload,
     store_payloads,
+    tapped_once,
 )
-from bot.telegram.replies import NO_PREVIEW, plain, reply, send, send_messages
+from bot.telegram.renewals import Redraw, button_label, edit_buttons, renew_all_label, renewed_lines
+from bot.telegram.replies import plain, reply, send, send_messages
 from bot.texts import Raw, t
 from bot.texts.formatting import format_date, shorten, split_messages
-from bot.texts.render import SEP, loans_summary, reason_text, refused_line, renewal_line
+from bot.texts.render import SEP, loans_summary, reason_text, renewal_line
 
 if TYPE_CHECKING:
-    from bot.library.models import Hold, Loan, RenewResult
+    from bot.library.models import Hold, Loan
     from storage.store import Card, Refusal
 
 log = logging.getLogger(__name__)
 
 # The longest trip /away renews for (a loan period is rarely longer than a month or two).
 MAX_AWAY_DAYS = 60
-# Titles named in "left alone" (and in renewed loans sharing a date) before "…".
-LEFT_ALONE_TITLES = 8
-# Renewed loans sharing a new due date that get a line each; more get one line together.
-RENEWED_ONE_BY_ONE = 3
-
-
-def button_label(title: str, outcome: RenewResult | LibraryError, today: dt.date, lang: str) -> str:
-    """The tapped loan's button after the answer (plain text: buttons are not HTML)."""
-    short = Raw(shorten(title, SHORT_TITLE))
-    if isinstance(outcome, Refused):
-        reason = Raw(shorten(plain(reason_text(raw_reason(outcome), lang)), 40))
-        return plain(t(lang, "borrower.renew.button_refused", title=short, reason=reason))
-    if isinstance(outcome, ClientFault):
-        return plain(t(lang, "borrower.renew.button_fault", title=short))
-    if isinstance(outcome, LibraryError):
-        return plain(t(lang, "borrower.renew.button_unknown", title=short))
-    if outcome.return_date is None:
-        return plain(t(lang, "borrower.renew.button_ok_no_date", title=short))
-    date = Raw(format_date(outcome.return_date, lang, today=today))
-    return plain(t(lang, "borrower.renew.button_ok", title=short, date=date))
 
 
 def _loan_row(
@@ -122,81 +91,8 @@ def _loan_row(
     return None, t(lang, key, title=Raw(shorten(title, SHORT_TITLE)), due=due)
 
 
-def renew_all_label(lang: str, window: int) -> str:
-    """ "Renew those due within 3 days": what the button does. It renews only the loans due
-    within the window, as a renewal counts from today: renewing a loan due much later would
-    spend one of its renewals and could even bring its due date forward."""
-    if window <= 0:
-        return t(lang, "borrower.renew.all_today")
-    return t(lang, "borrower.renew.all_within", days=window)
-
-
 def _title(loan: Loan, lang: str) -> str:
     return loan.title or t(lang, "render.untitled")
-
-
-async def edit_buttons(
-    update: Update, labels: Mapping[str, str], summary: Redraw | None = None
-) -> None:
-    """Relabel the tapped message's buttons in place (callback data -> new label), and redraw
-    its summary line of the card when the renewals moved it (a /renew list has one)."""
-    query = update.callback_query
-    message = query.message if query is not None else None
-    if not isinstance(message, Message) or message.reply_markup is None:
-        return
-    text = summary.apply(message) if summary is not None else None
-    if not labels and text is None:
-        return
-    rows = [
-        [
-            InlineKeyboardButton(labels[b.callback_data], callback_data=b.callback_data)
-            if isinstance(b.callback_data, str) and b.callback_data in labels
-            else b
-            for b in row
-        ]
-        for row in message.reply_markup.inline_keyboard
-    ]
-    try:
-        if text is not None:
-            await message.edit_text(
-                text,
-                parse_mode=ParseMode.HTML,
-                link_preview_options=NO_PREVIEW,
-                reply_markup=InlineKeyboardMarkup(rows),
-            )
-        else:
-            await message.edit_reply_markup(InlineKeyboardMarkup(rows))
-    except TelegramBadRequest as exc:
-        if "not modified" not in exc.message.lower():
-            log.warning("renew buttons not updated: %s", exc.message)
-    except TelegramError as exc:
-        log.warning("renew buttons not updated: %s", type(exc).__name__)
-
-
-@dataclass(frozen=True)
-class Redraw:
-    """A card's summary line before and after renewing (`loans_summary`), and the card's name
-    when the list has a section per card (whose summary follows the card's heading)."""
-
-    before: str
-    after: str
-    name: str | None = None
-
-    def apply(self, message: Message) -> str | None:
-        """The message's text with the card's summary redrawn; None when there is nothing to
-        redraw (unchanged, or not a /renew list: a digest has no summary)."""
-        if self.before == self.after or not message.text:
-            return None
-        text = message.text_html
-        start = 0
-        if self.name is not None:
-            start = text.find(html.escape(self.name, quote=False))
-            if start < 0:
-                return None
-        at = text.find(self.before, start)
-        if at < 0:
-            return None
-        return f"{text[:at]}{self.after}{text[at + len(self.before) :]}"
 
 
 async def summary_change(
@@ -209,7 +105,7 @@ async def summary_change(
 ) -> Redraw:
     """The card's /renew summary before and after renewing (the refusals now remembered)."""
     lang, today = context.lang, context.today
-    window = await _window(context, context.chat_id)
+    window = await renew_window_of(context)
     refused_after = await context.services.store.renewal_refusals.refusals(
         context.chat_id, card=card
     )
@@ -221,19 +117,6 @@ async def summary_change(
     return Redraw(line(before, refused_before), line(after, refused_after), name)
 
 
-def _renewed(loans: Sequence[Loan], done: RenewedDue) -> list[Loan]:
-    """The loans with the new due dates the library gave."""
-    moved = {
-        tried.loan.loan_id: tried.outcome.return_date
-        for tried in done.tried
-        if not isinstance(tried.outcome, LibraryError) and tried.outcome.return_date is not None
-    }
-    return [
-        loan.model_copy(update={"due_date": moved[loan.loan_id]}) if loan.loan_id in moved else loan
-        for loan in loans
-    ]
-
-
 # Loans on a page of /renew, each with its button (or its ⛔ line).
 RENEW_PER_PAGE = 10
 
@@ -242,52 +125,67 @@ async def renew_command(update: Update, context: Context) -> None:
     await list_renew(update, context)
 
 
-async def _window(context: Context, chat_id: int) -> int:
-    svc = context.services
-    chat = await svc.store.chats.chat(chat_id)
-    return renew_window(chat.reminders_enabled, chat.thresholds(svc.settings.REMINDER_DAYS))
-
-
 async def renew_callback(update: Update, context: Context) -> None:
-    """A loan's "renew" button (from /renew or a reminder digest), with its card's token."""
+    """A loan's "renew" button (from /renew or a reminder digest): `renewing.renew_loan`, its
+    result on the loan's button and in the list's summary line."""
     lang = context.lang
-    card = await _card_of(update, context, RenewLoan)
-    claimed = await claim_once(update, context, "borrower.renew.already", tapped=card)
-    if claimed is None:
+    ref = await tapped_once(update, context, "borrower.renew.already")
+    if ref is None:
         return
-    account, ref = claimed
-    chat_id = context.chat_id
     tapped = decode(ref.payload, RenewLoan)
     if tapped is None:
-        await send(context.bot, chat_id, t(lang, "common.stale_button"))
+        await send(context.bot, context.chat_id, t(lang, "common.stale_button"))
         return
-    title = tapped.title or t(lang, "render.untitled")
-    loan_id = tapped.loan_id
-    outcome: RenewResult | LibraryError
-    try:
-        outcome = await Deadline().run(context.services.library.renew(account.token, loan_id))
-    except Refused as exc:
-        outcome = exc
-    except LibraryError as exc:
-        if not isinstance(exc, TokenRejected):
-            await edit_buttons(
-                update, {_data(update): button_label(title, exc, context.today, lang)}
-            )
-        if isinstance(exc, ClientFault) or (
-            isinstance(exc, ServiceUnavailable) and exc.status is None
-        ):
-            # Sent once and never answered readably (it may have gone through), or refused by
-            # the platform as malformed (it did not, and the fault is ours): the loan's line
-            # says which.
-            await send(context.bot, chat_id, renewal_line(title, exc, context.today, lang))
-            return
-        await answer_library_error(update, context, exc, edit=False, card=account)
+    svc = context.services
+    result = await renewing.renew_loan(
+        svc.store,
+        svc.library,
+        chat_id=context.chat_id,
+        button=ref.id,
+        action=RenewLoan.ACTION,
+        user_id=ref.user_id,
+    )
+    await _tell_renewal(update, context, tapped, result)
+
+
+async def _tell_renewal(
+    update: Update, context: Context, tapped: RenewLoan, result: renewing.LoanRenewal
+) -> None:
+    """A single loan's renewal in the chat: the tapped button relabelled (✅ and the new date,
+    ⛔ and the reason, ⚠️), and a line where the outcome needs one."""
+    lang, chat_id = context.lang, context.chat_id
+    if isinstance(result, outcomes.Already):
+        await send(context.bot, chat_id, t(lang, "borrower.renew.already"))
         return
-    store = context.services.store
-    await renewing.remember(store, chat_id, loan_id, tapped.due, outcome, account.number)
+    if isinstance(result, outcomes.CardGone) or (
+        isinstance(result, outcomes.LoginLapsed) and result.error is None
+    ):
+        # The chat's own words for a card that is gone or lapsed (`cards.require_card`).
+        await require_card(context, tapped=tapped)
+        return
+    if isinstance(result, outcomes.LoginLapsed):
+        assert result.error is not None
+        await answer_library_error(update, context, result.error, edit=False, card=result.card)
+        return
+    title = result.title or t(lang, "render.untitled")
+    if isinstance(result, renewing.Failed | renewing.NotSent):
+        await edit_buttons(
+            update, {_data(update): button_label(title, result.error, context.today, lang)}
+        )
+        await answer_library_error(update, context, result.error, edit=False, card=result.card)
+        return
+    if isinstance(result, renewing.NoAnswer | renewing.OurFault):
+        # Sent once and never answered readably (it may have gone through), or refused by the
+        # platform as malformed (it did not, and the fault is ours): the loan's line says which.
+        await edit_buttons(
+            update, {_data(update): button_label(title, result.error, context.today, lang)}
+        )
+        await send(context.bot, chat_id, renewal_line(title, result.error, context.today, lang))
+        return
+    outcome = result.error if isinstance(result, renewing.RenewRefused) else result.result
     # The new due date is on the loan's button; the list's summary line is redrawn.
     label = {_data(update): button_label(title, outcome, context.today, lang)}
-    await edit_buttons(update, label, await _tap_summary(update, context, account, tapped))
+    await edit_buttons(update, label, await _tap_summary(update, context, result.card, tapped))
 
 
 async def _tap_summary(
@@ -335,59 +233,51 @@ def _sibling_ids(update: Update) -> list[str]:
 
 
 async def renew_all_callback(update: Update, context: Context) -> None:
-    """ "Renew all": the message's loans of its card due within the window, each at most once."""
+    """ "Renew all": `renewing.renew_all` of the message's loans of its card due within the
+    window; the results in a message, the claimed loan buttons relabelled, the summary
+    redrawn."""
     lang = context.lang
-    card = await _card_of(update, context, RenewAll)
-    claimed = await claim_once(update, context, "borrower.renew.already", tapped=card)
-    if claimed is None:
+    ref = await tapped_once(update, context, "borrower.renew.already")
+    if ref is None:
         return
-    account, ref = claimed
     svc = context.services
     chat_id = context.chat_id
-    deadline = Deadline()
-    library = svc.library
-    try:
-        status = await deadline.run(library.user(account.token))
-    except LibraryError as exc:
-        await answer_library_error(update, context, exc, edit=False, card=account)
+    today = context.today
+    result = await renewing.renew_all(
+        svc.store,
+        svc.library,
+        chat_id=chat_id,
+        button=ref.id,
+        action=RenewAll.ACTION,
+        window=await renew_window_of(context),
+        today=today,
+        sibling_action=RenewLoan.ACTION,
+        # A paged /renew names its loan buttons (every page's); a digest's are in its keyboard.
+        keyboard=_sibling_ids(update),
+        user_id=ref.user_id,
+    )
+    if isinstance(result, outcomes.Already):
+        await send(context.bot, chat_id, t(lang, "borrower.renew.already"))
         return
-    if not status.loans:
+    if isinstance(result, outcomes.CardGone) or (
+        isinstance(result, outcomes.LoginLapsed) and result.error is None
+    ):
+        await require_card(context, tapped=decode(ref.payload, RenewAll))
+        return
+    if isinstance(result, outcomes.LoginLapsed | outcomes.NotRead):
+        assert result.error is not None
+        card = result.card if isinstance(result, outcomes.LoginLapsed) else None
+        await answer_library_error(update, context, result.error, edit=False, card=card)
+        return
+    if isinstance(result, renewing.NoLoans):
         await send(context.bot, chat_id, t(lang, "borrower.renew.empty"))
         return
-    tapped = decode(ref.payload, RenewAll) or RenewAll()
-    listed = set(tapped.loans) if tapped.loans is not None else None
-    window = await _window(context, chat_id)
-    # A paged /renew names its loan buttons (every page's); a digest's are all in its keyboard.
-    sibling_ids = list(tapped.buttons) if tapped.buttons is not None else _sibling_ids(update)
-    siblings = {
-        button.loan_id: row
-        for row in await svc.store.callbacks.callbacks_many(sibling_ids, chat_id)
-        if (button := decode(row.payload, RenewLoan)) is not None
-    }
-    today = context.today
-    refused_before = await svc.store.renewal_refusals.refusals(chat_id, card=account.number)
-    done = await renewing.renew_due(
-        svc.store,
-        library,
-        chat_id=chat_id,
-        card=account.number,
-        token=account.token,
-        status=status,
-        window=window,
-        today=today,
-        deadline=deadline,
-        listed=listed,
-        siblings=siblings,
-    )
-    if isinstance(done, TokenRejected):
-        await answer_library_error(update, context, done, edit=False, card=account)
-        return
+    account, done = result.card, result.done
     lines, labels = renewed_lines(done, lang, today)
     several = len(await chat_cards(update, context)) > 1
     name = card_name(account, lang) if several else None
-    after = _renewed(status.loans, done)
     summary = await summary_change(
-        context, account.number, name, status.loans, after, refused_before
+        context, account.number, name, result.loans, done.moved(result.loans), result.refused_before
     )
     await edit_buttons(update, labels, summary)
     header = t(lang, "borrower.renew.results")
@@ -395,84 +285,6 @@ async def renew_all_callback(update: Update, context: Context) -> None:
         header = f"{header}\n{heading(lang, card_name(account, lang))}"
     messages = split_messages(lines, header=header, separator="\n")
     await send_messages(update, context, messages)
-
-
-def renewed_lines(done: RenewedDue, lang: str, today: dt.date) -> tuple[list[str], dict[str, str]]:
-    """What renewing the due loans did, as lines: the counts (refusals remembered from before
-    counted with the new ones, so counts and lines agree), each renewed loan with its new due
-    date, then what needs the patron's attention with its due date; and the new labels of the
-    loan buttons claimed on the way (callback data -> label)."""
-    trouble: list[str] = []
-    labels: dict[str, str] = {}
-    counts = {"ok": 0, "refused": 0, "fault": 0, "unknown": 0}
-    for tried in done.tried:
-        counts[tried.kind] += 1
-        title = _title(tried.loan, lang)
-        if tried.kind != "ok":
-            trouble.append(renewal_line(title, tried.outcome, today, lang, due=tried.loan.due_date))
-        if tried.button is not None:
-            labels[f"{RenewLoan.ACTION}:{tried.button}"] = button_label(
-                title, tried.outcome, today, lang
-            )
-    for skipped in done.skipped:
-        title = _title(skipped.loan, lang)
-        if skipped.why == "refused":
-            counts["refused"] += 1
-            trouble.append(refused_line(title, skipped.reason, skipped.loan.due_date, today, lang))
-        elif skipped.why == "unreadable":
-            trouble.append(t(lang, "borrower.renew.left_unreadable", title=title, date=skipped.due))
-        else:
-            trouble.append(t(lang, "borrower.renew.tried_here", title=title))
-    renewed = _renewed_lines(done, lang, today)
-    lines = [*renewed, *trouble]
-    if any(counts.values()):
-        lines.insert(0, _counts(counts, lang))
-    later = done.later
-    if later:
-        names = ", ".join(shorten(_title(loan, lang), 40) for loan in later[:LEFT_ALONE_TITLES])
-        if len(later) > LEFT_ALONE_TITLES:
-            names += ", …"
-        within = t(lang, "borrower.renew.days", days=done.window)
-        lines.append(
-            t(lang, "borrower.renew.left_alone", count=len(later), days=within, titles=names)
-        )
-    if not done.tried and not done.skipped:
-        lines = [t(lang, "borrower.renew.nothing_due", days=done.window)]
-    return lines, labels
-
-
-def _renewed_lines(done: RenewedDue, lang: str, today: dt.date) -> list[str]:
-    """The renewed loans' new due dates: a line per loan while few share a date, else one line
-    per date naming the titles (a renewal counts from today, so most share one)."""
-    by_date: dict[dt.date | str | None, list[Tried]] = {}
-    for tried in done.tried:
-        if tried.kind == "ok" and not isinstance(tried.outcome, LibraryError):
-            by_date.setdefault(tried.outcome.return_date, []).append(tried)
-    lines: list[str] = []
-    for date, group in by_date.items():
-        if not isinstance(date, dt.date) or len(group) <= RENEWED_ONE_BY_ONE:
-            lines += [
-                renewal_line(_title(tried.loan, lang), tried.outcome, today, lang)
-                for tried in group
-            ]
-            continue
-        titles = [shorten(_title(tried.loan, lang), 40) for tried in group]
-        names = ", ".join(titles[:LEFT_ALONE_TITLES])
-        if len(titles) > LEFT_ALONE_TITLES:
-            names += ", …"
-        day = format_date(date, lang, today=today)
-        lines.append(t(lang, "borrower.renew.ok_many", count=len(group), date=day, titles=names))
-    return lines
-
-
-def _counts(counts: Mapping[str, int], lang: str) -> str:
-    """ "✅ 30 renewed · ⛔ 2 refused · ⚠️ 1 without an answer" (the kinds that happened)."""
-    parts = [
-        t(lang, f"borrower.renew.count_{kind}", count=count)
-        for kind, count in counts.items()
-        if count
-    ]
-    return SEP.join(parts)
 
 
 def away_days(words: Sequence[str]) -> int | None:
@@ -510,23 +322,22 @@ async def away_command(update: Update, context: Context) -> None:
             return [t(lang, "lists.loans.none")]
         svc = context.services
         today = context.today
-        done = await renewing.renew_due(
+        trip = await renewing.renew_for_trip(
             svc.store,
             svc.library,
             chat_id=chat_id,
-            card=card.card,
-            token=card.account.token,
+            card=card.account,
             status=card.status,
-            window=days,
+            days=days,
             today=today,
             deadline=deadline,
         )
-        if isinstance(done, TokenRejected):
+        if isinstance(trip, outcomes.LoginLapsed):
             if await forget_card(context, card.account, lang, tell=False) is not None:
                 lapsed.append(card.account)
             return None if shown.single else [t(lang, "lists.card_forgotten", name=card.name)]
-        lapsing = await _lapsing(card.status.orders, today, days, context, deadline)
-        return renewed_lines(done, lang, today)[0] + lapsing
+        lapsing = await _lapsing(trip.lapsing, context, deadline)
+        return renewed_lines(trip.done, lang, today)[0] + lapsing
 
     lapsed: list[Card] = []
     results = await asyncio.gather(*(renew_card(card) for card in statuses))
@@ -544,25 +355,17 @@ async def away_command(update: Update, context: Context) -> None:
 
 
 async def _lapsing(
-    holds: Sequence[Hold], today: dt.date, days: int, context: Context, deadline: Deadline
+    lapsing: Sequence[tuple[Hold, dt.date]], context: Context, deadline: Deadline
 ) -> list[str]:
-    """The ready holds whose last pick-up day comes before the patron is back: one line each,
-    so they can be collected before leaving."""
-    lang = context.lang
-    back = today + dt.timedelta(days=days)
-    found = [
-        (hold, last)
-        for hold in holds
-        if hold_is_ready(hold)
-        and isinstance(last := hold.pick_up_expiry_date, dt.date)
-        and last < back
-    ]
-    if not found:
+    """The ready holds whose last pick-up day comes before the patron is back: one line each."""
+    if not lapsing:
         return []
+    lang, today = context.lang, context.today
     svc = context.services
-    names = await svc.branches.lookup(svc.library, [h.pick_up_agency for h, _ in found], deadline)
+    places = [hold.pick_up_agency for hold, _ in lapsing]
+    names = await svc.branches.lookup(svc.library, places, deadline)
     lines: list[str] = []
-    for hold, last in found:
+    for hold, last in lapsing:
         place = hold.pick_up_agency or ""
         branch = names.get(place) or place or "?"
         date = format_date(last, lang, today=today)
@@ -572,14 +375,6 @@ async def _lapsing(
 
 
 # --- several cards ---------------------------------------------------------------------------
-
-
-async def _card_of(
-    update: Update, context: Context, kind: type[RenewLoan] | type[RenewAll]
-) -> RenewLoan | RenewAll | None:
-    """The tapped renew button, which names the card it acts for."""
-    peek = await peek_callback(update, context)
-    return decode(peek.payload, kind) if peek is not None else None
 
 
 def _loan_key(listing: ListPage, card: int, loan_id: str) -> str:
@@ -700,7 +495,7 @@ async def _show_renew(
     store = context.services.store
     chat_id = context.chat_id
     today = context.today
-    window = await _window(context, chat_id)
+    window = await renew_window_of(context)
     mapped = listing.buttons or {}
     if listing.views is None:  # a one-card list: its one "renew all"
         heads = {str(card.card): listing.head for card in statuses[:1] if listing.head}

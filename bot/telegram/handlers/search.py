@@ -15,13 +15,14 @@ from telegram import ForceReply, Update
 from telegram.constants import ParseMode
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
+from bot.actions.ordering import net_only
 from bot.library.deadline import Deadline
 from bot.library.errors import LibraryError
 from bot.telegram.buttons import OrderFound, Payload, decode
 from bot.telegram.cards import require_card
 from bot.telegram.context import Context
 from bot.telegram.failures import answer_library_error, public_failure
-from bot.telegram.handlers.order import net_only, order_found, prepare_order, valid_pid
+from bot.telegram.handlers.order import order_found, prepare_order, valid_pid
 from bot.telegram.keyboards import (
     SHORT_TITLE,
     callback_buttons,

@@ -19,13 +19,14 @@ from telegram import ForceReply
 from telegram.constants import ParseMode
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
+from bot.actions.ordering import net_only
 from bot.library.deadline import Deadline
 from bot.library.errors import LibraryError
 from bot.rules.isil import branch_key
 from bot.telegram.buttons import OrderFound, Payload, WatchShelf, WhereIs, decode
 from bot.telegram.cards import require_card
 from bot.telegram.context import Context
-from bot.telegram.handlers.order import net_only, valid_pid
+from bot.telegram.handlers.order import valid_pid
 from bot.telegram.handlers.search import MAX_QUERY, clean_query, to_cql
 from bot.telegram.keyboards import callback_buttons, one_per_row, resolve_callback
 from bot.telegram.replies import NO_PREVIEW, Buttons, reply, send
@@ -249,13 +250,15 @@ async def watch_callback(update: Update, context: Context) -> None:
         return
     watches = context.services.store.watches
     names = {"title": tapped.title, "branch": tapped.branch}
-    if tapped.stop:
-        gone = await watches.remove(chat_id, tapped.card, tapped.pid, tapped.branch)
-        key = "shelf.unwatched" if gone else "shelf.unwatched_already"
-        await send(context.bot, chat_id, t(lang, key, **names))
-        return
+    # The card the button was made for, by identity: a gone card's says so, and stops nothing
+    # of the card that holds its number now.
     account = await require_card(context, tapped=tapped)
     if account is None:
+        return
+    if tapped.stop:
+        gone = await watches.remove(chat_id, account.number, tapped.pid, tapped.branch)
+        key = "shelf.unwatched" if gone else "shelf.unwatched_already"
+        await send(context.bot, chat_id, t(lang, key, **names))
         return
     added = await watches.add(
         chat_id, account.number, tapped.pid, tapped.branch, tapped.agency, tapped.title
@@ -281,6 +284,10 @@ async def watches_command(update: Update, context: Context) -> None:
         )
         for watch in watches
     ]
+    cids = {
+        card.number: card.card_id
+        for card in await context.services.store.cards.of_chat(context.chat_id)
+    }
     specs: list[tuple[str, Payload]] = [
         (
             t(
@@ -289,7 +296,15 @@ async def watches_command(update: Update, context: Context) -> None:
                 title=shorten(watch.title, UNWATCH_TITLE),
                 branch=shorten(watch.branch, WATCH_BRANCH),
             ),
-            WatchShelf(watch.pid, watch.branch, watch.agency, watch.title, watch.card, stop=True),
+            WatchShelf(
+                watch.pid,
+                watch.branch,
+                watch.agency,
+                watch.title,
+                watch.card,
+                cids.get(watch.card),
+                stop=True,
+            ),
         )
         for watch in watches
     ]

@@ -1,0 +1,517 @@
+"""Renewing: one loan (a chat's button or the Mini App's id, `renew_loan`), those due within a
+window ("renew all", `renew_all`), or everything due before a trip (/away, `renew_for_trip`);
+`renew_due` is the loop the last two share.
+
+Each loan is tried at most once per id and never retried. The card is the one the id names by
+identity, and its login is checked before anything is claimed or sent. What the library said
+is remembered (a refusal is kept, so the loan is marked and offered no button again; a renewal
+moves the calendar feed's date), and a loan's answer retires every id its face gave for it.
+
+The results are typed (`LoanRenewal`, `AllRenewal`, `Trip`); the chat and the Mini App
+only render them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+from bot.actions.outcomes import Already, CardGone, LoginLapsed, NotRead, claim_for_card
+from bot.library.deadline import Deadline
+from bot.library.errors import (
+    ClientFault,
+    LibraryError,
+    NotLoggedIn,
+    Refused,
+    ServiceUnavailable,
+    TokenRejected,
+)
+from bot.rules.renewals import due_key, raw_reason, refusal_for
+from bot.rules.urgency import hold_is_ready, sort_loans
+from bot.services import calendar
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from bot.library.client import LibraryClient
+    from bot.library.models import BorrowerStatus, Hold, Loan, RenewResult
+    from storage.store import CallbackRef, Card, Refusal, Store
+
+# Renewals in flight at once for "renew all": quick for 60+ loans, gentle on the platform.
+RENEW_CONCURRENCY = 6
+# The one answer that says a renewal was not handled at all: the id may be used again.
+TURNED_AWAY = 503
+
+
+# --- one loan ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Renewed:
+    """Renewed: `result.return_date` is the new due date (None when the library gave none)."""
+
+    card: Card
+    loan_id: str
+    title: str
+    due: str  # the due date the loan had (`due_key`)
+    result: RenewResult
+
+    @property
+    def new_due(self) -> dt.date | None:
+        date = self.result.return_date
+        return date if isinstance(date, dt.date) else None
+
+
+@dataclass(frozen=True)
+class RenewRefused:
+    """The library refused it; `reason` is the library's own word (`raw_reason`)."""
+
+    card: Card
+    loan_id: str
+    title: str
+    due: str
+    error: Refused
+
+    @property
+    def reason(self) -> str:
+        return raw_reason(self.error)
+
+
+@dataclass(frozen=True)
+class NoAnswer:
+    """Sent once and never answered readably: it may have gone through, so it is not sent
+    again from this id, and the patron is told to look."""
+
+    card: Card
+    loan_id: str
+    title: str
+    due: str
+    error: LibraryError
+
+
+@dataclass(frozen=True)
+class OurFault:
+    """The platform refused the request itself as malformed: not renewed, and the fault is
+    the bot's (the id stays spent: the same request would be refused again)."""
+
+    card: Card
+    loan_id: str
+    title: str
+    due: str
+    error: ClientFault
+
+
+@dataclass(frozen=True)
+class NotSent:
+    """Turned away unread (503: the library was down or busy): surely not renewed, so a
+    reusable id is usable again."""
+
+    card: Card
+    loan_id: str
+    title: str
+    due: str
+    error: LibraryError
+
+
+@dataclass(frozen=True)
+class Failed:
+    """Answered with an error that is no refusal (a gateway's 502, a 500; a 503 where the id
+    is not reusable): the id stays spent, as for `NoAnswer`, and the patron is told the library
+    is not answering."""
+
+    card: Card
+    loan_id: str
+    title: str
+    due: str
+    error: LibraryError
+
+
+LoanRenewal = (
+    Renewed
+    | RenewRefused
+    | NoAnswer
+    | OurFault
+    | NotSent
+    | Failed
+    | LoginLapsed
+    | CardGone
+    | Already
+)
+
+
+async def renew_loan(
+    store: Store,
+    library: LibraryClient,
+    *,
+    chat_id: int,
+    button: str,
+    action: str,
+    user_id: int | None = None,
+    reusable: bool = False,
+) -> LoanRenewal:
+    """Renew the loan behind the stored id `button` (stored for `action`: the chat's `renew`
+    buttons and the Mini App's ids each renew only through their own face), at most once.
+
+    The card is the one the id names by identity, and its login is checked before the id is
+    claimed: a card that is gone or lapsed spends nothing. A second claim of the id (a double
+    tap, two views, a race) gets `Already`. A renewal or refusal is remembered (`remember`) and
+    retires every other id of `action` for that loan.
+
+    `reusable`: an id turned away unread (503) or refused for its token is released, as
+    nothing was renewed (`NotSent`, `LoginLapsed`). The Mini App's ids are one per loan and due
+    date, so a spent one has no replacement; a chat button is one of a message, and stays spent
+    (`Failed`), as a new /renew gives new ones."""
+    claimed = await claim_for_card(
+        store, chat_id=chat_id, button=button, action=action, user_id=user_id
+    )
+    if not isinstance(claimed, tuple):
+        return claimed
+    card, ref = claimed
+    payload = ref.payload
+    loan_id = str(payload.get("loan_id", ""))
+    due = str(payload.get("due", ""))
+    title = str(payload.get("title") or "")
+    loan = (card, loan_id, title, due)
+    try:
+        result = await Deadline().run(library.renew(card.token, loan_id))
+    except (TokenRejected, NotLoggedIn) as exc:
+        if reusable:
+            await store.callbacks.release_callback(button, chat_id)
+        return LoginLapsed(card, exc)
+    except Refused as exc:
+        await _answered(store, chat_id, card, loan_id, due, exc, action)
+        return RenewRefused(*loan, exc)
+    except ClientFault as exc:
+        return OurFault(*loan, exc)
+    except LibraryError as exc:
+        if isinstance(exc, ServiceUnavailable) and exc.status is None:
+            return NoAnswer(*loan, exc)
+        if exc.status != TURNED_AWAY or not reusable:
+            return Failed(*loan, exc)
+        await store.callbacks.release_callback(button, chat_id)
+        return NotSent(*loan, exc)
+    await _answered(store, chat_id, card, loan_id, due, result, action)
+    return Renewed(*loan, result)
+
+
+async def _answered(
+    store: Store,
+    chat_id: int,
+    card: Card,
+    loan_id: str,
+    due: str,
+    outcome: RenewResult | Refused,
+    action: str,
+) -> None:
+    """Remember the library's answer, and retire the loan's other ids of `action`: the loan
+    has its answer, so no other view's or message's id of it sends again."""
+    await remember(store, chat_id, loan_id, due, outcome, card.number)
+    await store.callbacks.retire_callbacks(
+        chat_id, action, {"cid": card.card_id, "loan_id": loan_id}
+    )
+
+
+# --- the loans due ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Tried:
+    """A loan sent for renewal: what the library answered (a `Refused`, another
+    `LibraryError` for no readable answer, else the new date), and the stored id of its loan
+    button claimed on the way, if it had one."""
+
+    loan: Loan
+    outcome: RenewResult | LibraryError
+    button: str | None = None
+
+    @property
+    def kind(self) -> Literal["ok", "refused", "fault", "unknown"]:
+        if isinstance(self.outcome, Refused):
+            return "refused"
+        if isinstance(self.outcome, ClientFault):
+            return "fault"  # the platform refused the request itself: not renewed, our fault
+        if isinstance(self.outcome, LibraryError):
+            return "unknown"
+        return "ok"
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A loan left alone: refused before (`reason`, the library's words), its due date not
+    readable (`due`), or its own button tapped already ("tried_here")."""
+
+    loan: Loan
+    why: Literal["refused", "unreadable", "tried_here"]
+    reason: str = ""
+    due: str = ""
+
+
+@dataclass(frozen=True)
+class RenewedDue:
+    """What renewing the loans due within `window` days did, in the order of the list."""
+
+    window: int
+    tried: list[Tried] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    later: list[Loan] = field(default_factory=list)  # due after the window: left alone
+
+    def moved(self, loans: Sequence[Loan]) -> list[Loan]:
+        """`loans` with the new due dates the library gave."""
+        dates = {
+            tried.loan.loan_id: tried.outcome.return_date
+            for tried in self.tried
+            if not isinstance(tried.outcome, LibraryError) and tried.outcome.return_date is not None
+        }
+        return [
+            loan.model_copy(update={"due_date": dates[loan.loan_id]})
+            if loan.loan_id in dates
+            else loan
+            for loan in loans
+        ]
+
+
+@dataclass(frozen=True)
+class NoLoans:
+    """The card has no loans now."""
+
+
+@dataclass(frozen=True)
+class AllRenewed:
+    """ "Renew all" of a card: what it did (`done`), and the card's loans as they were read
+    before (`loans`) and its refusals remembered before (`refused_before`), so a face can
+    redraw what it showed."""
+
+    card: Card
+    done: RenewedDue
+    loans: list[Loan]
+    refused_before: Mapping[str, Refusal]
+
+
+AllRenewal = AllRenewed | NotRead | NoLoans | LoginLapsed | CardGone | Already
+
+
+async def renew_all(
+    store: Store,
+    library: LibraryClient,
+    *,
+    chat_id: int,
+    button: str,
+    action: str,
+    window: int,
+    today: dt.date,
+    sibling_action: str,
+    keyboard: Sequence[str] = (),
+    user_id: int | None = None,
+) -> AllRenewal:
+    """ "Renew all" behind the stored id `button` (stored for `action`), at most once: the
+    card it names by identity, its loans read fresh, and of those the id lists (none listed:
+    every loan) the ones due within `window` days renewed, each at most once (`renew_due`).
+
+    The id's `buttons` (else `keyboard`, the ids under the tapped message) are the same list's
+    single-loan buttons, stored for `sibling_action`: a loan with one is renewed only if that
+    id is claimed here, so a tap and "renew all" never both renew it."""
+    claimed = await claim_for_card(
+        store, chat_id=chat_id, button=button, action=action, user_id=user_id
+    )
+    if not isinstance(claimed, tuple):
+        return claimed
+    card, ref = claimed
+    payload = ref.payload
+    listed = payload.get("loans")
+    buttons = payload.get("buttons")
+    sibling_ids = [str(b) for b in buttons] if isinstance(buttons, list) else list(keyboard)
+    deadline = Deadline()
+    try:
+        status = await deadline.run(library.user(card.token))
+    except (TokenRejected, NotLoggedIn) as exc:
+        return LoginLapsed(card, exc)
+    except LibraryError as exc:
+        return NotRead(exc)
+    if not status.loans:
+        return NoLoans()
+    siblings = {
+        str(row.payload.get("loan_id")): row
+        for row in await store.callbacks.callbacks_many(sibling_ids, chat_id)
+        if row.action == sibling_action and row.payload.get("loan_id")
+    }
+    refused_before = await store.renewal_refusals.refusals(chat_id, card=card.number)
+    done = await renew_due(
+        store,
+        library,
+        chat_id=chat_id,
+        card=card.number,
+        token=card.token,
+        status=status,
+        window=window,
+        today=today,
+        deadline=deadline,
+        listed={str(loan) for loan in listed} if isinstance(listed, list) else None,
+        siblings=siblings,
+    )
+    if isinstance(done, TokenRejected):
+        return LoginLapsed(card, done)
+    answered = [t.loan.loan_id for t in done.tried if t.kind in ("ok", "refused")]
+    if answered and card.card_id:
+        await store.callbacks.retire_callbacks(
+            chat_id, sibling_action, {"cid": card.card_id, "loan_id": frozenset(answered)}
+        )
+    return AllRenewed(card, done, list(status.loans), refused_before)
+
+
+@dataclass(frozen=True)
+class Trip:
+    """/away of a card: what renewing the loans due before the patron is back did (`done`),
+    and the ready holds whose last pick-up day comes before that (`lapsing`, with the day)."""
+
+    done: RenewedDue
+    lapsing: list[tuple[Hold, dt.date]]
+
+
+async def renew_for_trip(
+    store: Store,
+    library: LibraryClient,
+    *,
+    chat_id: int,
+    card: Card,
+    status: BorrowerStatus,
+    days: int,
+    today: dt.date,
+    deadline: Deadline,
+) -> Trip | LoginLapsed:
+    """Before a trip of `days` days: every loan of `card` due by then renewed, each at most
+    once (`renew_due`, from the status the caller read), and the ready holds that lapse
+    meanwhile, so they can be collected before leaving."""
+    done = await renew_due(
+        store,
+        library,
+        chat_id=chat_id,
+        card=card.number,
+        token=card.token,
+        status=status,
+        window=days,
+        today=today,
+        deadline=deadline,
+    )
+    if isinstance(done, TokenRejected):
+        return LoginLapsed(card, done)
+    back = today + dt.timedelta(days=days)
+    lapsing = [
+        (hold, last)
+        for hold in status.orders
+        if hold_is_ready(hold)
+        and isinstance(last := hold.pick_up_expiry_date, dt.date)
+        and last < back
+    ]
+    return Trip(done, lapsing)
+
+
+async def renew_due(
+    store: Store,
+    library: LibraryClient,
+    *,
+    chat_id: int,
+    card: int,
+    token: str,
+    status: BorrowerStatus,
+    window: int,
+    today: dt.date,
+    deadline: Deadline,
+    listed: set[str] | None = None,
+    siblings: Mapping[str, CallbackRef] | None = None,
+) -> RenewedDue | TokenRejected:
+    """Renew card `card`'s loans due within `window` days (of `listed`, when given), each at
+    most once. A loan with a button in `siblings` (loan id -> its stored button) is renewed
+    only if that button is claimed here, so a tap and "renew all" never both renew it. The
+    answers are remembered (`remember`). A refused token stops it all (returned, not raised).
+    """
+    refusals = await store.renewal_refusals.refusals(chat_id, card=card)
+    siblings = siblings or {}
+    done = RenewedDue(window)
+    todo: list[tuple[Loan, str | None]] = []  # the loan, and its claimed button's stored id
+    for loan in sort_loans(status.loans):
+        if listed is not None and loan.loan_id not in listed:
+            continue  # not in this message: a newer loan is not "all" of an older list
+        due = loan.due_date
+        if isinstance(due, dt.date) and (due - today).days > window:
+            # Outside the window first: a refusal remembered of a loan due later is no answer
+            # to "what is due within the window".
+            done.later.append(loan)
+            continue
+        found = refusal_for(loan, refusals)
+        if found is not None:
+            done.skipped.append(Skipped(loan, "refused", reason=found.reason))
+            continue
+        if not isinstance(due, dt.date):
+            if due:
+                done.skipped.append(Skipped(loan, "unreadable", due=str(due)))
+            continue
+        sibling = siblings.get(loan.loan_id)
+        if sibling is not None:
+            if await store.callbacks.claim_callback(sibling.id, chat_id) is None:
+                done.skipped.append(Skipped(loan, "tried_here"))
+                continue
+            todo.append((loan, sibling.id))
+        else:
+            todo.append((loan, None))
+    outcomes = await renew_each(token, [loan for loan, _ in todo], library, deadline)
+    if isinstance(outcomes, TokenRejected):
+        return outcomes
+    for (loan, button), outcome in zip(todo, outcomes, strict=True):
+        await remember(store, chat_id, loan.loan_id, due_key(loan), outcome, card)
+        done.tried.append(Tried(loan, outcome, button))
+    return done
+
+
+async def remember(
+    store: Store,
+    chat_id: int,
+    loan_id: str,
+    due: str,
+    outcome: RenewResult | LibraryError,
+    card: int = 1,
+) -> None:
+    """Keep a refusal (so the loan is marked and offered no button); forget it on success."""
+    if isinstance(outcome, Refused):
+        await store.renewal_refusals.record_refusal(
+            chat_id, loan_id, due, raw_reason(outcome), card=card
+        )
+    elif not isinstance(outcome, LibraryError):
+        await store.renewal_refusals.clear_refusal(chat_id, loan_id, card=card)
+        if isinstance(outcome.return_date, dt.date):
+            await calendar.renewed(store, chat_id, loan_id, outcome.return_date, card)
+
+
+async def renew_each(
+    token: str, loans: Sequence[Loan], library: LibraryClient, deadline: Deadline
+) -> list[RenewResult | LibraryError] | TokenRejected:
+    """Renew each loan once, a few at a time; a loan without an answer in time is unknown."""
+    gate = asyncio.Semaphore(RENEW_CONCURRENCY)
+
+    async def renew_one(loan: Loan) -> RenewResult | LibraryError:
+        async with gate:
+            try:
+                result: RenewResult = await library.renew(token, loan.loan_id)
+            except TokenRejected:
+                raise
+            except LibraryError as exc:
+                return exc
+            return result
+
+    if not loans:
+        return []
+    tasks = [asyncio.create_task(renew_one(loan)) for loan in loans]
+    done, pending = await asyncio.wait(tasks, timeout=deadline.remaining())
+    for task in pending:
+        task.cancel()
+    for task in done:
+        error = task.exception()
+        if isinstance(error, TokenRejected):
+            return error
+        if error is not None:
+            raise error
+    return [
+        task.result() if task in done else ServiceUnavailable("no answer in time", code="timeout")
+        for task in tasks
+    ]
