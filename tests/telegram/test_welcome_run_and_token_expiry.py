@@ -262,13 +262,15 @@ async def test_webhook_update_json_is_processed(bot_factory: BotFactory) -> None
     assert "Commands" in reply.text
 
 
-async def test_refused_token_is_forgotten_and_patron_told_once(bot: BotHarness) -> None:
+async def test_refused_token_lapses_the_card_and_patron_is_told(bot: BotHarness) -> None:
     await bot.connect(CHAT)
     bot.sandbox.expire_all_tokens()
     reply = await bot.send(CHAT, "/loans")
     assert "udløbet eller blev afvist" in reply.text
     assert any(button.url for row in reply.buttons for button in row)
-    assert await bot.store.cards.get(CHAT) is None
+    assert await bot.store.cards.get(CHAT) is None  # no token to hand the library
+    kept = await bot.store.cards.get(CHAT, lapsed=True)
+    assert kept is not None and kept.is_lapsed  # the card stays, waiting for a login
     again = await bot.send(CHAT, "/loans")
     # What actually happened, not "not logged in yet".
     assert "udløbet eller blev afvist" in again.text

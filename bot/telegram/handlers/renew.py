@@ -43,7 +43,7 @@ from bot.rules.urgency import hold_is_ready, sort_loans
 from bot.services import renewing
 from bot.services.renewing import RenewedDue, Tried
 from bot.telegram.buttons import ButtonId, ListPage, Payload, RenewAll, RenewLoan, decode
-from bot.telegram.cards import card_name, forget_card, tell_lapsed
+from bot.telegram.cards import card_name, tell_lapsed
 from bot.telegram.context import Context
 from bot.telegram.failures import answer_library_error
 from bot.telegram.handlers.cardlists import (
@@ -522,9 +522,9 @@ async def away_command(update: Update, context: Context) -> None:
             deadline=deadline,
         )
         if isinstance(done, TokenRejected):
-            if await forget_card(context, card.account, lang, tell=False) is not None:
+            if await context.services.store.lapse_card(card.account) is not None:
                 lapsed.append(card.account)
-            return None if shown.single else [t(lang, "lists.card_forgotten", name=card.name)]
+            return None if shown.single else [t(lang, "lists.card_lapsed", name=card.name)]
         lapsing = await _lapsing(card.status.orders, today, days, context, deadline)
         return renewed_lines(done, lang, today)[0] + lapsing
 
