@@ -295,3 +295,30 @@ async def test_a_family_card_is_warned_and_forgotten_by_name(bot: BotHarness) ->
     # Only Jonas's card was warned; Karen's has no expiry.
     assert not (await bot.store.cards.get(chat, 1)).expiry_warned  # type: ignore[union-attr]
     assert (await bot.store.cards.get(chat, 2)).expiry_warned  # type: ignore[union-attr]
+
+
+async def test_logins_running_out_lapse_their_cards_in_one_message(bot: BotHarness) -> None:
+    """The daily job: both cards' logins ran out; one message names both, each with its login,
+    and the cards stay, by name, until their holders log in again (told once: the next run
+    says nothing)."""
+    chat = CHAT + 41
+    await bot.connect(chat, KAREN)
+    await bot.connect(chat, JONAS)
+    await bot.store.cards.set_label(chat, 2, "Jonas")
+    statement = (
+        update(AccountRow)
+        .where(AccountRow.chat_id == chat)  # type: ignore[arg-type]
+        .values(token_expires_at=datetime.now(UTC) - timedelta(minutes=1))
+    )
+    await bot.store.database.run(lambda conn: conn.execute(statement))
+    before = len(bot.telegram.sent(chat))
+    await run_expiry_job(bot)
+    told = await bot.next_message(chat, before)
+    assert told.text.startswith("🔑 Bibliotekslogin for Karen og Jonas er udløbet.")
+    logins = [b.text for row in told.buttons for b in row if b.url]
+    links = [line for line in told.text.splitlines() if line.startswith("🔑 Log ind igen")]
+    assert len(logins or links) == 2
+    cards = await bot.store.cards.of_chat(chat, lapsed=True)
+    assert [(card.label, card.is_lapsed) for card in cards] == [("Karen", True), ("Jonas", True)]
+    await run_expiry_job(bot)
+    assert len(bot.telegram.sent(chat)) == before + 1
