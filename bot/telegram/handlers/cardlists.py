@@ -191,7 +191,7 @@ async def named_view(update: Update, context: Context) -> tuple[bool, int | None
     if not words:
         return True, None
     lang = context.lang
-    cards = await context.services.store.cards.of_chat(context.chat_id)
+    cards = await context.services.store.cards.of_chat(context.chat_id, lapsed=True)
     if not cards:
         return True, None  # the list says how to connect a card
     folded = words.casefold()
