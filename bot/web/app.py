@@ -352,19 +352,20 @@ async def build_overview(services: Services, user_id: int, covers: Covers) -> di
     store = services.store
     chat = await store.chats.chat(user_id)
     lang = pick_language(chat.language, chat.telegram_language)
-    cards = await store.cards.of_chat(user_id, lapsed=True)
     deadline = Deadline()
     today = dt.datetime.now(DEFAULT_TZ).date()
-    read = await read_chat_cards(
-        store, services.library, services.settings, cards, deadline=deadline, chat=chat
-    )
-    lapsed = [one.card for one in read.reads if one.state == "lapsed"]
-    logins = await _login_urls(services, lapsed)
+    every = await store.cards.of_chat(user_id, lapsed=True)
+    cards = (
+        await read_chat_cards(
+            store, services.library, services.settings, every, deadline=deadline, chat=chat
+        )
+    ).reads
+    logins = await _login_urls(services, [one.card for one in cards if one.state == "lapsed"])
 
-    async def one(card: CardRead) -> dict[str, Any]:
-        return await _card(services, user_id, card, lang, today, logins)
+    async def one(account: CardRead) -> dict[str, Any]:
+        return await _card(services, user_id, account, lang, today, logins)
 
-    shown = list(await asyncio.gather(*(one(card) for card in read.reads)))
+    shown = list(await asyncio.gather(*(one(account) for account in cards)))
     rows = [row for card in shown for row in (*card.get("loans", ()), *card.get("holds", ()))]
     pids = [row["pid"] for row in rows if row["pid"]]
     found = await covers.lookup(pids, deadline) if pids else {}
