@@ -315,5 +315,6 @@ class Cards(Repository):
         await self._set(chat_id, card, {"expiry_warned": True})
 
     async def count(self) -> int:
-        statement = select(func.count()).select_from(ACCOUNT)
+        """Cards logged in (lapsed ones wait for a login: not counted as connected)."""
+        statement = select(func.count()).select_from(ACCOUNT).where(ACCOUNT.c.lapsed_at.is_(None))
         return int(await self._run(lambda conn: conn.execute(statement).scalar_one()))
