@@ -5,9 +5,11 @@ the entries are sealed with the token keys, bound to the chat, on each card's ac
 Entries are written only for chats that have a feed: nothing is kept for patrons who never
 asked for one, and closing the feed clears them.
 
-A card whose login expired or was refused leaves its entries in `calendar_kept`: the feed
-keeps serving them (saying that the login must be renewed) until the same person logs in
-again, for at most `KEPT_FOR`; a feed left with neither cards nor kept entries is closed.
+A card whose login lapsed (expired or refused) stays, lapsed, with its entries on its row: the
+feed keeps serving them (saying that the login must be renewed) until the same person logs in
+again. Entries of cards removed before lapsed cards were kept (migration 0015) are in
+`calendar_kept`, served for at most `KEPT_FOR`; a feed left with neither cards nor kept
+entries is closed.
 """
 
 from __future__ import annotations
@@ -208,7 +210,11 @@ class CalendarFeeds(Repository):
         `KEPT_FOR` without a login, before the purge deletes it)."""
         query = select(FEED.c.chat_id).where(FEED.c.secret_hash == secret_hash(secret))
         cards = select(
-            ACCOUNT.c.card, ACCOUNT.c.label, ACCOUNT.c.feed_entries, ACCOUNT.c.feed_seen_at
+            ACCOUNT.c.card,
+            ACCOUNT.c.label,
+            ACCOUNT.c.feed_entries,
+            ACCOUNT.c.feed_seen_at,
+            ACCOUNT.c.lapsed_at,
         ).order_by(ACCOUNT.c.card)
         kept = select(KEPT).where(KEPT.c.lost_at > self._now() - KEPT_FOR).order_by(KEPT.c.card)
 
@@ -224,7 +230,9 @@ class CalendarFeeds(Repository):
             seen = [row.feed_seen_at for row in rows if row.feed_seen_at is not None]
             seen += [row.seen_at for row in lost if row.seen_at is not None]
             found = [
-                CardEntries(int(row.card), row.label, self._open(chat, row.feed_entries))
+                CardEntries(
+                    int(row.card), row.label, self._open(chat, row.feed_entries), row.lapsed_at
+                )
                 for row in rows
             ]
             found += [

@@ -3,7 +3,13 @@ userinfo, and what is the card's own (label, pick-up branch, notice state). A ch
 `MAX_CARDS` (a family), numbered from 1. A token leaves the store only as `Card.token`, opened
 by `Cards.open`; every card's token is sealed to its chat.
 
-Removing a card is `Store.remove_card`: it spans the tables that hold what is the card's."""
+A card whose login lapsed (its token refused or run out) is not removed: `Store.lapse_card`
+drops its token and marks it (`lapsed_at`), and it keeps its number, name, identity, calendar
+entries and settings until the same person logs in again (`Store.complete_link`). Reads leave
+lapsed cards out unless asked (`lapsed=True`), so no caller hands the library an empty token.
+
+Removing a card is `Store.remove_card` (/logout, /forget): it spans the tables that hold what
+is the card's."""
 
 from __future__ import annotations
 
@@ -50,6 +56,7 @@ CARD_COLUMNS = tuple(
         "fees_known",
         "order_check",
         "card_id",
+        "lapsed_at",
     )
 )
 
@@ -76,12 +83,22 @@ class Card:
     # The card's identity in its chat, never given to another card (numbers are reused): what
     # a button names, so that a stale one cannot act on whoever holds the number now.
     card_id: str | None = None
-    # The token as stored (sealed): a refusal forgets the card only while it still holds it.
+    # The token as stored (sealed): a refusal lapses the card only while it still holds it.
     sealed: str = ""
+    # When the card's login lapsed: it has no token (`token` is ""), only its name and the rest.
+    lapsed_at: datetime | None = None
+
+    @property
+    def is_lapsed(self) -> bool:
+        """The card is marked lapsed: it waits for its patron to log in again."""
+        return self.lapsed_at is not None
 
     def lapsed(self, now: datetime) -> bool:
-        """The card's login has run out by `now`: the platform would refuse its token."""
-        return self.token_expires_at is not None and self.token_expires_at <= now
+        """The card's login has lapsed, or run out by `now`: the platform would refuse its
+        token."""
+        return self.is_lapsed or (
+            self.token_expires_at is not None and self.token_expires_at <= now
+        )
 
     @property
     def key(self) -> CardKey:
@@ -137,14 +154,18 @@ class Cards(Repository):
 
     def open(self, row: Mapping[Any, Any]) -> Card | None:
         """The card of an account row (its `_mapping`, or the account's part of a joined
-        row), its token decrypted; None if the token does not open."""
+        row), its token decrypted (a lapsed card has none: ""); None if the token does not
+        open."""
         chat_id = int(row["chat_id"])
-        try:
-            token = self._cipher.decrypt(row["token"], chat_id)
-        except TokenDecryptError as exc:
-            # Treated as not connected: the patron is asked to /login again.
-            log.warning("stored token of chat %s cannot be opened: %s", chat_id, exc)
-            return None
+        sealed = row["token"]
+        token = ""
+        if sealed is not None:
+            try:
+                token = self._cipher.decrypt(sealed, chat_id)
+            except TokenDecryptError as exc:
+                # Treated as not connected: the patron is asked to /login again.
+                log.warning("stored token of chat %s cannot be opened: %s", chat_id, exc)
+                return None
         return Card(
             chat_id=chat_id,
             token=token,
@@ -161,23 +182,31 @@ class Cards(Repository):
             fees_known=bool(row["fees_known"]),
             order_check=row["order_check"],
             card_id=row["card_id"],
-            sealed=row["token"],
+            sealed=sealed or "",
+            lapsed_at=row["lapsed_at"],
         )
 
-    async def get(self, chat_id: int, number: int = 1) -> Card | None:
-        """Card `number` of the chat, whoever holds that number now."""
+    async def get(self, chat_id: int, number: int = 1, *, lapsed: bool = False) -> Card | None:
+        """Card `number` of the chat, whoever holds that number now; a lapsed card only when
+        asked (`lapsed`)."""
         statement = select(ACCOUNT).where(of_card(chat_id, number))
         row = await self._read(lambda conn: conn.execute(statement).first())
-        return None if row is None else self.open(row._mapping)
+        card = None if row is None else self.open(row._mapping)
+        return card if card is None or lapsed or not card.is_lapsed else None
 
-    async def of_chat(self, chat_id: int) -> list[Card]:
-        """Every card of the chat, by number; a card whose token does not open is left out."""
-        return await self._read(lambda conn: self.read(conn, chat_id))
+    async def of_chat(self, chat_id: int, *, lapsed: bool = False) -> list[Card]:
+        """Every card of the chat, by number; a card whose token does not open is left out,
+        and so are lapsed cards unless asked (`lapsed`)."""
+        return await self._read(lambda conn: self.read(conn, chat_id, lapsed=lapsed))
 
-    def read(self, conn: Connection, chat_id: int) -> list[Card]:
+    def read(self, conn: Connection, chat_id: int, *, lapsed: bool = False) -> list[Card]:
         """`of_chat`, inside a transaction."""
         rows = conn.execute(_CARDS, {"chat_id": chat_id}).all()
-        return [card for row in rows if (card := self.open(row._mapping)) is not None]
+        return [
+            card
+            for row in rows
+            if (card := self.open(row._mapping)) is not None and (lapsed or not card.is_lapsed)
+        ]
 
     @staticmethod
     def take(chat_id: int, card: int | None = 1, *, holding: str | None = None) -> Executable:
@@ -188,6 +217,28 @@ class Cards(Repository):
         if holding is not None:
             where = and_(where, ACCOUNT.c.token == holding)
         return delete(ACCOUNT).where(where).returning(*ACCOUNT.c)
+
+    @staticmethod
+    def lapse(chat_id: int, card: int, holding: str, now: datetime) -> Executable:
+        """Mark a card lapsed and drop its token, returning the row as it was before: only
+        while it still holds `holding` (a login since has replaced the refused token), so who
+        lapses a card, has it (once). The sweep's lease and plan go too."""
+        return (
+            update(ACCOUNT)
+            .where(of_card(chat_id, card), ACCOUNT.c.token == holding)
+            .values(
+                token=None,
+                key_id=None,
+                lapsed_at=now,
+                expiry_warned=False,
+                lease_owner=None,
+                lease_until=None,
+                next_check=None,
+                hold_ready=False,
+                first_due=None,
+            )
+            .returning(*ACCOUNT.c)
+        )
 
     def connect(self, chat_id: int, card: int, link: Row[Any], now: datetime) -> Executable:
         """Make card `card` from a taken pending link, or log an existing card in again (its
@@ -205,6 +256,7 @@ class Cards(Repository):
             "lease_owner": None,
             "lease_until": None,
             "next_check": None,  # a new login: checked by the next sweep
+            "lapsed_at": None,  # a lapsed card of the same person is back
         }
         # An upsert all the same: a concurrent completion must not fail on the key.
         return (
@@ -234,6 +286,7 @@ class Cards(Repository):
         statement = (
             select(ACCOUNT)
             .where(
+                ACCOUNT.c.lapsed_at.is_(None),
                 ACCOUNT.c.token_expires_at.is_not(None),
                 ACCOUNT.c.token_expires_at < before,
                 ACCOUNT.c.expiry_warned == false(),
@@ -244,10 +297,15 @@ class Cards(Repository):
         return [card for row in rows if (card := self.open(row._mapping)) is not None]
 
     async def expired(self, now: datetime) -> list[CardKey]:
-        """Cards whose token has run out, warned or not: the daily job forgets them."""
+        """Cards whose token has run out, warned or not, not yet marked lapsed: the daily job
+        lapses them."""
         statement = (
             select(ACCOUNT.c.chat_id, ACCOUNT.c.card)
-            .where(ACCOUNT.c.token_expires_at.is_not(None), ACCOUNT.c.token_expires_at <= now)
+            .where(
+                ACCOUNT.c.lapsed_at.is_(None),
+                ACCOUNT.c.token_expires_at.is_not(None),
+                ACCOUNT.c.token_expires_at <= now,
+            )
             .order_by(ACCOUNT.c.chat_id, ACCOUNT.c.card)
         )
         rows = await self._run(lambda conn: conn.execute(statement).all())
@@ -257,5 +315,6 @@ class Cards(Repository):
         await self._set(chat_id, card, {"expiry_warned": True})
 
     async def count(self) -> int:
-        statement = select(func.count()).select_from(ACCOUNT)
+        """Cards logged in (lapsed ones wait for a login: not counted as connected)."""
+        statement = select(func.count()).select_from(ACCOUNT).where(ACCOUNT.c.lapsed_at.is_(None))
         return int(await self._run(lambda conn: conn.execute(statement).scalar_one()))

@@ -57,8 +57,12 @@ def patron_identity(
 
 
 def dropped_tokens(conn: Connection, delete_returning: Executable) -> Dropped:
-    """The tokens a `DELETE ... RETURNING chat_id, token` removed."""
-    return [(int(row.chat_id), row.token) for row in conn.execute(delete_returning)]
+    """The tokens a `DELETE ... RETURNING chat_id, token` removed (a lapsed card had none)."""
+    return [
+        (int(row.chat_id), row.token)
+        for row in conn.execute(delete_returning)
+        if row.token is not None
+    ]
 
 
 class PendingLinks(Repository):

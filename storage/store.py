@@ -102,13 +102,26 @@ CHAT_ONLY_TABLES = (
 )
 
 
+def same_person(card: Any, link: Any) -> bool:
+    """A login (`link`) is the person of an account row: the same `uniqueId`, and the same
+    municipality where both know one (a `uniqueId` is the platform's, across libraries)."""
+    if not link.unique_id or card.unique_id != link.unique_id:
+        return False
+    return (
+        card.municipality is None
+        or link.municipality is None
+        or (card.municipality == link.municipality)
+    )
+
+
 @dataclass(frozen=True)
 class Linked:
     """A completed login: a card `added` to the chat, an existing card `refreshed` (the same
-    `uniqueId`: its new token replaces the old, what is the card's own stays), or nothing
+    person: its new token replaces the old, what is the card's own stays), a lapsed card
+    `restored` (the same person logged in again: the card is back as it was), or nothing
     stored because the chat is `full` (`card` None; the new token was revoked)."""
 
-    outcome: Literal["added", "refreshed", "full"]
+    outcome: Literal["added", "refreshed", "restored", "full"]
     card: Card | None
 
 
@@ -313,26 +326,32 @@ class Store:
     async def complete_link(self, chat_id: int, code: str) -> Linked | None:
         """Connect the pending token, only from the chat that asked (`Linked` says how).
 
-        A login with the `uniqueId` of a card already in the chat refreshes that card, whose
-        old token is revoked; any other adds a card, up to `MAX_CARDS` (beyond, the new token
-        is revoked and nothing is kept). A code from another chat matches nothing and stays
-        usable for the rightful chat. The chat has one pending link at a time, so two logins
-        cannot race for a card number.
+        A login of the same person as a card already in the chat (its `uniqueId`, and its
+        municipality where both are known) refreshes that card, whose old token is revoked, or
+        brings a lapsed card back with its name, calendar and settings; any other adds a card,
+        up to `MAX_CARDS` (beyond, the new token is revoked and nothing is kept). A code from
+        another chat matches nothing and stays usable for the rightful chat. The chat has one
+        pending link at a time, so two logins cannot race for a card number.
         """
         now = self._now()
         taken = PendingLinks.take(chat_id, code, now)
-        cards = select(ACCOUNT.c.card, ACCOUNT.c.unique_id, ACCOUNT.c.token).where(
-            ACCOUNT.c.chat_id == chat_id
-        )
+        cards = select(
+            ACCOUNT.c.card,
+            ACCOUNT.c.unique_id,
+            ACCOUNT.c.municipality,
+            ACCOUNT.c.token,
+            ACCOUNT.c.lapsed_at,
+        ).where(ACCOUNT.c.chat_id == chat_id)
 
         def work(conn: Connection) -> tuple[str, Row[Any] | None, str | None] | None:
             link = conn.execute(taken).first()
             if link is None:
                 return None
             rows = conn.execute(cards).all()
-            same = [row for row in rows if link.unique_id and row.unique_id == link.unique_id]
+            same = [row for row in rows if same_person(row, link)]
             if same:
-                card, outcome, replaced = int(same[0].card), "refreshed", same[0].token
+                card, replaced = int(same[0].card), same[0].token
+                outcome = "refreshed" if same[0].lapsed_at is None else "restored"
             else:
                 free = sorted(set(range(1, MAX_CARDS + 1)) - {int(row.card) for row in rows})
                 if not free:
@@ -351,7 +370,26 @@ class Store:
         if row is None:
             return Linked("full", None)
         card = self.cards.open(row._mapping)
-        return Linked("refreshed" if outcome == "refreshed" else "added", card)
+        kinds: dict[str, Literal["added", "refreshed", "restored"]] = {
+            "refreshed": "refreshed",
+            "restored": "restored",
+        }
+        return Linked(kinds.get(outcome, "added"), card)
+
+    async def lapse_card(self, card: Card) -> Card | None:
+        """The card's login lapsed (its token refused, or run out): keep the card with its
+        name, calendar entries and settings, drop its token (revoked, best effort) and mark it
+        lapsed. Only while it still holds the token that lapsed, so who lapses a card has it
+        (once): the card as it is now, else None (a login since has replaced the token, or
+        the card is lapsed or gone already)."""
+        if not card.sealed:
+            return None
+        statement = Cards.lapse(card.chat_id, card.number, card.sealed, self._now())
+        row = await self.database.run(lambda conn: conn.execute(statement).first())
+        if row is None:
+            return None
+        await self._revoke([(card.chat_id, card.sealed)])
+        return self.cards.open(row._mapping)
 
     async def remove_card(
         self,
@@ -395,7 +433,7 @@ class Store:
             if row is None:
                 return None, []  # gone already (with what was its), or holding a new token
             execute_all(conn, per_card)
-            if not logout and row is not None:
+            if not logout:
                 CalendarFeeds.keep(conn, row, now)
             if not logout or conn.execute(left).first() is not None:
                 return row, []
@@ -403,7 +441,7 @@ class Store:
             return row, dropped_tokens(conn, links)
 
         row, dropped = await self.database.run(work)
-        if row is not None and not hand_over:
+        if row is not None and row.token is not None and not hand_over:
             dropped = [*dropped, (chat_id, row.token)]
         if logout and row is not None:
             await self._truncate_log()  # the patron's own removal: gone from the files too

@@ -83,6 +83,8 @@ def _unswept(day: date, hour: int | None = None, default_hour: int = 0) -> Colum
     )
     return and_(
         due_hour,
+        # A lapsed card has no token to ask the library with: it waits for a login.
+        ACCOUNT.c.lapsed_at.is_(None),
         or_(ACCOUNT.c.swept_on.is_(None), ACCOUNT.c.swept_on != day),
         # The polling plan: cards planned for a later day are left alone today.
         or_(ACCOUNT.c.next_check.is_(None), ACCOUNT.c.next_check <= day),

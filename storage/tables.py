@@ -117,8 +117,9 @@ class AccountRow(SQLModel, table=True):
         primary_key=True, sa_type=BigInteger, sa_column_kwargs={"autoincrement": False}
     )
     card: int = _card()
-    token: str = Field(sa_type=Text, nullable=False)
-    key_id: str = Field(max_length=16)
+    # The sealed token; None while the card's login has lapsed (`lapsed_at`).
+    token: str | None = Field(default=None, sa_type=Text)
+    key_id: str | None = Field(default=None, max_length=16)
     token_expires_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
     unique_id: str | None = Field(default=None, max_length=200)
     municipality: str | None = Field(default=None, max_length=16)
@@ -149,6 +150,9 @@ class AccountRow(SQLModel, table=True):
     # the first loan due date, and whether a hold was ready for pick-up.
     first_due: date | None = None
     hold_ready: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
+    # When the card's login lapsed (its token refused or run out): the card stays, with its
+    # name, calendar entries and settings, but no token, until the same person logs in again.
+    lapsed_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
 
 
 class CallbackRefRow(SQLModel, table=True):

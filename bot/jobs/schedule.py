@@ -22,17 +22,20 @@ import logging
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from typing import Any
 
+from telegram import InlineKeyboardMarkup
 from telegram.error import Forbidden, TelegramError
 from telegram.ext import Application, ContextTypes
 
 from bot.jobs.shelf import check_watches
 from bot.jobs.sweep import DEFAULT_LEASE, SweepReport, sweep
 from bot.services import Services, services
-from bot.telegram.cards import send_login
+from bot.telegram.cards import login_buttons, send_login
 from bot.telegram.context import chat_lang
+from bot.telegram.replies import send
 from bot.texts import t
-from bot.texts.cards import card_heading
-from storage.store import Card, RemovedCard
+from bot.texts.cards import card_heading, card_name
+from bot.texts.formatting import join_and
+from storage.store import Card
 
 log = logging.getLogger(__name__)
 
@@ -210,35 +213,67 @@ async def _retry_sweep(context: Context) -> None:
 
 
 async def token_expiry_job(context: Context) -> None:
-    """Daily: forget tokens that have expired and say so once; warn once three days ahead."""
+    """Daily: lapse the cards whose login has run out and say so once per chat, naming them
+    all with a login button each (the cards stay, with their names and settings); warn once
+    three days ahead."""
     store = services(context).store
     now = datetime.now(UTC)
+    lapsed: dict[int, list[Card]] = {}
     for chat_id, number in await store.cards.expired(now):
         card = await store.cards.get(chat_id, number)  # None: gone, or its token unreadable
-        if card is not None and (card.token_expires_at is None or card.token_expires_at > now):
+        if card is None or card.token_expires_at is None or card.token_expires_at > now:
             continue  # logged in again since: the fresh card stays
-        # The removal is atomic: with several processes only one of them tells the patron; and
-        # only while the card holds the token that ran out.
-        if (gone := await store.remove_card(chat_id, number, holding=card)) is not None:
-            await store.chats.set_account_ended(chat_id, "expired")
-            await _notify(context, gone, "connect.expired")
+        # Atomic: with several processes only one of them tells the patron; and only while
+        # the card holds the token that ran out.
+        if (done := await store.lapse_card(card)) is not None:
+            lapsed.setdefault(chat_id, []).append(done)
+    for chat_id, cards in lapsed.items():
+        await _tell_lapsed(context, chat_id, cards)
     for card in await store.cards.expiring(now + EXPIRY_WARNING):
         expires_at = card.token_expires_at
         if expires_at is None or expires_at <= now:
-            continue  # expired since the first query; the next run forgets it
+            continue  # expired since the first query; the next run lapses it
         await store.cards.mark_expiry_warned(card.chat_id, card.number)
         days = max(1, -(-(expires_at - now) // timedelta(days=1)))
         await _notify(context, card, "connect.expiry_warning", days=days)
 
 
-async def _notify(context: Context, card: Card | RemovedCard, key: str, **params: object) -> None:
+async def _tell_lapsed(context: Context, chat_id: int, cards: list[Card]) -> None:
+    """One message for the chat's cards whose login ran out today, each with its login
+    button; a blocked or failing chat does not stop the job."""
+    svc = services(context)
+    try:
+        lang = await chat_lang(context, chat_id)
+        every = await svc.store.cards.of_chat(chat_id, lapsed=True)
+        if len(every) == len([card for card in every if card.is_lapsed]):
+            await svc.store.chats.set_account_ended(chat_id, "expired")
+        if len(every) == 1:
+            lead = t(lang, "connect.lapsed")
+        elif len(cards) == 1:
+            lead = t(
+                lang, "lists.lapsed_one", name=card_name(cards[0].label, cards[0].number, lang)
+            )
+        else:
+            names = join_and([card_name(card.label, card.number, lang) for card in cards], lang)
+            lead = t(lang, "lists.lapsed_many", names=names)
+        logins = await login_buttons(svc.store, svc.library, svc.settings, cards, lang)
+        text = f"{lead}\n\n{logins.links}" if logins.links else lead
+        markup = InlineKeyboardMarkup(logins.rows) if logins.rows else None
+        await send(context.bot, chat_id, text, buttons=markup)
+    except Forbidden:
+        log.info("chat %s blocked the bot; lapsed login not told", chat_id)
+    except TelegramError as exc:
+        log.warning("lapsed login notice to chat %s failed: %s", chat_id, type(exc).__name__)
+
+
+async def _notify(context: Context, card: Card, key: str, **params: object) -> None:
     """A token notice with the login button, headed by the card's name when the chat has
     others; a blocked or failing chat does not stop the job."""
     chat_id = card.chat_id
     try:
         lang = await chat_lang(context, chat_id)
         lead = t(lang, key, **params)
-        cards = await services(context).store.cards.of_chat(chat_id)
+        cards = await services(context).store.cards.of_chat(chat_id, lapsed=True)
         if any(other.number != card.number for other in cards):
             lead = f"{card_heading(card.label, card.number, lang)}\n{lead}"
         await send_login(context, chat_id, lang, lead=lead)

@@ -133,6 +133,7 @@ async def _tell(store: Store, bot: Bot, watch: Watch, key: str, copy: Copy | Non
 
 
 async def _cid(store: Store, watch: Watch) -> str | None:
-    """The identity of the watch's card, so its Order button acts on that card only."""
-    cards = await store.cards.of_chat(watch.chat_id)
+    """The identity of the watch's card, so its Order button acts on that card only (a lapsed
+    card's button asks for its login)."""
+    cards = await store.cards.of_chat(watch.chat_id, lapsed=True)
     return next((card.card_id for card in cards if card.number == watch.card), None)

@@ -46,12 +46,13 @@ from bot.rules.notices import last_day_keys, order_shown, plan_days
 from bot.rules.reminders import LOAN_KINDS, Kind, Reminder, card_key, due_reminders
 from bot.rules.urgency import sweep_marks
 from bot.services.branches import BranchNames
-from bot.telegram.cards import login_prompt
+from bot.telegram.cards import login_buttons
 from bot.telegram.keyboards import one_per_row, stored_buttons, stored_rows
 from bot.telegram.ratelimit import SEND_ATTEMPTS
 from bot.telegram.replies import send
 from bot.texts import pick_language, t
-from bot.texts.cards import card_heading
+from bot.texts.cards import card_name
+from bot.texts.formatting import join_and
 
 if TYPE_CHECKING:
     from bot.config.settings import Settings
@@ -71,6 +72,8 @@ RESCAN = 45.0
 RANKS = 5  # storage.sweeps.urgency: 0 a hold ready ... 4 the rest
 # Failure kinds after which the patron is left unfinished for a retry sweep.
 RETRYABLE = frozenset({"platform", "telegram", "error"})
+# A card's outcome when the library refused its token: the chat's lapsed cards are told in one.
+LAPSED = "lapsed"
 
 
 @dataclass
@@ -271,9 +274,14 @@ class _Sweep:
                 *(self._card(card, chat, lang, several) for card, _ in household)
             )
         parts: list[CardDue] = []
-        for (card, _), outcome in zip(household, outcomes, strict=True):
+        pairs = list(zip(household, outcomes, strict=True))
+        lapsed = [card for (card, _), outcome in pairs if outcome == LAPSED]
+        told = await self._lapsed(lapsed, lang, several) if lapsed else None
+        for (card, _), outcome in pairs:
             if isinstance(outcome, CardDue):
                 parts.append(outcome)
+            elif outcome == LAPSED:
+                await self.settle([card.key], told)
             else:
                 await self.settle([card.key], outcome)
         if not parts:
@@ -299,7 +307,7 @@ class _Sweep:
         try:
             status = await self.library.user(card.token)
         except (TokenRejected, NotLoggedIn):
-            return await self._reconnect(card, lang, several)
+            return LAPSED  # told with the chat's other cards that lapsed (`_lapsed`)
         days = chat.thresholds(self.settings.REMINDER_DAYS)
         self.plans[card.key] = next_check(
             status,
@@ -442,28 +450,31 @@ class _Sweep:
             self.report.reminders += len(keys)
         return None
 
-    async def _reconnect(self, card: Card, lang: str, several: bool) -> str | None:
-        """The card's token was refused: say so once with a login button (naming the card in
-        a family's chat), then forget the card."""
-        chat_id = card.chat_id
-        lead = t(lang, "reminders.reconnect")
-        if several:
-            lead = f"{card_heading(card.label, card.number, lang)}\n{lead}"
-        prompt = await login_prompt(
-            self.store,
-            self.library,
-            self.settings,
-            chat_id,
-            lang,
-            lead=lead,
-            button="reminders.reconnect.button",
-        )
-        failure = await self._send(chat_id, prompt.text, prompt.markup)
+    async def _lapsed(self, cards: list[Card], lang: str, several: bool) -> str:
+        """The cards' tokens were refused: say so once, in one message naming them all with a
+        login button each (in a chat of one card, that its reminders are paused), then lapse
+        them. A lapsed card keeps its name and settings; no sweep claims it until its patron
+        logs in again, so this is said once."""
+        chat_id = cards[0].chat_id
+        if not several:
+            lead = t(lang, "reminders.reconnect")
+        elif len(cards) == 1:
+            lead = t(
+                lang, "reminders.lapsed_one", name=card_name(cards[0].label, cards[0].number, lang)
+            )
+        else:
+            names = join_and([card_name(card.label, card.number, lang) for card in cards], lang)
+            lead = t(lang, "reminders.lapsed_many", names=names)
+        logins = await login_buttons(self.store, self.library, self.settings, cards, lang)
+        text = f"{lead}\n\n{logins.links}" if logins.links else lead
+        markup = InlineKeyboardMarkup(logins.rows) if logins.rows else None
+        failure = await self._send(chat_id, text, markup)
         if failure in RETRYABLE:
-            return failure  # keep the card so the retry sweep tells them
-        # Deleted after the message, so a crash in between repeats the message, never skips it.
-        # Only while it holds the refused token: a login since keeps its fresh card.
-        if await self.store.remove_card(chat_id, card.number, holding=card) is not None:
+            return failure  # keep the cards so the retry sweep tells them
+        # Lapsed after the message, so a crash in between repeats the message, never skips
+        # it. Only while it holds the refused token: a login since keeps its fresh card.
+        lapsed = [card for card in cards if await self.store.lapse_card(card) is not None]
+        if lapsed and len(lapsed) == len(await self.store.cards.of_chat(chat_id, lapsed=True)):
             await self.store.chats.set_account_ended(chat_id, "rejected")
         if failure is None:
             self.report.messages += 1

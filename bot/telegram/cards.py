@@ -1,5 +1,6 @@
 """The card a tap or command acts on: naming cards, the login prompt that connects one, the
-usable card(s) of a chat (or the patron told how to connect one), and forgetting a card."""
+usable card(s) of a chat (or the patron told how to connect one), and a card whose login
+lapsed: kept (`Store.lapse_card`), and named with its own login button."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from telegram import InlineKeyboardMarkup
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 from telegram.error import BadRequest as TelegramBadRequest
 from telegram.error import Forbidden
 from telegram.ext import CallbackContext
@@ -119,6 +120,38 @@ async def send_login(
     await send(context.bot, chat_id, prompt.as_link())
 
 
+@dataclass(frozen=True)
+class LoginButtons:
+    """A login button for each lapsed card (`rows`), or, where Telegram would refuse URL
+    buttons (a local set-up), a text link for each (`links`, to go below the text)."""
+
+    rows: list[list[InlineKeyboardButton]]
+    links: str = ""
+
+
+async def login_buttons(
+    store: Store,
+    library: LibraryClient,
+    settings: Settings,
+    cards: Sequence[Card],
+    lang: str,
+) -> LoginButtons:
+    """`🔑 Log in again: Karen`, one button per card, each with a login state of its own (a
+    login of the same person brings the card back as it was, whichever button it came by)."""
+    rows: list[list[InlineKeyboardButton]] = []
+    links: list[str] = []
+    for account in cards:
+        state = await store.logins.create_login_state(account.chat_id)
+        url = library.authorize_url(redirect_uri=settings.redirect_uri, state=state)
+        name = card_name(account, lang)
+        if url_button_allowed(settings.redirect_uri):
+            label = t(lang, "lists.login_card", name=name)
+            rows.append([InlineKeyboardButton(label, url=url)])
+        else:
+            links.append(t(lang, "lists.login_card_link", name=name, url=url))
+    return LoginButtons(rows, "\n".join(links))
+
+
 # --- the card(s) a command or tap acts on --------------------------------------------------
 
 
@@ -130,30 +163,42 @@ async def require_card(
     tapped: NamesCard | None = None,
 ) -> Card | None:
     """Card `card` of the chat (None: its first), or None after telling the patron: how to
-    connect a card when the chat has no other; else that this card is no longer here. An expired
-    card is forgotten on the way. `known`: the chat's cards, when the caller has read them.
+    connect a card when the chat has no other; else that this card is no longer here, or that
+    its login lapsed (with every lapsed card, and their login buttons). An expired card is
+    lapsed on the way. `known`: the chat's cards, when the caller has read them (lapsed
+    ones too, or not).
 
     `tapped`: a button's payload, which names its card by identity, never by number alone (a
     number is given to the next card after a logout); a payload stored before identities
     names no card."""
     chat_id = context.chat_id
     store = context.services.store
-    cards = known if known is not None else await store.cards.of_chat(chat_id)
+    cards = known if known is not None else await store.cards.of_chat(chat_id, lapsed=True)
     if tapped is not None:
         card = tapped.card if tapped.card is not None else 0
         account = next((a for a in cards if tapped.cid and a.card_id == tapped.cid), None)
+    elif card is None:  # the first usable card, else the first
+        usable = [a for a in cards if not expired(a)]
+        account = next(iter(usable or cards), None)
     else:
-        account = next((a for a in cards if card is None or a.number == card), None)
+        account = next((a for a in cards if a.number == card), None)
     if account is not None and not expired(account):
         return account
     lang = context.lang
     await answer_tap(context.query)
-    others = card is not None and any(other != account for other in cards)
-    # Expired: forget it now rather than let the platform refuse it later.
-    if (
-        account is not None
-        and await forget_card(context, account, lang, why="expired", alone=not others) is not None
-    ):
+    others = card is not None and any(other != account and not other.is_lapsed for other in cards)
+    if account is not None:
+        # Lapsed, or run out: lapse it now rather than let the platform refuse it later.
+        why = "expired"
+        if account.is_lapsed:  # told again as it was told first
+            why = (await store.chats.chat(chat_id)).account_ended or "rejected"
+        else:
+            await store.lapse_card(account)
+        await tell_lapsed(context, [account], lang, why=why)
+        return None
+    if any(other.is_lapsed for other in cards) and not others:
+        why = (await store.chats.chat(chat_id)).account_ended or "rejected"
+        await tell_lapsed(context, [other for other in cards if other.is_lapsed], lang, why=why)
         return None
     if others:
         await send(context.bot, chat_id, t(lang, "cards.gone"))
@@ -165,48 +210,30 @@ async def require_card(
 
 async def require_cards(context: Context) -> list[Card] | None:
     """Every usable card of the chat, by number; None after telling the patron how to connect
-    one. Expired cards are forgotten on the way (quietly while another card is usable)."""
+    one, or that every card's login lapsed. Cards whose login ran out are lapsed on the way
+    (quietly while another card is usable: the lists name them)."""
     cards = context.take_cards()
     if cards is None:
-        cards = await context.services.store.cards.of_chat(context.chat_id)
+        cards = await context.services.store.cards.of_chat(context.chat_id, lapsed=True)
     live = [account for account in cards if not expired(account)]
     if not live:
         first = await require_card(context, known=cards)
         return None if first is None else [first]
     for account in cards:
-        if account not in live:
-            await context.services.store.remove_card(
-                account.chat_id, account.number, holding=account
-            )
+        if account not in live and not account.is_lapsed:
+            await context.services.store.lapse_card(account)
     return live
 
 
-async def forget_card(
-    context: Context,
-    card: Card,
-    lang: str | None = None,
-    *,
-    why: str = "rejected",
-    alone: bool | None = None,
-    tell: bool = True,
-) -> Card | None:
-    """Forget `card` (its token refused, or `why` "expired") and tell the patron once, with
-    a login button: which card, when the chat has others (`alone` False); else that the chat is
-    no longer connected, remembering why. The card as it was when this call did the
-    forgetting, else None. `tell` False: the caller tells, with `tell_lapsed` (several cards
-    of one command in one message).
-
-    Only while the card still holds the token that was refused: a login that raced the call
-    has replaced it, and that fresh card stays. The dropped token is revoked."""
-    store = context.services.store
-    chat_id = card.chat_id
-    removed = await store.remove_card(chat_id, card.number, holding=card)
-    if removed is None:
-        return None
-    account = removed.was or card
-    if tell:
-        await tell_lapsed(context, [account], lang, why=why, alone=alone)
-    return account
+async def lapse_card(context: Context, card: Card, lang: str | None = None) -> Card | None:
+    """`card`'s token was refused: keep the card, lapsed (`Store.lapse_card`), and tell the
+    patron once, naming every lapsed card of the chat with a login button each. The card as
+    it is now, else None (a login that raced the call has replaced the token: the fresh card
+    stays, and nothing is told)."""
+    lapsed = await context.services.store.lapse_card(card)
+    if lapsed is not None:
+        await tell_lapsed(context, [lapsed], lang)
+    return lapsed
 
 
 async def tell_lapsed(
@@ -215,32 +242,41 @@ async def tell_lapsed(
     lang: str | None = None,
     *,
     why: str = "rejected",
-    alone: bool | None = None,
+    chat_id: int | None = None,
 ) -> None:
-    """Tell the patron, in one message with a login button, that `cards` are logged out here:
-    each by name while the chat has other cards (`alone` False), else that the chat is no
-    longer connected, remembering why. One message for every card a command found lapsed, so
-    no card is called "the other cards, unchanged" beside another that lapsed too."""
+    """One message naming every lapsed card of the chat (`cards` and any other), each with
+    its own login button: a card lapsed alone is never told beside another lapsed one as
+    "the other cards are unchanged". In a chat of one card, that its login must be renewed
+    (`why`: "expired" or "rejected"); the cards stay, with their names and settings.
+    Nothing when `cards` is empty (no card lapsed in the caller's read)."""
     if not cards:
         return
     store = context.services.store
-    chat_id = cards[0].chat_id
-    if alone is None:
-        alone = not await store.cards.of_chat(chat_id)
+    chat_id = chat_id if chat_id is not None else cards[0].chat_id
+    every = await store.cards.of_chat(chat_id, lapsed=True)
+    named = {account.number for account in cards}
+    lapsed = [a for a in every if a.is_lapsed or a.number in named]
+    if not lapsed:
+        return
     lang = lang or await chat_lang(context, chat_id)
-    names = join_and([card_name(account, lang) for account in cards], lang)
-    if alone:
+    if len(every) == len(lapsed):
         await store.chats.set_account_ended(chat_id, why)
-        if len(cards) == 1:
-            lead = t(lang, "common.login_expired" if why == "expired" else "common.reconnect")
-        else:
-            lead = t(lang, "lists.cards_lapsed_all", names=names)
-    elif len(cards) == 1:
-        key = "lists.card_expired" if why == "expired" else "lists.card_refused"
-        lead = t(lang, key, name=names)
+    if len(every) == 1:
+        lead = t(lang, "common.login_expired" if why == "expired" else "common.reconnect")
+    elif len(lapsed) == 1:
+        lead = t(lang, "lists.lapsed_one", name=card_name(lapsed[0], lang))
     else:
-        lead = t(lang, "lists.cards_lapsed", names=names)
+        names = join_and([card_name(account, lang) for account in lapsed], lang)
+        lead = t(lang, "lists.lapsed_many", names=names)
+    svc = context.services
+    buttons = await login_buttons(store, svc.library, svc.settings, lapsed, lang)
+    text = f"{lead}\n\n{buttons.links}" if buttons.links else lead
     try:
-        await send_login(context, chat_id, lang, lead=lead)
+        await send(
+            context.bot,
+            chat_id,
+            text,
+            buttons=InlineKeyboardMarkup(buttons.rows) if buttons.rows else None,
+        )
     except Forbidden:
-        log.info("chat %s blocked the bot; not told that a card was forgotten", chat_id)
+        log.info("chat %s blocked the bot; not told that a card's login lapsed", chat_id)

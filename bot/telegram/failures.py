@@ -18,7 +18,7 @@ from bot.library.errors import (
     TokenRejected,
 )
 from bot.services import SERVICES_KEY
-from bot.telegram.cards import NEW, forget_card, send_login
+from bot.telegram.cards import NEW, lapse_card, send_login, tell_lapsed
 from bot.telegram.context import Context, lang_of, told_lang
 from bot.telegram.replies import answer_query, answer_tap, reply, send
 from bot.texts import DEFAULT_LANGUAGE, t
@@ -44,7 +44,7 @@ def error_text(lang: str, error: BaseException | None) -> str:
         # not an outage.
         return t(lang, "common.user_refused", code=error.code)
     if isinstance(error, TokenRejected):
-        # A refusal that did not forget the card: a login raced the call (`forget_card`).
+        # A refusal that did not lapse the card: a login raced the call (`lapse_card`).
         return t(lang, "common.logged_in_meanwhile")
     if isinstance(error, ServiceUnavailable):
         return t(lang, "common.unavailable")
@@ -107,9 +107,9 @@ async def answer_library_error(
     """Turn a library failure of a call made with `card` (None: the chat's card 1) into the
     patron-facing answer; never stays silent.
 
-    A refused token forgets that card (`cards.forget_card` says which, when the chat has
-    others). Otherwise the answer replaces the tapped message (`edit`), or comes as a new one
-    (`tell_library_error`) so a tapped list or digest stays in the chat.
+    A refused token lapses that card (`cards.lapse_card` names every lapsed card, each with
+    its login button). Otherwise the answer replaces the tapped message (`edit`), or comes as
+    a new one (`tell_library_error`) so a tapped list or digest stays in the chat.
     """
     if not edit or isinstance(exc, TokenRejected):
         await tell_library_error(context, exc, card=card)
@@ -129,13 +129,16 @@ async def tell_library_error(
     if isinstance(exc, TokenRejected):
         store = context.services.store
         refused = card if card is not None else await store.cards.get(chat_id)
-        if refused is not None and await forget_card(context, refused, lang) is not None:
+        if refused is not None and await lapse_card(context, refused, lang) is not None:
             return
-        cards = await store.cards.of_chat(chat_id)
-        if refused is not None and any(now.card_id == refused.card_id for now in cards):
+        cards = await store.cards.of_chat(chat_id, lapsed=True)
+        now = next((a for a in cards if refused is not None and a.card_id == refused.card_id), None)
+        if now is not None and now.is_lapsed:  # another task lapsed it first
+            await tell_lapsed(context, [now], lang)
+        elif now is not None:
             # A login raced the call: the card holds a new token, and stays.
             await send(context.bot, chat_id, t(lang, "common.logged_in_meanwhile"))
-        elif cards:  # another task forgot it first (and told the patron)
+        elif cards:  # logged out meanwhile
             await send(context.bot, chat_id, t(lang, "cards.gone"))
         else:
             await send_login(context, chat_id, lang, lead=t(lang, NEW))

@@ -36,10 +36,10 @@ from aiohttp import web
 from aiohttp.typedefs import Handler
 
 from bot.actions import outcomes, renewing
+from bot.actions.cards import CardRead, read_chat_cards
 from bot.library.deadline import Deadline
 from bot.library.errors import (
     LibraryError,
-    TokenRejected,
 )
 from bot.library.models import DEFAULT_TZ, parse_library_date
 from bot.rules.renewals import due_key, refusal_for
@@ -98,6 +98,7 @@ TEXTS = {
     "unknown": "app.unknown",
     "busy": "app.busy",
     "card_failed": "app.card_failed",
+    "login": "lists.login_again",
     "unauthorized": "app.unauthorized",
     "loading": "app.loading",
     "watches": "shelf.watches_header",
@@ -342,17 +343,25 @@ def _iso(value: object) -> str | None:
 
 
 async def build_overview(services: Services, user_id: int, covers: Covers) -> dict[str, Any]:
-    """The page's data: every card of the user's private chat, read side by side, in the
-    words the chat uses (`bot.texts.render`): statuses, dates and amounts are rendered here."""
+    """The page's data: every card of the user's private chat, read side by side by the same
+    action as the chat's lists (`bot.actions.cards.read_chat_cards`), in the words the chat
+    uses (`bot.texts.render`): statuses, dates and amounts are rendered here. A lapsed card is
+    shown by its name, with a login link of its own."""
     store = services.store
     chat = await store.chats.chat(user_id)
     lang = pick_language(chat.language, chat.telegram_language)
-    cards = await store.cards.of_chat(user_id)
     deadline = Deadline()
     today = dt.datetime.now(DEFAULT_TZ).date()
+    every = await store.cards.of_chat(user_id, lapsed=True)
+    cards = (
+        await read_chat_cards(
+            store, services.library, services.settings, every, deadline=deadline, chat=chat
+        )
+    ).reads
+    logins = await _login_urls(services, [one.card for one in cards if one.state == "lapsed"])
 
-    async def one(account: Card) -> dict[str, Any]:
-        return await _card(services, user_id, account, lang, today, deadline)
+    async def one(account: CardRead) -> dict[str, Any]:
+        return await _card(services, user_id, account, lang, today, logins)
 
     shown = list(await asyncio.gather(*(one(account) for account in cards)))
     tz = services.settings.timezone
@@ -384,27 +393,36 @@ async def build_overview(services: Services, user_id: int, covers: Covers) -> di
     }
 
 
+async def _login_urls(services: Services, cards: list[Card]) -> dict[int, str]:
+    """A login link for each lapsed card (card number -> the library's login page), each with
+    a login state of its own, as the chat's login buttons."""
+    urls: dict[int, str] = {}
+    for card in cards:
+        state = await services.store.logins.create_login_state(card.chat_id)
+        redirect = services.settings.redirect_uri
+        urls[card.number] = services.library.authorize_url(redirect_uri=redirect, state=state)
+    return urls
+
+
 async def _card(
     services: Services,
     user_id: int,
-    account: Card,
+    read: CardRead,
     lang: str,
     today: dt.date,
-    deadline: Deadline,
+    logins: dict[int, str],
 ) -> dict[str, Any]:
+    account = read.card
     name = _plain(card_name(account.label, account.number, lang))
-    if account.lapsed(dt.datetime.now(dt.UTC)):
-        # As the chat: a login that has run out is not sent to the library.
-        return {"name": name, "error": _plain(t(lang, "app.card_login"))}
-    try:
-        status = await deadline.run(services.library.user(account.token))
-    except TokenRejected:
-        # The chat forgets the card and tells the patron; the page only says it cannot read it.
-        return {"name": name, "error": _plain(t(lang, "app.card_login"))}
-    except LibraryError as exc:
-        log.warning("overview: card %s not read (%s)", account.number, type(exc).__name__)
+    if read.state == "lapsed":
+        # As the chat: the card stays, by its name, with its own login.
+        text = _plain(t(lang, "lists.card_lapsed", name=name))
+        return {"name": name, "error": text, "login": logins.get(account.number)}
+    if read.status is None:
+        error = type(read.error).__name__ if read.error is not None else "none"
+        log.warning("overview: card %s not read (%s)", account.number, error)
         return {"name": name, "error": _plain(t(lang, "app.card_failed"))}
-    lists = await _lists(services, user_id, account, status, lang, today)
+    lists = await _lists(services, user_id, account, read.status, lang, today)
     return {"name": name, "error": None, **lists}
 
 

@@ -182,7 +182,14 @@ async def test_a_family_sees_a_section_per_card(demo: Demo, browser: Browser) ->
     await demo.expire_library_logins()
     before = await chat.count()
     await chat.send("/loans")
-    await chat.wait_for_reply(before)
+    lapsed = await chat.wait_for_reply(before)
+    # One message names every card, each with its own login button; the cards stay.
+    await expect(lapsed).to_contain_text("Bibliotekslogin for Anna, Sofie og Emil er udløbet")
+    for name in ("Anna", "Sofie", "Emil"):
+        await expect(
+            lapsed.locator(".kb button.url", has_text=f"Log ind igen: {name}")
+        ).to_have_count(1)
+    assert await chat.count() == before + 1
     feed = await page.request.get(url.group(0))
     assert feed.status == 200
     after = [
@@ -193,6 +200,22 @@ async def test_a_family_sees_a_section_per_card(demo: Demo, browser: Browser) ->
         for name in ("Anna", "Emil", "Sofie")
     ]
     assert set(summaries) <= set(after)
+
+    # Sofie logs in again with her button: her card is back as it was, by its name.
+    before = await chat.count()
+    await lapsed.locator(".kb button.url", has_text="Log ind igen: Sofie").click()
+    await log_in_at_a_library(page, SOFIE, COPENHAGEN)
+    await page.get_by_role("link", name="Tilbage til Telegram").click()
+    back = await chat.wait_for_reply(before)
+    await expect(back).to_contain_text("Sofies kort er tilbage")
+    cards = await chat.send("/cards")
+    await expect(cards).to_contain_text("1. 👤 Anna · 🔑 login udløbet")
+    await expect(cards).to_contain_text("2. 👤 Sofie (Københavns Biblioteker)")
+    await expect(cards).to_contain_text("3. 👤 Emil · 🔑 login udløbet")
+    listing = await chat.send("/loans")
+    await expect(listing).to_contain_text("Pippi Langstrømpe")
+    await expect(listing).to_contain_text("Bibliotekslogin for Anna er udløbet")
+    await expect(listing.locator(".kb button.url", has_text="Log ind igen")).to_have_count(2)
     await context.close()
 
 

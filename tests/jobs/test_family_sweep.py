@@ -63,7 +63,7 @@ async def test_the_renew_buttons_carry_their_card(rig: Rig) -> None:
             assert stored["cid"] in identities
 
 
-async def test_a_refused_token_forgets_only_its_card(rig: Rig) -> None:
+async def test_a_refused_token_lapses_only_its_card_and_is_told_once(rig: Rig) -> None:
     _, jonas = await family(rig)
     rig.sandbox.expire_token(jonas)
 
@@ -71,11 +71,22 @@ async def test_a_refused_token_forgets_only_its_card(rig: Rig) -> None:
 
     assert report.failures["token_rejected"] == 1
     messages = rig.telegram.sent(FAMILY)
-    [reconnect] = [m for m in messages if "Log in again" in m.text]
-    assert "👤 <b>Jonas</b>" in reconnect.html  # it says which card
-    [digest] = [m for m in messages if m is not reconnect]
+    [lapsed] = [m for m in messages if m.text.startswith("🔑")]
+    # It says which card, that its reminders are paused, and how to log it in again.
+    assert lapsed.text.startswith("🔑 Jonas's library login has lapsed, so its reminders are")
+    assert "Log in again" in lapsed.text or any(b.url for row in lapsed.buttons for b in row)
+    [digest] = [m for m in messages if m is not lapsed]
     assert "Karen" in digest.html and "Jonas" not in digest.html
-    assert [card.number for card in await rig.store.cards.of_chat(FAMILY)] == [1]
+    # The card stays, by its name; the next days' sweeps never ask the library for it, and
+    # say nothing more of it.
+    cards = await rig.store.cards.of_chat(FAMILY, lapsed=True)
+    assert [(card.number, card.label, card.is_lapsed) for card in cards] == [
+        (1, "Karen", False),
+        (2, "Jonas", True),
+    ]
+    later = await rig.sweep(today=rig.day(1))
+    assert later.patrons == 1 and not later.failures
+    assert [m for m in rig.telegram.sent(FAMILY) if m.text.startswith("🔑")] == [lapsed]
 
 
 async def test_the_cards_of_a_chat_stay_together_across_batches(rig: Rig) -> None:

@@ -166,8 +166,9 @@ async def test_logout_closes_a_feed_kept_for_a_lost_login(bot: BotHarness) -> No
     bot.sandbox.expire_all_tokens()
     await command(bot, 83, "/loans")
     assert (await bot.http.get(url)).status_code == 200
-    await bot.connect(83, JONAS, language_code="en")  # another card, then /logout of it
+    # The lapsed card is still the chat's: /logout ends it, and the feed with it.
     await command(bot, 83, "/logout")
+    assert await bot.store.cards.of_chat(83, lapsed=True) == []
     assert (await bot.http.get(url)).status_code == 404
 
 

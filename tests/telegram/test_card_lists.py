@@ -14,6 +14,7 @@ from bot.telegram.buttons import (
     RenewLoan,
     decode,
 )
+from sandbox.telegram.driver import SentMessage
 from tests.fixtures.bot import BotHarness
 from tests.fixtures.cards import due, jonas_title, two_cards
 from tests.fixtures.chat import buttons, command, send
@@ -130,21 +131,62 @@ async def test_away_renews_on_every_card(bot: BotHarness) -> None:
     assert "renewed" in reply.text.split("👤 Jonas")[1]
 
 
-async def test_a_refused_token_forgets_only_that_card(bot: BotHarness) -> None:
+def logins(message: SentMessage) -> list[str]:
+    """The cards a message offers to log in again: its buttons' labels, or (a local set-up,
+    where Telegram refuses URL buttons) its text links' lines."""
+    found = [b.text for row in message.buttons for b in row if b.url and "Log in" in b.text]
+    found += [line for line in message.text.splitlines() if line.startswith("🔑 Log in again")]
+    return found
+
+
+async def test_a_refused_token_lapses_only_that_card_and_the_list_names_it(
+    bot: BotHarness,
+) -> None:
     await two_cards(bot, 407)
     second = await bot.store.cards.get(407, 2)
     assert second is not None
     bot.sandbox.expire_token(second.token)
-    messages = await command(bot, 407, "/loans", until=lambda found: len(found) >= 2)
-    told = next(m for m in messages if "no longer accepts Jonas's login" in m.text)
-    assert told.buttons or "http" in told.text  # a way to log in again
-    listing = next(m for m in messages if m.text.startswith("📚 Your loans"))
-    assert KAREN_TITLE in listing.text and "👤 Jonas" in listing.text
-    assert await bot.store.cards.get(407, 2) is None
-    assert await bot.store.cards.get(407, 1) is not None
-    # One card left: /loans is as it always was.
-    [again] = await command(bot, 407, "/loans")
-    assert again.text.startswith("📚 Your loans (7)") and "👤" not in again.text
+    # One message: the list, with Jonas's section saying his login lapsed, and his login.
+    [listing] = await command(bot, 407, "/loans")
+    assert listing.text.startswith("📚 Your loans (7)")
+    assert KAREN_TITLE in listing.text
+    assert "🔑 Jonas's library login has lapsed." in listing.text
+    assert "the other cards are unchanged" not in listing.text
+    assert len(logins(listing)) == 1 and "Jonas" in logins(listing)[0]
+    # The card stays, with its name, and without its token.
+    lapsed = await bot.store.cards.get(407, 2, lapsed=True)
+    assert lapsed is not None and lapsed.is_lapsed and lapsed.label == "Jonas"
+    assert lapsed.token == "" and lapsed.card_id == second.card_id
+    assert await bot.store.cards.get(407, 2) is None  # never handed to the library
+    # Every list shows it, each time, with its login.
+    [holds] = await command(bot, 407, "/holds")
+    assert "🔑 Jonas's library login has lapsed." in holds.text and len(logins(holds)) == 1
+    [cards] = await command(bot, 407, "/cards")
+    assert "2. 👤 Jonas · 🔑 login lapsed" in cards.text and len(logins(cards)) == 1
+
+
+async def test_logging_in_again_brings_a_lapsed_card_back_as_it_was(bot: BotHarness) -> None:
+    await two_cards(bot, 412)
+    await bot.store.cards.set_label(412, 2, "Lillebror")
+    second = await bot.store.cards.get(412, 2)
+    assert second is not None
+    await bot.store.cards.set_pickup_branch(412, "DK-710104", card=2)
+    bot.sandbox.expire_token(second.token)
+    await command(bot, 412, "/loans")
+    assert (await bot.store.cards.get(412, 2, lapsed=True) or second).is_lapsed
+    # The same person logs in again: the same card, number, name and settings; no new card.
+    await bot.connect(412, JONAS, language_code="en")
+    back = await bot.store.cards.get(412, 2)
+    assert back is not None and not back.is_lapsed and back.token
+    assert (back.label, back.card_id, back.pickup_branch) == (
+        "Lillebror",
+        second.card_id,
+        "DK-710104",
+    )
+    assert [card.number for card in await bot.store.cards.of_chat(412, lapsed=True)] == [1, 2]
+    assert "back, with its name, calendar and settings" in bot.telegram.sent(412)[-1].text
+    [listing] = await command(bot, 412, "/loans")
+    assert listing.text.startswith("📚 Your loans (8)") and "lapsed" not in listing.text
 
 
 async def three_cards(bot: BotHarness, chat_id: int) -> None:
@@ -157,24 +199,29 @@ async def three_cards(bot: BotHarness, chat_id: int) -> None:
 async def test_cards_whose_logins_lapse_together_are_named_in_one_message(
     bot: BotHarness,
 ) -> None:
-    """Two of three cards refused in one /loans: one message names both (never one that calls
-    the others "unchanged" beside another that lapsed), and the list shows the third."""
+    """Two of three cards refused in one /loans: the one message, the list, names both (never
+    one that calls the others "unchanged" beside another that lapsed), each with its login,
+    and shows the third."""
     await three_cards(bot, 410)
     for number in (2, 3):
         card = await bot.store.cards.get(410, number)
         assert card is not None
         bot.sandbox.expire_token(card.token)
-    messages = await send(bot, 410, "/loans", count=2)
-    told = [m for m in messages if m.text.startswith("🔑")]
-    assert [m.text for m in told] == [
-        "🔑 The library logins of Jonas and Ole have run out, so those cards are logged out "
-        "here. Log in as each of them to connect it again; the other cards are unchanged."
-    ]
-    assert told[0].buttons or "http" in told[0].text  # a way to log in again
-    [listing] = [m for m in messages if m.text.startswith("📚 Your loans")]
+    [listing] = await command(bot, 410, "/loans")
     assert KAREN_TITLE in listing.text
-    assert len(messages) == 2
-    assert [card.number for card in await bot.store.cards.of_chat(410)] == [1]
+    assert "🔑 Jonas's library login has lapsed." in listing.text
+    assert "🔑 Ole's library login has lapsed." in listing.text
+    assert "unchanged" not in listing.text
+    assert [("Jonas" in one, "Ole" in one) for one in logins(listing)] == [
+        (True, False),
+        (False, True),
+    ]
+    cards = await bot.store.cards.of_chat(410, lapsed=True)
+    assert [(card.number, card.label, card.is_lapsed) for card in cards] == [
+        (1, "Karen", False),
+        (2, "Jonas", True),
+        (3, "Ole", True),
+    ]
 
 
 async def test_every_card_lapsing_at_once_is_one_message(bot: BotHarness) -> None:
@@ -182,12 +229,21 @@ async def test_every_card_lapsing_at_once_is_one_message(bot: BotHarness) -> Non
     for card in await bot.store.cards.of_chat(411):
         bot.sandbox.expire_token(card.token)
     messages = await send(bot, 411, "/loans")
-    assert [m.text for m in messages] == [
-        "🔑 The library logins of Karen, Jonas and Ole have run out, so no card is logged in "
-        "here now. Log in as each of them to connect it again."
+    assert len(messages) == 1
+    assert messages[0].text.startswith(
+        "🔑 The library logins of Karen, Jonas and Ole have lapsed. The cards stay here with "
+        "their names and settings"
+    )
+    assert len(logins(messages[0])) == 3
+    cards = await bot.store.cards.of_chat(411, lapsed=True)
+    assert [(card.label, card.is_lapsed) for card in cards] == [
+        ("Karen", True),
+        ("Jonas", True),
+        ("Ole", True),
     ]
-    assert messages[0].buttons or "http" in messages[0].text
-    assert await bot.store.cards.of_chat(411) == []
+    # Asked again, the same one message: no card is forgotten, none is asked of the library.
+    again = await send(bot, 411, "/holds")
+    assert len(again) == 1 and again[0].text.startswith("🔑 The library logins of Karen, Jonas")
 
 
 async def test_a_platform_failure_on_one_card_shows_the_others(bot: BotHarness) -> None:

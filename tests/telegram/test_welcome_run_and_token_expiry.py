@@ -262,13 +262,15 @@ async def test_webhook_update_json_is_processed(bot_factory: BotFactory) -> None
     assert "Commands" in reply.text
 
 
-async def test_refused_token_is_forgotten_and_patron_told_once(bot: BotHarness) -> None:
+async def test_refused_token_lapses_the_card_and_patron_is_told(bot: BotHarness) -> None:
     await bot.connect(CHAT)
     bot.sandbox.expire_all_tokens()
     reply = await bot.send(CHAT, "/loans")
     assert "udløbet eller blev afvist" in reply.text
     assert any(button.url for row in reply.buttons for button in row)
-    assert await bot.store.cards.get(CHAT) is None
+    assert await bot.store.cards.get(CHAT) is None  # no token to hand the library
+    kept = await bot.store.cards.get(CHAT, lapsed=True)
+    assert kept is not None and kept.is_lapsed  # the card stays, waiting for a login
     again = await bot.send(CHAT, "/loans")
     # What actually happened, not "not logged in yet".
     assert "udløbet eller blev afvist" in again.text
@@ -293,3 +295,30 @@ async def test_a_family_card_is_warned_and_forgotten_by_name(bot: BotHarness) ->
     # Only Jonas's card was warned; Karen's has no expiry.
     assert not (await bot.store.cards.get(chat, 1)).expiry_warned  # type: ignore[union-attr]
     assert (await bot.store.cards.get(chat, 2)).expiry_warned  # type: ignore[union-attr]
+
+
+async def test_logins_running_out_lapse_their_cards_in_one_message(bot: BotHarness) -> None:
+    """The daily job: both cards' logins ran out; one message names both, each with its login,
+    and the cards stay, by name, until their holders log in again (told once: the next run
+    says nothing)."""
+    chat = CHAT + 41
+    await bot.connect(chat, KAREN)
+    await bot.connect(chat, JONAS)
+    await bot.store.cards.set_label(chat, 2, "Jonas")
+    statement = (
+        update(AccountRow)
+        .where(AccountRow.chat_id == chat)  # type: ignore[arg-type]
+        .values(token_expires_at=datetime.now(UTC) - timedelta(minutes=1))
+    )
+    await bot.store.database.run(lambda conn: conn.execute(statement))
+    before = len(bot.telegram.sent(chat))
+    await run_expiry_job(bot)
+    told = await bot.next_message(chat, before)
+    assert told.text.startswith("🔑 Bibliotekslogin for Karen og Jonas er udløbet.")
+    logins = [b.text for row in told.buttons for b in row if b.url]
+    links = [line for line in told.text.splitlines() if line.startswith("🔑 Log ind igen")]
+    assert len(logins or links) == 2
+    cards = await bot.store.cards.of_chat(chat, lapsed=True)
+    assert [(card.label, card.is_lapsed) for card in cards] == [("Karen", True), ("Jonas", True)]
+    await run_expiry_job(bot)
+    assert len(bot.telegram.sent(chat)) == before + 1

@@ -463,3 +463,25 @@ async def test_a_failed_renewal_is_asked_again_only_when_it_was_turned_away_unre
     }
     assert (await renew(bot, 97, button))["result"] == again
     assert bot.sandbox.calls[RENEW_CALLS] == calls + (2 if again == "renewed" else 1)
+
+
+async def test_a_lapsed_card_is_shown_by_name_with_its_own_login(bot: BotHarness) -> None:
+    """The page reads the cards by the chat's action: a card whose login lapsed stays, by its
+    name, with a login link of its own, and is not asked of the library again."""
+    await bot.connect(90, KAREN, language_code="en")
+    await bot.connect(90, JONAS, language_code="en")
+    jonas = await bot.store.cards.get(90, 2)
+    assert jonas is not None and jonas.label == "Jonas"
+    bot.sandbox.expire_token(jonas.token)
+    data = (await overview(bot, init_data(90))).json()
+    karen, lapsed = data["cards"]
+    assert karen["error"] is None and karen["loans"]
+    assert lapsed["name"] == "Jonas"
+    assert lapsed["error"].startswith("🔑 Jonas's library login has lapsed.")
+    assert lapsed["login"].startswith("http") and "state=" in lapsed["login"]
+    assert data["texts"]["login"] == "🔑 Log in again"
+    kept = await bot.store.cards.get(90, 2, lapsed=True)
+    assert kept is not None and kept.is_lapsed and kept.label == "Jonas"
+    # Seen again: the same, from the store alone.
+    again = (await overview(bot, init_data(90))).json()
+    assert again["cards"][1]["name"] == "Jonas" and again["cards"][1]["login"]

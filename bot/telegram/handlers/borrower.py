@@ -23,6 +23,7 @@ from bot.telegram.handlers.cardlists import (
     ALL,
     Section,
     Shown,
+    lapsed_logins,
     lay_out,
     named_view,
     read_cards,
@@ -231,7 +232,11 @@ async def _show_sections(
     several cards through the stored views of the message (`views`, stored now if None).
     """
     lang = context.lang
-    buttons = list(above or [])
+    # A login button for each lapsed card the list shows, first: the list names them.
+    logins = await lapsed_logins(context, shown)
+    buttons = [*logins.rows, *(above or [])]
+    if logins.links:
+        footer = "\n\n".join(part for part in (footer, logins.links) if part)
     if shown.single:
         if len(pages) > 1:
             if ref_id is None:

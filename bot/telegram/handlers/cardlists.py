@@ -9,15 +9,16 @@ heading comes before its first entry, and a page that starts inside a section re
 heading ("continued"). The views (every card, each card) are stored once per message
 (`buttons.ListPage` with `card` and `views`), so ◀ ▶ and the card buttons edit the same message.
 
-A card whose token the platform refuses (401) is forgotten alone, and the patron is told which
-(one message for every such card of the read);
-a card the platform fails to read says so in its section while the others are shown (with one
-card, the failure is the answer).
+The reading itself is the action `bot.actions.cards.read_chat_cards`: one status per card,
+fresh, lapsed or failed. A lapsed card (its login refused or run out) is kept and shown in its
+own section, with a login button for it under the list; when every card shown is lapsed, one
+message names them all, each with its login button (`cards.tell_lapsed`). A card the platform
+fails to read says so in its section while the others are shown (with one card, the failure is
+the answer).
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -25,11 +26,18 @@ from typing import TYPE_CHECKING, Any
 
 from telegram import InlineKeyboardButton
 
+from bot.actions.cards import CardRead, read_chat_cards
 from bot.library.deadline import Deadline
-from bot.library.errors import LibraryError, TokenRejected
-from bot.services.checks import refresh_plan
+from bot.library.errors import LibraryError
 from bot.telegram.buttons import ButtonId, ListPage, Payload
-from bot.telegram.cards import card_name, forget_card, require_cards, tell_lapsed
+from bot.telegram.cards import (
+    LoginButtons,
+    card_name,
+    expired,
+    login_buttons,
+    require_card,
+    tell_lapsed,
+)
 from bot.telegram.context import Context
 from bot.telegram.failures import error_text, tell_library_error
 from bot.telegram.keyboards import page_button, store_payloads
@@ -54,13 +62,23 @@ ALL = "0"
 
 @dataclass(frozen=True)
 class CardStatus:
-    """One card's answer: its status, or why there is none."""
+    """One card's answer, as the lists render it: its status, or why there is none."""
 
     account: Card
     name: str
     status: BorrowerStatus | None = None
     error: LibraryError | None = None  # the platform failed for this card
-    forgotten: bool = False  # the platform refused the token: the card is forgotten
+    lapsed: bool = False  # the card's login lapsed: it waits for a login
+
+    @classmethod
+    def of(cls, read: CardRead, lang: str) -> CardStatus:
+        return cls(
+            read.card,
+            card_name(read.card, lang),
+            read.status,
+            read.error,
+            lapsed=read.state == "lapsed",
+        )
 
     @property
     def card(self) -> int:
@@ -68,8 +86,8 @@ class CardStatus:
 
     def trouble(self, lang: str) -> str | None:
         """The section's text for a card that could not be read, else None."""
-        if self.forgotten:
-            return t(lang, "lists.card_forgotten", name=self.name)
+        if self.lapsed:
+            return t(lang, "lists.card_lapsed", name=self.name)
         if self.error is not None:
             return (
                 t(lang, "lists.card_failed", name=self.name) + "\n" + error_text(lang, self.error)
@@ -77,48 +95,74 @@ class CardStatus:
         return None
 
     def unread(self, lang: str) -> Section:
-        """The section of a card without a status (its token refused, or the platform failed):
+        """The section of a card without a status (its login lapsed, or the platform failed):
         why, and no entries."""
         return Section(self.name, summary=self.trouble(lang) or "")
 
 
 @dataclass(frozen=True)
 class Shown:
-    """A list's cards: the chat's cards (less any just forgotten) and the statuses of those the
-    view shows. `single`: the chat has one card, so its list has no sections (the
-    n = 1 case: the card's summary goes under the list's header)."""
+    """A list's cards: the chat's cards (lapsed ones too) and the statuses of those the view
+    shows. `single`: the chat has one card, so its list has no sections (the n = 1 case: the
+    card's summary goes under the list's header)."""
 
     cards: list[Card]
     statuses: list[CardStatus]
     single: bool
 
+    @property
+    def lapsed(self) -> list[Card]:
+        """The lapsed cards the view shows: each gets its login button under the list."""
+        return [status.account for status in self.statuses if status.lapsed]
+
 
 async def read_cards(
     context: Context, view: int | None = None, deadline: Deadline | None = None
 ) -> Shown | None:
-    """How every list starts: the connected cards and their `/v3/user` read side by side; None
-    once the patron has been told that no card is connected, or (with one card) why its list
-    cannot be shown."""
-    chat = context.chat
-    cards = await require_cards(context)
-    if not cards:
+    """How every list starts: the chat's cards and their `/v3/user` read side by side
+    (`read_chat_cards`); None once the patron has been told that no card is connected, that
+    the logins of the cards shown lapsed (one message naming every lapsed card), or (with one
+    card) why its list cannot be shown."""
+    svc = context.services
+    every = context.take_cards()
+    if every is None:
+        every = await svc.store.cards.of_chat(context.chat_id, lapsed=True)
+    if not any(not expired(account) for account in every):
+        await require_card(context, known=every)  # no card, or every card lapsed: told
         return None
-    statuses = await fetch_cards(context, shown_cards(cards, view), deadline or Deadline(), chat)
-    single = len(cards) == 1
-    if all(status.forgotten for status in statuses):
-        return None  # `tell_lapsed` told the patron, with a login button
+    read = await read_chat_cards(
+        svc.store,
+        svc.library,
+        svc.settings,
+        every,
+        view=view,
+        deadline=deadline or Deadline(),
+        chat=context.chat,
+    )
+    lang = context.lang
+    if not read.readable:
+        await tell_lapsed(context, [one.card for one in read.reads], lang)
+        return None
+    statuses = [CardStatus.of(one, lang) for one in read.reads]
+    single = len(read.cards) == 1
     if single:
         [only] = statuses
         if only.error is not None:
             # A new message, so a tapped list stays in the chat.
             await tell_library_error(context, only.error, card=only.account)
             return None
-    return Shown(kept_cards(cards, statuses), statuses, single)
+    return Shown(read.cards, statuses, single)
+
+
+async def lapsed_logins(context: Context, shown: Shown) -> LoginButtons:
+    """A login button for each lapsed card a list shows (none when none is)."""
+    svc = context.services
+    return await login_buttons(svc.store, svc.library, svc.settings, shown.lapsed, context.lang)
 
 
 async def chat_cards(update: Update, context: Context) -> list[Card]:
-    """The chat's cards, read quietly: with one card (or none) a command goes on as it always
-    did, and it tells the patron itself when nothing is connected."""
+    """The chat's usable cards, read quietly: with one card (or none) a command goes on as it
+    always did, and it tells the patron itself when nothing is connected."""
     return await context.services.store.cards.of_chat(context.chat_id)
 
 
@@ -128,39 +172,15 @@ async def fetch_cards(
     deadline: Deadline,
     chat: ChatSettings | None = None,
 ) -> list[CardStatus]:
-    """Every card's `/v3/user`, side by side, each with its own token, in card order."""
-    lang = context.lang
+    """Every card's `/v3/user`, side by side, each with its own token, in card order (the
+    action `read_chat_cards`); one message names every card whose login lapsed."""
     svc = context.services
-
-    async def one(account: Card) -> CardStatus:
-        name = card_name(account, lang)
-        try:
-            status = await deadline.run(svc.library.user(account.token))
-        except TokenRejected as exc:
-            # Told below, with every other card that lapsed in the same read.
-            if await forget_card(context, account, lang, tell=False) is not None:
-                return CardStatus(account, name, forgotten=True)
-            # Not forgotten: a login raced the call, and the card holds a new token.
-            return CardStatus(account, name, error=exc)
-        except LibraryError as exc:
-            log.warning(
-                "library call failed for card %s: %s (%s)",
-                account.number,
-                type(exc).__name__,
-                exc.code or exc.status,
-            )
-            return CardStatus(account, name, error=exc)
-        await refresh_plan(svc.store, svc.settings, account, status, chat=chat)
-        return CardStatus(account, name, status)
-
-    if len(accounts) == 1:  # most chats: no task to make and wait for
-        statuses = [await one(accounts[0])]
-    else:
-        statuses = list(await asyncio.gather(*(one(account) for account in accounts)))
-    # One message names every card whose login lapsed: told one by one, each would call the
-    # others "unchanged" while another lapsed beside it.
-    await tell_lapsed(context, [status.account for status in statuses if status.forgotten], lang)
-    return statuses
+    lang = context.lang
+    read = await read_chat_cards(
+        svc.store, svc.library, svc.settings, accounts, deadline=deadline, chat=chat
+    )
+    await tell_lapsed(context, read.newly_lapsed, lang, chat_id=context.chat_id)
+    return [CardStatus.of(one, lang) for one in read.reads]
 
 
 async def named_view(update: Update, context: Context) -> tuple[bool, int | None]:
@@ -171,7 +191,7 @@ async def named_view(update: Update, context: Context) -> tuple[bool, int | None
     if not words:
         return True, None
     lang = context.lang
-    cards = await context.services.store.cards.of_chat(context.chat_id)
+    cards = await context.services.store.cards.of_chat(context.chat_id, lapsed=True)
     if not cards:
         return True, None  # the list says how to connect a card
     folded = words.casefold()
@@ -303,15 +323,3 @@ def view_rows(
             label = plain(t(lang, "lists.view_shown", label=label))
         buttons.append(page_button(label, everything, 0))
     return [buttons[n : n + CARDS_PER_ROW] for n in range(0, len(buttons), CARDS_PER_ROW)]
-
-
-def kept_cards(cards: Sequence[Card], statuses: Sequence[CardStatus]) -> list[Card]:
-    """`cards` less those just forgotten (their token refused)."""
-    gone = {status.card for status in statuses if status.forgotten}
-    return [account for account in cards if account.number not in gone]
-
-
-def shown_cards(cards: Sequence[Card], view: int | None) -> list[Card]:
-    """The cards a view shows (every card when the one asked for is gone)."""
-    chosen = [account for account in cards if view is None or account.number == view]
-    return chosen or list(cards)

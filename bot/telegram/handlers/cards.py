@@ -24,7 +24,7 @@ from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler, Mess
 from bot.library.deadline import Deadline
 from bot.rules.isil import branch_key
 from bot.telegram.buttons import LogoutAsk, Payload, RenameCard, decode
-from bot.telegram.cards import card_name, require_card
+from bot.telegram.cards import card_name, login_buttons, require_card
 from bot.telegram.context import Context
 from bot.telegram.keyboards import callback_buttons, overview_rows, resolve_callback
 from bot.telegram.replies import NO_PREVIEW, plain, reply
@@ -222,6 +222,9 @@ async def card_lines(
     # Numbered 1..n as listed: the stored numbers keep the gaps a logout leaves.
     for number, account in enumerate(cards, start=1):
         name = card_name(account, lang)
+        if account.is_lapsed:  # its login button comes under the list
+            lines.append(t(lang, "cards.line_lapsed", number=number, name=name))
+            continue
         library = await card_library(context, account)
         if library:
             lines.append(t(lang, "cards.line", number=number, name=name, library=library))
@@ -232,7 +235,9 @@ async def card_lines(
 
 async def cards_command(update: Update, context: Context) -> None:
     lang = context.lang
-    cards = await context.services.store.cards.of_chat(context.chat_id)
+    svc = context.services
+    # Lapsed cards too, each with its login button: only /logout and /forget end a card.
+    cards = await svc.store.cards.of_chat(context.chat_id, lapsed=True)
     if not cards:
         await require_card(context)  # says how to connect a card
         return
@@ -253,11 +258,16 @@ async def cards_command(update: Update, context: Context) -> None:
             )
         )
     buttons = await callback_buttons(update, context, specs)
+    lapsed = [account for account in cards if account.is_lapsed]
+    logins = await login_buttons(svc.store, svc.library, svc.settings, lapsed, lang)
     rows: list[list[InlineKeyboardButton]] = [
+        *logins.rows,
         *(buttons[index : index + 2] for index in range(0, len(buttons), 2)),
         *overview_rows(context),
     ]
     text = f"{await card_lines(context, cards)}\n\n{t(lang, 'cards.footer')}"
+    if logins.links:
+        text = f"{text}\n\n{logins.links}"
     await reply(update, context, text, buttons=rows)
 
 
@@ -302,7 +312,9 @@ class Renames:
         tapped = decode(ref.payload, RenameCard)
         account = None
         if tapped is not None:
-            account = await context.services.store.cards.get(context.chat_id, tapped.card)
+            account = await context.services.store.cards.get(
+                context.chat_id, tapped.card, lapsed=True
+            )
         # By identity: the number may be another person's card by now.
         if account is None or tapped is None or not tapped.cid or account.card_id != tapped.cid:
             await reply(update, context, t(lang, "cards.gone"))
@@ -318,7 +330,7 @@ class Renames:
             return
         store = context.services.store
         chat_id = context.chat_id
-        account = await store.cards.get(chat_id, card)
+        account = await store.cards.get(chat_id, card, lapsed=True)
         if account is None:
             self.asked.pop(chat_id, None)
             await reply(update, context, t(lang, "cards.gone"))
@@ -330,7 +342,7 @@ class Renames:
             lead = t(lang, "cards.rename_bad")
         elif any(
             other.number != card and card_name(other, lang).casefold() == label.casefold()
-            for other in await store.cards.of_chat(chat_id)
+            for other in await store.cards.of_chat(chat_id, lapsed=True)
         ):
             lead = t(lang, "cards.rename_taken", name=label)  # the buttons would read the same
         if lead is not None:

@@ -74,7 +74,8 @@ async def logout(update: Update, context: Context) -> None:
     lang = context.lang
     svc = context.services
     chat_id = context.chat_id
-    cards = await svc.store.cards.of_chat(chat_id)
+    # A lapsed card too: only /logout and /forget end a card.
+    cards = await svc.store.cards.of_chat(chat_id, lapsed=True)
     if len(cards) > 1:
         specs: list[tuple[str, Payload]] = [
             (
@@ -110,7 +111,7 @@ async def logout_tapped(update: Update, context: Context) -> None:
     if ref is None:
         return
     choice = decode(ref.payload, LogoutCard)
-    cards = await context.services.store.cards.of_chat(context.chat_id)
+    cards = await context.services.store.cards.of_chat(context.chat_id, lapsed=True)
     # By identity: the number may be another person's card by now (a button stored before
     # identities names no card).
     named = () if choice is None else (choice.cid,) if choice.card is not None else choice.cids
@@ -129,7 +130,7 @@ async def logout_ask_tapped(update: Update, context: Context) -> None:
     account = None
     if choice is not None and choice.cid:
         # By identity, as every card button (a button stored before identities names none).
-        found = await context.services.store.cards.get(context.chat_id, choice.card)
+        found = await context.services.store.cards.get(context.chat_id, choice.card, lapsed=True)
         account = found if found is not None and found.card_id == choice.cid else None
     if choice is None or account is None:
         await reply(update, context, t(lang, "cards.gone"))
@@ -171,7 +172,7 @@ async def _log_out(update: Update, context: Context, cards: list[Card]) -> None:
         await reply(update, context, t(lang, "cards.gone"))
         return
     await svc.store.chats.set_fresh_login(chat_id, True)
-    left = await svc.store.cards.of_chat(chat_id)
+    left = await svc.store.cards.of_chat(chat_id, lapsed=True)
     if left:
         names = ", ".join(card_name(account, lang) for account in left)
         lines.append(t(lang, "cards.remaining", names=names))
@@ -224,9 +225,13 @@ FORGET_TEXTS = {
 
 async def revoke(context: Context, token: str | None) -> bool | None:
     """Revoke a token the bot has forgotten, best effort (`LibraryClient.revoke` never raises):
-    True when the access service confirmed, False when not, None when there was no token."""
+    True when the access service confirmed, False when not, None when there was no token.
+    A lapsed card's token ("") was dropped, and revoked, when its login lapsed: nothing is
+    left that works."""
     if token is None:
         return None
+    if not token:
+        return True
     return await context.services.library.revoke(token)
 
 
@@ -257,7 +262,8 @@ async def forget_tapped(update: Update, context: Context) -> None:
     chat_id = context.chat_id
     # Every card's token revoked here, so the answer can say whether the library confirmed.
     outcomes = []
-    for card in [account.number for account in await svc.store.cards.of_chat(chat_id)] or [1]:
+    every = await svc.store.cards.of_chat(chat_id, lapsed=True)
+    for card in [account.number for account in every] or [1]:
         removed = await svc.store.remove_card(chat_id, card, hand_over=True)
         outcomes.append(await revoke(context, removed.token if removed else None))
     key = FORGET_TEXTS[False if False in outcomes else True if True in outcomes else None]

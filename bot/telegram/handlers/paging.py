@@ -24,7 +24,8 @@ async def _by_identity(context: Context, listing: ListPage) -> ListPage:
     once it is gone (its number may be another person's card by now)."""
     if listing.card is None:
         return listing
-    cards = await context.services.store.cards.of_chat(context.chat_id)
+    # A lapsed card's view too: the list says its login lapsed, with its login button.
+    cards = await context.services.store.cards.of_chat(context.chat_id, lapsed=True)
     number = next((c.number for c in cards if listing.cid and c.card_id == listing.cid), None)
     return replace(listing, card=number)
 

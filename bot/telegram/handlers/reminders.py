@@ -94,7 +94,8 @@ async def _status(update: Update, context: Context, lead: str | None = None) -> 
     chat = await svc.store.chats.chat(chat_id)
     days = chat.thresholds(svc.settings.REMINDER_DAYS)
     lines = [lead] if lead else []
-    connected = await svc.store.cards.get(chat_id) is not None
+    # Any usable card, not only card 1 (which may have lapsed beside a live one).
+    connected = bool(await svc.store.cards.of_chat(chat_id))
     if not connected:
         # Reminders need a library account to read the loans from: say so before the settings.
         lines.append(t(lang, "reminders.status.no_account"))

@@ -31,7 +31,7 @@ from bot.library.models import parse_library_date
 from bot.rules.renewals import refusal_for
 from bot.rules.urgency import sort_loans
 from bot.telegram.buttons import ButtonId, ListPage, Payload, RenewAll, RenewLoan, decode
-from bot.telegram.cards import card_name, forget_card, require_card, tell_lapsed
+from bot.telegram.cards import card_name, require_card, tell_lapsed
 from bot.telegram.context import Context
 from bot.telegram.failures import answer_library_error
 from bot.telegram.handlers.borrower import renew_window_of
@@ -333,9 +333,9 @@ async def away_command(update: Update, context: Context) -> None:
             deadline=deadline,
         )
         if isinstance(trip, outcomes.LoginLapsed):
-            if await forget_card(context, card.account, lang, tell=False) is not None:
+            if await context.services.store.lapse_card(card.account) is not None:
                 lapsed.append(card.account)
-            return None if shown.single else [t(lang, "lists.card_forgotten", name=card.name)]
+            return None if shown.single else [t(lang, "lists.card_lapsed", name=card.name)]
         lapsing = await _lapsing(trip.lapsing, context, deadline)
         return renewed_lines(trip.done, lang, today)[0] + lapsing
 

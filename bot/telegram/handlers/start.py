@@ -124,6 +124,9 @@ async def _redeem(
     ]
     if linked.outcome == "added" and waiting:
         await _someone_else(update, context, account, waiting)
+    elif linked.outcome == "restored":
+        # A lapsed card of the same person: back as it was, name, calendar and settings.
+        await reply(update, context, t(lang, "cards.restored", card=owner(account, lang)))
     elif len(cards) <= 1 and ended and account.label:
         # A login again after the card was gone: say whose card came back.
         key = "cards.added" if library else "cards.added_plain"

@@ -28,6 +28,8 @@ MESSAGES: tuple[Message, ...] = (
     _("cards.added", "✅ {card} is connected ({library})."),
     _("cards.added_plain", "✅ {card} is connected."),
     _("cards.refreshed", "🔄 {card} is logged in again."),
+    # TRANSLATORS: a card whose login had lapsed, logged in again by the same person.
+    _("cards.restored", "✅ {card} is back, with its name, calendar and settings."),
     # TRANSLATORS: {card} and {waiting} are "Karen's card"; {name} is the holder's name.
     _(
         "cards.other_person",
@@ -39,6 +41,8 @@ MESSAGES: tuple[Message, ...] = (
     _("cards.header", "<b>Cards in this chat</b> ({count} of {max})"),
     _("cards.line", "{number}. 👤 <b>{name}</b> ({library})"),
     _("cards.line_plain", "{number}. 👤 <b>{name}</b>"),
+    # TRANSLATORS: /cards' line of a card whose library login lapsed (it has a login button).
+    _("cards.line_lapsed", "{number}. 👤 <b>{name}</b> · 🔑 login lapsed"),
     _(
         "cards.footer",
         "Rename a card or log out of it with the buttons; /login adds a card.",

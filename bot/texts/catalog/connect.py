@@ -130,8 +130,9 @@ MESSAGES: tuple[Message, ...] = (
         n="days",
     ),
     _(
-        "connect.expired",
-        "🔑 Your library login has expired, so I have forgotten it. Log in again.",
+        "connect.lapsed",
+        "🔑 Your library login has expired. Your card stays here with its name and settings: "
+        "log in again to see your loans and holds and to get reminders.",
     ),
     _("connect.hint", "I only understand commands. Send /help to see what I can do."),
 )

@@ -26,31 +26,33 @@ MESSAGES: tuple[Message, ...] = (
     _("lists.recommend.which", "💡 Suggestions from whose loans?"),
     # A card that could not be read
     _("lists.card_failed", "⚠️ {name}'s card could not be read just now."),
+    # TRANSLATORS: a list's section for a card whose library login lapsed (refused or run
+    # out); the card stays in the chat, and a login button for it comes under the list.
     _(
-        "lists.card_forgotten",
-        "🔑 The library no longer accepts {name}'s login, so that card is logged out here.",
+        "lists.card_lapsed",
+        "🔑 {name}'s library login has lapsed. The card stays here; log in as {name} again to "
+        "see it.",
     ),
+    # TRANSLATORS: one message for a chat's only lapsed card among others, with its login button.
     _(
-        "lists.card_refused",
-        "🔑 The library no longer accepts {name}'s login, so that card is logged out here. "
-        "Log in as {name} to connect it again; the other cards are unchanged.",
+        "lists.lapsed_one",
+        "🔑 {name}'s library login has lapsed. The card stays here with its name and settings: "
+        "log in as {name} with the button to see its loans and holds again.",
     ),
-    # TRANSLATORS: {names} is "Karen and Jonas", cards whose library login lapsed (expired or
-    # refused) at once, while the chat has other cards
+    # TRANSLATORS: {names} is "Karen and Jonas": every card of the chat whose login lapsed,
+    # each with a login button of its own.
     _(
-        "lists.cards_lapsed",
-        "🔑 The library logins of {names} have run out, so those cards are logged out here. Log "
-        "in as each of them to connect it again; the other cards are unchanged.",
+        "lists.lapsed_many",
+        "🔑 The library logins of {names} have lapsed. The cards stay here with their names "
+        "and settings: log in as each of them with their buttons to see their loans and holds "
+        "again.",
     ),
-    # TRANSLATORS: as lists.cards_lapsed, when they were every card of the chat
+    # TRANSLATORS: a button that logs a lapsed card in again; {name} is the card's name.
+    _("lists.login_card", "🔑 Log in again: {name}"),
+    # TRANSLATORS: the Mini App's link under a lapsed card (its name is the heading above).
+    _("lists.login_again", "🔑 Log in again"),
     _(
-        "lists.cards_lapsed_all",
-        "🔑 The library logins of {names} have run out, so no card is logged in here now. Log "
-        "in as each of them to connect it again.",
-    ),
-    _(
-        "lists.card_expired",
-        "🔑 The login of {name}'s card has expired. Log in as {name} to connect it again; the "
-        "other cards are unchanged.",
+        "lists.login_card_link",
+        "🔑 Log in again as {name} (the link works for 10 minutes, once):\n{url}",
     ),
 )

@@ -24,7 +24,19 @@ MESSAGES: tuple[Message, ...] = (
         "Your connection to the library has expired, so reminders are paused. Log in again to "
         "continue.",
     ),
-    _("reminders.reconnect.button", "Log in again"),
+    # TRANSLATORS: the reminders' one message for a card of several whose login lapsed.
+    _(
+        "reminders.lapsed_one",
+        "🔑 {name}'s library login has lapsed, so its reminders are paused. The card stays "
+        "here with its name and settings: log in as {name} with the button, and the reminders "
+        "start again.",
+    ),
+    _(
+        "reminders.lapsed_many",
+        "🔑 The library logins of {names} have lapsed, so their reminders are paused. The "
+        "cards stay here with their names and settings: log in as each of them with their "
+        "buttons, and the reminders start again.",
+    ),
     _("reminders.status.on", "🔔 Reminders are <b>on</b>: {days}."),
     _("reminders.status.off", "🔕 Reminders are <b>off</b>."),
     _(

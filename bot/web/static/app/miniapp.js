@@ -145,7 +145,14 @@
     main.append(timeline(data.cards, data.today));
     for (const card of data.cards) {
       const box = el("section", { class: "card" }, el("h2", {}, "👤 " + card.name));
-      if (card.error) box.append(el("p", { class: "warn" }, card.error));
+      if (card.error) {
+        box.append(el("p", { class: "warn" }, card.error));
+        // A lapsed card: its own login, as the chat's button.
+        if (card.login) {
+          box.append(el("p", {}, el("a", { class: "login", href: card.login, target: "_blank",
+            rel: "noopener" }, texts.login)));
+        }
+      }
       else {
         box.append(...list(texts.loans, card.loans, texts.no_loans, loanItem));
         box.append(...list(texts.holds, card.holds, texts.no_holds, holdItem));
