@@ -353,6 +353,18 @@ async def _seed_0014(conn: AsyncConnection) -> None:
     )
 
 
+async def _seed_0015(conn: AsyncConnection) -> None:
+    """The family of 0014, an update of its chat taken by a process."""
+    await _seed_0014(conn)
+    await conn.execute(
+        sa.text(
+            "INSERT INTO chat_turn (chat_id, update_id, worker, held_until) "
+            "VALUES (1, 1000, 'host:1', :at)"
+        ),
+        {"at": NOW},
+    )
+
+
 SEEDS: dict[str, Seed] = {
     "0001": _seed_0001,
     "0002": _seed_0001,
@@ -368,6 +380,7 @@ SEEDS: dict[str, Seed] = {
     "0012": _seed_0012,
     "0013": _seed_0013,
     "0014": _seed_0014,
+    "0015": _seed_0015,
 }
 
 
