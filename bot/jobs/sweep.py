@@ -521,8 +521,8 @@ async def sweep(
     `hours`: read before each batch instead (the hourly pass): a pass still running when the
     next hour comes becomes that hour's pass, starting again from the most urgent, rather
     than the next pass being skipped; on a new day it stops claiming.
-    `lease`: each card's lease, renewed every third of it while the card is at work, and how
-    often a running pass rescans for cards whose lease ran out (default `SWEEP_LEASE`).
+    `lease`: each card's lease, renewed every third of it while the card is at work (default
+    `SWEEP_LEASE`, which is also how often a running pass rescans for cards whose lease ran out).
     `retry`: how long a card whose platform call failed waits for a retry (default `lease`).
 
     `branches`: the process's branch names (`Services.branches`), else a cache for this sweep.
@@ -530,8 +530,10 @@ async def sweep(
     started = time.monotonic()
     day = today or datetime.now(settings.timezone).date()
     worker = worker or default_worker()
+    # Rescans follow the operator's lease even when a test or a one-off run holds cards
+    # shorter (none at all: rescanning would take its failed cards again at once).
+    rescan = lease_of(settings).total_seconds()
     lease = lease_of(settings) if lease is None else lease
-    rescan = lease.total_seconds()
     workers = concurrency or settings.SWEEP_CONCURRENCY
     batch = batch_size or max(50, workers * 4)
     state = _Sweep(
