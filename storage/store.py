@@ -59,6 +59,7 @@ from storage.tables import (
     RENEWAL_REFUSAL,
     SHELF_WATCH,
 )
+from storage.turns import Turns
 from storage.watches import Watches
 
 # The read shapes and limits callers know the store by.
@@ -198,6 +199,7 @@ class Store:
         self.notices = NoticeSeen(database, now)
         self.watches = Watches(database, now)
         self.senders = Senders(database, now)
+        self.turns = Turns(database, now)
 
     @classmethod
     async def open(

@@ -273,6 +273,22 @@ class SenderRow(SQLModel, table=True):
     demand: int = 0
 
 
+class ChatTurnRow(SQLModel, table=True):
+    """An update of a chat taken by a process (`storage.turns`), until it has been handled:
+    the chat's next update waits for it. `held_until`: renewed while the process lives."""
+
+    __tablename__ = "chat_turn"
+
+    chat_id: int = Field(
+        primary_key=True, sa_type=BigInteger, sa_column_kwargs={"autoincrement": False}
+    )
+    update_id: int = Field(
+        primary_key=True, sa_type=BigInteger, sa_column_kwargs={"autoincrement": False}
+    )
+    worker: str = Field(index=True, max_length=200)
+    held_until: datetime = Field(sa_type=UTCDateTime, nullable=False)
+
+
 metadata = SQLModel.metadata
 
 
@@ -297,3 +313,4 @@ NOTICE_SEEN = _core(NoticeSeenRow)
 SENDER = _core(SenderRow)
 CALENDAR_KEPT = _core(CalendarKeptRow)
 SHELF_WATCH = _core(ShelfWatchRow)
+CHAT_TURN = _core(ChatTurnRow)

@@ -176,6 +176,9 @@ class Settings(LogSettings):
     # Our own knobs, not in the contract.
     LIBRARY_TIMEOUT: float = Field(default=8.0, gt=0, le=60)
     SWEEP_CONCURRENCY: int = Field(default=32, ge=1, le=1000)
+    # Seconds a sweeping process holds a card without renewing it: a dead process's cards are
+    # taken over after this, and looked for as often (`jobs.sweep`), so within twice it.
+    SWEEP_LEASE: float = Field(default=45.0, ge=1, le=600)
     # The shortest loan period a new loan can have: bounds how long the sweep leaves a card alone.
     POLL_MIN_LOAN_DAYS: int = Field(default=7, ge=1, le=365)
     # Messages per second over all chats, the bot's: processes on one PostgreSQL share it

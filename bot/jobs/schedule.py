@@ -6,8 +6,8 @@
   a day, exactly once, at the hour it chose; with retry sweeps the same day while patrons are
   left unfinished (`RETRY_DELAYS`); a process started late catches up at once on what is due
   by then (a deploy or a crash would otherwise wait for the next pass); a pass still running
-  when the next hour comes becomes that hour's pass (`sweep`'s `hours`); and every
-  `WATCH_INTERVAL` a process with no pass running sweeps cards left stranded (a process that
+  when the next hour comes becomes that hour's pass (`sweep`'s `hours`); and every lease
+  (`SWEEP_LEASE`) a process with no pass running sweeps cards left stranded (a process that
   died: its leases stopped being renewed), so they wait minutes, not until the next hour;
 - token expiry: forget expired tokens and warn three days ahead, daily at the same time;
 - purge: expired login states, pending links, old buttons, old reminder history and
@@ -27,7 +27,7 @@ from telegram.error import Forbidden, TelegramError
 from telegram.ext import Application, ContextTypes
 
 from bot.jobs.shelf import check_watches
-from bot.jobs.sweep import DEFAULT_LEASE, SweepReport, sweep
+from bot.jobs.sweep import SweepReport, lease_of, sweep
 from bot.services import Services, services
 from bot.telegram.cards import login_buttons, send_login
 from bot.telegram.context import chat_lang
@@ -47,8 +47,6 @@ SWEEP_INTERVAL = timedelta(hours=1)
 STATE_PURGE_INTERVAL = timedelta(hours=1)
 # The catch-up waits for the start to settle (updates first), then sweeps what is left today.
 CATCH_UP_DELAY = timedelta(seconds=2)
-# How often an idle process looks for cards a dead process left (`Sweeps.stranded`).
-WATCH_INTERVAL = timedelta(seconds=45)
 # Retry sweeps after the daily one, while patrons are still left unfinished (same day only).
 # When the shelf watches are checked (local time): within most libraries' opening hours, so a
 # copy put back in the morning is told by noon and one in the afternoon the same day.
@@ -78,9 +76,9 @@ def schedule_jobs(application: Application[Any, Any, Any, Any, Any, Any], svc: S
         name="reminders:hourly",
     )
     queue.run_once(_catch_up_sweep, when=CATCH_UP_DELAY, name="reminders:catch-up")
-    queue.run_repeating(
-        _watch_sweep, interval=WATCH_INTERVAL, first=WATCH_INTERVAL, name="reminders:watch"
-    )
+    # How often an idle process looks for cards a dead process left (`Sweeps.stranded`).
+    watch = lease_of(svc.settings)
+    queue.run_repeating(_watch_sweep, interval=watch, first=watch, name="reminders:watch")
     queue.run_daily(token_expiry_job, time=at, name="token-expiry")
     queue.run_repeating(
         purge_expired_job, interval=STATE_PURGE_INTERVAL, first=60, name="purge-expired"
@@ -184,7 +182,7 @@ async def _catch_up_sweep(context: Context) -> None:
     if await svc.store.sweeps.unswept(day, hour, default_hour) and context.job_queue is not None:
         context.job_queue.run_once(
             _retry_sweep,
-            when=DEFAULT_LEASE + CATCH_UP_DELAY,
+            when=lease_of(svc.settings) + CATCH_UP_DELAY,
             data={"day": day.isoformat(), "attempt": len(RETRY_DELAYS)},
             name="reminders:after-lease",
         )

@@ -10,7 +10,7 @@ PostgreSQL), so memory stays flat and several processes can sweep one database a
 most urgent go first (`storage.sweeps.urgency`: a hold ready, a loan overdue, due today, due
 tomorrow, the rest, by what each card's last check saw). Leases are short and renewed by a
 heartbeat while the sweep works on the cards, so a process that dies leaves its cards to the
-others within minutes (`LEASE`, `RESCAN`). A patron whose platform call failed is not
+others within minutes (`SWEEP_LEASE`). A patron whose platform call failed is not
 finished: its card is released to a retry sweep later the same day.
 
 This module is the pipeline: claim, fetch, record, send, settle. What a reminder is (its kind
@@ -63,12 +63,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-# A card's lease: renewed every third of it while the sweep works on the card, so it runs out
-# only when the sweeper has stopped (died, or hangs that long). Another sweep then takes the
-# card over: a running pass rescans every `RESCAN`, an idle process looks every
-# `schedule.WATCH_INTERVAL`, so a dead process's cards wait at most about 90 s.
-DEFAULT_LEASE = timedelta(seconds=45)
-RESCAN = 45.0
+# A card's lease (`SWEEP_LEASE`, 45 s by default): renewed every third of it while the sweep
+# works on the card, so it runs out only when the sweeper has stopped (died, or hangs that
+# long). Another sweep then takes the card over: a running pass rescans every lease, an idle
+# process looks as often (`schedule`), so a dead process's cards wait at most about 90 s.
 RANKS = 5  # storage.sweeps.urgency: 0 a hold ready ... 4 the rest
 # Failure kinds after which the patron is left unfinished for a retry sweep.
 RETRYABLE = frozenset({"platform", "telegram", "error"})
@@ -514,6 +512,11 @@ def _seconds(exc: RetryAfter) -> float:
     return value.total_seconds() if isinstance(value, timedelta) else float(value)
 
 
+def lease_of(settings: Settings) -> timedelta:
+    """A sweeping process's hold on a card without renewing it (`SWEEP_LEASE`)."""
+    return timedelta(seconds=settings.SWEEP_LEASE)
+
+
 def default_worker() -> str:
     """This process's name on its leases; random in part, since a restarted container can
     have the host name and process id of the one that died."""
@@ -534,7 +537,7 @@ async def sweep(
     worker: str | None = None,
     concurrency: int | None = None,
     batch_size: int | None = None,
-    lease: timedelta = DEFAULT_LEASE,
+    lease: timedelta | None = None,
     retry: timedelta | None = None,
     branches: BranchNames | None = None,
     hour: int | None = None,
@@ -549,7 +552,8 @@ async def sweep(
     `hours`: read before each batch instead (the hourly pass): a pass still running when the
     next hour comes becomes that hour's pass, starting again from the most urgent, rather
     than the next pass being skipped; on a new day it stops claiming.
-    `lease`: each card's lease, renewed every third of it while the card is at work.
+    `lease`: each card's lease, renewed every third of it while the card is at work (default
+    `SWEEP_LEASE`, which is also how often a running pass rescans for cards whose lease ran out).
     `retry`: how long a card whose platform call failed waits for a retry (default `lease`).
 
     `branches`: the process's branch names (`Services.branches`), else a cache for this sweep.
@@ -557,6 +561,10 @@ async def sweep(
     started = time.monotonic()
     day = today or datetime.now(settings.timezone).date()
     worker = worker or default_worker()
+    # Rescans follow the operator's lease even when a test or a one-off run holds cards
+    # shorter (none at all: rescanning would take its failed cards again at once).
+    rescan = lease_of(settings).total_seconds()
+    lease = lease_of(settings) if lease is None else lease
     workers = concurrency or settings.SWEEP_CONCURRENCY
     batch = batch_size or max(50, workers * 4)
     state = _Sweep(
@@ -588,14 +596,14 @@ async def sweep(
     async def produce() -> None:
         # Rank by rank, the most urgent first; within a rank, batches of whole chats follow
         # each other in chat order, so each card is taken once per rank even if its lease
-        # ran out meanwhile. Every `RESCAN` seconds, and when the hour changes, the ranks
+        # ran out meanwhile. Every `rescan` seconds, and when the hour changes, the ranks
         # start over: cards a dead process held (its leases run out) or chats whose hour has
         # just come are then claimed in their turn.
         # Should the producer fail, the task group cancels the workers; no sentinel needed.
         loop = asyncio.get_running_loop()
         rank, after = 0, None
         _, hour_now, default_now = now_hours()
-        rescan_at = loop.time() + RESCAN
+        rescan_at = loop.time() + rescan
         while rank < RANKS:
             today_now, next_hour, next_default = now_hours()
             if today_now != day:
@@ -603,7 +611,7 @@ async def sweep(
             if (next_hour, next_default) != (hour_now, default_now) or loop.time() >= rescan_at:
                 hour_now, default_now = next_hour, next_default
                 rank, after = 0, None
-                rescan_at = loop.time() + RESCAN
+                rescan_at = loop.time() + rescan
             leased = await store.sweeps.claim_sweep_batch(
                 day,
                 worker,

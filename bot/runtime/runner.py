@@ -133,7 +133,7 @@ async def run_bot(
         # login states. Keep them out even when the operator asks for DEBUG.
         logging.getLogger("telegram").setLevel(max(logging.INFO, logging.getLogger().level))
         services = Services(settings=settings, store=store, library=library, metrics=metrics)
-        application = build_application(services, polling=not webhook)
+        application = build_application(services, polling=not webhook, worker=default_worker())
 
         with startup_stage(
             "Telegram",

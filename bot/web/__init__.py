@@ -15,6 +15,7 @@ from telegram import Update
 
 from bot.services import Services
 from bot.services.metrics import CONTENT_TYPE
+from bot.telegram.turns import InOrderUpdateProcessor
 from bot.web.app import add_routes as add_app_routes
 from bot.web.calendar import calendar_feed
 from bot.web.oauth import logout_redirect, oauth_callback
@@ -156,6 +157,11 @@ async def _webhook(request: web.Request) -> web.Response:
     except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
         # RecursionError: JSON nested deeper than the parser (or PTB) can follow.
         return web.Response(status=400, text="malformed update")
+    # The update's turn in its chat is taken before Telegram hears 200 and posts the chat's
+    # next update, wherever that goes (bot.telegram.turns); a repeated delivery is dropped.
+    processor = getattr(application, "update_processor", None)
+    if isinstance(processor, InOrderUpdateProcessor) and not await processor.arrive(update):
+        return web.Response(status=200, text="ok")
     # Answer at once; PTB processes the queue in the background.
     await application.update_queue.put(update)
     return web.Response(status=200, text="ok")

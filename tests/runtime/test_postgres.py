@@ -353,6 +353,30 @@ async def _seed_0014(conn: AsyncConnection) -> None:
     )
 
 
+async def _seed_0015(conn: AsyncConnection) -> None:
+    """The family of 0014, its last card's login lapsed: kept, without a token."""
+    await _seed_0014(conn)
+    await conn.execute(
+        sa.text(
+            "UPDATE account SET token = NULL, key_id = NULL, lapsed_at = :at "
+            "WHERE chat_id = 1 AND card = (SELECT MAX(card) FROM account WHERE chat_id = 1)"
+        ),
+        {"at": NOW},
+    )
+
+
+async def _seed_0016(conn: AsyncConnection) -> None:
+    """The family of 0015, an update of its chat taken by a process."""
+    await _seed_0015(conn)
+    await conn.execute(
+        sa.text(
+            "INSERT INTO chat_turn (chat_id, update_id, worker, held_until) "
+            "VALUES (1, 1000, 'host:1', :at)"
+        ),
+        {"at": NOW},
+    )
+
+
 SEEDS: dict[str, Seed] = {
     "0001": _seed_0001,
     "0002": _seed_0001,
@@ -368,6 +392,8 @@ SEEDS: dict[str, Seed] = {
     "0012": _seed_0012,
     "0013": _seed_0013,
     "0014": _seed_0014,
+    "0015": _seed_0015,
+    "0016": _seed_0016,
 }
 
 

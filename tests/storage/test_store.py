@@ -297,8 +297,14 @@ async def test_forget_chat_leaves_nothing(store: Store) -> None:
         await store.notices.keep({(chat_id, 1): Seen(fees={"f1"})})
         await store.watches.add(chat_id, 1, "870970-basis:1", "Branch", "DK-710100", "Title")
     await store.forget_chat(1)
-    # Every table that keeps something per chat, including any a later revision adds.
-    tables = sorted(name for name, table in metadata.tables.items() if "chat_id" in table.c)
+    # Every table that keeps something per chat, including any a later revision adds; but
+    # `chat_turn`, an update at work (its chat and number, gone once it is handled): the
+    # /forget being handled holds its chat's turn until it has answered.
+    tables = sorted(
+        name
+        for name, table in metadata.tables.items()
+        if "chat_id" in table.c and name != "chat_turn"
+    )
     assert len(tables) == 11
     for table in tables:
         assert await rows(store, f"SELECT * FROM {table} WHERE chat_id = 1") == [], table  # noqa: S608
@@ -330,7 +336,7 @@ async def test_the_repositories_are_reached_by_name(store: Store) -> None:
     repository, never as a flattened name on the façade."""
     repositories = [value for value in vars(store).values() if isinstance(value, Repository)]
     flattened = [name for name, value in vars(store).items() if inspect.ismethod(value)]
-    assert len(repositories) == 12
+    assert len(repositories) == 13
     assert flattened == []
 
 
