@@ -354,12 +354,13 @@ async def _seed_0014(conn: AsyncConnection) -> None:
 
 
 async def _seed_0015(conn: AsyncConnection) -> None:
-    """The family of 0014, its last card's login lapsed: kept, without a token."""
+    """The family of 0014 and a third card whose login lapsed: kept, without a token."""
     await _seed_0014(conn)
     await conn.execute(
         sa.text(
-            "UPDATE account SET token = NULL, key_id = NULL, lapsed_at = :at "
-            "WHERE chat_id = 1 AND card = (SELECT MAX(card) FROM account WHERE chat_id = 1)"
+            "INSERT INTO account (chat_id, card, unique_id, connected_at, expiry_warned, label, "
+            "fees_known, lapsed_at) SELECT chat_id, 3, 'u-lapsed', connected_at, expiry_warned, "
+            "'Emil', true, :at FROM account WHERE chat_id = 1 AND card = 1"
         ),
         {"at": NOW},
     )
@@ -490,6 +491,8 @@ async def test_every_revision_upgrades_with_data(
             (1, "Karen", "DK-710104", False),
             (2, "Sofie", "DK-714703", True),
         ]
+        lapsed = await store.cards.get(1, 3, lapsed=True)
+        assert lapsed is not None and lapsed.is_lapsed and lapsed.label == "Emil"
         chat = await store.chats.chat(1)
         assert (chat.language, chat.reminder_days) == ("en", (5, 1))
         assert (await store.chats.chat(2)).reminders_enabled is False
