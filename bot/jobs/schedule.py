@@ -30,6 +30,7 @@ from bot.jobs.sweep import DEFAULT_LEASE, SweepReport, sweep
 from bot.services import Services, services
 from bot.telegram.cards import send_login
 from bot.telegram.context import chat_lang
+from bot.telegram.ratelimit import in_background
 from bot.texts import t
 from bot.texts.cards import card_heading
 from storage.store import Card, RemovedCard
@@ -209,6 +210,7 @@ async def _retry_sweep(context: Context) -> None:
 # --- tokens and expired rows ---------------------------------------------------------------
 
 
+@in_background
 async def token_expiry_job(context: Context) -> None:
     """Daily: forget tokens that have expired and say so once; warn once three days ahead."""
     store = services(context).store

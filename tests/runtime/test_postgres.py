@@ -353,6 +353,14 @@ async def _seed_0014(conn: AsyncConnection) -> None:
     )
 
 
+async def _seed_0015(conn: AsyncConnection) -> None:
+    """The family of 0014, a chat's turn to be sent to and a bot paused by Telegram."""
+    await _seed_0014(conn)
+    await conn.execute(
+        sa.text("INSERT INTO send_pace (key, tat) VALUES ('1', 1800000000.5), ('*', 1800000001)")
+    )
+
+
 SEEDS: dict[str, Seed] = {
     "0001": _seed_0001,
     "0002": _seed_0001,
@@ -368,6 +376,7 @@ SEEDS: dict[str, Seed] = {
     "0012": _seed_0012,
     "0013": _seed_0013,
     "0014": _seed_0014,
+    "0015": _seed_0015,
 }
 
 

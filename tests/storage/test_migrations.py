@@ -30,6 +30,7 @@ TABLES = {
     "notice_seen",
     "shelf_watch",
     "sender",
+    "send_pace",
 }
 
 

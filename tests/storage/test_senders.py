@@ -39,3 +39,13 @@ async def test_a_process_that_stops_beating_leaves_its_share(
         await store.senders.share("b", 0, 30.0, floor=3.0, live_for=LIVE_FOR)
         await store.senders.leave("b")  # a clean stop hands its share back at once
         assert await store.senders.share("a", 0, 30.0, floor=3.0, live_for=LIVE_FOR) == (30.0, 1)
+
+
+def test_replies_are_served_before_the_sweep() -> None:
+    # The sweeping process asks for everything; the other needs 9 a second for its replies:
+    # its floor and 6 more, taken before the rest goes by demand.
+    split = shares({"sweeping": 300, "answering": 0}, 30.0, 3.0, {"answering": 9.0})
+    assert split == {"sweeping": 3.0 + 17.0, "answering": 3.0 + 6.0}
+    # Replies beyond the whole budget take all but the floors.
+    flood = shares({"sweeping": 300, "answering": 0}, 30.0, 3.0, {"answering": 100.0})
+    assert flood == {"sweeping": 3.0, "answering": 26.0}
