@@ -227,9 +227,10 @@ class FairRateLimiter(BaseRateLimiter[int]):
         urgent = not _BACKGROUND.get()
         for attempt in range(attempts):
             if key is not None and self._interval:
-                await self._acquire(key, urgent)
                 if self.shared is not None:
                     await self._shared_turn(key)
+                # Last before the call: a slow database answer must not bunch the sends.
+                await self._acquire(key, urgent)
             try:
                 return await callback(*args, **kwargs)
             except RetryAfter as exc:
@@ -266,23 +267,26 @@ class FairRateLimiter(BaseRateLimiter[int]):
     # --- the turns shared with other processes --------------------------------------------
 
     async def _shared_turn(self, key: Key) -> None:
-        """Wait for the chat's turn among every process's sends, and for a pause any of them
-        met; on no answer within `SHARED_TIMEOUT`, go by this process's limits alone."""
+        """Wait for the chat's turn among every process's sends, and hold this process's sends
+        for a pause any of them met; on no answer within `SHARED_TIMEOUT`, go by this
+        process's limits alone. Taken before the turn here: a send later than its chat's turn
+        is within the chat's limit still, and the overall pace is kept by the turns here."""
         assert self.shared is not None
         emission, span = self._limits(key)
         try:
             async with asyncio.timeout(SHARED_TIMEOUT):
-                wait, paused = await self.shared.turn(str(key), emission, span)
+                # One message of the burst kept back: sends from several processes reach
+                # Telegram further apart from their turns than one process's do.
+                wait, paused = await self.shared.turn(str(key), emission, span - emission)
         except Exception:
             self._shared_failed("take a chat's turn")
             return
         if paused > 0:
-            # Every send of this process waits it out, not only the ones that asked.
+            # Every send of this process waits it out, then goes at the pace again.
             now = asyncio.get_running_loop().time()
             self._next = max(self._next, now + paused)
-        delay = max(wait, paused)
-        if delay > 0:
-            await asyncio.sleep(delay)
+        if wait > 0:
+            await asyncio.sleep(wait)
 
     async def _shared_hold(self, key: Key | None, seconds: float) -> None:
         """Tell the other processes of a 429: a group's pauses that group; any other, the bot
