@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from telegram.ext import ExtBot
 
 from bot.telegram.ratelimit import (
@@ -194,3 +195,27 @@ async def test_a_429_pauses_every_process_sharing_the_pace(
         await asyncio.wait_for(asyncio.gather(retried, waiting), timeout=10)
     assert [m.text for m in telegram.sent(8201)] == ["once Telegram lets us"]
     assert [m.text for m in telegram.sent(8202)] == ["after the pause"]
+
+
+class _Unreachable:
+    """A shared pace whose database does not answer."""
+
+    async def turn(self, key: str, emission: float, span: float) -> tuple[float, float]:
+        raise ConnectionRefusedError("the database is down")
+
+    async def hold(self, key: str | None, seconds: float) -> None:
+        raise ConnectionRefusedError("the database is down")
+
+
+async def test_without_the_database_a_process_sends_by_its_own_limits(
+    telegram: TelegramStandIn, caplog: pytest.LogCaptureFixture
+) -> None:
+    telegram.add_chat(8301)
+    limiter = FairRateLimiter(29.5)
+    limiter.shared = _Unreachable()
+    async with _bot(telegram, limiter) as bot:
+        for n in range(3):
+            await bot.send_message(8301, f"m{n}")
+    assert [m.text for m in telegram.sent(8301)] == ["m0", "m1", "m2"]
+    told = [r for r in caplog.records if "could not take a chat's turn" in r.getMessage()]
+    assert len(told) == 1 and told[0].levelname == "WARNING"  # once, not per message
