@@ -54,6 +54,9 @@ SCOPES = ("global", "chat", "group")
 # How long a send waits for the shared pace (`SharedPace`) before it goes by this process's
 # own limits alone: a database that does not answer must not stop the bot from talking.
 SHARED_TIMEOUT = 2.0
+# Turns taken from the database at once by one process: a sweep's queue must not take every
+# pooled connection from the commands (each turn is one short statement).
+SHARED_AT_ONCE = 4
 
 Key = int | str
 JSONDict = dict[str, Any]
@@ -135,7 +138,7 @@ class FairRateLimiter(BaseRateLimiter[int]):
     waiting for an answer is served ahead of the sweep's queue, in its own order.
 
     With `shared` set (several processes on one database), each send also takes its chat's
-    turn there, after its turn here, and any 429 but a group's pauses the whole bot, every
+    turn there (before its turn here), and any 429 but a group's pauses the whole bot, every
     process, for its `retry_after`: a group's pauses that group everywhere.
     """
 
@@ -170,6 +173,7 @@ class FairRateLimiter(BaseRateLimiter[int]):
         self._shared_quiet_from = -math.inf  # the same for a shared pace that fails
         self.on_throttle: ThrottleHook | None = None
         self.shared: SharedPace | None = None
+        self._shared_slots: asyncio.Semaphore | None = None
 
     @property
     def per_second(self) -> float:
@@ -272,14 +276,14 @@ class FairRateLimiter(BaseRateLimiter[int]):
         process's limits alone. Taken before the turn here: a send later than its chat's turn
         is within the chat's limit still, and the overall pace is kept by the turns here."""
         assert self.shared is not None
-        emission, span = self._limits(key)
+        if self._shared_slots is None:
+            self._shared_slots = asyncio.Semaphore(SHARED_AT_ONCE)
+        emission, span = self._shared_limits(key)
         try:
-            async with asyncio.timeout(SHARED_TIMEOUT):
-                # One message of the burst kept back: sends from several processes reach
-                # Telegram further apart from their turns than one process's do.
-                wait, paused = await self.shared.turn(str(key), emission, span - emission)
-        except Exception:
-            self._shared_failed("take a chat's turn")
+            async with self._shared_slots, asyncio.timeout(SHARED_TIMEOUT):
+                wait, paused = await self.shared.turn(str(key), emission, span)
+        except Exception as exc:
+            self._shared_failed("take a chat's turn", exc)
             return
         if paused > 0:
             # Every send of this process waits it out, then goes at the pace again.
@@ -294,7 +298,7 @@ class FairRateLimiter(BaseRateLimiter[int]):
         assert self.shared is not None
         if key is not None and self._scope(key) == "group":
             target: str | None = str(key)
-            seconds += self._limits(key)[1]  # its whole burst spent: no turn before `seconds`
+            seconds += self._shared_limits(key)[1]  # its burst spent: no turn for `seconds`
         else:
             target = None
             now = asyncio.get_running_loop().time()
@@ -302,17 +306,25 @@ class FairRateLimiter(BaseRateLimiter[int]):
         try:
             async with asyncio.timeout(SHARED_TIMEOUT):
                 await self.shared.hold(target, seconds)
-        except Exception:
-            self._shared_failed("share Telegram's pause")
+        except Exception as exc:
+            self._shared_failed("share Telegram's pause", exc)
 
-    def _shared_failed(self, what: str) -> None:
+    def _shared_limits(self, key: Key) -> tuple[float, float]:
+        """The chat's bucket between processes: one message of the burst kept back, since
+        sends from several processes reach Telegram further apart from their turns than one
+        process's do."""
+        emission, span = self._limits(key)
+        return emission, span - emission
+
+    def _shared_failed(self, what: str, exc: Exception) -> None:
+        # INFO, one line a minute: the store warns of the database's outage itself.
         now = asyncio.get_running_loop().time()
         if now >= self._shared_quiet_from:
-            log.warning(
-                "send limits: could not %s with the other processes (the database did not "
-                "answer); sending by this process's own limits meanwhile",
+            log.info(
+                "send limits: could not %s with the other processes (%s: the database did "
+                "not answer); sending by this process's own limits meanwhile",
                 what,
-                exc_info=True,
+                type(exc).__name__,
             )
         self._shared_quiet_from = now + THROTTLE_QUIET
 
