@@ -30,6 +30,9 @@ log = logging.getLogger(__name__)
 BEAT = 2.0
 LIVE_FOR = timedelta(seconds=10)
 FLOOR = 3.0
+# A process joining others sends nothing for this long: until each of them has beaten since,
+# and lowered its share to make room (their beats are `BEAT` apart, give or take a query).
+JOIN_WAIT = 1.5 * BEAT
 
 
 async def share_send_budget(
@@ -39,9 +42,12 @@ async def share_send_budget(
 
     A share is lowered at once but raised only as far as the previous beat's share: the others
     lower theirs at their own beats, up to `BEAT` apart, and the shares in force must not add
-    up to more than the total meanwhile. A process starts at `FLOOR` for the same reason.
+    up to more than the total meanwhile. A process starts at `FLOOR` for the same reason,
+    and when others are sending already, only after `JOIN_WAIT`: until then their shares take
+    the whole total.
     """
     senders = 1
+    first = True
     previous = min(FLOOR, total)
     limiter.per_second = previous
     limiter.shared = store.pace  # each chat's turns, and Telegram's pauses
@@ -61,6 +67,9 @@ async def share_send_budget(
             except Exception:  # keep the last share; the next beat tries again
                 log.warning("send budget: could not reach the database", exc_info=True)
             else:
+                if first and count > 1:
+                    limiter.hold(JOIN_WAIT)
+                first = False
                 limiter.per_second = min(share, previous)
                 previous = share
                 if count != senders:

@@ -188,6 +188,12 @@ class FairRateLimiter(BaseRateLimiter[int]):
             self._per_second = value
             self._interval = 1 / value
 
+    def hold(self, seconds: float) -> None:
+        """No send before `seconds` from now (a pause, or room for the others to make)."""
+        if self._interval:
+            now = asyncio.get_running_loop().time()
+            self._next = max(self._next, now + seconds)
+
     def take_granted(self) -> int:
         """Sends let through since the last call: this process's recent demand."""
         granted, self._granted = self._granted, 0
@@ -286,9 +292,7 @@ class FairRateLimiter(BaseRateLimiter[int]):
             self._shared_failed("take a chat's turn", exc)
             return
         if paused > 0:
-            # Every send of this process waits it out, then goes at the pace again.
-            now = asyncio.get_running_loop().time()
-            self._next = max(self._next, now + paused)
+            self.hold(paused)  # every send of this process waits it out, then goes at the pace
         if wait > 0:
             await asyncio.sleep(wait)
 
@@ -301,8 +305,7 @@ class FairRateLimiter(BaseRateLimiter[int]):
             seconds += self._shared_limits(key)[1]  # its burst spent: no turn for `seconds`
         else:
             target = None
-            now = asyncio.get_running_loop().time()
-            self._next = max(self._next, now + seconds)
+            self.hold(seconds)
         try:
             async with asyncio.timeout(SHARED_TIMEOUT):
                 await self.shared.hold(target, seconds)
