@@ -42,6 +42,7 @@ from storage.database import Database, execute_all, is_unavailable, utc_clock
 from storage.links import Dropped, Identity, PendingLinks, dropped_tokens
 from storage.logins import LIVE_LOGIN_STATES, LoginStates
 from storage.notices import NoticeSeen, Seen
+from storage.pace import Pace
 from storage.refusals import REFUSAL_TTL, Refusal, Refusals, refusal_of
 from storage.reminder_log import REMINDER_HISTORY, ReminderLog
 from storage.rotation import rotate_tokens
@@ -200,6 +201,7 @@ class Store:
         self.watches = Watches(database, now)
         self.senders = Senders(database, now)
         self.turns = Turns(database, now)
+        self.pace = Pace(database, now)
 
     @classmethod
     async def open(

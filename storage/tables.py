@@ -271,6 +271,19 @@ class SenderRow(SQLModel, table=True):
     worker: str = Field(primary_key=True, max_length=200)
     seen_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
     demand: int = 0
+    # Of its demand, the replies to chats, in messages a second: served before the sweep's.
+    urgent: float = Field(default=0.0, sa_column_kwargs={"server_default": text("0")})
+
+
+class SendPaceRow(SQLModel, table=True):
+    """A chat's (or group's) turn to be sent to, shared by the processes (`storage.pace`):
+    GCRA's theoretical arrival time, in seconds since the epoch. The row `*` is the bot's:
+    until when Telegram asked every process to wait."""
+
+    __tablename__ = "send_pace"
+
+    key: str = Field(primary_key=True, max_length=100)
+    tat: float = Field(nullable=False)
 
 
 class ChatTurnRow(SQLModel, table=True):
@@ -311,6 +324,7 @@ RENEWAL_REFUSAL = _core(RenewalRefusalRow)
 CALENDAR_FEED = _core(CalendarFeedRow)
 NOTICE_SEEN = _core(NoticeSeenRow)
 SENDER = _core(SenderRow)
+SEND_PACE = _core(SendPaceRow)
 CALENDAR_KEPT = _core(CalendarKeptRow)
 SHELF_WATCH = _core(ShelfWatchRow)
 CHAT_TURN = _core(ChatTurnRow)

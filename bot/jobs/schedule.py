@@ -32,6 +32,7 @@ from bot.services import Services, services
 from bot.telegram.cards import login_buttons, send_login
 from bot.telegram.context import chat_lang
 from bot.telegram.replies import send
+from bot.telegram.ratelimit import in_background
 from bot.texts import t
 from bot.texts.cards import card_heading, card_name
 from bot.texts.formatting import join_and
@@ -210,6 +211,7 @@ async def _retry_sweep(context: Context) -> None:
 # --- tokens and expired rows ---------------------------------------------------------------
 
 
+@in_background
 async def token_expiry_job(context: Context) -> None:
     """Daily: lapse the cards whose login has run out and say so once per chat, naming them
     all with a login button each (the cards stay, with their names and settings); warn once

@@ -21,6 +21,7 @@ from bot.library.client import MAX_WORK_PIDS
 from bot.library.errors import LibraryError
 from bot.telegram.buttons import OrderFound, Payload, WhereIs
 from bot.telegram.keyboards import in_pairs, stored_buttons, stored_rows
+from bot.telegram.ratelimit import in_background
 from bot.telegram.replies import send
 from bot.texts import pick_language, t
 
@@ -47,6 +48,7 @@ class ShelfReport:
     failed: int = 0
 
 
+@in_background
 async def check_watches(store: Store, library: LibraryClient, bot: Bot) -> ShelfReport:
     """Check every watch once; what happened, counted."""
     report = ShelfReport()

@@ -48,7 +48,7 @@ from bot.rules.urgency import sweep_marks
 from bot.services.branches import BranchNames
 from bot.telegram.cards import login_buttons
 from bot.telegram.keyboards import one_per_row, stored_buttons, stored_rows
-from bot.telegram.ratelimit import SEND_ATTEMPTS
+from bot.telegram.ratelimit import SEND_ATTEMPTS, in_background
 from bot.telegram.replies import send
 from bot.texts import pick_language, t
 from bot.texts.cards import card_name
@@ -527,6 +527,7 @@ def default_worker() -> str:
 Hours = Callable[[], tuple[date, int, int]]
 
 
+@in_background
 async def sweep(
     *,
     store: Store,

@@ -1,16 +1,24 @@
-"""Telegram's send budget shared by the processes on one PostgreSQL (`storage.senders`).
+"""Telegram's limits shared by the processes on one PostgreSQL (`storage.senders`,
+`storage.pace`).
 
 Every `BEAT` each process reports its demand and paces its sends to its share of
 `TELEGRAM_SEND_RATE`, the bot's total: no per-process rate to divide by hand. A process with
-nothing queued keeps `FLOOR` a second, so its commands are answered at once; one that dies
-drops out after `LIVE_FOR`. Between beats the shares can overshoot by what a process sends
-in one beat above its new share, which Telegram's one-second window forgives as a 429 at
-worst (each waited out, as the limiter does). On SQLite there is one process: nothing runs.
+nothing queued keeps `FLOOR` a second, so its commands are answered at once; replies to chats
+beyond that are served from the total before anyone's sweep; one that dies drops out after
+`LIVE_FOR`. Between beats the shares can overshoot by what a process sends in one beat above
+its new share, which Telegram's one-second window forgives as a 429 at worst (each waited out,
+and the whole bot paused for it).
+
+The overall budget is leased in shares because every send taking a turn of it in the
+database would make the database the pace-maker of every message; a chat's limit is taken
+turn by turn there (`storage.pace`), since one chat's sends may come from any process. On
+SQLite there is one process: nothing runs.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from datetime import timedelta
 
@@ -22,6 +30,9 @@ log = logging.getLogger(__name__)
 BEAT = 2.0
 LIVE_FOR = timedelta(seconds=10)
 FLOOR = 3.0
+# A process joining others sends nothing for this long: until each of them has beaten since,
+# and lowered its share to make room (their beats are `BEAT` apart, give or take a query).
+JOIN_WAIT = 1.5 * BEAT
 
 
 async def share_send_budget(
@@ -31,26 +42,41 @@ async def share_send_budget(
 
     A share is lowered at once but raised only as far as the previous beat's share: the others
     lower theirs at their own beats, up to `BEAT` apart, and the shares in force must not add
-    up to more than the total meanwhile. A process starts at `FLOOR` for the same reason.
+    up to more than the total meanwhile. A process starts at `FLOOR` for the same reason,
+    and when others are sending already, only after `JOIN_WAIT`: until then their shares take
+    the whole total.
     """
     senders = 1
+    first = True
     previous = min(FLOOR, total)
     limiter.per_second = previous
+    limiter.shared = store.pace  # each chat's turns, and Telegram's pauses
     try:
         while True:
-            demand = limiter.take_granted() + limiter.waiting
+            replies = limiter.take_urgent() + limiter.urgent_waiting
+            demand = limiter.take_granted() + limiter.waiting - replies
             try:
                 share, count = await store.senders.share(
-                    worker, demand, total, floor=FLOOR, live_for=LIVE_FOR
+                    worker,
+                    demand,
+                    total,
+                    floor=FLOOR,
+                    live_for=LIVE_FOR,
+                    urgent=replies / BEAT,
                 )
             except Exception:  # keep the last share; the next beat tries again
                 log.warning("send budget: could not reach the database", exc_info=True)
             else:
+                if first and count > 1:
+                    limiter.hold(JOIN_WAIT)
+                first = False
                 limiter.per_second = min(share, previous)
                 previous = share
                 if count != senders:
                     log.info("send budget: %s processes share %.1f a second", count, total)
                     senders = count
+                with contextlib.suppress(Exception):  # the next beat prunes what this left
+                    await store.pace.prune()
             await asyncio.sleep(BEAT)
     finally:
         try:

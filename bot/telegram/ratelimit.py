@@ -4,21 +4,25 @@ Telegram allows about 30 messages per second over all chats, about one per secon
 (short bursts tolerated) and 20 per minute in a group. One chat sending 150 commands must not
 delay everyone else's answers: sends are granted round-robin between the chats that wait, each
 chat within its own limit, and updates are let in at most a few per chat (or, for inline
-queries, per user) at a time.
+queries, per user) at a time. Replies to chats go before background sends (the sweep's digests,
+`background_sends`). Several processes of one bot share the chats' limits and Telegram's
+pauses through `SharedPace` (`bot.runtime.budget`, on PostgreSQL).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import math
 import warnings
 from collections import deque
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
+from typing import Any, ParamSpec, Protocol, TypeVar
 
 from telegram import Update
 from telegram.error import RetryAfter
@@ -47,12 +51,59 @@ _PRUNE_AT = 4096
 # bout of throttling, the 429s themselves counted (`Metrics.watch_sends`), not logged each.
 THROTTLE_QUIET = 60.0
 SCOPES = ("global", "chat", "group")
+# How long a send waits for the shared pace (`SharedPace`) before it goes by this process's
+# own limits alone: a database that does not answer must not stop the bot from talking.
+SHARED_TIMEOUT = 2.0
+# Turns taken from the database at once by one process: a sweep's queue must not take every
+# pooled connection from the commands (each turn is one short statement).
+SHARED_AT_ONCE = 4
 
 Key = int | str
 JSONDict = dict[str, Any]
 Callback = Callable[..., Coroutine[Any, Any, bool | JSONDict | list[JSONDict]]]
 # Told of every 429: its scope (one of `SCOPES`) and the seconds Telegram asked to wait.
 ThrottleHook = Callable[[str, float], None]
+
+_BACKGROUND: ContextVar[bool] = ContextVar("library_bot_background_sends", default=False)
+
+
+@contextlib.contextmanager
+def background_sends() -> Iterator[None]:
+    """Sends made within (and by tasks started within) wait behind replies to chats: for the
+    sweep's digests and other scheduled messages, which no one is waiting for this second."""
+    token = _BACKGROUND.set(True)
+    try:
+        yield
+    finally:
+        _BACKGROUND.reset(token)
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def in_background(job: Callable[P, Awaitable[R]]) -> Callable[P, Coroutine[Any, Any, R]]:
+    """`job`'s sends are background sends (`background_sends`)."""
+
+    @functools.wraps(job)
+    async def background(*args: P.args, **kwargs: P.kwargs) -> R:
+        with background_sends():
+            return await job(*args, **kwargs)
+
+    return background
+
+
+class SharedPace(Protocol):
+    """The chats' limits and Telegram's pauses, shared with the bot's other processes."""
+
+    async def turn(self, key: str, emission: float, span: float) -> tuple[float, float]:
+        """Take `key`'s next turn (a bucket refilled every `emission` seconds, `span`
+        seconds deep): (seconds until it, seconds the whole bot is paused)."""
+        ...
+
+    async def hold(self, key: str | None, seconds: float) -> None:
+        """No send to `key` (None: to anyone, from any process) for `seconds`."""
+        ...
 
 
 def paced_rate_limiter(per_second: float = SEND_RATE) -> FairRateLimiter:
@@ -82,6 +133,13 @@ class FairRateLimiter(BaseRateLimiter[int]):
     not say which limit a 429 is for, so its scope is inferred: "global" when it pauses every
     chat (or names no chat), else "group" or "chat" by the chat it came for. `on_throttle`
     hears of each one.
+
+    Replies to chats take their turns before background sends (`background_sends`): a chat
+    waiting for an answer is served ahead of the sweep's queue, in its own order.
+
+    With `shared` set (several processes on one database), each send also takes its chat's
+    turn there (before its turn here), and any 429 but a group's pauses the whole bot, every
+    process, for its `retry_after`: a group's pauses that group everywhere.
     """
 
     def __init__(
@@ -100,16 +158,22 @@ class FairRateLimiter(BaseRateLimiter[int]):
         self._max_retries = max_retries
         self._next = 0.0  # loop time of the next overall slot
         self._tat: dict[Key, float] = {}  # per chat: GCRA's theoretical arrival time
-        self._waiting: dict[Key, deque[asyncio.Future[None]]] = {}
+        # Per chat, its waiters in order, each with whether it is a reply (not background).
+        self._waiting: dict[Key, deque[tuple[asyncio.Future[None], bool]]] = {}
         self._turns: deque[Key] = deque()  # chats with waiters, in turn order
+        self._urgent: dict[Key, int] = {}  # chats with replies waiting: how many, oldest first
         self._throttled: tuple[Key, float] | None = None  # the last 429: chat, until when
         # The next turn, a timer callback rather than a task: one wake-up per message, the
         # sender's own, as with a plain limiter.
         self._timer: asyncio.TimerHandle | None = None
         self._per_second = per_second
         self._granted = 0
+        self._granted_urgent = 0
         self._quiet_from = -math.inf  # loop time after which a 429 is warned about again
+        self._shared_quiet_from = -math.inf  # the same for a shared pace that fails
         self.on_throttle: ThrottleHook | None = None
+        self.shared: SharedPace | None = None
+        self._shared_slots: asyncio.Semaphore | None = None
 
     @property
     def per_second(self) -> float:
@@ -124,15 +188,32 @@ class FairRateLimiter(BaseRateLimiter[int]):
             self._per_second = value
             self._interval = 1 / value
 
+    def hold(self, seconds: float) -> None:
+        """No send before `seconds` from now (a pause, or room for the others to make)."""
+        if self._interval:
+            now = asyncio.get_running_loop().time()
+            self._next = max(self._next, now + seconds)
+
     def take_granted(self) -> int:
         """Sends let through since the last call: this process's recent demand."""
         granted, self._granted = self._granted, 0
+        return granted
+
+    def take_urgent(self) -> int:
+        """Of those, the replies to chats, since the last call (`take_granted` counts them
+        too)."""
+        granted, self._granted_urgent = self._granted_urgent, 0
         return granted
 
     @property
     def waiting(self) -> int:
         """Sends waiting for their turn."""
         return sum(len(queue) for queue in self._waiting.values())
+
+    @property
+    def urgent_waiting(self) -> int:
+        """Replies to chats waiting for their turn."""
+        return sum(self._urgent.values())
 
     async def initialize(self) -> None:
         """Nothing to set up: turns are timed from the first wait."""
@@ -153,9 +234,13 @@ class FairRateLimiter(BaseRateLimiter[int]):
     ) -> bool | JSONDict | list[JSONDict]:
         attempts = (rate_limit_args or self._max_retries) + 1
         key = _chat_key(data.get("chat_id"))
+        urgent = not _BACKGROUND.get()
         for attempt in range(attempts):
             if key is not None and self._interval:
-                await self._acquire(key)
+                if self.shared is not None:
+                    await self._shared_turn(key)
+                # Last before the call: a slow database answer must not bunch the sends.
+                await self._acquire(key, urgent)
             try:
                 return await callback(*args, **kwargs)
             except RetryAfter as exc:
@@ -165,6 +250,8 @@ class FairRateLimiter(BaseRateLimiter[int]):
                 else:
                     scope = "global" if key is None else self._scope(key)
                 self._throttled_by(scope, seconds, endpoint)
+                if self.shared is not None and self._interval:
+                    await self._shared_hold(key, seconds)
                 if attempt + 1 == attempts:
                     raise
                 if key is None or not self._interval:
@@ -187,6 +274,63 @@ class FairRateLimiter(BaseRateLimiter[int]):
         if self.on_throttle is not None:
             self.on_throttle(scope, seconds)
 
+    # --- the turns shared with other processes --------------------------------------------
+
+    async def _shared_turn(self, key: Key) -> None:
+        """Wait for the chat's turn among every process's sends, and hold this process's sends
+        for a pause any of them met; on no answer within `SHARED_TIMEOUT`, go by this
+        process's limits alone. Taken before the turn here: a send later than its chat's turn
+        is within the chat's limit still, and the overall pace is kept by the turns here."""
+        assert self.shared is not None
+        if self._shared_slots is None:
+            self._shared_slots = asyncio.Semaphore(SHARED_AT_ONCE)
+        emission, span = self._shared_limits(key)
+        try:
+            async with self._shared_slots, asyncio.timeout(SHARED_TIMEOUT):
+                wait, paused = await self.shared.turn(str(key), emission, span)
+        except Exception as exc:
+            self._shared_failed("take a chat's turn", exc)
+            return
+        if paused > 0:
+            self.hold(paused)  # every send of this process waits it out, then goes at the pace
+        if wait > 0:
+            await asyncio.sleep(wait)
+
+    async def _shared_hold(self, key: Key | None, seconds: float) -> None:
+        """Tell the other processes of a 429: a group's pauses that group; any other, the bot
+        (Telegram does not say which limit it was, and its overall one is the bot's)."""
+        assert self.shared is not None
+        if key is not None and self._scope(key) == "group":
+            target: str | None = str(key)
+            seconds += self._shared_limits(key)[1]  # its burst spent: no turn for `seconds`
+        else:
+            target = None
+            self.hold(seconds)
+        try:
+            async with asyncio.timeout(SHARED_TIMEOUT):
+                await self.shared.hold(target, seconds)
+        except Exception as exc:
+            self._shared_failed("share Telegram's pause", exc)
+
+    def _shared_limits(self, key: Key) -> tuple[float, float]:
+        """The chat's bucket between processes: one message of the burst kept back, since
+        sends from several processes reach Telegram further apart from their turns than one
+        process's do."""
+        emission, span = self._limits(key)
+        return emission, span - emission
+
+    def _shared_failed(self, what: str, exc: Exception) -> None:
+        # INFO, one line a minute: the store warns of the database's outage itself.
+        now = asyncio.get_running_loop().time()
+        if now >= self._shared_quiet_from:
+            log.info(
+                "send limits: could not %s with the other processes (%s: the database did "
+                "not answer); sending by this process's own limits meanwhile",
+                what,
+                type(exc).__name__,
+            )
+        self._shared_quiet_from = now + THROTTLE_QUIET
+
     # --- the chats' turns -----------------------------------------------------------------
 
     @staticmethod
@@ -201,8 +345,9 @@ class FairRateLimiter(BaseRateLimiter[int]):
         tat = self._tat.get(key)
         return -math.inf if tat is None else tat - self._limits(key)[1]
 
-    def _grant(self, key: Key, now: float) -> None:
+    def _grant(self, key: Key, now: float, urgent: bool) -> None:
         self._granted += 1
+        self._granted_urgent += urgent
         self._next = max(self._next, now) + self._interval
         emission = self._limits(key)[0]
         self._tat[key] = max(self._tat.get(key, now), now) + emission
@@ -225,11 +370,11 @@ class FairRateLimiter(BaseRateLimiter[int]):
         self._throttled = (key, until)
         return scope
 
-    async def _acquire(self, key: Key) -> None:
+    async def _acquire(self, key: Key, urgent: bool = True) -> None:
         loop = asyncio.get_running_loop()
         now = loop.time()
         if not self._turns and now >= self._next and self._ready_at(key) <= now:
-            self._grant(key, now)
+            self._grant(key, now, urgent)
             return
         waiter: asyncio.Future[None] = loop.create_future()
         queue = self._waiting.get(key)
@@ -238,7 +383,9 @@ class FairRateLimiter(BaseRateLimiter[int]):
             self._turns.append(key)
             # A new chat may be ready before the turn the timer waits for.
             self._schedule(max(now, self._next), sooner=True)
-        queue.append(waiter)
+        queue.append((waiter, urgent))
+        if urgent:
+            self._urgent[key] = self._urgent.get(key, 0) + 1
         try:
             await waiter
         except asyncio.CancelledError:
@@ -250,12 +397,21 @@ class FairRateLimiter(BaseRateLimiter[int]):
         queue = self._waiting.get(key)
         if queue is None:
             return
-        with contextlib.suppress(ValueError):
-            queue.remove(waiter)
+        for entry in queue:
+            if entry[0] is waiter:
+                queue.remove(entry)
+                if entry[1]:
+                    self._served_urgent(key)
+                break
         if not queue:
             del self._waiting[key]
             with contextlib.suppress(ValueError):
                 self._turns.remove(key)
+
+    def _served_urgent(self, key: Key) -> None:
+        left = self._urgent.pop(key) - 1
+        if left:
+            self._urgent[key] = left
 
     def _schedule(self, when: float, *, sooner: bool = False) -> None:
         """Run `_turn` at `when`; with `sooner`, only if that is before the pending turn."""
@@ -266,7 +422,8 @@ class FairRateLimiter(BaseRateLimiter[int]):
         self._timer = asyncio.get_running_loop().call_at(when, self._turn)
 
     def _turn(self) -> None:
-        """Give the slot to the next waiting chat that its own limit lets send."""
+        """Give the slot to the next waiting chat that its own limit lets send: a chat with a
+        reply waiting first, in the order they came, else the next in turn."""
         self._timer = None
         if not self._turns:
             return
@@ -275,28 +432,45 @@ class FairRateLimiter(BaseRateLimiter[int]):
             self._schedule(self._next)
             return
         earliest = math.inf
+        for key in list(self._urgent):
+            ready = self._ready_at(key)
+            if ready <= now:
+                self._turns.remove(key)
+                if self._give(key, now):
+                    return
+            else:
+                earliest = min(earliest, ready)
         for _ in range(len(self._turns)):
             key = self._turns[0]
             ready = self._ready_at(key)
             if ready <= now:
                 self._turns.popleft()
-                queue = self._waiting[key]
-                waiter = queue.popleft()
-                if queue:
-                    self._turns.append(key)  # to the back of the line
-                else:
-                    del self._waiting[key]
-                if waiter.done():
-                    continue  # cancelled while waiting: the slot goes to the next
-                self._grant(key, now)
-                waiter.set_result(None)
-                if self._turns:
-                    self._schedule(self._next)
-                return
+                if self._give(key, now):
+                    return
+                continue  # cancelled while waiting: the slot goes to the next
             self._turns.rotate(-1)
             earliest = min(earliest, ready)
         if self._turns:
             self._schedule(earliest if earliest < math.inf else now)
+
+    def _give(self, key: Key, now: float) -> bool:
+        """The slot to the chat's first waiter, the chat to the back of the line if more wait;
+        False when that waiter was cancelled meanwhile (the slot is still free)."""
+        queue = self._waiting[key]
+        waiter, urgent = queue.popleft()
+        if urgent:
+            self._served_urgent(key)
+        if queue:
+            self._turns.append(key)
+        else:
+            del self._waiting[key]
+        if waiter.done():
+            return False
+        self._grant(key, now, urgent)
+        waiter.set_result(None)
+        if self._turns:
+            self._schedule(self._next)
+        return True
 
 
 def _chat_key(chat_id: object) -> Key | None:

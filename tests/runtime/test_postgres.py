@@ -378,6 +378,14 @@ async def _seed_0016(conn: AsyncConnection) -> None:
     )
 
 
+async def _seed_0017(conn: AsyncConnection) -> None:
+    """The family of 0016, a chat's turn to be sent to and a bot paused by Telegram."""
+    await _seed_0016(conn)
+    await conn.execute(
+        sa.text("INSERT INTO send_pace (key, tat) VALUES ('1', 1800000000.5), ('*', 1800000001)")
+    )
+
+
 SEEDS: dict[str, Seed] = {
     "0001": _seed_0001,
     "0002": _seed_0001,
@@ -395,6 +403,7 @@ SEEDS: dict[str, Seed] = {
     "0014": _seed_0014,
     "0015": _seed_0015,
     "0016": _seed_0016,
+    "0017": _seed_0017,
 }
 
 

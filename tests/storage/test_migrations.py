@@ -31,6 +31,7 @@ TABLES = {
     "shelf_watch",
     "sender",
     "chat_turn",
+    "send_pace",
 }
 
 

@@ -17,11 +17,11 @@ OpenStore = Callable[..., AbstractAsyncContextManager[Store]]
 
 
 def test_a_floor_each_and_the_rest_by_demand() -> None:
-    # One a second per process but one kept back, for the ends of their paces to meet in.
-    assert shares({"a": 0, "b": 0}, 30.0, 3.0) == {"a": 14.5, "b": 14.5}
+    # Two a second per process but one kept back, for the ends of their paces to meet in.
+    assert shares({"a": 0, "b": 0}, 30.0, 3.0) == {"a": 14.0, "b": 14.0}
     split = shares({"sweeping": 300, "idle": 0, "answering": 100}, 30.0, 3.0)
-    assert split == {"sweeping": 3.0 + 14.25, "idle": 3.0, "answering": 3.0 + 4.75}
-    assert sum(split.values()) == pytest.approx(28.0)
+    assert split == {"sweeping": 3.0 + 12.75, "idle": 3.0, "answering": 3.0 + 4.25}
+    assert sum(split.values()) == pytest.approx(26.0)
     # More processes than the floors fit: an even split of what is left.
     assert shares(dict.fromkeys("abcdefghijklmnop", 5), 30.0, 3.0)["a"] == 15.0 / 16
 
@@ -31,11 +31,21 @@ async def test_a_process_that_stops_beating_leaves_its_share(
 ) -> None:
     async with open_store() as store:
         assert await store.senders.share("a", 0, 30.0, floor=3.0, live_for=LIVE_FOR) == (30.0, 1)
-        assert await store.senders.share("b", 0, 30.0, floor=3.0, live_for=LIVE_FOR) == (14.5, 2)
+        assert await store.senders.share("b", 0, 30.0, floor=3.0, live_for=LIVE_FOR) == (14.0, 2)
         clock.advance(LIVE_FOR / 2)
-        assert await store.senders.share("a", 0, 30.0, floor=3.0, live_for=LIVE_FOR) == (14.5, 2)
+        assert await store.senders.share("a", 0, 30.0, floor=3.0, live_for=LIVE_FOR) == (14.0, 2)
         clock.advance(LIVE_FOR * 0.6)  # b has not beaten for longer than `live_for`
         assert await store.senders.share("a", 0, 30.0, floor=3.0, live_for=LIVE_FOR) == (30.0, 1)
         await store.senders.share("b", 0, 30.0, floor=3.0, live_for=LIVE_FOR)
         await store.senders.leave("b")  # a clean stop hands its share back at once
         assert await store.senders.share("a", 0, 30.0, floor=3.0, live_for=LIVE_FOR) == (30.0, 1)
+
+
+def test_replies_are_served_before_the_sweep() -> None:
+    # The sweeping process asks for everything; the other needs 9 a second for its replies:
+    # its floor and 6 more, taken before the rest goes by demand.
+    split = shares({"sweeping": 300, "answering": 0}, 30.0, 3.0, {"answering": 9.0})
+    assert split == {"sweeping": 3.0 + 16.0, "answering": 3.0 + 6.0}
+    # Replies beyond the whole budget take all but the floors.
+    flood = shares({"sweeping": 300, "answering": 0}, 30.0, 3.0, {"answering": 100.0})
+    assert flood == {"sweeping": 3.0, "answering": 25.0}

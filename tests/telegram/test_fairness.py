@@ -7,7 +7,9 @@ Telegram's 30 messages per second like the real server.
 from __future__ import annotations
 
 import asyncio
+import logging
 
+import pytest
 from telegram.ext import ExtBot
 
 from bot.telegram.ratelimit import (
@@ -17,9 +19,13 @@ from bot.telegram.ratelimit import (
     INLINE_SLOTS,
     UPDATES_PER_CHAT,
     FairRateLimiter,
+    background_sends,
 )
 from bot.telegram.request import AiohttpRequest
+from sandbox.telegram import TelegramStandIn
+from storage.store import Store
 from tests.fixtures.bot import BotHarness
+from tests.fixtures.storage import rows
 from tests.fixtures.telegram import TEST_BOT_TOKEN
 
 FLOOD = 150
@@ -138,3 +144,81 @@ async def test_turns_keep_the_overall_pace_and_each_chats_limit(telegram: object
         await asyncio.gather(*late, return_exceptions=True)
     for chat in chats:
         assert len(telegram.sent(chat)) == 1
+
+
+def _bot(telegram: TelegramStandIn, limiter: FairRateLimiter) -> ExtBot[int]:
+    return ExtBot(
+        TEST_BOT_TOKEN,
+        base_url=f"{telegram.url}/bot",
+        request=AiohttpRequest(connection_pool_size=8),
+        rate_limiter=limiter,
+    )
+
+
+async def test_a_reply_goes_before_the_sweeps_queued_digests(telegram: TelegramStandIn) -> None:
+    digests, asking = list(range(8101, 8121)), 8100
+    for chat in (*digests, asking):
+        telegram.add_chat(chat)
+    limiter = FairRateLimiter(5.0)  # slow enough for the digests to queue
+    async with _bot(telegram, limiter) as bot:
+        with background_sends():  # as the sweep sends (`jobs.sweep` runs in_background)
+            queued = [asyncio.create_task(bot.send_message(chat, "digest")) for chat in digests]
+        await asyncio.sleep(0)  # they take their places in line
+        assert limiter.waiting == len(digests) - 1 and limiter.urgent_waiting == 0
+        await bot.send_message(asking, "reply")
+        sent_first = sum(len(telegram.sent(chat)) for chat in digests)
+        for task in queued:
+            task.cancel()
+        await asyncio.gather(*queued, return_exceptions=True)
+    # The digest already on its way, and perhaps the next slot's; not the other 18 in line.
+    assert sent_first <= 2, sent_first
+    assert limiter.take_urgent() == 1
+
+
+async def test_a_429_pauses_every_process_sharing_the_pace(
+    telegram: TelegramStandIn, store: Store
+) -> None:
+    for chat in (8201, 8202):
+        telegram.add_chat(chat)
+    throttled, other = FairRateLimiter(29.5), FairRateLimiter(29.5)
+    throttled.shared = other.shared = store.pace  # two processes, one database
+    telegram.failures.fail("sendMessage", 429, retry_after=3)
+    async with _bot(telegram, throttled) as first, _bot(telegram, other) as second:
+        retried = asyncio.create_task(first.send_message(8201, "once Telegram lets us"))
+        async with asyncio.timeout(5):
+            while not await rows(store, "SELECT key FROM send_pace WHERE key = '*'"):  # noqa: ASYNC110
+                await asyncio.sleep(0.01)
+        # The other process's next message, to another chat, waits out the same pause.
+        waiting = asyncio.create_task(second.send_message(8202, "after the pause"))
+        await asyncio.sleep(1.0)
+        assert not waiting.done() and not retried.done()
+        assert telegram.sent(8202) == []
+        await asyncio.wait_for(asyncio.gather(retried, waiting), timeout=10)
+    assert [m.text for m in telegram.sent(8201)] == ["once Telegram lets us"]
+    assert [m.text for m in telegram.sent(8202)] == ["after the pause"]
+
+
+class _Unreachable:
+    """A shared pace whose database does not answer."""
+
+    async def turn(self, key: str, emission: float, span: float) -> tuple[float, float]:
+        raise ConnectionRefusedError("the database is down")
+
+    async def hold(self, key: str | None, seconds: float) -> None:
+        raise ConnectionRefusedError("the database is down")
+
+
+async def test_without_the_database_a_process_sends_by_its_own_limits(
+    telegram: TelegramStandIn, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="bot.telegram.ratelimit")
+    telegram.add_chat(8301)
+    limiter = FairRateLimiter(29.5)
+    limiter.shared = _Unreachable()
+    async with _bot(telegram, limiter) as bot:
+        for n in range(3):
+            await bot.send_message(8301, f"m{n}")
+    assert [m.text for m in telegram.sent(8301)] == ["m0", "m1", "m2"]
+    told = [r for r in caplog.records if "could not take a chat's turn" in r.getMessage()]
+    # Once, not per message; the store warns of the outage itself.
+    assert len(told) == 1 and told[0].levelname == "INFO"

@@ -1,0 +1,75 @@
+"""Telegram's per-chat and per-group limits, and its pauses, shared by the processes of one bot
+through the database (`storage.pace`); each store here stands for one process."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager, AsyncExitStack
+from datetime import timedelta
+
+import pytest
+
+from storage.store import Store
+from tests.fixtures.storage import FakeClock, rows
+
+OpenStore = Callable[..., AbstractAsyncContextManager[Store]]
+# A private chat's bucket as the bot's limiter has it: 20 at once, then one a second.
+EMISSION, SPAN = 1.0, 19.0
+
+
+async def test_a_chat_has_one_burst_between_all_processes(
+    open_store: OpenStore, clock: FakeClock
+) -> None:
+    async with AsyncExitStack() as stack:
+        stores = [await stack.enter_async_context(open_store()) for _ in range(3)]
+        waits = [(await stores[n % 3].pace.turn("7601", EMISSION, SPAN))[0] for n in range(23)]
+        # 20 at once, whichever process sends them, then each a second after the last.
+        assert waits == [0.0] * 20 + [1.0, 2.0, 3.0]
+        assert await stores[0].pace.turn("7602", EMISSION, SPAN) == (0.0, 0.0)  # another chat
+        clock.advance(timedelta(seconds=3))
+        assert await stores[1].pace.turn("7601", EMISSION, SPAN) == (1.0, 0.0)
+
+
+@pytest.mark.postgres
+async def test_turns_taken_at_once_by_three_processes_are_never_the_same(
+    open_store: OpenStore,
+) -> None:
+    async with AsyncExitStack() as stack:
+        stores = [await stack.enter_async_context(open_store()) for _ in range(3)]
+        turns = await asyncio.gather(
+            *(stores[n % 3].pace.turn("7601", EMISSION, SPAN) for n in range(60))
+        )
+    waits = sorted(wait for wait, _ in turns)
+    assert waits == [0.0] * 20 + [float(n) for n in range(1, 41)]
+
+
+async def test_a_pause_holds_every_process_and_a_groups_only_that_group(
+    open_store: OpenStore, clock: FakeClock
+) -> None:
+    async with open_store() as first, open_store() as second:
+        await first.pace.hold(None, 3.5)  # Telegram's 429 to the first process
+        assert await second.pace.turn("7601", EMISSION, SPAN) == (0.0, 3.5)
+        await first.pace.hold(None, 1.0)  # a shorter pause does not end the longer one
+        clock.advance(timedelta(seconds=1))
+        assert await second.pace.turn("7602", EMISSION, SPAN) == (0.0, 2.5)
+        clock.advance(timedelta(seconds=3))
+        assert await second.pace.turn("7603", EMISSION, SPAN) == (0.0, 0.0)
+
+        # A group's 429: that group waits (its whole burst spent), everyone else goes on.
+        group_emission, group_span = 60 / 9, 9 * 60 / 9
+        await first.pace.hold("-100777", 59 + group_span)
+        assert await second.pace.turn("-100777", group_emission, group_span) == (59.0, 0.0)
+        assert await second.pace.turn("7604", EMISSION, SPAN) == (0.0, 0.0)
+
+
+async def test_drained_buckets_are_pruned(open_store: OpenStore, clock: FakeClock) -> None:
+    async with open_store() as store:
+        for chat in range(5):
+            await store.pace.turn(str(chat), EMISSION, SPAN)
+        for _ in range(3):
+            await store.pace.turn("busy", EMISSION, SPAN)
+        clock.advance(timedelta(seconds=2))
+        assert await store.pace.prune() == 5  # the chats sent once are as good as new
+        assert await rows(store, "SELECT key FROM send_pace") == [("busy",)]
+        assert await store.pace.turn("0", EMISSION, SPAN) == (0.0, 0.0)
