@@ -31,8 +31,8 @@ from bot.jobs.sweep import SweepReport, lease_of, sweep
 from bot.services import Services, services
 from bot.telegram.cards import login_buttons, send_login
 from bot.telegram.context import chat_lang
-from bot.telegram.replies import send
 from bot.telegram.ratelimit import in_background
+from bot.telegram.replies import send
 from bot.texts import t
 from bot.texts.cards import card_heading, card_name
 from bot.texts.formatting import join_and
