@@ -336,7 +336,7 @@ async def test_the_repositories_are_reached_by_name(store: Store) -> None:
     repository, never as a flattened name on the façade."""
     repositories = [value for value in vars(store).values() if isinstance(value, Repository)]
     flattened = [name for name, value in vars(store).items() if inspect.ismethod(value)]
-    assert len(repositories) == 13
+    assert len(repositories) == 14
     assert flattened == []
 
 
