@@ -69,6 +69,8 @@ PACED_CHATS = 32
 PACED_RATE = 20.0
 PACED_BLOCK = 20  # commands per bot per cycle, paced (1 s)
 REPLY_TIMEOUT = 30.0
+# The target: `/loans` CPU per command within this many times bare aiogram's, streamed and paced.
+RATIO_BOUND = 1.15
 # About 1 KB of HTML, as a list of loans reads.
 ANSWER = "<b>Dine lån</b>\n" + "\n".join(
     f"• <i>Bog nummer {n}</i>, afleveres senest <b>1{n % 10}. december</b>" for n in range(20)
@@ -106,7 +108,21 @@ class Figures:
             lines.append(f"  {name}:")
             lines.extend(f"    {line}" for line in _summary(samples))
         lines.extend(f"  {missing}" for missing in self.missing)
+        for load in ("streaming", "paced"):
+            ratio = self.ratio(load)
+            verdict = (
+                "n/a"
+                if ratio is None
+                else f"{ratio:.2f} ({'met' if ratio <= RATIO_BOUND else 'NOT met'})"
+            )
+            lines.append(f"  target {load} /loans <= {RATIO_BOUND} x bare aiogram: {verdict}")
         return lines
+
+    @property
+    def met(self) -> bool:
+        """Both loads' `/loans` within `RATIO_BOUND` of bare aiogram (not met without it)."""
+        ratios = (self.ratio("streaming"), self.ratio("paced"))
+        return all(ratio is not None and ratio <= RATIO_BOUND for ratio in ratios)
 
     def ratio(self, load: str) -> float | None:
         """`/loans` CPU per command over bare aiogram's, each over all its blocks."""
@@ -477,7 +493,7 @@ def main(argv: list[str] | None = None) -> int:
         return serve(*args.serve)
     figures = asyncio.run(run(args.cycles, args.block, args.paced_block))
     print("\n".join(figures.lines()), flush=True)
-    return 0
+    return 0 if figures.met else 1
 
 
 if __name__ == "__main__":
