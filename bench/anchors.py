@@ -243,8 +243,10 @@ async def _serve_ptb(token: str, api_url: str) -> None:
         .base_url(f"{api_url}/bot")
         .concurrent_updates(True)
         # PTB's default of 256 connections makes httpcore's pool re-check them all on every
-        # request (several ms of CPU per send at 64 chats): 8, as a PTB bot would configure.
+        # request (several ms of CPU per send at 64 chats): 8, as a PTB bot would configure,
+        # waited for as long as the library bot waits (PTB's 1 s lost answers on a busy machine).
         .connection_pool_size(8)
+        .pool_timeout(5.0)
         .build()
     )
     application.add_handler(CommandHandler("anchor", anchor))
@@ -336,12 +338,17 @@ async def command(telegram: TelegramStandIn, chat_id: int, text: str, token: str
     expected = len(messages) + 2  # the command and the reply
     started = time.perf_counter()
     telegram.type_text(chat, text, state.bots[token])
-    async with asyncio.timeout(REPLY_TIMEOUT):
-        while True:
-            changed = state.changed
-            if len(messages) >= expected:
-                break
-            await changed.wait()
+    try:
+        async with asyncio.timeout(REPLY_TIMEOUT):
+            while True:
+                changed = state.changed
+                if len(messages) >= expected:
+                    break
+                await changed.wait()
+    except TimeoutError:
+        raise TimeoutError(
+            f"no answer to {text} in chat {chat_id} within {REPLY_TIMEOUT:g} s"
+        ) from None
     seconds = time.perf_counter() - started
     reply = messages[max(messages)]
     if reply.bot_token != token:
