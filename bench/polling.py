@@ -285,7 +285,7 @@ class Figures:
             f"  of {self.reminders:,} reminders and {self.hold_notices:,} hold-ready notices "
             f"in {self.messages:,} digests ({self.messages / (self.cards * self.days):.4f} per "
             f"card per day); longest hold-ready delay {self.max_hold_delay} day(s)",
-            f"  target calls within {FLOOR_MARGIN:.0%} of the floor: "
+            f"  target calls within {FLOOR_MARGIN * 100:g} % of the floor: "
             f"{'met' if self.near_floor else 'NOT met'} ({above}); "
             f"the plan makes {self.planned - floor:.3f} more than the floor (mostly checks on the "
             "threshold days of loans returned or renewed since the last check, which only a call "
