@@ -34,8 +34,9 @@ log = logging.getLogger(__name__)
 Buttons = Sequence[Sequence[InlineKeyboardButton]]
 
 NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
-# What every message is sent with, as the Bot API takes it.
-_HTML = {"parse_mode": ParseMode.HTML.value, "link_preview_options": NO_PREVIEW}
+# What every message is sent with, as the Bot API takes it: made into JSON once, where PTB
+# would serialize `NO_PREVIEW` on every send.
+_HTML = {"parse_mode": ParseMode.HTML.value, "link_preview_options": NO_PREVIEW.to_dict()}
 
 # PTB warns when `do_api_request` calls a method it has a method of its own for: here that is
 # on purpose (`_deliver`).
