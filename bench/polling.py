@@ -269,7 +269,7 @@ class Figures:
         end = "/".join(f"{share:.0%}" for share in self.mix_end)
         per_card_day = self.cards * self.counted_days
         floor = self.lowest
-        above = f"{self.planned / floor - 1:+.1%}" if floor else "no floor"
+        above = f"{(self.planned / floor - 1) * 100:+.1f} %" if floor else "no floor"
         forced = ", ".join(
             f"{reason} {self.floor[reason] / per_card_day:.3f}" for reason in FLOOR_REASONS
         )
