@@ -37,6 +37,7 @@ from bot.runtime.startup import freeze_start_up_heap
 from sandbox.library import LibrarySandbox, TestPatron
 from sandbox.library.data import GUID_NAMESPACE
 from sandbox.telegram import SentMessage, TelegramStandIn
+from sandbox.telegram.messages import TELEGRAM_RATE
 from storage.store import Store
 
 BOT_TOKEN = "123456:BENCH-token"
@@ -154,7 +155,9 @@ async def running_rig(
     can be pinned and counted apart from the stand-ins and the load generator.
     """
     sandbox = sandbox or LibrarySandbox()
-    telegram = TelegramStandIn()
+    # Telegram's send limits only where the bot paces itself (`throttle`): unpaced, the stand-in
+    # would answer 429s, and the figures would be of Telegram's limits, not of the bot.
+    telegram = TelegramStandIn(rate_limit=TELEGRAM_RATE if throttle else None)
     telegram.add_bot(BOT_TOKEN, username="library_bench_bot")
     with tempfile.TemporaryDirectory(prefix="library-bot-bench-") as directory:
         await sandbox.start()

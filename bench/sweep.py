@@ -222,6 +222,17 @@ def growth_line(first: dict[str, Any], last: dict[str, Any]) -> str:
     )
 
 
+def met(results: list[dict[str, Any]]) -> bool:
+    """Every size within its wall-time and CPU bounds, and the peak RSS within its growth."""
+    within = all(
+        r["ratio"] <= RATIO_BOUND and r["cpu_ms_per_patron"] <= CPU_BOUND_MS for r in results
+    )
+    if len(results) > 1:
+        growth = results[-1]["peak_rss_mb"] / results[0]["peak_rss_mb"] - 1
+        within = within and growth <= RSS_GROWTH_BOUND
+    return within
+
+
 def main(sizes: tuple[int, ...] = SIZES) -> int:
     results = []
     for size in sizes:
@@ -230,7 +241,7 @@ def main(sizes: tuple[int, ...] = SIZES) -> int:
         print("\n".join(report_lines(result)), flush=True)
     if len(results) > 1:
         print(growth_line(results[0], results[-1]))
-    return 0
+    return 0 if met(results) else 1
 
 
 if __name__ == "__main__":

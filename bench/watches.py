@@ -74,8 +74,8 @@ class Bot:
     clock: list[datetime]
     told: dict[int, datetime] = field(default_factory=dict)
 
-    async def send_message(self, chat_id: int, *args: Any, **kwargs: Any) -> None:
-        self.told.setdefault(chat_id, self.clock[0])
+    async def do_api_request(self, endpoint: str, api_kwargs: dict[str, Any]) -> None:
+        self.told.setdefault(api_kwargs["chat_id"], self.clock[0])
 
 
 @dataclass

@@ -15,13 +15,12 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from sqlalchemy import Select, Table
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.engine import Connection, Dialect, Engine
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -41,62 +40,6 @@ _SQLITE_UNAVAILABLE = ("database is locked", "unable to open", "disk i/o error",
 # The most values one `IN (...)` binds: each is a parameter, and every driver caps how many a
 # statement may have; larger batches go in several statements.
 IN_CHUNK = 500
-
-_Processor = Callable[[Any], Any] | None
-
-
-@dataclass(frozen=True)
-class _Prepared:
-    """A SELECT compiled once for SQLite, with SQLAlchemy's own conversions of its parameters
-    and columns: `rows` runs it on the `sqlite3` connection itself, without the execution
-    context, result metadata and `Row`s SQLAlchemy builds on every `execute` (three times the
-    statement's own cost for a command's read)."""
-
-    sql: str
-    names: tuple[str, ...]
-    binds: tuple[_Processor, ...]
-    # Only the columns SQLAlchemy converts (times, booleans), by position: a command's read
-    # has some forty columns and a dozen of them to convert.
-    columns: tuple[tuple[int, Callable[[Any], Any]], ...]
-
-    @classmethod
-    def of(cls, statement: Select[Any], dialect: Dialect) -> _Prepared:
-        compiled = statement.compile(dialect=dialect)
-        if any(bind.expanding for bind in compiled.binds.values()):
-            raise ValueError("a prepared read takes no IN list")  # its SQL depends on the values
-        names = tuple(compiled.positiontup or ())
-        processors = (
-            column.type.dialect_impl(dialect).result_processor(dialect, None)
-            for column in statement.selected_columns
-        )
-        return cls(
-            sql=compiled.string,
-            names=names,
-            binds=tuple(
-                compiled.binds[name].type.dialect_impl(dialect).bind_processor(dialect)
-                for name in names
-            ),
-            columns=tuple((at, to) for at, to in enumerate(processors) if to is not None),
-        )
-
-    def rows(self, conn: sqlite3.Connection, values: Mapping[str, Any]) -> list[list[Any]]:
-        params = tuple(
-            value if bind is None else bind(value)
-            for bind, value in zip(self.binds, (values[name] for name in self.names), strict=True)
-        )
-        try:
-            found = conn.execute(self.sql, params).fetchall()
-        except sqlite3.Error as exc:  # as SQLAlchemy raises it, parameters hidden
-            raise DBAPIError.instance(
-                self.sql, params, exc, sqlite3.Error, hide_parameters=True
-            ) from exc
-        rows = []
-        for row in found:
-            converted = list(row)
-            for at, to in self.columns:
-                converted[at] = to(converted[at])
-            rows.append(converted)
-        return rows
 
 
 def is_unavailable(exc: BaseException) -> bool:
@@ -160,7 +103,6 @@ class Database:
         self._thread: ThreadPoolExecutor | None = None
         self._inline_reads = False
         self._reader: Connection | None = None
-        self._prepared: dict[Select[Any], _Prepared] = {}
         self.availability = Availability()
         if self.dialect == "sqlite":
             self._sync = create_sqlite_engine(database_url)
@@ -219,28 +161,9 @@ class Database:
         self, statement: Select[Any], values: Mapping[str, Any]
     ) -> Sequence[Sequence[Any]]:
         """The rows of one SELECT, a module's constant, each in its columns' order: what
-        every command reads. On a SQLite file the statement is compiled once and runs on the
-        reader's `sqlite3` connection (`_Prepared`); one statement needs no transaction around
-        it to read one snapshot. Elsewhere it runs like any other read."""
-        if self._sync is not None and self._inline_reads:
-            prepared = self._prepared.get(statement)
-            if prepared is None:
-                prepared = self._prepared[statement] = _Prepared.of(statement, self._sync.dialect)
-            reader = self._inline_reader(self._sync)
-            dbapi = reader.connection.dbapi_connection
-            assert isinstance(dbapi, sqlite3.Connection)  # the pysqlite driver's own
-            try:
-                rows = prepared.rows(dbapi, values)
-            except DBAPIError as exc:
-                # SQLAlchemy's own handling of a failed connection is bypassed here: the next
-                # read opens a fresh one instead.
-                self._reader = None
-                reader.invalidate()
-                self.availability.failed(exc)
-                raise
-            self.availability.answered()
-            return rows
-        return await self.run(lambda conn: conn.execute(statement, values).all())
+        every command reads. The same `Connection.execute` on every database, compiled once
+        into SQLAlchemy's cache; on a SQLite file it runs on the event loop (`read`)."""
+        return await self.read(lambda conn: conn.execute(statement, values).all())
 
     def _inline_reader(self, engine: Engine) -> Connection:
         """One connection kept for the loop's reads: a pool checkout and return cost about as

@@ -75,6 +75,33 @@ def test_polling_bench_prints_its_three_lines() -> None:
     assert figures.planned < 0.6 and figures.reminders > 0
     assert f"floor for any plan obeying the rules: {figures.lowest:.3f}" in text
     assert 0 < figures.lowest <= figures.planned
+    verdict = "met" if figures.planned <= figures.lowest * 1.05 else "NOT met"
+    assert f"target calls within 5 % of the floor: {verdict} (+" in text
+    assert figures.met == (verdict == "met")
+
+
+def test_the_anchors_target_is_loans_within_1_15_of_bare_aiogram() -> None:
+    def sample(cpu_ms: float) -> anchors.Sample:
+        return anchors.Sample(cpu_ms, 2.0, 2.0, 20.0, 5.0)
+
+    streamed = {"loans": [sample(1.0)], "aiogram": [sample(1.2)]}
+    within = anchors.Figures(streamed, {"loans": [sample(4.5)], "aiogram": [sample(4.0)]})
+    beyond = anchors.Figures(streamed, {"loans": [sample(4.8)], "aiogram": [sample(4.0)]})
+    unjudged = anchors.Figures(streamed, {"loans": [sample(4.5)]})
+    assert within.met and not beyond.met and not unjudged.met
+    assert "target paced /loans <= 1.15 x bare aiogram: 1.12 (met)" in "\n".join(within.lines())
+    assert "target paced /loans <= 1.15 x bare aiogram: 1.20 (NOT met)" in "\n".join(beyond.lines())
+    assert "target paced /loans <= 1.15 x bare aiogram: n/a" in "\n".join(unjudged.lines())
+
+
+def test_the_sweep_bench_fails_when_a_bound_is_not_met() -> None:
+    def result(ratio: float, cpu_ms: float, rss_mb: float) -> dict[str, float]:
+        return {"ratio": ratio, "cpu_ms_per_patron": cpu_ms, "peak_rss_mb": rss_mb}
+
+    assert sweep.met([result(1.08, 0.9, 100.0), result(1.05, 0.9, 105.0)])
+    assert not sweep.met([result(1.08, 0.9, 100.0), result(1.20, 0.9, 105.0)])
+    assert not sweep.met([result(1.08, 1.2, 100.0)])
+    assert not sweep.met([result(1.08, 0.9, 100.0), result(1.05, 0.9, 115.0)])
 
 
 async def test_polling_bench_drives_the_real_sweep() -> None:

@@ -227,7 +227,8 @@ async def _serve(
     )
     await runner.setup()
     stack.push_async_callback(runner.cleanup)
-    await limit.site(runner, sock)
+    listener = await limit.listen(runner, sock)
+    stack.callback(listener.close)  # no new connections, then the runner's own shutdown
 
 
 def _bind_metrics(stack: contextlib.AsyncExitStack, address: str | None) -> socket.socket | None:

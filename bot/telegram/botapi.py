@@ -3,9 +3,10 @@
 Two things differ from a stock bot, both through PTB's public interfaces, for Bot API servers
 that are not quite Telegram (local servers, emulators, proxies rewriting answers):
 
-- A send the server accepted (`"ok": true`) counts as delivered even when the message it
-  returned cannot be parsed (`bot.telegram.request`): the patron got the text, so no
-  "something went wrong" follows and a reminder is marked sent rather than sent again.
+- The bot's own sends read nothing of the answer (`bot.telegram.replies`), so one the server
+  accepted (`"ok": true`) counts as delivered even when the message it returned could not be
+  parsed: the patron got the text, so no "something went wrong" follows and a reminder is
+  marked sent rather than sent again. PTB's methods answer as PTB promises.
 - `health` follows the calls that bring updates in (`getUpdates`, `setWebhook`), so `/health`
   can report Telegram failing while they keep failing. A Bot API that stops answering polls is
   told once and its return once, with no traceback: after a failed poll the next one waits
@@ -29,6 +30,7 @@ from bot.telegram.request import AiohttpRequest
 
 if TYPE_CHECKING:
     from telegram import Update
+    from telegram.request import BaseRequest
 
     from bot.config.settings import Settings
 
@@ -104,10 +106,12 @@ def polling_error(error: TelegramError) -> None:
 class TolerantBot(ExtBot[Any]):
     """`ExtBot` that keeps `health` (module docstring); the tolerance is its request's."""
 
-    __slots__ = ("_health",)
+    __slots__ = ("_health", "_updates_request")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self._health = ApiHealth()
+        # The request for `getUpdates` as given (`request` is PTB's public one for the rest).
+        self._updates_request: BaseRequest | None = kwargs.get("get_updates_request")
         super().__init__(*args, **kwargs)
 
     @property
@@ -121,8 +125,10 @@ class TolerantBot(ExtBot[Any]):
         try:
             await super().initialize()
         except BaseException:
+            opened = (self.request, self._updates_request)
             await asyncio.gather(
-                *(request.shutdown() for request in self._request), return_exceptions=True
+                *(request.shutdown() for request in opened if request is not None),
+                return_exceptions=True,
             )
             raise
 

@@ -31,6 +31,8 @@ class BotContext(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], d
         user_id: int | None = None,
     ) -> None:
         super().__init__(application, chat_id, user_id)
+        # Kept from PTB's documented arguments: PTB keeps its own copy private.
+        self._update_chat_id = chat_id
         self.chat: ChatSettings | None = None
         self._cards: list[Card] | None = None
         self._refusals: dict[int, dict[str, Refusal]] | None = None
@@ -46,8 +48,8 @@ class BotContext(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], d
     @property
     def chat_id(self) -> int:
         """The chat of this update (every update our handlers accept has one)."""
-        assert self._chat_id is not None
-        return self._chat_id
+        assert self._update_chat_id is not None
+        return self._update_chat_id
 
     @property
     def today(self) -> dt.date:

@@ -11,13 +11,9 @@ and a refused connection is told as one (httpx-aiohttp reported it as "Timed out
 - **At most once**: every Bot API call is a POST, which aiohttp never sends again by itself
   (it re-sends only idempotent methods after a dropped connection), and PTB does not retry;
   a dropped connection is a `NetworkError` and the caller decides.
-- **Sent messages are not read back** (`BRIEF_ENDPOINTS`): the bot reads a sent or edited
-  message only where it says so (`reading_sent_message`, a rename prompt's id); elsewhere the
-  answer becomes `True`, Telegram's own answer to an inline edit, and PTB builds no `Message`
-  (about 0.1-0.4 ms per send). Where it is read, it is cut down to its id, date and chat.
-- **Accepted is delivered**: an `ok` answer a `Message` cannot be made of, from a Bot API
-  server that is not quite Telegram, is `True` as well: the patron got the text, so no
-  "something went wrong" follows and a reminder is marked sent rather than sent again.
+- **Answers as PTB reads them**: every method returns what PTB promises (a `Message` for a
+  send). Where the bot needs nothing back, it sends through `Bot.do_api_request`, which returns
+  Telegram's answer as it came (`bot.telegram.replies`), and PTB builds no `Message`.
 """
 
 from __future__ import annotations
@@ -26,9 +22,6 @@ import functools
 import json
 import logging
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
 from typing import Any, cast
 
 import aiohttp
@@ -37,40 +30,11 @@ from telegram.request import BaseRequest, RequestData
 
 from bot.config.proxies import Proxies, tls_context
 
-__all__ = ["BRIEF_ENDPOINTS", "AiohttpRequest", "reading_sent_message"]
+__all__ = ["AiohttpRequest"]
 
 log = logging.getLogger(__name__)
 
-# Calls PTB answers with the `Message` sent or edited (its `Bot._send_message`), or with `True`
-# for an inline message; lower case: Telegram's method names are case-insensitive.
-BRIEF_ENDPOINTS = frozenset(
-    {
-        "sendmessage",
-        "editmessagetext",
-        "editmessagereplymarkup",
-        "editmessagecaption",
-        "senddocument",
-        "sendphoto",
-        "forwardmessage",
-    }
-)
 _JSON = {"Content-Type": "application/json"}
-
-# The endpoint of this task's call in flight, from `do_request` to `parse_json_payload` (PTB's
-# `post` calls the second right after the first, without awaiting in between).
-_endpoint: ContextVar[str] = ContextVar("bot_api_endpoint", default="")
-# Set while the caller reads the message its send returns (`reading_sent_message`).
-_reading: ContextVar[bool] = ContextVar("bot_api_reading", default=False)
-
-
-@contextmanager
-def reading_sent_message() -> Iterator[None]:
-    """Sends and edits inside return the `Message` (its id, date and chat), not `True`."""
-    reset = _reading.set(True)
-    try:
-        yield
-    finally:
-        _reading.reset(reset)
 
 
 class AiohttpRequest(BaseRequest):
@@ -183,7 +147,6 @@ class AiohttpRequest(BaseRequest):
                 # parameter on its own first and then the whole again (seven dumps a send).
                 data = json.dumps(request_data.parameters).encode()
                 headers = _JSON
-        endpoint = note_endpoint(url)
         # One line per call at DEBUG, naming the method only: the URL carries the bot token.
         started = time.perf_counter() if log.isEnabledFor(logging.DEBUG) else None
         try:
@@ -209,51 +172,9 @@ class AiohttpRequest(BaseRequest):
             raise NetworkError(f"connection to the Bot API failed: {type(exc).__name__}") from None
         if started is not None:
             milliseconds = (time.perf_counter() - started) * 1000
+            endpoint = url.rpartition("/")[2]
             log.debug("Bot API %s: HTTP %d in %.0f ms", endpoint, response.status, milliseconds)
         return response.status, payload
-
-    @staticmethod
-    def parse_json_payload(payload: bytes) -> dict[str, Any]:
-        data = BaseRequest.parse_json_payload(payload)
-        endpoint = _endpoint.get()
-        if endpoint in BRIEF_ENDPOINTS and data.get("ok") is True and "result" in data:
-            data["result"] = _brief(endpoint, data["result"], whole=_reading.get())
-        return data
-
-
-def note_endpoint(url: str) -> str:
-    """Name the Bot API method whose answer is read next in this task (`parse_json_payload`
-    reads a send's answer briefly); the method's name, as the URL ends."""
-    endpoint = url.rpartition("/")[2]
-    _endpoint.set(endpoint.lower())
-    return endpoint
-
-
-def _brief(endpoint: str, result: object, *, whole: bool) -> object:
-    """`True` for an accepted send; with `whole`, the message as far as the bot reads it (id,
-    date, chat), or `True` if the server's answer has none."""
-    if result is True:
-        return True
-    chat = result.get("chat") if isinstance(result, dict) else None
-    if (
-        isinstance(result, dict)
-        and isinstance(result.get("message_id"), int)
-        and isinstance(result.get("date"), int)
-        and isinstance(chat, dict)
-        and isinstance(chat.get("id"), int)
-        and isinstance(chat.get("type"), str)
-    ):
-        if not whole:
-            return True
-        return {
-            "message_id": result["message_id"],
-            "date": result["date"],
-            "chat": {"id": chat["id"], "type": chat["type"]},
-        }
-    log.warning(
-        "the Bot API accepted %s but its answer could not be read; counted as delivered", endpoint
-    )
-    return True
 
 
 def _given(value: object, default: float | None) -> float | None:

@@ -29,6 +29,7 @@ import asyncio
 import logging
 import math
 import resource
+import socket
 import time
 from collections.abc import Callable
 from typing import Any, Final, TypeVar
@@ -111,7 +112,7 @@ class ConnectionLimit:
     Only when every connection is busy is a new one refused, at `cap + ACCEPT_BATCH`.
 
     `middleware` tells busy connections from idle ones; add it to the application before
-    its runner is set up, then start the listener with `site`.
+    its runner is set up, then start the listener with `listen`.
     """
 
     def __init__(self, cap: int) -> None:
@@ -150,25 +151,15 @@ class ConnectionLimit:
                 return _Refused()
         return server()
 
-    async def site(self, runner: web.BaseRunner, sock: Any) -> web.SockSite:
-        """Start serving `runner` on the listening `sock` under this limit."""
-        site = _CappedSockSite(runner, sock, limit=self)
-        await site.start()
-        return site
-
-
-class _CappedSockSite(web.SockSite):
-    def __init__(self, runner: web.BaseRunner, sock: Any, *, limit: ConnectionLimit) -> None:
-        super().__init__(runner, sock)
-        self.limit = limit
-
-    async def start(self) -> None:
-        await web.BaseSite.start(self)  # registers the site with the runner
-        server = self._runner.server
-        assert server is not None
-        loop = asyncio.get_running_loop()
-        self._server = await loop.create_server(
-            lambda: self.limit.protocol(server), sock=self._sock, backlog=ACCEPT_BATCH
+    async def listen(self, runner: web.BaseRunner, sock: socket.socket) -> asyncio.Server:
+        """Serve `runner`'s application on the listening `sock` under this limit: asyncio's own
+        server with this limit's protocol factory (aiohttp's sites take no factory of ours).
+        Close it before `runner.cleanup()`, as a site would be stopped."""
+        server = runner.server
+        if server is None:
+            raise RuntimeError("the runner is not set up")
+        return await asyncio.get_running_loop().create_server(
+            lambda: self.protocol(server), sock=sock, backlog=ACCEPT_BATCH
         )
 
 

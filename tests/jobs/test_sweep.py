@@ -131,13 +131,13 @@ class _CrashingBot(Bot):
         self._crash: dict[str, int] = {"at": crash_at, "calls": 0}
         self._in_flight = asyncio.Event()
 
-    async def send_message(self, *args: Any, **kwargs: Any) -> Any:
+    async def do_api_request(self, *args: Any, **kwargs: Any) -> Any:
         self._crash["calls"] += 1
-        message = await super().send_message(*args, **kwargs)
+        answer = await super().do_api_request(*args, **kwargs)
         if self._crash["calls"] == self._crash["at"]:
             self._in_flight.set()
             await asyncio.Event().wait()
-        return message
+        return answer
 
 
 async def test_crash_mid_sweep_loses_nothing_and_repeats_at_most_one(rig: Rig) -> None:

@@ -129,20 +129,17 @@ async def test_read_chat_of_a_chat_without_settings_sees_its_feed(store: Store) 
     assert read.refusals == {}
 
 
-async def test_the_prepared_read_gives_what_sqlalchemy_gives(store: Store) -> None:
-    """`Database.fetch` runs a compiled statement on SQLite's driver itself: its values are
-    SQLAlchemy's own all the same (aware UTC times, dates, booleans), and a failure is
-    SQLAlchemy's error, without the values it was given."""
+async def test_a_commands_read_gives_sqlalchemys_values_and_hides_its_own(store: Store) -> None:
+    """`Database.fetch`, what every command reads with, on SQLite and PostgreSQL alike: aware
+    UTC times, dates and booleans as SQLAlchemy gives them, and a failure is SQLAlchemy's error
+    without the values it was given, after which reads go on."""
     code = await store.create_pending_link(5, "token-of-a-card", None)
     assert await store.complete_link(5, code) is not None
     marked = update(ACCOUNT).values(swept_on=date(2026, 11, 24), expiry_warned=True)
     await store.database.run(lambda conn: conn.execute(marked))
     columns = (ACCOUNT.c.connected_at, ACCOUNT.c.swept_on, ACCOUNT.c.expiry_warned)
     statement = select(*columns).where(ACCOUNT.c.chat_id == bindparam("chat_id"))
-    fetched = await store.database.fetch(statement, {"chat_id": 5})
-    executed = await store.database.run(lambda conn: conn.execute(statement, {"chat_id": 5}).all())
-    assert [tuple(row) for row in fetched] == [tuple(row) for row in executed]
-    connected_at, swept_on, warned = fetched[0]
+    [(connected_at, swept_on, warned)] = await store.database.fetch(statement, {"chat_id": 5})
     assert connected_at.tzinfo == UTC and swept_on == date(2026, 11, 24) and warned is True
 
     missing = (
@@ -153,5 +150,5 @@ async def test_the_prepared_read_gives_what_sqlalchemy_gives(store: Store) -> No
     with pytest.raises(DBAPIError) as failed:
         await store.database.fetch(missing, {"secret": "a-token-never-shown"})
     assert "a-token-never-shown" not in str(failed.value)
-    after = await store.read_chat(5, cards=True)  # reads go on, on a fresh connection
+    after = await store.read_chat(5, cards=True)  # reads go on
     assert [card.token for card in after.cards or []] == ["token-of-a-card"]

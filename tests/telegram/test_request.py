@@ -1,5 +1,6 @@
 """The Bot API over aiohttp (`AiohttpRequest`): what a failing server or network turns into,
-a send never repeated by the transport, and sent messages read no further than the bot needs."""
+a send never repeated by the transport, PTB's methods answered as PTB promises, and the bot's
+own sends reading nothing back."""
 
 from __future__ import annotations
 
@@ -13,9 +14,9 @@ import pytest
 from telegram import Message
 from telegram.error import NetworkError, TimedOut
 
-from bot.config.proxies import Proxies
 from bot.telegram.botapi import TolerantBot
-from bot.telegram.request import AiohttpRequest, reading_sent_message
+from bot.telegram.replies import send
+from bot.telegram.request import AiohttpRequest
 from sandbox.telegram import TelegramStandIn
 from tests.fixtures.loopback import LoopbackServer
 
@@ -130,31 +131,20 @@ async def test_no_answer_within_the_read_timeout_is_timed_out() -> None:
     assert server.received == 1
 
 
-async def test_a_sent_message_is_read_only_where_the_caller_reads_it() -> None:
+async def test_a_send_returns_what_ptb_promises_and_the_bots_own_read_nothing_back() -> None:
     server = OneShotServer(answered=2)
     await server.start()
     try:
         bot = await _bot(server.url)
-        unread = await bot.send_message(CHAT, "hej")
-        with reading_sent_message():
-            sent = await bot.send_message(CHAT, "hej")
+        sent = await bot.send_message(CHAT, "hej")
+        told = await send(bot, CHAT, "hej")
         await bot.request.shutdown()
     finally:
         await server.stop()
-    assert unread is True  # delivered; PTB built no `Message` nobody reads
-    assert isinstance(sent, Message)
-    assert (sent.message_id, sent.chat.id, sent.chat.type) == (7, CHAT, "private")
-    assert sent.text is None and sent.from_user is None  # not parsed: nobody reads them
-
-
-async def test_calls_other_than_sends_are_read_whole(telegram: TelegramStandIn) -> None:
-    telegram.add_bot(TOKEN, username="request_test_bot")
-    request = AiohttpRequest.for_url(
-        telegram.url, Proxies(), connection_pool_size=1, read_timeout=5.0
-    )
-    async with TolerantBot(TOKEN, base_url=f"{telegram.url}/bot", request=request) as bot:
-        me = await bot.get_me()
-    assert me.username == "request_test_bot"
+    assert server.received == 2
+    assert isinstance(sent, Message)  # PTB's method, PTB's answer: the whole message
+    assert (sent.message_id, sent.chat.id, sent.text, sent.from_user.id) == (7, CHAT, "hej", 123456)
+    assert told is None  # the bot's sends build no `Message` nobody reads
 
 
 async def test_an_unreadable_accepted_send_counts_as_delivered(
@@ -166,8 +156,6 @@ async def test_an_unreadable_accepted_send_counts_as_delivered(
     request = AiohttpRequest(connection_pool_size=1)
     with caplog.at_level(logging.WARNING):
         async with TolerantBot(TOKEN, base_url=f"{telegram.url}/bot", request=request) as bot:
-            with reading_sent_message():
-                result = await bot.send_message(CHAT, "hej")
-    assert result is True
+            await send(bot, CHAT, "hej")  # no error: nothing of the answer is read
     assert [m.text for m in telegram.sent(CHAT)] == ["hej"]
-    assert "accepted sendmessage but its answer could not be read" in caplog.text
+    assert caplog.records == []

@@ -28,7 +28,6 @@ from bot.telegram.cards import card_name, login_buttons, require_card
 from bot.telegram.context import Context
 from bot.telegram.keyboards import callback_buttons, overview_rows, resolve_callback
 from bot.telegram.replies import NO_PREVIEW, plain, reply
-from bot.telegram.request import reading_sent_message
 from bot.texts import LANGUAGES, Raw, t
 from storage.store import MAX_CARDS
 
@@ -358,14 +357,14 @@ async def ask_for_name(
 ) -> Message:
     lang = context.lang
     text = t(lang, "cards.rename_ask", number=account.number, name=card_name(account, lang))
-    with reading_sent_message():  # its id tells the answer to it (`RenamePrompts`)
-        return await context.bot.send_message(
-            context.chat_id,
-            f"{lead}\n{text}" if lead else text,
-            parse_mode=ParseMode.HTML,
-            link_preview_options=NO_PREVIEW,
-            reply_markup=ForceReply(input_field_placeholder=t(lang, "cards.rename_placeholder")),
-        )
+    # The sent message's id tells the answer to it (`RenamePrompts`).
+    return await context.bot.send_message(
+        context.chat_id,
+        f"{lead}\n{text}" if lead else text,
+        parse_mode=ParseMode.HTML,
+        link_preview_options=NO_PREVIEW,
+        reply_markup=ForceReply(input_field_placeholder=t(lang, "cards.rename_placeholder")),
+    )
 
 
 @cache
