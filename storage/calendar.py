@@ -55,7 +55,7 @@ def unique_hash(unique_id: str | None) -> str | None:
 class CardEntries:
     """One card's part of a feed: its number, label and entries last seen (JSON)."""
 
-    card: int
+    number: int
     label: str | None
     entries: str | None
     # When the card's login was lost (its entries are the last known); None: a live card.

@@ -179,7 +179,7 @@ class Digests:
         for part in due.cards:
             number = part.card.number
             loans = [entry.loan for entry in due.entries if entry.loan and entry.number == number]
-            owner = card_name(part.card.label, number, due.lang) if due.several else None
+            owner = card_name(part.card, due.lang) if due.several else None
             specs += renew_buttons(
                 loans,
                 due.lang,
@@ -200,7 +200,7 @@ class Digests:
         for part in due.cards:
             number = part.card.number
             # A family's digest heads each card's part with its name.
-            lead = f"{card_heading(part.card.label, number, due.lang)}\n" if due.several else ""
+            lead = f"{card_heading(part.card, due.lang)}\n" if due.several else ""
             for section in SECTIONS:
                 chosen = [e for e in due.entries if e.section == section and e.number == number]
                 if not chosen:

@@ -22,20 +22,18 @@ import logging
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from typing import Any
 
-from telegram import InlineKeyboardMarkup
 from telegram.error import Forbidden, TelegramError
 from telegram.ext import Application, ContextTypes
 
 from bot.jobs.shelf import check_watches
 from bot.jobs.sweep import SweepReport, lease_of, sweep
 from bot.services import Services, services
-from bot.telegram.cards import login_buttons, send_login
+from bot.telegram.cards import lapsed_message, send_login
 from bot.telegram.context import chat_lang
 from bot.telegram.ratelimit import in_background
 from bot.telegram.replies import send
 from bot.texts import t
-from bot.texts.cards import card_heading, card_name
-from bot.texts.formatting import join_and
+from bot.texts.cards import card_heading, lapsed_lead
 from storage.store import Card
 
 log = logging.getLogger(__name__)
@@ -249,16 +247,9 @@ async def _tell_lapsed(context: Context, chat_id: int, cards: list[Card]) -> Non
             await svc.store.chats.set_account_ended(chat_id, "expired")
         if len(every) == 1:
             lead = t(lang, "connect.lapsed")
-        elif len(cards) == 1:
-            lead = t(
-                lang, "lists.lapsed_one", name=card_name(cards[0].label, cards[0].number, lang)
-            )
         else:
-            names = join_and([card_name(card.label, card.number, lang) for card in cards], lang)
-            lead = t(lang, "lists.lapsed_many", names=names)
-        logins = await login_buttons(svc.store, svc.library, svc.settings, cards, lang)
-        text = f"{lead}\n\n{logins.links}" if logins.links else lead
-        markup = InlineKeyboardMarkup(logins.rows) if logins.rows else None
+            lead = lapsed_lead(cards, lang, one="lists.lapsed_one", many="lists.lapsed_many")
+        text, markup = await lapsed_message(svc.store, svc.library, svc.settings, cards, lang, lead)
         await send(context.bot, chat_id, text, buttons=markup)
     except Forbidden:
         log.info("chat %s blocked the bot; lapsed login not told", chat_id)
@@ -275,7 +266,7 @@ async def _notify(context: Context, card: Card, key: str, **params: object) -> N
         lead = t(lang, key, **params)
         cards = await services(context).store.cards.of_chat(chat_id, lapsed=True)
         if any(other.number != card.number for other in cards):
-            lead = f"{card_heading(card.label, card.number, lang)}\n{lead}"
+            lead = f"{card_heading(card, lang)}\n{lead}"
         await send_login(context, chat_id, lang, lead=lead)
     except Forbidden:
         log.info("chat %s blocked the bot; token notice not delivered", chat_id)

@@ -46,13 +46,12 @@ from bot.rules.notices import last_day_keys, order_shown, plan_days
 from bot.rules.reminders import LOAN_KINDS, Kind, Reminder, card_key, due_reminders
 from bot.rules.urgency import sweep_marks
 from bot.services.branches import BranchNames
-from bot.telegram.cards import login_buttons
+from bot.telegram.cards import lapsed_message
 from bot.telegram.keyboards import one_per_row, stored_buttons, stored_rows
 from bot.telegram.ratelimit import SEND_ATTEMPTS, in_background
 from bot.telegram.replies import send
 from bot.texts import pick_language, t
-from bot.texts.cards import card_name
-from bot.texts.formatting import join_and
+from bot.texts.cards import lapsed_lead
 
 if TYPE_CHECKING:
     from bot.config.settings import Settings
@@ -456,16 +455,13 @@ class _Sweep:
         chat_id = cards[0].chat_id
         if not several:
             lead = t(lang, "reminders.reconnect")
-        elif len(cards) == 1:
-            lead = t(
-                lang, "reminders.lapsed_one", name=card_name(cards[0].label, cards[0].number, lang)
-            )
         else:
-            names = join_and([card_name(card.label, card.number, lang) for card in cards], lang)
-            lead = t(lang, "reminders.lapsed_many", names=names)
-        logins = await login_buttons(self.store, self.library, self.settings, cards, lang)
-        text = f"{lead}\n\n{logins.links}" if logins.links else lead
-        markup = InlineKeyboardMarkup(logins.rows) if logins.rows else None
+            lead = lapsed_lead(
+                cards, lang, one="reminders.lapsed_one", many="reminders.lapsed_many"
+            )
+        text, markup = await lapsed_message(
+            self.store, self.library, self.settings, cards, lang, lead
+        )
         failure = await self._send(chat_id, text, markup)
         if failure in RETRYABLE:
             return failure  # keep the cards so the retry sweep tells them

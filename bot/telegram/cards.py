@@ -19,9 +19,8 @@ from bot.services import services
 from bot.telegram.buttons import NamesCard
 from bot.telegram.context import Context, chat_lang
 from bot.telegram.replies import answer_tap, send, url_button, url_button_allowed
-from bot.texts import cards as card_texts
 from bot.texts import t
-from bot.texts.formatting import join_and
+from bot.texts.cards import card_name, lapsed_lead
 from storage.store import Card
 
 if TYPE_CHECKING:
@@ -38,16 +37,6 @@ ENDED_TEXTS = {
     "logged_out": "common.logged_out_before",
     "rejected": "common.reconnect",
 }
-
-
-def card_name(account: Card, lang: str) -> str:
-    """The card's label, else "Card 2" (plain text)."""
-    return card_texts.card_name(account.label, account.number, lang)
-
-
-def card_heading(account: Card, lang: str) -> str:
-    """`👤 <b>Karen</b>`: a card's section heading where a message shows several."""
-    return card_texts.card_heading(account.label, account.number, lang)
 
 
 def expired(account: Card) -> bool:
@@ -236,6 +225,21 @@ async def lapse_card(context: Context, card: Card, lang: str | None = None) -> C
     return lapsed
 
 
+async def lapsed_message(
+    store: Store,
+    library: LibraryClient,
+    settings: Settings,
+    cards: Sequence[Card],
+    lang: str,
+    lead: str,
+) -> tuple[str, InlineKeyboardMarkup | None]:
+    """`lead` with a login of its own for each lapsed card: buttons, or the links where a
+    local set-up has no dotted host for a button (`login_buttons`)."""
+    logins = await login_buttons(store, library, settings, cards, lang)
+    text = f"{lead}\n\n{logins.links}" if logins.links else lead
+    return text, InlineKeyboardMarkup(logins.rows) if logins.rows else None
+
+
 async def tell_lapsed(
     context: Context,
     cards: Sequence[Card],
@@ -263,20 +267,11 @@ async def tell_lapsed(
         await store.chats.set_account_ended(chat_id, why)
     if len(every) == 1:
         lead = t(lang, "common.login_expired" if why == "expired" else "common.reconnect")
-    elif len(lapsed) == 1:
-        lead = t(lang, "lists.lapsed_one", name=card_name(lapsed[0], lang))
     else:
-        names = join_and([card_name(account, lang) for account in lapsed], lang)
-        lead = t(lang, "lists.lapsed_many", names=names)
+        lead = lapsed_lead(lapsed, lang, one="lists.lapsed_one", many="lists.lapsed_many")
     svc = context.services
-    buttons = await login_buttons(store, svc.library, svc.settings, lapsed, lang)
-    text = f"{lead}\n\n{buttons.links}" if buttons.links else lead
+    text, markup = await lapsed_message(store, svc.library, svc.settings, lapsed, lang, lead)
     try:
-        await send(
-            context.bot,
-            chat_id,
-            text,
-            buttons=InlineKeyboardMarkup(buttons.rows) if buttons.rows else None,
-        )
+        await send(context.bot, chat_id, text, buttons=markup)
     except Forbidden:
         log.info("chat %s blocked the bot; not told that a card's login lapsed", chat_id)

@@ -413,7 +413,7 @@ async def _card(
     logins: dict[int, str],
 ) -> dict[str, Any]:
     account = read.card
-    name = _plain(card_name(account.label, account.number, lang))
+    name = _plain(card_name(account, lang))
     if read.state == "lapsed":
         # As the chat: the card stays, by its name, with its own login.
         text = _plain(t(lang, "lists.card_lapsed", name=name))

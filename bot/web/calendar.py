@@ -38,7 +38,7 @@ async def calendar_feed(request: web.Request, services: Services) -> web.Respons
     chat = await services.store.chats.chat(feed.chat_id)
     lang = pick_language(chat.language, chat.telegram_language)
     several = len(feed.cards) > 1  # a family's events say whose they are
-    names = [card_name(card.label, card.card, lang) if several else None for card in feed.cards]
+    names = [card_name(card, lang) if several else None for card in feed.cards]
     now = dt.datetime.now(dt.UTC)
     body = render_feed(
         [
@@ -48,7 +48,7 @@ async def calendar_feed(request: web.Request, services: Services) -> web.Respons
         lang,
         seen_at=feed.seen_at or now,
         renew=[
-            (card.card, name)
+            (card.number, name)
             for name, card in zip(names, feed.cards, strict=True)
             if card.lost_at is not None
         ],

@@ -36,7 +36,7 @@ async def test_the_secret_is_only_a_hash_and_the_entries_are_sealed(store: Store
     assert secret_hash(secret) in dump
     feed = await store.calendar.open(secret)
     assert feed is not None and feed.chat_id == 1 and feed.seen_at is not None
-    assert [(c.card, c.label, c.entries) for c in feed.cards] == [
+    assert [(c.number, c.label, c.entries) for c in feed.cards] == [
         (1, None, ENTRIES),
         (2, "Sofie", OTHER),
     ]
@@ -77,7 +77,7 @@ async def test_the_feed_closes_with_the_last_card_and_with_forget(store: Store) 
     secret = await store.calendar.create(1, {1: ENTRIES, 2: OTHER})
     await store.remove_card(1, 1, logout=True)
     feed = await store.calendar.open(secret)
-    assert feed is not None and [c.card for c in feed.cards] == [2]
+    assert feed is not None and [c.number for c in feed.cards] == [2]
     await store.remove_card(1, 2, logout=True)
     assert await store.calendar.open(secret) is None
     await family(store, 3)
@@ -104,7 +104,7 @@ async def test_a_lost_login_keeps_its_entries_until_the_same_card_logs_in(store:
     await store.remove_card(1, 2)  # Sofie's login refused: her entries stay, marked lost
     feed = await store.calendar.open(secret)
     assert feed is not None
-    assert [(c.card, c.label, c.entries, c.lost_at is not None) for c in feed.cards] == [
+    assert [(c.number, c.label, c.entries, c.lost_at is not None) for c in feed.cards] == [
         (1, None, ENTRIES, False),
         (2, "Sofie", OTHER, True),
     ]

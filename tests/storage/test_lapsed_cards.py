@@ -127,7 +127,7 @@ async def test_a_lapsed_card_keeps_its_calendar_entries(store: Store) -> None:
     assert jonas is not None and await store.lapse_card(jonas) is not None
     feed = await store.calendar.open(secret)
     assert feed is not None
-    assert [(c.card, c.entries, c.lost_at is not None) for c in feed.cards] == [
+    assert [(c.number, c.entries, c.lost_at is not None) for c in feed.cards] == [
         (1, "[]", False),
         (2, '[{"k": "jonas"}]', True),  # served with "log in again"
     ]

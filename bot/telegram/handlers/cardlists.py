@@ -32,7 +32,6 @@ from bot.library.errors import LibraryError
 from bot.telegram.buttons import ButtonId, ListPage, Payload
 from bot.telegram.cards import (
     LoginButtons,
-    card_name,
     expired,
     login_buttons,
     require_card,
@@ -43,6 +42,7 @@ from bot.telegram.failures import error_text, tell_library_error
 from bot.telegram.keyboards import page_button, store_payloads
 from bot.telegram.replies import plain, reply
 from bot.texts import t
+from bot.texts.cards import card_name
 from bot.texts.formatting import paginate
 from bot.texts.render import SEP
 

@@ -24,11 +24,12 @@ from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler, Mess
 from bot.library.deadline import Deadline
 from bot.rules.isil import branch_key
 from bot.telegram.buttons import LogoutAsk, Payload, RenameCard, decode
-from bot.telegram.cards import card_name, login_buttons, require_card
+from bot.telegram.cards import login_buttons, require_card
 from bot.telegram.context import Context
 from bot.telegram.keyboards import callback_buttons, overview_rows, resolve_callback
 from bot.telegram.replies import NO_PREVIEW, plain, reply
 from bot.texts import LANGUAGES, Raw, t
+from bot.texts.cards import card_name
 from storage.store import MAX_CARDS
 
 if TYPE_CHECKING:

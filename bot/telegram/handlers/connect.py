@@ -11,13 +11,14 @@ from telegram import Update
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
 from bot.telegram.buttons import ForgetChoice, LogoutAsk, LogoutCard, Payload, decode
-from bot.telegram.cards import card_name, send_login
+from bot.telegram.cards import send_login
 from bot.telegram.context import Context
 from bot.telegram.handlers.cards import owner
 from bot.telegram.keyboards import callback_buttons, one_per_row, resolve_callback
 from bot.telegram.menu import set_chat_menu
 from bot.telegram.replies import plain, reply, send, url_button
 from bot.texts import t
+from bot.texts.cards import card_name
 from bot.texts.formatting import format_date
 from storage.store import MAX_CARDS
 

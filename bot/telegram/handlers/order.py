@@ -33,7 +33,7 @@ from bot.telegram.buttons import (
     WhereIs,
     decode,
 )
-from bot.telegram.cards import card_heading, card_name, require_card, require_cards
+from bot.telegram.cards import require_card, require_cards
 from bot.telegram.context import Context
 from bot.telegram.failures import answer_library_error
 from bot.telegram.keyboards import (
@@ -48,6 +48,7 @@ from bot.telegram.keyboards import (
 )
 from bot.telegram.replies import plain, reply, send
 from bot.texts import t
+from bot.texts.cards import card_heading, card_name
 from bot.texts.formatting import format_date, shorten
 
 if TYPE_CHECKING:

@@ -25,7 +25,7 @@ from bot.actions.ordering import net_only
 from bot.library.deadline import Deadline
 from bot.library.errors import LibraryError
 from bot.telegram.buttons import OrderFound, Payload, RecommendFor, decode
-from bot.telegram.cards import card_name, require_card
+from bot.telegram.cards import require_card
 from bot.telegram.context import Context
 from bot.telegram.failures import answer_library_error
 from bot.telegram.handlers.cardlists import (
@@ -45,6 +45,7 @@ from bot.telegram.keyboards import (
 )
 from bot.telegram.replies import plain, reply, send
 from bot.texts import t
+from bot.texts.cards import card_name
 from bot.texts.formatting import shorten
 from bot.texts.render import render_work
 

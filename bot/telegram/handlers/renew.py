@@ -31,7 +31,7 @@ from bot.library.models import parse_library_date
 from bot.rules.renewals import refusal_for
 from bot.rules.urgency import sort_loans
 from bot.telegram.buttons import ButtonId, ListPage, Payload, RenewAll, RenewLoan, decode
-from bot.telegram.cards import card_name, require_card, tell_lapsed
+from bot.telegram.cards import require_card, tell_lapsed
 from bot.telegram.context import Context
 from bot.telegram.failures import answer_library_error
 from bot.telegram.handlers.borrower import renew_window_of
@@ -57,6 +57,7 @@ from bot.telegram.keyboards import (
 from bot.telegram.renewals import Redraw, button_label, edit_buttons, renew_all_label, renewed_lines
 from bot.telegram.replies import plain, reply, send, send_messages
 from bot.texts import Raw, t
+from bot.texts.cards import card_name
 from bot.texts.formatting import format_date, shorten, split_messages
 from bot.texts.render import SEP, loans_summary, reason_text, renewal_line
 

@@ -13,7 +13,7 @@ from telegram.ext import BaseHandler, CommandHandler
 
 from bot.library.deadline import Deadline
 from bot.library.errors import LibraryError
-from bot.telegram.cards import card_name, expired
+from bot.telegram.cards import expired
 from bot.telegram.context import Context
 from bot.telegram.handlers.cards import (
     card_library,
@@ -29,6 +29,7 @@ from bot.telegram.handlers.where import show_where
 from bot.telegram.keyboards import overview_keyboard
 from bot.telegram.replies import reply, url_button
 from bot.texts import t
+from bot.texts.cards import card_name
 from bot.texts.formatting import format_date
 from storage.store import MAX_CARDS
 
