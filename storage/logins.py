@@ -8,13 +8,16 @@ from datetime import datetime, timedelta
 from sqlalchemy import and_, delete, insert, select
 from sqlalchemy.sql.expression import Executable
 
+from storage.cards import MAX_CARDS
 from storage.crypto import hash_secret, new_state
 from storage.database import Repository, execute_all
 from storage.tables import LOGIN_STATE
 
 # Login links a chat keeps usable at once (each a login_state row for 10 minutes); a newer
-# /login drops the oldest.
-LIVE_LOGIN_STATES = 5
+# one drops the oldest. Every lapsed card gets a link of its own wherever it is shown (the
+# lapsed message, /cards, the Mini App), so a full chat's links in all three, and a few
+# /login, stay usable: with 5, a family's /cards killed the buttons of the message before it.
+LIVE_LOGIN_STATES = 4 * MAX_CARDS
 
 
 class LoginStates(Repository):

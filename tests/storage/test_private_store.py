@@ -11,7 +11,7 @@ import sqlalchemy as sa
 
 from storage.engine import create_engine
 from storage.migrate import upgrade
-from storage.store import LIVE_LOGIN_STATES, Store
+from storage.store import LIVE_LOGIN_STATES, MAX_CARDS, Store
 from tests.fixtures.storage import FakeClock, rows
 
 OpenStore = Callable[..., AbstractAsyncContextManager[Store]]
@@ -61,6 +61,15 @@ async def test_login_states_per_chat_are_capped_newest_kept(
         for state in newer:
             assert await store.logins.take_login_state(state) == (ALICE, False)
         assert await store.logins.take_login_state(states[0]) is None
+
+
+async def test_a_full_chat_s_login_links_stay_usable_wherever_they_were_shown(
+    store: Store,
+) -> None:
+    """Every lapsed card of a full chat has a link in the lapsed message, in /cards and in the
+    Mini App, and a /login comes on top: the message's first link still works."""
+    shown = [await store.logins.create_login_state(ALICE) for _ in range(3 * MAX_CARDS + 1)]
+    assert await store.logins.take_login_state(shown[0]) == (ALICE, False)
 
 
 async def test_migration_binds_private_buttons_and_drops_everything_of_groups(
