@@ -225,6 +225,19 @@ async def lapse_card(context: Context, card: Card, lang: str | None = None) -> C
     return lapsed
 
 
+# `/start relogin`: the Mini App's "log in again" opens the chat, which names every lapsed card
+# with a login button each (a login state is made when asked for, not on every page view).
+RELOGIN_START = "relogin"
+
+
+async def tell_every_lapsed(context: Context) -> bool:
+    """Name every lapsed card of the chat, each with its login button; False when none is."""
+    cards = await context.services.store.cards.of_chat(context.chat_id, lapsed=True)
+    lapsed = [card for card in cards if card.is_lapsed]
+    await tell_lapsed(context, lapsed, context.lang, chat_id=context.chat_id)
+    return bool(lapsed)
+
+
 async def lapsed_message(
     store: Store,
     library: LibraryClient,

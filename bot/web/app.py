@@ -45,6 +45,7 @@ from bot.library.models import DEFAULT_TZ, parse_library_date
 from bot.rules.renewals import due_key, refusal_for
 from bot.rules.urgency import hold_is_ready, sort_loans
 from bot.services import Services
+from bot.telegram.cards import RELOGIN_START
 from bot.texts import LANGUAGES, Raw, pick_language, t
 from bot.texts.cards import card_name
 from bot.texts.formatting import format_amount, format_date, is_zero_amount, shorten
@@ -358,10 +359,9 @@ async def build_overview(services: Services, user_id: int, covers: Covers) -> di
             store, services.library, services.settings, every, deadline=deadline, chat=chat
         )
     ).reads
-    logins = await _login_urls(services, [one.card for one in cards if one.state == "lapsed"])
 
     async def one(account: CardRead) -> dict[str, Any]:
-        return await _card(services, user_id, account, lang, today, logins)
+        return await _card(services, user_id, account, lang, today)
 
     shown = list(await asyncio.gather(*(one(account) for account in cards)))
     tz = services.settings.timezone
@@ -393,15 +393,10 @@ async def build_overview(services: Services, user_id: int, covers: Covers) -> di
     }
 
 
-async def _login_urls(services: Services, cards: list[Card]) -> dict[int, str]:
-    """A login link for each lapsed card (card number -> the library's login page), each with
-    a login state of its own, as the chat's login buttons."""
-    urls: dict[int, str] = {}
-    for card in cards:
-        state = await services.store.logins.create_login_state(card.chat_id)
-        redirect = services.settings.redirect_uri
-        urls[card.number] = services.library.authorize_url(redirect_uri=redirect, state=state)
-    return urls
+def _login_link(services: Services) -> str:
+    """The lapsed cards' "log in again": the chat, which names them with a login button each
+    (`RELOGIN_START`), so a page view makes no login state."""
+    return services.chat_link(RELOGIN_START)
 
 
 async def _card(
@@ -410,14 +405,13 @@ async def _card(
     read: CardRead,
     lang: str,
     today: dt.date,
-    logins: dict[int, str],
 ) -> dict[str, Any]:
     account = read.card
     name = _plain(card_name(account, lang))
     if read.state == "lapsed":
         # As the chat: the card stays, by its name, with its own login.
         text = _plain(t(lang, "lists.card_lapsed", name=name))
-        return {"name": name, "error": text, "login": logins.get(account.number)}
+        return {"name": name, "error": text, "login": _login_link(services)}
     if read.status is None:
         error = type(read.error).__name__ if read.error is not None else "none"
         log.warning("overview: card %s not read (%s)", account.number, error)

@@ -353,11 +353,15 @@ async def test_the_page_says_what_the_chat_says_of_holds_and_fees(
         assert any(fee["amount"].endswith("kr.") for fee in card["fees"])
 
 
-async def _callback_rows(bot: BotHarness) -> int:
+async def _rows(bot: BotHarness, table: str) -> int:
     rows = await bot.store.database.run(
-        lambda conn: conn.execute(sql("SELECT count(*) FROM callback_ref")).scalar()
+        lambda conn: conn.execute(sql(f"SELECT count(*) FROM {table}")).scalar()  # noqa: S608
     )
     return int(rows or 0)
+
+
+async def _callback_rows(bot: BotHarness) -> int:
+    return await _rows(bot, "callback_ref")
 
 
 async def test_many_views_store_no_new_rows_and_hand_out_the_same_ids(bot: BotHarness) -> None:
@@ -478,10 +482,15 @@ async def test_a_lapsed_card_is_shown_by_name_with_its_own_login(bot: BotHarness
     assert karen["error"] is None and karen["loans"]
     assert lapsed["name"] == "Jonas"
     assert lapsed["error"].startswith("🔑 Jonas's library login has lapsed.")
-    assert lapsed["login"].startswith("http") and "state=" in lapsed["login"]
+    # "Log in again" opens the chat, which names the lapsed card with its login button.
+    assert lapsed["login"].endswith("?start=relogin")
     assert data["texts"]["login"] == "🔑 Log in again"
     kept = await bot.store.cards.get(90, 2, lapsed=True)
     assert kept is not None and kept.is_lapsed and kept.label == "Jonas"
-    # Seen again: the same, from the store alone.
+    # Seen again: the same, from the store alone, and no login state made by a view.
+    states = await _rows(bot, "login_state")
     again = (await overview(bot, init_data(90))).json()
     assert again["cards"][1]["name"] == "Jonas" and again["cards"][1]["login"]
+    assert await _rows(bot, "login_state") == states
+    [told] = await command(bot, 90, "/start relogin")
+    assert "Jonas" in told.text and buttons(told) == ["🔑 Log in again: Jonas"]

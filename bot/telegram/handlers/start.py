@@ -13,7 +13,7 @@ from telegram.ext import BaseHandler, CommandHandler
 
 from bot.library.deadline import Deadline
 from bot.library.errors import LibraryError
-from bot.telegram.cards import expired
+from bot.telegram.cards import RELOGIN_START, expired, tell_every_lapsed
 from bot.telegram.context import Context
 from bot.telegram.handlers.cards import (
     card_library,
@@ -74,7 +74,9 @@ async def start(update: Update, context: Context) -> None:
             return
         await show_where(update, context, pid)
         return
-    if args:
+    if args and args[0] == RELOGIN_START and await tell_every_lapsed(context):
+        return  # the Mini App's "log in again" (a card back meanwhile: the welcome)
+    if args and args[0] != RELOGIN_START:
         await _redeem(update, context, args[0])
         return
     cards = await context.services.store.cards.of_chat(context.chat_id)
