@@ -28,7 +28,7 @@ Printed per N, with the bound each is held to ("met"/"NOT met"; exit code 1 if a
 - wall time against `max(messages / 30, calls x latency / concurrency)` (bound 1.15), and each
   process's peak RSS.
 
-`python -m bench.scale_pg` runs 6,000 cards with 1, 2 and 4 processes (a minute or two in all);
+`python -m bench.scale_pg` runs 6,000 cards with 1, 2 and 4 processes (2-3 minutes in all);
 `--processes 4` one N; `--full` (`make bench FULL=1`) 1,000,000 cards: 100,000 digests take
 57 minutes at 29.5 a second, so about an hour per N and three hours for 1, 2 and 4 (not run
 yet; the sandbox then holds a million patrons in this process's memory).
