@@ -1,7 +1,8 @@
 """Run every benchmark module in this package that defines `main()`, in name order.
 
-`--full` runs the polling simulation, the PostgreSQL sweep and the shelf watches at their full
-sizes (100,000 cards or watches); the other benchmarks have one size.
+`--full` runs the polling simulation and the shelf watches at their full sizes (100,000 cards
+or watches) and the PostgreSQL sweep at 1,000,000 cards (about three hours, `bench.scale_pg`);
+the other benchmarks have one size.
 """
 
 from __future__ import annotations

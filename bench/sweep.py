@@ -21,7 +21,8 @@ import secrets
 import sys
 import tempfile
 import time
-from datetime import UTC, datetime
+from collections.abc import Mapping
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -39,10 +40,16 @@ RSS_GROWTH_BOUND = 0.10  # peak RSS growth from the smallest to the largest size
 
 
 async def insert_accounts(
-    database_url: str, keys: list[bytes], tokens: list[tuple[int, str]]
+    database_url: str,
+    keys: list[bytes],
+    tokens: list[tuple[int, str]],
+    marks: Mapping[int, tuple[date | None, bool]] | None = None,
 ) -> None:
     """Connected accounts straight into the table, as a login stores them (card 1 with its
-    identity, which the digest's buttons name): 10,000 logins would bench the login."""
+    identity, which the digest's buttons name): 10,000 logins would bench the login.
+
+    `marks`: per chat, what its card's last check saw (its first loan due date, a hold
+    ready), which orders the next pass most urgent first; none: never checked."""
     from storage.cards import new_card_id
     from storage.crypto import TokenCipher
     from storage.store import Store
@@ -66,6 +73,8 @@ async def insert_accounts(
             "lease_owner": None,
             "lease_until": None,
             "next_check": None,
+            "first_due": marks[chat_id][0] if marks else None,
+            "hold_ready": marks[chat_id][1] if marks else False,
         }
         for chat_id, token in tokens
     ]

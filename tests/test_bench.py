@@ -112,10 +112,14 @@ async def test_polling_bench_drives_the_real_sweep() -> None:
 
 @pytest.mark.postgres
 async def test_scale_pg_bench_sweeps_with_two_processes(postgres_cluster: PostgresCluster) -> None:
+    """The sweep's mix: every chat with a hold ready or a loan overdue, due today or tomorrow
+    gets one digest, the others none."""
     result = await scale_pg.measure(200, postgres_cluster)
     assert result["calls"] == 200 and result["messages"] == result["expected_messages"] == 20
-    assert result["duplicates"] == 0 and sum(result["patrons"]) == 200
-    assert "duplicates: 0" in "\n".join(scale_pg.report_lines(result))
+    assert result["duplicates"] == result["losses"] == result["unexpected"] == 0
+    assert sum(result["patrons"]) == 200 and result["last"]["today"] is not None
+    text = "\n".join(scale_pg.report_lines(result))
+    assert "duplicates: 0 (met); losses: 0 (met)" in text
 
 
 async def test_watches_bench_counts_calls_and_delays() -> None:

@@ -22,6 +22,9 @@ CURRENCY = "DKK"
 # The content service's base address, named `ddbcmsapi` in /v3/user as the recorded answers do.
 DDBCMSAPI = "https://cmscontent.sandbox.test/"
 MAX_RENEWALS = 3  # renewals per loan the test libraries allow
+# The kinds of benchmark patron `synthetic_of` makes, and their first loan's due date in days.
+MIX_KINDS = ("overdue", "today", "tomorrow", "ready", "none")
+MIX_DUE_IN = {"overdue": -2, "today": 0, "tomorrow": 1}
 # The test family's user ids (parent, child, child at Frederiksberg) and its factory's first id.
 FAMILY_IDS = ("1000000005", "1000000006", "1000000007")
 FAMILY_FIRST_ID = 4_200_000
@@ -661,3 +664,29 @@ class PatronFactory:
             user_id, DEFAULT_PIN, "710100", f"Testlåner {number}", "synthetic benchmark patron"
         )
         return self.record(patron, PatronData(loans=loans), number=number)
+
+    def synthetic_of(self, number: int, kind: str) -> PatronRecord:
+        """A benchmark patron of one kind of the sweep's mix (`MIX_KINDS`): a loan overdue, due
+        today, due tomorrow, a hold ready for pick-up, or nothing due (loans 14 days off)."""
+        if kind not in MIX_KINDS:
+            raise ValueError(f"unknown kind {kind!r}; one of {', '.join(MIX_KINDS)}")
+        user_id = f"2{number:09d}"
+        entry = CATALOGUE[number % len(CATALOGUE)]
+        due_in = MIX_DUE_IN.get(kind, 14 + number % 20)
+        data = PatronData(loans=[self.loan(entry, due_in)])
+        if kind == "ready":
+            shelf = CATALOGUE[(number + 7) % len(CATALOGUE)]
+            data.orders.append(
+                self.order(
+                    shelf,
+                    status="At reservation shelf",
+                    queue=0,
+                    ordered=-10,
+                    expiry_in=5,
+                    shelf=str(number % 100),
+                )
+            )
+        patron = TestPatron(
+            user_id, DEFAULT_PIN, "710100", f"Testlåner {number}", "synthetic benchmark patron"
+        )
+        return self.record(patron, data, number=number)

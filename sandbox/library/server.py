@@ -225,15 +225,26 @@ class LibrarySandbox(Served):
         token, ticket_id = self._state.new_session("", user_id)
         return token, ticket_id
 
-    def add_patrons(self, count: int, *, due_every: int = 10) -> list[TestPatron]:
-        """Synthetic patrons `2000000001`, ... with pin 1234; not listed in `patrons`."""
+    def add_patrons(
+        self, count: int, *, due_every: int = 10, mix: Sequence[str] | None = None
+    ) -> list[TestPatron]:
+        """Synthetic patrons `2000000001`, ... with pin 1234; not listed in `patrons`.
+
+        `mix`: the kinds (`data.MIX_KINDS`) of the patrons added, in turn (the i-th added is
+        `mix[i % len(mix)]`), instead of a loan due soon for every `due_every`-th."""
+        if mix is not None and not mix:
+            raise ValueError("mix names no kind")
         added: list[TestPatron] = []
         state = self._state
-        for _ in range(count):
+        for index in range(count):
             state.synthetic_count += 1
             number = state.synthetic_count
-            record = state.factory.synthetic(
-                number, due_soon=due_every > 0 and number % due_every == 0
+            record = (
+                state.factory.synthetic_of(number, mix[index % len(mix)])
+                if mix is not None
+                else state.factory.synthetic(
+                    number, due_soon=due_every > 0 and number % due_every == 0
+                )
             )
             state.records[record.patron.user_id] = record
             added.append(record.patron)

@@ -60,6 +60,7 @@ class SentMessage:
     reply_to_message_id: int | None = None
     link_preview: bool = True
     date: int = 0
+    sent_at: float = 0.0  # when the stand-in took it, `time.time()`
 
     @classmethod
     def of(cls, message: Message) -> SentMessage:
@@ -75,6 +76,7 @@ class SentMessage:
             reply_to_message_id=message.reply_to,
             link_preview=message.link_preview,
             date=message.date,
+            sent_at=message.sent_at,
         )
 
     def button(self, text: str) -> Button:

@@ -59,6 +59,9 @@ class Message:
     edit_date: int | None = None
     user_id: int | None = None  # who wrote a user's message in a group (None: the chat's user)
     via_bot: str | None = None  # the token of the bot whose inline result the user sent
+    # When the stand-in took it (`time.time()`): `date`'s whole seconds are too coarse to
+    # tell when a bench's last reminder went out.
+    sent_at: float = field(default_factory=time.time)
 
     def edited(self) -> None:
         self.edits += 1
