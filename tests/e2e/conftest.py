@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -23,6 +23,7 @@ from playwright.async_api import (
 )
 
 from bot.config.settings import Settings
+from bot.texts import t
 from sandbox.demo import Demo, running_demo
 from tests.fixtures.bot import LAST_MOMENT
 from tests.fixtures.browser import SCREENSHOTS
@@ -165,3 +166,23 @@ async def connect(chat: ChatPage, user_id: str) -> None:
     await log_in_at_library(chat.page, user_id, PIN)
     await chat.page.get_by_role("link", name="Tilbage til Telegram").click()
     await expect(await chat.wait_for_reply(before)).to_contain_text("Forbundet")
+
+
+async def chat_with(
+    demo: Demo, browser: Browser, cards: Sequence[tuple[str, str, str]]
+) -> ChatPage:
+    """The demo's chat page in Danish, Telegram's script refused (offline), `/start` sent and
+    `cards` (user id, library, name) connected."""
+    context = await new_context(browser, "da-DK")
+    await offline_telegram_script(context)
+    chat = ChatPage(await context.new_page(), demo.chat_url)
+    await chat.open()
+    await chat.send("/start")
+    for user_id, agency, _ in cards:
+        await add_card(chat, user_id, agency)
+    return chat
+
+
+def page_text(lang: str, key: str, **values: object) -> str:
+    """The catalogue's text as the chat page and the Mini App show it (no markup)."""
+    return re.sub(r"<[^>]+>", "", t(lang, key, **values))

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Sequence
 from typing import Literal
 
 import pytest
@@ -16,34 +15,12 @@ from babel.dates import format_date as babel_date
 from playwright.async_api import Browser, expect
 
 from bot.library.models import DEFAULT_TZ
-from bot.texts import t
 from sandbox.demo import Demo
-from tests.e2e.conftest import (
-    FAMILY,
-    ChatPage,
-    add_card,
-    new_context,
-    offline_telegram_script,
-)
+from tests.e2e.conftest import FAMILY, chat_with, offline_telegram_script, page_text
 from tests.fixtures.library import RENEW_CALLS
 from tests.fixtures.patrons import ANNA
 
 pytestmark = pytest.mark.browser
-
-
-async def chat_with(
-    demo: Demo, browser: Browser, cards: Sequence[tuple[str, str, str]]
-) -> ChatPage:
-    """The demo's chat page in Danish, Telegram's script refused (offline), `/start` sent and
-    `cards` (user id, library, name) connected."""
-    context = await new_context(browser, "da-DK")
-    await offline_telegram_script(context)
-    chat = ChatPage(await context.new_page(), demo.chat_url)
-    await chat.open()
-    await chat.send("/start")
-    for user_id, agency, _ in cards:
-        await add_card(chat, user_id, agency)
-    return chat
 
 
 async def test_the_family_overview_renews_a_loan_and_shows_its_new_date(
@@ -88,13 +65,9 @@ async def test_the_family_overview_renews_a_loan_and_shows_its_new_date(
     assert await items.locator(".title").all_inner_texts() == titles
     # A second press of the same button is answered, and sends nothing.
     await item.locator("button", has_text="Forny").click()
-    await expect(item.locator(".result")).to_have_text(_plain(t("da", "borrower.renew.already")))
+    await expect(item.locator(".result")).to_have_text(page_text("da", "borrower.renew.already"))
     assert demo.sandbox.calls[RENEW_CALLS] == calls + 1
     await chat.screenshot("mini-app-overview")
-
-
-def _plain(text: str) -> str:
-    return re.sub(r"<[^>]+>", "", text)
 
 
 @pytest.mark.parametrize("language", ["da", "uk"])
@@ -109,14 +82,14 @@ async def test_the_page_and_the_chat_say_the_same_of_holds_and_fees(
         await expect(prompt).to_contain_text("✅ Тепер мова – українська.")
         overview_label = "📚 Огляд"
     holds = await chat.send("/holds")
-    await expect(holds).to_contain_text(_plain(t(language, "render.hold.ready")))
+    await expect(holds).to_contain_text(page_text(language, "render.hold.ready"))
     chat_holds = await holds.inner_text()
     debt = await chat.send("/debt")
     chat_debt = await debt.inner_text()
     listed = await chat.send("/cards")
     await chat.tap(listed, overview_label)
     app = chat.page.frame_locator("#webapp iframe")
-    await expect(app.locator("h1")).to_have_text(_plain(t(language, "app.title")))
+    await expect(app.locator("h1")).to_have_text(page_text(language, "app.title"))
     statuses = await app.locator("li.hold [data-part=status]").all_inner_texts()
     assert statuses
     for status in statuses:
@@ -125,7 +98,7 @@ async def test_the_page_and_the_chat_say_the_same_of_holds_and_fees(
         if not detail.startswith("🕘"):  # today's hours: the page's own line
             assert detail in chat_holds, detail
     heading = chat_debt.splitlines()[0]
-    assert heading == _plain(t(language, "borrower.debt.header"))
+    assert heading == page_text(language, "borrower.debt.header")
     if language == "uk":
         assert "Штрафи" in heading
     await expect(app.locator("section.card h3", has_text=heading)).to_have_count(len(FAMILY))

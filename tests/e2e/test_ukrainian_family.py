@@ -13,16 +13,8 @@ from typing import Any
 import pytest
 from playwright.async_api import Browser, expect
 
-from bot.texts import t
 from sandbox.demo import Demo
-from tests.e2e.conftest import (
-    FAMILY,
-    ChatPage,
-    add_card,
-    log_in_at_a_library,
-    new_context,
-    offline_telegram_script,
-)
+from tests.e2e.conftest import FAMILY, ChatPage, chat_with, log_in_at_a_library, page_text
 from tests.fixtures.library import RENEW_CALLS
 from tests.fixtures.patrons import ANNA, BABETTE, COPENHAGEN
 from tests.fixtures.patrons import FAMILY as FAMILY_IDS
@@ -33,19 +25,12 @@ NAMES = [name for _, _, name in FAMILY]
 
 
 def uk(key: str, **values: Any) -> str:
-    """The catalogue's Ukrainian text as the chat page shows it (no markup)."""
-    return re.sub(r"<[^>]+>", "", t("uk", key, **values))
+    return page_text("uk", key, **values)
 
 
 async def ukrainian_family(demo: Demo, browser: Browser) -> ChatPage:
     """Anna, Sofie and Emil logged in from one chat, which then speaks Ukrainian."""
-    context = await new_context(browser, "da-DK")
-    await offline_telegram_script(context)
-    chat = ChatPage(await context.new_page(), demo.chat_url)
-    await chat.open()
-    await chat.send("/start")
-    for user_id, agency, _ in FAMILY:
-        await add_card(chat, user_id, agency)
+    chat = await chat_with(demo, browser, FAMILY)
     prompt = await chat.send("/language")
     await chat.tap(prompt, "Українська")
     await expect(prompt).to_contain_text("✅ Тепер мова – українська.")
