@@ -4,6 +4,7 @@ an update the chat's settings and language, worked out once by the guard."""
 from __future__ import annotations
 
 import datetime as dt
+import time
 from typing import TYPE_CHECKING, Any
 
 from telegram.ext import CallbackContext, ContextTypes, ExtBot
@@ -62,6 +63,36 @@ class BotContext(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], d
         if self._lang is None:
             raise RuntimeError("the chat's language was not read for this update")
         return self._lang
+
+    def ask(self, key: str, *values: object) -> None:
+        """Remember that the chat's next message answers the question `key` (about `values`),
+        in this process's `chat_data`, as a picker or prompt does."""
+        if self.chat_data is not None:
+            self.chat_data[key] = (*values, time.monotonic())
+
+    def asked(self, key: str, within: float) -> tuple[Any, ...] | None:
+        """The values of question `key` (`ask`) when it was asked less than `within` seconds
+        ago; an older one is dropped. Read without creating the chat's `chat_data`: every
+        plain message asks."""
+        data = self.application.chat_data.get(self.chat_id)
+        waiting = data.get(key) if data else None
+        if data is None or not isinstance(waiting, tuple) or not waiting:
+            return None
+        *values, when = waiting
+        if time.monotonic() - when >= within:
+            self.answered(key)
+            return None
+        return tuple(values)
+
+    def answered(self, key: str) -> None:
+        """The question `key` has had its answer (or its subject is gone, or its time): a chat
+        left with nothing in `chat_data` keeps no entry in memory."""
+        data = self.application.chat_data.get(self.chat_id)
+        if data is None:
+            return
+        data.pop(key, None)
+        if not data:
+            self.application.drop_chat_data(self.chat_id)
 
     async def read_chat(
         self, update: Update, *, cards: bool = False, refusals: bool = False

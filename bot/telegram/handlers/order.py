@@ -10,7 +10,6 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import re
-import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -333,8 +332,7 @@ async def _picker(
         specs.append((label, PickBranch(pid, branch_id, account.number, account.card_id)))
     buttons = one_per_row(await callback_buttons(update, context, specs))
     # A name typed instead of a tap is the branch too (`typed_branch`).
-    if context.chat_data is not None:
-        context.chat_data[AWAITING_BRANCH] = (pid, account.card_id, time.monotonic())
+    context.ask(AWAITING_BRANCH, pid, account.card_id)
     text = t(lang, "borrower.order.pick_branch", title=title or pid)
     if lead:
         text = f"{lead}\n\n{text}"
@@ -348,17 +346,15 @@ async def typed_branch(update: Update, context: Context, text: str) -> bool:
     """A branch's name typed while the picker waits: the order goes on at that branch (or the
     picker narrows to the branches it fits). False when no picker waits or no branch fits, so
     the text is what it would otherwise be (a search)."""
-    data = context.application.chat_data.get(context.chat_id)
-    waiting = data.get(AWAITING_BRANCH) if data else None
-    if data is None or not isinstance(waiting, tuple):
+    waiting = context.asked(AWAITING_BRANCH, BRANCH_SECONDS)
+    if waiting is None:
         return False
-    pid, cid, asked = waiting
+    pid, cid = waiting
     svc = context.services
     # The card the picker was shown for, by identity: not whoever holds its number now.
     account = outcomes.card_for(await svc.store.cards.of_chat(context.chat_id), cid)
-    late = time.monotonic() - asked >= BRANCH_SECONDS
-    if late or isinstance(account, outcomes.CardGone | outcomes.LoginLapsed):
-        data.pop(AWAITING_BRANCH, None)
+    if isinstance(account, outcomes.CardGone | outcomes.LoginLapsed):
+        context.answered(AWAITING_BRANCH)
         return False
     deadline = Deadline()
     try:
@@ -369,7 +365,7 @@ async def typed_branch(update: Update, context: Context, text: str) -> bool:
     found = match_branch(text, [(branch_key(b.branch_id), b.branch_name or "") for b in choices])
     if not found:
         return False
-    data.pop(AWAITING_BRANCH, None)
+    context.answered(AWAITING_BRANCH)
     if len(found) == 1:
         await prepare_order(update, context, account, pid=pid, branch=found[0])
     else:

@@ -7,7 +7,6 @@ login).
 
 from __future__ import annotations
 
-import time
 import unicodedata
 from typing import Any
 
@@ -77,8 +76,7 @@ async def ask_for_words(
     which any process recognises (`is_search_reply`).
     """
     lang = context.lang
-    if context.chat_data is not None:
-        context.chat_data[AWAITING_WORDS] = time.monotonic()
+    context.ask(AWAITING_WORDS)
     placeholder = t(lang, "whatson.search.placeholder")
     await context.bot.send_message(
         context.chat_id,
@@ -90,19 +88,11 @@ async def ask_for_words(
 
 
 def awaiting_words(update: Update, context: Context) -> bool:
-    """True (once) when the chat's last bare /search is still waiting for its words.
-
-    Read without creating: every plain message asks, and a chat that never sent a bare
-    /search keeps no `chat_data` entry in memory.
-    """
-    chat_id = context.chat_id
-    data = context.application.chat_data.get(chat_id)
-    if not data:
-        return False
-    asked = data.pop(AWAITING_WORDS, None)
-    if not data:
-        context.application.drop_chat_data(chat_id)
-    return isinstance(asked, float) and time.monotonic() - asked < AWAIT_SECONDS
+    """True (once) when the chat's last bare /search is still waiting for its words
+    (`BotContext.asked`: a chat that never sent one keeps no `chat_data` entry)."""
+    waiting = context.asked(AWAITING_WORDS, AWAIT_SECONDS) is not None
+    context.answered(AWAITING_WORDS)
+    return waiting
 
 
 def is_search_reply(update: Update, context: Context) -> bool:

@@ -12,7 +12,6 @@ another. An "Order" button is offered where the title can be ordered at all (not
 from __future__ import annotations
 
 import asyncio
-import time
 from typing import TYPE_CHECKING, Any
 
 from telegram import ForceReply
@@ -153,8 +152,7 @@ async def show_where(
 async def ask_library(context: Context, pid: str, title: str) -> None:
     """A chat without a card: which library to look in; its next message is the answer."""
     lang = context.lang
-    if context.chat_data is not None:
-        context.chat_data[AWAITING_LIBRARY] = (pid, time.monotonic())
+    context.ask(AWAITING_LIBRARY, pid)
     await context.bot.send_message(
         context.chat_id,
         t(lang, "shelf.which_library", title=shorten(title, WATCH_TITLE)),
@@ -168,14 +166,10 @@ async def typed_library(update: Update, context: Context, text: str) -> bool:
     """The library's name typed while /where waits for it (a chat without a card): the
     shelves there, or a choice among the libraries the name fits. False when /where waits for
     nothing, so the text is what it would otherwise be (a search)."""
-    data = context.application.chat_data.get(context.chat_id)
-    waiting = data.get(AWAITING_LIBRARY) if data else None
-    if data is None or not isinstance(waiting, tuple):
+    waiting = context.asked(AWAITING_LIBRARY, LIBRARY_SECONDS)
+    if waiting is None:
         return False
-    pid, asked = waiting
-    if time.monotonic() - asked >= LIBRARY_SECONDS:
-        data.pop(AWAITING_LIBRARY, None)
-        return False
+    [pid] = waiting
     lang = context.lang
     svc = context.services
     try:
@@ -187,7 +181,7 @@ async def typed_library(update: Update, context: Context, text: str) -> bool:
         echo = shorten(text, ECHO_LIMIT)
         await reply(update, context, t(lang, "shelf.library_unknown", words=echo))
         return True
-    data.pop(AWAITING_LIBRARY, None)
+    context.answered(AWAITING_LIBRARY)
     if len(found) == 1:
         await show_where(update, context, pid, agency=found[0][0])
         return True
