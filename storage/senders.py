@@ -4,16 +4,19 @@ Telegram counts a bot's messages, not a process's. Each process beats here every
 with its demand (sends waiting and sent since its last beat) and takes its share of the bot's
 budget: a floor each, so a process with nothing queued still answers a command at once, and
 the rest first to replies to chats beyond those floors (`urgent`, in messages a second), then
-in proportion to demand, so the process sweeping gets what replies leave. A process that stops
-beating drops out after `live_for`, and its share returns to the others.
+to the processes holding the sweep's most urgent digests (`rank`), in proportion to demand:
+a pass goes most urgent first across the processes, not only within each. A process that
+stops beating drops out after `live_for`, and its share returns to the others.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import timedelta
+from typing import Any
 
 from sqlalchemy import delete, select
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, Row
 
 from storage.database import Repository
 from storage.tables import SENDER
@@ -24,10 +27,12 @@ def shares(
     total: float,
     floor: float,
     urgent: dict[str, float] | None = None,
+    ranks: dict[str, int | None] | None = None,
 ) -> dict[str, float]:
     """Each sender's messages per second: `floor` each (less when there are too many), then
     what each needs for its replies beyond its floor (`urgent`, messages a second), then the
-    rest of `total` by demand (evenly when no one has any). Of `total`, two a second per
+    rest of `total` to the senders of the most urgent rank (`ranks`, 0 the most urgent; None:
+    none held), by demand among them (evenly when they have none). Of `total`, two a second per
     sender but one are kept back: each paces evenly but not in step with the others, so in
     one second's window a sender at `r` a second may fit `floor(r) + 1` messages, and their
     requests reach Telegram a little bunched (one a second each was measured to be too little:
@@ -42,12 +47,19 @@ def shares(
     needed = sum(needs.values())
     replies = min(rest, needed)
     rest -= replies
-    wanted = sum(demands.values())
+    ranks = ranks or {}
+    top = min((rank for rank in ranks.values() if rank is not None), default=None)
+    takers = {worker: demand for worker, demand in demands.items() if ranks.get(worker) == top}
+    wanted = sum(takers.values())
     return {
         worker: base
         + (replies * needs[worker] / needed if needed else 0.0)
-        + (rest * demand / wanted if wanted else rest / len(demands))
-        for worker, demand in demands.items()
+        + (
+            (rest * takers[worker] / wanted if wanted else rest / len(takers))
+            if worker in takers
+            else 0.0
+        )
+        for worker in demands
     }
 
 
@@ -61,33 +73,31 @@ class Senders(Repository):
         floor: float,
         live_for: timedelta,
         urgent: float = 0.0,
+        rank: int | None = None,
     ) -> tuple[float, int]:
         """Beat for `worker` with `demand`, `urgent` of it replies to chats (messages a
-        second); its share of `total` messages a second, and how many processes share it
-        (itself included)."""
+        second), and `rank`, the most urgent of the sweep's digests it holds; its share of
+        `total` messages a second, and how many processes share it (itself included)."""
         now = self._now()
+        state = {"seen_at": now, "demand": demand, "urgent": urgent, "rank": rank}
         beat = (
             self._insert(SENDER)
-            .values(worker=worker, seen_at=now, demand=demand, urgent=urgent)
-            .on_conflict_do_update(
-                index_elements=["worker"],
-                set_={"seen_at": now, "demand": demand, "urgent": urgent},
-            )
+            .values(worker=worker, **state)
+            .on_conflict_do_update(index_elements=["worker"], set_=state)
         )
         gone = delete(SENDER).where(SENDER.c.seen_at < now - live_for)
-        live = select(SENDER.c.worker, SENDER.c.demand, SENDER.c.urgent)
+        live = select(SENDER.c.worker, SENDER.c.demand, SENDER.c.urgent, SENDER.c.rank)
 
-        def work(conn: Connection) -> tuple[dict[str, int], dict[str, float]]:
+        def work(conn: Connection) -> Sequence[Row[Any, Any, Any, Any]]:
             conn.execute(beat)
             conn.execute(gone)
-            rows = conn.execute(live).all()
-            return (
-                {str(row.worker): int(row.demand) for row in rows},
-                {str(row.worker): float(row.urgent) for row in rows},
-            )
+            return conn.execute(live).all()
 
-        demands, replies = await self._run(work)
-        return shares(demands, total, floor, replies)[worker], len(demands)
+        rows = await self._run(work)
+        demands = {str(row.worker): int(row.demand) for row in rows}
+        replies = {str(row.worker): float(row.urgent) for row in rows}
+        ranks = {str(row.worker): row.rank for row in rows}
+        return shares(demands, total, floor, replies, ranks)[worker], len(demands)
 
     async def leave(self, worker: str) -> None:
         """Stop sharing: the others take the whole budget at their next beat."""

@@ -273,6 +273,9 @@ class SenderRow(SQLModel, table=True):
     demand: int = 0
     # Of its demand, the replies to chats, in messages a second: served before the sweep's.
     urgent: float = Field(default=0.0, sa_column_kwargs={"server_default": text("0")})
+    # The most urgent of the sweep's digests it holds (`storage.sweeps.urgency`, 0 the most):
+    # the budget beyond replies goes to the most urgent first. None: no digest.
+    rank: int | None = Field(default=None, sa_type=SmallInteger)
 
 
 class SendPaceRow(SQLModel, table=True):

@@ -97,6 +97,7 @@ class Due:
     entries: list[Entry] = field(default_factory=list)
     markup: InlineKeyboardMarkup | None = None
     keys: list[CardKey] = field(default_factory=list)  # every card, settled with the digest
+    rank: int = 0  # the urgency it was claimed at (`storage.sweeps.urgency`), 0 the most
 
     def __post_init__(self) -> None:
         self.keys = [part.card.key for part in self.cards]

@@ -48,7 +48,7 @@ from bot.rules.urgency import sweep_marks
 from bot.services.branches import BranchNames
 from bot.telegram.cards import lapsed_message
 from bot.telegram.keyboards import one_per_row, stored_buttons, stored_rows
-from bot.telegram.ratelimit import SEND_ATTEMPTS, in_background
+from bot.telegram.ratelimit import SEND_ATTEMPTS, background_sends, in_background
 from bot.telegram.replies import send
 from bot.texts import pick_language, t
 from bot.texts.cards import lapsed_lead
@@ -371,7 +371,9 @@ class _Sweep:
 
     async def _deliver(self, due: Due) -> None:
         try:
-            outcome = await self._send_digest(due)
+            # Ranked, so that the processes sharing the budget send the most urgent first.
+            with background_sends(due.rank):
+                outcome = await self._send_digest(due)
         except asyncio.CancelledError:
             raise
         except Exception as exc:
@@ -581,7 +583,8 @@ async def sweep(
     def now_hours() -> tuple[date, int | None, int]:
         return hours() if hours is not None else (day, hour, fallback)
 
-    claimed: asyncio.Queue[Household | None] = asyncio.Queue(maxsize=batch)
+    # Each chat with the urgency it was claimed at (`storage.sweeps.urgency`): its digest's rank.
+    claimed: asyncio.Queue[tuple[int, Household] | None] = asyncio.Queue(maxsize=batch)
     # Fetching waits for delivery (Telegram's pace), so memory stays flat. It waits as a
     # whole: the gate closes at `2 * workers` digests waiting and opens again at `workers`,
     # letting all workers go at once. Their requests then go out together and the answers
@@ -626,19 +629,21 @@ async def sweep(
             household: Household = []
             for pair in leased:
                 if household and household[0][0].chat_id != pair[0].chat_id:
-                    await claimed.put(household)
+                    await claimed.put((rank, household))
                     household = []
                 household.append(pair)
-            await claimed.put(household)
+            await claimed.put((rank, household))
             after = leased[-1][0].chat_id
         for _ in range(workers):
             await claimed.put(None)
 
     async def fetch() -> None:
-        while (household := await claimed.get()) is not None:
+        while (item := await claimed.get()) is not None:
             await room.wait()
+            rank, household = item
             found = await state.fetch(household)
             if found is not None:
+                found.rank = rank
                 due.put_nowait(found)
                 if due.qsize() >= 2 * workers:
                     room.clear()

@@ -4,10 +4,12 @@
 Every `BEAT` each process reports its demand and paces its sends to its share of
 `TELEGRAM_SEND_RATE`, the bot's total: no per-process rate to divide by hand. A process with
 nothing queued keeps `FLOOR` a second, so its commands are answered at once; replies to chats
-beyond that are served from the total before anyone's sweep; one that dies drops out after
-`LIVE_FOR`. Between beats the shares can overshoot by what a process sends in one beat above
-its new share, which Telegram's one-second window forgives as a 429 at worst (each waited out,
-and the whole bot paused for it).
+beyond that are served from the total before anyone's sweep, and the rest goes to the processes
+sending the sweep's most urgent digests (a hold ready, then loans overdue, due today, due
+tomorrow: `background_sends`' rank), so that the order holds across them. One that dies
+drops out after `LIVE_FOR`. Between beats the shares can overshoot by what a process sends in
+one beat above its new share, which Telegram's one-second window forgives as a 429 at worst
+(each waited out, and the whole bot paused for it).
 
 The overall budget is leased in shares because every send taking a turn of it in the
 database would make the database the pace-maker of every message; a chat's limit is taken
@@ -55,6 +57,7 @@ async def share_send_budget(
         while True:
             replies = limiter.take_urgent() + limiter.urgent_waiting
             demand = limiter.take_granted() + limiter.waiting - replies
+            rank = limiter.take_rank()
             try:
                 share, count = await store.senders.share(
                     worker,
@@ -63,6 +66,7 @@ async def share_send_budget(
                     floor=FLOOR,
                     live_for=LIVE_FOR,
                     urgent=replies / BEAT,
+                    rank=rank,
                 )
             except Exception:  # keep the last share; the next beat tries again
                 log.warning("send budget: could not reach the database", exc_info=True)

@@ -17,7 +17,7 @@ import functools
 import logging
 import math
 import warnings
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -64,14 +64,20 @@ Callback = Callable[..., Coroutine[Any, Any, bool | JSONDict | list[JSONDict]]]
 # Told of every 429: its scope (one of `SCOPES`) and the seconds Telegram asked to wait.
 ThrottleHook = Callable[[str, float], None]
 
-_BACKGROUND: ContextVar[bool] = ContextVar("library_bot_background_sends", default=False)
+# Background sends' urgency, 0 the most urgent (the sweep's ranks, `storage.sweeps.urgency`);
+# None: a reply to a chat, which goes before any of them.
+_BACKGROUND: ContextVar[int | None] = ContextVar("library_bot_background_sends", default=None)
+# The rank of background sends that name none: after every ranked digest.
+UNRANKED = 9
 
 
 @contextlib.contextmanager
-def background_sends() -> Iterator[None]:
+def background_sends(rank: int = UNRANKED) -> Iterator[None]:
     """Sends made within (and by tasks started within) wait behind replies to chats: for the
-    sweep's digests and other scheduled messages, which no one is waiting for this second."""
-    token = _BACKGROUND.set(True)
+    sweep's digests and other scheduled messages, which no one is waiting for this second.
+    `rank`: how urgent they are (0 the most), which the processes of one bot share the budget
+    by (`most_urgent_waiting`)."""
+    token = _BACKGROUND.set(rank)
     try:
         yield
     finally:
@@ -158,10 +164,11 @@ class FairRateLimiter(BaseRateLimiter[int]):
         self._max_retries = max_retries
         self._next = 0.0  # loop time of the next overall slot
         self._tat: dict[Key, float] = {}  # per chat: GCRA's theoretical arrival time
-        # Per chat, its waiters in order, each with whether it is a reply (not background).
-        self._waiting: dict[Key, deque[tuple[asyncio.Future[None], bool]]] = {}
+        # Per chat, its waiters in order, each with its rank (None: a reply, not background).
+        self._waiting: dict[Key, deque[tuple[asyncio.Future[None], int | None]]] = {}
         self._turns: deque[Key] = deque()  # chats with waiters, in turn order
         self._urgent: dict[Key, int] = {}  # chats with replies waiting: how many, oldest first
+        self._ranks: Counter[int] = Counter()  # background sends waiting, by rank
         self._throttled: tuple[Key, float] | None = None  # the last 429: chat, until when
         # The next turn, a timer callback rather than a task: one wake-up per message, the
         # sender's own, as with a plain limiter.
@@ -169,6 +176,7 @@ class FairRateLimiter(BaseRateLimiter[int]):
         self._per_second = per_second
         self._granted = 0
         self._granted_urgent = 0
+        self._granted_rank: int | None = None
         self._quiet_from = -math.inf  # loop time after which a 429 is warned about again
         self._shared_quiet_from = -math.inf  # the same for a shared pace that fails
         self.on_throttle: ThrottleHook | None = None
@@ -215,6 +223,16 @@ class FairRateLimiter(BaseRateLimiter[int]):
         """Replies to chats waiting for their turn."""
         return sum(self._urgent.values())
 
+    def take_rank(self) -> int | None:
+        """The most urgent rank (`background_sends`) of the background sends waiting or let
+        through since the last call; None when there were none. Sent counts too: between two
+        of the sweep's groups nothing may be waiting for a moment."""
+        ranks = set(self._ranks)
+        if self._granted_rank is not None:
+            ranks.add(self._granted_rank)
+        self._granted_rank = None
+        return min(ranks, default=None)
+
     async def initialize(self) -> None:
         """Nothing to set up: turns are timed from the first wait."""
 
@@ -234,13 +252,13 @@ class FairRateLimiter(BaseRateLimiter[int]):
     ) -> bool | JSONDict | list[JSONDict]:
         attempts = (rate_limit_args or self._max_retries) + 1
         key = _chat_key(data.get("chat_id"))
-        urgent = not _BACKGROUND.get()
+        rank = _BACKGROUND.get()
         for attempt in range(attempts):
             if key is not None and self._interval:
                 if self.shared is not None:
                     await self._shared_turn(key)
                 # Last before the call: a slow database answer must not bunch the sends.
-                await self._acquire(key, urgent)
+                await self._acquire(key, rank)
             try:
                 return await callback(*args, **kwargs)
             except RetryAfter as exc:
@@ -345,9 +363,12 @@ class FairRateLimiter(BaseRateLimiter[int]):
         tat = self._tat.get(key)
         return -math.inf if tat is None else tat - self._limits(key)[1]
 
-    def _grant(self, key: Key, now: float, urgent: bool) -> None:
+    def _grant(self, key: Key, now: float, rank: int | None) -> None:
         self._granted += 1
-        self._granted_urgent += urgent
+        if rank is None:
+            self._granted_urgent += 1
+        elif self._granted_rank is None or rank < self._granted_rank:
+            self._granted_rank = rank
         self._next = max(self._next, now) + self._interval
         emission = self._limits(key)[0]
         self._tat[key] = max(self._tat.get(key, now), now) + emission
@@ -370,11 +391,11 @@ class FairRateLimiter(BaseRateLimiter[int]):
         self._throttled = (key, until)
         return scope
 
-    async def _acquire(self, key: Key, urgent: bool = True) -> None:
+    async def _acquire(self, key: Key, rank: int | None = None) -> None:
         loop = asyncio.get_running_loop()
         now = loop.time()
         if not self._turns and now >= self._next and self._ready_at(key) <= now:
-            self._grant(key, now, urgent)
+            self._grant(key, now, rank)
             return
         waiter: asyncio.Future[None] = loop.create_future()
         queue = self._waiting.get(key)
@@ -383,9 +404,11 @@ class FairRateLimiter(BaseRateLimiter[int]):
             self._turns.append(key)
             # A new chat may be ready before the turn the timer waits for.
             self._schedule(max(now, self._next), sooner=True)
-        queue.append((waiter, urgent))
-        if urgent:
+        queue.append((waiter, rank))
+        if rank is None:
             self._urgent[key] = self._urgent.get(key, 0) + 1
+        else:
+            self._ranks[rank] += 1
         try:
             await waiter
         except asyncio.CancelledError:
@@ -400,15 +423,20 @@ class FairRateLimiter(BaseRateLimiter[int]):
         for entry in queue:
             if entry[0] is waiter:
                 queue.remove(entry)
-                if entry[1]:
-                    self._served_urgent(key)
+                self._served(key, entry[1])
                 break
         if not queue:
             del self._waiting[key]
             with contextlib.suppress(ValueError):
                 self._turns.remove(key)
 
-    def _served_urgent(self, key: Key) -> None:
+    def _served(self, key: Key, rank: int | None) -> None:
+        """A waiter of `key` left the queue: it no longer counts as waiting."""
+        if rank is not None:
+            self._ranks[rank] -= 1
+            if not self._ranks[rank]:
+                del self._ranks[rank]
+            return
         left = self._urgent.pop(key) - 1
         if left:
             self._urgent[key] = left
@@ -457,16 +485,15 @@ class FairRateLimiter(BaseRateLimiter[int]):
         """The slot to the chat's first waiter, the chat to the back of the line if more wait;
         False when that waiter was cancelled meanwhile (the slot is still free)."""
         queue = self._waiting[key]
-        waiter, urgent = queue.popleft()
-        if urgent:
-            self._served_urgent(key)
+        waiter, rank = queue.popleft()
+        self._served(key, rank)
         if queue:
             self._turns.append(key)
         else:
             del self._waiting[key]
         if waiter.done():
             return False
-        self._grant(key, now, urgent)
+        self._grant(key, now, rank)
         waiter.set_result(None)
         if self._turns:
             self._schedule(self._next)

@@ -386,6 +386,15 @@ async def _seed_0017(conn: AsyncConnection) -> None:
     )
 
 
+async def _seed_0018(conn: AsyncConnection) -> None:
+    """The family of 0017, a process sweeping with a hold ready in hand."""
+    await _seed_0017(conn)
+    await conn.execute(
+        sa.text("INSERT INTO sender (worker, seen_at, demand, rank) VALUES ('host:2', :at, 9, 0)"),
+        {"at": NOW},
+    )
+
+
 SEEDS: dict[str, Seed] = {
     "0001": _seed_0001,
     "0002": _seed_0001,
@@ -404,6 +413,7 @@ SEEDS: dict[str, Seed] = {
     "0015": _seed_0015,
     "0016": _seed_0016,
     "0017": _seed_0017,
+    "0018": _seed_0018,
 }
 
 

@@ -49,3 +49,26 @@ def test_replies_are_served_before_the_sweep() -> None:
     # Replies beyond the whole budget take all but the floors.
     flood = shares({"sweeping": 300, "answering": 0}, 30.0, 3.0, {"answering": 100.0})
     assert flood == {"sweeping": 3.0, "answering": 25.0}
+
+
+def test_the_most_urgent_digests_go_first_across_processes() -> None:
+    # Two processes sweep: one holds a hold ready (rank 0), the other loans due tomorrow
+    # (rank 3), with more waiting. The rest of the budget goes to the hold ready; the other
+    # keeps its floor, so that its commands are answered at once.
+    ranks: dict[str, int | None] = {"holds": 0, "tomorrow": 3, "idle": None}
+    split = shares({"holds": 20, "tomorrow": 300, "idle": 0}, 30.0, 3.0, ranks=ranks)
+    assert split == {"holds": 3.0 + 17.0, "tomorrow": 3.0, "idle": 3.0}
+    # Of one rank, by demand; replies still go before either.
+    even = shares({"a": 30, "b": 10, "c": 50}, 30.0, 3.0, {"c": 5.0}, {"a": 1, "b": 1, "c": 2})
+    assert even == {"a": 3.0 + 11.25, "b": 3.0 + 3.75, "c": 3.0 + 2.0}
+
+
+async def test_a_beat_carries_the_rank_it_holds(open_store: OpenStore) -> None:
+    async with open_store() as store:
+        beat = {"floor": 3.0, "live_for": LIVE_FOR}
+        assert await store.senders.share("urgent", 10, 30.0, rank=1, **beat) == (30.0, 1)
+        assert await store.senders.share("later", 100, 30.0, rank=4, **beat) == (3.0, 2)
+        assert await store.senders.share("urgent", 10, 30.0, rank=1, **beat) == (25.0, 2)
+        # The urgent ones sent: the budget goes to what is left.
+        assert await store.senders.share("urgent", 0, 30.0, rank=None, **beat) == (3.0, 2)
+        assert await store.senders.share("later", 100, 30.0, rank=4, **beat) == (25.0, 2)

@@ -175,6 +175,30 @@ async def test_a_reply_goes_before_the_sweeps_queued_digests(telegram: TelegramS
     assert limiter.take_urgent() == 1
 
 
+async def test_the_limiter_tells_the_most_urgent_rank_it_holds(telegram: TelegramStandIn) -> None:
+    # What the processes share the budget by (`runtime.budget`): the most urgent of the
+    # sweep's digests waiting or sent since the last beat; a reply has no rank.
+    chats = list(range(8131, 8136))
+    for chat in chats:
+        telegram.add_chat(chat)
+    limiter = FairRateLimiter(2.0)
+    async with _bot(telegram, limiter) as bot:
+        assert limiter.take_rank() is None
+        await bot.send_message(chats[0], "reply")
+        assert limiter.take_rank() is None
+        with background_sends(3):
+            queued = [asyncio.create_task(bot.send_message(chat, "due")) for chat in chats[1:3]]
+        with background_sends(1):
+            queued.append(asyncio.create_task(bot.send_message(chats[3], "overdue")))
+        await asyncio.sleep(0)
+        assert limiter.take_rank() == 1
+        assert limiter.take_rank() == 1  # still waiting
+        for task in queued:
+            task.cancel()
+        await asyncio.gather(*queued, return_exceptions=True)
+        assert limiter.take_rank() is None  # none waits, none was sent since
+
+
 async def test_a_429_pauses_every_process_sharing_the_pace(
     telegram: TelegramStandIn, store: Store
 ) -> None:
