@@ -7,6 +7,10 @@ A card whose token the library refuses, or whose login has run out, is lapsed he
 (`Store.lapse_card`): it keeps its name, calendar and settings, and `newly_lapsed` names it so
 that the face tells the patron in the same answer. The faces (the chat's lists, the Mini App)
 render this and decide nothing themselves.
+
+The chat's cards as they are kept (`of_chat`, `card`), a card's name and library, and a status
+a command read (`seen`, which moves the card's check plan) are here too: the faces reach the
+store only through the actions.
 """
 
 from __future__ import annotations
