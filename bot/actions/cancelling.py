@@ -17,8 +17,8 @@ from bot.library.errors import (
 )
 
 if TYPE_CHECKING:
-    from bot.library.client import LibraryClient
-    from storage.store import Card, Store
+    from bot.services import Services
+    from storage.store import Card
 
 # The library's words for a hold it no longer has ("Unknown Request": the NCIP problem type).
 HOLD_GONE = frozenset({"order_not_found", "unknown request"})
@@ -80,8 +80,7 @@ Cancelling = (
 
 
 async def cancel_hold(
-    store: Store,
-    library: LibraryClient,
+    services: Services,
     *,
     chat_id: int,
     button: str,
@@ -91,6 +90,7 @@ async def cancel_hold(
     """Cancel the hold behind the stored "yes" `button` (stored for `action`), at most once,
     on the card it names by identity with its login alive (`claim_for_card`). Never retried:
     the id stays spent whatever the answer."""
+    store, library = services.store, services.library
     claimed = await claim_for_card(
         store, chat_id=chat_id, button=button, action=action, user_id=user_id
     )

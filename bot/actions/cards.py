@@ -7,6 +7,10 @@ A card whose token the library refuses, or whose login has run out, is lapsed he
 (`Store.lapse_card`): it keeps its name, calendar and settings, and `newly_lapsed` names it so
 that the face tells the patron in the same answer. The faces (the chat's lists, the Mini App)
 render this and decide nothing themselves.
+
+The chat's cards as they are kept (`of_chat`, `card`), a card's name and library, and a status
+a command read (`seen`, which moves the card's check plan) are here too: the faces reach the
+store only through the actions.
 """
 
 from __future__ import annotations
@@ -23,10 +27,9 @@ from bot.library.errors import LibraryError, NotLoggedIn, TokenRejected
 from bot.services.checks import refresh_plan
 
 if TYPE_CHECKING:
-    from bot.config.settings import Settings
-    from bot.library.client import LibraryClient
     from bot.library.models import BorrowerStatus
-    from storage.store import Card, ChatSettings, Store
+    from bot.services import Services
+    from storage.store import Card, ChatSettings
 
 log = logging.getLogger(__name__)
 
@@ -76,9 +79,7 @@ def shown_cards(cards: Sequence[Card], view: int | None) -> list[Card]:
 
 
 async def read_chat_cards(
-    store: Store,
-    library: LibraryClient,
-    settings: Settings,
+    services: Services,
     cards: Sequence[Card],
     *,
     view: int | None = None,
@@ -91,6 +92,7 @@ async def read_chat_cards(
     A card whose login ran out is lapsed without a call; one the library refuses is lapsed
     after it. Only while it holds the token that lapsed: a login that raced the call keeps the
     fresh card, which then reads as failed for this once."""
+    store, library, settings = services.store, services.library, services.settings
     deadline = deadline or Deadline()
     now = datetime.now(UTC)
     lapsed_now: dict[int, Card] = {}
@@ -133,3 +135,32 @@ async def read_chat_cards(
     every = [lapsed_now.get(card.number, card) for card in cards]
     newly = [lapsed_now[number] for number in sorted(lapsed_now)]
     return ChatCards(every, reads, newly)
+
+
+async def of_chat(services: Services, chat_id: int, *, lapsed: bool = False) -> list[Card]:
+    """The chat's cards by number: the usable ones, or with `lapsed` every card."""
+    return await services.store.cards.of_chat(chat_id, lapsed=lapsed)
+
+
+async def card(
+    services: Services, chat_id: int, number: int = 1, *, lapsed: bool = False
+) -> Card | None:
+    """Card `number` of the chat (a lapsed one only with `lapsed`), else None."""
+    return await services.store.cards.get(chat_id, number, lapsed=lapsed)
+
+
+async def set_label(services: Services, chat_id: int, number: int, label: str | None) -> bool:
+    """The card's name in the chat (None: the patron's own again); False when it is gone."""
+    return await services.store.cards.set_label(chat_id, number, label)
+
+
+async def set_agency(services: Services, chat_id: int, number: int, agency: str | None) -> bool:
+    """The card's library (its agency), as its borrower status names it."""
+    return await services.store.cards.set_agency(chat_id, number, agency)
+
+
+async def seen(
+    services: Services, card: Card, status: BorrowerStatus, *, chat: ChatSettings | None = None
+) -> None:
+    """A command read the card's status: its check plan moves with it, for free."""
+    await refresh_plan(services.store, services.settings, card, status, chat=chat)

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
     from bot.library.client import LibraryClient
     from bot.library.models import BorrowerStatus, Hold, Loan, RenewResult
+    from bot.services import Services
     from storage.store import CallbackRef, Card, Refusal, Store
 
 # Renewals in flight at once for "renew all": quick for 60+ loans, gentle on the platform.
@@ -142,8 +143,7 @@ LoanRenewal = (
 
 
 async def renew_loan(
-    store: Store,
-    library: LibraryClient,
+    services: Services,
     *,
     chat_id: int,
     button: str,
@@ -163,6 +163,7 @@ async def renew_loan(
     nothing was renewed (`NotSent`, `LoginLapsed`). The Mini App's ids are one per loan and due
     date, so a spent one has no replacement; a chat button is one of a message, and stays spent
     (`Failed`), as a new /renew gives new ones."""
+    store, library = services.store, services.library
     claimed = await claim_for_card(
         store, chat_id=chat_id, button=button, action=action, user_id=user_id
     )
@@ -293,8 +294,7 @@ AllRenewal = AllRenewed | NotRead | NoLoans | LoginLapsed | CardGone | Already
 
 
 async def renew_all(
-    store: Store,
-    library: LibraryClient,
+    services: Services,
     *,
     chat_id: int,
     button: str,
@@ -312,6 +312,7 @@ async def renew_all(
     The id's `buttons` (else `keyboard`, the ids under the tapped message) are the same list's
     single-loan buttons, stored for `sibling_action`: a loan with one is renewed only if that
     id is claimed here, so a tap and "renew all" never both renew it."""
+    store, library = services.store, services.library
     claimed = await claim_for_card(
         store, chat_id=chat_id, button=button, action=action, user_id=user_id
     )
@@ -370,8 +371,7 @@ class Trip:
 
 
 async def renew_for_trip(
-    store: Store,
-    library: LibraryClient,
+    services: Services,
     *,
     chat_id: int,
     card: Card,
@@ -383,6 +383,7 @@ async def renew_for_trip(
     """Before a trip of `days` days: every loan of `card` due by then renewed, each at most
     once (`renew_due`, from the status the caller read), and the ready holds that lapse
     meanwhile, so they can be collected before leaving."""
+    store, library = services.store, services.library
     done = await renew_due(
         store,
         library,
@@ -515,3 +516,9 @@ async def renew_each(
         task.result() if task in done else ServiceUnavailable("no answer in time", code="timeout")
         for task in tasks
     ]
+
+
+async def refusals(services: Services, chat_id: int, card: int) -> dict[str, Refusal]:
+    """The card's renewals the library refused lately (loan id -> refusal): a list tells
+    them, and offers no button that would be refused again."""
+    return await services.store.renewal_refusals.refusals(chat_id, card=card)

@@ -133,7 +133,13 @@ async def run_bot(
         # login states. Keep them out even when the operator asks for DEBUG.
         logging.getLogger("telegram").setLevel(max(logging.INFO, logging.getLogger().level))
         services = Services(settings=settings, store=store, library=library, metrics=metrics)
-        application = build_application(services, polling=not webhook, worker=default_worker())
+        # Polling is one process, and SQLite one process too: only webhook processes on
+        # PostgreSQL share the chats' turns.
+        worker = default_worker()
+        shared = webhook and worker and store.database.dialect == "postgresql"
+        application = build_application(
+            services, polling=not webhook, worker=worker, turns=store.turns if shared else None
+        )
 
         with startup_stage(
             "Telegram",

@@ -36,7 +36,7 @@ from bot.telegram.handlers import (
     where,
 )
 from bot.telegram.ratelimit import FairRateLimiter, FairUpdateProcessor
-from bot.telegram.turns import InOrderUpdateProcessor
+from bot.telegram.turns import InOrderUpdateProcessor, SharedTurns
 
 log = logging.getLogger(__name__)
 
@@ -114,18 +114,16 @@ def area_handlers() -> list[BaseHandler[Any, Any, Any]]:
     return [handler for area in areas for handler in area.handlers()]
 
 
-def build_application(services: Services, *, polling: bool, worker: str = "") -> AnyApplication:
+def build_application(
+    services: Services, *, polling: bool, worker: str = "", turns: SharedTurns | None = None
+) -> AnyApplication:
     """The PTB application for `services`; `polling=False` leaves updates to the webhook.
 
     A chat's updates are handled one at a time, in order (`bot.telegram.turns`). In webhook
     mode on PostgreSQL, other processes may take a chat's updates too: its turns are shared
-    through the database, as `worker`. Polling is one process, and SQLite one process too.
+    through the database (`turns`, which the runtime hands in), as `worker`.
     """
-    store = services.store
-    shared = not polling and worker and store.database.dialect == "postgresql"
-    updates = InOrderUpdateProcessor(
-        FairUpdateProcessor(CONCURRENT_UPDATES), store.turns if shared else None, worker
-    )
+    updates = InOrderUpdateProcessor(FairUpdateProcessor(CONCURRENT_UPDATES), turns, worker)
     # `.bot()` is how PTB takes a bot of a subclass; its requests carry the pools and proxy.
     builder = (
         ApplicationBuilder()

@@ -1,6 +1,6 @@
 """The card a tap or command acts on: naming cards, the login prompt that connects one, the
 usable card(s) of a chat (or the patron told how to connect one), and a card whose login
-lapsed: kept (`Store.lapse_card`), and named with its own login button."""
+lapsed: kept (`bot.actions.logins.lapse`), and named with its own login button."""
 
 from __future__ import annotations
 
@@ -15,18 +15,21 @@ from telegram.error import BadRequest as TelegramBadRequest
 from telegram.error import Forbidden
 from telegram.ext import CallbackContext
 
+from bot.actions import cards as card_actions
+from bot.actions import chats, logins
+from bot.actions.vocabulary import Card
 from bot.services import services
 from bot.telegram.buttons import NamesCard
 from bot.telegram.context import Context, chat_lang
 from bot.telegram.replies import answer_tap, send, url_button, url_button_allowed
 from bot.texts import t
 from bot.texts.cards import card_name, lapsed_lead
-from storage.store import Card
 
 if TYPE_CHECKING:
+    from bot.actions.logins import Store
     from bot.config.settings import Settings
     from bot.library.client import LibraryClient
-    from storage.store import Store
+    from bot.services import Services
 
 log = logging.getLogger(__name__)
 
@@ -65,9 +68,7 @@ class LoginPrompt:
 
 
 async def login_prompt(
-    store: Store,
-    library: LibraryClient,
-    settings: Settings,
+    services: Services,
     chat_id: int,
     lang: str,
     *,
@@ -78,11 +79,9 @@ async def login_prompt(
 
     With a button the lead says it all ("tap the button"); a text link needs its own line.
     """
-    state = await store.logins.create_login_state(chat_id)
-    fresh = (await store.chats.chat(chat_id)).fresh_login
-    url = library.authorize_url(redirect_uri=settings.redirect_uri, state=state, force_login=fresh)
+    url = await logins.login_url(services, chat_id)
     # A local PUBLIC_URL means a local set-up: a text link works where a button would not.
-    local = not url_button_allowed(settings.redirect_uri)
+    local = not url_button_allowed(services.settings.redirect_uri)
     keyboard = None if local else url_button(t(lang, button), url)
     if keyboard is not None:
         return LoginPrompt(lead or t(lang, "connect.login_prompt"), keyboard, url, lead, lang)
@@ -98,8 +97,7 @@ async def send_login(
     lead: str | None = None,
 ) -> None:
     """Send a login prompt (optionally after `lead`), falling back to a text link if refused."""
-    svc = services(context)
-    prompt = await login_prompt(svc.store, svc.library, svc.settings, chat_id, lang, lead=lead)
+    prompt = await login_prompt(services(context), chat_id, lang, lead=lead)
     try:
         await send(context.bot, chat_id, prompt.text, buttons=prompt.markup)
         return
@@ -118,20 +116,12 @@ class LoginButtons:
     links: str = ""
 
 
-async def login_buttons(
-    store: Store,
-    library: LibraryClient,
-    settings: Settings,
-    cards: Sequence[Card],
-    lang: str,
+def _login_buttons(
+    settings: Settings, cards: Sequence[Card], urls: Sequence[str], lang: str
 ) -> LoginButtons:
-    """`🔑 Log in again: Karen`, one button per card, each with a login state of its own (a
-    login of the same person brings the card back as it was, whichever button it came by)."""
     rows: list[list[InlineKeyboardButton]] = []
     links: list[str] = []
-    for account in cards:
-        state = await store.logins.create_login_state(account.chat_id)
-        url = library.authorize_url(redirect_uri=settings.redirect_uri, state=state)
+    for account, url in zip(cards, urls, strict=True):
         name = card_name(account, lang)
         if url_button_allowed(settings.redirect_uri):
             label = t(lang, "lists.login_card", name=name)
@@ -139,6 +129,34 @@ async def login_buttons(
         else:
             links.append(t(lang, "lists.login_card_link", name=name, url=url))
     return LoginButtons(rows, "\n".join(links))
+
+
+async def login_buttons(services: Services, cards: Sequence[Card], lang: str) -> LoginButtons:
+    """`🔑 Log in again: Karen`, one button per card, each with a login state of its own (a
+    login of the same person brings the card back as it was, whichever button it came by)."""
+    urls = await logins.card_logins(services, cards)
+    return _login_buttons(services.settings, cards, urls, lang)
+
+
+def _lapsed_message(logins: LoginButtons, lead: str) -> tuple[str, InlineKeyboardMarkup | None]:
+    text = f"{lead}\n\n{logins.links}" if logins.links else lead
+    return text, InlineKeyboardMarkup(logins.rows) if logins.rows else None
+
+
+async def lapsed_message(
+    store: Store,
+    library: LibraryClient,
+    settings: Settings,
+    cards: Sequence[Card],
+    lang: str,
+    lead: str,
+) -> tuple[str, InlineKeyboardMarkup | None]:
+    """`lead` with a login of its own for each lapsed card: buttons, or the links where a
+    local set-up has no dotted host for a button (`login_buttons`).
+
+    For the jobs, which hold the store, library and settings rather than the services."""
+    urls = await logins.card_login_urls(store, library, settings, cards)
+    return _lapsed_message(_login_buttons(settings, cards, urls, lang), lead)
 
 
 # --- the card(s) a command or tap acts on --------------------------------------------------
@@ -161,8 +179,8 @@ async def require_card(
     number is given to the next card after a logout); a payload stored before identities
     names no card."""
     chat_id = context.chat_id
-    store = context.services.store
-    cards = known if known is not None else await store.cards.of_chat(chat_id, lapsed=True)
+    svc = context.services
+    cards = known if known is not None else await card_actions.of_chat(svc, chat_id, lapsed=True)
     if tapped is not None:
         card = tapped.card if tapped.card is not None else 0
         account = next((a for a in cards if tapped.cid and a.card_id == tapped.cid), None)
@@ -180,19 +198,19 @@ async def require_card(
         # Lapsed, or run out: lapse it now rather than let the platform refuse it later.
         why = "expired"
         if account.is_lapsed:  # told again as it was told first
-            why = (await store.chats.chat(chat_id)).account_ended or "rejected"
+            why = (await chats.settings(svc, chat_id)).account_ended or "rejected"
         else:
-            await store.lapse_card(account)
+            await logins.lapse(svc, account)
         await tell_lapsed(context, [account], lang, why=why)
         return None
     if any(other.is_lapsed for other in cards) and not others:
-        why = (await store.chats.chat(chat_id)).account_ended or "rejected"
+        why = (await chats.settings(svc, chat_id)).account_ended or "rejected"
         await tell_lapsed(context, [other for other in cards if other.is_lapsed], lang, why=why)
         return None
     if others:
         await send(context.bot, chat_id, t(lang, "cards.gone"))
     else:
-        ended = (await store.chats.chat(chat_id)).account_ended
+        ended = (await chats.settings(svc, chat_id)).account_ended
         await send_login(context, chat_id, lang, lead=t(lang, ENDED_TEXTS.get(ended or "", NEW)))
     return None
 
@@ -203,14 +221,14 @@ async def require_cards(context: Context) -> list[Card] | None:
     (quietly while another card is usable: the lists name them)."""
     cards = context.take_cards()
     if cards is None:
-        cards = await context.services.store.cards.of_chat(context.chat_id, lapsed=True)
+        cards = await card_actions.of_chat(context.services, context.chat_id, lapsed=True)
     live = [account for account in cards if not expired(account)]
     if not live:
         first = await require_card(context, known=cards)
         return None if first is None else [first]
     for account in cards:
         if account not in live and not account.is_lapsed:
-            await context.services.store.lapse_card(account)
+            await logins.lapse(context.services, account)
     return live
 
 
@@ -219,7 +237,7 @@ async def lapse_card(context: Context, card: Card, lang: str | None = None) -> C
     patron once, naming every lapsed card of the chat with a login button each. The card as
     it is now, else None (a login that raced the call has replaced the token: the fresh card
     stays, and nothing is told)."""
-    lapsed = await context.services.store.lapse_card(card)
+    lapsed = await logins.lapse(context.services, card)
     if lapsed is not None:
         await tell_lapsed(context, [lapsed], lang)
     return lapsed
@@ -232,25 +250,10 @@ RELOGIN_START = "relogin"
 
 async def tell_every_lapsed(context: Context) -> bool:
     """Name every lapsed card of the chat, each with its login button; False when none is."""
-    cards = await context.services.store.cards.of_chat(context.chat_id, lapsed=True)
+    cards = await card_actions.of_chat(context.services, context.chat_id, lapsed=True)
     lapsed = [card for card in cards if card.is_lapsed]
     await tell_lapsed(context, lapsed, context.lang, chat_id=context.chat_id)
     return bool(lapsed)
-
-
-async def lapsed_message(
-    store: Store,
-    library: LibraryClient,
-    settings: Settings,
-    cards: Sequence[Card],
-    lang: str,
-    lead: str,
-) -> tuple[str, InlineKeyboardMarkup | None]:
-    """`lead` with a login of its own for each lapsed card: buttons, or the links where a
-    local set-up has no dotted host for a button (`login_buttons`)."""
-    logins = await login_buttons(store, library, settings, cards, lang)
-    text = f"{lead}\n\n{logins.links}" if logins.links else lead
-    return text, InlineKeyboardMarkup(logins.rows) if logins.rows else None
 
 
 async def tell_lapsed(
@@ -268,22 +271,21 @@ async def tell_lapsed(
     Nothing when `cards` is empty (no card lapsed in the caller's read)."""
     if not cards:
         return
-    store = context.services.store
+    svc = context.services
     chat_id = chat_id if chat_id is not None else cards[0].chat_id
-    every = await store.cards.of_chat(chat_id, lapsed=True)
+    every = await card_actions.of_chat(svc, chat_id, lapsed=True)
     named = {account.number for account in cards}
     lapsed = [a for a in every if a.is_lapsed or a.number in named]
     if not lapsed:
         return
     lang = lang or await chat_lang(context, chat_id)
     if len(every) == len(lapsed):
-        await store.chats.set_account_ended(chat_id, why)
+        await chats.set_account_ended(svc, chat_id, why)
     if len(every) == 1:
         lead = t(lang, "common.login_expired" if why == "expired" else "common.reconnect")
     else:
         lead = lapsed_lead(lapsed, lang, one="lists.lapsed_one", many="lists.lapsed_many")
-    svc = context.services
-    text, markup = await lapsed_message(store, svc.library, svc.settings, lapsed, lang, lead)
+    text, markup = _lapsed_message(await login_buttons(svc, lapsed, lang), lead)
     try:
         await send(context.bot, chat_id, text, buttons=markup)
     except Forbidden:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from telegram.ext import CallbackContext, ContextTypes, ExtBot
 
+from bot.actions import chats
 from bot.services import Services, services
 from bot.texts import pick_language
 
@@ -16,7 +17,7 @@ if TYPE_CHECKING:
     from telegram import CallbackQuery, Update
     from telegram.ext import Application
 
-    from storage.store import Card, ChatRead, ChatSettings, Refusal
+    from bot.actions.vocabulary import Card, ChatRead, ChatSettings, Refusal
 
 
 class BotContext(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], dict[Any, Any]]):
@@ -156,24 +157,24 @@ async def chat_and_lang(
         # (a read of settings only, never of cards).
         if user is None:
             return None, pick_language(None, code)
-        saved = await services(context).store.chats.chat(user.id)
+        saved = await chats.settings(services(context), user.id)
         return None, pick_language(saved.language, code or saved.telegram_language)
-    store = services(context).store
-    read = await store.read_chat(chat.id, cards=cards, refusals=refusals)
+    svc = services(context)
+    read = await chats.read(svc, chat.id, cards=cards, refusals=refusals)
     settings = read.settings
     # Only a private chat's: in a group the sender's language is not the chat's, and a group
     # gets no row of its own (nothing is kept for groups).
     if code and chat.type == "private" and code[:16] != settings.telegram_language:
-        await store.chats.set_telegram_language(chat.id, code)
+        await chats.set_telegram_language(svc, chat.id, code)
     return read, pick_language(settings.language, code or settings.telegram_language)
 
 
 async def chat_settings(context: Context) -> ChatSettings:
     """The chat's settings as the guard read them for this update, else read now."""
-    return context.chat or await context.services.store.chats.chat(context.chat_id)
+    return context.chat or await chats.settings(context.services, context.chat_id)
 
 
 async def chat_lang(context: CallbackContext[Any, Any, Any, Any], chat_id: int) -> str:
     """The chat's language for jobs, which have no update: the saved language, else Telegram's."""
-    chat = await services(context).store.chats.chat(chat_id)
+    chat = await chats.settings(services(context), chat_id)
     return pick_language(chat.language, chat.telegram_language)

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 from telegram import Update
 from telegram.error import Forbidden, TelegramError
 
+from bot.actions import cards as card_actions
+from bot.actions.vocabulary import is_unavailable
 from bot.library.errors import (
     ClientFault,
     LibraryError,
@@ -22,10 +24,9 @@ from bot.telegram.cards import NEW, lapse_card, send_login, tell_lapsed
 from bot.telegram.context import Context, lang_of, told_lang
 from bot.telegram.replies import answer_query, answer_tap, reply, send
 from bot.texts import DEFAULT_LANGUAGE, t
-from storage.store import is_unavailable
 
 if TYPE_CHECKING:
-    from storage.store import Card
+    from bot.actions.vocabulary import Card
 
 log = logging.getLogger(__name__)
 
@@ -127,11 +128,11 @@ async def tell_library_error(
     chat_id = context.chat_id
     await answer_tap(context.query)
     if isinstance(exc, TokenRejected):
-        store = context.services.store
-        refused = card if card is not None else await store.cards.get(chat_id)
+        svc = context.services
+        refused = card if card is not None else await card_actions.card(svc, chat_id)
         if refused is not None and await lapse_card(context, refused, lang) is not None:
             return
-        cards = await store.cards.of_chat(chat_id, lapsed=True)
+        cards = await card_actions.of_chat(svc, chat_id, lapsed=True)
         now = next((a for a in cards if refused is not None and a.card_id == refused.card_id), None)
         if now is not None and now.is_lapsed:  # another task lapsed it first
             await tell_lapsed(context, [now], lang)

@@ -9,13 +9,13 @@ from telegram import Update
 from telegram.constants import ChatType, MessageEntityType
 from telegram.ext import ApplicationHandlerStop, BaseHandler, TypeHandler
 
+from bot.actions.vocabulary import is_unavailable
 from bot.telegram.buttons import LanguageChoice
 from bot.telegram.context import Context, told_lang
 from bot.telegram.failures import report_failure
 from bot.telegram.handlers import inline
 from bot.telegram.replies import answer_query, send, url_button
 from bot.texts import t
-from storage.store import is_unavailable
 
 log = logging.getLogger(__name__)
 

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from telegram import InlineKeyboardButton, WebAppInfo
 
+from bot.actions import buttons as callbacks
+from bot.actions.vocabulary import new_callback_id
 from bot.rules.renewals import due_key
 from bot.telegram.buttons import (
     ButtonId,
@@ -26,13 +28,12 @@ from bot.telegram.context import Context
 from bot.telegram.replies import StaticKeyboard, answer_query, plain, send
 from bot.texts import Raw, t
 from bot.texts.formatting import format_date, shorten
-from storage.store import new_callback_id
 
 if TYPE_CHECKING:
     from telegram import Update
 
+    from bot.actions.vocabulary import CallbackRef
     from bot.library.models import Loan
-    from storage.store import CallbackRef
 
 CALLBACK_DATA_LIMIT = 64
 # Plain-text lengths of a title in a button label (a short one where more goes beside it) and
@@ -90,8 +91,8 @@ async def store_payloads(
     ids = [new_callback_id() for _ in payloads]
     rows = [(payload.ACTION, _bind(encode(payload), ids)) for payload in payloads]
     user = update.effective_user
-    await context.services.store.callbacks.put_callbacks(
-        context.chat_id, rows, user_id=user.id if user else None, ids=ids
+    await callbacks.put(
+        context.services, context.chat_id, rows, user_id=user.id if user else None, ids=ids
     )
     return ids
 
@@ -151,8 +152,8 @@ async def peek_callback(update: Update, context: Context) -> CallbackRef | None:
     ref_id = ref_id_of(update)
     if not ref_id:
         return None
-    return await context.services.store.callbacks.callback(
-        ref_id, context.chat_id, action=action_of(update)
+    return await callbacks.stored(
+        context.services, ref_id, context.chat_id, action=action_of(update)
     )
 
 
@@ -171,23 +172,21 @@ async def resolve_callback(
     user_id = query.from_user.id
     ref_id = ref_id_of(update)
     action = action_of(update)
-    store = context.services.store
+    svc = context.services
     ref = None
     if ref_id:
-        lookup = store.callbacks.claim_callback if claim else store.callbacks.callback
-        ref = await lookup(ref_id, chat_id, user_id=user_id, action=action)
+        lookup = callbacks.claim if claim else callbacks.stored
+        ref = await lookup(svc, ref_id, chat_id, user_id=user_id, action=action)
     outcome = "ok"
     if ref is None or (not claim and ref.used_at is not None):
         outcome = "claimed" if ref is not None else "stale"
         if ref is None and ref_id:
-            owner = await store.callbacks.callback_user(ref_id, chat_id, action=action)
+            owner = await callbacks.shown_to(svc, ref_id, chat_id, action=action)
             if owner is not None and owner != user_id:
                 outcome = "foreign"
             elif claim:
                 # A lost claim: tell "already used" apart from "unknown or expired" for metrics.
-                seen = await store.callbacks.callback(
-                    ref_id, chat_id, user_id=user_id, action=action
-                )
+                seen = await callbacks.stored(svc, ref_id, chat_id, user_id=user_id, action=action)
                 outcome = "claimed" if seen is not None and seen.used_at is not None else "stale"
     context.services.metrics.callback((query.data or "").partition(":")[0], outcome)
     if outcome != "ok":

@@ -3,7 +3,8 @@
 Within a process, a chat's updates wait for each other, lowest `update_id` first (Telegram
 numbers a bot's updates in increasing order), while other chats run in parallel. Processes
 sharing one PostgreSQL database (webhook mode behind a load balancer) share the chats' turns
-through it (`storage.turns`): the webhook takes an update's turn before it answers 200, and
+through it (`storage.turns`, handed in by the runtime as `SharedTurns`): the webhook takes an
+update's turn before it answers 200, and
 the update is handled once no lower update of its chat is still taken. Telegram posts a chat's
 next update only after the previous one's answer, so that update's turn is already taken
 wherever it went: a chat's updates are handled in the order Telegram numbered them. Updates
@@ -22,14 +23,12 @@ import contextlib
 import heapq
 import itertools
 import logging
-from collections.abc import Awaitable, Coroutine
+from collections.abc import Awaitable, Coroutine, Iterable
 from datetime import timedelta
-from typing import Any
+from typing import Any, Protocol
 
 from telegram import Update
 from telegram.ext import BaseUpdateProcessor
-
-from storage.turns import Turn, Turns
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +36,24 @@ HOLD = timedelta(seconds=30)
 # Waiting for another process to hand a chat's turn back: first this long, doubling to the cap.
 WAIT_FIRST = 0.005
 WAIT_CAP = 0.1
+
+
+Turn = tuple[int, int]  # (chat_id, update_id)
+
+
+class SharedTurns(Protocol):
+    """The chats' turns, shared with the bot's other processes (`storage.turns`, handed in by
+    the runtime)."""
+
+    async def take(self, chat_id: int, update_id: int, worker: str, hold: timedelta) -> bool: ...
+
+    async def is_next(self, chat_id: int, update_id: int) -> bool: ...
+
+    async def hand_back(self, turns: Iterable[Turn], worker: str) -> None: ...
+
+    async def renew(self, worker: str, hold: timedelta) -> None: ...
+
+    async def leave(self, worker: str) -> None: ...
 
 
 def turn_of(update: object) -> Turn | None:
@@ -93,7 +110,7 @@ class InOrderUpdateProcessor(BaseUpdateProcessor):
     def __init__(
         self,
         inner: BaseUpdateProcessor,
-        turns: Turns | None = None,
+        turns: SharedTurns | None = None,
         worker: str = "",
         *,
         hold: timedelta = HOLD,
@@ -204,7 +221,7 @@ class InOrderUpdateProcessor(BaseUpdateProcessor):
         except Exception:
             self._unreturned.add(key)  # at the next beat
 
-    async def _keep(self, turns: Turns) -> None:
+    async def _keep(self, turns: SharedTurns) -> None:
         """The heartbeat: hand back what could not be, and renew the turns held."""
         every = self._hold.total_seconds() / 3
         while True:

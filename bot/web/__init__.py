@@ -3,7 +3,6 @@ Telegram webhook."""
 
 from __future__ import annotations
 
-import asyncio
 import hmac
 import json
 import logging
@@ -13,6 +12,7 @@ from aiohttp import web
 from aiohttp.typedefs import Handler
 from telegram import Update
 
+from bot.actions import health
 from bot.services import Services
 from bot.services.metrics import CONTENT_TYPE
 from bot.telegram.turns import InOrderUpdateProcessor
@@ -88,15 +88,7 @@ async def _readiness(request: web.Request) -> tuple[bool, dict[str, str]]:
     """Whether the database and the Telegram loop work, and the body that says so."""
     services = request.app[SERVICES]
     application: Any = request.app[APPLICATION]
-    try:
-        async with asyncio.timeout(HEALTH_DB_TIMEOUT):
-            store_ok = await services.store.ping()
-    except TimeoutError as exc:  # hanging rather than refusing: told once, as a refusal is
-        services.store.database.availability.failed(exc)
-        store_ok = False
-    except Exception:  # a broken database is exactly what health reports
-        log.warning("health: store ping failed", exc_info=True)
-        store_ok = False
+    store_ok = await health.database_ok(services, HEALTH_DB_TIMEOUT)
     running = bool(getattr(application, "running", False)) and request.app[ACCEPTING]["updates"]
     # `getUpdates` or `setWebhook` failing again and again: no updates are coming in.
     api_health = getattr(getattr(application, "bot", None), "health", None)
@@ -124,7 +116,7 @@ async def _livez(request: web.Request) -> web.Response:
 
 async def _metrics(request: web.Request) -> web.Response:
     services = request.app[SERVICES]
-    body = await services.metrics.render(services.store)
+    body = await health.metrics(services)
     return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE})
 
 

@@ -5,7 +5,7 @@ nothing else authenticates it: the signature is checked as Telegram documents it
 data received via the Mini App"), data older than `MAX_AGE` is refused, and the user in it sees
 only the cards of their own private chat (chat id == user id). The page gets names, titles,
 dates, branch names and counts, never a token, `uniqueId` or card secret: a renewable loan is
-named by an opaque id stored as a single-use button (`store.callbacks`), so a renewal is tried
+named by an opaque id stored as a single-use button (`bot.actions.buttons`), so a renewal is tried
 at most once per id, as a tap in the chat is. The id is derived from the chat, card, loan and
 due date (`renew_id`), so every view of the page hands out the same one and stores no new row.
 Texts come from the chat's catalogue entries and `bot.texts.render`, so a hold's status, a
@@ -35,8 +35,10 @@ from urllib.parse import parse_qsl, quote
 from aiohttp import web
 from aiohttp.typedefs import Handler
 
-from bot.actions import outcomes, renewing
+from bot.actions import buttons, chats, outcomes, renewing
+from bot.actions import cards as card_actions
 from bot.actions.cards import CardRead, read_chat_cards
+from bot.actions.watches import of_chat as watches_of
 from bot.library.deadline import Deadline
 from bot.library.errors import (
     LibraryError,
@@ -62,9 +64,9 @@ from bot.web.limits import PatronLimit
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from bot.actions.vocabulary import Card
     from bot.library.client import LibraryClient
     from bot.library.models import BorrowerStatus, Hold, Loan
-    from storage.store import Card
 
 log = logging.getLogger(__name__)
 
@@ -348,24 +350,19 @@ async def build_overview(services: Services, user_id: int, covers: Covers) -> di
     action as the chat's lists (`bot.actions.cards.read_chat_cards`), in the words the chat
     uses (`bot.texts.render`): statuses, dates and amounts are rendered here. A lapsed card is
     shown by its name, with a login link of its own."""
-    store = services.store
-    chat = await store.chats.chat(user_id)
+    chat = await chats.settings(services, user_id)
     lang = pick_language(chat.language, chat.telegram_language)
     deadline = Deadline()
     today = dt.datetime.now(DEFAULT_TZ).date()
-    every = await store.cards.of_chat(user_id, lapsed=True)
-    cards = (
-        await read_chat_cards(
-            store, services.library, services.settings, every, deadline=deadline, chat=chat
-        )
-    ).reads
+    every = await card_actions.of_chat(services, user_id, lapsed=True)
+    cards = (await read_chat_cards(services, every, deadline=deadline, chat=chat)).reads
 
     async def one(account: CardRead) -> dict[str, Any]:
         return await _card(services, user_id, account, lang, today)
 
     shown = list(await asyncio.gather(*(one(account) for account in cards)))
     tz = services.settings.timezone
-    watches = await store.watches.of_chat(user_id)
+    watches = await watches_of(services, user_id)
     for account, card in zip(cards, shown, strict=True):
         card["watches"] = [
             _plain(watch_line(w.title, w.branch, w.created_at.astimezone(tz).date(), today, lang))
@@ -436,8 +433,7 @@ async def _lists(
     lang: str,
     today: dt.date,
 ) -> dict[str, Any]:
-    store = services.store
-    refusals = await store.renewal_refusals.refusals(user_id, card=account.number)
+    refusals = await renewing.refusals(services, user_id, account.number)
     loans = sort_loans(status.loans)
     untitled = _plain(t(lang, "render.untitled"))
     cid = account.card_id
@@ -455,7 +451,7 @@ async def _lists(
                 "title": shorten(loan.title or untitled, PAYLOAD_TITLE),
             }
             kept.append((ref, RENEW_ACTION, payload))
-    used = await store.callbacks.keep_callbacks(user_id, kept)
+    used = await buttons.keep(services, user_id, kept)
 
     def loan_row(loan: Loan) -> dict[str, Any]:
         refusal = refusal_for(loan, refusals)
@@ -507,12 +503,11 @@ async def renew_loan(services: Services, user_id: int, button: str) -> dict[str,
     at most once, the card found by its identity and its login checked before the id is
     claimed, the answer remembered, a renewal or refusal retiring every id the page gave for
     that loan. The answer's `result` names the outcome and its `text` is the chat's line."""
-    store = services.store
-    chat = await store.chats.chat(user_id)
+    chat = await chats.settings(services, user_id)
     lang = pick_language(chat.language, chat.telegram_language)
     today = dt.datetime.now(DEFAULT_TZ).date()
     result = await renewing.renew_loan(
-        store, services.library, chat_id=user_id, button=button, action=RENEW_ACTION, reusable=True
+        services, chat_id=user_id, button=button, action=RENEW_ACTION, reusable=True
     )
     return renewal_answer(result, lang, today)
 

@@ -13,13 +13,15 @@ import re
 
 from aiohttp import web
 
+from bot.actions import calendar as calendar_action
+from bot.actions import chats
+from bot.actions.vocabulary import SECRET_CHARS
 from bot.library.models import DEFAULT_TZ
 from bot.rules import calendar
 from bot.services import Services
 from bot.texts import pick_language
 from bot.texts.cards import card_name
 from bot.texts.ical import render_feed
-from storage.calendar import SECRET_CHARS
 
 SUFFIX = ".ics"
 # What the store makes (`token_urlsafe`); anything else is not worth a database query.
@@ -32,10 +34,10 @@ async def calendar_feed(request: web.Request, services: Services) -> web.Respons
     secret = name.removesuffix(SUFFIX)
     if not name.endswith(SUFFIX) or not SECRET.fullmatch(secret):
         raise web.HTTPNotFound(text="no such calendar")
-    feed = await services.store.calendar.open(secret)
+    feed = await calendar_action.feed(services, secret)
     if feed is None:
         raise web.HTTPNotFound(text="no such calendar")
-    chat = await services.store.chats.chat(feed.chat_id)
+    chat = await chats.settings(services, feed.chat_id)
     lang = pick_language(chat.language, chat.telegram_language)
     several = len(feed.cards) > 1  # a family's events say whose they are
     names = [card_name(card, lang) if several else None for card in feed.cards]

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from aiohttp import web
 
+from bot.actions import chats, logins
 from bot.library.errors import LibraryError
 from bot.texts import LANGUAGES, pick_language, t
 from bot.web.pages import page_language, render
@@ -41,7 +42,7 @@ def _back(services: Services, lang: str) -> tuple[str, str] | None:
 
 async def _chat_language(services: Services, chat_id: int, fallback: str) -> str:
     """The chat's language (saved, else Telegram's), as every message to it uses."""
-    chat = await services.store.chats.chat(chat_id)
+    chat = await chats.settings(services, chat_id)
     if chat.language is None and chat.telegram_language is None:
         return fallback
     return pick_language(chat.language, chat.telegram_language)
@@ -116,7 +117,7 @@ async def oauth_callback(request: web.Request, services: Services) -> web.Respon
             button=_back(services, lang),
         )
     assert state is not None
-    taken = await services.store.logins.take_login_state(state)
+    taken = await logins.take_state(services, state)
     if taken is not None:
         lang = await _chat_language(services, taken[0], lang)
     if taken is None or taken[1]:
@@ -153,9 +154,7 @@ async def oauth_callback(request: web.Request, services: Services) -> web.Respon
         if token.expires_in and token.expires_in > 0
         else None
     )
-    link_code = await services.store.create_pending_link(
-        chat_id, token.access_token, expires_at, info
-    )
+    link_code = await logins.pending_link(services, chat_id, token.access_token, expires_at, info)
     deep_link = services.chat_link(link_code)
     typed = t(lang, "pages.success_code", code=f"/start {link_code}")
     return render(

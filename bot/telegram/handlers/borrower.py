@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
-from bot.actions import cancelling, outcomes
+from bot.actions import buttons as callbacks
+from bot.actions import cancelling, outcomes, renewing
 from bot.library.deadline import Deadline
 from bot.rules.isil import normalise_branch
 from bot.rules.renewals import refusal_for, renew_window
@@ -111,8 +112,7 @@ async def cancel_callback(update: Update, context: Context) -> None:
         if ref is not None:
             svc = context.services
             result = await cancelling.cancel_hold(
-                svc.store,
-                svc.library,
+                svc,
                 chat_id=context.chat_id,
                 button=ref.id,
                 action=CancelHold.ACTION,
@@ -189,7 +189,7 @@ async def _tell_cancel(
 
 async def _keep_hold(update: Update, context: Context, keep: KeepHold) -> None:
     lang = context.lang
-    confirm = await context.services.store.callbacks.callback(keep.keep, context.chat_id)
+    confirm = await callbacks.stored(context.services, keep.keep, context.chat_id)
     if confirm is not None and confirm.used_at is not None:
         await reply(update, context, t(lang, "borrower.cancel.already"))
         return
@@ -289,7 +289,7 @@ async def list_loans(
     if shown is None:
         return
     lang = context.lang
-    store = context.services.store
+    svc = context.services
     chat_id = context.chat_id
     today = context.today
     window = await renew_window_of(context)
@@ -307,7 +307,7 @@ async def list_loans(
         refusals = (
             known.get(card.card, {})
             if known is not None
-            else await store.renewal_refusals.refusals(chat_id, card=card.card)
+            else await renewing.refusals(svc, chat_id, card.card)
         )
         entries = []
         refused = 0

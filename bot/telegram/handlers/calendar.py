@@ -18,6 +18,10 @@ from urllib.parse import urlsplit, urlunsplit
 from telegram import Update
 from telegram.ext import BaseHandler, CommandHandler
 
+from bot.actions import calendar as calendar_feed
+from bot.actions import cards as card_actions
+from bot.actions import chats
+from bot.actions.vocabulary import Card
 from bot.library.deadline import Deadline
 from bot.library.errors import LibraryError
 from bot.library.models import BorrowerStatus
@@ -27,7 +31,6 @@ from bot.telegram.context import Context
 from bot.telegram.handlers.common import command_status
 from bot.telegram.replies import reply, url_button
 from bot.texts import t
-from storage.store import Card
 
 # At most this long for branch names before making the address (they are decoration).
 BRANCH_NAMES_BUDGET = 3.0
@@ -43,7 +46,7 @@ async def calendar_command(update: Update, context: Context) -> None:
     words = [word.lower() for word in context.args or []]
     if words == ["off"]:
         lang = context.lang
-        closed = await svc.store.calendar.drop(chat_id)
+        closed = await calendar_feed.drop(svc, chat_id)
         await reply(update, context, t(lang, "calendar.off" if closed else "calendar.none"))
         return
     if words not in ([], ["new"]):
@@ -52,21 +55,21 @@ async def calendar_command(update: Update, context: Context) -> None:
     if not svc.settings.PUBLIC_URL:
         await reply(update, context, t(context.lang, "calendar.no_public_url"))
         return
-    if not words and (await svc.store.chats.chat(chat_id)).has_calendar:
+    if not words and (await chats.settings(svc, chat_id)).has_calendar:
         await reply(update, context, t(context.lang, "calendar.exists"))
         return
     started = await command_status(update, context)
     if started is None:
         return
     lang, status = started
-    statuses = await _statuses(svc, await svc.store.cards.of_chat(chat_id), status)
+    statuses = await _statuses(svc, await card_actions.of_chat(svc, chat_id), status)
     found = {card: calendar.entries(seen) for card, seen in statuses.items()}
     # The feed names pick-up branches from what the process remembers (it never calls out).
     branches = [entry.branch for entries in found.values() for entry in entries if entry.branch]
     if branches:
         await svc.branches.lookup(svc.library, branches, Deadline(BRANCH_NAMES_BUDGET))
     entries = {card: calendar.dumps(seen) for card, seen in found.items()}
-    secret = await svc.store.calendar.create(chat_id, entries)
+    secret = await calendar_feed.create(svc, chat_id, entries)
     url = f"{svc.settings.PUBLIC_URL.rstrip('/')}/calendar/{secret}.ics"
     text = (
         t(lang, "calendar.made", url=url)

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from telegram import InlineKeyboardButton
 
+from bot.actions import cards as card_actions
 from bot.actions.cards import CardRead, read_chat_cards
 from bot.library.deadline import Deadline
 from bot.library.errors import LibraryError
@@ -49,8 +50,8 @@ from bot.texts.render import SEP
 if TYPE_CHECKING:
     from telegram import Update
 
+    from bot.actions.vocabulary import Card, ChatSettings
     from bot.library.models import BorrowerStatus
-    from storage.store import Card, ChatSettings
 
 log = logging.getLogger(__name__)
 
@@ -126,14 +127,12 @@ async def read_cards(
     svc = context.services
     every = context.take_cards()
     if every is None:
-        every = await svc.store.cards.of_chat(context.chat_id, lapsed=True)
+        every = await card_actions.of_chat(svc, context.chat_id, lapsed=True)
     if not any(not expired(account) for account in every):
         await require_card(context, known=every)  # no card, or every card lapsed: told
         return None
     read = await read_chat_cards(
-        svc.store,
-        svc.library,
-        svc.settings,
+        svc,
         every,
         view=view,
         deadline=deadline or Deadline(),
@@ -157,13 +156,13 @@ async def read_cards(
 async def lapsed_logins(context: Context, shown: Shown) -> LoginButtons:
     """A login button for each lapsed card a list shows (none when none is)."""
     svc = context.services
-    return await login_buttons(svc.store, svc.library, svc.settings, shown.lapsed, context.lang)
+    return await login_buttons(svc, shown.lapsed, context.lang)
 
 
 async def chat_cards(update: Update, context: Context) -> list[Card]:
     """The chat's usable cards, read quietly: with one card (or none) a command goes on as it
     always did, and it tells the patron itself when nothing is connected."""
-    return await context.services.store.cards.of_chat(context.chat_id)
+    return await card_actions.of_chat(context.services, context.chat_id)
 
 
 async def fetch_cards(
@@ -176,9 +175,7 @@ async def fetch_cards(
     action `read_chat_cards`); one message names every card whose login lapsed."""
     svc = context.services
     lang = context.lang
-    read = await read_chat_cards(
-        svc.store, svc.library, svc.settings, accounts, deadline=deadline, chat=chat
-    )
+    read = await read_chat_cards(svc, accounts, deadline=deadline, chat=chat)
     await tell_lapsed(context, read.newly_lapsed, lang, chat_id=context.chat_id)
     return [CardStatus.of(one, lang) for one in read.reads]
 
@@ -191,7 +188,7 @@ async def named_view(update: Update, context: Context) -> tuple[bool, int | None
     if not words:
         return True, None
     lang = context.lang
-    cards = await context.services.store.cards.of_chat(context.chat_id, lapsed=True)
+    cards = await card_actions.of_chat(context.services, context.chat_id, lapsed=True)
     if not cards:
         return True, None  # the list says how to connect a card
     folded = words.casefold()

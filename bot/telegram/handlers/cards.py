@@ -21,6 +21,8 @@ from telegram import ForceReply, InlineKeyboardButton, Message, Update
 from telegram.constants import ParseMode
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler, MessageHandler, filters
 
+from bot.actions import cards as card_actions
+from bot.actions.vocabulary import MAX_CARDS
 from bot.library.deadline import Deadline
 from bot.rules.isil import branch_key
 from bot.telegram.buttons import LogoutAsk, Payload, RenameCard, decode
@@ -30,10 +32,9 @@ from bot.telegram.keyboards import callback_buttons, overview_rows, resolve_call
 from bot.telegram.replies import NO_PREVIEW, plain, reply
 from bot.texts import LANGUAGES, Raw, t
 from bot.texts.cards import card_name
-from storage.store import MAX_CARDS
 
 if TYPE_CHECKING:
-    from storage.store import Card
+    from bot.actions.vocabulary import Card
 
 # Municipality codes (the userinfo `municipality`) to names, for the "connected" message.
 MUNICIPALITIES: Mapping[str, str] = MappingProxyType(
@@ -237,7 +238,7 @@ async def cards_command(update: Update, context: Context) -> None:
     lang = context.lang
     svc = context.services
     # Lapsed cards too, each with its login button: only /logout and /forget end a card.
-    cards = await svc.store.cards.of_chat(context.chat_id, lapsed=True)
+    cards = await card_actions.of_chat(svc, context.chat_id, lapsed=True)
     if not cards:
         await require_card(context)  # says how to connect a card
         return
@@ -259,7 +260,7 @@ async def cards_command(update: Update, context: Context) -> None:
         )
     buttons = await callback_buttons(update, context, specs)
     lapsed = [account for account in cards if account.is_lapsed]
-    logins = await login_buttons(svc.store, svc.library, svc.settings, lapsed, lang)
+    logins = await login_buttons(svc, lapsed, lang)
     rows: list[list[InlineKeyboardButton]] = [
         *logins.rows,
         *(buttons[index : index + 2] for index in range(0, len(buttons), 2)),
@@ -312,8 +313,8 @@ class Renames:
         tapped = decode(ref.payload, RenameCard)
         account = None
         if tapped is not None:
-            account = await context.services.store.cards.get(
-                context.chat_id, tapped.card, lapsed=True
+            account = await card_actions.card(
+                context.services, context.chat_id, tapped.card, lapsed=True
             )
         # By identity: the number may be another person's card by now.
         if account is None or tapped is None or not tapped.cid or account.card_id != tapped.cid:
@@ -328,9 +329,9 @@ class Renames:
         card = self.card_for(message) if message is not None else None
         if message is None or card is None:
             return
-        store = context.services.store
+        svc = context.services
         chat_id = context.chat_id
-        account = await store.cards.get(chat_id, card, lapsed=True)
+        account = await card_actions.card(svc, chat_id, card, lapsed=True)
         if account is None:
             self.asked.pop(chat_id, None)
             await reply(update, context, t(lang, "cards.gone"))
@@ -342,14 +343,14 @@ class Renames:
             lead = t(lang, "cards.rename_bad")
         elif any(
             other.number != card and card_name(other, lang).casefold() == label.casefold()
-            for other in await store.cards.of_chat(chat_id, lapsed=True)
+            for other in await card_actions.of_chat(svc, chat_id, lapsed=True)
         ):
             lead = t(lang, "cards.rename_taken", name=label)  # the buttons would read the same
         if lead is not None:
             self.ask(chat_id, card, await ask_for_name(update, context, account, lead=lead))
             return
         self.asked.pop(chat_id, None)
-        await store.cards.set_label(chat_id, card, label)
+        await card_actions.set_label(svc, chat_id, card, label)
         await reply(update, context, t(lang, "cards.renamed", number=card, name=label))
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from bot.actions import cards as card_actions
 from bot.library.deadline import Deadline
 from bot.library.errors import LibraryError
-from bot.services.checks import refresh_plan
 from bot.telegram.cards import require_card
 from bot.telegram.context import Context
 from bot.telegram.failures import answer_library_error
@@ -15,8 +15,8 @@ from bot.telegram.failures import answer_library_error
 if TYPE_CHECKING:
     from telegram import Update
 
+    from bot.actions.vocabulary import Card, ChatSettings
     from bot.library.models import BorrowerStatus
-    from storage.store import Card, ChatSettings
 
 
 async def borrower_status(
@@ -39,7 +39,7 @@ async def borrower_status(
     except LibraryError as exc:
         await answer_library_error(update, context, exc, edit=edit, card=account)
         return None
-    await refresh_plan(svc.store, svc.settings, account, status, chat=chat)
+    await card_actions.seen(svc, account, status, chat=chat)
     return status
 
 

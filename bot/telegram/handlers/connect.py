@@ -10,6 +10,9 @@ from urllib.parse import urlencode
 from telegram import Update
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
+from bot.actions import cards as card_actions
+from bot.actions import chats, logins
+from bot.actions.vocabulary import MAX_CARDS
 from bot.telegram.buttons import ForgetChoice, LogoutAsk, LogoutCard, Payload, decode
 from bot.telegram.cards import send_login
 from bot.telegram.context import Context
@@ -20,10 +23,9 @@ from bot.telegram.replies import plain, reply, send, url_button
 from bot.texts import t
 from bot.texts.cards import card_name
 from bot.texts.formatting import format_date
-from storage.store import MAX_CARDS
 
 if TYPE_CHECKING:
-    from storage.store import Card, RemovedCard
+    from bot.actions.vocabulary import Card, RemovedCard
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +54,7 @@ async def login(update: Update, context: Context) -> None:
     lang = context.lang
     svc = context.services
     chat_id = context.chat_id
-    cards = await svc.store.cards.of_chat(chat_id)
+    cards = await card_actions.of_chat(svc, chat_id)
     if not cards:
         await send_login(context, chat_id, lang)
         return
@@ -76,7 +78,7 @@ async def logout(update: Update, context: Context) -> None:
     svc = context.services
     chat_id = context.chat_id
     # A lapsed card too: only /logout and /forget end a card.
-    cards = await svc.store.cards.of_chat(chat_id, lapsed=True)
+    cards = await card_actions.of_chat(svc, chat_id, lapsed=True)
     if len(cards) > 1:
         specs: list[tuple[str, Payload]] = [
             (
@@ -92,14 +94,14 @@ async def logout(update: Update, context: Context) -> None:
         await reply(update, context, t(lang, "cards.logout_which"), buttons=buttons)
         return
     # One card (or one whose token can no longer be read): as before several cards.
-    removed = await svc.store.remove_card(
-        chat_id, cards[0].number if cards else 1, logout=True, hand_over=True
+    removed = await logins.remove_card(
+        svc, chat_id, cards[0].number if cards else 1, logout=True, hand_over=True
     )
     if removed is None:
         await reply(update, context, t(lang, "connect.not_logged_in"))
         return
-    await svc.store.chats.set_account_ended(chat_id, "logged_out")
-    await svc.store.chats.set_fresh_login(chat_id, True)
+    await chats.set_account_ended(svc, chat_id, "logged_out")
+    await chats.set_fresh_login(svc, chat_id, True)
     # Forgotten here whatever the access service says; the reply says what happened there.
     # No token: its key was removed before `rotate-keys` ran.
     key = LOGOUT_TEXTS[await revoke(context, removed.token)]
@@ -112,7 +114,7 @@ async def logout_tapped(update: Update, context: Context) -> None:
     if ref is None:
         return
     choice = decode(ref.payload, LogoutCard)
-    cards = await context.services.store.cards.of_chat(context.chat_id, lapsed=True)
+    cards = await card_actions.of_chat(context.services, context.chat_id, lapsed=True)
     # By identity: the number may be another person's card by now (a button stored before
     # identities names no card).
     named = () if choice is None else (choice.cid,) if choice.card is not None else choice.cids
@@ -131,7 +133,7 @@ async def logout_ask_tapped(update: Update, context: Context) -> None:
     account = None
     if choice is not None and choice.cid:
         # By identity, as every card button (a button stored before identities names none).
-        found = await context.services.store.cards.get(context.chat_id, choice.card, lapsed=True)
+        found = await card_actions.card(context.services, context.chat_id, choice.card, lapsed=True)
         account = found if found is not None and found.card_id == choice.cid else None
     if choice is None or account is None:
         await reply(update, context, t(lang, "cards.gone"))
@@ -163,7 +165,9 @@ async def _log_out(update: Update, context: Context, cards: list[Card]) -> None:
         return
     lines = []
     for account in cards:
-        removed = await svc.store.remove_card(chat_id, account.number, logout=True, hand_over=True)
+        removed = await logins.remove_card(
+            svc, chat_id, account.number, logout=True, hand_over=True
+        )
         if removed is None:
             continue  # logged out meanwhile, by another tap
         key = CARD_LOGOUT_TEXTS[await revoke(context, removed.token)]
@@ -172,13 +176,13 @@ async def _log_out(update: Update, context: Context, cards: list[Card]) -> None:
     if not lines:
         await reply(update, context, t(lang, "cards.gone"))
         return
-    await svc.store.chats.set_fresh_login(chat_id, True)
-    left = await svc.store.cards.of_chat(chat_id, lapsed=True)
+    await chats.set_fresh_login(svc, chat_id, True)
+    left = await card_actions.of_chat(svc, chat_id, lapsed=True)
     if left:
         names = ", ".join(card_name(account, lang) for account in left)
         lines.append(t(lang, "cards.remaining", names=names))
     else:
-        await svc.store.chats.set_account_ended(chat_id, "logged_out")
+        await chats.set_account_ended(svc, chat_id, "logged_out")
     await _logged_out(update, context, "\n".join(lines))
 
 
@@ -263,12 +267,12 @@ async def forget_tapped(update: Update, context: Context) -> None:
     chat_id = context.chat_id
     # Every card's token revoked here, so the answer can say whether the library confirmed.
     outcomes = []
-    every = await svc.store.cards.of_chat(chat_id, lapsed=True)
+    every = await card_actions.of_chat(svc, chat_id, lapsed=True)
     for card in [account.number for account in every] or [1]:
-        removed = await svc.store.remove_card(chat_id, card, hand_over=True)
+        removed = await logins.remove_card(svc, chat_id, card, hand_over=True)
         outcomes.append(await revoke(context, removed.token if removed else None))
     key = FORGET_TEXTS[False if False in outcomes else True if True in outcomes else None]
-    await svc.store.forget_chat(chat_id)
+    await chats.forget(svc, chat_id)
     await set_chat_menu(context.bot, chat_id, None)  # the saved language is gone, so its menu
     # The answer keeps the patron's language even though the saved choice is gone.
     await reply(update, context, t(lang, key))

@@ -21,6 +21,8 @@ from telegram import Update
 from telegram.constants import ChatType
 from telegram.ext import BaseHandler, CallbackQueryHandler
 
+from bot.actions import buttons as callbacks
+from bot.actions.vocabulary import CODE_ALPHABET, CODE_LENGTH, normalize_code
 from bot.telegram.buttons import SearchWords, decode
 from bot.telegram.context import Context
 from bot.telegram.handlers.order import typed_branch
@@ -36,7 +38,6 @@ from bot.telegram.keyboards import callback_buttons, resolve_callback
 from bot.telegram.replies import reply
 from bot.texts import Raw, t
 from bot.texts.formatting import shorten
-from storage.crypto import CODE_ALPHABET, CODE_LENGTH, normalize_code
 
 # Longest query shown in the button (the search itself uses all of it).
 BUTTON_QUERY = 40
@@ -139,7 +140,7 @@ async def offer_search(update: Update, context: Context) -> bool:
         await reply(update, context, t(lang, "whatson.freetext.too_long", limit=MAX_QUERY))
         return True
     label = t(lang, "whatson.freetext.button", query=Raw(shorten(query, BUTTON_QUERY)))
-    sealed = SearchWords(context.services.store.seal(query, context.chat_id))
+    sealed = SearchWords(callbacks.seal(context.services, query, context.chat_id))
     [button] = await callback_buttons(update, context, [(label, sealed)])
     await reply(update, context, t(lang, "whatson.freetext.offer"), buttons=[[button]])
     return True
@@ -151,8 +152,8 @@ async def find_tapped(update: Update, context: Context) -> None:
     if ref is None:
         return
     words = decode(ref.payload, SearchWords)
-    store = context.services.store
-    query = None if words is None else store.unseal(words.s, context.chat_id)
+    svc = context.services
+    query = None if words is None else callbacks.unseal(svc, words.s, context.chat_id)
     await run_search(update, context, query or "")
 
 

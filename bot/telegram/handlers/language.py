@@ -9,6 +9,7 @@ from telegram import Update
 from telegram.constants import ChatType
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
+from bot.actions import chats
 from bot.telegram.buttons import LanguageChoice, decode
 from bot.telegram.context import Context
 from bot.telegram.keyboards import callback_buttons, resolve_callback
@@ -35,7 +36,7 @@ async def language(update: Update, context: Context) -> None:
         return
     lang = context.lang
     chat_id = context.chat_id
-    saved = (await context.services.store.chats.chat(chat_id)).language
+    saved = (await chats.settings(context.services, chat_id)).language
     auto = t(lang, "connect.language_auto")
     current = language_name(saved) if saved in LANGUAGES else auto
     specs = [(language_name(choice), LanguageChoice(choice)) for choice in LANGUAGES]
@@ -55,7 +56,7 @@ async def language_tapped(update: Update, context: Context) -> None:
 async def _choose(update: Update, context: Context, choice: str | None) -> None:
     """Save `choice` (None or anything unknown: Telegram's language) and say so in it."""
     saved = choice if choice in LANGUAGES else None
-    await context.services.store.chats.set_language(context.chat_id, saved)
+    await chats.set_language(context.services, context.chat_id, saved)
     chat = update.effective_chat
     if chat is not None and chat.type == ChatType.PRIVATE:
         # The menu follows the choice (a group's menu stays everyone's own language).

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 from telegram import Update
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
+from bot.actions import buttons as callbacks
+from bot.actions import cards as card_actions
 from bot.actions import ordering, outcomes
 from bot.library.deadline import Deadline
 from bot.library.errors import LibraryError
@@ -51,8 +53,8 @@ from bot.texts.cards import card_heading, card_name
 from bot.texts.formatting import format_date, shorten
 
 if TYPE_CHECKING:
+    from bot.actions.vocabulary import Card
     from bot.library.models import Branch, Work
-    from storage.store import Card
 
 log = logging.getLogger(__name__)
 
@@ -352,7 +354,7 @@ async def typed_branch(update: Update, context: Context, text: str) -> bool:
     pid, cid = waiting
     svc = context.services
     # The card the picker was shown for, by identity: not whoever holds its number now.
-    account = outcomes.card_for(await svc.store.cards.of_chat(context.chat_id), cid)
+    account = outcomes.card_for(await card_actions.of_chat(svc, context.chat_id), cid)
     if isinstance(account, outcomes.CardGone | outcomes.LoginLapsed):
         context.answered(AWAITING_BRANCH)
         return False
@@ -432,7 +434,7 @@ async def _abort(
     abort = decode(ref.payload, AbortOrder) if ref is not None else None
     if abort is None:
         return
-    confirm = await context.services.store.callbacks.callback(abort.abort, context.chat_id)
+    confirm = await callbacks.stored(context.services, abort.abort, context.chat_id)
     done = confirm is not None and confirm.used_at is not None
     await reply(
         update, context, t(lang, "borrower.order.already" if done else "borrower.order.aborted")
@@ -457,7 +459,7 @@ async def _tell_placed(update: Update, context: Context, placed: ordering.Placed
 async def _for_card(context: Context, account: Card, text: str) -> str:
     """`text` headed by the card's name when the chat has several: whose order it is."""
     lang = context.lang
-    cards = await context.services.store.cards.of_chat(account.chat_id)
+    cards = await card_actions.of_chat(context.services, account.chat_id)
     return f"{card_heading(account, lang)}\n{text}" if len(cards) > 1 else text
 
 

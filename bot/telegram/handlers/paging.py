@@ -9,6 +9,7 @@ from typing import Any
 from telegram import Update
 from telegram.ext import BaseHandler, CallbackQueryHandler
 
+from bot.actions import cards as card_actions
 from bot.telegram.buttons import ListPage, decode
 from bot.telegram.context import Context
 from bot.telegram.handlers.borrower import list_debt, list_holds, list_loans
@@ -25,7 +26,7 @@ async def _by_identity(context: Context, listing: ListPage) -> ListPage:
     if listing.card is None:
         return listing
     # A lapsed card's view too: the list says its login lapsed, with its login button.
-    cards = await context.services.store.cards.of_chat(context.chat_id, lapsed=True)
+    cards = await card_actions.of_chat(context.services, context.chat_id, lapsed=True)
     number = next((c.number for c in cards if listing.cid and c.card_id == listing.cid), None)
     return replace(listing, card=number)
 

@@ -50,8 +50,8 @@ from bot.texts.formatting import shorten
 from bot.texts.render import render_work
 
 if TYPE_CHECKING:
+    from bot.actions.vocabulary import Card
     from bot.library.models import BorrowerStatus, Loan, Work
-    from storage.store import Card
 
 # The national bibliography, whose record ids the loans' and holds' `titleId`s are.
 NATIONAL_BIBLIOGRAPHY = "870970-basis"

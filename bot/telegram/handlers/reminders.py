@@ -10,13 +10,15 @@ from typing import Any
 from telegram import Update
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
+from bot.actions import cards as card_actions
+from bot.actions import chats
+from bot.actions.vocabulary import NOTICES
 from bot.telegram.buttons import Payload, ReminderChoice, decode
 from bot.telegram.context import Context
 from bot.telegram.keyboards import callback_buttons, resolve_callback
 from bot.telegram.replies import reply
 from bot.texts import Raw, t
 from bot.texts.formatting import join_and
-from storage.store import NOTICES
 
 MAX_DAY = 30
 MAX_VALUES = 5
@@ -91,11 +93,11 @@ async def _status(update: Update, context: Context, lead: str | None = None) -> 
     lang = context.lang
     chat_id = context.chat_id
     svc = context.services
-    chat = await svc.store.chats.chat(chat_id)
+    chat = await chats.settings(svc, chat_id)
     days = chat.thresholds(svc.settings.REMINDER_DAYS)
     lines = [lead] if lead else []
     # Any usable card, not only card 1 (which may have lapsed beside a live one).
-    connected = bool(await svc.store.cards.of_chat(chat_id))
+    connected = bool(await card_actions.of_chat(svc, chat_id))
     if not connected:
         # Reminders need a library account to read the loans from: say so before the settings.
         lines.append(t(lang, "reminders.status.no_account"))
@@ -162,7 +164,7 @@ async def _status(update: Update, context: Context, lead: str | None = None) -> 
 
 async def reminders_command(update: Update, context: Context) -> None:
     lang = context.lang
-    store = context.services.store
+    svc = context.services
     chat_id = context.chat_id
     words = [word.lower() for word in (context.args or [])]
     if not words:
@@ -170,7 +172,7 @@ async def reminders_command(update: Update, context: Context) -> None:
         return
     if len(words) == 1 and words[0] in WORDS_ON | WORDS_OFF:
         op = "on" if words[0] in WORDS_ON else "off"
-        await store.set_reminders(chat_id, enabled=op == "on")
+        await chats.set_reminders(svc, chat_id, enabled=op == "on")
         await _status(update, context, t(lang, "reminders.saved.days"))
         return
     minute = context.services.settings.REMINDER_TIME.minute
@@ -179,7 +181,7 @@ async def reminders_command(update: Update, context: Context) -> None:
         await reply(update, context, _bad_time(lang, hour, minute))
         return
     if hour is not None:
-        await store.chats.set_reminder_hour(chat_id, hour)
+        await chats.set_reminder_hour(svc, chat_id, hour)
         await _status(update, context, t(lang, "reminders.saved.days"))
         return
     days = parse_days(words)
@@ -187,7 +189,7 @@ async def reminders_command(update: Update, context: Context) -> None:
         await reply(update, context, t(lang, "reminders.invalid", max=MAX_VALUES, limit=MAX_DAY))
         return
     # Choosing days means wanting reminders, so it turns them on as well.
-    await store.set_reminders(chat_id, enabled=True, days=days)
+    await chats.set_reminders(svc, chat_id, enabled=True, days=days)
     await _status(update, context, t(lang, "reminders.saved.days"))
 
 
@@ -208,27 +210,27 @@ async def reminders_button(update: Update, context: Context) -> None:
     if ref is None:
         return
     lang = context.lang
-    store = context.services.store
+    svc = context.services
     choice = decode(ref.payload, ReminderChoice)
     op = choice.op if choice is not None else None
     if op in ("on", "off"):
-        await store.set_reminders(ref.chat_id, enabled=op == "on")
+        await chats.set_reminders(svc, ref.chat_id, enabled=op == "on")
         await _status(update, context, t(lang, "reminders.saved.days"))
     elif op == "days":
         days = parse_days([str(day) for day in (choice.days if choice else None) or ()])
         if days is None:
             await reply(update, context, t(lang, "reminders.expired_button"))
             return
-        await store.set_reminders(ref.chat_id, enabled=True, days=days)
+        await chats.set_reminders(svc, ref.chat_id, enabled=True, days=days)
         await _status(update, context, t(lang, "reminders.saved.days"))
     elif op == "hour" and choice is not None and choice.hour is not None and 0 <= choice.hour < 24:
-        await store.chats.set_reminder_hour(ref.chat_id, choice.hour)
+        await chats.set_reminder_hour(svc, ref.chat_id, choice.hour)
         await _status(update, context, t(lang, "reminders.saved.days"))
     elif op == "notice" and choice is not None and choice.notice in NOTICES:
-        chat = await store.chats.chat(ref.chat_id)
+        chat = await chats.settings(svc, ref.chat_id)
         wanted = {choice.notice} if choice.on else set()
         enabled = (chat.notices - {choice.notice}) | wanted
-        await store.chats.set_notices(ref.chat_id, frozenset(enabled))
+        await chats.set_notices(svc, ref.chat_id, frozenset(enabled))
         await _status(update, context, t(lang, "reminders.saved.days"))
     else:
         await reply(update, context, t(lang, "reminders.expired_button"))

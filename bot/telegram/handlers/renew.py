@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Any
 from telegram import InlineKeyboardButton, Message, Update
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
-from bot.actions import outcomes, renewing
+from bot.actions import buttons as callbacks
+from bot.actions import logins, outcomes, renewing
 from bot.library.deadline import Deadline
 from bot.library.errors import LibraryError
 from bot.library.models import parse_library_date
@@ -62,8 +63,8 @@ from bot.texts.formatting import format_date, shorten, split_messages
 from bot.texts.render import SEP, loans_summary, reason_text, renewal_line
 
 if TYPE_CHECKING:
+    from bot.actions.vocabulary import Card, Refusal
     from bot.library.models import Hold, Loan
-    from storage.store import Card, Refusal
 
 log = logging.getLogger(__name__)
 
@@ -107,9 +108,7 @@ async def summary_change(
     """The card's /renew summary before and after renewing (the refusals now remembered)."""
     lang, today = context.lang, context.today
     window = await renew_window_of(context)
-    refused_after = await context.services.store.renewal_refusals.refusals(
-        context.chat_id, card=card
-    )
+    refused_after = await renewing.refusals(context.services, context.chat_id, card)
 
     def line(loans: Sequence[Loan], refusals: Mapping[str, Refusal]) -> str:
         refused = sum(1 for loan in loans if refusal_for(loan, refusals) is not None)
@@ -139,8 +138,7 @@ async def renew_callback(update: Update, context: Context) -> None:
         return
     svc = context.services
     result = await renewing.renew_loan(
-        svc.store,
-        svc.library,
+        svc,
         chat_id=context.chat_id,
         button=ref.id,
         action=RenewLoan.ACTION,
@@ -198,8 +196,8 @@ async def _tap_summary(
         status = await Deadline().run(context.services.library.user(account.token))
     except LibraryError:
         return None
-    store = context.services.store
-    refusals = await store.renewal_refusals.refusals(context.chat_id, card=account.number)
+    svc = context.services
+    refusals = await renewing.refusals(svc, context.chat_id, account.number)
     before_refusals = {key: value for key, value in refusals.items() if key != tapped.loan_id}
     old = parse_library_date(tapped.due) or tapped.due
     before = [
@@ -245,8 +243,7 @@ async def renew_all_callback(update: Update, context: Context) -> None:
     chat_id = context.chat_id
     today = context.today
     result = await renewing.renew_all(
-        svc.store,
-        svc.library,
+        svc,
         chat_id=chat_id,
         button=ref.id,
         action=RenewAll.ACTION,
@@ -324,8 +321,7 @@ async def away_command(update: Update, context: Context) -> None:
         svc = context.services
         today = context.today
         trip = await renewing.renew_for_trip(
-            svc.store,
-            svc.library,
+            svc,
             chat_id=chat_id,
             card=card.account,
             status=card.status,
@@ -334,7 +330,7 @@ async def away_command(update: Update, context: Context) -> None:
             deadline=deadline,
         )
         if isinstance(trip, outcomes.LoginLapsed):
-            if await context.services.store.lapse_card(card.account) is not None:
+            if await logins.lapse(context.services, card.account) is not None:
                 lapsed.append(card.account)
             return None if shown.single else [t(lang, "lists.card_lapsed", name=card.name)]
         lapsing = await _lapsing(trip.lapsing, context, deadline)
@@ -398,13 +394,10 @@ async def list_renew(
     shown = await read_cards(context, view)
     if shown is None:
         return
-    store = context.services.store
+    svc = context.services
     chat_id = context.chat_id
     statuses = shown.statuses
-    refusals = {
-        card.card: await store.renewal_refusals.refusals(chat_id, card=card.card)
-        for card in statuses
-    }
+    refusals = {card.card: await renewing.refusals(svc, chat_id, card.card) for card in statuses}
     if (listing is None or shown.single) and (
         not any(card.status and card.status.loans for card in statuses)
         and all(card.status is not None for card in statuses)
@@ -493,7 +486,7 @@ async def _show_renew(
     """One page of a /renew: with several cards a section per card, with one the card's summary
     under the header and the loans without a button under it."""
     lang, statuses = context.lang, shown.statuses
-    store = context.services.store
+    svc = context.services
     chat_id = context.chat_id
     today = context.today
     window = await renew_window_of(context)
@@ -519,9 +512,7 @@ async def _show_renew(
             for card, loan in on_this_page
             if (key := _loan_key(listing, card.card, loan.loan_id)) in mapped
         ]
-        used = {
-            row.id for row in await store.callbacks.callbacks_many(wanted, chat_id) if row.used_at
-        }
+        used = {row.id for row in await callbacks.stored_many(svc, wanted, chat_id) if row.used_at}
     buttons: list[list[InlineKeyboardButton]] = []
     for card in statuses:
         head = heads.get(str(card.card))

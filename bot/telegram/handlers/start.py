@@ -11,6 +11,9 @@ from urllib.parse import urlencode
 from telegram import Update
 from telegram.ext import BaseHandler, CommandHandler
 
+from bot.actions import cards as card_actions
+from bot.actions import chats, logins
+from bot.actions.vocabulary import MAX_CARDS
 from bot.library.deadline import Deadline
 from bot.library.errors import LibraryError
 from bot.telegram.cards import RELOGIN_START, expired, tell_every_lapsed
@@ -31,10 +34,9 @@ from bot.telegram.replies import reply, url_button
 from bot.texts import t
 from bot.texts.cards import card_name
 from bot.texts.formatting import format_date
-from storage.store import MAX_CARDS
 
 if TYPE_CHECKING:
-    from storage.store import Card
+    from bot.actions.vocabulary import Card
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +81,7 @@ async def start(update: Update, context: Context) -> None:
     if args and args[0] != RELOGIN_START:
         await _redeem(update, context, args[0])
         return
-    cards = await context.services.store.cards.of_chat(context.chat_id)
+    cards = await card_actions.of_chat(context.services, context.chat_id)
     key = "connect.welcome_connected" if cards else "connect.welcome"
     keyboard = overview_keyboard(context) if cards else None
     await reply(update, context, t(lang, key, name=_name_suffix(update)), buttons=keyboard)
@@ -99,10 +101,10 @@ async def _redeem(
     a card logged in again, or none when the chat is full (the store revoked that token)."""
     lang = context.lang
     chat_id = context.chat_id
-    store = context.services.store
+    svc = context.services
     linked = None
     if 0 < len(code) <= MAX_CODE_LENGTH and code.isprintable():
-        linked = await store.complete_link(chat_id, code)
+        linked = await logins.complete_link(svc, chat_id, code)
     if linked is None:
         log.info("chat %s sent a link code that is not valid for it", chat_id)
         await reply(update, context, t(lang, "connect.code_invalid"))
@@ -112,11 +114,11 @@ async def _redeem(
         await reply(update, context, t(lang, "cards.full", max=MAX_CARDS))
         return
     # Why the chat had no card (expired, refused, logged out): this login was to come back.
-    ended = (await store.chats.chat(chat_id)).account_ended
-    await store.chats.set_connected(chat_id)
+    ended = (await chats.settings(svc, chat_id)).account_ended
+    await chats.set_connected(svc, chat_id)
     if account.label is None or account.agency is None:  # a new card, or one from before
         account = await _details(context, account)
-    cards = await store.cards.of_chat(chat_id)
+    cards = await card_actions.of_chat(svc, chat_id)
     library = await library_name(context, account)
     # Cards told to log in again: a new card instead means the browser's library login was
     # someone else's (single sign-on), so the answer names both.
@@ -180,7 +182,7 @@ async def _details(context: Context, account: Card) -> Card:
     """The new card's label (the first word of `/v3/user` `name`) and library (`agency`),
     fetched once within a short budget and kept; without them (the platform slow or failing)
     the card is called "Card n" and placed by its holder's municipality."""
-    store = context.services.store
+    svc = context.services
     try:
         status = await Deadline(LABEL_BUDGET).run(context.services.library.user(account.token))
     except LibraryError as exc:
@@ -188,8 +190,8 @@ async def _details(context: Context, account: Card) -> Card:
         return account
     label = account.label or first_name(status.name)
     if label is not None and label != account.label:
-        await store.cards.set_label(account.chat_id, account.number, label)
+        await card_actions.set_label(svc, account.chat_id, account.number, label)
     agency = (status.agency or "").strip()[:16] or None
     if agency is not None and agency != account.agency:
-        await store.cards.set_agency(account.chat_id, account.number, agency)
+        await card_actions.set_agency(svc, account.chat_id, account.number, agency)
     return replace(account, label=label, agency=agency or account.agency)

@@ -47,8 +47,8 @@ from bot.texts.whatson import (
 )
 
 if TYPE_CHECKING:
+    from bot.actions.vocabulary import Card
     from bot.library.models import Event, NewsItem
-    from storage.store import Card
 
 # Items asked for: the site's order is not by date, so more events than are shown.
 EVENTS_ASKED = 30

@@ -18,7 +18,10 @@ from telegram import ForceReply
 from telegram.constants import ParseMode
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
+from bot.actions import cards as card_actions
+from bot.actions import watches as shelf_watches
 from bot.actions.ordering import net_only
+from bot.actions.vocabulary import MAX_WATCHES
 from bot.library.deadline import Deadline
 from bot.library.errors import LibraryError
 from bot.rules.isil import branch_key
@@ -32,15 +35,14 @@ from bot.telegram.replies import NO_PREVIEW, Buttons, reply, send
 from bot.texts import t
 from bot.texts.formatting import shorten
 from bot.texts.render import render_copies, watch_line
-from storage.watches import MAX_WATCHES
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from telegram import Update
 
+    from bot.actions.vocabulary import Card
     from bot.library.models import Copy, Work
-    from storage.store import Card
 
 ECHO_LIMIT = 60
 # Watch buttons per library under /where, and how much of a title and a branch they carry.
@@ -86,7 +88,7 @@ async def show_where(
     or at `agency` (chosen by a chat without a card)."""
     lang = context.lang
     svc = context.services
-    cards = await svc.store.cards.of_chat(context.chat_id)
+    cards = await card_actions.of_chat(svc, context.chat_id)
     # Each library once, with the first of its cards (whose watches its buttons keep).
     first: dict[str, Card] = {}
     for each in cards:
@@ -242,7 +244,6 @@ async def watch_callback(update: Update, context: Context) -> None:
     if tapped is None or not valid_pid(tapped.pid):
         await send(context.bot, chat_id, t(lang, "common.stale_button"))
         return
-    watches = context.services.store.watches
     names = {"title": tapped.title, "branch": tapped.branch}
     # The card the button was made for, by identity: a gone card's says so, and stops nothing
     # of the card that holds its number now.
@@ -250,12 +251,12 @@ async def watch_callback(update: Update, context: Context) -> None:
     if account is None:
         return
     if tapped.stop:
-        gone = await watches.remove(chat_id, account.number, tapped.pid, tapped.branch)
+        gone = await shelf_watches.unwatch(context.services, account, tapped.pid, tapped.branch)
         key = "shelf.unwatched" if gone else "shelf.unwatched_already"
         await send(context.bot, chat_id, t(lang, key, **names))
         return
-    added = await watches.add(
-        chat_id, account.number, tapped.pid, tapped.branch, tapped.agency, tapped.title
+    added = await shelf_watches.watch(
+        context.services, account, tapped.pid, tapped.branch, tapped.agency, tapped.title
     )
     if added == "full":
         text = t(lang, "shelf.watch_full", count=MAX_WATCHES)
@@ -267,7 +268,7 @@ async def watch_callback(update: Update, context: Context) -> None:
 async def watches_command(update: Update, context: Context) -> None:
     """/watches: the titles the chat waits for, each with a button that stops it."""
     lang = context.lang
-    watches = await context.services.store.watches.of_chat(context.chat_id)
+    watches = await shelf_watches.of_chat(context.services, context.chat_id)
     if not watches:
         await reply(update, context, t(lang, "shelf.watches_none"))
         return
@@ -280,7 +281,7 @@ async def watches_command(update: Update, context: Context) -> None:
     ]
     cids = {
         card.number: card.card_id
-        for card in await context.services.store.cards.of_chat(context.chat_id)
+        for card in await card_actions.of_chat(context.services, context.chat_id)
     }
     specs: list[tuple[str, Payload]] = [
         (
