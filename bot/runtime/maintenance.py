@@ -8,6 +8,7 @@ from bot.jobs.shelf import check_watches
 from bot.jobs.sweep import SweepReport, sweep
 from bot.library.client import LibraryClient
 from bot.telegram.botapi import build_bot
+from bot.telegram.deliver import TelegramDeliverer
 from storage.migrate import database_revision, upgrade
 from storage.store import Store
 
@@ -37,8 +38,11 @@ async def remind_once(settings: Settings) -> SweepReport:
     library = LibraryClient.from_settings(settings)
     try:
         async with build_bot(settings) as bot:
-            report = await sweep(store=store, library=library, bot=bot, settings=settings)
-            await check_watches(store, library, bot)
+            deliverer = TelegramDeliverer(bot, store, library, settings)
+            report = await sweep(
+                store=store, library=library, deliverer=deliverer, settings=settings
+            )
+            await check_watches(store, library, deliverer)
             return report
     finally:
         await library.aclose()

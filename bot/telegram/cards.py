@@ -24,6 +24,8 @@ from bot.texts.cards import card_name, lapsed_lead
 from storage.store import Card
 
 if TYPE_CHECKING:
+    from telegram import Bot
+
     from bot.config.settings import Settings
     from bot.library.client import LibraryClient
     from storage.store import Store
@@ -99,14 +101,30 @@ async def send_login(
 ) -> None:
     """Send a login prompt (optionally after `lead`), falling back to a text link if refused."""
     svc = services(context)
-    prompt = await login_prompt(svc.store, svc.library, svc.settings, chat_id, lang, lead=lead)
+    await send_login_prompt(
+        context.bot, svc.store, svc.library, svc.settings, chat_id, lang, lead=lead
+    )
+
+
+async def send_login_prompt(
+    bot: Bot,
+    store: Store,
+    library: LibraryClient,
+    settings: Settings,
+    chat_id: int,
+    lang: str,
+    *,
+    lead: str | None = None,
+) -> None:
+    """`send_login` without an update's context (the jobs' deliverer)."""
+    prompt = await login_prompt(store, library, settings, chat_id, lang, lead=lead)
     try:
-        await send(context.bot, chat_id, prompt.text, buttons=prompt.markup)
+        await send(bot, chat_id, prompt.text, buttons=prompt.markup)
         return
     except TelegramBadRequest as exc:
         if prompt.markup is None or "button_url_invalid" not in exc.message.lower():
             raise
-    await send(context.bot, chat_id, prompt.as_link())
+    await send(bot, chat_id, prompt.as_link())
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ import asyncio
 import pytest
 
 from bot.jobs.sweep import sweep
+from bot.telegram.deliver import TelegramDeliverer
 from storage.store import Store
 from tests.jobs.conftest import Rig
 
@@ -32,7 +33,7 @@ async def test_two_sweepers_send_every_digest_exactly_once(
                 sweep(
                     store=store,
                     library=rig.library,
-                    bot=rig.bot,
+                    deliverer=TelegramDeliverer(rig.bot, store, rig.library, rig.settings),
                     settings=rig.settings,
                     today=rig.sandbox.today,
                     worker=name,
