@@ -472,6 +472,8 @@ async def real(cards: int = REAL_CARDS, days: int = REAL_DAYS, *, seed: int = 18
     from bot.config.settings import Settings
     from bot.jobs.sweep import sweep
     from bot.library.client import LibraryClient
+    from bot.services import Services
+    from bot.telegram.deliver import TelegramDeliverer
     from sandbox.library import LibrarySandbox
     from sandbox.telegram import TelegramStandIn
     from storage.migrate import upgrade
@@ -526,7 +528,11 @@ async def real(cards: int = REAL_CARDS, days: int = REAL_DAYS, *, seed: int = 18
                         floor.day(library, new, today, figures)
                         calls = sandbox.calls["platform GET /v3/user"]
                         await sweep(
-                            store=store, library=client, bot=bot, settings=settings, today=day
+                            store=store,
+                            library=client,
+                            deliverer=TelegramDeliverer(bot, Services(settings, store, client)),
+                            settings=settings,
+                            today=day,
                         )
                         if today >= figures.warm_up:
                             figures.planned_calls += sandbox.calls["platform GET /v3/user"] - calls

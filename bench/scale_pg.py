@@ -314,7 +314,9 @@ async def child(worker: str, replies: bool = False) -> None:
     from bot.jobs.sweep import sweep
     from bot.library.client import LibraryClient
     from bot.runtime.budget import share_send_budget
+    from bot.services import Services
     from bot.telegram.botapi import build_bot
+    from bot.telegram.deliver import TelegramDeliverer
     from bot.telegram.ratelimit import FairRateLimiter
     from storage.store import Store
 
@@ -350,7 +352,11 @@ async def child(worker: str, replies: bool = False) -> None:
             answering = asyncio.create_task(answer_chats(bot, reply_waits)) if replies else None
             try:
                 report = await sweep(
-                    store=store, library=library, bot=bot, settings=settings, worker=worker
+                    store=store,
+                    library=library,
+                    deliverer=TelegramDeliverer(bot, Services(settings, store, library)),
+                    settings=settings,
+                    worker=worker,
                 )
             finally:
                 sampler.cancel()

@@ -156,7 +156,9 @@ async def child() -> None:
     from bot.config.settings import load_settings
     from bot.jobs.sweep import sweep
     from bot.library.client import LibraryClient
+    from bot.services import Services
     from bot.telegram.botapi import build_bot
+    from bot.telegram.deliver import TelegramDeliverer
     from storage.store import Store
 
     settings = load_settings()
@@ -173,7 +175,10 @@ async def child() -> None:
             started = time.perf_counter()
             if profiler:
                 profiler.enable()
-            report = await sweep(store=store, library=library, bot=bot, settings=settings)
+            deliverer = TelegramDeliverer(bot, Services(settings, store, library))
+            report = await sweep(
+                store=store, library=library, deliverer=deliverer, settings=settings
+            )
             if profiler:
                 profiler.disable()
                 profiler.dump_stats(str(profile))

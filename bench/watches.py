@@ -33,6 +33,8 @@ from typing import Any, cast
 from bot.jobs import shelf
 from bot.jobs.schedule import SHELF_CHECKS
 from bot.library.models import Copy, Holdings
+from bot.services import Services
+from bot.telegram.deliver import TelegramDeliverer
 from storage.migrate import upgrade
 from storage.store import Store
 
@@ -124,6 +126,10 @@ async def run(watches: int, days: int, *, seed: int = 37) -> Figures:
             await store.watches.add(chat, 1, title, branch, library, "Title")
             copy_of[chat] = (library, title, branch)
         shelves, bot = Shelves(), Bot(clock)
+        # The chat's deliverer as `run` makes it; no settings, as no login is sent here.
+        deliverer = TelegramDeliverer(
+            cast(Any, bot), Services(cast(Any, None), store, cast(Any, shelves))
+        )
         came: dict[tuple[str, str, str], datetime] = {}
         for day in range(days):
             midnight = DAY0 + timedelta(days=day)
@@ -135,7 +141,7 @@ async def run(watches: int, days: int, *, seed: int = 37) -> Figures:
                 for (library, title, branch), when in came.items():
                     if when <= clock[0]:
                         shelves.home[(library, title)].add(branch)
-                await shelf.check_watches(store, cast(Any, shelves), cast(Any, bot))
+                await shelf.check_watches(store, cast(Any, shelves), deliverer)
         await store.close()
     figures = Figures(watches=watches, calls=shelves.calls)
     figures.delays = [

@@ -57,8 +57,10 @@ def test_the_checked_layers_are_the_documented_ones_in_the_same_order() -> None:
         for contract in config["tool"]["importlinter"]["contracts"]
         if contract["type"] == "layers"
     )
+    # Independent siblings ("bot.jobs | bot.telegram") are documented as neighbouring rows.
+    checked = [module.strip() for layer in layers for module in layer.split("|")]
     documented = _table_paths((ROOT / "docs" / "architecture.md").read_text(), "## Layers")
-    assert layers == [
+    assert checked == [
         path.removesuffix("/").removesuffix(".py").replace("/", ".") for path in documented
     ]
 

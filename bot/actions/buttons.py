@@ -24,6 +24,14 @@ async def put(
     await services.store.callbacks.put_callbacks(chat_id, rows, user_id=user_id, ids=ids)
 
 
+async def put_many(
+    services: Services, rows: Sequence[tuple[int, str, dict[str, Any]]]
+) -> list[str]:
+    """Buttons of many chats' messages, (chat id, action, payload) each, stored in one
+    transaction (a sweep's group of digests); their ids, in order."""
+    return await services.store.callbacks.put_callbacks_many(rows)
+
+
 async def keep(
     services: Services, chat_id: int, buttons: Sequence[tuple[str, str, dict[str, Any]]]
 ) -> dict[str, bool]:

@@ -9,12 +9,9 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from bot.config.settings import Settings
-    from bot.library.client import LibraryClient
     from bot.services import Services
     from storage.links import Identity
     from storage.store import Card, Linked, RemovedCard
-    from storage.store import Store as Store  # for `bot.telegram.cards.lapsed_message`
 
 
 async def login_url(services: Services, chat_id: int) -> str:
@@ -28,21 +25,16 @@ async def login_url(services: Services, chat_id: int) -> str:
     )
 
 
-async def card_login_urls(
-    store: Store, library: LibraryClient, settings: Settings, cards: Sequence[Card]
-) -> list[str]:
+async def card_logins(services: Services, cards: Sequence[Card]) -> list[str]:
     """A login link for each card (a lapsed one's "log in again"), each with a login state of
     its own: a login of the same person brings the card back, whichever link it came by."""
     urls: list[str] = []
     for card in cards:
-        state = await store.logins.create_login_state(card.chat_id)
-        urls.append(library.authorize_url(redirect_uri=settings.redirect_uri, state=state))
+        state = await services.store.logins.create_login_state(card.chat_id)
+        urls.append(
+            services.library.authorize_url(redirect_uri=services.settings.redirect_uri, state=state)
+        )
     return urls
-
-
-async def card_logins(services: Services, cards: Sequence[Card]) -> list[str]:
-    """`card_login_urls` with the process's services."""
-    return await card_login_urls(services.store, services.library, services.settings, cards)
 
 
 async def take_state(services: Services, state: str) -> tuple[int, bool] | None:

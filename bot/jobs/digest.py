@@ -1,5 +1,5 @@
 """The reminder digest: a chat's reminders of the day rendered into sections (one part per
-card when the chat has several), its renew buttons, and its messages.
+card when the chat has several), what it offers to renew, and its messages.
 
 The sweep (`jobs.sweep`) decides what is due and delivers; this module only words it.
 """
@@ -12,15 +12,13 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import TYPE_CHECKING
 
-from telegram import InlineKeyboardMarkup
-
+from bot.actions.outbox import RenewOffer
 from bot.library.deadline import Deadline
 from bot.library.errors import LibraryError
 from bot.library.models import Debt, Hold, Loan
 from bot.rules.notices import queue_position
 from bot.rules.reminders import Kind, Reminder, card_key
 from bot.rules.renewals import refusal_for
-from bot.telegram.keyboards import renew_buttons
 from bot.texts import t
 from bot.texts.cards import card_heading, card_name
 from bot.texts.formatting import format_date, shorten, split_messages
@@ -35,7 +33,6 @@ from bot.texts.render import (
 if TYPE_CHECKING:
     from bot.library.client import LibraryClient
     from bot.services.branches import BranchNames
-    from bot.telegram.buttons import Payload
     from storage.store import Card, CardKey, Refusal
 
 # Seconds the digest may wait for pick-up branch names before showing the ids.
@@ -95,7 +92,7 @@ class Due:
     cards: list[CardDue]  # those with news (the others are dropped as they turn out to have none)
     several: bool
     entries: list[Entry] = field(default_factory=list)
-    markup: InlineKeyboardMarkup | None = None
+    keyboard: object = None  # the face's, for the offers (`jobs.delivery.Deliverer.keyboards`)
     keys: list[CardKey] = field(default_factory=list)  # every card, settled with the digest
     rank: int = 0  # the urgency it was claimed at (`storage.sweeps.urgency`), 0 the most
 
@@ -173,24 +170,18 @@ class Digests:
         # A loan the library refused to renew gets no button.
         return key, kind, text, None if refusal else loan
 
-    def buttons(self, due: Due) -> list[tuple[str, Payload]]:
-        """One per loan while few, and "renew all" (`ui.renew_buttons`, as /renew has them),
-        for each card of the digest."""
-        specs: list[tuple[str, Payload]] = []
+    def offers(self, due: Due) -> list[RenewOffer]:
+        """Renewing each loan with a button (while few) and all of them, for each card of the
+        digest that has any, as /renew offers them."""
+        offers: list[RenewOffer] = []
         for part in due.cards:
             number = part.card.number
             loans = [entry.loan for entry in due.entries if entry.loan and entry.number == number]
+            if not loans:
+                continue
             owner = card_name(part.card, due.lang) if due.several else None
-            specs += renew_buttons(
-                loans,
-                due.lang,
-                every=loans,
-                digest=True,
-                card=number,
-                cid=part.card.card_id,
-                owner=owner,
-            )
-        return specs
+            offers.append(RenewOffer(tuple(loans), number, part.card.card_id, owner))
+        return offers
 
     @staticmethod
     def messages(due: Due) -> list[tuple[str, list[str]]]:

@@ -14,27 +14,27 @@
   long-blocked chats, hourly;
 - the shelf watches' check (`shelf`), at `SHELF_CHECKS`: a few times a day while libraries
   are open.
+
+What they send goes through the deliverer `bot.runtime` hands in (`jobs.delivery`).
 """
 
 from __future__ import annotations
 
 import logging
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
+from functools import partial
 from typing import Any
 
-from telegram.error import Forbidden, TelegramError
 from telegram.ext import Application, ContextTypes
 
+from bot.actions.outbox import Delivery, Outcome
+from bot.jobs.delivery import Deliverer
 from bot.jobs.shelf import check_watches
 from bot.jobs.sweep import SweepReport, lease_of, sweep
 from bot.services import Services, services
-from bot.telegram.cards import lapsed_message, send_login
-from bot.telegram.context import chat_lang
-from bot.telegram.ratelimit import in_background
-from bot.telegram.replies import send
-from bot.texts import t
+from bot.texts import pick_language, t
 from bot.texts.cards import card_heading, lapsed_lead
-from storage.store import Card
+from storage.store import Card, Store
 
 log = logging.getLogger(__name__)
 
@@ -59,8 +59,13 @@ RETRY_DELAYS = (
 )
 
 
-def schedule_jobs(application: Application[Any, Any, Any, Any, Any, Any], svc: Services) -> None:
-    """Add every job; without a JobQueue (the job-queue extra) there are none, loudly."""
+def schedule_jobs(
+    application: Application[Any, Any, Any, Any, Any, Any],
+    svc: Services,
+    deliverer: Deliverer[Any],
+) -> None:
+    """Add every job, sending through `deliverer`; without a JobQueue (the job-queue extra)
+    there are none, loudly."""
     queue = application.job_queue
     if queue is None:
         log.warning("no JobQueue, so no reminders or token jobs (install the job-queue extra)")
@@ -69,28 +74,39 @@ def schedule_jobs(application: Application[Any, Any, Any, Any, Any, Any], svc: S
     now = datetime.now(svc.settings.timezone)
     svc.metrics.watch_sweep(lambda: sweep_hour(svc.settings.timezone, svc.settings.REMINDER_TIME))
     queue.run_repeating(
-        _hourly_sweep,
+        partial(_hourly_sweep, deliverer=deliverer),
         interval=SWEEP_INTERVAL,
         first=next_pass(now, svc.settings.REMINDER_TIME),
         name="reminders:hourly",
     )
-    queue.run_once(_catch_up_sweep, when=CATCH_UP_DELAY, name="reminders:catch-up")
+    queue.run_once(
+        partial(_catch_up_sweep, deliverer=deliverer),
+        when=CATCH_UP_DELAY,
+        name="reminders:catch-up",
+    )
     # How often an idle process looks for cards a dead process left (`Sweeps.stranded`).
     watch = lease_of(svc.settings)
-    queue.run_repeating(_watch_sweep, interval=watch, first=watch, name="reminders:watch")
-    queue.run_daily(token_expiry_job, time=at, name="token-expiry")
+    queue.run_repeating(
+        partial(_watch_sweep, deliverer=deliverer),
+        interval=watch,
+        first=watch,
+        name="reminders:watch",
+    )
+    queue.run_daily(partial(_token_expiry, deliverer=deliverer), time=at, name="token-expiry")
     queue.run_repeating(
         purge_expired_job, interval=STATE_PURGE_INTERVAL, first=60, name="purge-expired"
     )
     for when in SHELF_CHECKS:
         queue.run_daily(
-            _shelf_check, time=when.replace(tzinfo=svc.settings.timezone), name="shelf-watches"
+            partial(_shelf_check, deliverer=deliverer),
+            time=when.replace(tzinfo=svc.settings.timezone),
+            name="shelf-watches",
         )
 
 
-async def _shelf_check(context: Context) -> None:
+async def _shelf_check(context: Context, deliverer: Deliverer[Any]) -> None:
     svc = services(context)
-    await check_watches(svc.store, svc.library, context.bot)
+    await check_watches(svc.store, svc.library, deliverer)
 
 
 # --- the reminder sweep -------------------------------------------------------------------
@@ -115,7 +131,9 @@ def sweep_hour(zone: tzinfo, at: time) -> tuple[datetime, int, int]:
     return (now, *hours_due(now, at))
 
 
-async def _run_sweep(context: Context, day: date | None, attempt: int) -> SweepReport | None:
+async def _run_sweep(
+    context: Context, deliverer: Deliverer[Any], day: date | None, attempt: int
+) -> SweepReport | None:
     svc = services(context)
     now = datetime.now(svc.settings.timezone)
     now_day = now.date()
@@ -131,7 +149,7 @@ async def _run_sweep(context: Context, day: date | None, attempt: int) -> SweepR
         report = await sweep(
             store=svc.store,
             library=svc.library,
-            bot=context.bot,
+            deliverer=deliverer,
             settings=svc.settings,
             today=now_day,
             branches=svc.branches,
@@ -145,7 +163,7 @@ async def _run_sweep(context: Context, day: date | None, attempt: int) -> SweepR
         delay = RETRY_DELAYS[attempt]
         log.info("reminders: retrying unfinished patrons in %s", delay)
         context.job_queue.run_once(
-            _retry_sweep,
+            partial(_retry_sweep, deliverer=deliverer),
             when=delay,
             data={"day": report.day.isoformat(), "attempt": attempt + 1},
             name="reminders:retry",
@@ -153,11 +171,11 @@ async def _run_sweep(context: Context, day: date | None, attempt: int) -> SweepR
     return report
 
 
-async def _hourly_sweep(context: Context) -> None:
-    await _run_sweep(context, None, 0)
+async def _hourly_sweep(context: Context, deliverer: Deliverer[Any]) -> None:
+    await _run_sweep(context, deliverer, None, 0)
 
 
-async def _catch_up_sweep(context: Context) -> None:
+async def _catch_up_sweep(context: Context, deliverer: Deliverer[Any]) -> None:
     """At start: sweep today's unfinished cards whose hour has come, if any.
 
     Exactly once holds as for any sweep: cards already swept today are not claimed again,
@@ -173,21 +191,21 @@ async def _catch_up_sweep(context: Context) -> None:
         log.info("reminders: today's sweep is done; no catch-up")
         return
     log.info("reminders: catching up on %s cards (their hour has come)", left)
-    report = await _run_sweep(context, day, 0)
+    report = await _run_sweep(context, deliverer, day, 0)
     if report is None or report.needs_retry:
         return  # the retry sweeps take it from here
     # Cards still leased by another process, or by one that died mid-sweep, are picked up
     # once their lease has run out (a live process will have finished them by then).
     if await svc.store.sweeps.unswept(day, hour, default_hour) and context.job_queue is not None:
         context.job_queue.run_once(
-            _retry_sweep,
+            partial(_retry_sweep, deliverer=deliverer),
             when=lease_of(svc.settings) + CATCH_UP_DELAY,
             data={"day": day.isoformat(), "attempt": len(RETRY_DELAYS)},
             name="reminders:after-lease",
         )
 
 
-async def _watch_sweep(context: Context) -> None:
+async def _watch_sweep(context: Context, deliverer: Deliverer[Any]) -> None:
     """Sweep the cards left stranded by a process that died, unless a pass runs here (it
     rescans for them by itself)."""
     svc = services(context)
@@ -196,25 +214,28 @@ async def _watch_sweep(context: Context) -> None:
     now, hour, default_hour = sweep_hour(svc.settings.timezone, svc.settings.REMINDER_TIME)
     if await svc.store.sweeps.stranded(now.date(), hour, default_hour):
         log.info("reminders: sweeping cards no process is working on")
-        await _run_sweep(context, now.date(), len(RETRY_DELAYS))
+        await _run_sweep(context, deliverer, now.date(), len(RETRY_DELAYS))
 
 
-async def _retry_sweep(context: Context) -> None:
+async def _retry_sweep(context: Context, deliverer: Deliverer[Any]) -> None:
     data = context.job.data if context.job is not None else None
     if not isinstance(data, dict):
         return
-    await _run_sweep(context, date.fromisoformat(str(data["day"])), int(data["attempt"]))
+    day = date.fromisoformat(str(data["day"]))
+    await _run_sweep(context, deliverer, day, int(data["attempt"]))
 
 
 # --- tokens and expired rows ---------------------------------------------------------------
 
 
-@in_background
-async def token_expiry_job(context: Context) -> None:
+async def _token_expiry(context: Context, deliverer: Deliverer[Any]) -> None:
+    await token_expiry_job(services(context).store, deliverer)
+
+
+async def token_expiry_job(store: Store, deliverer: Deliverer[Any]) -> None:
     """Daily: lapse the cards whose login has run out and say so once per chat, naming them
     all with a login button each (the cards stay, with their names and settings); warn once
     three days ahead."""
-    store = services(context).store
     now = datetime.now(UTC)
     lapsed: dict[int, list[Card]] = {}
     for chat_id, number in await store.cards.expired(now):
@@ -226,52 +247,64 @@ async def token_expiry_job(context: Context) -> None:
         if (done := await store.lapse_card(card)) is not None:
             lapsed.setdefault(chat_id, []).append(done)
     for chat_id, cards in lapsed.items():
-        await _tell_lapsed(context, chat_id, cards)
+        await _tell_lapsed(store, deliverer, chat_id, cards)
     for card in await store.cards.expiring(now + EXPIRY_WARNING):
         expires_at = card.token_expires_at
         if expires_at is None or expires_at <= now:
             continue  # expired since the first query; the next run lapses it
         await store.cards.mark_expiry_warned(card.chat_id, card.number)
         days = max(1, -(-(expires_at - now) // timedelta(days=1)))
-        await _notify(context, card, "connect.expiry_warning", days=days)
+        await _notify(store, deliverer, card, "connect.expiry_warning", days=days)
 
 
-async def _tell_lapsed(context: Context, chat_id: int, cards: list[Card]) -> None:
+async def _chat_lang(store: Store, chat_id: int) -> str:
+    """The chat's language, for jobs, which have no update: the saved one, else Telegram's."""
+    chat = await store.chats.chat(chat_id)
+    return pick_language(chat.language, chat.telegram_language)
+
+
+async def _tell_lapsed(
+    store: Store, deliverer: Deliverer[Any], chat_id: int, cards: list[Card]
+) -> None:
     """One message for the chat's cards whose login ran out today, each with its login
     button; a blocked or failing chat does not stop the job."""
-    svc = services(context)
-    try:
-        lang = await chat_lang(context, chat_id)
-        every = await svc.store.cards.of_chat(chat_id, lapsed=True)
-        if len(every) == len([card for card in every if card.is_lapsed]):
-            await svc.store.chats.set_account_ended(chat_id, "expired")
-        if len(every) == 1:
-            lead = t(lang, "connect.lapsed")
-        else:
-            lead = lapsed_lead(cards, lang, one="lists.lapsed_one", many="lists.lapsed_many")
-        text, markup = await lapsed_message(svc.store, svc.library, svc.settings, cards, lang, lead)
-        await send(context.bot, chat_id, text, buttons=markup)
-    except Forbidden:
+    lang = await _chat_lang(store, chat_id)
+    every = await store.cards.of_chat(chat_id, lapsed=True)
+    if len(every) == len([card for card in every if card.is_lapsed]):
+        await store.chats.set_account_ended(chat_id, "expired")
+    if len(every) == 1:
+        lead = t(lang, "connect.lapsed")
+    else:
+        lead = lapsed_lead(cards, lang, one="lists.lapsed_one", many="lists.lapsed_many")
+    text, keyboard = await deliverer.login_message(cards, lang, lead)
+    delivery = await deliverer.send(chat_id, text, keyboard)
+    if delivery.outcome is Outcome.BLOCKED:
         log.info("chat %s blocked the bot; lapsed login not told", chat_id)
-    except TelegramError as exc:
-        log.warning("lapsed login notice to chat %s failed: %s", chat_id, type(exc).__name__)
+    elif not delivery.sent:
+        log.warning("lapsed login notice to chat %s failed: %s", chat_id, _kind(delivery))
 
 
-async def _notify(context: Context, card: Card, key: str, **params: object) -> None:
+async def _notify(
+    store: Store, deliverer: Deliverer[Any], card: Card, key: str, **params: object
+) -> None:
     """A token notice with the login button, headed by the card's name when the chat has
     others; a blocked or failing chat does not stop the job."""
     chat_id = card.chat_id
-    try:
-        lang = await chat_lang(context, chat_id)
-        lead = t(lang, key, **params)
-        cards = await services(context).store.cards.of_chat(chat_id, lapsed=True)
-        if any(other.number != card.number for other in cards):
-            lead = f"{card_heading(card, lang)}\n{lead}"
-        await send_login(context, chat_id, lang, lead=lead)
-    except Forbidden:
+    lang = await _chat_lang(store, chat_id)
+    lead = t(lang, key, **params)
+    cards = await store.cards.of_chat(chat_id, lapsed=True)
+    if any(other.number != card.number for other in cards):
+        lead = f"{card_heading(card, lang)}\n{lead}"
+    delivery = await deliverer.send_login(chat_id, lang, lead)
+    if delivery.outcome is Outcome.BLOCKED:
         log.info("chat %s blocked the bot; token notice not delivered", chat_id)
-    except TelegramError as exc:
-        log.warning("token notice to chat %s failed: %s", chat_id, type(exc).__name__)
+    elif not delivery.sent:
+        log.warning("token notice to chat %s failed: %s", chat_id, _kind(delivery))
+
+
+def _kind(delivery: Delivery) -> str:
+    """What failed, for the log: the face's error by its kind (never its text)."""
+    return type(delivery.error).__name__
 
 
 async def purge_expired_job(context: Context) -> None:

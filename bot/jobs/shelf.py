@@ -13,21 +13,15 @@ import logging
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from telegram.error import TelegramError
-
+from bot.actions.outbox import Delivery, Offers, Outcome, ShelfOffer
 from bot.library.client import MAX_WORK_PIDS
 from bot.library.errors import LibraryError
-from bot.telegram.buttons import OrderFound, Payload, WhereIs
-from bot.telegram.keyboards import in_pairs, stored_buttons, stored_rows
-from bot.telegram.ratelimit import in_background
-from bot.telegram.replies import send
 from bot.texts import pick_language, t
 
 if TYPE_CHECKING:
-    from telegram import Bot
-
+    from bot.jobs.delivery import Deliverer
     from bot.library.client import LibraryClient
     from bot.library.models import Copy
     from storage.store import Store
@@ -48,9 +42,10 @@ class ShelfReport:
     failed: int = 0
 
 
-@in_background
-async def check_watches(store: Store, library: LibraryClient, bot: Bot) -> ShelfReport:
-    """Check every watch once; what happened, counted."""
+async def check_watches(
+    store: Store, library: LibraryClient, deliverer: Deliverer[Any]
+) -> ShelfReport:
+    """Check every watch once; what happened, counted (told through `deliverer`)."""
     report = ShelfReport()
     watches = await store.watches.to_check()
     report.watches = len(watches)
@@ -58,7 +53,7 @@ async def check_watches(store: Store, library: LibraryClient, bot: Bot) -> Shelf
     live: list[Watch] = []
     for watch in watches:
         if watch.created_at < limit:
-            if await _tell(store, bot, watch, "shelf.watch_expired", None):
+            if await _tell(store, deliverer, watch, "shelf.watch_expired", None):
                 report.ended += 1
         else:
             live.append(watch)
@@ -84,7 +79,7 @@ async def check_watches(store: Store, library: LibraryClient, bot: Bot) -> Shelf
                 home = [c for c in copies.get(watch.pid, []) if c.branch == watch.branch]
                 shelved = next((c for c in home if c.on_shelf), None)
                 if shelved is not None and await _tell(
-                    store, bot, watch, "shelf.watch_fired", shelved
+                    store, deliverer, watch, "shelf.watch_fired", shelved
                 ):
                     report.fired += 1
     if not report.watches:
@@ -99,7 +94,9 @@ async def check_watches(store: Store, library: LibraryClient, bot: Bot) -> Shelf
     return report
 
 
-async def _tell(store: Store, bot: Bot, watch: Watch, key: str, copy: Copy | None) -> bool:
+async def _tell(
+    store: Store, deliverer: Deliverer[Any], watch: Watch, key: str, copy: Copy | None
+) -> bool:
     """Claim the watch, send its message, and end it; False when another check had it or the
     message could not be sent (then it waits for the next check)."""
     if not await store.watches.claim(watch):
@@ -107,27 +104,20 @@ async def _tell(store: Store, bot: Bot, watch: Watch, key: str, copy: Copy | Non
     chat = await store.chats.chat(watch.chat_id)
     lang = pick_language(chat.language, chat.telegram_language)
     text = t(lang, key, title=watch.title, branch=watch.branch, pid=watch.pid)
-    specs: list[tuple[str, Payload]] = []
+    offers: tuple[ShelfOffer, ...] = ()
     if copy is not None:
         if copy.place:
             text += "\n" + t(lang, "shelf.watch_place", place=" › ".join(copy.place))
-        specs = [
-            (
-                t(lang, "shelf.order_button"),
-                OrderFound(watch.pid, watch.card, await _cid(store, watch)),
-            ),
-            (t(lang, "shelf.button"), WhereIs(watch.pid)),
-        ]
+        offers = (ShelfOffer(watch.pid, watch.card, await _cid(store, watch)),)
     try:
-        buttons = None
-        if specs:
-            ids = await store.callbacks.put_callbacks(
-                watch.chat_id, stored_rows(specs), user_id=watch.chat_id
-            )
-            buttons = in_pairs(stored_buttons(specs, ids))
-        await send(bot, watch.chat_id, text, buttons=buttons)
-    except (TimeoutError, TelegramError) as exc:
-        log.warning("shelf watch not told: %s", type(exc).__name__)
+        keyboard = None
+        if offers:
+            [keyboard] = await deliverer.keyboards([Offers(watch.chat_id, lang, offers)])
+        delivery = await deliverer.send(watch.chat_id, text, keyboard)
+    except TimeoutError as exc:
+        delivery = Delivery(Outcome.FAILED, exc)
+    if not delivery.sent:
+        log.warning("shelf watch not told: %s", type(delivery.error).__name__)
         await store.watches.release(watch)
         return False
     await store.watches.done(watch)

@@ -26,17 +26,13 @@ import os
 import secrets
 import socket
 import time
-import warnings
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from telegram import Bot, InlineKeyboardMarkup
-from telegram.error import BadRequest as TelegramBadRequest
-from telegram.error import Forbidden, RetryAfter, TelegramError
-
+from bot.actions.outbox import Offers, Outcome
 from bot.jobs.digest import CardDue, Digests, Due
 from bot.jobs.notices import daily_refusals, notices, refusable
 from bot.library.errors import LibraryError, NotLoggedIn, TokenRejected
@@ -46,15 +42,12 @@ from bot.rules.notices import last_day_keys, order_shown, plan_days
 from bot.rules.reminders import LOAN_KINDS, Kind, Reminder, card_key, due_reminders
 from bot.rules.urgency import sweep_marks
 from bot.services.branches import BranchNames
-from bot.telegram.cards import lapsed_message
-from bot.telegram.keyboards import one_per_row, stored_buttons, stored_rows
-from bot.telegram.ratelimit import SEND_ATTEMPTS, background_sends, in_background
-from bot.telegram.replies import send
 from bot.texts import pick_language, t
 from bot.texts.cards import lapsed_lead
 
 if TYPE_CHECKING:
     from bot.config.settings import Settings
+    from bot.jobs.delivery import Deliverer
     from bot.library.client import LibraryClient
     from bot.library.models import BorrowerStatus, Loan
     from storage.notices import Seen
@@ -119,7 +112,7 @@ class _Sweep:
     to one delivery stage, which takes every chat waiting and records their intents (and their
     buttons) in one transaction per group, then sends the group's digests side by side. Store
     round trips thus come per group, not per patron, and the workers never wait on the store
-    or Telegram.
+    or the face.
     """
 
     def __init__(
@@ -127,7 +120,7 @@ class _Sweep:
         *,
         store: Store,
         library: LibraryClient,
-        bot: Bot,
+        deliverer: Deliverer[Any],
         settings: Settings,
         today: date,
         flush_every: int,
@@ -138,7 +131,7 @@ class _Sweep:
     ) -> None:
         self.store = store
         self.library = library
-        self.bot = bot
+        self.deliverer = deliverer
         self.settings = settings
         self.today = today
         self.report = SweepReport(day=today)
@@ -371,9 +364,7 @@ class _Sweep:
 
     async def _deliver(self, due: Due) -> None:
         try:
-            # Ranked, so that the processes sharing the budget send the most urgent first.
-            with background_sends(due.rank):
-                outcome = await self._send_digest(due)
+            outcome = await self._send_digest(due)
         except asyncio.CancelledError:
             raise
         except Exception as exc:
@@ -421,27 +412,20 @@ class _Sweep:
             if due.cards:
                 ready.append(due)
         await asyncio.gather(*(self.digests.render(due) for due in ready))
-        buttons = [self.digests.buttons(due) for due in ready]
-        ids = await self.store.callbacks.put_callbacks_many(
-            [
-                (due.chat_id, action, payload)
-                for due, specs in zip(ready, buttons, strict=True)
-                for action, payload in stored_rows(specs)
-            ]
+        keyboards = await self.deliverer.keyboards(
+            [Offers(due.chat_id, due.lang, tuple(self.digests.offers(due))) for due in ready]
         )
-        taken = 0
-        for due, specs in zip(ready, buttons, strict=True):
-            mine = ids[taken : taken + len(specs)]
-            taken += len(specs)
-            if specs:
-                due.markup = InlineKeyboardMarkup(one_per_row(stored_buttons(specs, mine)))
+        for due, keyboard in zip(ready, keyboards, strict=True):
+            due.keyboard = keyboard
         return ready
 
     async def _send_digest(self, due: Due) -> str | None:
         messages = self.digests.messages(due)
         for index, (text, keys) in enumerate(messages):
             last = index == len(messages) - 1
-            failure = await self._send(due.chat_id, text, due.markup if last else None)
+            failure = await self._send(
+                due.chat_id, text, due.keyboard if last else None, rank=due.rank
+            )
             if failure is not None:
                 return failure
             await self.store.reminder_log.mark_sent(due.chat_id, keys)
@@ -461,10 +445,8 @@ class _Sweep:
             lead = lapsed_lead(
                 cards, lang, one="reminders.lapsed_one", many="reminders.lapsed_many"
             )
-        text, markup = await lapsed_message(
-            self.store, self.library, self.settings, cards, lang, lead
-        )
-        failure = await self._send(chat_id, text, markup)
+        text, keyboard = await self.deliverer.login_message(cards, lang, lead)
+        failure = await self._send(chat_id, text, keyboard)
         if failure in RETRYABLE:
             return failure  # keep the cards so the retry sweep tells them
         # Lapsed after the message, so a crash in between repeats the message, never skips
@@ -477,37 +459,27 @@ class _Sweep:
         return "token_rejected"
 
     async def _send(
-        self, chat_id: int, text: str, markup: InlineKeyboardMarkup | None
+        self, chat_id: int, text: str, keyboard: object, rank: int | None = None
     ) -> str | None:
-        """Send one message; None when delivered, else the kind of failure."""
-        for _ in range(SEND_ATTEMPTS):
-            try:
-                await send(self.bot, chat_id, text, buttons=markup)
+        """Send one message, waiting out the face's requests to slow down; None when
+        delivered, else the kind of failure. `rank`: a digest's urgency, by which the
+        processes sharing the budget send the most urgent first."""
+        delivery = await self.deliverer.send(chat_id, text, keyboard, patient=True, rank=rank)
+        match delivery.outcome:
+            case Outcome.SENT:
                 return None
-            except RetryAfter as exc:
-                # PTB's AIORateLimiter already paced us; a bare Bot lands here on a 429.
-                await asyncio.sleep(_seconds(exc))
-            except Forbidden:
-                log.info("reminders: chat %s blocked the bot; marked inactive", chat_id)
+            case Outcome.BLOCKED | Outcome.GONE:
+                if delivery.outcome is Outcome.BLOCKED:
+                    log.info("reminders: chat %s blocked the bot; marked inactive", chat_id)
                 await self.store.chats.set_active(chat_id, False)
                 return "blocked"
-            except TelegramBadRequest as exc:
-                if "chat not found" in exc.message.lower():
-                    await self.store.chats.set_active(chat_id, False)
-                    return "blocked"
-                log.warning("reminders: Telegram refused a message to chat %s: %s", chat_id, exc)
-                return "telegram"
-            except TelegramError as exc:
-                log.warning("reminders: sending to chat %s failed: %s", chat_id, exc)
-                return "telegram"
-        return "telegram"
-
-
-def _seconds(exc: RetryAfter) -> float:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # PTB warns about the int form of `retry_after`
-        value = exc.retry_after
-    return value.total_seconds() if isinstance(value, timedelta) else float(value)
+            case Outcome.REFUSED:
+                log.warning(
+                    "reminders: Telegram refused a message to chat %s: %s", chat_id, delivery.error
+                )
+            case Outcome.FAILED:
+                log.warning("reminders: sending to chat %s failed: %s", chat_id, delivery.error)
+        return "telegram"  # and when still throttled after every attempt
 
 
 def lease_of(settings: Settings) -> timedelta:
@@ -525,12 +497,11 @@ def default_worker() -> str:
 Hours = Callable[[], tuple[date, int, int]]
 
 
-@in_background
 async def sweep(
     *,
     store: Store,
     library: LibraryClient,
-    bot: Bot,
+    deliverer: Deliverer[Any],
     settings: Settings,
     today: date | None = None,
     worker: str | None = None,
@@ -556,6 +527,7 @@ async def sweep(
     `retry`: how long a card whose platform call failed waits for a retry (default `lease`).
 
     `branches`: the process's branch names (`Services.branches`), else a cache for this sweep.
+    `deliverer`: the face that sends (`jobs.delivery`); its sends wait behind replies to chats.
     """
     started = time.monotonic()
     day = today or datetime.now(settings.timezone).date()
@@ -569,7 +541,7 @@ async def sweep(
     state = _Sweep(
         store=store,
         library=library,
-        bot=bot,
+        deliverer=deliverer,
         settings=settings,
         today=day,
         flush_every=batch,

@@ -7,7 +7,9 @@ from bot.config.settings import Settings
 from bot.jobs.shelf import check_watches
 from bot.jobs.sweep import SweepReport, sweep
 from bot.library.client import LibraryClient
+from bot.services import Services
 from bot.telegram.botapi import build_bot
+from bot.telegram.deliver import TelegramDeliverer
 from storage.migrate import database_revision, upgrade
 from storage.store import Store
 
@@ -37,8 +39,11 @@ async def remind_once(settings: Settings) -> SweepReport:
     library = LibraryClient.from_settings(settings)
     try:
         async with build_bot(settings) as bot:
-            report = await sweep(store=store, library=library, bot=bot, settings=settings)
-            await check_watches(store, library, bot)
+            deliverer = TelegramDeliverer(bot, Services(settings, store, library))
+            report = await sweep(
+                store=store, library=library, deliverer=deliverer, settings=settings
+            )
+            await check_watches(store, library, deliverer)
             return report
     finally:
         await library.aclose()

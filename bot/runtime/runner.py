@@ -29,6 +29,7 @@ from bot.services import Services
 from bot.services.metrics import Metrics
 from bot.telegram.app import build_application
 from bot.telegram.botapi import polling_error
+from bot.telegram.deliver import TelegramDeliverer
 from bot.telegram.menu import bot_commands
 from bot.telegram.profile import set_profile
 from bot.telegram.ratelimit import FairRateLimiter
@@ -194,7 +195,9 @@ async def run_bot(
                 timeout=POLL_TIMEOUT, allowed_updates=Update.ALL_TYPES, error_callback=polling_error
             )
         await application.start()
-        schedule_jobs(application, services)
+        # The jobs know no face: they send through the chat's deliverer, handed in here.
+        deliverer = TelegramDeliverer(application.bot, services)
+        schedule_jobs(application, services, deliverer)
         log.info(
             "bot @%s running (%s); web server at %s",
             services.bot_username,

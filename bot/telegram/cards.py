@@ -26,9 +26,9 @@ from bot.texts import t
 from bot.texts.cards import card_name, lapsed_lead
 
 if TYPE_CHECKING:
-    from bot.actions.logins import Store
+    from telegram import Bot
+
     from bot.config.settings import Settings
-    from bot.library.client import LibraryClient
     from bot.services import Services
 
 log = logging.getLogger(__name__)
@@ -97,14 +97,21 @@ async def send_login(
     lead: str | None = None,
 ) -> None:
     """Send a login prompt (optionally after `lead`), falling back to a text link if refused."""
-    prompt = await login_prompt(services(context), chat_id, lang, lead=lead)
+    await send_login_prompt(context.bot, services(context), chat_id, lang, lead=lead)
+
+
+async def send_login_prompt(
+    bot: Bot, services: Services, chat_id: int, lang: str, *, lead: str | None = None
+) -> None:
+    """`send_login` without an update's context (the jobs' deliverer)."""
+    prompt = await login_prompt(services, chat_id, lang, lead=lead)
     try:
-        await send(context.bot, chat_id, prompt.text, buttons=prompt.markup)
+        await send(bot, chat_id, prompt.text, buttons=prompt.markup)
         return
     except TelegramBadRequest as exc:
         if prompt.markup is None or "button_url_invalid" not in exc.message.lower():
             raise
-    await send(context.bot, chat_id, prompt.as_link())
+    await send(bot, chat_id, prompt.as_link())
 
 
 @dataclass(frozen=True)
@@ -138,25 +145,14 @@ async def login_buttons(services: Services, cards: Sequence[Card], lang: str) ->
     return _login_buttons(services.settings, cards, urls, lang)
 
 
-def _lapsed_message(logins: LoginButtons, lead: str) -> tuple[str, InlineKeyboardMarkup | None]:
-    text = f"{lead}\n\n{logins.links}" if logins.links else lead
-    return text, InlineKeyboardMarkup(logins.rows) if logins.rows else None
-
-
 async def lapsed_message(
-    store: Store,
-    library: LibraryClient,
-    settings: Settings,
-    cards: Sequence[Card],
-    lang: str,
-    lead: str,
+    services: Services, cards: Sequence[Card], lang: str, lead: str
 ) -> tuple[str, InlineKeyboardMarkup | None]:
     """`lead` with a login of its own for each lapsed card: buttons, or the links where a
-    local set-up has no dotted host for a button (`login_buttons`).
-
-    For the jobs, which hold the store, library and settings rather than the services."""
-    urls = await logins.card_login_urls(store, library, settings, cards)
-    return _lapsed_message(_login_buttons(settings, cards, urls, lang), lead)
+    local set-up has no dotted host for a button (`login_buttons`)."""
+    logins = await login_buttons(services, cards, lang)
+    text = f"{lead}\n\n{logins.links}" if logins.links else lead
+    return text, InlineKeyboardMarkup(logins.rows) if logins.rows else None
 
 
 # --- the card(s) a command or tap acts on --------------------------------------------------
@@ -285,7 +281,7 @@ async def tell_lapsed(
         lead = t(lang, "common.login_expired" if why == "expired" else "common.reconnect")
     else:
         lead = lapsed_lead(lapsed, lang, one="lists.lapsed_one", many="lists.lapsed_many")
-    text, markup = _lapsed_message(await login_buttons(svc, lapsed, lang), lead)
+    text, markup = await lapsed_message(svc, lapsed, lang, lead)
     try:
         await send(context.bot, chat_id, text, buttons=markup)
     except Forbidden:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import logging
 import math
 import warnings
@@ -22,7 +21,7 @@ from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any, ParamSpec, Protocol, TypeVar
+from typing import Any, Protocol
 
 from telegram import Update
 from telegram.error import RetryAfter
@@ -74,29 +73,14 @@ UNRANKED = 9
 @contextlib.contextmanager
 def background_sends(rank: int = UNRANKED) -> Iterator[None]:
     """Sends made within (and by tasks started within) wait behind replies to chats: for the
-    sweep's digests and other scheduled messages, which no one is waiting for this second.
-    `rank`: how urgent they are (0 the most), which the processes of one bot share the budget
-    by (`most_urgent_waiting`)."""
+    sweep's digests and other scheduled messages, which no one is waiting for this second
+    (`telegram.deliver` sends every job's message so). `rank`: how urgent they are (0 the
+    most), by which the processes of one bot share the budget (`take_rank`)."""
     token = _BACKGROUND.set(rank)
     try:
         yield
     finally:
         _BACKGROUND.reset(token)
-
-
-P = ParamSpec("P")
-R = TypeVar("R")
-
-
-def in_background(job: Callable[P, Awaitable[R]]) -> Callable[P, Coroutine[Any, Any, R]]:
-    """`job`'s sends are background sends (`background_sends`)."""
-
-    @functools.wraps(job)
-    async def background(*args: P.args, **kwargs: P.kwargs) -> R:
-        with background_sends():
-            return await job(*args, **kwargs)
-
-    return background
 
 
 class SharedPace(Protocol):

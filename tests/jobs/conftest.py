@@ -13,6 +13,8 @@ from telegram import Bot
 from bot.config.settings import Settings
 from bot.jobs.sweep import SweepReport, sweep
 from bot.library.client import LibraryClient
+from bot.services import Services
+from bot.telegram.deliver import TelegramDeliverer
 from sandbox.library import LibrarySandbox
 from sandbox.telegram import TelegramStandIn
 from storage.store import Store
@@ -39,10 +41,20 @@ class Rig:
         await self.store.chats.set_language(chat_id, language)
         return token
 
-    async def sweep(self, **kwargs: Any) -> SweepReport:
+    def deliverer(self, bot: Bot | None = None) -> TelegramDeliverer:
+        """The chat's deliverer, as `run` hands it to the jobs, sending through `bot`."""
+        return TelegramDeliverer(bot or self.bot, Services(self.settings, self.store, self.library))
+
+    async def sweep(self, *, bot: Bot | None = None, **kwargs: Any) -> SweepReport:
+        """A sweep sending through `bot` (the rig's by default)."""
         kwargs.setdefault("today", self.sandbox.today)
-        kwargs.setdefault("bot", self.bot)
-        return await sweep(store=self.store, library=self.library, settings=self.settings, **kwargs)
+        return await sweep(
+            store=self.store,
+            library=self.library,
+            deliverer=self.deliverer(bot),
+            settings=self.settings,
+            **kwargs,
+        )
 
     def texts(self, chat_id: int) -> list[str]:
         return [message.text for message in self.telegram.sent(chat_id)]

@@ -7,6 +7,8 @@ import asyncio
 import pytest
 
 from bot.jobs.sweep import sweep
+from bot.services import Services
+from bot.telegram.deliver import TelegramDeliverer
 from storage.store import Store
 from tests.jobs.conftest import Rig
 
@@ -32,7 +34,9 @@ async def test_two_sweepers_send_every_digest_exactly_once(
                 sweep(
                     store=store,
                     library=rig.library,
-                    bot=rig.bot,
+                    deliverer=TelegramDeliverer(
+                        rig.bot, Services(rig.settings, store, rig.library)
+                    ),
                     settings=rig.settings,
                     today=rig.sandbox.today,
                     worker=name,

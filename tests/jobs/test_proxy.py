@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from bot.jobs.sweep import sweep
 from bot.library.client import LibraryClient
+from bot.services import Services
 from bot.telegram.botapi import build_bot
+from bot.telegram.deliver import TelegramDeliverer
 from tests.fixtures.patrons import JONAS
 from tests.fixtures.proxy import ForwardProxy
 from tests.jobs.conftest import Rig
@@ -14,8 +16,13 @@ async def test_remind_sweep_goes_through_the_proxy(rig: Rig, forward_proxy: Forw
     await rig.connect(601, JONAS)
     settings = rig.settings.model_copy(update={"HTTP_PROXY": forward_proxy.url})
     async with LibraryClient.from_settings(settings) as library, build_bot(settings) as bot:
+        deliverer = TelegramDeliverer(bot, Services(settings, rig.store, library))
         report = await sweep(
-            store=rig.store, library=library, bot=bot, settings=settings, today=rig.sandbox.today
+            store=rig.store,
+            library=library,
+            deliverer=deliverer,
+            settings=settings,
+            today=rig.sandbox.today,
         )
     assert report.messages == 1 and rig.telegram.sent(601)
     sends = sum(

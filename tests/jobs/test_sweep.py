@@ -203,6 +203,34 @@ async def test_blocked_user_is_marked_inactive(rig: Rig) -> None:
     assert next_day.patrons == 1  # only Jonas: an inactive chat is not swept
 
 
+async def test_a_chat_telegram_no_longer_knows_is_marked_inactive(rig: Rig) -> None:
+    await rig.connect(KAREN_CHAT, KAREN)
+    await rig.connect(JONAS_CHAT, JONAS)
+    rig.telegram.failures.fail("sendMessage", 400, description="Bad Request: chat not found")
+
+    report = await rig.sweep(concurrency=1)
+
+    assert report.failures["blocked"] == 1 and not report.needs_retry
+    sent = len(rig.telegram.sent(KAREN_CHAT)) + len(rig.telegram.sent(JONAS_CHAT))
+    assert sent == 1 and report.messages == 1
+    chats = [await rig.store.chats.chat(chat) for chat in (KAREN_CHAT, JONAS_CHAT)]
+    assert sorted(chat.active for chat in chats) == [False, True]
+
+
+async def test_a_refused_message_is_left_for_the_retry_sweep(rig: Rig) -> None:
+    await rig.connect(KAREN_CHAT, KAREN)
+    rig.telegram.failures.fail("sendMessage", 400, description="Bad Request: can't parse entities")
+
+    report = await rig.sweep(lease=SHORT_LEASE)
+
+    assert report.failures["telegram"] == 1 and report.needs_retry
+    assert rig.telegram.sent(KAREN_CHAT) == []
+    assert (await rig.store.chats.chat(KAREN_CHAT)).active is True
+    await asyncio.sleep(SHORT_LEASE.total_seconds() + 0.1)
+    retry = await rig.sweep()
+    assert retry.messages == 1 and len(rig.telegram.sent(KAREN_CHAT)) == 1
+
+
 async def test_429_is_waited_out_and_nothing_is_lost(rig: Rig) -> None:
     await rig.connect(KAREN_CHAT, KAREN)
     await rig.connect(JONAS_CHAT, JONAS)

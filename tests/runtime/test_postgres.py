@@ -25,6 +25,8 @@ from telegram import Bot
 
 from bot.jobs.sweep import sweep
 from bot.library.client import LibraryClient
+from bot.services import Services
+from bot.telegram.deliver import TelegramDeliverer
 from storage.crypto import TokenCipher, key_id
 from storage.engine import create_engine
 from storage.migrate import alembic_config, database_revision, head_revision, upgrade
@@ -80,7 +82,7 @@ async def test_reminder_sweep_on_postgres(
             kwargs: dict[str, Any] = {
                 "store": store,
                 "library": library,
-                "bot": bot,
+                "deliverer": TelegramDeliverer(bot, Services(settings, store, library)),
                 "settings": settings,
                 "today": library_sandbox.today,
             }

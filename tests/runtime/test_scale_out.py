@@ -11,6 +11,8 @@ from telegram import Bot
 
 from bot.jobs.sweep import SweepReport, sweep
 from bot.library.client import LibraryClient
+from bot.services import Services
+from bot.telegram.deliver import TelegramDeliverer
 from storage.store import Store
 from tests.fixtures.bot import DEEP_LINK, BotFactory, new_key
 from tests.fixtures.patrons import JONAS, KAREN
@@ -94,7 +96,7 @@ async def test_a_sweep_from_both_sends_each_reminder_once(
                 return await sweep(
                     store=store,
                     library=library,
-                    bot=bot,
+                    deliverer=TelegramDeliverer(bot, Services(settings, store, library)),
                     settings=settings,
                     today=library_sandbox.today,
                     worker=worker,

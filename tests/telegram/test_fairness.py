@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from typing import Any, cast
 
 import pytest
 from telegram.ext import ExtBot
 
+from bot.services import Services
+from bot.telegram.deliver import TelegramDeliverer
 from bot.telegram.ratelimit import (
     CHAT_BURST,
     CHAT_RATE,
@@ -155,14 +158,17 @@ def _bot(telegram: TelegramStandIn, limiter: FairRateLimiter) -> ExtBot[int]:
     )
 
 
-async def test_a_reply_goes_before_the_sweeps_queued_digests(telegram: TelegramStandIn) -> None:
+async def test_a_reply_goes_before_the_sweeps_queued_digests(
+    telegram: TelegramStandIn, store: Store
+) -> None:
     digests, asking = list(range(8101, 8121)), 8100
     for chat in (*digests, asking):
         telegram.add_chat(chat)
     limiter = FairRateLimiter(5.0)  # slow enough for the digests to queue
     async with _bot(telegram, limiter) as bot:
-        with background_sends():  # as the sweep sends (`jobs.sweep` runs in_background)
-            queued = [asyncio.create_task(bot.send_message(chat, "digest")) for chat in digests]
+        # The jobs' deliverer, as the sweep sends its digests (no login here: no library).
+        deliverer = TelegramDeliverer(bot, Services(cast(Any, None), store, cast(Any, None)))
+        queued = [asyncio.create_task(deliverer.send(chat, "digest")) for chat in digests]
         await asyncio.sleep(0)  # they take their places in line
         assert limiter.waiting == len(digests) - 1 and limiter.urgent_waiting == 0
         await bot.send_message(asking, "reply")
