@@ -23,7 +23,7 @@ TABLES = {
     "chat",
     "login_state",
     "pending_link",
-    "account",
+    "card",
     "callback_ref",
     "reminder_log",
     "renewal_refusal",
@@ -106,7 +106,7 @@ async def test_cards_connected_before_0009_get_an_identity_each(store_url: str) 
                 )
         await upgrade(store_url)
         async with engine.connect() as conn:
-            ids = (await conn.execute(text("SELECT card_id FROM account"))).scalars().all()
+            ids = (await conn.execute(text("SELECT card_id FROM card"))).scalars().all()
     finally:
         await engine.dispose()
     assert len(ids) == 3 and all(ids) and len(set(ids)) == 3
