@@ -468,7 +468,7 @@ async def real(cards: int = REAL_CARDS, days: int = REAL_DAYS, *, seed: int = 18
     from sqlalchemy import select
     from telegram import Bot
 
-    from bench.sweep import FIRST_CHAT, insert_accounts
+    from bench.sweep import FIRST_CHAT, insert_cards
     from bot.config.settings import Settings
     from bot.jobs.sweep import sweep
     from bot.library.client import LibraryClient
@@ -502,7 +502,7 @@ async def real(cards: int = REAL_CARDS, days: int = REAL_DAYS, *, seed: int = 18
             tokens = [
                 (c, sandbox.issue_token(p.user_id)) for c, p in zip(chats, patrons, strict=True)
             ]
-            await insert_accounts(url, keys, tokens)
+            await insert_cards(url, keys, tokens)
             env: dict[str, Any] = {
                 **sandbox.env(),
                 "TELEGRAM_BOT_TOKEN": token,

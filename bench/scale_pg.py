@@ -112,7 +112,7 @@ async def measure(
     `kill` (two processes or more): kill -9 the second halfway through the digests, and once
     its leases have run out start a process again, as a restart or an idle process's look for
     stranded cards would (the children here sweep once and exit, with no scheduler)."""
-    from bench.sweep import insert_accounts
+    from bench.sweep import insert_cards
     from bot.config.settings import encode_key
     from sandbox.library import LibrarySandbox
     from sandbox.library.data import MIX_DUE_IN
@@ -140,7 +140,7 @@ async def measure(
         for chat_id in range(REPLY_CHAT, REPLY_CHAT + REPLY_CHATS):
             telegram.add_chat(chat_id)
         for start in range(0, size, 10_000):
-            await insert_accounts(url, keys, tokens[start : start + 10_000], marks)
+            await insert_cards(url, keys, tokens[start : start + 10_000], marks)
         env = {
             **os.environ,
             **sandbox.env(),

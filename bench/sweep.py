@@ -39,13 +39,13 @@ CPU_BOUND_MS = 1.0  # CPU per patron, at every size
 RSS_GROWTH_BOUND = 0.10  # peak RSS growth from the smallest to the largest size
 
 
-async def insert_accounts(
+async def insert_cards(
     database_url: str,
     keys: list[bytes],
     tokens: list[tuple[int, str]],
     marks: Mapping[int, tuple[date | None, bool]] | None = None,
 ) -> None:
-    """Connected accounts straight into the table, as a login stores them (card 1 with its
+    """Connected cards straight into the table, as a login stores them (card 1 with its
     identity, which the digest's buttons name): 10,000 logins would bench the login.
 
     `marks`: per chat, what its card's last check saw (its first loan due date, a hold
@@ -53,14 +53,14 @@ async def insert_accounts(
     from storage.cards import new_card_id
     from storage.crypto import TokenCipher
     from storage.store import Store
-    from storage.tables import ACCOUNT
+    from storage.tables import CARD
 
     cipher = TokenCipher(keys)
     now = datetime.now(UTC)
     rows: list[dict[str, Any]] = [
         {
             "chat_id": chat_id,
-            "card": 1,
+            "number": 1,
             "card_id": new_card_id(),
             "token": cipher.encrypt(token, chat_id),
             "key_id": cipher.current_key_id,
@@ -81,7 +81,7 @@ async def insert_accounts(
     store = await Store.open(database_url, keys)
     try:
         # One executemany in one transaction; the store API has no bulk insert to offer.
-        await store.database.run(lambda conn: conn.execute(ACCOUNT.insert(), rows))
+        await store.database.run(lambda conn: conn.execute(CARD.insert(), rows))
     finally:
         await store.close()
 
@@ -106,7 +106,7 @@ async def measure(size: int) -> dict[str, Any]:
         with tempfile.TemporaryDirectory(prefix="bench-sweep-") as directory:
             database_url = f"sqlite+aiosqlite:///{Path(directory) / 'bench.db'}"
             await upgrade(database_url)
-            await insert_accounts(database_url, keys, tokens)
+            await insert_cards(database_url, keys, tokens)
             env = {
                 **os.environ,
                 **sandbox.env(),

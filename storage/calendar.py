@@ -1,7 +1,7 @@
 """Calendar feeds: one secret address per chat, and each card's entries of its last status.
 
 Only a hash of the secret is stored, so a copy of the database does not open anyone's feed;
-the entries are sealed with the token keys, bound to the chat, on each card's account row.
+the entries are sealed with the token keys, bound to the chat, on each card's row.
 Entries are written only for chats that have a feed: nothing is kept for patrons who never
 asked for one, and closing the feed clears them.
 
@@ -29,9 +29,9 @@ from sqlalchemy.sql.expression import Executable
 from storage.cards import CardKey
 from storage.crypto import TokenCipher, TokenDecryptError
 from storage.database import Database, Repository
-from storage.tables import ACCOUNT
 from storage.tables import CALENDAR_FEED as FEED
 from storage.tables import CALENDAR_KEPT as KEPT
+from storage.tables import CARD
 
 log = logging.getLogger(__name__)
 
@@ -75,11 +75,11 @@ class Feed:
 # One compiled statement for a sweep's whole batch (executemany); only cards of chats with a
 # feed are written.
 _REMEMBER = (
-    update(ACCOUNT)
+    update(CARD)
     .where(
-        ACCOUNT.c.chat_id == bindparam("chat"),
-        ACCOUNT.c.card == bindparam("card_"),
-        exists().where(FEED.c.chat_id == ACCOUNT.c.chat_id),
+        CARD.c.chat_id == bindparam("chat"),
+        CARD.c.number == bindparam("card_"),
+        exists().where(FEED.c.chat_id == CARD.c.chat_id),
     )
     .values(feed_entries=bindparam("sealed"), feed_seen_at=bindparam("now"))
 )
@@ -97,8 +97,8 @@ class CalendarFeeds(Repository):
         """Closing the chat's feed and clearing its cards' entries, live and kept, for `Store`
         to run with other tables' statements."""
         clear = (
-            update(ACCOUNT)
-            .where(ACCOUNT.c.chat_id == chat_id)
+            update(CARD)
+            .where(CARD.c.chat_id == chat_id)
             .values(feed_entries=None, feed_seen_at=None)
         )
         kept = delete(KEPT).where(KEPT.c.chat_id == chat_id)
@@ -107,15 +107,15 @@ class CalendarFeeds(Repository):
     @staticmethod
     def keep(conn: Connection, row: Row[Any], now: datetime) -> None:
         """In `Store.remove_card`'s transaction: the entries of a card whose login was lost
-        (its deleted account row), kept when the chat has a feed."""
+        (its deleted row), kept when the chat has a feed."""
         chat_id = int(row.chat_id)
         if conn.execute(select(FEED.c.chat_id).where(FEED.c.chat_id == chat_id)).first() is None:
             return
-        conn.execute(delete(KEPT).where(KEPT.c.chat_id == chat_id, KEPT.c.card == row.card))
+        conn.execute(delete(KEPT).where(KEPT.c.chat_id == chat_id, KEPT.c.number == row.number))
         conn.execute(
             insert(KEPT).values(
                 chat_id=chat_id,
-                card=row.card,
+                number=row.number,
                 unique_hash=unique_hash(row.unique_id),
                 label=row.label,
                 entries=row.feed_entries,
@@ -134,11 +134,11 @@ class CalendarFeeds(Repository):
         mine = and_(KEPT.c.chat_id == chat_id, KEPT.c.unique_hash == digest)
         latest = select(KEPT).where(mine).order_by(KEPT.c.lost_at.desc()).limit(1)
         move = (
-            update(ACCOUNT)
+            update(CARD)
             .where(
-                ACCOUNT.c.chat_id == chat_id,
-                ACCOUNT.c.card == card,
-                ACCOUNT.c.feed_entries.is_(None),
+                CARD.c.chat_id == chat_id,
+                CARD.c.number == card,
+                CARD.c.feed_entries.is_(None),
                 exists().where(mine, KEPT.c.entries.is_not(None)),
             )
             .values(
@@ -152,7 +152,7 @@ class CalendarFeeds(Repository):
     def expired(now: datetime) -> list[Executable]:
         """For the hourly purge: kept entries `KEPT_FOR` after their login was lost, and the
         feeds then left with neither a card nor kept entries (30 days without a login)."""
-        cards = exists().where(ACCOUNT.c.chat_id == FEED.c.chat_id)
+        cards = exists().where(CARD.c.chat_id == FEED.c.chat_id)
         kept = exists().where(KEPT.c.chat_id == FEED.c.chat_id)
         return [
             delete(KEPT).where(KEPT.c.lost_at <= now - KEPT_FOR),
@@ -210,20 +210,20 @@ class CalendarFeeds(Repository):
         `KEPT_FOR` without a login, before the purge deletes it)."""
         query = select(FEED.c.chat_id).where(FEED.c.secret_hash == secret_hash(secret))
         cards = select(
-            ACCOUNT.c.card,
-            ACCOUNT.c.label,
-            ACCOUNT.c.feed_entries,
-            ACCOUNT.c.feed_seen_at,
-            ACCOUNT.c.lapsed_at,
-        ).order_by(ACCOUNT.c.card)
-        kept = select(KEPT).where(KEPT.c.lost_at > self._now() - KEPT_FOR).order_by(KEPT.c.card)
+            CARD.c.number,
+            CARD.c.label,
+            CARD.c.feed_entries,
+            CARD.c.feed_seen_at,
+            CARD.c.lapsed_at,
+        ).order_by(CARD.c.number)
+        kept = select(KEPT).where(KEPT.c.lost_at > self._now() - KEPT_FOR).order_by(KEPT.c.number)
 
         def work(conn: Connection) -> Feed | None:
             chat_id = conn.execute(query).scalar()
             if chat_id is None:
                 return None
             chat = int(chat_id)
-            rows = conn.execute(cards.where(ACCOUNT.c.chat_id == chat)).all()
+            rows = conn.execute(cards.where(CARD.c.chat_id == chat)).all()
             lost = conn.execute(kept.where(KEPT.c.chat_id == chat)).all()
             if not rows and not lost:
                 return None
@@ -231,12 +231,12 @@ class CalendarFeeds(Repository):
             seen += [row.seen_at for row in lost if row.seen_at is not None]
             found = [
                 CardEntries(
-                    int(row.card), row.label, self._open(chat, row.feed_entries), row.lapsed_at
+                    int(row.number), row.label, self._open(chat, row.feed_entries), row.lapsed_at
                 )
                 for row in rows
             ]
             found += [
-                CardEntries(int(row.card), row.label, self._open(chat, row.entries), row.lost_at)
+                CardEntries(int(row.number), row.label, self._open(chat, row.entries), row.lost_at)
                 for row in lost
             ]
             return Feed(chat, found, max(seen) if seen else None)
@@ -246,9 +246,9 @@ class CalendarFeeds(Repository):
     async def entries_of(self, chat_id: int, card: int = 1) -> str | None:
         """The card's feed entries (JSON), or None when the chat has no feed or none were
         seen."""
-        query = select(ACCOUNT.c.feed_entries).where(
-            ACCOUNT.c.chat_id == chat_id,
-            ACCOUNT.c.card == card,
+        query = select(CARD.c.feed_entries).where(
+            CARD.c.chat_id == chat_id,
+            CARD.c.number == card,
             exists().where(FEED.c.chat_id == chat_id),
         )
         return self._open(chat_id, await self._run(lambda conn: conn.execute(query).scalar()))
@@ -282,10 +282,10 @@ class CalendarFeeds(Repository):
 
     async def rotate(self) -> int:
         """Re-seal every card's entries (live and kept) under the newest key; how many were."""
-        live = select(
-            ACCOUNT.c.chat_id, ACCOUNT.c.card, ACCOUNT.c.feed_entries.label("sealed")
-        ).where(ACCOUNT.c.feed_entries.is_not(None))
-        kept = select(KEPT.c.chat_id, KEPT.c.card, KEPT.c.entries.label("sealed")).where(
+        live = select(CARD.c.chat_id, CARD.c.number, CARD.c.feed_entries.label("sealed")).where(
+            CARD.c.feed_entries.is_not(None)
+        )
+        kept = select(KEPT.c.chat_id, KEPT.c.number, KEPT.c.entries.label("sealed")).where(
             KEPT.c.entries.is_not(None)
         )
 
@@ -295,10 +295,12 @@ class CalendarFeeds(Repository):
         live_rows, kept_rows = await self._run(read)
         statements = [
             update(table)
-            .where(table.c.chat_id == row.chat_id, table.c.card == row.card, column == row.sealed)
+            .where(
+                table.c.chat_id == row.chat_id, table.c.number == row.number, column == row.sealed
+            )
             .values({column.name: self._cipher.encrypt(plain, int(row.chat_id))})
             for table, column, rows in (
-                (ACCOUNT, ACCOUNT.c.feed_entries, live_rows),
+                (CARD, CARD.c.feed_entries, live_rows),
                 (KEPT, KEPT.c.entries, kept_rows),
             )
             for row in rows

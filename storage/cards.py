@@ -1,4 +1,4 @@
-"""Connected library cards (table `account`): each card's sealed token, the two things kept from
+"""Connected library cards (table `card`): each card's sealed token, the two things kept from
 userinfo, and what is the card's own (label, pick-up branch, notice state). A chat holds up to
 `MAX_CARDS` (a family), numbered from 1. A token leaves the store only as `Card.token`, opened
 by `Cards.open`; every card's token is sealed to its chat.
@@ -26,7 +26,7 @@ from sqlalchemy.sql.expression import Executable
 
 from storage.crypto import TokenCipher, TokenDecryptError, envelope_key_id
 from storage.database import Database, Repository
-from storage.tables import ACCOUNT
+from storage.tables import CARD
 
 log = logging.getLogger(__name__)
 
@@ -36,13 +36,13 @@ MAX_CARDS = 6
 CardKey = tuple[int, int]
 
 
-# The account columns `Cards.open` makes a `Card` of, for reads that join them onto others
+# The columns of `card` that `Cards.open` makes a `Card` of, for reads that join them onto others
 # (`Store.read_chat`): not the sweep's lease and marks, nor the calendar feed's.
 CARD_COLUMNS = tuple(
-    ACCOUNT.c[name]
+    CARD.c[name]
     for name in (
         "chat_id",
-        "card",
+        "number",
         "token",
         "token_expires_at",
         "unique_id",
@@ -135,11 +135,11 @@ def new_card_id() -> str:
 
 def of_card(chat_id: int, card: int) -> Any:
     """The WHERE clause of one card's rows, in any table keyed by (chat, card)."""
-    return and_(ACCOUNT.c.chat_id == chat_id, ACCOUNT.c.card == card)
+    return and_(CARD.c.chat_id == chat_id, CARD.c.number == card)
 
 
 # Built once: every command reads its chat's cards.
-_CARDS = select(ACCOUNT).where(ACCOUNT.c.chat_id == bindparam("chat_id")).order_by(ACCOUNT.c.card)
+_CARDS = select(CARD).where(CARD.c.chat_id == bindparam("chat_id")).order_by(CARD.c.number)
 
 
 class Cards(Repository):
@@ -153,7 +153,7 @@ class Cards(Repository):
         self._cipher = cipher
 
     def open(self, row: Mapping[Any, Any]) -> Card | None:
-        """The card of an account row (its `_mapping`, or the account's part of a joined
+        """The card of a row of `card` (its `_mapping`, or the card's part of a joined
         row), its token decrypted (a lapsed card has none: ""); None if the token does not
         open."""
         chat_id = int(row["chat_id"])
@@ -175,7 +175,7 @@ class Cards(Repository):
             connected_at=row["connected_at"],
             expiry_warned=bool(row["expiry_warned"]),
             next_check=row["next_check"],
-            number=int(row["card"]),
+            number=int(row["number"]),
             label=row["label"],
             agency=row["agency"],
             pickup_branch=row["pickup_branch"],
@@ -189,7 +189,7 @@ class Cards(Repository):
     async def get(self, chat_id: int, number: int = 1, *, lapsed: bool = False) -> Card | None:
         """Card `number` of the chat, whoever holds that number now; a lapsed card only when
         asked (`lapsed`)."""
-        statement = select(ACCOUNT).where(of_card(chat_id, number))
+        statement = select(CARD).where(of_card(chat_id, number))
         row = await self._read(lambda conn: conn.execute(statement).first())
         card = None if row is None else self.open(row._mapping)
         return card if card is None or lapsed or not card.is_lapsed else None
@@ -213,10 +213,10 @@ class Cards(Repository):
         """Delete a card (None: every card of the chat), returning the rows: who deletes a
         card, has it (once). `holding`: only while it still holds that sealed token (a login
         since has replaced a refused token: the card is fresh, not refused)."""
-        where = ACCOUNT.c.chat_id == chat_id if card is None else of_card(chat_id, card)
+        where = CARD.c.chat_id == chat_id if card is None else of_card(chat_id, card)
         if holding is not None:
-            where = and_(where, ACCOUNT.c.token == holding)
-        return delete(ACCOUNT).where(where).returning(*ACCOUNT.c)
+            where = and_(where, CARD.c.token == holding)
+        return delete(CARD).where(where).returning(*CARD.c)
 
     @staticmethod
     def lapse(chat_id: int, card: int, holding: str, now: datetime) -> Executable:
@@ -224,8 +224,8 @@ class Cards(Repository):
         while it still holds `holding` (a login since has replaced the refused token), so who
         lapses a card, has it (once). The sweep's lease and plan go too."""
         return (
-            update(ACCOUNT)
-            .where(of_card(chat_id, card), ACCOUNT.c.token == holding)
+            update(CARD)
+            .where(of_card(chat_id, card), CARD.c.token == holding)
             .values(
                 token=None,
                 key_id=None,
@@ -237,7 +237,7 @@ class Cards(Repository):
                 hold_ready=False,
                 first_due=None,
             )
-            .returning(*ACCOUNT.c)
+            .returning(*CARD.c)
         )
 
     def connect(self, chat_id: int, card: int, link: Row[Any], now: datetime) -> Executable:
@@ -260,14 +260,14 @@ class Cards(Repository):
         }
         # An upsert all the same: a concurrent completion must not fail on the key.
         return (
-            self._insert(ACCOUNT)
-            .values(chat_id=chat_id, card=card, card_id=new_card_id(), **values)
-            .on_conflict_do_update(index_elements=["chat_id", "card"], set_=values)
-            .returning(*ACCOUNT.c)
+            self._insert(CARD)
+            .values(chat_id=chat_id, number=card, card_id=new_card_id(), **values)
+            .on_conflict_do_update(index_elements=["chat_id", "number"], set_=values)
+            .returning(*CARD.c)
         )
 
     async def _set(self, chat_id: int, card: int, values: dict[str, Any]) -> bool:
-        statement = update(ACCOUNT).where(of_card(chat_id, card)).values(**values)
+        statement = update(CARD).where(of_card(chat_id, card)).values(**values)
         return bool(await self._run(lambda conn: conn.execute(statement).rowcount))
 
     async def set_label(self, chat_id: int, card: int, label: str | None) -> bool:
@@ -284,14 +284,14 @@ class Cards(Repository):
     async def expiring(self, before: datetime) -> list[Card]:
         """Cards whose token expires before `before` and that were not yet warned."""
         statement = (
-            select(ACCOUNT)
+            select(CARD)
             .where(
-                ACCOUNT.c.lapsed_at.is_(None),
-                ACCOUNT.c.token_expires_at.is_not(None),
-                ACCOUNT.c.token_expires_at < before,
-                ACCOUNT.c.expiry_warned == false(),
+                CARD.c.lapsed_at.is_(None),
+                CARD.c.token_expires_at.is_not(None),
+                CARD.c.token_expires_at < before,
+                CARD.c.expiry_warned == false(),
             )
-            .order_by(ACCOUNT.c.chat_id, ACCOUNT.c.card)
+            .order_by(CARD.c.chat_id, CARD.c.number)
         )
         rows = await self._run(lambda conn: conn.execute(statement).all())
         return [card for row in rows if (card := self.open(row._mapping)) is not None]
@@ -300,21 +300,21 @@ class Cards(Repository):
         """Cards whose token has run out, warned or not, not yet marked lapsed: the daily job
         lapses them."""
         statement = (
-            select(ACCOUNT.c.chat_id, ACCOUNT.c.card)
+            select(CARD.c.chat_id, CARD.c.number)
             .where(
-                ACCOUNT.c.lapsed_at.is_(None),
-                ACCOUNT.c.token_expires_at.is_not(None),
-                ACCOUNT.c.token_expires_at <= now,
+                CARD.c.lapsed_at.is_(None),
+                CARD.c.token_expires_at.is_not(None),
+                CARD.c.token_expires_at <= now,
             )
-            .order_by(ACCOUNT.c.chat_id, ACCOUNT.c.card)
+            .order_by(CARD.c.chat_id, CARD.c.number)
         )
         rows = await self._run(lambda conn: conn.execute(statement).all())
-        return [(int(row.chat_id), int(row.card)) for row in rows]
+        return [(int(row.chat_id), int(row.number)) for row in rows]
 
     async def mark_expiry_warned(self, chat_id: int, card: int = 1) -> None:
         await self._set(chat_id, card, {"expiry_warned": True})
 
     async def count(self) -> int:
         """Cards logged in (lapsed ones wait for a login: not counted as connected)."""
-        statement = select(func.count()).select_from(ACCOUNT).where(ACCOUNT.c.lapsed_at.is_(None))
+        statement = select(func.count()).select_from(CARD).where(CARD.c.lapsed_at.is_(None))
         return int(await self._run(lambda conn: conn.execute(statement).scalar_one()))

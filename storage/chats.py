@@ -1,5 +1,5 @@
-"""A chat's settings (table `chat`): language, reminders, notices, why it has no account. They
-hold for every card of the chat; what is a card's own is on its account row.
+"""A chat's settings (table `chat`): language, reminders, notices, why its last card ended. They
+hold for every card of the chat; what is a card's own is on its row in `card`.
 
 A chat without a row has the defaults; the first change makes the row (an upsert).
 """
@@ -16,7 +16,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.sql.expression import Executable
 
 from storage.database import Repository
-from storage.tables import ACCOUNT, CALENDAR_FEED, CHAT
+from storage.tables import CALENDAR_FEED, CARD, CHAT
 
 # The notices a chat can turn on (`rules.notices` says what each is), in the order /reminders
 # lists them, and those on while the chat has not chosen (a NULL column).
@@ -24,7 +24,7 @@ NOTICES: tuple[str, ...] = ("refused", "queue", "fees", "pickup", "orders")
 DEFAULT_NOTICES: frozenset[str] = frozenset({"refused", "fees", "pickup", "orders"})
 
 # A chat that blocked the bot cannot send /forget: its settings go this long after, once it
-# has no account left (a blocked chat's token runs out within thirty days).
+# has no card left (a blocked chat's token runs out within thirty days).
 BLOCKED_CHAT_RETENTION = timedelta(days=90)
 
 
@@ -72,7 +72,7 @@ class ChatSettings:
             active=bool(row["active"]),
             telegram_language=row["telegram_language"],
             fresh_login=bool(row["fresh_login"]),
-            account_ended=row["account_ended"],
+            account_ended=row["card_ended"],
             has_calendar=bool(row.get("has_calendar", False)),
             notices=parse_notices(row["notices"]),
             reminder_hour=row.get("reminder_hour"),
@@ -122,7 +122,7 @@ def settings_of(conn: Connection, chat_ids: list[int]) -> dict[int, ChatSettings
     if chat_ids:
         cards = (
             select(func.count())
-            .where(ACCOUNT.c.chat_id == CHAT.c.chat_id)
+            .where(CARD.c.chat_id == CHAT.c.chat_id)
             .scalar_subquery()
             .label("cards")
         )
@@ -191,12 +191,12 @@ class Chats(Repository):
         await self._update(chat_id, {"fresh_login": fresh})
 
     async def set_account_ended(self, chat_id: int, reason: str | None) -> None:
-        """Why the chat has no account any more (None once a new one is connected)."""
-        await self._update(chat_id, {"account_ended": reason})
+        """Why the chat's last card ended (None once a card is connected)."""
+        await self._update(chat_id, {"card_ended": reason})
 
     async def set_connected(self, chat_id: int) -> None:
         """A card is connected: no reason for an absence, no fresh login to ask."""
-        await self._update(chat_id, {"account_ended": None, "fresh_login": False})
+        await self._update(chat_id, {"card_ended": None, "fresh_login": False})
 
     async def set_reminder_hour(self, chat_id: int, hour: int | None) -> ChatSettings:
         """The hour of the day (0-23) the chat's reminders come; None: the operator's."""
@@ -210,7 +210,7 @@ class Chats(Repository):
         so turning them on again records the fees of that day silently."""
         statement = self.upsert(chat_id, {"notices": dump_notices(enabled)})
         forget = (
-            update(ACCOUNT).where(ACCOUNT.c.chat_id == chat_id).values(fees_known=False)
+            update(CARD).where(CARD.c.chat_id == chat_id).values(fees_known=False)
             if "fees" not in enabled
             else None
         )
@@ -225,9 +225,9 @@ class Chats(Repository):
 
     @staticmethod
     def expired(now: datetime) -> Executable:
-        """The settings of chats that blocked the bot long enough ago and have no account."""
+        """The settings of chats that blocked the bot long enough ago and have no card."""
         return delete(CHAT).where(
             CHAT.c.active == false(),
             CHAT.c.updated_at <= now - BLOCKED_CHAT_RETENTION,
-            ~exists().where(ACCOUNT.c.chat_id == CHAT.c.chat_id),
+            ~exists().where(CARD.c.chat_id == CHAT.c.chat_id),
         )

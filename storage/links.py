@@ -112,7 +112,7 @@ class PendingLinks(Repository):
 
     @staticmethod
     def take(chat_id: int, code: str, now: datetime) -> Executable:
-        """Delete the live link of this code and chat, returning what the account needs.
+        """Delete the live link of this code and chat, returning what the card needs.
 
         A code from another chat matches nothing and stays usable for the rightful chat.
         """

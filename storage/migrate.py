@@ -82,12 +82,16 @@ MIGRATION_LOCK_KEY = 0x6C6962626F74  # "libbot"
 
 
 def _tables_to_scrub(config: Config, before: str | None, after: str | None) -> list[str]:
-    """Tables that revisions applied between `before` and `after` removed data from."""
+    """Tables that revisions applied between `before` and `after` removed data from, by the
+    names they have at `after` (a revision's `RENAMED_TABLES`: old name -> new)."""
     if before is None or after is None or before == after:
         return []  # a new database holds nothing to scrub; a downgrade removes no data
     script = ScriptDirectory.from_config(config)
     tables: list[str] = []
-    for applied in script.iterate_revisions(after, before):
+    # Oldest first, so that a later revision's renames apply to what earlier ones named.
+    for applied in reversed(list(script.iterate_revisions(after, before))):
+        renamed: dict[str, str] = getattr(applied.module, "RENAMED_TABLES", {})
+        tables = [renamed.get(table, table) for table in tables]
         for table in getattr(applied.module, "SCRUB_TABLES", ()):
             if table not in tables:
                 tables.append(table)

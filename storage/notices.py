@@ -19,7 +19,7 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from storage.cards import CardKey, of_card
 from storage.database import Repository
-from storage.tables import ACCOUNT, NOTICE_SEEN
+from storage.tables import CARD, NOTICE_SEEN
 
 
 @dataclass
@@ -39,20 +39,20 @@ class Seen:
 # A card's entries of one kind (`kind` is its prefix and `%`; the prefixes hold no wildcard).
 _DROP_KIND = delete(NOTICE_SEEN).where(
     NOTICE_SEEN.c.chat_id == bindparam("chat"),
-    NOTICE_SEEN.c.card == bindparam("card_"),
+    NOTICE_SEEN.c.number == bindparam("card_"),
     NOTICE_SEEN.c.item.like(bindparam("kind")),
 )
-_OF_CARD = (ACCOUNT.c.chat_id == bindparam("chat")) & (ACCOUNT.c.card == bindparam("card_"))
-_MARK_KNOWN = update(ACCOUNT).where(_OF_CARD).values(fees_known=True)
-_SET_CHECK = update(ACCOUNT).where(_OF_CARD).values(order_check=bindparam("day"))
+_OF_CARD = (CARD.c.chat_id == bindparam("chat")) & (CARD.c.number == bindparam("card_"))
+_MARK_KNOWN = update(CARD).where(_OF_CARD).values(fees_known=True)
+_SET_CHECK = update(CARD).where(_OF_CARD).values(order_check=bindparam("day"))
 # Built once: the sweep reads a card's entries per card.
 _SEEN = select(NOTICE_SEEN.c.item, NOTICE_SEEN.c.value).where(
-    NOTICE_SEEN.c.chat_id == bindparam("chat"), NOTICE_SEEN.c.card == bindparam("card_")
+    NOTICE_SEEN.c.chat_id == bindparam("chat"), NOTICE_SEEN.c.number == bindparam("card_")
 )
 
 
 def of_seen(chat_id: int, card: int) -> ColumnElement[bool]:
-    return (NOTICE_SEEN.c.chat_id == chat_id) & (NOTICE_SEEN.c.card == card)
+    return (NOTICE_SEEN.c.chat_id == chat_id) & (NOTICE_SEEN.c.number == card)
 
 
 class NoticeSeen(Repository):
@@ -69,18 +69,18 @@ class NoticeSeen(Repository):
         """An order placed through the bot, to tell of should it not show up: its pid and
         when (`rules.notices.placed_text`); the card's next check is `check` at the latest."""
         item = f"order:{pid}"[:300]
-        key = ["chat_id", "card", "item"]
+        key = ["chat_id", "number", "item"]
 
         def work(conn: Connection) -> None:
             conn.execute(
                 self._insert(NOTICE_SEEN)
-                .values(chat_id=chat_id, card=card, item=item, value=placed)
+                .values(chat_id=chat_id, number=card, item=item, value=placed)
                 .on_conflict_do_update(index_elements=key, set_={"value": placed})
             )
             where = of_card(chat_id, card)
-            before = conn.execute(select(ACCOUNT.c.order_check).where(where)).scalar()
+            before = conn.execute(select(CARD.c.order_check).where(where)).scalar()
             day = check if before is None else min(before, check)
-            conn.execute(update(ACCOUNT).where(where).values(order_check=day))
+            conn.execute(update(CARD).where(where).values(order_check=day))
 
         await self._run(work)
 
@@ -90,8 +90,8 @@ class NoticeSeen(Repository):
         primary key decides, so two racing confirmations place one order."""
         statement = (
             self._insert(NOTICE_SEEN)
-            .values(chat_id=chat_id, card=card, item=f"placed:{title}"[:300], value=placed)
-            .on_conflict_do_nothing(index_elements=["chat_id", "card", "item"])
+            .values(chat_id=chat_id, number=card, item=f"placed:{title}"[:300], value=placed)
+            .on_conflict_do_nothing(index_elements=["chat_id", "number", "item"])
         )
         return bool(await self._run(lambda conn: conn.execute(statement).rowcount == 1))
 
@@ -125,7 +125,7 @@ class NoticeSeen(Repository):
         marks: list[dict[str, object]] = []
         checks: list[dict[str, object]] = []
         for (chat_id, card), what in seen.items():
-            owner: dict[str, object] = {"chat_id": chat_id, "card": card}
+            owner: dict[str, object] = {"chat_id": chat_id, "number": card}
             where: dict[str, object] = {"chat": chat_id, "card_": card}
             if what.queue is not None:
                 drops.append({**where, "kind": "queue:%"})

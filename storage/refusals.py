@@ -51,8 +51,8 @@ class Refusals(Repository):
         values = {"due": due[:64], "reason": reason[:200], "refused_at": self._now()}
         statement = (
             self._insert(RENEWAL_REFUSAL)
-            .values(chat_id=chat_id, card=card, loan_id=loan_id[:300], **values)
-            .on_conflict_do_update(index_elements=["chat_id", "card", "loan_id"], set_=values)
+            .values(chat_id=chat_id, number=card, loan_id=loan_id[:300], **values)
+            .on_conflict_do_update(index_elements=["chat_id", "number", "loan_id"], set_=values)
         )
         await self._run(lambda conn: conn.execute(statement))
 
@@ -72,7 +72,7 @@ class Refusals(Repository):
         def work(conn: Connection) -> None:
             for chunk in chunks(chats):
                 for row in conn.execute(_OF_CHATS, {"chats": list(chunk), "since": since}):
-                    key = (int(row.chat_id), int(row.card))
+                    key = (int(row.chat_id), int(row.number))
                     if key in wanted:
                         found.setdefault(key, {})[row.loan_id] = refusal_of(row._mapping)
 
@@ -84,13 +84,13 @@ class Refusals(Repository):
         found: dict[int, dict[str, Refusal]] = {}
         values = {"chat_id": chat_id, "since": self._now() - REFUSAL_TTL}
         for row in conn.execute(_OF_CHAT, values):
-            found.setdefault(int(row.card), {})[row.loan_id] = refusal_of(row._mapping)
+            found.setdefault(int(row.number), {})[row.loan_id] = refusal_of(row._mapping)
         return found
 
     async def clear_refusal(self, chat_id: int, loan_id: str, card: int = 1) -> None:
         statement = delete(RENEWAL_REFUSAL).where(
             RENEWAL_REFUSAL.c.chat_id == chat_id,
-            RENEWAL_REFUSAL.c.card == card,
+            RENEWAL_REFUSAL.c.number == card,
             RENEWAL_REFUSAL.c.loan_id == loan_id,
         )
         await self._run(lambda conn: conn.execute(statement))

@@ -1,4 +1,4 @@
-"""Key rotation: every stored token (accounts and pending links) re-sealed under the newest key,
+"""Key rotation: every stored token (cards and pending links) re-sealed under the newest key,
 in batches, so that an older key can then be removed from `TOKEN_KEYS`."""
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ from sqlalchemy.sql.expression import Executable
 
 from storage.crypto import TokenCipher, TokenDecryptError
 from storage.database import Database, execute_all
-from storage.tables import ACCOUNT, PENDING_LINK
+from storage.tables import CARD, PENDING_LINK
 
 log = logging.getLogger(__name__)
 ROTATE_BATCH = 200
 # Each table holding sealed tokens, by the key its batches are ordered by.
-SEALED = ((ACCOUNT, ("chat_id", "card")), (PENDING_LINK, ("code_hash",)))
+SEALED = ((CARD, ("chat_id", "number")), (PENDING_LINK, ("code_hash",)))
 
 
 def _all_rows(query: Executable, conn: Connection) -> list[Row[Any]]:

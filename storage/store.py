@@ -49,10 +49,10 @@ from storage.rotation import rotate_tokens
 from storage.senders import Senders
 from storage.sweeps import Sweeps
 from storage.tables import (
-    ACCOUNT,
     CALENDAR_FEED,
     CALENDAR_KEPT,
     CALLBACK_REF,
+    CARD,
     CHAT,
     LOGIN_STATE,
     NOTICE_SEEN,
@@ -105,7 +105,7 @@ CHAT_ONLY_TABLES = (
 
 
 def same_person(card: Any, link: Any) -> bool:
-    """A login (`link`) is the person of an account row: the same `uniqueId`, and the same
+    """A login (`link`) is the person of a card's row: the same `uniqueId`, and the same
     municipality where both know one (a `uniqueId` is the platform's, across libraries)."""
     if not link.unique_id or card.unique_id != link.unique_id:
         return False
@@ -134,19 +134,19 @@ def _chat_with_cards(refusals: bool) -> Select[Any]:
     It reads from the chat asked for, as `Chats.chat` does, so one row comes back even with no
     settings row and no card; the refusals multiply a card's row (a handful at most).
     """
-    joined = SETTINGS_JOIN.outerjoin(ACCOUNT, ACCOUNT.c.chat_id == ASKED.c.chat_id)
+    joined = SETTINGS_JOIN.outerjoin(CARD, CARD.c.chat_id == ASKED.c.chat_id)
     columns = [*SETTINGS_COLUMNS, *CARD_COLUMNS]
     if refusals:
         joined = joined.outerjoin(
             RENEWAL_REFUSAL,
             and_(
-                RENEWAL_REFUSAL.c.chat_id == ACCOUNT.c.chat_id,
-                RENEWAL_REFUSAL.c.card == ACCOUNT.c.card,
+                RENEWAL_REFUSAL.c.chat_id == CARD.c.chat_id,
+                RENEWAL_REFUSAL.c.number == CARD.c.number,
                 RENEWAL_REFUSAL.c.refused_at > bindparam("since"),
             ),
         )
         columns += RENEWAL_REFUSAL.c
-    return select(*columns).select_from(joined).order_by(ACCOUNT.c.card)
+    return select(*columns).select_from(joined).order_by(CARD.c.number)
 
 
 # Built once, with where each table's columns start in a row of them.
@@ -180,7 +180,7 @@ class Store:
         revoke: Revoker | None = None,
     ) -> None:
         self.database = database
-        # Every token the store drops without handing it to its caller (a replaced account, a
+        # Every token the store drops without handing it to its caller (a replaced card, a
         # replaced or expired pending link, a forgotten chat's link) goes here, so none is
         # left valid at the access service; the runner sets the library client's `revoke`,
         # which is best effort and never raises.
@@ -241,15 +241,15 @@ class Store:
         for row in rows:
             if row[_CARD_AT] is None:  # the chat has no card
                 break
-            account = dict(zip(_CARD_NAMES, row[_CARD_AT:_REFUSAL_AT], strict=True))
-            if account["card"] != number:
-                number = account["card"]
-                card = self.cards.open(account)
+            values = dict(zip(_CARD_NAMES, row[_CARD_AT:_REFUSAL_AT], strict=True))
+            if values["number"] != number:
+                number = values["number"]
+                card = self.cards.open(values)
                 if card is not None:
                     found.append(card)
             if refusals and row[_REFUSAL_AT] is not None:
                 refusal = refusal_of(dict(zip(_REFUSAL_NAMES, row[_REFUSAL_AT:], strict=True)))
-                refused.setdefault(int(account["card"]), {})[refusal.loan_id] = refusal
+                refused.setdefault(int(values["number"]), {})[refusal.loan_id] = refusal
         return ChatRead(settings, found if cards else None, refused if refusals else None)
 
     async def ping(self) -> bool:
@@ -301,7 +301,7 @@ class Store:
         replan = (
             []
             if days is None
-            else [update(ACCOUNT).where(ACCOUNT.c.chat_id == chat_id).values(next_check=None)]
+            else [update(CARD).where(CARD.c.chat_id == chat_id).values(next_check=None)]
         )
 
         def work(conn: Connection) -> ChatSettings:
@@ -340,12 +340,12 @@ class Store:
         now = self._now()
         taken = PendingLinks.take(chat_id, code, now)
         cards = select(
-            ACCOUNT.c.card,
-            ACCOUNT.c.unique_id,
-            ACCOUNT.c.municipality,
-            ACCOUNT.c.token,
-            ACCOUNT.c.lapsed_at,
-        ).where(ACCOUNT.c.chat_id == chat_id)
+            CARD.c.number,
+            CARD.c.unique_id,
+            CARD.c.municipality,
+            CARD.c.token,
+            CARD.c.lapsed_at,
+        ).where(CARD.c.chat_id == chat_id)
 
         def work(conn: Connection) -> tuple[str, Row[Any] | None, str | None] | None:
             link = conn.execute(taken).first()
@@ -354,10 +354,10 @@ class Store:
             rows = conn.execute(cards).all()
             same = [row for row in rows if same_person(row, link)]
             if same:
-                card, replaced = int(same[0].card), same[0].token
+                card, replaced = int(same[0].number), same[0].token
                 outcome = "refreshed" if same[0].lapsed_at is None else "restored"
             else:
-                free = sorted(set(range(1, MAX_CARDS + 1)) - {int(row.card) for row in rows})
+                free = sorted(set(range(1, MAX_CARDS + 1)) - {int(row.number) for row in rows})
                 if not free:
                     return "full", None, link.token
                 card, outcome, replaced = free[0], "added", None
@@ -423,11 +423,11 @@ class Store:
         """
         card = Cards.take(chat_id, number, holding=None if holding is None else holding.sealed)
         per_card = [
-            delete(table).where(table.c.chat_id == chat_id, table.c.card == number)
+            delete(table).where(table.c.chat_id == chat_id, table.c.number == number)
             for table in (NOTICE_SEEN, RENEWAL_REFUSAL, SHELF_WATCH)
         ]
         links = PendingLinks.of_chat(chat_id)
-        left = select(ACCOUNT.c.card).where(ACCOUNT.c.chat_id == chat_id).limit(1)
+        left = select(CARD.c.number).where(CARD.c.chat_id == chat_id).limit(1)
         feed = CalendarFeeds.of_chat(chat_id)
 
         now = self._now()

@@ -1,4 +1,4 @@
-"""The daily sweep's bookkeeping on account rows: leases (which worker has a card), the day a
+"""The daily sweep's bookkeeping on the cards' rows: leases (which worker has a card), the day a
 card was swept, and the polling plan (`next_check`, the first day the card is due again).
 
 These statements are the sweep's hot path: they run per batch of patrons, not per patron.
@@ -29,9 +29,9 @@ from sqlalchemy.sql.expression import Executable
 from storage.cards import Card, CardKey, Cards
 from storage.chats import ChatSettings, settings_of
 from storage.database import Database, Repository, chunks, execute_all
-from storage.tables import ACCOUNT, CHAT
+from storage.tables import CARD, CHAT
 
-_KEY = tuple_(ACCOUNT.c.chat_id, ACCOUNT.c.card)
+_KEY = tuple_(CARD.c.chat_id, CARD.c.number)
 
 
 def plan_statements(
@@ -43,15 +43,15 @@ def plan_statements(
         if key in plans:
             by_day.setdefault(plans[key], []).append(key)
     return [
-        update(ACCOUNT).where(_KEY.in_(chunk)).values(next_check=day)
+        update(CARD).where(_KEY.in_(chunk)).values(next_check=day)
         for day, keys in sorted(by_day.items(), key=lambda item: item[0] or date.min)
         for chunk in chunks(keys)
     ]
 
 
 _MARK = (
-    update(ACCOUNT)
-    .where(ACCOUNT.c.chat_id == bindparam("k_chat"), ACCOUNT.c.card == bindparam("k_card"))
+    update(CARD)
+    .where(CARD.c.chat_id == bindparam("k_chat"), CARD.c.number == bindparam("k_card"))
     .values(first_due=bindparam("first_due"), hold_ready=bindparam("hold_ready"))
 )
 
@@ -72,7 +72,7 @@ def mark_rows(
     ]
 
 
-_WITH_CHAT = ACCOUNT.outerjoin(CHAT, CHAT.c.chat_id == ACCOUNT.c.chat_id)
+_WITH_CHAT = CARD.outerjoin(CHAT, CHAT.c.chat_id == CARD.c.chat_id)
 
 
 def _unswept(day: date, hour: int | None = None, default_hour: int = 0) -> ColumnElement[bool]:
@@ -84,10 +84,10 @@ def _unswept(day: date, hour: int | None = None, default_hour: int = 0) -> Colum
     return and_(
         due_hour,
         # A lapsed card has no token to ask the library with: it waits for a login.
-        ACCOUNT.c.lapsed_at.is_(None),
-        or_(ACCOUNT.c.swept_on.is_(None), ACCOUNT.c.swept_on != day),
+        CARD.c.lapsed_at.is_(None),
+        or_(CARD.c.swept_on.is_(None), CARD.c.swept_on != day),
         # The polling plan: cards planned for a later day are left alone today.
-        or_(ACCOUNT.c.next_check.is_(None), ACCOUNT.c.next_check <= day),
+        or_(CARD.c.next_check.is_(None), CARD.c.next_check <= day),
         or_(
             CHAT.c.chat_id.is_(None),
             and_(CHAT.c.active == true(), CHAT.c.reminders_enabled == true()),
@@ -103,9 +103,9 @@ RANKS = 5
 def urgency(rank: int, day: date) -> ColumnElement[bool]:
     """The cards of urgency `rank` (0 the most urgent) on `day`; every card has one."""
     if rank == 0:
-        return ACCOUNT.c.hold_ready == true()
-    due = ACCOUNT.c.first_due
-    waiting = ACCOUNT.c.hold_ready == false()
+        return CARD.c.hold_ready == true()
+    due = CARD.c.first_due
+    waiting = CARD.c.hold_ready == false()
     if rank == 1:
         return and_(waiting, due < day)
     if rank in (2, 3):
@@ -145,23 +145,23 @@ class Sweeps(Repository):
         every chat, as `remind --once`).
         """
         now = self._now()
-        free = or_(ACCOUNT.c.lease_until.is_(None), ACCOUNT.c.lease_until <= now)
+        free = or_(CARD.c.lease_until.is_(None), CARD.c.lease_until <= now)
         due = _unswept(day, hour, default_hour)
         chats = (
-            select(ACCOUNT.c.chat_id)
+            select(CARD.c.chat_id)
             .select_from(_WITH_CHAT)
             .where(
-                ACCOUNT.c.chat_id > after if after is not None else true(),
+                CARD.c.chat_id > after if after is not None else true(),
                 due,
                 free,
                 urgency(rank, day) if rank is not None else true(),
             )
-            .order_by(ACCOUNT.c.chat_id, ACCOUNT.c.card)
+            .order_by(CARD.c.chat_id, CARD.c.number)
             .limit(limit)
         )
         if self._postgres:
             # Rows another sweeper is claiming right now are skipped, not waited for.
-            chats = chats.with_for_update(of=ACCOUNT, skip_locked=True)
+            chats = chats.with_for_update(of=CARD, skip_locked=True)
 
         def work(conn: Connection) -> tuple[list[Row[Any]], dict[int, ChatSettings]]:
             # The chats first (their rows of this rank locked), then every card of theirs
@@ -170,19 +170,19 @@ class Sweeps(Repository):
             if not chosen:
                 return [], {}
             candidates = (
-                select(ACCOUNT.c.chat_id, ACCOUNT.c.card)
+                select(CARD.c.chat_id, CARD.c.number)
                 .select_from(_WITH_CHAT)
-                .where(ACCOUNT.c.chat_id.in_(chosen), due, free)
+                .where(CARD.c.chat_id.in_(chosen), due, free)
             )
             if self._postgres:
-                candidates = candidates.with_for_update(of=ACCOUNT, skip_locked=True)
+                candidates = candidates.with_for_update(of=CARD, skip_locked=True)
             claim = (
-                update(ACCOUNT)
+                update(CARD)
                 .where(_KEY.in_(candidates))
                 .values(lease_owner=worker, lease_until=now + lease)
-                .returning(*ACCOUNT.c)
+                .returning(*CARD.c)
             )
-            rows = sorted(conn.execute(claim).all(), key=lambda row: (row.chat_id, row.card))
+            rows = sorted(conn.execute(claim).all(), key=lambda row: (row.chat_id, row.number))
             return rows, settings_of(conn, [int(row.chat_id) for row in rows])
 
         rows, settings = await self._run(work)
@@ -198,16 +198,16 @@ class Sweeps(Repository):
         sweep at work); the cards it still holds (a lease lost meanwhile is not taken back)."""
         until = self._now() + lease
         statements = [
-            update(ACCOUNT)
-            .where(_KEY.in_(chunk), ACCOUNT.c.lease_owner == worker)
+            update(CARD)
+            .where(_KEY.in_(chunk), CARD.c.lease_owner == worker)
             .values(lease_until=until)
-            .returning(ACCOUNT.c.chat_id, ACCOUNT.c.card)
+            .returning(CARD.c.chat_id, CARD.c.number)
             for chunk in chunks(list(dict.fromkeys(cards)))
         ]
 
         def work(conn: Connection) -> set[CardKey]:
             return {
-                (int(row.chat_id), int(row.card))
+                (int(row.chat_id), int(row.number))
                 for statement in statements
                 for row in conn.execute(statement).all()
             }
@@ -218,8 +218,8 @@ class Sweeps(Repository):
         """Leave `worker`'s unfinished cards to a retry after `hold` (by whichever sweep)."""
         until = self._now() + hold
         statements = [
-            update(ACCOUNT)
-            .where(_KEY.in_(chunk), ACCOUNT.c.lease_owner == worker)
+            update(CARD)
+            .where(_KEY.in_(chunk), CARD.c.lease_owner == worker)
             .values(lease_owner=None, lease_until=until)
             for chunk in chunks(list(dict.fromkeys(cards)))
         ]
@@ -232,13 +232,13 @@ class Sweeps(Repository):
         wait for their retry sweep."""
         now = self._now()
         query = (
-            select(ACCOUNT.c.chat_id)
+            select(CARD.c.chat_id)
             .select_from(_WITH_CHAT)
             .where(
                 _unswept(day, hour, default_hour),
                 or_(
-                    ACCOUNT.c.lease_until.is_(None),
-                    and_(ACCOUNT.c.lease_owner.is_not(None), ACCOUNT.c.lease_until <= now),
+                    CARD.c.lease_until.is_(None),
+                    and_(CARD.c.lease_owner.is_not(None), CARD.c.lease_until <= now),
                 ),
             )
             .limit(1)
@@ -284,7 +284,7 @@ class Sweeps(Repository):
         if not unique:
             return
         statements: list[Executable] = [
-            update(ACCOUNT)
+            update(CARD)
             .where(_KEY.in_(chunk))
             .values(swept_on=day, lease_owner=None, lease_until=None)
             for chunk in chunks(unique)

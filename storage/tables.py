@@ -66,8 +66,8 @@ class ChatRow(SQLModel, table=True):
     telegram_language: str | None = Field(default=None, max_length=16)
     # After /logout the next authorize URL asks the access service for a fresh login.
     fresh_login: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
-    # Why the chat has no account any more: "expired", "logged_out" or "rejected".
-    account_ended: str | None = Field(default=None, max_length=16)
+    # Why the chat's last card ended: "expired", "logged_out" or "rejected".
+    card_ended: str | None = Field(default=None, max_length=16)
     # The notices turned on (rules.notices; None: the defaults), for every card of the chat.
     notices: str | None = Field(default=None, max_length=100)
     # The hour of the day (0-23, the bot's time zone) the chat's reminders come; None: the
@@ -98,7 +98,7 @@ class PendingLinkRow(SQLModel, table=True):
     expires_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
 
 
-def _card() -> Any:
+def _number() -> Any:
     """A card's number in its chat (1..MAX_CARDS), part of the key of what is per card."""
     return Field(
         default=1,
@@ -107,16 +107,16 @@ def _card() -> Any:
     )
 
 
-class AccountRow(SQLModel, table=True):
+class CardRow(SQLModel, table=True):
     """One library card connected in a chat (a family has several), with what is its own."""
 
-    __tablename__ = "account"
-    __table_args__ = (Index("ix_account_token_expires_at", "token_expires_at"),)
+    __tablename__ = "card"
+    __table_args__ = (Index("ix_card_token_expires_at", "token_expires_at"),)
 
     chat_id: int = Field(
         primary_key=True, sa_type=BigInteger, sa_column_kwargs={"autoincrement": False}
     )
-    card: int = _card()
+    number: int = _number()
     # The sealed token; None while the card's login has lapsed (`lapsed_at`).
     token: str | None = Field(default=None, sa_type=Text)
     key_id: str | None = Field(default=None, max_length=16)
@@ -190,7 +190,7 @@ class RenewalRefusalRow(SQLModel, table=True):
     chat_id: int = Field(
         primary_key=True, sa_type=BigInteger, sa_column_kwargs={"autoincrement": False}
     )
-    card: int = _card()
+    number: int = _number()
     loan_id: str = Field(primary_key=True, max_length=300)
     due: str = Field(max_length=64)
     reason: str = Field(max_length=200)
@@ -199,7 +199,7 @@ class RenewalRefusalRow(SQLModel, table=True):
 
 class CalendarFeedRow(SQLModel, table=True):
     """A chat's calendar subscription: the hash of its secret address (the entries are on each
-    card's account row)."""
+    card's row in `card`)."""
 
     __tablename__ = "calendar_feed"
 
@@ -221,7 +221,7 @@ class CalendarKeptRow(SQLModel, table=True):
     chat_id: int = Field(
         primary_key=True, sa_type=BigInteger, sa_column_kwargs={"autoincrement": False}
     )
-    card: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
+    number: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
     # SHA-256 of the card's `uniqueId`: a login of the same person takes the entries back.
     unique_hash: str | None = Field(default=None, max_length=64)
     label: str | None = Field(default=None, max_length=32)
@@ -240,7 +240,7 @@ class NoticeSeenRow(SQLModel, table=True):
     chat_id: int = Field(
         primary_key=True, sa_type=BigInteger, sa_column_kwargs={"autoincrement": False}
     )
-    card: int = _card()
+    number: int = _number()
     item: str = Field(primary_key=True, max_length=300)
     value: str | None = Field(default=None, max_length=16)
 
@@ -254,7 +254,7 @@ class ShelfWatchRow(SQLModel, table=True):
     chat_id: int = Field(
         primary_key=True, sa_type=BigInteger, sa_column_kwargs={"autoincrement": False}
     )
-    card: int = _card()
+    number: int = _number()
     pid: str = Field(primary_key=True, max_length=100)
     branch: str = Field(primary_key=True, max_length=200)
     agency: str = Field(max_length=16)
@@ -320,7 +320,7 @@ def _core(model: type[SQLModel]) -> Table:
 CHAT = _core(ChatRow)
 LOGIN_STATE = _core(LoginStateRow)
 PENDING_LINK = _core(PendingLinkRow)
-ACCOUNT = _core(AccountRow)
+CARD = _core(CardRow)
 CALLBACK_REF = _core(CallbackRefRow)
 REMINDER_LOG = _core(ReminderLogRow)
 RENEWAL_REFUSAL = _core(RenewalRefusalRow)

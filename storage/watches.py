@@ -46,7 +46,7 @@ class Watches(Repository):
         """Keep a watch for the card, title and branch, unless the chat has `MAX_WATCHES`."""
         values = {
             "chat_id": chat_id,
-            "card": card,
+            "number": card,
             "pid": pid[:PID_MAX],
             "branch": branch[:BRANCH_MAX],
             "agency": agency[:16],
@@ -55,7 +55,7 @@ class Watches(Repository):
         }
         key = (
             SHELF_WATCH.c.chat_id == chat_id,
-            SHELF_WATCH.c.card == card,
+            SHELF_WATCH.c.number == card,
             SHELF_WATCH.c.pid == values["pid"],
             SHELF_WATCH.c.branch == values["branch"],
         )
@@ -103,7 +103,7 @@ class Watches(Repository):
         """Stop one watch; False when it was gone already (fired, ended or removed)."""
         statement = delete(SHELF_WATCH).where(
             SHELF_WATCH.c.chat_id == chat_id,
-            SHELF_WATCH.c.card == card,
+            SHELF_WATCH.c.number == card,
             SHELF_WATCH.c.pid == pid,
             SHELF_WATCH.c.branch == branch,
         )
@@ -151,7 +151,7 @@ class Watches(Repository):
             return
         statement = delete(SHELF_WATCH).where(
             SHELF_WATCH.c.chat_id == chat_id,
-            SHELF_WATCH.c.card == card,
+            SHELF_WATCH.c.number == card,
             SHELF_WATCH.c.pid.in_(list(pids)),
         )
         await self._run(lambda conn: conn.execute(statement))
@@ -164,7 +164,7 @@ class Watches(Repository):
 def _key(watch: Watch) -> tuple[ColumnElement[bool], ...]:
     return (
         SHELF_WATCH.c.chat_id == watch.chat_id,
-        SHELF_WATCH.c.card == watch.card,
+        SHELF_WATCH.c.number == watch.card,
         SHELF_WATCH.c.pid == watch.pid,
         SHELF_WATCH.c.branch == watch.branch,
     )
@@ -174,7 +174,7 @@ def _watch(row: Row[Any]) -> Watch:
     mapping = row._mapping
     return Watch(
         chat_id=int(mapping["chat_id"]),
-        card=int(mapping["card"]),
+        card=int(mapping["number"]),
         pid=mapping["pid"],
         branch=mapping["branch"],
         agency=mapping["agency"],

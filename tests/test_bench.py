@@ -26,7 +26,7 @@ async def test_sweep_bench_seeds_cards_as_a_login_stores_them(tmp_path: Path) ->
     url = f"sqlite+aiosqlite:///{tmp_path / 'seed.db'}"
     keys = [secrets.token_bytes(32)]
     await upgrade(url)
-    await sweep.insert_accounts(url, keys, [(101, "token-a"), (102, "token-b")])
+    await sweep.insert_cards(url, keys, [(101, "token-a"), (102, "token-b")])
     store = await Store.open(url, keys)
     try:
         cards = [await store.cards.get(chat_id) for chat_id in (101, 102)]

@@ -8,7 +8,7 @@ from datetime import date, timedelta
 from sqlalchemy import select
 
 from storage.store import Store
-from storage.tables import ACCOUNT
+from storage.tables import CARD
 from tests.fixtures.bot import BotHarness
 from tests.fixtures.chat import command
 from tests.fixtures.patrons import KAREN, LITTLE_PRINCE, OLE
@@ -20,7 +20,7 @@ USER_CALLS = "platform GET /v3/user"
 
 
 async def planned(store: Store, chat_id: int) -> date | None:
-    query = select(ACCOUNT.c.next_check).where(ACCOUNT.c.chat_id == chat_id)
+    query = select(CARD.c.next_check).where(CARD.c.chat_id == chat_id)
     found: date | None = await store.database.run(lambda conn: conn.execute(query).scalar())
     return found
 

@@ -99,7 +99,7 @@ async def test_the_cards_of_a_chat_stay_together_across_batches(rig: Rig) -> Non
     assert report.patrons == 3
     assert len(rig.telegram.sent(FAMILY)) == 1
     assert len(rig.telegram.sent(FAMILY + 1)) == 1
-    swept = await rows(rig.store, "SELECT count(*) FROM account WHERE swept_on IS NOT NULL")
+    swept = await rows(rig.store, "SELECT count(*) FROM card WHERE swept_on IS NOT NULL")
     assert swept == [(3,)]
 
 
@@ -113,4 +113,4 @@ async def test_a_card_logged_out_takes_only_its_own_memory(rig: Rig) -> None:
     )
     removed = await rig.store.remove_card(FAMILY, 2, logout=True)
     assert removed is not None and removed.label == "Jonas"
-    assert await rows(rig.store, "SELECT card FROM renewal_refusal") == [(1,)]
+    assert await rows(rig.store, "SELECT number FROM renewal_refusal") == [(1,)]

@@ -19,7 +19,7 @@ async def test_a_sweep_keeps_what_orders_the_next_pass(rig: Rig) -> None:
     found = {
         int(str(chat_id)): (None if due is None else date.fromisoformat(str(due)), bool(ready))
         for chat_id, due, ready in await rows(
-            rig.store, "SELECT chat_id, first_due, hold_ready FROM account"
+            rig.store, "SELECT chat_id, first_due, hold_ready FROM card"
         )
     }
     karen_due, _ = found[KAREN_CHAT]
@@ -35,7 +35,7 @@ async def test_a_slow_sweep_keeps_its_lease_by_heartbeat(rig: Rig) -> None:
     sweeping = asyncio.create_task(rig.sweep(lease=lease, worker="slow"))
 
     async def lease_until() -> object:
-        [(until,)] = await rows(rig.store, "SELECT lease_until FROM account")
+        [(until,)] = await rows(rig.store, "SELECT lease_until FROM card")
         return until
 
     async with asyncio.timeout(10):

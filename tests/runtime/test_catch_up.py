@@ -102,7 +102,7 @@ async def test_a_process_killed_mid_sweep_leaves_its_cards_to_the_next_once_leas
     # Ten minutes on, the leases have run out (set so here): the next sweep sends, once.
     database = env["DATABASE_URL"].removeprefix("sqlite+aiosqlite:///")
     with sqlite3.connect(database) as connection:
-        connection.execute("UPDATE account SET lease_until = '2000-01-01 00:00:00.000000'")
+        connection.execute("UPDATE card SET lease_until = '2000-01-01 00:00:00.000000'")
     async with _bot(env, tmp_path) as third:
         await telegram.wait_for(KAREN_CHAT, DIGEST, timeout=20)
         await telegram.wait_for(JONAS_CHAT, DIGEST, timeout=20)

@@ -60,7 +60,7 @@ async def test_connect_journey_on_postgres(bot_pg: BotHarness) -> None:
         host=url.host, port=url.port, user=url.username, database=url.database
     )
     try:
-        stored = await connection.fetchval("SELECT token FROM account WHERE chat_id = $1", CHAT)
+        stored = await connection.fetchval("SELECT token FROM card WHERE chat_id = $1", CHAT)
     finally:
         await connection.close()
     assert account.token not in stored
@@ -104,6 +104,21 @@ async def test_reminder_sweep_on_postgres(
 Seed = Callable[[AsyncConnection], Awaitable[None]]
 
 
+async def _names(conn: AsyncConnection) -> dict[str, str]:
+    """What the schema a seed runs at calls the cards' table, a card's number and why a chat's
+    last card ended: 0019 renamed them (`account`, `card`, `account_ended`). Seeds chain, so an
+    older revision's rows are put at newer revisions too."""
+    tables = await conn.run_sync(lambda sync: sa.inspect(sync).get_table_names())
+    if "card" in tables:
+        return {"cards": "card", "number": "number", "ended": "card_ended"}
+    return {"cards": "account", "number": "card", "ended": "account_ended"}
+
+
+async def _sql(conn: AsyncConnection, statement: str, **values: Any) -> None:
+    """Run a seed's statement, `{cards}`, `{number}` and `{ended}` named as its schema does."""
+    await conn.execute(sa.text(statement.format(**await _names(conn))), values)
+
+
 async def _seed_0001(conn: AsyncConnection) -> None:
     """Representative rows of every table of revision 0001."""
     await _seed_rows(conn)
@@ -117,6 +132,7 @@ async def _seed_0003(conn: AsyncConnection) -> None:
 async def _seed_rows(conn: AsyncConnection) -> None:
     """The representative rows, each with the columns its table has at this revision."""
     cipher = TokenCipher([KEY])
+    names = await _names(conn)
     meta = sa.MetaData()
     await conn.run_sync(meta.reflect)
 
@@ -135,6 +151,7 @@ async def _seed_rows(conn: AsyncConnection) -> None:
                 "reminders_enabled": True,
                 "reminder_days": "5,1",
                 "pickup_branch": "DK-710104",
+                names["ended"]: None,
                 "active": True,
                 "created_at": NOW,
                 "updated_at": NOW,
@@ -145,6 +162,7 @@ async def _seed_rows(conn: AsyncConnection) -> None:
                 "reminders_enabled": False,
                 "reminder_days": None,
                 "pickup_branch": None,
+                names["ended"]: "logged_out",  # from 0004 on: it logged its card out
                 "active": False,
                 "created_at": NOW,
                 "updated_at": NOW,
@@ -170,7 +188,7 @@ async def _seed_rows(conn: AsyncConnection) -> None:
         ],
     )
     await put(
-        "account",
+        names["cards"],
         [
             {
                 "chat_id": 1,
@@ -239,7 +257,7 @@ async def _seed_0004(conn: AsyncConnection) -> None:
 async def _seed_0005(conn: AsyncConnection) -> None:
     """Revision 0004's rows, and a polling plan on one account."""
     await _seed_0004(conn)
-    await conn.execute(sa.text("UPDATE account SET next_check = '2026-01-20' WHERE chat_id = 1"))
+    await _sql(conn, "UPDATE {cards} SET next_check = '2026-01-20' WHERE chat_id = 1")
 
 
 async def _seed_0006(conn: AsyncConnection) -> None:
@@ -274,22 +292,20 @@ async def _seed_0008(conn: AsyncConnection) -> None:
     """The representative rows with a family: chat 1 has a second card, labelled, with its own
     pick-up branch; what the notices saw is per card."""
     await _seed_rows(conn)
-    await conn.execute(
-        sa.text("UPDATE account SET pickup_branch = 'DK-710104', label = 'Karen' WHERE chat_id = 1")
+    await _sql(
+        conn, "UPDATE {cards} SET pickup_branch = 'DK-710104', label = 'Karen' WHERE chat_id = 1"
     )
-    await conn.execute(
-        sa.text(
-            "INSERT INTO account (chat_id, card, token, key_id, unique_id, connected_at, "
-            "expiry_warned, label, pickup_branch, fees_known) SELECT chat_id, 2, token, key_id, "
-            "'u-child', connected_at, expiry_warned, 'Sofie', 'DK-714703', true FROM account "
-            "WHERE chat_id = 1"
-        )
+    await _sql(
+        conn,
+        "INSERT INTO {cards} (chat_id, {number}, token, key_id, unique_id, connected_at, "
+        "expiry_warned, label, pickup_branch, fees_known) SELECT chat_id, 2, token, key_id, "
+        "'u-child', connected_at, expiry_warned, 'Sofie', 'DK-714703', true FROM {cards} "
+        "WHERE chat_id = 1",
     )
     await conn.execute(sa.text("UPDATE chat SET notices = 'queue,fees' WHERE chat_id = 1"))
-    await conn.execute(
-        sa.text(
-            "INSERT INTO notice_seen (chat_id, card, item, value) VALUES (1, 1, 'queue:O1', '3')"
-        )
+    await _sql(
+        conn,
+        "INSERT INTO notice_seen (chat_id, {number}, item, value) VALUES (1, 1, 'queue:O1', '3')",
     )
 
 
@@ -297,21 +313,22 @@ async def _seed_0009(conn: AsyncConnection) -> None:
     """The family of 0008, each card with its identity."""
     await _seed_0008(conn)
     for card, identity in ((1, "aaaaBBBBcccc"), (2, "ddddEEEEffff")):
-        await conn.execute(
-            sa.text("UPDATE account SET card_id = :identity WHERE chat_id = 1 AND card = :card"),
-            {"identity": identity, "card": card},
+        await _sql(
+            conn,
+            "UPDATE {cards} SET card_id = :identity WHERE chat_id = 1 AND {number} = :card",
+            identity=identity,
+            card=card,
         )
 
 
 async def _seed_0010(conn: AsyncConnection) -> None:
     """The family of 0009, and the entries kept for a third card whose login was lost."""
     await _seed_0009(conn)
-    await conn.execute(
-        sa.text(
-            "INSERT INTO calendar_kept (chat_id, card, unique_hash, label, entries, lost_at) "
-            "VALUES (1, 3, :digest, 'Emil', 'v1.kid.sealed', CURRENT_TIMESTAMP)"
-        ),
-        {"digest": "0" * 64},
+    await _sql(
+        conn,
+        "INSERT INTO calendar_kept (chat_id, {number}, unique_hash, label, entries, lost_at) "
+        "VALUES (1, 3, :digest, 'Emil', 'v1.kid.sealed', CURRENT_TIMESTAMP)",
+        digest="0" * 64,
     )
 
 
@@ -324,12 +341,12 @@ async def _seed_0011(conn: AsyncConnection) -> None:
 async def _seed_0012(conn: AsyncConnection) -> None:
     """The family of 0011, its first card last seen with a ready hold and a loan due."""
     await _seed_0011(conn)
-    await conn.execute(
-        sa.text(
-            "UPDATE account SET hold_ready = :ready, first_due = :due "
-            "WHERE chat_id = 1 AND card = 1"
-        ),
-        {"ready": True, "due": NOW.date()},
+    await _sql(
+        conn,
+        "UPDATE {cards} SET hold_ready = :ready, first_due = :due "
+        "WHERE chat_id = 1 AND {number} = 1",
+        ready=True,
+        due=NOW.date(),
     )
 
 
@@ -345,26 +362,24 @@ async def _seed_0013(conn: AsyncConnection) -> None:
 async def _seed_0014(conn: AsyncConnection) -> None:
     """The family of 0013, its first card waiting for a title at a branch."""
     await _seed_0013(conn)
-    await conn.execute(
-        sa.text(
-            "INSERT INTO shelf_watch (chat_id, card, pid, branch, agency, title, created_at) "
-            "VALUES (1, 1, '870970-basis:27247164', 'Nørrebro Bibliotek', 'DK-710100', "
-            "'Den afrikanske farm', :at)"
-        ),
-        {"at": NOW},
+    await _sql(
+        conn,
+        "INSERT INTO shelf_watch (chat_id, {number}, pid, branch, agency, title, created_at) "
+        "VALUES (1, 1, '870970-basis:27247164', 'Nørrebro Bibliotek', 'DK-710100', "
+        "'Den afrikanske farm', :at)",
+        at=NOW,
     )
 
 
 async def _seed_0015(conn: AsyncConnection) -> None:
     """The family of 0014 and a third card whose login lapsed: kept, without a token."""
     await _seed_0014(conn)
-    await conn.execute(
-        sa.text(
-            "INSERT INTO account (chat_id, card, unique_id, connected_at, expiry_warned, label, "
-            "fees_known, lapsed_at) SELECT chat_id, 3, 'u-lapsed', connected_at, expiry_warned, "
-            "'Emil', true, :at FROM account WHERE chat_id = 1 AND card = 1"
-        ),
-        {"at": NOW},
+    await _sql(
+        conn,
+        "INSERT INTO {cards} (chat_id, {number}, unique_id, connected_at, expiry_warned, label, "
+        "fees_known, lapsed_at) SELECT chat_id, 3, 'u-lapsed', connected_at, expiry_warned, "
+        "'Emil', true, :at FROM {cards} WHERE chat_id = 1 AND {number} = 1",
+        at=NOW,
     )
 
 
@@ -397,6 +412,11 @@ async def _seed_0018(conn: AsyncConnection) -> None:
     )
 
 
+async def _seed_0019(conn: AsyncConnection) -> None:
+    """The family of 0018, which 0019 only renamed: its rows, under the names of a card."""
+    await _seed_0018(conn)
+
+
 SEEDS: dict[str, Seed] = {
     "0001": _seed_0001,
     "0002": _seed_0001,
@@ -416,6 +436,30 @@ SEEDS: dict[str, Seed] = {
     "0016": _seed_0016,
     "0017": _seed_0017,
     "0018": _seed_0018,
+    "0019": _seed_0019,
+}
+
+Dump = dict[str, set[tuple[tuple[str, str], ...]]]  # table -> rows, as (column, repr) pairs
+
+# What a revision only renamed: tables (old -> new), then columns by their table's new name.
+# The walk compares an older row under the names it has after the revision.
+RENAMED: dict[str, tuple[dict[str, str], dict[str, dict[str, str]]]] = {
+    "0019": (
+        {"account": "card"},
+        {
+            **{
+                table: {"card": "number"}
+                for table in (
+                    "card",
+                    "renewal_refusal",
+                    "calendar_kept",
+                    "notice_seen",
+                    "shelf_watch",
+                )
+            },
+            "chat": {"account_ended": "card_ended"},
+        },
+    ),
 }
 
 
@@ -424,14 +468,14 @@ def _revisions() -> list[str]:
     return [rev.revision for rev in reversed(list(script.walk_revisions("base", "heads")))]
 
 
-async def _dump(url: str) -> dict[str, set[tuple[tuple[str, str], ...]]]:
+async def _dump(url: str) -> Dump:
     """Every row of every table (but alembic's), as sorted (column, repr(value)) tuples."""
     engine = create_engine(url)
     try:
         async with engine.connect() as conn:
             meta = sa.MetaData()
             await conn.run_sync(meta.reflect)
-            found: dict[str, set[tuple[tuple[str, str], ...]]] = {}
+            found: Dump = {}
             for name, table in meta.tables.items():
                 if name == "alembic_version":
                     continue
@@ -440,6 +484,19 @@ async def _dump(url: str) -> dict[str, set[tuple[tuple[str, str], ...]]]:
             return found
     finally:
         await engine.dispose()
+
+
+def _renamed(dump: Dump, revision: str) -> Dump:
+    """The rows of `dump` under the names `revision` gave their tables and columns."""
+    tables, columns = RENAMED.get(revision, ({}, {}))
+    found: Dump = {}
+    for old, rows in dump.items():
+        table = tables.get(old, old)
+        names = columns.get(table, {})
+        found[table] = {
+            tuple(sorted((names.get(name, name), value) for name, value in row)) for row in rows
+        }
+    return found
 
 
 def _survived(
@@ -477,7 +534,7 @@ async def test_every_revision_upgrades_with_data(
         else:
             url = f"sqlite+aiosqlite:///{tmp_path / f'walk{index}.db'}"
         previous = revisions[index - 1] if index else None
-        before: dict[str, set[tuple[tuple[str, str], ...]]] = {}
+        before: Dump = {}
         if previous is not None:
             await upgrade(url, previous)
             await _seed(url, previous)
@@ -485,9 +542,11 @@ async def test_every_revision_upgrades_with_data(
         await upgrade(url, revision)
         assert await database_revision(url) == revision
         after = await _dump(url)
-        for table, rows in before.items():
+        for table, rows in _renamed(before, revision).items():
             assert table in after, f"{previous} -> {revision} dropped table {table}"
             assert _survived(rows, after[table]), f"{previous} -> {revision} lost rows of {table}"
+        if revision in RENAMED:  # names only: every row is as it was, value for value
+            assert after == _renamed(before, revision)
         if revision == "0008":  # what was the chat's moved onto its card 1
             [card] = [dict(row) for row in after["account"] if ("chat_id", "1") in row]
             assert (card["card"], card["pickup_branch"]) == ("1", "'DK-710104'")
@@ -517,6 +576,7 @@ async def test_every_revision_upgrades_with_data(
         chat = await store.chats.chat(1)
         assert (chat.language, chat.reminder_days) == ("en", (5, 1))
         assert (await store.chats.chat(2)).reminders_enabled is False
+        assert (await store.chats.chat(2)).account_ended == "logged_out"
         assert chat.notices == frozenset({"queue", "fees"})
         assert await store.notices.seen(1) == {"queue:O1": "3"}
         assert await store.reminder_log.begin_reminders_many({1: ["loan:L1:2026-01-13:3"]}) == {

@@ -95,7 +95,7 @@ async def _leases(store: Store) -> dict[int, tuple[int, datetime]]:
     """Cards leased to a sweeping process now: chat id -> (its process id, lease end)."""
     found = await rows(
         store,
-        "SELECT chat_id, lease_owner, lease_until FROM account "
+        "SELECT chat_id, lease_owner, lease_until FROM card "
         "WHERE lease_owner IS NOT NULL AND lease_until > :now",
         now=datetime.now(UTC),
     )
@@ -189,7 +189,7 @@ async def test_a_process_killed_mid_sweep_delays_no_reminder_and_sends_none_twic
                 async with asyncio.timeout(45):
                     while not all(map(digests, chats)) or await rows(  # noqa: ASYNC110
                         store,
-                        "SELECT chat_id FROM account WHERE swept_on IS NULL "
+                        "SELECT chat_id FROM card WHERE swept_on IS NULL "
                         "OR lease_owner IS NOT NULL",
                     ):
                         await asyncio.sleep(0.1)

@@ -31,7 +31,7 @@ async def test_the_secret_is_only_a_hash_and_the_entries_are_sealed(store: Store
     await family(store)
     secret = await store.calendar.create(1, {1: ENTRIES, 2: OTHER})
     dump = str(await rows(store, "SELECT * FROM calendar_feed"))
-    dump += str(await rows(store, "SELECT * FROM account"))
+    dump += str(await rows(store, "SELECT * FROM card"))
     assert secret not in dump and "Kongens fald" not in dump and "Mio, min" not in dump
     assert secret_hash(secret) in dump
     feed = await store.calendar.open(secret)
@@ -69,7 +69,7 @@ async def test_a_new_address_replaces_the_old_and_off_closes_it(store: Store) ->
     assert await store.calendar.drop(1) is False
     assert await store.calendar.open(second) is None
     # Closed, the feed keeps nothing of the cards' loans.
-    assert await rows(store, "SELECT feed_entries FROM account") == [(None,), (None,)]
+    assert await rows(store, "SELECT feed_entries FROM card") == [(None,), (None,)]
 
 
 async def test_the_feed_closes_with_the_last_card_and_with_forget(store: Store) -> None:

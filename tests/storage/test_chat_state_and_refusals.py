@@ -12,7 +12,7 @@ from sqlalchemy import bindparam, column, select, table, update
 from sqlalchemy.exc import DBAPIError
 
 from storage.store import Store
-from storage.tables import ACCOUNT
+from storage.tables import CARD
 from tests.fixtures.storage import FakeClock, rows
 
 OpenStore = Callable[..., AbstractAsyncContextManager[Store]]
@@ -135,10 +135,10 @@ async def test_a_commands_read_gives_sqlalchemys_values_and_hides_its_own(store:
     without the values it was given, after which reads go on."""
     code = await store.create_pending_link(5, "token-of-a-card", None)
     assert await store.complete_link(5, code) is not None
-    marked = update(ACCOUNT).values(swept_on=date(2026, 11, 24), expiry_warned=True)
+    marked = update(CARD).values(swept_on=date(2026, 11, 24), expiry_warned=True)
     await store.database.run(lambda conn: conn.execute(marked))
-    columns = (ACCOUNT.c.connected_at, ACCOUNT.c.swept_on, ACCOUNT.c.expiry_warned)
-    statement = select(*columns).where(ACCOUNT.c.chat_id == bindparam("chat_id"))
+    columns = (CARD.c.connected_at, CARD.c.swept_on, CARD.c.expiry_warned)
+    statement = select(*columns).where(CARD.c.chat_id == bindparam("chat_id"))
     [(connected_at, swept_on, warned)] = await store.database.fetch(statement, {"chat_id": 5})
     assert connected_at.tzinfo == UTC and swept_on == date(2026, 11, 24) and warned is True
 

@@ -45,7 +45,7 @@ async def test_a_lapsed_card_keeps_all_but_its_token(store: Store) -> None:
     )
     assert lapsed.token == "" and revoked == ["jonas-token"]
     # Nothing of the token is stored: the least.
-    [(token, key_id)] = await rows(store, "SELECT token, key_id FROM account WHERE card = 2")
+    [(token, key_id)] = await rows(store, "SELECT token, key_id FROM card WHERE number = 2")
     assert (token, key_id) == (None, None)
     # Once: the same card lapsed again (another task, the same refusal) is nobody's.
     assert await store.lapse_card(jonas) is None
@@ -148,11 +148,11 @@ async def test_0015_keeps_cards_and_its_downgrade_drops_only_lapsed_ones(store_u
             )
         await upgrade(store_url)
         async with engine.begin() as conn:
-            found = (await conn.execute(text("SELECT label, token, lapsed_at FROM account"))).all()
+            found = (await conn.execute(text("SELECT label, token, lapsed_at FROM card"))).all()
             assert [tuple(row) for row in found] == [("Karen", "sealed", None)]
             await conn.execute(
                 text(
-                    "INSERT INTO account (chat_id, card, connected_at, expiry_warned, label, "
+                    "INSERT INTO card (chat_id, number, connected_at, expiry_warned, label, "
                     "lapsed_at) VALUES (1, 2, :at, false, 'Jonas', :at)"
                 ),
                 {"at": at},

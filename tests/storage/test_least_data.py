@@ -116,7 +116,7 @@ async def _check_rows(url: str, key: bytes) -> None:
             ).one()
         )
         assert tuple(linked) == ("u-10001", "101")
-        for table in ("account", "pending_link"):
+        for table in ("card", "pending_link"):
             columns = await store.database.run(
                 lambda conn, table=table: [c["name"] for c in sa.inspect(conn).get_columns(table)]
             )
@@ -176,14 +176,14 @@ async def test_upgrade_leaves_no_cpr_in_the_postgres_tables(
         host=postgres_cluster.host, port=postgres_cluster.port, user=PG_USER, database=name
     )
     try:
-        dump = str(await connection.fetch("SELECT * FROM account")) + str(
+        dump = str(await connection.fetch("SELECT * FROM card")) + str(
             await connection.fetch("SELECT * FROM pending_link")
         )
         await connection.execute("CHECKPOINT")  # the table files as they are now, on disk
         data = Path(await connection.fetchval("SHOW data_directory"))
         files = [
             data / await connection.fetchval(f"SELECT pg_relation_filepath('{table}')")
-            for table in ("account", "pending_link")
+            for table in ("card", "pending_link")
         ]
     finally:
         await connection.close()

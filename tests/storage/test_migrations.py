@@ -23,7 +23,7 @@ TABLES = {
     "chat",
     "login_state",
     "pending_link",
-    "account",
+    "card",
     "callback_ref",
     "reminder_log",
     "renewal_refusal",
@@ -106,7 +106,57 @@ async def test_cards_connected_before_0009_get_an_identity_each(store_url: str) 
                 )
         await upgrade(store_url)
         async with engine.connect() as conn:
-            ids = (await conn.execute(text("SELECT card_id FROM account"))).scalars().all()
+            ids = (await conn.execute(text("SELECT card_id FROM card"))).scalars().all()
     finally:
         await engine.dispose()
     assert len(ids) == 3 and all(ids) and len(set(ids)) == 3
+
+
+async def test_0019_renames_and_keeps_every_row_both_ways(store_url: str) -> None:
+    """0019 calls the cards' table `card` and a card's number `number`; down to 0018 and up
+    again, every value stays, and PostgreSQL's key is named after the table it keys."""
+    at = datetime(2026, 11, 1, tzinfo=UTC)
+    engine = create_engine(store_url)
+
+    async def found(*statements: str) -> list[list[tuple[object, ...]]]:
+        async with engine.connect() as conn:
+            return [[tuple(row) for row in await conn.execute(text(sql))] for sql in statements]
+
+    try:
+        async with engine.begin() as conn:
+            await conn.execute(
+                text(
+                    "INSERT INTO card (chat_id, number, token, key_id, connected_at, "
+                    "expiry_warned, label) VALUES (1, 2, 'sealed', 'k', :at, false, 'Karen')"
+                ),
+                {"at": at},
+            )
+            await conn.execute(
+                text("INSERT INTO notice_seen (chat_id, number, item) VALUES (1, 2, 'fee:f')")
+            )
+            await conn.execute(
+                text(
+                    "INSERT INTO chat (chat_id, reminders_enabled, active, card_ended, "
+                    "created_at, updated_at) VALUES (2, true, true, 'logged_out', :at, :at)"
+                ),
+                {"at": at},
+            )
+        await downgrade(store_url, "0018")
+        assert await found(
+            "SELECT card, label FROM account",
+            "SELECT card, item FROM notice_seen",
+            "SELECT account_ended FROM chat",
+        ) == [[(2, "Karen")], [(2, "fee:f")], [("logged_out",)]]
+        await upgrade(store_url)
+        assert await found(
+            "SELECT number, label FROM card",
+            "SELECT number, item FROM notice_seen",
+            "SELECT card_ended FROM chat",
+        ) == [[(2, "Karen")], [(2, "fee:f")], [("logged_out",)]]
+        async with engine.connect() as conn:
+            key = await conn.run_sync(lambda sync: inspect(sync).get_pk_constraint("card"))
+            assert key["constrained_columns"] == ["chat_id", "number"]
+            if engine.dialect.name == "postgresql":
+                assert key["name"] == "card_pkey"
+    finally:
+        await engine.dispose()

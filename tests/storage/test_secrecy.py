@@ -19,7 +19,7 @@ CPR = "0101701234"
 
 async def _everything_stored(store: Store) -> str:
     dump = []
-    tables = ("chat", "login_state", "pending_link", "account", "callback_ref", "reminder_log")
+    tables = ("chat", "login_state", "pending_link", "card", "callback_ref", "reminder_log")
     for table in (*tables, "calendar_feed"):
         dump.append(str(await rows(store, f"SELECT * FROM {table}")))  # noqa: S608
     return "\n".join(dump)
@@ -51,7 +51,7 @@ async def test_ciphertext_moved_to_another_chat_does_not_open(store: Store) -> N
         code = await store.create_pending_link(chat_id, f"{TOKEN}-{chat_id}", None, {})
         await store.complete_link(chat_id, code)
     swap = text(
-        "UPDATE account SET token = (SELECT token FROM account WHERE chat_id = 1) WHERE chat_id = 2"
+        "UPDATE card SET token = (SELECT token FROM card WHERE chat_id = 1) WHERE chat_id = 2"
     )
     await store.database.run(lambda conn: conn.execute(swap))
     account = await store.cards.get(1)
@@ -80,7 +80,7 @@ async def test_old_key_works_until_rotation_then_can_be_removed(
         linked = await after.complete_link(4, pending)
         assert linked is not None and linked.card is not None
         assert linked.card.token == f"{TOKEN}-4"
-        key_ids = {row[0] for row in await rows(after, "SELECT key_id FROM account")}
+        key_ids = {row[0] for row in await rows(after, "SELECT key_id FROM card")}
         assert len(key_ids) == 1
     async with open_store([old]) as stale:
         assert await stale.cards.get(1) is None

@@ -354,7 +354,7 @@ async def _card_two(store: Store) -> None:
     await store.calendar.create(10, {1: "[]", 2: "[]"})
 
 
-PER_CARD = ("account", "renewal_refusal", "notice_seen")
+PER_CARD = ("card", "renewal_refusal", "notice_seen")
 
 
 @pytest.mark.parametrize("spelling", ["remove_card"])
@@ -365,7 +365,7 @@ async def test_removing_a_card_takes_everything_of_it(store: Store, spelling: st
     removed = await getattr(store, spelling)(10, 2)
     assert removed is not None and removed.token == "token-2"
     for table in PER_CARD:
-        cards = await rows(store, f"SELECT card FROM {table} WHERE chat_id = 10")  # noqa: S608
+        cards = await rows(store, f"SELECT number FROM {table} WHERE chat_id = 10")  # noqa: S608
         assert sorted(row[0] for row in cards) == [1], table
     assert await getattr(store, spelling)(10, 2) is None  # who removes a card, has it once
 

@@ -48,7 +48,7 @@ async def _rows(bot: BotHarness, sql: str) -> list[tuple[Any, ...]]:
 
 
 async def _dump(bot: BotHarness) -> str:
-    tables = ("chat", "login_state", "pending_link", "account", "callback_ref", "reminder_log")
+    tables = ("chat", "login_state", "pending_link", "card", "callback_ref", "reminder_log")
     return "\n".join([str(await _rows(bot, f"SELECT * FROM {table}")) for table in tables])  # noqa: S608
 
 

@@ -12,7 +12,7 @@ from sqlalchemy import select, update
 from bot.library.client import LibraryClient
 from storage.crypto import TokenCipher
 from storage.store import Store
-from storage.tables import AccountRow, PendingLinkRow
+from storage.tables import CardRow, PendingLinkRow
 from tests.fixtures.bot import DEEP_LINK, BotHarness
 from tests.fixtures.database import new_key
 from tests.fixtures.patrons import KAREN
@@ -142,7 +142,7 @@ async def test_logout_after_a_key_went_missing_tells_the_truth(
     token = await _account_token(bot)
     # The key the token was sealed with is gone (removed before `rotate-keys` ran).
     lost = TokenCipher([new_key()]).encrypt(token, CHAT)
-    seal = update(AccountRow).where(AccountRow.chat_id == CHAT).values(token=lost)
+    seal = update(CardRow).where(CardRow.chat_id == CHAT).values(token=lost)
     await bot.store.database.run(lambda conn: conn.execute(seal))
     pending = None
     if with_pending_link:
@@ -151,8 +151,8 @@ async def test_logout_after_a_key_went_missing_tells_the_truth(
     reply = await bot.send(CHAT, "/logout")
     assert "kunne ikke afsluttes hos biblioteket" in reply.text
     assert "ikke logget ind" not in reply.text
-    accounts = select(AccountRow.chat_id)  # type: ignore[call-overload]
-    assert await bot.store.database.run(lambda conn: conn.execute(accounts).all()) == []
+    cards = select(CardRow.chat_id)  # type: ignore[call-overload]
+    assert await bot.store.database.run(lambda conn: conn.execute(cards).all()) == []
     assert bot.sandbox.token_is_live(token)  # nobody can revoke what nobody can read
     if pending is not None:
         assert bot.sandbox.was_revoked(pending)  # what can be revoked still is

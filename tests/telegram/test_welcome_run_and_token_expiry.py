@@ -19,7 +19,7 @@ from sqlalchemy import update
 from bot.config.settings import Settings, new_key
 from bot.runtime.runner import BotInfo, run_bot
 from bot.telegram.handlers import COMMANDS
-from storage.tables import AccountRow
+from storage.tables import CardRow
 from tests.fixtures.bot import BotFactory, BotHarness, library_environment
 from tests.fixtures.jobs import run_expiry_job, set_expiry
 from tests.fixtures.patrons import JONAS, KAREN
@@ -283,8 +283,8 @@ async def test_a_family_card_is_warned_and_forgotten_by_name(bot: BotHarness) ->
     await bot.connect(chat, JONAS)
     await bot.store.cards.set_label(chat, 2, "Jonas")
     statement = (
-        update(AccountRow)
-        .where(AccountRow.chat_id == chat, AccountRow.card == 2)  # type: ignore[arg-type]
+        update(CardRow)
+        .where(CardRow.chat_id == chat, CardRow.number == 2)  # type: ignore[arg-type]
         .values(token_expires_at=datetime.now(UTC) + timedelta(days=2, hours=1))
     )
     await bot.store.database.run(lambda conn: conn.execute(statement))
@@ -306,8 +306,8 @@ async def test_logins_running_out_lapse_their_cards_in_one_message(bot: BotHarne
     await bot.connect(chat, JONAS)
     await bot.store.cards.set_label(chat, 2, "Jonas")
     statement = (
-        update(AccountRow)
-        .where(AccountRow.chat_id == chat)  # type: ignore[arg-type]
+        update(CardRow)
+        .where(CardRow.chat_id == chat)  # type: ignore[arg-type]
         .values(token_expires_at=datetime.now(UTC) - timedelta(minutes=1))
     )
     await bot.store.database.run(lambda conn: conn.execute(statement))

@@ -17,7 +17,7 @@ from bot.texts.formatting import format_date
 from bot.web.app import RENEW_ACTION, renew_id, verify_init_data
 from bot.web.limits import PATRON_IN_FLIGHT
 from sandbox.library.data import has_cover
-from storage.tables import ACCOUNT
+from storage.tables import CARD
 from tests.fixtures.bot import BotFactory, BotHarness
 from tests.fixtures.chat import buttons, command
 from tests.fixtures.library import RENEW_CALLS
@@ -426,7 +426,7 @@ async def test_a_renewal_finds_its_card_by_identity_and_checks_its_login(
     assert account is not None
     calls = bot.sandbox.calls[RENEW_CALLS]
     # The login has run out: not sent, and the id is not spent.
-    lapsed = ACCOUNT.update().where(ACCOUNT.c.chat_id == 96)
+    lapsed = CARD.update().where(CARD.c.chat_id == 96)
     await bot.store.database.run(
         lambda conn: conn.execute(
             lapsed.values(token_expires_at=dt.datetime(2020, 1, 1, tzinfo=dt.UTC))
