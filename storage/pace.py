@@ -7,7 +7,13 @@ no lock held across a send, no read-then-write. The statement also returns the b
 (the row `BOT`), written by whichever process Telegram answered 429, so every process honours
 it at its next send.
 
-Telegram lets a bot send about 30 messages a second, so this is at most about 30 row writes a
+With `every` given, the same transaction also takes the bot's own turn (the row `PACE`, one
+every `every` seconds, from the chat's turn on): Telegram counts a bot's messages in a
+one-second window, so every process's sends are spaced out together, exactly, however many
+processes share the budget, rather than each pacing its own share evenly and their sends
+bunching in a window where they happen to meet.
+
+Telegram lets a bot send about 30 messages a second, so this is at most about 60 row writes a
 second however many processes or chats there are; rows whose bucket has drained mean the same
 as no row and are pruned (`prune`), so the table holds only the chats sent to in the last
 seconds (a burst's span at most), not every chat.
@@ -22,13 +28,18 @@ from storage.database import Repository
 from storage.tables import SEND_PACE
 
 BOT = "*"
+PACE = "@"
 
 
 class Pace(Repository):
-    async def turn(self, key: str, emission: float, span: float) -> tuple[float, float]:
+    async def turn(
+        self, key: str, emission: float, span: float, every: float | None = None
+    ) -> tuple[float, float]:
         """Take `key`'s next turn in a bucket refilled one every `emission` seconds that holds
-        `span` seconds' worth beyond one: (seconds until that turn, seconds the bot is still
-        paused). A turn taken is the chat's even if it is never used."""
+        `span` seconds' worth beyond one, and with `every`, the bot's next turn from then on
+        (one every `every` seconds over all chats): (seconds until the later of the two,
+        seconds the bot is still paused). A turn taken is the chat's (and the bot's) even if
+        it is never used."""
         now = self._now().timestamp()
         tat = SEND_PACE.c.tat
         bot = SEND_PACE.alias("bot")
@@ -44,10 +55,24 @@ class Pace(Repository):
 
         def work(conn: Connection) -> tuple[float, float | None]:
             row = conn.execute(statement).one()
-            return float(row[0]), None if row[1] is None else float(row[1])
+            turn_at = max(now, float(row[0]) - emission - span)
+            if every is not None:
+                # Not before a pause ends: the turns of the sends held up by it are spaced out
+                # from its end, rather than all falling due at once.
+                turn_at = max(turn_at, float(row[1] or 0.0))
+                pace = (
+                    self._insert(SEND_PACE)
+                    .values(key=PACE, tat=turn_at + every)
+                    .on_conflict_do_update(
+                        index_elements=["key"],
+                        set_={"tat": case((tat > turn_at, tat), else_=turn_at) + every},
+                    )
+                    .returning(SEND_PACE.c.tat)
+                )
+                turn_at = float(conn.execute(pace).scalar_one()) - every
+            return turn_at, None if row[1] is None else float(row[1])
 
-        new_tat, until = await self._run(work)
-        turn_at = new_tat - emission - span
+        turn_at, until = await self._run(work)
         return max(0.0, turn_at - now), max(0.0, (until or now) - now)
 
     async def hold(self, key: str | None, seconds: float) -> None:

@@ -52,7 +52,8 @@ async def share_send_budget(
     first = True
     previous = min(FLOOR, total)
     limiter.per_second = previous
-    limiter.shared = store.pace  # each chat's turns, and Telegram's pauses
+    limiter.shared = store.pace  # each chat's turns, the bot's, and Telegram's pauses
+    limiter.shared_rate = total
     try:
         while True:
             replies = limiter.take_urgent() + limiter.urgent_waiting

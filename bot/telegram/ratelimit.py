@@ -86,9 +86,12 @@ def background_sends(rank: int = UNRANKED) -> Iterator[None]:
 class SharedPace(Protocol):
     """The chats' limits and Telegram's pauses, shared with the bot's other processes."""
 
-    async def turn(self, key: str, emission: float, span: float) -> tuple[float, float]:
+    async def turn(
+        self, key: str, emission: float, span: float, every: float | None = None
+    ) -> tuple[float, float]:
         """Take `key`'s next turn (a bucket refilled every `emission` seconds, `span`
-        seconds deep): (seconds until it, seconds the whole bot is paused)."""
+        seconds deep) and with `every`, the bot's from then on (one every `every` seconds
+        over all chats): (seconds until it, seconds the whole bot is paused)."""
         ...
 
     async def hold(self, key: str | None, seconds: float) -> None:
@@ -165,6 +168,9 @@ class FairRateLimiter(BaseRateLimiter[int]):
         self._shared_quiet_from = -math.inf  # the same for a shared pace that fails
         self.on_throttle: ThrottleHook | None = None
         self.shared: SharedPace | None = None
+        # The bot's messages a second over every process (`TELEGRAM_SEND_RATE`), whose turns
+        # are taken in `shared` with each chat's; 0: only the chats' are.
+        self.shared_rate = 0.0
         self._shared_slots: asyncio.Semaphore | None = None
 
     @property
@@ -239,10 +245,10 @@ class FairRateLimiter(BaseRateLimiter[int]):
         rank = _BACKGROUND.get()
         for attempt in range(attempts):
             if key is not None and self._interval:
-                if self.shared is not None:
-                    await self._shared_turn(key)
-                # Last before the call: a slow database answer must not bunch the sends.
                 await self._acquire(key, rank)
+                if self.shared is not None:
+                    # Last before the call: the bot's turn is the time the send goes.
+                    await self._shared_turn(key)
             try:
                 return await callback(*args, **kwargs)
             except RetryAfter as exc:
@@ -279,24 +285,26 @@ class FairRateLimiter(BaseRateLimiter[int]):
     # --- the turns shared with other processes --------------------------------------------
 
     async def _shared_turn(self, key: Key) -> None:
-        """Wait for the chat's turn among every process's sends, and hold this process's sends
-        for a pause any of them met; on no answer within `SHARED_TIMEOUT`, go by this
-        process's limits alone. Taken before the turn here: a send later than its chat's turn
-        is within the chat's limit still, and the overall pace is kept by the turns here."""
+        """Wait for the chat's turn and the bot's among every process's sends (the bot's with
+        `shared_rate`), and hold this process's sends for a pause any of them met; on no answer
+        within `SHARED_TIMEOUT`, go by this process's limits alone. Taken after the turn here,
+        last before the call: the bot's turn is when the send goes, the turns here (its share
+        of the budget, replies first) only which of its sends asks next."""
         assert self.shared is not None
         if self._shared_slots is None:
             self._shared_slots = asyncio.Semaphore(SHARED_AT_ONCE)
         emission, span = self._shared_limits(key)
         try:
             async with self._shared_slots, asyncio.timeout(SHARED_TIMEOUT):
-                wait, paused = await self.shared.turn(str(key), emission, span)
+                every = 1 / self.shared_rate if self.shared_rate > 0 else None
+                wait, paused = await self.shared.turn(str(key), emission, span, every)
         except Exception as exc:
             self._shared_failed("take a chat's turn", exc)
             return
         if paused > 0:
             self.hold(paused)  # every send of this process waits it out, then goes at the pace
-        if wait > 0:
-            await asyncio.sleep(wait)
+        if max(wait, paused) > 0:
+            await asyncio.sleep(max(wait, paused))
 
     async def _shared_hold(self, key: Key | None, seconds: float) -> None:
         """Tell the other processes of a 429: a group's pauses that group; any other, the bot

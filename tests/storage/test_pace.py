@@ -31,6 +31,35 @@ async def test_a_chat_has_one_burst_between_all_processes(
         assert await stores[1].pace.turn("7601", EMISSION, SPAN) == (1.0, 0.0)
 
 
+async def test_the_bots_turns_space_every_processs_sends_out(
+    open_store: OpenStore, clock: FakeClock
+) -> None:
+    # Ten chats, each with a burst to spare, sent to by three processes: the bot's turns (one
+    # every 0.1 s here) set the time of each send, whichever process takes it.
+    async with AsyncExitStack() as stack:
+        stores = [await stack.enter_async_context(open_store()) for _ in range(3)]
+        waits = [
+            (await stores[n % 3].pace.turn(str(7700 + n), EMISSION, SPAN, 0.1))[0]
+            for n in range(10)
+        ]
+        assert waits == pytest.approx([n / 10 for n in range(10)])
+        # A pause: the next turns come after it, spaced out from its end, not all at once.
+        await stores[0].pace.hold(None, 2.0)
+        after = [
+            (await stores[n % 3].pace.turn(str(7800 + n), EMISSION, SPAN, 0.1)) for n in range(3)
+        ]
+        assert [wait for wait, _ in after] == pytest.approx([2.0, 2.1, 2.2])
+        assert {paused for _, paused in after} == {2.0}
+        # A chat's own turn later than the bot's: the bot's is taken from then on, and the
+        # next chat's after it.
+        clock.advance(timedelta(seconds=10))
+        for _ in range(20):
+            await stores[1].pace.turn("7900", EMISSION, SPAN)  # its burst spent
+        wait, _ = await stores[2].pace.turn("7900", EMISSION, SPAN, 0.1)
+        assert wait == pytest.approx(1.0)
+        assert (await stores[0].pace.turn("7901", EMISSION, SPAN, 0.1))[0] == pytest.approx(1.1)
+
+
 @pytest.mark.postgres
 async def test_turns_taken_at_once_by_three_processes_are_never_the_same(
     open_store: OpenStore,
