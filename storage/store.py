@@ -354,15 +354,15 @@ class Store:
             rows = conn.execute(cards).all()
             same = [row for row in rows if same_person(row, link)]
             if same:
-                card, replaced = int(same[0].number), same[0].token
+                number, replaced = int(same[0].number), same[0].token
                 outcome = "refreshed" if same[0].lapsed_at is None else "restored"
             else:
                 free = sorted(set(range(1, MAX_CARDS + 1)) - {int(row.number) for row in rows})
                 if not free:
                     return "full", None, link.token
-                card, outcome, replaced = free[0], "added", None
-            row = conn.execute(self.cards.connect(chat_id, card, link, now)).one()
-            execute_all(conn, CalendarFeeds.take_back(chat_id, card, link.unique_id))
+                number, outcome, replaced = free[0], "added", None
+            row = conn.execute(self.cards.connect(chat_id, number, link, now)).one()
+            execute_all(conn, CalendarFeeds.take_back(chat_id, number, link.unique_id))
             return outcome, row, replaced
 
         done = await self.database.run(work)

@@ -215,7 +215,7 @@ class _Sweep:
                 [
                     watch
                     for watch in watches
-                    if (status := seen.get((watch.chat_id, watch.card))) is not None
+                    if (status := seen.get((watch.chat_id, watch.number))) is not None
                     and order_shown(watch.pid, status)
                 ]
             )

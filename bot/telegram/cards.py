@@ -160,7 +160,7 @@ async def lapsed_message(
 
 async def require_card(
     context: Context,
-    card: int | None = None,
+    number: int | None = None,
     *,
     known: list[Card] | None = None,
     tapped: NamesCard | None = None,
@@ -178,18 +178,18 @@ async def require_card(
     svc = context.services
     cards = known if known is not None else await card_actions.of_chat(svc, chat_id, lapsed=True)
     if tapped is not None:
-        card = tapped.card if tapped.card is not None else 0
+        number = tapped.number if tapped.number is not None else 0
         account = next((a for a in cards if tapped.cid and a.card_id == tapped.cid), None)
-    elif card is None:  # the first usable card, else the first
+    elif number is None:  # the first usable card, else the first
         usable = [a for a in cards if not expired(a)]
         account = next(iter(usable or cards), None)
     else:
-        account = next((a for a in cards if a.number == card), None)
+        account = next((a for a in cards if a.number == number), None)
     if account is not None and not expired(account):
         return account
     lang = context.lang
     await answer_tap(context.query)
-    others = card is not None and any(other != account and not other.is_lapsed for other in cards)
+    others = number is not None and any(other != account and not other.is_lapsed for other in cards)
     if account is not None:
         # Lapsed, or run out: lapse it now rather than let the platform refuse it later.
         why = "expired"

@@ -367,7 +367,7 @@ async def build_overview(services: Services, user_id: int, covers: Covers) -> di
         card["watches"] = [
             _plain(watch_line(w.title, w.branch, w.created_at.astimezone(tz).date(), today, lang))
             for w in watches
-            if w.card == account.number
+            if w.number == account.number
         ]
     rows = [row for card in shown for row in (*card.get("loans", ()), *card.get("holds", ()))]
     pids = [row["pid"] for row in rows if row["pid"]]

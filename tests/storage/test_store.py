@@ -348,7 +348,7 @@ async def _card_two(store: Store) -> None:
         )
         assert await store.complete_link(10, code) is not None
         await store.renewal_refusals.record_refusal(
-            10, "L1", "2026-01-23", "Renewal Not Allowed", card=number
+            10, "L1", "2026-01-23", "Renewal Not Allowed", number=number
         )
         await store.notices.keep({(10, number): Seen(fees={"f1"}, fees_known=True)})
     await store.calendar.create(10, {1: "[]", 2: "[]"})
@@ -470,7 +470,7 @@ async def test_a_watch_fires_once_and_dies_with_its_card(store: Store) -> None:
     first, second = await store.watches.to_check()
     assert await store.watches.claim(first)
     assert not await store.watches.claim(first)  # another check has it
-    assert [w.card for w in await store.watches.to_check()] == [second.card]
+    assert [w.number for w in await store.watches.to_check()] == [second.number]
     await store.watches.release(first)
     assert len(await store.watches.to_check()) == 2
     assert await store.watches.claim(first)

@@ -65,7 +65,7 @@ ALL = "0"
 class CardStatus:
     """One card's answer, as the lists render it: its status, or why there is none."""
 
-    account: Card
+    card: Card
     name: str
     status: BorrowerStatus | None = None
     error: LibraryError | None = None  # the platform failed for this card
@@ -82,8 +82,8 @@ class CardStatus:
         )
 
     @property
-    def card(self) -> int:
-        return self.account.number
+    def number(self) -> int:
+        return self.card.number
 
     def trouble(self, lang: str) -> str | None:
         """The section's text for a card that could not be read, else None."""
@@ -114,7 +114,7 @@ class Shown:
     @property
     def lapsed(self) -> list[Card]:
         """The lapsed cards the view shows: each gets its login button under the list."""
-        return [status.account for status in self.statuses if status.lapsed]
+        return [status.card for status in self.statuses if status.lapsed]
 
 
 async def read_cards(
@@ -148,7 +148,7 @@ async def read_cards(
         [only] = statuses
         if only.error is not None:
             # A new message, so a tapped list stays in the chat.
-            await tell_library_error(context, only.error, card=only.account)
+            await tell_library_error(context, only.error, card=only.card)
             return None
     return Shown(read.cards, statuses, single)
 
@@ -282,7 +282,7 @@ def view_payloads(
     return [
         ListPage(kind, views=dict(views), **fields),
         *(
-            ListPage(kind, card=account.number, views=dict(views), cid=account.card_id, **fields)
+            ListPage(kind, number=account.number, views=dict(views), cid=account.card_id, **fields)
             for account in cards
         ),
     ]

@@ -284,12 +284,12 @@ class Renames:
     def __init__(self) -> None:
         self.asked: dict[int, tuple[int, int, float]] = {}
 
-    def ask(self, chat_id: int, card: int, prompt: Message) -> None:
+    def ask(self, chat_id: int, number: int, prompt: Message) -> None:
         now = time.monotonic()
         for chat, (_, _, when) in list(self.asked.items()):
             if now - when >= RENAME_SECONDS:
                 del self.asked[chat]
-        self.asked[chat_id] = (card, prompt.message_id, now)
+        self.asked[chat_id] = (number, prompt.message_id, now)
 
     def card_for(self, message: Message) -> int | None:
         """The card `message` names, or None when it is no answer to a rename prompt."""
@@ -314,7 +314,7 @@ class Renames:
         account = None
         if tapped is not None:
             account = await card_actions.card(
-                context.services, context.chat_id, tapped.card, lapsed=True
+                context.services, context.chat_id, tapped.number, lapsed=True
             )
         # By identity: the number may be another person's card by now.
         if account is None or tapped is None or not tapped.cid or account.card_id != tapped.cid:

@@ -117,7 +117,7 @@ async def logout_tapped(update: Update, context: Context) -> None:
     cards = await card_actions.of_chat(context.services, context.chat_id, lapsed=True)
     # By identity: the number may be another person's card by now (a button stored before
     # identities names no card).
-    named = () if choice is None else (choice.cid,) if choice.card is not None else choice.cids
+    named = () if choice is None else (choice.cid,) if choice.number is not None else choice.cids
     cards = [account for account in cards if account.card_id and account.card_id in (named or ())]
     await _log_out(update, context, cards)
 
@@ -133,7 +133,9 @@ async def logout_ask_tapped(update: Update, context: Context) -> None:
     account = None
     if choice is not None and choice.cid:
         # By identity, as every card button (a button stored before identities names none).
-        found = await card_actions.card(context.services, context.chat_id, choice.card, lapsed=True)
+        found = await card_actions.card(
+            context.services, context.chat_id, choice.number, lapsed=True
+        )
         account = found if found is not None and found.card_id == choice.cid else None
     if choice is None or account is None:
         await reply(update, context, t(lang, "cards.gone"))

@@ -156,7 +156,7 @@ async def search_callback(update: Update, context: Context) -> None:
     lang = context.lang
     found = decode(ref.payload, OrderFound)
     pid = found.pid if found is not None else ""
-    if found is None or found.card is None:
+    if found is None or found.number is None:
         if not valid_pid(pid):
             await send(context.bot, context.chat_id, t(lang, "common.stale_button"))
             return

@@ -105,7 +105,7 @@ async def libraries_items(
     async def one(agency: str, at: list[CardStatus]) -> Found:
         names = [card.name for card in at]
         try:
-            items = await deadline.run(fetch(at[0].account, agency or None))
+            items = await deadline.run(fetch(at[0].card, agency or None))
         except LibraryError as exc:
             if exc.status == 500 and NO_CONTENT_SERVICE in (exc.code or "").lower():
                 return names, t(lang, "whatson.no_content"), None

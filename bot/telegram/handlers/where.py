@@ -296,8 +296,8 @@ async def watches_command(update: Update, context: Context) -> None:
                 watch.branch,
                 watch.agency,
                 watch.title,
-                watch.card,
-                cids.get(watch.card),
+                watch.number,
+                cids.get(watch.number),
                 stop=True,
             ),
         )
