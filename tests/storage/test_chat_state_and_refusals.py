@@ -21,15 +21,15 @@ NCIP = "NCIPMDAxOXwwMDAwMDMyNDg0fFJvc2VuLCBNaWNoYWVsfFNtdXR8fHw="
 
 async def test_chat_remembers_language_reason_and_fresh_login(store: Store) -> None:
     await store.chats.set_telegram_language(1, "en-GB-oxendict-and-much-more")
-    await store.chats.set_account_ended(1, "logged_out")
+    await store.chats.set_card_ended(1, "logged_out")
     await store.chats.set_fresh_login(1, True)
     chat = await store.chats.chat(1)
     assert chat.telegram_language == "en-GB-oxendict-a"  # cut to the column
     assert chat.language is None
-    assert (chat.account_ended, chat.fresh_login) == ("logged_out", True)
+    assert (chat.card_ended, chat.fresh_login) == ("logged_out", True)
     await store.chats.set_connected(1)
     chat = await store.chats.chat(1)
-    assert (chat.account_ended, chat.fresh_login) == (None, False)
+    assert (chat.card_ended, chat.fresh_login) == (None, False)
     assert chat.telegram_language == "en-GB-oxendict-a"
     assert (await store.chats.chat(2)).fresh_login is False  # the defaults of a chat with no row
 

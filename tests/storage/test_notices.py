@@ -12,9 +12,9 @@ from tests.fixtures.storage import connect, rows
 
 
 async def _card(store: Store, chat_id: int) -> Card:
-    account = await store.cards.get(chat_id)
-    assert account is not None
-    return account
+    card = await store.cards.get(chat_id)
+    assert card is not None
+    return card
 
 
 async def test_toggles_and_what_was_seen_are_kept_per_kind(store: Store) -> None:

@@ -93,14 +93,14 @@ async def _statuses(
     told); the others' are fetched side by side, and one that fails is left for the next
     sweep or command to fill in."""
 
-    async def one(account: Card) -> tuple[int, BorrowerStatus | None]:
+    async def one(card: Card) -> tuple[int, BorrowerStatus | None]:
         try:
-            return account.number, await svc.library.user(account.token)
+            return card.number, await svc.library.user(card.token)
         except LibraryError:
-            return account.number, None
+            return card.number, None
 
     found = {cards[0].number: first} if cards else {}
-    for card, status in await asyncio.gather(*(one(account) for account in cards[1:])):
+    for number, status in await asyncio.gather(*(one(card) for card in cards[1:])):
         if status is not None:
-            found[card] = status
+            found[number] = status
     return found

@@ -128,7 +128,7 @@ async def read_cards(
     every = context.take_cards()
     if every is None:
         every = await card_actions.of_chat(svc, context.chat_id, lapsed=True)
-    if not any(not expired(account) for account in every):
+    if not any(not expired(card) for card in every):
         await require_card(context, known=every)  # no card, or every card lapsed: told
         return None
     read = await read_chat_cards(
@@ -167,7 +167,7 @@ async def chat_cards(update: Update, context: Context) -> list[Card]:
 
 async def fetch_cards(
     context: Context,
-    accounts: Sequence[Card],
+    cards: Sequence[Card],
     deadline: Deadline,
     chat: ChatSettings | None = None,
 ) -> list[CardStatus]:
@@ -175,7 +175,7 @@ async def fetch_cards(
     action `read_chat_cards`); one message names every card whose login lapsed."""
     svc = context.services
     lang = context.lang
-    read = await read_chat_cards(svc, accounts, deadline=deadline, chat=chat)
+    read = await read_chat_cards(svc, cards, deadline=deadline, chat=chat)
     await tell_lapsed(context, read.newly_lapsed, lang, chat_id=context.chat_id)
     return [CardStatus.of(one, lang) for one in read.reads]
 
@@ -192,10 +192,10 @@ async def named_view(update: Update, context: Context) -> tuple[bool, int | None
     if not cards:
         return True, None  # the list says how to connect a card
     folded = words.casefold()
-    names = [card_name(account, lang) for account in cards]
-    for position, (account, name) in enumerate(zip(cards, names, strict=True), start=1):
+    names = [card_name(card, lang) for card in cards]
+    for position, (card, name) in enumerate(zip(cards, names, strict=True), start=1):
         if name.casefold() == folded or words == str(position):
-            return True, account.number
+            return True, card.number
     starting = [
         a for a, name in zip(cards, names, strict=True) if name.casefold().startswith(folded)
     ]
@@ -266,9 +266,7 @@ def section_pages(
 def view_ids(cards: Sequence[Card], offset: int = 0) -> dict[str, ButtonId]:
     """View key -> the `ButtonId` of its stored view, the views stored from `offset` on."""
     views = {ALL: ButtonId.of(offset)}
-    views.update(
-        {str(account.number): ButtonId.of(offset + 1 + n) for n, account in enumerate(cards)}
-    )
+    views.update({str(card.number): ButtonId.of(offset + 1 + n) for n, card in enumerate(cards)})
     return views
 
 
@@ -282,8 +280,8 @@ def view_payloads(
     return [
         ListPage(kind, views=dict(views), **fields),
         *(
-            ListPage(kind, number=account.number, views=dict(views), cid=account.card_id, **fields)
-            for account in cards
+            ListPage(kind, number=card.number, views=dict(views), cid=card.card_id, **fields)
+            for card in cards
         ),
     ]
 
@@ -293,7 +291,7 @@ async def store_views(
 ) -> dict[str, str]:
     """Store the views of a new sectioned list; view key -> stored id."""
     ids = await store_payloads(update, context, view_payloads(kind, cards, **fields))
-    keys = [ALL, *(str(account.number) for account in cards)]
+    keys = [ALL, *(str(card.number) for card in cards)]
     return dict(zip(keys, ids, strict=True))
 
 
@@ -305,12 +303,12 @@ def view_rows(
     if len(cards) < 2:
         return []
     buttons: list[InlineKeyboardButton] = []
-    for account in cards:
-        view = views.get(str(account.number))
+    for card in cards:
+        view = views.get(str(card.number))
         if view is None:
             continue
-        label = plain(card_name(account, lang))
-        if shown == account.number:
+        label = plain(card_name(card, lang))
+        if shown == card.number:
             label = plain(t(lang, "lists.view_shown", label=label))
         buttons.append(page_button(label, view, 0))
     everything = views.get(ALL)

@@ -188,16 +188,16 @@ async def _tell_renewal(
 
 
 async def _tap_summary(
-    update: Update, context: Context, account: Card, tapped: RenewLoan
+    update: Update, context: Context, card: Card, tapped: RenewLoan
 ) -> Redraw | None:
     """The list's summary before and after one loan's renewal, from the status read again (the
     renewal moved one date, a refusal added one ⛔); None when it cannot be read now."""
     try:
-        status = await Deadline().run(context.services.library.user(account.token))
+        status = await Deadline().run(context.services.library.user(card.token))
     except LibraryError:
         return None
     svc = context.services
-    refusals = await renewing.refusals(svc, context.chat_id, account.number)
+    refusals = await renewing.refusals(svc, context.chat_id, card.number)
     before_refusals = {key: value for key, value in refusals.items() if key != tapped.loan_id}
     old = parse_library_date(tapped.due) or tapped.due
     before = [
@@ -205,10 +205,8 @@ async def _tap_summary(
         for loan in status.loans
     ]
     several = len(await chat_cards(update, context)) > 1
-    name = card_name(account, context.lang) if several else None
-    return await summary_change(
-        context, account.number, name, before, status.loans, before_refusals
-    )
+    name = card_name(card, context.lang) if several else None
+    return await summary_change(context, card.number, name, before, status.loans, before_refusals)
 
 
 def _data(update: Update) -> str:
@@ -270,17 +268,17 @@ async def renew_all_callback(update: Update, context: Context) -> None:
     if isinstance(result, renewing.NoLoans):
         await send(context.bot, chat_id, t(lang, "borrower.renew.empty"))
         return
-    account, done = result.card, result.done
+    card, done = result.card, result.done
     lines, labels = renewed_lines(done, lang, today)
     several = len(await chat_cards(update, context)) > 1
-    name = card_name(account, lang) if several else None
+    name = card_name(card, lang) if several else None
     summary = await summary_change(
-        context, account.number, name, result.loans, done.moved(result.loans), result.refused_before
+        context, card.number, name, result.loans, done.moved(result.loans), result.refused_before
     )
     await edit_buttons(update, labels, summary)
     header = t(lang, "borrower.renew.results")
     if several:
-        header = f"{header}\n{heading(lang, card_name(account, lang))}"
+        header = f"{header}\n{heading(lang, card_name(card, lang))}"
     messages = split_messages(lines, header=header, separator="\n")
     await send_messages(update, context, messages)
 

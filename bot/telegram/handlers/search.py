@@ -163,13 +163,13 @@ async def search_callback(update: Update, context: Context) -> None:
         # A search's result: "which card?" when the chat has several.
         await order_found(update, context, pid)
         return
-    account = await require_card(context, tapped=found)
-    if account is None:
+    card = await require_card(context, tapped=found)
+    if card is None:
         return
     if not valid_pid(pid):
         await send(context.bot, context.chat_id, t(lang, "common.stale_button"))
         return
-    await prepare_order(update, context, account, pid=pid)
+    await prepare_order(update, context, card, pid=pid)
 
 
 def handlers() -> list[BaseHandler[Any, Any, Any]]:
