@@ -93,9 +93,9 @@ class Card:
         """The card is marked lapsed: it waits for its patron to log in again."""
         return self.lapsed_at is not None
 
-    def lapsed(self, now: datetime) -> bool:
-        """The card's login has lapsed, or run out by `now`: the platform would refuse its
-        token."""
+    def login_gone(self, now: datetime) -> bool:
+        """The card's login is of no use at `now`: marked lapsed (`is_lapsed`), or its token run
+        out by then, so the platform would refuse it. The card itself stays either way."""
         return self.is_lapsed or (
             self.token_expires_at is not None and self.token_expires_at <= now
         )

@@ -44,7 +44,7 @@ ENDED_TEXTS = {
 
 def expired(card: Card) -> bool:
     """The card's login has run out: the platform would refuse its token."""
-    return card.lapsed(datetime.now(UTC))
+    return card.login_gone(datetime.now(UTC))
 
 
 # --- the login prompt ---------------------------------------------------------------------

@@ -206,7 +206,7 @@ async def named_view(update: Update, context: Context) -> tuple[bool, int | None
 
 
 def heading(lang: str, name: str, *, more: bool = False) -> str:
-    """A card's section heading, as `telegram.cards.card_heading` makes it, from its name (or
+    """A card's section heading, as `bot.texts.cards.card_heading` makes it, from its name (or
     the names of the cards at one library); `more`: a page that goes on with the section."""
     return t(lang, "lists.section_more" if more else "card.heading", name=name)
 
