@@ -138,8 +138,8 @@ async def recommend_for(
     status: BorrowerStatus,
     deadline: Deadline,
 ) -> None:
-    """Suggestions from `status`'s loans, asked with `account`'s token; their Order buttons
-    order with `account`, named by its identity even in a one-card chat, so a button outliving
+    """Suggestions from `status`'s loans, asked with `card`'s token; their Order buttons
+    order with `card`, named by its identity even in a one-card chat, so a button outliving
     the card says so rather than order on a card logged in since."""
     lang = context.lang
     likes, ignores = likes_and_ignores(status)
