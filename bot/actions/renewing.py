@@ -422,7 +422,7 @@ async def renew_due(
     listed: set[str] | None = None,
     siblings: Mapping[str, CallbackRef] | None = None,
 ) -> RenewedDue | TokenRejected:
-    """Renew card `card`'s loans due within `window` days (of `listed`, when given), each at
+    """Renew card `number`'s loans due within `window` days (of `listed`, when given), each at
     most once. A loan with a button in `siblings` (loan id -> its stored button) is renewed
     only if that button is claimed here, so a tap and "renew all" never both renew it. The
     answers are remembered (`remember`). A refused token stops it all (returned, not raised).

@@ -165,7 +165,7 @@ async def require_card(
     known: list[Card] | None = None,
     tapped: NamesCard | None = None,
 ) -> Card | None:
-    """Card `card` of the chat (None: its first), or None after telling the patron: how to
+    """Card `number` of the chat (None: its first), or None after telling the patron: how to
     connect a card when the chat has no other; else that this card is no longer here, or that
     its login lapsed (with every lapsed card, and their login buttons). An expired card is
     lapsed on the way. `known`: the chat's cards, when the caller has read them (lapsed

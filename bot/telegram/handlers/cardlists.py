@@ -7,7 +7,7 @@ and a page row of its own (`ListPage` without views).
 Paging runs over the sections as one list: a page holds the entries in card order, a section's
 heading comes before its first entry, and a page that starts inside a section repeats the
 heading ("continued"). The views (every card, each card) are stored once per message
-(`buttons.ListPage` with `card` and `views`), so ◀ ▶ and the card buttons edit the same message.
+(`buttons.ListPage` with `number` and `views`), so ◀ ▶ and the card buttons edit the same message.
 
 The reading itself is the action `bot.actions.cards.read_chat_cards`: one status per card,
 fresh, lapsed or failed. A lapsed card (its login refused or run out) is kept and shown in its
