@@ -421,7 +421,7 @@ class Store:
         `holding` (a card whose token was refused): remove it only while it still holds that
         token. A login since has replaced it, and the fresh card stays (None is returned).
         """
-        card = Cards.take(chat_id, number, holding=None if holding is None else holding.sealed)
+        take = Cards.take(chat_id, number, holding=None if holding is None else holding.sealed)
         per_card = [
             delete(table).where(table.c.chat_id == chat_id, table.c.number == number)
             for table in (NOTICE_SEEN, RENEWAL_REFUSAL, SHELF_WATCH)
@@ -433,7 +433,7 @@ class Store:
         now = self._now()
 
         def work(conn: Connection) -> tuple[Row[Any] | None, Dropped]:
-            row = conn.execute(card).first()
+            row = conn.execute(take).first()
             if row is None:
                 return None, []  # gone already (with what was its), or holding a new token
             execute_all(conn, per_card)

@@ -63,12 +63,12 @@ async def calendar_command(update: Update, context: Context) -> None:
         return
     lang, status = started
     statuses = await _statuses(svc, await card_actions.of_chat(svc, chat_id), status)
-    found = {card: calendar.entries(seen) for card, seen in statuses.items()}
+    found = {number: calendar.entries(seen) for number, seen in statuses.items()}
     # The feed names pick-up branches from what the process remembers (it never calls out).
     branches = [entry.branch for entries in found.values() for entry in entries if entry.branch]
     if branches:
         await svc.branches.lookup(svc.library, branches, Deadline(BRANCH_NAMES_BUDGET))
-    entries = {card: calendar.dumps(seen) for card, seen in found.items()}
+    entries = {number: calendar.dumps(seen) for number, seen in found.items()}
     secret = await calendar_feed.create(svc, chat_id, entries)
     url = f"{svc.settings.PUBLIC_URL.rstrip('/')}/calendar/{secret}.ics"
     text = (

@@ -293,16 +293,16 @@ class Renames:
 
     def card_for(self, message: Message) -> int | None:
         """The card `message` names, or None when it is no answer to a rename prompt."""
-        card = renamed_card(message)
-        if card is not None:
-            return card
+        number = renamed_card(message)
+        if number is not None:
+            return number
         asked = self.asked.get(message.chat_id)
         if asked is None:
             return None
-        card, prompt, when = asked
+        number, prompt, when = asked
         if message.message_id != prompt + 1 or time.monotonic() - when >= RENAME_SECONDS:
             return None
-        return card
+        return number
 
     async def tapped(self, update: Update, context: Context) -> None:
         """ "✏️ Rename": the prompt whose answer is the card's new name."""
