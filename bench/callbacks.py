@@ -292,15 +292,15 @@ async def verify(rig: Rig, chats: dict[int, TestPatron]) -> tuple[int, int]:
     good = crossed = 0
     async with httpx.AsyncClient(timeout=STEP_TIMEOUT) as http:
         for chat_id, patron in chats.items():
-            account = await rig.store.cards.get(chat_id)
-            if account is None:
+            card = await rig.store.cards.get(chat_id)
+            if card is None:
                 continue
             answer = await http.get(
-                f"{rig.settings.PLATFORM_URL}/v3/user", params={"access_token": account.token}
+                f"{rig.settings.PLATFORM_URL}/v3/user", params={"access_token": card.token}
             )
             name = answer.json().get("data", {}).get("name")
             expected_guid = str(uuid.uuid5(GUID_NAMESPACE, patron.user_id))
-            same = name == patron.name and account.unique_id == expected_guid
+            same = name == patron.name and card.unique_id == expected_guid
             good += same
             crossed += not same
     return good, crossed

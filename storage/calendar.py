@@ -73,12 +73,12 @@ class Feed:
 
 
 # One compiled statement for a sweep's whole batch (executemany); only cards of chats with a
-# feed are written.
+# feed are written. The number's bind is `number_`: an UPDATE keeps `number` for its SET.
 _REMEMBER = (
     update(CARD)
     .where(
         CARD.c.chat_id == bindparam("chat"),
-        CARD.c.number == bindparam("card_"),
+        CARD.c.number == bindparam("number_"),
         exists().where(FEED.c.chat_id == CARD.c.chat_id),
     )
     .values(feed_entries=bindparam("sealed"), feed_seen_at=bindparam("now"))
@@ -125,7 +125,7 @@ class CalendarFeeds(Repository):
         )
 
     @staticmethod
-    def take_back(chat_id: int, card: int, unique_id: str | None) -> list[Executable]:
+    def take_back(chat_id: int, number: int, unique_id: str | None) -> list[Executable]:
         """In `Store.complete_link`'s transaction: a card logged in again takes back the
         entries kept for the same person, so the feed goes on without a gap."""
         digest = unique_hash(unique_id)
@@ -137,7 +137,7 @@ class CalendarFeeds(Repository):
             update(CARD)
             .where(
                 CARD.c.chat_id == chat_id,
-                CARD.c.number == card,
+                CARD.c.number == number,
                 CARD.c.feed_entries.is_(None),
                 exists().where(mine, KEPT.c.entries.is_not(None)),
             )
@@ -172,7 +172,7 @@ class CalendarFeeds(Repository):
         # A new address keeps the entries of cards waiting for a login: they are still the
         # patron's.
         drop, clear, _ = self.of_chat(chat_id)
-        cards = self._sealed({(chat_id, card): text for card, text in entries.items()}, now)
+        cards = self._sealed({(chat_id, number): text for number, text in entries.items()}, now)
 
         def work(conn: Connection) -> None:
             conn.execute(drop)
@@ -243,12 +243,12 @@ class CalendarFeeds(Repository):
 
         return await self._run(work)
 
-    async def entries_of(self, chat_id: int, card: int = 1) -> str | None:
+    async def entries_of(self, chat_id: int, number: int = 1) -> str | None:
         """The card's feed entries (JSON), or None when the chat has no feed or none were
         seen."""
         query = select(CARD.c.feed_entries).where(
             CARD.c.chat_id == chat_id,
-            CARD.c.number == card,
+            CARD.c.number == number,
             exists().where(FEED.c.chat_id == chat_id),
         )
         return self._open(chat_id, await self._run(lambda conn: conn.execute(query).scalar()))
@@ -265,11 +265,11 @@ class CalendarFeeds(Repository):
         return [
             {
                 "chat": chat_id,
-                "card_": card,
+                "number_": number,
                 "sealed": self._cipher.encrypt(text, chat_id),
                 "now": now,
             }
-            for (chat_id, card), text in entries.items()
+            for (chat_id, number), text in entries.items()
         ]
 
     async def remember(self, entries: Mapping[CardKey, str]) -> None:

@@ -93,9 +93,9 @@ class Card:
         """The card is marked lapsed: it waits for its patron to log in again."""
         return self.lapsed_at is not None
 
-    def lapsed(self, now: datetime) -> bool:
-        """The card's login has lapsed, or run out by `now`: the platform would refuse its
-        token."""
+    def login_gone(self, now: datetime) -> bool:
+        """The card's login is of no use at `now`: marked lapsed (`is_lapsed`), or its token run
+        out by then, so the platform would refuse it. The card itself stays either way."""
         return self.is_lapsed or (
             self.token_expires_at is not None and self.token_expires_at <= now
         )
@@ -133,9 +133,9 @@ def new_card_id() -> str:
     return secrets.token_urlsafe(9)
 
 
-def of_card(chat_id: int, card: int) -> Any:
+def of_card(chat_id: int, number: int) -> Any:
     """The WHERE clause of one card's rows, in any table keyed by (chat, card)."""
-    return and_(CARD.c.chat_id == chat_id, CARD.c.number == card)
+    return and_(CARD.c.chat_id == chat_id, CARD.c.number == number)
 
 
 # Built once: every command reads its chat's cards.
@@ -209,23 +209,23 @@ class Cards(Repository):
         ]
 
     @staticmethod
-    def take(chat_id: int, card: int | None = 1, *, holding: str | None = None) -> Executable:
+    def take(chat_id: int, number: int | None = 1, *, holding: str | None = None) -> Executable:
         """Delete a card (None: every card of the chat), returning the rows: who deletes a
         card, has it (once). `holding`: only while it still holds that sealed token (a login
         since has replaced a refused token: the card is fresh, not refused)."""
-        where = CARD.c.chat_id == chat_id if card is None else of_card(chat_id, card)
+        where = CARD.c.chat_id == chat_id if number is None else of_card(chat_id, number)
         if holding is not None:
             where = and_(where, CARD.c.token == holding)
         return delete(CARD).where(where).returning(*CARD.c)
 
     @staticmethod
-    def lapse(chat_id: int, card: int, holding: str, now: datetime) -> Executable:
+    def lapse(chat_id: int, number: int, holding: str, now: datetime) -> Executable:
         """Mark a card lapsed and drop its token, returning the row as it was before: only
         while it still holds `holding` (a login since has replaced the refused token), so who
         lapses a card, has it (once). The sweep's lease and plan go too."""
         return (
             update(CARD)
-            .where(of_card(chat_id, card), CARD.c.token == holding)
+            .where(of_card(chat_id, number), CARD.c.token == holding)
             .values(
                 token=None,
                 key_id=None,
@@ -240,7 +240,7 @@ class Cards(Repository):
             .returning(*CARD.c)
         )
 
-    def connect(self, chat_id: int, card: int, link: Row[Any], now: datetime) -> Executable:
+    def connect(self, chat_id: int, number: int, link: Row[Any], now: datetime) -> Executable:
         """Make card `card` from a taken pending link, or log an existing card in again (its
         label, pick-up branch and notice state stay); returns the row."""
         # The associated data is the chat id, the same in both tables: no re-encryption.
@@ -261,25 +261,25 @@ class Cards(Repository):
         # An upsert all the same: a concurrent completion must not fail on the key.
         return (
             self._insert(CARD)
-            .values(chat_id=chat_id, number=card, card_id=new_card_id(), **values)
+            .values(chat_id=chat_id, number=number, card_id=new_card_id(), **values)
             .on_conflict_do_update(index_elements=["chat_id", "number"], set_=values)
             .returning(*CARD.c)
         )
 
-    async def _set(self, chat_id: int, card: int, values: dict[str, Any]) -> bool:
-        statement = update(CARD).where(of_card(chat_id, card)).values(**values)
+    async def _set(self, chat_id: int, number: int, values: dict[str, Any]) -> bool:
+        statement = update(CARD).where(of_card(chat_id, number)).values(**values)
         return bool(await self._run(lambda conn: conn.execute(statement).rowcount))
 
-    async def set_label(self, chat_id: int, card: int, label: str | None) -> bool:
+    async def set_label(self, chat_id: int, number: int, label: str | None) -> bool:
         """Name the card (cut to 32 characters); False when the chat has no such card."""
-        return await self._set(chat_id, card, {"label": (label or None) and label[:32]})
+        return await self._set(chat_id, number, {"label": (label or None) and label[:32]})
 
-    async def set_agency(self, chat_id: int, card: int, agency: str | None) -> bool:
+    async def set_agency(self, chat_id: int, number: int, agency: str | None) -> bool:
         """The card's library, as `/v3/user` names it (cut to 16 characters)."""
-        return await self._set(chat_id, card, {"agency": (agency or None) and agency[:16]})
+        return await self._set(chat_id, number, {"agency": (agency or None) and agency[:16]})
 
-    async def set_pickup_branch(self, chat_id: int, branch: str | None, card: int = 1) -> bool:
-        return await self._set(chat_id, card, {"pickup_branch": branch})
+    async def set_pickup_branch(self, chat_id: int, branch: str | None, number: int = 1) -> bool:
+        return await self._set(chat_id, number, {"pickup_branch": branch})
 
     async def expiring(self, before: datetime) -> list[Card]:
         """Cards whose token expires before `before` and that were not yet warned."""
@@ -311,8 +311,8 @@ class Cards(Repository):
         rows = await self._run(lambda conn: conn.execute(statement).all())
         return [(int(row.chat_id), int(row.number)) for row in rows]
 
-    async def mark_expiry_warned(self, chat_id: int, card: int = 1) -> None:
-        await self._set(chat_id, card, {"expiry_warned": True})
+    async def mark_expiry_warned(self, chat_id: int, number: int = 1) -> None:
+        await self._set(chat_id, number, {"expiry_warned": True})
 
     async def count(self) -> int:
         """Cards logged in (lapsed ones wait for a login: not counted as connected)."""

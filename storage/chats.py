@@ -39,7 +39,7 @@ class ChatSettings:
     active: bool = True
     telegram_language: str | None = None  # Telegram's language_code, as last seen
     fresh_login: bool = False  # ask the access service for a fresh login next time
-    account_ended: str | None = None  # "expired" | "logged_out" | "rejected"
+    card_ended: str | None = None  # "expired" | "logged_out" | "rejected"
     # Whether the chat has a calendar feed to keep current (read by `Chats.chat` only).
     has_calendar: bool = False
     notices: frozenset[str] = DEFAULT_NOTICES  # the notices turned on
@@ -72,7 +72,7 @@ class ChatSettings:
             active=bool(row["active"]),
             telegram_language=row["telegram_language"],
             fresh_login=bool(row["fresh_login"]),
-            account_ended=row["card_ended"],
+            card_ended=row["card_ended"],
             has_calendar=bool(row.get("has_calendar", False)),
             notices=parse_notices(row["notices"]),
             reminder_hour=row.get("reminder_hour"),
@@ -190,7 +190,7 @@ class Chats(Repository):
     async def set_fresh_login(self, chat_id: int, fresh: bool) -> None:
         await self._update(chat_id, {"fresh_login": fresh})
 
-    async def set_account_ended(self, chat_id: int, reason: str | None) -> None:
+    async def set_card_ended(self, chat_id: int, reason: str | None) -> None:
         """Why the chat's last card ended (None once a card is connected)."""
         await self._update(chat_id, {"card_ended": reason})
 

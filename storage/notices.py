@@ -36,35 +36,37 @@ class Seen:
     order_check: date | None = None
 
 
+# Binds name the card's number `number_`: SQLAlchemy keeps a column's own name for the SET of
+# an UPDATE (`_MARK_KNOWN`), and one name serves every statement here.
 # A card's entries of one kind (`kind` is its prefix and `%`; the prefixes hold no wildcard).
 _DROP_KIND = delete(NOTICE_SEEN).where(
     NOTICE_SEEN.c.chat_id == bindparam("chat"),
-    NOTICE_SEEN.c.number == bindparam("card_"),
+    NOTICE_SEEN.c.number == bindparam("number_"),
     NOTICE_SEEN.c.item.like(bindparam("kind")),
 )
-_OF_CARD = (CARD.c.chat_id == bindparam("chat")) & (CARD.c.number == bindparam("card_"))
+_OF_CARD = (CARD.c.chat_id == bindparam("chat")) & (CARD.c.number == bindparam("number_"))
 _MARK_KNOWN = update(CARD).where(_OF_CARD).values(fees_known=True)
 _SET_CHECK = update(CARD).where(_OF_CARD).values(order_check=bindparam("day"))
 # Built once: the sweep reads a card's entries per card.
 _SEEN = select(NOTICE_SEEN.c.item, NOTICE_SEEN.c.value).where(
-    NOTICE_SEEN.c.chat_id == bindparam("chat"), NOTICE_SEEN.c.number == bindparam("card_")
+    NOTICE_SEEN.c.chat_id == bindparam("chat"), NOTICE_SEEN.c.number == bindparam("number_")
 )
 
 
-def of_seen(chat_id: int, card: int) -> ColumnElement[bool]:
-    return (NOTICE_SEEN.c.chat_id == chat_id) & (NOTICE_SEEN.c.number == card)
+def of_seen(chat_id: int, number: int) -> ColumnElement[bool]:
+    return (NOTICE_SEEN.c.chat_id == chat_id) & (NOTICE_SEEN.c.number == number)
 
 
 class NoticeSeen(Repository):
-    async def seen(self, chat_id: int, card: int = 1) -> dict[str, str | None]:
+    async def seen(self, chat_id: int, number: int = 1) -> dict[str, str | None]:
         """The card's entries: item -> value."""
-        values = {"chat": chat_id, "card_": card}
+        values = {"chat": chat_id, "number_": number}
         return await self._run(
             lambda conn: {row.item: row.value for row in conn.execute(_SEEN, values)}
         )
 
     async def watch_order(
-        self, chat_id: int, pid: str, placed: str, check: date, card: int = 1
+        self, chat_id: int, pid: str, placed: str, check: date, number: int = 1
     ) -> None:
         """An order placed through the bot, to tell of should it not show up: its pid and
         when (`rules.notices.placed_text`); the card's next check is `check` at the latest."""
@@ -74,42 +76,42 @@ class NoticeSeen(Repository):
         def work(conn: Connection) -> None:
             conn.execute(
                 self._insert(NOTICE_SEEN)
-                .values(chat_id=chat_id, number=card, item=item, value=placed)
+                .values(chat_id=chat_id, number=number, item=item, value=placed)
                 .on_conflict_do_update(index_elements=key, set_={"value": placed})
             )
-            where = of_card(chat_id, card)
+            where = of_card(chat_id, number)
             before = conn.execute(select(CARD.c.order_check).where(where)).scalar()
             day = check if before is None else min(before, check)
             conn.execute(update(CARD).where(where).values(order_check=day))
 
         await self._run(work)
 
-    async def claim_order(self, chat_id: int, title: str, placed: str, card: int = 1) -> bool:
+    async def claim_order(self, chat_id: int, title: str, placed: str, number: int = 1) -> bool:
         """Claim title `title` (a record number) for one order of the card, before it is sent:
         True for the one caller that claimed it, False when it is claimed already. Atomic: the
         primary key decides, so two racing confirmations place one order."""
         statement = (
             self._insert(NOTICE_SEEN)
-            .values(chat_id=chat_id, number=card, item=f"placed:{title}"[:300], value=placed)
+            .values(chat_id=chat_id, number=number, item=f"placed:{title}"[:300], value=placed)
             .on_conflict_do_nothing(index_elements=["chat_id", "number", "item"])
         )
         return bool(await self._run(lambda conn: conn.execute(statement).rowcount == 1))
 
-    async def ordered(self, chat_id: int, title: str, card: int = 1) -> str | None:
+    async def ordered(self, chat_id: int, title: str, number: int = 1) -> str | None:
         """When title `title` was claimed for an order of the card (`claim_order`), or None."""
         statement = select(NOTICE_SEEN.c.value).where(
-            of_seen(chat_id, card), NOTICE_SEEN.c.item == f"placed:{title}"[:300]
+            of_seen(chat_id, number), NOTICE_SEEN.c.item == f"placed:{title}"[:300]
         )
         found: str | None = await self._run(lambda conn: conn.execute(statement).scalar())
         return found
 
     async def release_order(
-        self, chat_id: int, title: str, card: int = 1, *, placed: str | None = None
+        self, chat_id: int, title: str, number: int = 1, *, placed: str | None = None
     ) -> None:
         """Let the title be ordered again: its order was refused, or (`placed`: only that claim,
         not a newer one) it no longer shows on the card."""
         statement = delete(NOTICE_SEEN).where(
-            of_seen(chat_id, card), NOTICE_SEEN.c.item == f"placed:{title}"[:300]
+            of_seen(chat_id, number), NOTICE_SEEN.c.item == f"placed:{title}"[:300]
         )
         if placed is not None:
             statement = statement.where(NOTICE_SEEN.c.value == placed)
@@ -124,9 +126,9 @@ class NoticeSeen(Repository):
         drops: list[dict[str, object]] = []
         marks: list[dict[str, object]] = []
         checks: list[dict[str, object]] = []
-        for (chat_id, card), what in seen.items():
-            owner: dict[str, object] = {"chat_id": chat_id, "number": card}
-            where: dict[str, object] = {"chat": chat_id, "card_": card}
+        for (chat_id, number), what in seen.items():
+            owner: dict[str, object] = {"chat_id": chat_id, "number": number}
+            where: dict[str, object] = {"chat": chat_id, "number_": number}
             if what.queue is not None:
                 drops.append({**where, "kind": "queue:%"})
                 rows += [

@@ -45,20 +45,20 @@ class Refusal:
 
 class Refusals(Repository):
     async def record_refusal(
-        self, chat_id: int, loan_id: str, due: str, reason: str, card: int = 1
+        self, chat_id: int, loan_id: str, due: str, reason: str, number: int = 1
     ) -> None:
         """Remember that the library refused to renew `loan_id` (due `due`), and why."""
         values = {"due": due[:64], "reason": reason[:200], "refused_at": self._now()}
         statement = (
             self._insert(RENEWAL_REFUSAL)
-            .values(chat_id=chat_id, number=card, loan_id=loan_id[:300], **values)
+            .values(chat_id=chat_id, number=number, loan_id=loan_id[:300], **values)
             .on_conflict_do_update(index_elements=["chat_id", "number", "loan_id"], set_=values)
         )
         await self._run(lambda conn: conn.execute(statement))
 
-    async def refusals(self, chat_id: int, card: int = 1) -> dict[str, Refusal]:
+    async def refusals(self, chat_id: int, number: int = 1) -> dict[str, Refusal]:
         """Loan id -> the refusal still remembered (younger than `REFUSAL_TTL`)."""
-        return (await self._read(lambda conn: self.of_chat(conn, chat_id))).get(card, {})
+        return (await self._read(lambda conn: self.of_chat(conn, chat_id))).get(number, {})
 
     async def refusals_many(self, cards: Sequence[CardKey]) -> dict[CardKey, dict[str, Refusal]]:
         """`refusals` for several cards in one query per chunk of chats (the sweep's groups)."""
@@ -87,10 +87,10 @@ class Refusals(Repository):
             found.setdefault(int(row.number), {})[row.loan_id] = refusal_of(row._mapping)
         return found
 
-    async def clear_refusal(self, chat_id: int, loan_id: str, card: int = 1) -> None:
+    async def clear_refusal(self, chat_id: int, loan_id: str, number: int = 1) -> None:
         statement = delete(RENEWAL_REFUSAL).where(
             RENEWAL_REFUSAL.c.chat_id == chat_id,
-            RENEWAL_REFUSAL.c.number == card,
+            RENEWAL_REFUSAL.c.number == number,
             RENEWAL_REFUSAL.c.loan_id == loan_id,
         )
         await self._run(lambda conn: conn.execute(statement))

@@ -354,15 +354,15 @@ class Store:
             rows = conn.execute(cards).all()
             same = [row for row in rows if same_person(row, link)]
             if same:
-                card, replaced = int(same[0].number), same[0].token
+                number, replaced = int(same[0].number), same[0].token
                 outcome = "refreshed" if same[0].lapsed_at is None else "restored"
             else:
                 free = sorted(set(range(1, MAX_CARDS + 1)) - {int(row.number) for row in rows})
                 if not free:
                     return "full", None, link.token
-                card, outcome, replaced = free[0], "added", None
-            row = conn.execute(self.cards.connect(chat_id, card, link, now)).one()
-            execute_all(conn, CalendarFeeds.take_back(chat_id, card, link.unique_id))
+                number, outcome, replaced = free[0], "added", None
+            row = conn.execute(self.cards.connect(chat_id, number, link, now)).one()
+            execute_all(conn, CalendarFeeds.take_back(chat_id, number, link.unique_id))
             return outcome, row, replaced
 
         done = await self.database.run(work)
@@ -421,7 +421,7 @@ class Store:
         `holding` (a card whose token was refused): remove it only while it still holds that
         token. A login since has replaced it, and the fresh card stays (None is returned).
         """
-        card = Cards.take(chat_id, number, holding=None if holding is None else holding.sealed)
+        take = Cards.take(chat_id, number, holding=None if holding is None else holding.sealed)
         per_card = [
             delete(table).where(table.c.chat_id == chat_id, table.c.number == number)
             for table in (NOTICE_SEEN, RENEWAL_REFUSAL, SHELF_WATCH)
@@ -433,7 +433,7 @@ class Store:
         now = self._now()
 
         def work(conn: Connection) -> tuple[Row[Any] | None, Dropped]:
-            row = conn.execute(card).first()
+            row = conn.execute(take).first()
             if row is None:
                 return None, []  # gone already (with what was its), or holding a new token
             execute_all(conn, per_card)

@@ -31,7 +31,7 @@ TITLE_MAX = 200
 @dataclass(frozen=True)
 class Watch:
     chat_id: int
-    card: int
+    number: int
     pid: str
     branch: str
     agency: str
@@ -41,12 +41,12 @@ class Watch:
 
 class Watches(Repository):
     async def add(
-        self, chat_id: int, card: int, pid: str, branch: str, agency: str, title: str
+        self, chat_id: int, number: int, pid: str, branch: str, agency: str, title: str
     ) -> Literal["added", "exists", "full"]:
         """Keep a watch for the card, title and branch, unless the chat has `MAX_WATCHES`."""
         values = {
             "chat_id": chat_id,
-            "number": card,
+            "number": number,
             "pid": pid[:PID_MAX],
             "branch": branch[:BRANCH_MAX],
             "agency": agency[:16],
@@ -55,7 +55,7 @@ class Watches(Repository):
         }
         key = (
             SHELF_WATCH.c.chat_id == chat_id,
-            SHELF_WATCH.c.number == card,
+            SHELF_WATCH.c.number == number,
             SHELF_WATCH.c.pid == values["pid"],
             SHELF_WATCH.c.branch == values["branch"],
         )
@@ -99,11 +99,11 @@ class Watches(Repository):
 
         await self._run(work)
 
-    async def remove(self, chat_id: int, card: int, pid: str, branch: str) -> bool:
+    async def remove(self, chat_id: int, number: int, pid: str, branch: str) -> bool:
         """Stop one watch; False when it was gone already (fired, ended or removed)."""
         statement = delete(SHELF_WATCH).where(
             SHELF_WATCH.c.chat_id == chat_id,
-            SHELF_WATCH.c.number == card,
+            SHELF_WATCH.c.number == number,
             SHELF_WATCH.c.pid == pid,
             SHELF_WATCH.c.branch == branch,
         )
@@ -145,13 +145,13 @@ class Watches(Repository):
         statement = delete(SHELF_WATCH).where(*_key(watch))
         await self._run(lambda conn: conn.execute(statement))
 
-    async def end_titles(self, chat_id: int, card: int, pids: Sequence[str]) -> None:
+    async def end_titles(self, chat_id: int, number: int, pids: Sequence[str]) -> None:
         """End the card's watches of these titles (ordered: nothing left to wait for)."""
         if not pids:
             return
         statement = delete(SHELF_WATCH).where(
             SHELF_WATCH.c.chat_id == chat_id,
-            SHELF_WATCH.c.number == card,
+            SHELF_WATCH.c.number == number,
             SHELF_WATCH.c.pid.in_(list(pids)),
         )
         await self._run(lambda conn: conn.execute(statement))
@@ -164,7 +164,7 @@ class Watches(Repository):
 def _key(watch: Watch) -> tuple[ColumnElement[bool], ...]:
     return (
         SHELF_WATCH.c.chat_id == watch.chat_id,
-        SHELF_WATCH.c.number == watch.card,
+        SHELF_WATCH.c.number == watch.number,
         SHELF_WATCH.c.pid == watch.pid,
         SHELF_WATCH.c.branch == watch.branch,
     )
@@ -174,7 +174,7 @@ def _watch(row: Row[Any]) -> Watch:
     mapping = row._mapping
     return Watch(
         chat_id=int(mapping["chat_id"]),
-        card=int(mapping["number"]),
+        number=int(mapping["number"]),
         pid=mapping["pid"],
         branch=mapping["branch"],
         agency=mapping["agency"],

@@ -106,7 +106,7 @@ async def read_chat_cards(
     async def one(card: Card) -> CardRead:
         if card.is_lapsed:
             return CardRead(card, "lapsed")
-        if card.lapsed(now):  # run out: the library would refuse it
+        if card.login_gone(now):  # run out: the library would refuse it
             done = await lapse(card)
             return CardRead(done or card, "lapsed")
         try:

@@ -40,9 +40,9 @@ async def set_connected(services: Services, chat_id: int) -> None:
     await services.store.chats.set_connected(chat_id)
 
 
-async def set_account_ended(services: Services, chat_id: int, why: str | None) -> None:
+async def set_card_ended(services: Services, chat_id: int, why: str | None) -> None:
     """Why the chat's last card ended ("logged_out", "expired", "rejected")."""
-    await services.store.chats.set_account_ended(chat_id, why)
+    await services.store.chats.set_card_ended(chat_id, why)
 
 
 async def set_fresh_login(services: Services, chat_id: int, fresh: bool) -> None:

@@ -22,7 +22,7 @@ class RenewOffer:
     names the card in a family's digest."""
 
     loans: tuple[Loan, ...]
-    card: int  # the card's number, as the chat knows it now
+    number: int  # the card's number, as the chat knows it now
     cid: str | None  # the card's identity (`Card.card_id`)
     owner: str | None = None
 
@@ -32,7 +32,7 @@ class ShelfOffer:
     """A watched title now on the shelf: ordering it with the watch's card, or where it is."""
 
     pid: str
-    card: int
+    number: int
     cid: str | None
 
 

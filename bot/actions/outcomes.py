@@ -49,7 +49,7 @@ def card_for(cards: Iterable[Card], cid: object) -> Card | CardGone | LoginLapse
     card = next((card for card in cards if cid and card.card_id == cid), None)
     if card is None:
         return CardGone()
-    if card.lapsed(dt.datetime.now(dt.UTC)):
+    if card.login_gone(dt.datetime.now(dt.UTC)):
         return LoginLapsed(card)
     return card
 

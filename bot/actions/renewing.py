@@ -337,12 +337,12 @@ async def renew_all(
         for row in await store.callbacks.callbacks_many(sibling_ids, chat_id)
         if row.action == sibling_action and row.payload.get("loan_id")
     }
-    refused_before = await store.renewal_refusals.refusals(chat_id, card=card.number)
+    refused_before = await store.renewal_refusals.refusals(chat_id, number=card.number)
     done = await renew_due(
         store,
         library,
         chat_id=chat_id,
-        card=card.number,
+        number=card.number,
         token=card.token,
         status=status,
         window=window,
@@ -388,7 +388,7 @@ async def renew_for_trip(
         store,
         library,
         chat_id=chat_id,
-        card=card.number,
+        number=card.number,
         token=card.token,
         status=status,
         window=days,
@@ -413,7 +413,7 @@ async def renew_due(
     library: LibraryClient,
     *,
     chat_id: int,
-    card: int,
+    number: int,
     token: str,
     status: BorrowerStatus,
     window: int,
@@ -422,12 +422,12 @@ async def renew_due(
     listed: set[str] | None = None,
     siblings: Mapping[str, CallbackRef] | None = None,
 ) -> RenewedDue | TokenRejected:
-    """Renew card `card`'s loans due within `window` days (of `listed`, when given), each at
+    """Renew card `number`'s loans due within `window` days (of `listed`, when given), each at
     most once. A loan with a button in `siblings` (loan id -> its stored button) is renewed
     only if that button is claimed here, so a tap and "renew all" never both renew it. The
     answers are remembered (`remember`). A refused token stops it all (returned, not raised).
     """
-    refusals = await store.renewal_refusals.refusals(chat_id, card=card)
+    refusals = await store.renewal_refusals.refusals(chat_id, number=number)
     siblings = siblings or {}
     done = RenewedDue(window)
     todo: list[tuple[Loan, str | None]] = []  # the loan, and its claimed button's stored id
@@ -460,7 +460,7 @@ async def renew_due(
     if isinstance(outcomes, TokenRejected):
         return outcomes
     for (loan, button), outcome in zip(todo, outcomes, strict=True):
-        await remember(store, chat_id, loan.loan_id, due_key(loan), outcome, card)
+        await remember(store, chat_id, loan.loan_id, due_key(loan), outcome, number)
         done.tried.append(Tried(loan, outcome, button))
     return done
 
@@ -471,17 +471,17 @@ async def remember(
     loan_id: str,
     due: str,
     outcome: RenewResult | LibraryError,
-    card: int = 1,
+    number: int = 1,
 ) -> None:
     """Keep a refusal (so the loan is marked and offered no button); forget it on success."""
     if isinstance(outcome, Refused):
         await store.renewal_refusals.record_refusal(
-            chat_id, loan_id, due, raw_reason(outcome), card=card
+            chat_id, loan_id, due, raw_reason(outcome), number=number
         )
     elif not isinstance(outcome, LibraryError):
-        await store.renewal_refusals.clear_refusal(chat_id, loan_id, card=card)
+        await store.renewal_refusals.clear_refusal(chat_id, loan_id, number=number)
         if isinstance(outcome.return_date, dt.date):
-            await calendar.renewed(store, chat_id, loan_id, outcome.return_date, card)
+            await calendar.renewed(store, chat_id, loan_id, outcome.return_date, number)
 
 
 async def renew_each(
@@ -518,7 +518,7 @@ async def renew_each(
     ]
 
 
-async def refusals(services: Services, chat_id: int, card: int) -> dict[str, Refusal]:
+async def refusals(services: Services, chat_id: int, number: int) -> dict[str, Refusal]:
     """The card's renewals the library refused lately (loan id -> refusal): a list tells
     them, and offers no button that would be refused again."""
-    return await services.store.renewal_refusals.refusals(chat_id, card=card)
+    return await services.store.renewal_refusals.refusals(chat_id, number=number)

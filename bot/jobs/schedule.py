@@ -271,7 +271,7 @@ async def _tell_lapsed(
     lang = await _chat_lang(store, chat_id)
     every = await store.cards.of_chat(chat_id, lapsed=True)
     if len(every) == len([card for card in every if card.is_lapsed]):
-        await store.chats.set_account_ended(chat_id, "expired")
+        await store.chats.set_card_ended(chat_id, "expired")
     if len(every) == 1:
         lead = t(lang, "connect.lapsed")
     else:

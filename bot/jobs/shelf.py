@@ -108,7 +108,7 @@ async def _tell(
     if copy is not None:
         if copy.place:
             text += "\n" + t(lang, "shelf.watch_place", place=" › ".join(copy.place))
-        offers = (ShelfOffer(watch.pid, watch.card, await _cid(store, watch)),)
+        offers = (ShelfOffer(watch.pid, watch.number, await _cid(store, watch)),)
     try:
         keyboard = None
         if offers:
@@ -128,4 +128,4 @@ async def _cid(store: Store, watch: Watch) -> str | None:
     """The identity of the watch's card, so its Order button acts on that card only (a lapsed
     card's button asks for its login)."""
     cards = await store.cards.of_chat(watch.chat_id, lapsed=True)
-    return next((card.card_id for card in cards if card.number == watch.card), None)
+    return next((card.card_id for card in cards if card.number == watch.number), None)

@@ -215,7 +215,7 @@ class _Sweep:
                 [
                     watch
                     for watch in watches
-                    if (status := seen.get((watch.chat_id, watch.card))) is not None
+                    if (status := seen.get((watch.chat_id, watch.number))) is not None
                     and order_shown(watch.pid, status)
                 ]
             )
@@ -453,7 +453,7 @@ class _Sweep:
         # it. Only while it holds the refused token: a login since keeps its fresh card.
         lapsed = [card for card in cards if await self.store.lapse_card(card) is not None]
         if lapsed and len(lapsed) == len(await self.store.cards.of_chat(chat_id, lapsed=True)):
-            await self.store.chats.set_account_ended(chat_id, "rejected")
+            await self.store.chats.set_card_ended(chat_id, "rejected")
         if failure is None:
             self.report.messages += 1
         return "token_rejected"

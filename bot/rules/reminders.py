@@ -73,10 +73,10 @@ def loan_reminder(loan: Loan, today: date, days: Sequence[int]) -> Reminder | No
     return Reminder(Kind.DUE, f"{prefix}:{min(reached)}", loan) if reached else None
 
 
-def card_key(card: int, key: str) -> str:
+def card_key(number: int, key: str) -> str:
     """A reminder key of card `card` in its chat's history: card 1's keys keep the form they
     had before a chat could hold several cards, so an upgrade sends nothing twice."""
-    return key if card == 1 else f"c{card}:{key}"
+    return key if number == 1 else f"c{number}:{key}"
 
 
 def hold_key(hold: Hold) -> str | None:

@@ -16,10 +16,10 @@ from storage.store import Store
 log = logging.getLogger(__name__)
 
 
-async def renewed(store: Store, chat_id: int, loan_id: str, due: dt.date, card: int = 1) -> None:
+async def renewed(store: Store, chat_id: int, loan_id: str, due: dt.date, number: int = 1) -> None:
     """The loan is now due on `due`: move its event (best effort, the next status fixes it)."""
     try:
-        text = await store.calendar.entries_of(chat_id, card)
+        text = await store.calendar.entries_of(chat_id, number)
         if text is None:
             return
         uid = calendar.loan_uid(loan_id)
@@ -27,6 +27,8 @@ async def renewed(store: Store, chat_id: int, loan_id: str, due: dt.date, card: 
             dataclasses.replace(entry, day=due) if entry.uid == uid else entry
             for entry in calendar.loads(text)
         ]
-        await store.calendar.remember({(chat_id, card): calendar.dumps(calendar.ordered(entries))})
+        await store.calendar.remember(
+            {(chat_id, number): calendar.dumps(calendar.ordered(entries))}
+        )
     except Exception:
         log.warning("calendar: could not move a renewed loan of chat %s", chat_id, exc_info=True)

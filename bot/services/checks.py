@@ -54,7 +54,7 @@ async def refresh_plan(
 
 
 async def watch_order(
-    store: Store, settings: Settings, chat_id: int, pid: str, card: int = 1
+    store: Store, settings: Settings, chat_id: int, pid: str, number: int = 1
 ) -> None:
     """An order placed through the bot: should it not show up in /v3/user within a day, the
     sweep tells the patron (`rules.notices`). Best effort, and only while the notice is on."""
@@ -64,16 +64,16 @@ async def watch_order(
             return
         placed = dt.datetime.now(dt.UTC)
         check = notices.order_check_day(placed, settings.timezone)
-        await store.notices.watch_order(chat_id, pid, notices.placed_text(placed), check, card)
+        await store.notices.watch_order(chat_id, pid, notices.placed_text(placed), check, number)
     except Exception:
         log.warning("notices: could not watch an order of chat %s", chat_id, exc_info=True)
 
 
-async def check_soon(store: Store, settings: Settings, chat_id: int, card: int = 1) -> None:
+async def check_soon(store: Store, settings: Settings, chat_id: int, number: int = 1) -> None:
     """Something changed that the last status does not show (an order was placed): the next
     sweep checks the card, and from then on its waiting hold keeps it daily."""
     today = dt.datetime.now(settings.timezone).date()
     try:
-        await store.sweeps.set_next_checks({(chat_id, card): today})
+        await store.sweeps.set_next_checks({(chat_id, number): today})
     except Exception:
         log.warning("polling: could not plan a check of chat %s", chat_id, exc_info=True)

@@ -23,7 +23,7 @@ class NamesCard(Protocol):
     """A tapped button's payload that names a card: its number then, and its identity."""
 
     @property
-    def card(self) -> int | None: ...
+    def number(self) -> int | None: ...
 
     @property
     def cid(self) -> str | None: ...
@@ -53,7 +53,7 @@ class CancelHold:
     title: str = ""
     confirm: bool = False
     # The card the hold is on (absent in a button stored before cards: card 1).
-    card: int = 1
+    number: int = 1
     # The hold's pick-up branch (ISIL), so two holds of one title can be told apart.
     branch: str | None = None
     # The card's identity (`Card.card_id`), never reused like its number; absent in a button
@@ -78,7 +78,7 @@ class PlaceOrder:
     pid: str
     branch: str = ""
     title: str = ""
-    card: int = 1  # stored before several cards: card 1
+    number: int = 1  # stored before several cards: card 1
     cid: str | None = None  # the card's identity (see `CancelHold`)
 
 
@@ -97,7 +97,7 @@ class PickBranch:
     ACTION: ClassVar[str] = "branch"
     pid: str
     branch: str
-    card: int = 1
+    number: int = 1
     cid: str | None = None  # the card's identity (see `CancelHold`)
 
 
@@ -108,7 +108,7 @@ class ChooseBranch:
     ACTION: ClassVar[str] = "branch"
     pid: str
     title: str = ""
-    card: int = 1
+    number: int = 1
     cid: str | None = None  # the card's identity (see `CancelHold`)
 
 
@@ -119,7 +119,7 @@ class OrderFound:
     ACTION: ClassVar[str] = "search"
     pid: str
     # The card to order with (/recommend's, made for one card); None: /order asks which.
-    card: int | None = None
+    number: int | None = None
     cid: str | None = None  # the card's identity (see `CancelHold`)
 
 
@@ -143,7 +143,7 @@ class WatchShelf:
     branch: str  # its name, as `/v3/holdingsitems` names it
     agency: str
     title: str
-    card: int
+    number: int
     cid: str | None = None  # the card's identity (see `CancelHold`)
     stop: bool = False
 
@@ -165,7 +165,7 @@ class RenewLoan:
     loan_id: str
     title: str = ""
     due: str = ""
-    card: int = 1  # the chat's card the loan is on
+    number: int = 1  # the chat's card the loan is on
     cid: str | None = None  # the card's identity (see `CancelHold`)
 
 
@@ -177,7 +177,7 @@ class RenewAll:
     loans: tuple[str, ...] | None = None
     # The stored ids of the loan buttons of the message on every page (None: the keyboard's).
     buttons: tuple[str, ...] | None = None
-    card: int = 1  # the chat's card the loans are on
+    number: int = 1  # the chat's card the loans are on
     cid: str | None = None  # the card's identity (see `CancelHold`)
 
 
@@ -196,7 +196,7 @@ class ListPage:
     head: str | None = None
     # With several cards: the card shown (None: every card), and the stored id of the view of
     # each card ("0": every card) for the row of buttons that switches between them.
-    card: int | None = None
+    number: int | None = None
     views: dict[str, str] | None = None
     # A /renew of several cards: each card's "renew all" button's stored id (`buttons` is then
     # keyed "<card>:<loan id>").
@@ -236,11 +236,11 @@ class ForgetChoice:
 @dataclass(frozen=True)
 class OrderCard:
     """ "Which card?" of /order (or a search result's "Order") in a chat with several cards:
-    goes on with `/order <pid> [branch]` for `card`."""
+    goes on with `/order <pid> [branch]` for card `number`."""
 
     ACTION: ClassVar[str] = "ocard"
     pid: str
-    card: int
+    number: int
     branch: str | None = None
     wanted: str | None = None
     cid: str | None = None  # the card's identity (see `CancelHold`)
@@ -248,12 +248,13 @@ class OrderCard:
 
 @dataclass(frozen=True)
 class LogoutCard:
-    """/logout's "which card" and /cards' "🚪 Log out": logs out `card`, or every card (None)."""
+    """/logout's "which card" and /cards' "🚪 Log out": logs out card `number`, or every card
+    (None)."""
 
     ACTION: ClassVar[str] = "logout"
-    card: int | None = None
+    number: int | None = None
     cid: str | None = None  # the card's identity (see `CancelHold`)
-    # Every card (`card` None): the identities of the cards there were (no others go).
+    # Every card (`number` None): the identities of the cards there were (no others go).
     cids: tuple[str, ...] | None = None
 
 
@@ -263,7 +264,7 @@ class LogoutAsk:
     (`keep`)."""
 
     ACTION: ClassVar[str] = "logoutask"
-    card: int
+    number: int
     cid: str | None = None  # the card's identity (see `CancelHold`)
     keep: bool | None = None
 
@@ -273,14 +274,20 @@ class RenameCard:
     """/cards' "✏️ Rename": asks for the card's new name."""
 
     ACTION: ClassVar[str] = "rename"
-    card: int
+    number: int
     cid: str | None = None  # the card's identity (see `CancelHold`)
+
+
+# A payload's field -> its key in the stored JSON object, where the two differ: a card's number
+# is stored as "card", as every release before the field was named `number` stored it.
+STORED_KEYS = {"number": "card"}
+_FIELDS = {key: field for field, key in STORED_KEYS.items()}
 
 
 def encode(payload: Payload) -> dict[str, Any]:
     """The JSON object stored for `payload` (fields left at None are left out)."""
     fields = asdict(payload)  # type: ignore[call-overload]
-    return {key: value for key, value in fields.items() if value is not None}
+    return {STORED_KEYS.get(key, key): value for key, value in fields.items() if value is not None}
 
 
 @cache
@@ -290,9 +297,10 @@ def _adapter(kind: type[Any]) -> TypeAdapter[Any]:
 
 def decode(stored: dict[str, Any], *kinds: type[P]) -> P | None:
     """The first of `kinds` the stored payload is, else None (a button of no known shape)."""
+    fields = {_FIELDS.get(key, key): value for key, value in stored.items()}
     for kind in kinds:
         try:
-            found: P = _adapter(kind).validate_python(stored)
+            found: P = _adapter(kind).validate_python(fields)
         except ValidationError:
             continue
         return found
@@ -304,7 +312,7 @@ class RecommendFor:
     """/recommend with several cards: suggestions from this card's loans."""
 
     ACTION: ClassVar[str] = "recfor"
-    card: int
+    number: int
     cid: str | None = None  # the card's identity (see `CancelHold`)
 
 

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 NEW = "common.not_connected"
-# Why a chat has no account (`ChatSettings.account_ended`) -> what the patron is told.
+# Why a chat has no card (`ChatSettings.card_ended`) -> what the patron is told.
 ENDED_TEXTS = {
     "expired": "common.login_expired",
     "logged_out": "common.logged_out_before",
@@ -42,9 +42,9 @@ ENDED_TEXTS = {
 }
 
 
-def expired(account: Card) -> bool:
+def expired(card: Card) -> bool:
     """The card's login has run out: the platform would refuse its token."""
-    return account.lapsed(datetime.now(UTC))
+    return card.login_gone(datetime.now(UTC))
 
 
 # --- the login prompt ---------------------------------------------------------------------
@@ -128,8 +128,8 @@ def _login_buttons(
 ) -> LoginButtons:
     rows: list[list[InlineKeyboardButton]] = []
     links: list[str] = []
-    for account, url in zip(cards, urls, strict=True):
-        name = card_name(account, lang)
+    for card, url in zip(cards, urls, strict=True):
+        name = card_name(card, lang)
         if url_button_allowed(settings.redirect_uri):
             label = t(lang, "lists.login_card", name=name)
             rows.append([InlineKeyboardButton(label, url=url)])
@@ -160,12 +160,12 @@ async def lapsed_message(
 
 async def require_card(
     context: Context,
-    card: int | None = None,
+    number: int | None = None,
     *,
     known: list[Card] | None = None,
     tapped: NamesCard | None = None,
 ) -> Card | None:
-    """Card `card` of the chat (None: its first), or None after telling the patron: how to
+    """Card `number` of the chat (None: its first), or None after telling the patron: how to
     connect a card when the chat has no other; else that this card is no longer here, or that
     its login lapsed (with every lapsed card, and their login buttons). An expired card is
     lapsed on the way. `known`: the chat's cards, when the caller has read them (lapsed
@@ -178,35 +178,35 @@ async def require_card(
     svc = context.services
     cards = known if known is not None else await card_actions.of_chat(svc, chat_id, lapsed=True)
     if tapped is not None:
-        card = tapped.card if tapped.card is not None else 0
-        account = next((a for a in cards if tapped.cid and a.card_id == tapped.cid), None)
-    elif card is None:  # the first usable card, else the first
+        number = tapped.number if tapped.number is not None else 0
+        card = next((a for a in cards if tapped.cid and a.card_id == tapped.cid), None)
+    elif number is None:  # the first usable card, else the first
         usable = [a for a in cards if not expired(a)]
-        account = next(iter(usable or cards), None)
+        card = next(iter(usable or cards), None)
     else:
-        account = next((a for a in cards if a.number == card), None)
-    if account is not None and not expired(account):
-        return account
+        card = next((a for a in cards if a.number == number), None)
+    if card is not None and not expired(card):
+        return card
     lang = context.lang
     await answer_tap(context.query)
-    others = card is not None and any(other != account and not other.is_lapsed for other in cards)
-    if account is not None:
+    others = number is not None and any(other != card and not other.is_lapsed for other in cards)
+    if card is not None:
         # Lapsed, or run out: lapse it now rather than let the platform refuse it later.
         why = "expired"
-        if account.is_lapsed:  # told again as it was told first
-            why = (await chats.settings(svc, chat_id)).account_ended or "rejected"
+        if card.is_lapsed:  # told again as it was told first
+            why = (await chats.settings(svc, chat_id)).card_ended or "rejected"
         else:
-            await logins.lapse(svc, account)
-        await tell_lapsed(context, [account], lang, why=why)
+            await logins.lapse(svc, card)
+        await tell_lapsed(context, [card], lang, why=why)
         return None
     if any(other.is_lapsed for other in cards) and not others:
-        why = (await chats.settings(svc, chat_id)).account_ended or "rejected"
+        why = (await chats.settings(svc, chat_id)).card_ended or "rejected"
         await tell_lapsed(context, [other for other in cards if other.is_lapsed], lang, why=why)
         return None
     if others:
         await send(context.bot, chat_id, t(lang, "cards.gone"))
     else:
-        ended = (await chats.settings(svc, chat_id)).account_ended
+        ended = (await chats.settings(svc, chat_id)).card_ended
         await send_login(context, chat_id, lang, lead=t(lang, ENDED_TEXTS.get(ended or "", NEW)))
     return None
 
@@ -218,13 +218,13 @@ async def require_cards(context: Context) -> list[Card] | None:
     cards = context.take_cards()
     if cards is None:
         cards = await card_actions.of_chat(context.services, context.chat_id, lapsed=True)
-    live = [account for account in cards if not expired(account)]
+    live = [card for card in cards if not expired(card)]
     if not live:
         first = await require_card(context, known=cards)
         return None if first is None else [first]
-    for account in cards:
-        if account not in live and not account.is_lapsed:
-            await logins.lapse(context.services, account)
+    for card in cards:
+        if card not in live and not card.is_lapsed:
+            await logins.lapse(context.services, card)
     return live
 
 
@@ -270,13 +270,13 @@ async def tell_lapsed(
     svc = context.services
     chat_id = chat_id if chat_id is not None else cards[0].chat_id
     every = await card_actions.of_chat(svc, chat_id, lapsed=True)
-    named = {account.number for account in cards}
+    named = {card.number for card in cards}
     lapsed = [a for a in every if a.is_lapsed or a.number in named]
     if not lapsed:
         return
     lang = lang or await chat_lang(context, chat_id)
     if len(every) == len(lapsed):
-        await chats.set_account_ended(svc, chat_id, why)
+        await chats.set_card_ended(svc, chat_id, why)
     if len(every) == 1:
         lead = t(lang, "common.login_expired" if why == "expired" else "common.reconnect")
     else:

@@ -117,13 +117,13 @@ def _buttons(
             lang,
             every=loans,
             digest=True,
-            card=offer.card,
+            number=offer.number,
             cid=offer.cid,
             owner=offer.owner,
         )
         return specs, one_per_row
     # A watched title on the shelf: order it and where is it, side by side.
-    order = OrderFound(offer.pid, offer.card, offer.cid)
+    order = OrderFound(offer.pid, offer.number, offer.cid)
     found: list[tuple[str, Payload]] = [
         (t(lang, "shelf.order_button"), order),
         (t(lang, "shelf.button"), WhereIs(offer.pid)),

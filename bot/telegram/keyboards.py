@@ -216,10 +216,10 @@ async def tapped_once(update: Update, context: Context, already_key: str) -> Cal
     return ref
 
 
-def renew_payload(loan: Loan, lang: str, card: int = 1, cid: str | None = None) -> RenewLoan:
+def renew_payload(loan: Loan, lang: str, number: int = 1, cid: str | None = None) -> RenewLoan:
     """A loan's renew button, as /renew and reminder digests store it."""
     title = loan.title or t(lang, "render.untitled")
-    return RenewLoan(loan.loan_id, shorten(title, PAYLOAD_TITLE), due_key(loan), card, cid)
+    return RenewLoan(loan.loan_id, shorten(title, PAYLOAD_TITLE), due_key(loan), number, cid)
 
 
 def renew_buttons(
@@ -229,7 +229,7 @@ def renew_buttons(
     every: Sequence[Loan],
     today: dt.date | None = None,
     digest: bool = False,
-    card: int = 1,
+    number: int = 1,
     cid: str | None = None,
     owner: str | None = None,
 ) -> list[tuple[str, Payload]]:
@@ -242,14 +242,14 @@ def renew_buttons(
     """
     if not loans:
         return []
-    renew_all = RenewAll(tuple(loan.loan_id for loan in every), card=card, cid=cid)
+    renew_all = RenewAll(tuple(loan.loan_id for loan in every), number=number, cid=cid)
     if digest:
         specs: list[tuple[str, Payload]] = []
         if len(loans) <= MAX_DIGEST_RENEW_BUTTONS:
             for loan in loans:
                 title = shorten(loan.title, SHORT_TITLE) or "?"
                 label = plain(t(lang, "reminders.button.renew", title=title))
-                specs.append((label, renew_payload(loan, lang, card, cid)))
+                specs.append((label, renew_payload(loan, lang, number, cid)))
         every_label = (
             t(lang, "reminders.button.renew_all")
             if owner is None
@@ -265,7 +265,7 @@ def renew_buttons(
             title=Raw(shorten(loan.title or t(lang, "render.untitled"), SHORT_TITLE)),
             due=Raw(format_date(loan.due_date, lang, today=today)),
         )
-        specs.append((label, renew_payload(loan, lang, card, cid)))
+        specs.append((label, renew_payload(loan, lang, number, cid)))
     return specs
 
 

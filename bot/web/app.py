@@ -357,24 +357,24 @@ async def build_overview(services: Services, user_id: int, covers: Covers) -> di
     every = await card_actions.of_chat(services, user_id, lapsed=True)
     cards = (await read_chat_cards(services, every, deadline=deadline, chat=chat)).reads
 
-    async def one(account: CardRead) -> dict[str, Any]:
-        return await _card(services, user_id, account, lang, today)
+    async def one(card: CardRead) -> dict[str, Any]:
+        return await _card(services, user_id, card, lang, today)
 
-    shown = list(await asyncio.gather(*(one(account) for account in cards)))
+    shown = list(await asyncio.gather(*(one(read) for read in cards)))
     tz = services.settings.timezone
     watches = await watches_of(services, user_id)
-    for account, card in zip(cards, shown, strict=True):
-        card["watches"] = [
+    for read, view in zip(cards, shown, strict=True):
+        view["watches"] = [
             _plain(watch_line(w.title, w.branch, w.created_at.astimezone(tz).date(), today, lang))
             for w in watches
-            if w.card == account.number
+            if w.number == read.number
         ]
-    rows = [row for card in shown for row in (*card.get("loans", ()), *card.get("holds", ()))]
+    rows = [row for view in shown for row in (*view.get("loans", ()), *view.get("holds", ()))]
     pids = [row["pid"] for row in rows if row["pid"]]
     found = await covers.lookup(pids, deadline) if pids else {}
     for row in rows:
         row["cover"] = found.get(row.pop("pid") or "")
-    holds = [row for card in shown for row in card.get("holds", ())]
+    holds = [row for view in shown for row in view.get("holds", ())]
     branches = [row["hold"].pick_up_agency for row in holds if row["hold"].pick_up_agency]
     names = await services.branches.lookup(services.library, branches, deadline) if branches else {}
     for row in holds:
@@ -403,17 +403,17 @@ async def _card(
     lang: str,
     today: dt.date,
 ) -> dict[str, Any]:
-    account = read.card
-    name = _plain(card_name(account, lang))
+    card = read.card
+    name = _plain(card_name(card, lang))
     if read.state == "lapsed":
         # As the chat: the card stays, by its name, with its own login.
         text = _plain(t(lang, "lists.card_lapsed", name=name))
         return {"name": name, "error": text, "login": _login_link(services)}
     if read.status is None:
         error = type(read.error).__name__ if read.error is not None else "none"
-        log.warning("overview: card %s not read (%s)", account.number, error)
+        log.warning("overview: card %s not read (%s)", card.number, error)
         return {"name": name, "error": _plain(t(lang, "app.card_failed"))}
-    lists = await _lists(services, user_id, account, read.status, lang, today)
+    lists = await _lists(services, user_id, card, read.status, lang, today)
     return {"name": name, "error": None, **lists}
 
 
@@ -428,15 +428,15 @@ def renew_id(chat_id: int, card_id: str, loan_id: str, due: str) -> str:
 async def _lists(
     services: Services,
     user_id: int,
-    account: Card,
+    card: Card,
     status: BorrowerStatus,
     lang: str,
     today: dt.date,
 ) -> dict[str, Any]:
-    refusals = await renewing.refusals(services, user_id, account.number)
+    refusals = await renewing.refusals(services, user_id, card.number)
     loans = sort_loans(status.loans)
     untitled = _plain(t(lang, "render.untitled"))
-    cid = account.card_id
+    cid = card.card_id
     button: dict[str, str] = {}
     kept: list[tuple[str, str, dict[str, Any]]] = []
     for loan in loans:

@@ -95,8 +95,8 @@ async def test_a_restarted_demo_keeps_its_patrons(tmp_path: Path) -> None:
         assert second.settings.DATABASE_URL == first.settings.DATABASE_URL
         store = await Store.open(second.settings.DATABASE_URL, second.settings.token_keys)
         try:
-            account = await store.cards.get(5_000_001)
+            card = await store.cards.get(5_000_001)
         finally:
             await store.close()
-    assert account is not None
-    assert account.token == "a-token"
+    assert card is not None
+    assert card.token == "a-token"

@@ -65,9 +65,9 @@ async def fast_bot(bot_factory: BotFactory) -> BotHarness:
 
 async def connected(bot: BotHarness, chat_id: int, lang: str, patron: str = KAREN) -> str:
     await bot.connect(chat_id, patron, language_code=lang)
-    account = await bot.store.cards.get(chat_id)
-    assert account is not None
-    return account.token
+    card = await bot.store.cards.get(chat_id)
+    assert card is not None
+    return card.token
 
 
 # --- /loans, /holds, /debt, /renew (the list) -----------------------------------------------

@@ -106,10 +106,10 @@ async def test_the_cards_of_a_chat_stay_together_across_batches(rig: Rig) -> Non
 async def test_a_card_logged_out_takes_only_its_own_memory(rig: Rig) -> None:
     await family(rig)
     await rig.store.renewal_refusals.record_refusal(
-        FAMILY, "L1", "2027-01-01", "Renewal Not Allowed", card=2
+        FAMILY, "L1", "2027-01-01", "Renewal Not Allowed", number=2
     )
     await rig.store.renewal_refusals.record_refusal(
-        FAMILY, "L1", "2027-01-01", "Renewal Not Allowed", card=1
+        FAMILY, "L1", "2027-01-01", "Renewal Not Allowed", number=1
     )
     removed = await rig.store.remove_card(FAMILY, 2, logout=True)
     assert removed is not None and removed.label == "Jonas"

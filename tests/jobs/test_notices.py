@@ -57,16 +57,16 @@ async def test_the_polling_plan_keeps_a_refused_loan_daily(rig: Rig) -> None:
     token = await rig.connect(KAREN_CHAT, KAREN)
     await _refuse(rig, token, SNAK)
     await rig.sweep()
-    account = await rig.store.cards.get(KAREN_CHAT)
-    assert account is not None and account.next_check == rig.day(1)
+    card = await rig.store.cards.get(KAREN_CHAT)
+    assert card is not None and card.next_check == rig.day(1)
     # Past its first overdue day the plan alone would wait; the daily reminder keeps it daily.
     # Without holds (a waiting one is checked daily anyway); Karen's other loans are due within
     # 3 days, so from day 5 only the refused one can keep the card daily.
     rig.sandbox.patron_data(KAREN).orders.clear()
     for days in range(1, 8):
         await rig.sweep(today=rig.day(days))
-        account = await rig.store.cards.get(KAREN_CHAT)
-        assert account is not None and account.next_check == rig.day(days + 1), days
+        card = await rig.store.cards.get(KAREN_CHAT)
+        assert card is not None and card.next_check == rig.day(days + 1), days
 
 
 async def test_a_hold_moving_up_the_queue_is_told_once_in_english_when_turned_on(
@@ -188,8 +188,8 @@ async def test_an_order_not_shown_after_a_day_is_told_once(rig: Rig) -> None:
     await rig.sweep()
     await rig.sweep(today=rig.day(1))  # less than a day after it was placed
     assert rig.texts(OLE_CHAT) == []
-    account = await rig.store.cards.get(OLE_CHAT)
-    assert account is not None and account.next_check == rig.day(2)  # checked for it
+    card = await rig.store.cards.get(OLE_CHAT)
+    assert card is not None and card.next_check == rig.day(2)  # checked for it
 
     await rig.sweep(today=rig.day(2))
     [told] = rig.texts(OLE_CHAT)

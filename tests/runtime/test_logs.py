@@ -47,9 +47,9 @@ async def test_no_secret_in_the_logs(
     link_code = found.group(1)
     done = await bot.send(CHAT, f"/start {link_code}")
     assert "✅" in done.text
-    account = await bot.store.cards.get(CHAT)
-    assert account is not None
-    access_token = account.token
+    card = await bot.store.cards.get(CHAT)
+    assert card is not None
+    access_token = card.token
 
     loans = await bot.send(CHAT, "/loans")
     assert "Kongens fald" in loans.text

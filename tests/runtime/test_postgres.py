@@ -52,8 +52,8 @@ async def test_connect_journey_on_postgres(bot_pg: BotHarness) -> None:
     await bot_pg.connect(CHAT, KAREN)
     loans = await bot_pg.send(CHAT, "/loans")
     assert "Kongens fald" in loans.text
-    account = await bot_pg.store.cards.get(CHAT)
-    assert account is not None and account.unique_id
+    card = await bot_pg.store.cards.get(CHAT)
+    assert card is not None and card.unique_id
     # At rest the token is sealed, never the plain value.
     url = make_url(bot_pg.settings.DATABASE_URL)
     connection = await asyncpg.connect(
@@ -63,7 +63,7 @@ async def test_connect_journey_on_postgres(bot_pg: BotHarness) -> None:
         stored = await connection.fetchval("SELECT token FROM card WHERE chat_id = $1", CHAT)
     finally:
         await connection.close()
-    assert account.token not in stored
+    assert card.token not in stored
     logout = await bot_pg.send(CHAT, "/logout")
     assert logout.text
     assert await bot_pg.store.cards.get(CHAT) is None
@@ -548,9 +548,9 @@ async def test_every_revision_upgrades_with_data(
         if revision in RENAMED:  # names only: every row is as it was, value for value
             assert after == _renamed(before, revision)
         if revision == "0008":  # what was the chat's moved onto its card 1
-            [card] = [dict(row) for row in after["account"] if ("chat_id", "1") in row]
-            assert (card["card"], card["pickup_branch"]) == ("1", "'DK-710104'")
-            assert card["feed_entries"] == "'v1.kid.sealed'"
+            [kept] = [dict(row) for row in after["account"] if ("chat_id", "1") in row]
+            assert (kept["card"], kept["pickup_branch"]) == ("1", "'DK-710104'")
+            assert kept["feed_entries"] == "'v1.kid.sealed'"
 
     # The head's seed must also be what the current code reads.
     url = (
@@ -563,9 +563,9 @@ async def test_every_revision_upgrades_with_data(
     store = await Store.open(url, [KEY])
     try:
         assert await store.cards.count() == 2
-        account = await store.cards.get(1)
-        assert account is not None and account.token == "token-of-chat-1"
-        assert (account.label, account.pickup_branch) == ("Karen", "DK-710104")
+        card = await store.cards.get(1)
+        assert card is not None and card.token == "token-of-chat-1"
+        assert (card.label, card.pickup_branch) == ("Karen", "DK-710104")
         family = await store.cards.of_chat(1)
         assert [(c.number, c.label, c.pickup_branch, c.fees_known) for c in family] == [
             (1, "Karen", "DK-710104", False),
@@ -576,7 +576,7 @@ async def test_every_revision_upgrades_with_data(
         chat = await store.chats.chat(1)
         assert (chat.language, chat.reminder_days) == ("en", (5, 1))
         assert (await store.chats.chat(2)).reminders_enabled is False
-        assert (await store.chats.chat(2)).account_ended == "logged_out"
+        assert (await store.chats.chat(2)).card_ended == "logged_out"
         assert chat.notices == frozenset({"queue", "fees"})
         assert await store.notices.seen(1) == {"queue:O1": "3"}
         assert await store.reminder_log.begin_reminders_many({1: ["loan:L1:2026-01-13:3"]}) == {

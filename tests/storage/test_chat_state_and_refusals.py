@@ -21,15 +21,15 @@ NCIP = "NCIPMDAxOXwwMDAwMDMyNDg0fFJvc2VuLCBNaWNoYWVsfFNtdXR8fHw="
 
 async def test_chat_remembers_language_reason_and_fresh_login(store: Store) -> None:
     await store.chats.set_telegram_language(1, "en-GB-oxendict-and-much-more")
-    await store.chats.set_account_ended(1, "logged_out")
+    await store.chats.set_card_ended(1, "logged_out")
     await store.chats.set_fresh_login(1, True)
     chat = await store.chats.chat(1)
     assert chat.telegram_language == "en-GB-oxendict-a"  # cut to the column
     assert chat.language is None
-    assert (chat.account_ended, chat.fresh_login) == ("logged_out", True)
+    assert (chat.card_ended, chat.fresh_login) == ("logged_out", True)
     await store.chats.set_connected(1)
     chat = await store.chats.chat(1)
-    assert (chat.account_ended, chat.fresh_login) == (None, False)
+    assert (chat.card_ended, chat.fresh_login) == (None, False)
     assert chat.telegram_language == "en-GB-oxendict-a"
     assert (await store.chats.chat(2)).fresh_login is False  # the defaults of a chat with no row
 
@@ -50,7 +50,7 @@ async def test_refusals_per_chat_and_loan(open_store: OpenStore, clock: FakeCloc
         await store.renewal_refusals.record_refusal(1, NCIP, "2026-02-22", "Renewal Not Allowed")
         assert (await store.renewal_refusals.refusals(1))[NCIP].due == "2026-02-22"
         await store.renewal_refusals.record_refusal(
-            1, "L9", "2026-01-25", "Renewal Not Allowed", card=2
+            1, "L9", "2026-01-25", "Renewal Not Allowed", number=2
         )
         assert set(await store.renewal_refusals.refusals(1)) == {NCIP, "L2"}  # card 2's are its own
         assert set(await store.renewal_refusals.refusals(1, 2)) == {"L9"}
@@ -96,7 +96,7 @@ async def test_read_chat_gives_what_the_separate_reads_give(store: Store) -> Non
     await store.chats.set_language(7, "da")
     await store.renewal_refusals.record_refusal(7, NCIP, "2026-01-23", "Renewal Not Allowed")
     await store.renewal_refusals.record_refusal(7, "L1", "2026-01-23", "Reserved")
-    await store.renewal_refusals.record_refusal(7, "L2", "2026-01-24", "On hold", card=2)
+    await store.renewal_refusals.record_refusal(7, "L2", "2026-01-24", "On hold", number=2)
     await store.renewal_refusals.record_refusal(8, "L3", "2026-01-24", "someone else's")
     await store.calendar.create(7, {})
     read = await store.read_chat(7, cards=True, refusals=True)

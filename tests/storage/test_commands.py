@@ -54,9 +54,9 @@ async def test_rotate_keys_reencrypts(tmp_path: Path) -> None:
     result = _library_bot(["rotate-keys"], tmp_path, DATABASE_URL=url, TOKEN_KEYS=keys)
     assert result.stdout.strip() == "re-encrypted 0 tokens under the newest key"
     store = await Store.open(f"sqlite:///{tmp_path / 'bot.db'}", [new])
-    account = await store.cards.get(5)
+    card = await store.cards.get(5)
     await store.close()
-    assert account is not None and account.token == "secret-token"
+    assert card is not None and card.token == "secret-token"
 
 
 @pytest.mark.parametrize("keys", [None, ""])

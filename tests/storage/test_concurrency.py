@@ -35,7 +35,7 @@ async def test_concurrent_state_and_code_are_single_use(open_store: OpenStore) -
         linked = await asyncio.gather(
             *((first if n % 2 else second).complete_link(1, code) for n in range(10))
         )
-        assert sum(account is not None for account in linked) == 1
+        assert sum(card is not None for card in linked) == 1
         assert await first.cards.count() == 1
 
 
@@ -53,9 +53,9 @@ async def test_two_sweepers_get_disjoint_batches_covering_everyone(
             while batch := await store.sweeps.claim_sweep_batch(
                 day, worker, 5, timedelta(minutes=5)
             ):
-                for account, _settings in batch:
-                    seen.append(account.chat_id)
-                    await store.sweeps.finish_sweeps([account.key], day)
+                for card, _settings in batch:
+                    seen.append(card.chat_id)
+                    await store.sweeps.finish_sweeps([card.key], day)
             return seen
 
         # Several sweepers per process, two processes' worth of stores, all at once.

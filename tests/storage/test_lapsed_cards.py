@@ -22,7 +22,7 @@ async def _family(store: Store) -> None:
         )
         assert await store.complete_link(7, code) is not None
     await store.cards.set_label(7, 2, "Lillebror")
-    await store.cards.set_pickup_branch(7, "DK-710104", card=2)
+    await store.cards.set_pickup_branch(7, "DK-710104", number=2)
 
 
 async def test_a_lapsed_card_keeps_all_but_its_token(store: Store) -> None:

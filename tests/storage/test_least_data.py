@@ -105,9 +105,9 @@ def _cprs() -> list[str]:
 async def _check_rows(url: str, key: bytes) -> None:
     store = await Store.open(url, [key])
     try:
-        account = await store.cards.get(1)
-        assert account is not None and account.token == "token-1"
-        assert (account.unique_id, account.municipality) == ("u-1", "101")
+        card = await store.cards.get(1)
+        assert card is not None and card.token == "token-1"
+        assert (card.unique_id, card.municipality) == ("u-1", "101")
         second = await store.cards.get(2)
         assert second is not None and (second.unique_id, second.municipality) == ("u-2", "101")
         linked = await store.database.run(

@@ -12,9 +12,9 @@ from tests.fixtures.storage import connect, rows
 
 
 async def _card(store: Store, chat_id: int) -> Card:
-    account = await store.cards.get(chat_id)
-    assert account is not None
-    return account
+    card = await store.cards.get(chat_id)
+    assert card is not None
+    return card
 
 
 async def test_toggles_and_what_was_seen_are_kept_per_kind(store: Store) -> None:
@@ -78,7 +78,7 @@ async def test_a_title_is_claimed_for_one_order_per_card(store: Store) -> None:
     )
     assert sorted(won) == [False, False, False, True]
     assert await store.notices.ordered(5, "22677608") == "202611241200"
-    assert await store.notices.ordered(5, "22677608", card=2) is None  # per card
+    assert await store.notices.ordered(5, "22677608", number=2) is None  # per card
     await store.notices.release_order(5, "22677608", placed="202611231200")  # not this claim
     assert not await store.notices.claim_order(5, "22677608", "202611241300")
     await store.notices.release_order(5, "22677608", placed="202611241200")

@@ -54,8 +54,8 @@ async def test_ciphertext_moved_to_another_chat_does_not_open(store: Store) -> N
         "UPDATE card SET token = (SELECT token FROM card WHERE chat_id = 1) WHERE chat_id = 2"
     )
     await store.database.run(lambda conn: conn.execute(swap))
-    account = await store.cards.get(1)
-    assert account is not None and account.token == f"{TOKEN}-1"
+    card = await store.cards.get(1)
+    assert card is not None and card.token == f"{TOKEN}-1"
     assert await store.cards.get(2) is None  # treated as not connected: the patron logs in again
 
 
@@ -69,14 +69,14 @@ async def test_old_key_works_until_rotation_then_can_be_removed(
             await before.complete_link(chat_id, code)
         pending = await before.create_pending_link(4, f"{TOKEN}-4", None, {})
     async with open_store([new, old]) as during:
-        account = await during.cards.get(2)
-        assert account is not None and account.token == f"{TOKEN}-2"
+        card = await during.cards.get(2)
+        assert card is not None and card.token == f"{TOKEN}-2"
         assert await during.rotate_keys() == 4  # three accounts and one pending link
         assert await during.rotate_keys() == 0
     async with open_store([new]) as after:
         for chat_id in (1, 2, 3):
-            account = await after.cards.get(chat_id)
-            assert account is not None and account.token == f"{TOKEN}-{chat_id}"
+            card = await after.cards.get(chat_id)
+            assert card is not None and card.token == f"{TOKEN}-{chat_id}"
         linked = await after.complete_link(4, pending)
         assert linked is not None and linked.card is not None
         assert linked.card.token == f"{TOKEN}-4"

@@ -77,14 +77,14 @@ async def test_link_connects_only_the_chat_that_asked(store: Store) -> None:
     assert await store.cards.get(99) is None
     linked = await store.complete_link(10, code.lower())
     assert linked is not None and linked.outcome == "added"
-    account = linked.card
-    assert account is not None and account.number == 1
-    assert (account.chat_id, account.token, account.token_expires_at) == (10, TOKEN, expires)
-    assert (account.unique_id, account.municipality) == ("u-123", "101")
-    assert account.connected_at.tzinfo is not None and not account.expiry_warned
-    assert TOKEN not in repr(account)
+    card = linked.card
+    assert card is not None and card.number == 1
+    assert (card.chat_id, card.token, card.token_expires_at) == (10, TOKEN, expires)
+    assert (card.unique_id, card.municipality) == ("u-123", "101")
+    assert card.connected_at.tzinfo is not None and not card.expiry_warned
+    assert TOKEN not in repr(card)
     assert await store.complete_link(10, code) is None
-    assert await store.cards.get(10) == account
+    assert await store.cards.get(10) == card
     assert await store.cards.count() == 1
 
 
@@ -97,11 +97,11 @@ async def test_new_link_replaces_older_code_and_refreshes_the_same_card(store: S
     assert await store.complete_link(10, stale) is None
     linked = await store.complete_link(10, fresh)
     assert linked is not None and linked.outcome == "refreshed"
-    account = linked.card
-    assert account is not None and account.token == "third-token" and account.number == 1
+    card = linked.card
+    assert card is not None and card.token == "third-token" and card.number == 1
     # What is the card's own stays with it.
-    assert (account.label, account.pickup_branch) == ("Karen", "DK-710104")
-    assert (await store.cards.get(10)) == account and account.token_expires_at is None
+    assert (card.label, card.pickup_branch) == ("Karen", "DK-710104")
+    assert (await store.cards.get(10)) == card and card.token_expires_at is None
     assert await store.cards.count() == 1
 
 
@@ -156,11 +156,11 @@ async def test_accounts_expiring_until_warned(store: Store) -> None:
     await connect(store, 2, expires=START + timedelta(days=20))
     await connect(store, 3, expires=None)
     expiring = await store.cards.expiring(START + timedelta(days=3))
-    assert [account.chat_id for account in expiring] == [1]
+    assert [card.chat_id for card in expiring] == [1]
     await store.cards.mark_expiry_warned(1)
     assert await store.cards.expiring(START + timedelta(days=3)) == []
-    account = await store.cards.get(1)
-    assert account is not None and account.expiry_warned
+    card = await store.cards.get(1)
+    assert card is not None and card.expiry_warned
 
 
 async def test_callbacks_belong_to_their_chat_and_are_claimed_once(store: Store) -> None:
@@ -239,10 +239,10 @@ async def test_sweep_batches_skip_finished_leased_inactive_and_muted(
         await store.set_reminders(5, days=[2])
         await store.chats.set_language(5, "en")
         first = await store.sweeps.claim_sweep_batch(today, "w1", 2, timedelta(minutes=5))
-        assert [account.chat_id for account, _ in first] == [1, 2]
+        assert [card.chat_id for card, _ in first] == [1, 2]
         assert first[0][0].token == TOKEN and first[0][1] == ChatSettings(1, cards=1)
         second = await store.sweeps.claim_sweep_batch(today, "w1", 10, timedelta(minutes=5))
-        assert [account.chat_id for account, _ in second] == [5, 6, 7]
+        assert [card.chat_id for card, _ in second] == [5, 6, 7]
         assert second[0][1].reminder_days == (2,) and second[0][1].language == "en"
         for chat_id in (1, 5, 6, 7):
             await store.sweeps.finish_sweeps([(chat_id, 1)], today)
@@ -250,12 +250,12 @@ async def test_sweep_batches_skip_finished_leased_inactive_and_muted(
         assert await store.sweeps.claim_sweep_batch(today, "w2", 10, timedelta(minutes=5)) == []
         clock.advance(timedelta(minutes=6))
         retried = await store.sweeps.claim_sweep_batch(today, "w2", 10, timedelta(minutes=5))
-        assert [account.chat_id for account, _ in retried] == [2]
+        assert [card.chat_id for card, _ in retried] == [2]
         await store.sweeps.finish_sweeps([(2, 1)], today)
         tomorrow = await store.sweeps.claim_sweep_batch(
             today + timedelta(days=1), "w1", 10, timedelta(minutes=5)
         )
-        assert [account.chat_id for account, _ in tomorrow] == [1, 2, 5, 6, 7]
+        assert [card.chat_id for card, _ in tomorrow] == [1, 2, 5, 6, 7]
 
 
 async def test_reminder_ledger(store: Store) -> None:
@@ -323,12 +323,9 @@ async def test_ping(store: Store) -> None:
 async def test_times_come_back_aware_utc(store: Store) -> None:
     copenhagen = datetime.fromisoformat("2026-03-01T13:00:00+01:00")
     await connect(store, 1, expires=copenhagen)
-    account = await store.cards.get(1)
-    assert account is not None and account.token_expires_at == copenhagen
-    assert (
-        account.token_expires_at is not None
-        and account.token_expires_at.utcoffset() == timedelta(0)
-    )
+    card = await store.cards.get(1)
+    assert card is not None and card.token_expires_at == copenhagen
+    assert card.token_expires_at is not None and card.token_expires_at.utcoffset() == timedelta(0)
 
 
 async def test_the_repositories_are_reached_by_name(store: Store) -> None:
@@ -348,7 +345,7 @@ async def _card_two(store: Store) -> None:
         )
         assert await store.complete_link(10, code) is not None
         await store.renewal_refusals.record_refusal(
-            10, "L1", "2026-01-23", "Renewal Not Allowed", card=number
+            10, "L1", "2026-01-23", "Renewal Not Allowed", number=number
         )
         await store.notices.keep({(10, number): Seen(fees={"f1"}, fees_known=True)})
     await store.calendar.create(10, {1: "[]", 2: "[]"})
@@ -470,7 +467,7 @@ async def test_a_watch_fires_once_and_dies_with_its_card(store: Store) -> None:
     first, second = await store.watches.to_check()
     assert await store.watches.claim(first)
     assert not await store.watches.claim(first)  # another check has it
-    assert [w.card for w in await store.watches.to_check()] == [second.card]
+    assert [w.number for w in await store.watches.to_check()] == [second.number]
     await store.watches.release(first)
     assert len(await store.watches.to_check()) == 2
     assert await store.watches.claim(first)

@@ -337,9 +337,9 @@ async def test_slow_platform_answers_within_the_time_limit(bot_factory: BotFacto
 
 async def test_expired_token_leads_to_the_reconnect_prompt(bot: BotHarness) -> None:
     await bot.connect(19, KAREN)
-    account = await bot.store.cards.get(19)
-    assert account is not None
-    bot.sandbox.expire_token(account.token)
+    card = await bot.store.cards.get(19)
+    assert card is not None
+    bot.sandbox.expire_token(card.token)
     [reply] = await command(bot, 19, "/debt")
     assert "Log ind igen" in reply.text or "udløbet" in reply.text
     assert reply.buttons or "http" in reply.text

@@ -72,6 +72,14 @@ def test_stored_shapes_decode(
     assert decode(encode(expected), *kinds) == expected
 
 
+def test_a_cards_number_is_stored_as_card() -> None:
+    """The field is `number`; the stored key stays "card", as every release stored it."""
+    stored = {"loan_id": "L1", "title": "K", "due": "2026-11-25", "card": 2, "cid": "c2"}
+    button = RenewLoan("L1", "K", "2026-11-25", number=2, cid="c2")
+    assert decode(stored, RenewLoan) == button
+    assert encode(button) == stored
+
+
 def test_a_payload_of_no_known_shape_is_none() -> None:
     assert decode({"title": "K"}, KeepHold, CancelHold) is None
     assert decode({"loan_id": 7}, RenewLoan) is None

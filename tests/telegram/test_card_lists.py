@@ -170,7 +170,7 @@ async def test_logging_in_again_brings_a_lapsed_card_back_as_it_was(bot: BotHarn
     await bot.store.cards.set_label(412, 2, "Lillebror")
     second = await bot.store.cards.get(412, 2)
     assert second is not None
-    await bot.store.cards.set_pickup_branch(412, "DK-710104", card=2)
+    await bot.store.cards.set_pickup_branch(412, "DK-710104", number=2)
     bot.sandbox.expire_token(second.token)
     await command(bot, 412, "/loans")
     assert (await bot.store.cards.get(412, 2, lapsed=True) or second).is_lapsed
@@ -315,7 +315,7 @@ async def test_a_chat_left_with_card_two_alone_renews_with_it(bot: BotHarness) -
 async def test_a_suggestion_orders_with_the_card_it_was_made_for(bot: BotHarness) -> None:
     await two_cards(bot, 413)
     # Jonas's card picks up at Vesterbro; Karen's has no branch saved (her library's main one).
-    await bot.store.cards.set_pickup_branch(413, "DK-710104", card=2)
+    await bot.store.cards.set_pickup_branch(413, "DK-710104", number=2)
     [ask] = await command(bot, 413, "/recommend")
     assert ask.text == "💡 Suggestions from whose loans?"
     assert buttons(ask) == ["Karen", "Jonas"]
@@ -353,10 +353,10 @@ async def test_renew_shows_one_card_with_its_own_buttons(bot: BotHarness) -> Non
 
 def test_a_button_stored_before_cards_means_card_one() -> None:
     assert decode({"loan_id": "L1", "title": "T", "due": "2026-01-01"}, RenewLoan) == RenewLoan(
-        "L1", "T", "2026-01-01", card=1
+        "L1", "T", "2026-01-01", number=1
     )
-    assert decode({"loans": ["L1"]}, RenewAll) == RenewAll(("L1",), card=1)
+    assert decode({"loans": ["L1"]}, RenewAll) == RenewAll(("L1",), number=1)
     stored = decode({"order_id": "O1", "title": "T", "confirm": True}, CancelHold)
-    assert stored is not None and stored.card == 1
+    assert stored is not None and stored.number == 1
     assert decode({"kind": "loans"}, ListPage) == ListPage("loans")  # one card: as before
     assert decode({"pid": "870970-basis:1"}, OrderFound) == OrderFound("870970-basis:1")

@@ -37,8 +37,8 @@ async def test_two_patrons_make_two_cards_and_a_login_again_refreshes_one(
     assert f"1. 👤 Karen ({KBH})\n2. 👤 Ole ({KBH})" in second.text
     assert await labels(bot, CHAT) == [(1, "Karen"), (2, "Ole")]
     # Only the first name is kept, never the rest of it.
-    account = await bot.store.cards.get(CHAT, 1)
-    assert account is not None and "Jensen" not in repr(account)
+    card = await bot.store.cards.get(CHAT, 1)
+    assert card is not None and "Jensen" not in repr(card)
 
     [old] = bot.sandbox.live_tokens(KAREN)
     again = await log_in(bot, CHAT, KAREN)

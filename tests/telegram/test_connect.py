@@ -39,11 +39,11 @@ async def _success_page(bot: BotHarness, chat_id: int, user_id: str = KAREN) -> 
 
 async def test_connect_success(bot: BotHarness) -> None:
     await bot.connect(CHAT)
-    account = await bot.store.cards.get(CHAT)
-    assert account is not None
-    assert account.token_expires_at is not None
-    assert account.token_expires_at > datetime.now(UTC) + timedelta(days=25)
-    assert account.unique_id and account.municipality == "101"
+    card = await bot.store.cards.get(CHAT)
+    assert card is not None
+    assert card.token_expires_at is not None
+    assert card.token_expires_at > datetime.now(UTC) + timedelta(days=25)
+    assert card.unique_id and card.municipality == "101"
     last = bot.telegram.sent(CHAT)[-1]
     assert "Forbundet" in last.text
 
@@ -179,15 +179,15 @@ async def test_token_endpoint_failure(bot: BotHarness) -> None:
 
 async def test_logout_revokes_and_forgets(bot: BotHarness) -> None:
     await bot.connect(CHAT)
-    account = await bot.store.cards.get(CHAT)
-    assert account is not None
+    card = await bot.store.cards.get(CHAT)
+    assert card is not None
     reply = await bot.send(CHAT, "/logout")
     assert "logget ud" in reply.text
     assert await bot.store.cards.get(CHAT) is None
     assert bot.sandbox.calls["oauth DELETE /oauth/revoke"] == 1
     async with LibraryClient.from_settings(bot.settings) as client:
         with pytest.raises(TokenRejected):
-            await client.userinfo(account.token)
+            await client.userinfo(card.token)
     again = await bot.send(CHAT, "/logout")
     assert "ikke logget ind" in again.text
 
@@ -231,13 +231,13 @@ async def test_language_choice(bot: BotHarness) -> None:
 
 async def test_no_plain_token_in_database(bot: BotHarness) -> None:
     await bot.connect(CHAT)
-    account = await bot.store.cards.get(CHAT)
-    assert account is not None
+    card = await bot.store.cards.get(CHAT)
+    assert card is not None
     database = Path(bot.settings.DATABASE_URL.split("///", 1)[1])
     content = b"".join(
         path.read_bytes() for path in database.parent.glob(database.name + "*") if path.is_file()
     )
-    assert account.token.encode() not in content
+    assert card.token.encode() not in content
     assert len(content) > 0
 
 
@@ -253,13 +253,13 @@ async def test_no_secrets_in_logs(bot: BotHarness, caplog: pytest.LogCaptureFixt
     assert link_code is not None
     reply = await bot.send(CHAT, f"/start {link_code.group(1)}")
     assert "Forbundet" in reply.text
-    account = await bot.store.cards.get(CHAT)
-    assert account is not None
+    card = await bot.store.cards.get(CHAT)
+    assert card is not None
     await bot.send(CHAT, "/logout")
     text = caplog.text + "".join(str(record.__dict__) for record in caplog.records)
     secret = bot.settings.CLIENT_SECRET
     assert secret is not None
-    for value in (account.token, code, state, link_code.group(1), secret.get_secret_value()):
+    for value in (card.token, code, state, link_code.group(1), secret.get_secret_value()):
         assert value not in text
 
 

@@ -354,9 +354,9 @@ async def test_order_not_placed_and_an_unknown_outcome(bot: BotHarness) -> None:
 async def test_expired_token_on_confirming(bot: BotHarness) -> None:
     await bot.connect(41, KAREN)
     ask = await confirmation(bot, 41, f"/order {LITTLE_PRINCE}")
-    account = await bot.store.cards.get(41)
-    assert account is not None
-    bot.sandbox.expire_token(account.token)
+    card = await bot.store.cards.get(41)
+    assert card is not None
+    bot.sandbox.expire_token(card.token)
     await bot.tap(41, ask, "📥 Ja, bestil")
     await bot.telegram.wait_for(41, "Log ind igen", after=ask.message_id)
     assert await bot.store.cards.get(41) is None

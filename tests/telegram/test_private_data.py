@@ -93,13 +93,13 @@ async def test_cpr_numbers_under_other_names_are_never_stored_or_logged(
     pending = _files(bot)
     reply = await bot.send(CHAT, f"/start {found.group(1)}")
     assert "København" in reply.text  # the municipality is what names the library
-    account = await bot.store.cards.get(CHAT)
-    assert account is not None
-    assert (account.unique_id, account.municipality) == (
+    card = await bot.store.cards.get(CHAT)
+    assert card is not None
+    assert (card.unique_id, card.municipality) == (
         attributes["uniqueId"],
         attributes["municipality"],
     )
-    assert "attributes" not in {name for name in vars(account)}
+    assert "attributes" not in {name for name in vars(card)}
     connected = _files(bot)
     await bot.send(CHAT, "/loans")
 

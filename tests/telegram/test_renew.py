@@ -230,9 +230,9 @@ async def test_renewing_while_the_platform_is_down_keeps_the_list(bot: BotHarnes
 async def test_renewing_with_an_expired_token(bot: BotHarness) -> None:
     await bot.connect(67, KAREN, language_code="en")
     [listing] = await command(bot, 67, "/renew")
-    account = await bot.store.cards.get(67)
-    assert account is not None
-    bot.sandbox.expire_token(account.token)
+    card = await bot.store.cards.get(67)
+    assert card is not None
+    bot.sandbox.expire_token(card.token)
     label = next(text for text in buttons(listing) if "Lykke" in text or "farm" in text)
     await bot.tap(67, listing, label)
     await bot.telegram.wait_for(67, "Log in again", after=listing.message_id)

@@ -34,9 +34,9 @@ async def _pending(bot: BotHarness, chat_id: int = CHAT) -> str:
 
 
 async def _account_token(bot: BotHarness) -> str:
-    account = await bot.store.cards.get(CHAT)
-    assert account is not None
-    return account.token
+    card = await bot.store.cards.get(CHAT)
+    assert card is not None
+    return card.token
 
 
 async def test_a_new_login_revokes_the_token_it_replaces(bot: BotHarness) -> None:

@@ -65,19 +65,19 @@ async def test_the_family_overview_shows_the_cards_and_no_secret(bot: BotHarness
     assert response.status_code == 200
     data = response.json()
     assert data["lang"] == "en" and data["texts"]["loans"] == "Loans"
-    [card] = data["cards"]
-    titles = {loan["title"] for loan in card["loans"]}
+    [shown] = data["cards"]
+    titles = {loan["title"] for loan in shown["loans"]}
     expected = {loan["title"] for loan in bot.sandbox.patron_data(JONAS).loans}
     assert titles == expected
-    assert all(loan["renew"] for loan in card["loans"])
-    [ready] = [hold for hold in card["holds"] if hold["ready"]]
+    assert all(loan["renew"] for loan in shown["loans"])
+    [ready] = [hold for hold in shown["holds"] if hold["ready"]]
     assert ready["status"] == "Ready for pick-up"
     branch, pickup = ready["lines"]
     assert branch.startswith("Pick up at ") and "DK-" not in branch  # a name, not an id
     assert pickup.startswith("Pick-up no. ") and "collect by " in pickup
-    account = await bot.store.cards.get(80)
-    assert account is not None
-    for secret in (account.token, account.unique_id, account.card_id, JONAS):
+    card = await bot.store.cards.get(80)
+    assert card is not None
+    for secret in (card.token, card.unique_id, card.card_id, JONAS):
         assert secret and secret not in response.text
 
 
@@ -395,17 +395,17 @@ async def test_presses_from_many_views_and_twice_send_one_renewal(bot: BotHarnes
 
 async def test_an_answer_retires_the_ids_of_the_loan_from_older_views(bot: BotHarness) -> None:
     await bot.connect(95, SOFIE, language_code="en")
-    [card] = (await overview(bot, init_data(95))).json()["cards"]
-    account = await bot.store.cards.get(95)
-    assert account is not None and account.card_id
-    loan = next(loan for loan in card["loans"] if loan["renew"])
+    [shown] = (await overview(bot, init_data(95))).json()["cards"]
+    card = await bot.store.cards.get(95)
+    assert card is not None and card.card_id
+    loan = next(loan for loan in shown["loans"] if loan["renew"])
     [row] = [
         ref
         for ref in await bot.store.callbacks.callbacks_many([loan["renew"]], 95)
         if ref.id == loan["renew"]
     ]
     # An id a view gave before the loan's due date moved (as after a renewal in the chat).
-    older = renew_id(95, account.card_id, row.payload["loan_id"], "2020-01-01")
+    older = renew_id(95, card.card_id, row.payload["loan_id"], "2020-01-01")
     await bot.store.callbacks.keep_callbacks(
         95, [(older, RENEW_ACTION, {**row.payload, "due": "2020-01-01"})]
     )
@@ -420,10 +420,10 @@ async def test_a_renewal_finds_its_card_by_identity_and_checks_its_login(
     bot: BotHarness,
 ) -> None:
     await bot.connect(96, JONAS, language_code="en")
-    [card] = (await overview(bot, init_data(96))).json()["cards"]
-    button = next(loan["renew"] for loan in card["loans"] if loan["renew"])
-    account = await bot.store.cards.get(96)
-    assert account is not None
+    [shown] = (await overview(bot, init_data(96))).json()["cards"]
+    button = next(loan["renew"] for loan in shown["loans"] if loan["renew"])
+    card = await bot.store.cards.get(96)
+    assert card is not None
     calls = bot.sandbox.calls[RENEW_CALLS]
     # The login has run out: not sent, and the id is not spent.
     lapsed = CARD.update().where(CARD.c.chat_id == 96)
@@ -438,7 +438,7 @@ async def test_a_renewal_finds_its_card_by_identity_and_checks_its_login(
     # Another card now holds the number: the id names the old card's identity, not number 1.
     await bot.store.database.run(
         lambda conn: conn.execute(
-            lapsed.values(token_expires_at=account.token_expires_at, card_id="someone-else")
+            lapsed.values(token_expires_at=card.token_expires_at, card_id="someone-else")
         )
     )
     answer = await renew(bot, 96, button)

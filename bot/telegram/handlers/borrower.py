@@ -296,18 +296,18 @@ async def list_loans(
     known = context.take_refusals()  # read with the chat's settings, by the guard
     sections: list[Section] = []
     total = 0
-    for card in shown.statuses:
-        if card.status is None:
-            sections.append(card.unread(lang))
+    for read in shown.statuses:
+        if read.status is None:
+            sections.append(read.unread(lang))
             continue
-        loans = sort_loans(card.status.loans)
+        loans = sort_loans(read.status.loans)
         if not loans:
-            sections.append(Section(card.name, t(lang, "lists.loans.none")))
+            sections.append(Section(read.name, t(lang, "lists.loans.none")))
             continue
         refusals = (
-            known.get(card.card, {})
+            known.get(read.number, {})
             if known is not None
-            else await renewing.refusals(svc, chat_id, card.card)
+            else await renewing.refusals(svc, chat_id, read.number)
         )
         entries = []
         refused = 0
@@ -318,7 +318,7 @@ async def list_loans(
             entries.append(render_loan(loan, today, lang, reason))
         count = t(lang, "lists.loans.count", count=len(loans))
         summary = loans_summary(loans, today, lang, window, refused)
-        sections.append(Section(card.name, count, summary, entries))
+        sections.append(Section(read.name, count, summary, entries))
         total += len(loans)
     title = t(lang, "borrower.loans.header", count=total)
     header, sections = lay_out(shown, title, sections)
@@ -359,7 +359,7 @@ async def list_holds(
         return
     lang, statuses = context.lang, shown.statuses
     svc = context.services
-    every = [hold for card in statuses if card.status for hold in card.status.orders]
+    every = [hold for read in statuses if read.status for hold in read.status.orders]
     names = await svc.branches.lookup(
         svc.library, (hold.pick_up_agency for hold in every), deadline
     )
@@ -367,14 +367,14 @@ async def list_holds(
     sections: list[Section] = []
     items: list[tuple[int, Hold] | None] = []  # per block of the pages: a hold and its card
     total = 0
-    for card in statuses:
-        if card.status is None:
-            sections.append(card.unread(lang))
+    for read in statuses:
+        if read.status is None:
+            sections.append(read.unread(lang))
             items.append(None)
             continue
-        holds = sort_holds(card.status.orders)
+        holds = sort_holds(read.status.orders)
         if not holds:
-            sections.append(Section(card.name, t(lang, "lists.holds.none")))
+            sections.append(Section(read.name, t(lang, "lists.holds.none")))
             items.append(None)
             continue
         entries = []
@@ -389,9 +389,9 @@ async def list_holds(
                 entry = f"{t(lang, 'borrower.holds.waiting')}\n{entry}"
                 waiting_seen = True
             entries.append(entry)
-            items.append((card.card, hold))
+            items.append((read.number, hold))
         count = t(lang, "lists.holds.count", count=len(holds))
-        sections.append(Section(card.name, count, holds_summary(holds, lang), entries))
+        sections.append(Section(read.name, count, holds_summary(holds, lang), entries))
         total += len(holds)
     title = t(lang, "borrower.holds.header", count=total)
     header, sections = lay_out(shown, title, sections)
@@ -404,8 +404,8 @@ async def list_holds(
     first = sum(len(earlier) for earlier in pages[:page])
     specs: list[tuple[str, Payload]] = []
     several = len(statuses) > 1
-    names_of = {card.card: card.name for card in statuses}
-    ids_of = {card.card: card.account.card_id for card in statuses}
+    names_of = {read.number: read.name for read in statuses}
+    ids_of = {read.number: read.card.card_id for read in statuses}
     shown_items = [item for item in items[first : first + len(pages[page])] if item is not None]
     # A title held twice on a card (at two branches) gets its branch on the buttons.
     twice = Counter((number, hold.title) for number, hold in shown_items)
@@ -415,7 +415,7 @@ async def list_holds(
             hold.order_id,
             hold.order_type,
             shorten(title, PAYLOAD_TITLE),
-            card=number,
+            number=number,
             branch=normalise_branch(hold.pick_up_agency),
             cid=ids_of[number],
         )

@@ -63,12 +63,12 @@ async def calendar_command(update: Update, context: Context) -> None:
         return
     lang, status = started
     statuses = await _statuses(svc, await card_actions.of_chat(svc, chat_id), status)
-    found = {card: calendar.entries(seen) for card, seen in statuses.items()}
+    found = {number: calendar.entries(seen) for number, seen in statuses.items()}
     # The feed names pick-up branches from what the process remembers (it never calls out).
     branches = [entry.branch for entries in found.values() for entry in entries if entry.branch]
     if branches:
         await svc.branches.lookup(svc.library, branches, Deadline(BRANCH_NAMES_BUDGET))
-    entries = {card: calendar.dumps(seen) for card, seen in found.items()}
+    entries = {number: calendar.dumps(seen) for number, seen in found.items()}
     secret = await calendar_feed.create(svc, chat_id, entries)
     url = f"{svc.settings.PUBLIC_URL.rstrip('/')}/calendar/{secret}.ics"
     text = (
@@ -93,14 +93,14 @@ async def _statuses(
     told); the others' are fetched side by side, and one that fails is left for the next
     sweep or command to fill in."""
 
-    async def one(account: Card) -> tuple[int, BorrowerStatus | None]:
+    async def one(card: Card) -> tuple[int, BorrowerStatus | None]:
         try:
-            return account.number, await svc.library.user(account.token)
+            return card.number, await svc.library.user(card.token)
         except LibraryError:
-            return account.number, None
+            return card.number, None
 
     found = {cards[0].number: first} if cards else {}
-    for card, status in await asyncio.gather(*(one(account) for account in cards[1:])):
+    for number, status in await asyncio.gather(*(one(card) for card in cards[1:])):
         if status is not None:
-            found[card] = status
+            found[number] = status
     return found

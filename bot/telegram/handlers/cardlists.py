@@ -7,7 +7,7 @@ and a page row of its own (`ListPage` without views).
 Paging runs over the sections as one list: a page holds the entries in card order, a section's
 heading comes before its first entry, and a page that starts inside a section repeats the
 heading ("continued"). The views (every card, each card) are stored once per message
-(`buttons.ListPage` with `card` and `views`), so ◀ ▶ and the card buttons edit the same message.
+(`buttons.ListPage` with `number` and `views`), so ◀ ▶ and the card buttons edit the same message.
 
 The reading itself is the action `bot.actions.cards.read_chat_cards`: one status per card,
 fresh, lapsed or failed. A lapsed card (its login refused or run out) is kept and shown in its
@@ -65,7 +65,7 @@ ALL = "0"
 class CardStatus:
     """One card's answer, as the lists render it: its status, or why there is none."""
 
-    account: Card
+    card: Card
     name: str
     status: BorrowerStatus | None = None
     error: LibraryError | None = None  # the platform failed for this card
@@ -82,8 +82,8 @@ class CardStatus:
         )
 
     @property
-    def card(self) -> int:
-        return self.account.number
+    def number(self) -> int:
+        return self.card.number
 
     def trouble(self, lang: str) -> str | None:
         """The section's text for a card that could not be read, else None."""
@@ -114,7 +114,7 @@ class Shown:
     @property
     def lapsed(self) -> list[Card]:
         """The lapsed cards the view shows: each gets its login button under the list."""
-        return [status.account for status in self.statuses if status.lapsed]
+        return [status.card for status in self.statuses if status.lapsed]
 
 
 async def read_cards(
@@ -128,7 +128,7 @@ async def read_cards(
     every = context.take_cards()
     if every is None:
         every = await card_actions.of_chat(svc, context.chat_id, lapsed=True)
-    if not any(not expired(account) for account in every):
+    if not any(not expired(card) for card in every):
         await require_card(context, known=every)  # no card, or every card lapsed: told
         return None
     read = await read_chat_cards(
@@ -148,7 +148,7 @@ async def read_cards(
         [only] = statuses
         if only.error is not None:
             # A new message, so a tapped list stays in the chat.
-            await tell_library_error(context, only.error, card=only.account)
+            await tell_library_error(context, only.error, card=only.card)
             return None
     return Shown(read.cards, statuses, single)
 
@@ -167,7 +167,7 @@ async def chat_cards(update: Update, context: Context) -> list[Card]:
 
 async def fetch_cards(
     context: Context,
-    accounts: Sequence[Card],
+    cards: Sequence[Card],
     deadline: Deadline,
     chat: ChatSettings | None = None,
 ) -> list[CardStatus]:
@@ -175,7 +175,7 @@ async def fetch_cards(
     action `read_chat_cards`); one message names every card whose login lapsed."""
     svc = context.services
     lang = context.lang
-    read = await read_chat_cards(svc, accounts, deadline=deadline, chat=chat)
+    read = await read_chat_cards(svc, cards, deadline=deadline, chat=chat)
     await tell_lapsed(context, read.newly_lapsed, lang, chat_id=context.chat_id)
     return [CardStatus.of(one, lang) for one in read.reads]
 
@@ -192,10 +192,10 @@ async def named_view(update: Update, context: Context) -> tuple[bool, int | None
     if not cards:
         return True, None  # the list says how to connect a card
     folded = words.casefold()
-    names = [card_name(account, lang) for account in cards]
-    for position, (account, name) in enumerate(zip(cards, names, strict=True), start=1):
+    names = [card_name(card, lang) for card in cards]
+    for position, (card, name) in enumerate(zip(cards, names, strict=True), start=1):
         if name.casefold() == folded or words == str(position):
-            return True, account.number
+            return True, card.number
     starting = [
         a for a, name in zip(cards, names, strict=True) if name.casefold().startswith(folded)
     ]
@@ -206,7 +206,7 @@ async def named_view(update: Update, context: Context) -> tuple[bool, int | None
 
 
 def heading(lang: str, name: str, *, more: bool = False) -> str:
-    """A card's section heading, as `telegram.cards.card_heading` makes it, from its name (or
+    """A card's section heading, as `bot.texts.cards.card_heading` makes it, from its name (or
     the names of the cards at one library); `more`: a page that goes on with the section."""
     return t(lang, "lists.section_more" if more else "card.heading", name=name)
 
@@ -266,9 +266,7 @@ def section_pages(
 def view_ids(cards: Sequence[Card], offset: int = 0) -> dict[str, ButtonId]:
     """View key -> the `ButtonId` of its stored view, the views stored from `offset` on."""
     views = {ALL: ButtonId.of(offset)}
-    views.update(
-        {str(account.number): ButtonId.of(offset + 1 + n) for n, account in enumerate(cards)}
-    )
+    views.update({str(card.number): ButtonId.of(offset + 1 + n) for n, card in enumerate(cards)})
     return views
 
 
@@ -282,8 +280,8 @@ def view_payloads(
     return [
         ListPage(kind, views=dict(views), **fields),
         *(
-            ListPage(kind, card=account.number, views=dict(views), cid=account.card_id, **fields)
-            for account in cards
+            ListPage(kind, number=card.number, views=dict(views), cid=card.card_id, **fields)
+            for card in cards
         ),
     ]
 
@@ -293,7 +291,7 @@ async def store_views(
 ) -> dict[str, str]:
     """Store the views of a new sectioned list; view key -> stored id."""
     ids = await store_payloads(update, context, view_payloads(kind, cards, **fields))
-    keys = [ALL, *(str(account.number) for account in cards)]
+    keys = [ALL, *(str(card.number) for card in cards)]
     return dict(zip(keys, ids, strict=True))
 
 
@@ -305,12 +303,12 @@ def view_rows(
     if len(cards) < 2:
         return []
     buttons: list[InlineKeyboardButton] = []
-    for account in cards:
-        view = views.get(str(account.number))
+    for card in cards:
+        view = views.get(str(card.number))
         if view is None:
             continue
-        label = plain(card_name(account, lang))
-        if shown == account.number:
+        label = plain(card_name(card, lang))
+        if shown == card.number:
             label = plain(t(lang, "lists.view_shown", label=label))
         buttons.append(page_button(label, view, 0))
     everything = views.get(ALL)

@@ -151,12 +151,12 @@ LIBRARY_NAME_BUDGET = 3.0
 
 async def library_name(
     context: Context,
-    account: Card,
+    card: Card,
 ) -> str | None:
     """The patron's municipality by name: the only place the bot keeps (userinfo's
     `municipality`); agencies and everything else userinfo may carry are not kept."""
     lang = context.lang
-    municipality = account.municipality
+    municipality = card.municipality
     if municipality:
         code = municipality.strip().lstrip("0")
         if code in MUNICIPALITY_TEXTS:
@@ -183,22 +183,22 @@ def first_name(name: str | None) -> str | None:
     return clean_label(words[0].rstrip(",")) if words else None
 
 
-def owner(account: Card, lang: str) -> Raw:
+def owner(card: Card, lang: str) -> Raw:
     """ "Karen's card" (Danish "Karens kort"), or "Card 2" for a card without a name."""
-    if not account.label:
-        return Raw(html.escape(card_name(account, lang)))
-    key = "cards.owner_s" if account.label[-1:].lower() in "sxz" else "cards.owner"
-    return Raw(t(lang, key, name=account.label))
+    if not card.label:
+        return Raw(html.escape(card_name(card, lang)))
+    key = "cards.owner_s" if card.label[-1:].lower() in "sxz" else "cards.owner"
+    return Raw(t(lang, key, name=card.label))
 
 
 async def card_library(
     context: Context,
-    account: Card,
+    card: Card,
 ) -> str | None:
     """Where the card belongs: its library (`/v3/user` `agency`) by the name `/v3/libraries`
     gives its main branch, for a family's cards may be at several libraries; else, as for one
     card, the holder's municipality."""
-    agency = account.agency
+    agency = card.agency
     if agency:
         svc = context.services
         deadline = Deadline(LIBRARY_NAME_BUDGET)
@@ -210,7 +210,7 @@ async def card_library(
         found = names.get(branch_key(agency))
         if found:
             return found
-    return await library_name(context, account)
+    return await library_name(context, card)
 
 
 async def card_lines(
@@ -221,12 +221,12 @@ async def card_lines(
     lang = context.lang
     lines = [t(lang, "cards.header", count=len(cards), max=MAX_CARDS)]
     # Numbered 1..n as listed: the stored numbers keep the gaps a logout leaves.
-    for number, account in enumerate(cards, start=1):
-        name = card_name(account, lang)
-        if account.is_lapsed:  # its login button comes under the list
+    for number, card in enumerate(cards, start=1):
+        name = card_name(card, lang)
+        if card.is_lapsed:  # its login button comes under the list
             lines.append(t(lang, "cards.line_lapsed", number=number, name=name))
             continue
-        library = await card_library(context, account)
+        library = await card_library(context, card)
         if library:
             lines.append(t(lang, "cards.line", number=number, name=name, library=library))
         else:
@@ -243,23 +243,23 @@ async def cards_command(update: Update, context: Context) -> None:
         await require_card(context)  # says how to connect a card
         return
     specs: list[tuple[str, Payload]] = []
-    for account in cards:
-        name = card_name(account, lang)
+    for card in cards:
+        name = card_name(card, lang)
         specs.append(
             (
                 plain(t(lang, "cards.rename_button", name=name)),
-                RenameCard(account.number, account.card_id),
+                RenameCard(card.number, card.card_id),
             )
         )
         # Asks first (`connect.logout_ask_tapped`): one tap beside "Rename" must not log out.
         specs.append(
             (
                 plain(t(lang, "cards.logout_button", name=name)),
-                LogoutAsk(account.number, account.card_id),
+                LogoutAsk(card.number, card.card_id),
             )
         )
     buttons = await callback_buttons(update, context, specs)
-    lapsed = [account for account in cards if account.is_lapsed]
+    lapsed = [card for card in cards if card.is_lapsed]
     logins = await login_buttons(svc, lapsed, lang)
     rows: list[list[InlineKeyboardButton]] = [
         *logins.rows,
@@ -284,25 +284,25 @@ class Renames:
     def __init__(self) -> None:
         self.asked: dict[int, tuple[int, int, float]] = {}
 
-    def ask(self, chat_id: int, card: int, prompt: Message) -> None:
+    def ask(self, chat_id: int, number: int, prompt: Message) -> None:
         now = time.monotonic()
         for chat, (_, _, when) in list(self.asked.items()):
             if now - when >= RENAME_SECONDS:
                 del self.asked[chat]
-        self.asked[chat_id] = (card, prompt.message_id, now)
+        self.asked[chat_id] = (number, prompt.message_id, now)
 
     def card_for(self, message: Message) -> int | None:
         """The card `message` names, or None when it is no answer to a rename prompt."""
-        card = renamed_card(message)
-        if card is not None:
-            return card
+        number = renamed_card(message)
+        if number is not None:
+            return number
         asked = self.asked.get(message.chat_id)
         if asked is None:
             return None
-        card, prompt, when = asked
+        number, prompt, when = asked
         if message.message_id != prompt + 1 or time.monotonic() - when >= RENAME_SECONDS:
             return None
-        return card
+        return number
 
     async def tapped(self, update: Update, context: Context) -> None:
         """ "✏️ Rename": the prompt whose answer is the card's new name."""
@@ -311,28 +311,28 @@ class Renames:
             return
         lang = context.lang
         tapped = decode(ref.payload, RenameCard)
-        account = None
+        card = None
         if tapped is not None:
-            account = await card_actions.card(
-                context.services, context.chat_id, tapped.card, lapsed=True
+            card = await card_actions.card(
+                context.services, context.chat_id, tapped.number, lapsed=True
             )
         # By identity: the number may be another person's card by now.
-        if account is None or tapped is None or not tapped.cid or account.card_id != tapped.cid:
+        if card is None or tapped is None or not tapped.cid or card.card_id != tapped.cid:
             await reply(update, context, t(lang, "cards.gone"))
             return
-        self.ask(account.chat_id, account.number, await ask_for_name(update, context, account))
+        self.ask(card.chat_id, card.number, await ask_for_name(update, context, card))
 
     async def answered(self, update: Update, context: Context) -> None:
         """The new name: 1..32 characters of plain text, else the prompt again."""
         lang = context.lang
         message = update.effective_message
-        card = self.card_for(message) if message is not None else None
-        if message is None or card is None:
+        number = self.card_for(message) if message is not None else None
+        if message is None or number is None:
             return
         svc = context.services
         chat_id = context.chat_id
-        account = await card_actions.card(svc, chat_id, card, lapsed=True)
-        if account is None:
+        card = await card_actions.card(svc, chat_id, number, lapsed=True)
+        if card is None:
             self.asked.pop(chat_id, None)
             await reply(update, context, t(lang, "cards.gone"))
             return
@@ -342,23 +342,23 @@ class Renames:
         if label is None or len(text.strip()) > LABEL_LIMIT:
             lead = t(lang, "cards.rename_bad")
         elif any(
-            other.number != card and card_name(other, lang).casefold() == label.casefold()
+            other.number != number and card_name(other, lang).casefold() == label.casefold()
             for other in await card_actions.of_chat(svc, chat_id, lapsed=True)
         ):
             lead = t(lang, "cards.rename_taken", name=label)  # the buttons would read the same
         if lead is not None:
-            self.ask(chat_id, card, await ask_for_name(update, context, account, lead=lead))
+            self.ask(chat_id, number, await ask_for_name(update, context, card, lead=lead))
             return
         self.asked.pop(chat_id, None)
-        await card_actions.set_label(svc, chat_id, card, label)
-        await reply(update, context, t(lang, "cards.renamed", number=card, name=label))
+        await card_actions.set_label(svc, chat_id, number, label)
+        await reply(update, context, t(lang, "cards.renamed", number=number, name=label))
 
 
 async def ask_for_name(
-    update: Update, context: Context, account: Card, *, lead: str | None = None
+    update: Update, context: Context, card: Card, *, lead: str | None = None
 ) -> Message:
     lang = context.lang
-    text = t(lang, "cards.rename_ask", number=account.number, name=card_name(account, lang))
+    text = t(lang, "cards.rename_ask", number=card.number, name=card_name(card, lang))
     # The sent message's id tells the answer to it (`RenamePrompts`).
     return await context.bot.send_message(
         context.chat_id,

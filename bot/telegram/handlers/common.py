@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 async def borrower_status(
     update: Update,
     context: Context,
-    account: Card,
+    card: Card,
     deadline: Deadline,
     chat: ChatSettings | None = None,
     *,
@@ -35,11 +35,11 @@ async def borrower_status(
     """
     svc = context.services
     try:
-        status = await deadline.run(svc.library.user(account.token))
+        status = await deadline.run(svc.library.user(card.token))
     except LibraryError as exc:
-        await answer_library_error(update, context, exc, edit=edit, card=account)
+        await answer_library_error(update, context, exc, edit=edit, card=card)
         return None
-    await card_actions.seen(svc, account, status, chat=chat)
+    await card_actions.seen(svc, card, status, chat=chat)
     return status
 
 
@@ -57,9 +57,9 @@ async def command_status(
     None once the patron has been answered (not connected, or the platform failed).
     """
     chat, lang = context.chat, context.lang
-    account = await require_card(context, known=cards)
-    if account is None:
+    card = await require_card(context, known=cards)
+    if card is None:
         return None
     deadline = deadline or Deadline()
-    status = await borrower_status(update, context, account, deadline, chat, edit=edit)
+    status = await borrower_status(update, context, card, deadline, chat, edit=edit)
     return None if status is None else (lang, status)

@@ -82,13 +82,13 @@ async def logout(update: Update, context: Context) -> None:
     if len(cards) > 1:
         specs: list[tuple[str, Payload]] = [
             (
-                plain(t(lang, "cards.logout_card", name=card_name(account, lang))),
-                LogoutCard(account.number, account.card_id),
+                plain(t(lang, "cards.logout_card", name=card_name(card, lang))),
+                LogoutCard(card.number, card.card_id),
             )
-            for account in cards
+            for card in cards
         ]
         # The specific choices first, "all cards" last.
-        every = tuple(account.card_id for account in cards if account.card_id)
+        every = tuple(card.card_id for card in cards if card.card_id)
         specs.append((t(lang, "cards.logout_all"), LogoutCard(None, cids=every)))
         buttons = one_per_row(await callback_buttons(update, context, specs))
         await reply(update, context, t(lang, "cards.logout_which"), buttons=buttons)
@@ -100,7 +100,7 @@ async def logout(update: Update, context: Context) -> None:
     if removed is None:
         await reply(update, context, t(lang, "connect.not_logged_in"))
         return
-    await chats.set_account_ended(svc, chat_id, "logged_out")
+    await chats.set_card_ended(svc, chat_id, "logged_out")
     await chats.set_fresh_login(svc, chat_id, True)
     # Forgotten here whatever the access service says; the reply says what happened there.
     # No token: its key was removed before `rotate-keys` ran.
@@ -117,8 +117,8 @@ async def logout_tapped(update: Update, context: Context) -> None:
     cards = await card_actions.of_chat(context.services, context.chat_id, lapsed=True)
     # By identity: the number may be another person's card by now (a button stored before
     # identities names no card).
-    named = () if choice is None else (choice.cid,) if choice.card is not None else choice.cids
-    cards = [account for account in cards if account.card_id and account.card_id in (named or ())]
+    named = () if choice is None else (choice.cid,) if choice.number is not None else choice.cids
+    cards = [card for card in cards if card.card_id and card.card_id in (named or ())]
     await _log_out(update, context, cards)
 
 
@@ -130,28 +130,30 @@ async def logout_ask_tapped(update: Update, context: Context) -> None:
     if ref is None:
         return
     choice = decode(ref.payload, LogoutAsk)
-    account = None
+    card = None
     if choice is not None and choice.cid:
         # By identity, as every card button (a button stored before identities names none).
-        found = await card_actions.card(context.services, context.chat_id, choice.card, lapsed=True)
-        account = found if found is not None and found.card_id == choice.cid else None
-    if choice is None or account is None:
+        found = await card_actions.card(
+            context.services, context.chat_id, choice.number, lapsed=True
+        )
+        card = found if found is not None and found.card_id == choice.cid else None
+    if choice is None or card is None:
         await reply(update, context, t(lang, "cards.gone"))
         return
-    card = owner(account, lang)
+    named = owner(card, lang)
     if choice.keep:
-        await reply(update, context, t(lang, "cards.logout_kept", card=card))
+        await reply(update, context, t(lang, "cards.logout_kept", card=named))
         return
     yes, no = await callback_buttons(
         update,
         context,
         [
-            (t(lang, "cards.logout_yes"), LogoutCard(account.number, account.card_id)),
-            (t(lang, "cards.logout_no"), LogoutAsk(account.number, account.card_id, keep=True)),
+            (t(lang, "cards.logout_yes"), LogoutCard(card.number, card.card_id)),
+            (t(lang, "cards.logout_no"), LogoutAsk(card.number, card.card_id, keep=True)),
         ],
     )
     # The confirming button comes first (operator contract).
-    text = t(lang, "cards.logout_ask", card=card)
+    text = t(lang, "cards.logout_ask", card=named)
     await send(context.bot, context.chat_id, text, buttons=[[yes, no]])
 
 
@@ -164,25 +166,23 @@ async def _log_out(update: Update, context: Context, cards: list[Card]) -> None:
         await reply(update, context, t(lang, "cards.gone"))
         return
     lines = []
-    for account in cards:
-        removed = await logins.remove_card(
-            svc, chat_id, account.number, logout=True, hand_over=True
-        )
+    for card in cards:
+        removed = await logins.remove_card(svc, chat_id, card.number, logout=True, hand_over=True)
         if removed is None:
             continue  # logged out meanwhile, by another tap
         key = CARD_LOGOUT_TEXTS[await revoke(context, removed.token)]
         date = _latest(context, removed)
-        lines.append(t(lang, key, card=owner(account, lang), date=date))
+        lines.append(t(lang, key, card=owner(card, lang), date=date))
     if not lines:
         await reply(update, context, t(lang, "cards.gone"))
         return
     await chats.set_fresh_login(svc, chat_id, True)
     left = await card_actions.of_chat(svc, chat_id, lapsed=True)
     if left:
-        names = ", ".join(card_name(account, lang) for account in left)
+        names = ", ".join(card_name(card, lang) for card in left)
         lines.append(t(lang, "cards.remaining", names=names))
     else:
-        await chats.set_account_ended(svc, chat_id, "logged_out")
+        await chats.set_card_ended(svc, chat_id, "logged_out")
     await _logged_out(update, context, "\n".join(lines))
 
 
@@ -268,8 +268,8 @@ async def forget_tapped(update: Update, context: Context) -> None:
     # Every card's token revoked here, so the answer can say whether the library confirmed.
     outcomes = []
     every = await card_actions.of_chat(svc, chat_id, lapsed=True)
-    for card in [account.number for account in every] or [1]:
-        removed = await logins.remove_card(svc, chat_id, card, hand_over=True)
+    for number in [card.number for card in every] or [1]:
+        removed = await logins.remove_card(svc, chat_id, number, hand_over=True)
         outcomes.append(await revoke(context, removed.token if removed else None))
     key = FORGET_TEXTS[False if False in outcomes else True if True in outcomes else None]
     await chats.forget(svc, chat_id)

@@ -137,10 +137,10 @@ async def ask_card(
     pid = work.pid or ""
     specs: list[tuple[str, Payload]] = [
         (
-            plain(t(lang, "cards.order_card", name=card_name(account, lang))),
-            OrderCard(pid, account.number, branch, wanted, account.card_id),
+            plain(t(lang, "cards.order_card", name=card_name(card, lang))),
+            OrderCard(pid, card.number, branch, wanted, card.card_id),
         )
-        for account in cards
+        for card in cards
     ]
     buttons = one_per_row(await callback_buttons(update, context, specs))
     text = t(lang, "cards.order_which", title=work.title or pid)
@@ -157,13 +157,13 @@ async def card_tapped(update: Update, context: Context) -> None:
     if tapped is None or not valid_pid(tapped.pid):
         await send(context.bot, context.chat_id, t(lang, "common.stale_button"))
         return
-    account = await require_card(context, tapped=tapped)
-    if account is None:
+    card = await require_card(context, tapped=tapped)
+    if card is None:
         return
     await prepare_order(
         update,
         context,
-        account,
+        card,
         pid=tapped.pid,
         branch=tapped.branch,
         wanted=tapped.wanted,
@@ -174,7 +174,7 @@ async def card_tapped(update: Update, context: Context) -> None:
 async def prepare_order(
     update: Update,
     context: Context,
-    account: Card,
+    card: Card,
     *,
     pid: str,
     branch: str | None = None,
@@ -187,13 +187,13 @@ async def prepare_order(
     why not. Also the target of a search result's "Order" button and of the branch picker
     (`edit`: in the tapped message). `work`: the material, found and checked already."""
     result = await ordering.prepare(
-        context.services, account, pid=pid, branch=branch, wanted=wanted, work=work
+        context.services, card, pid=pid, branch=branch, wanted=wanted, work=work
     )
     lang, chat_id = context.lang, context.chat_id
     if isinstance(result, ordering.Plan):
         await _confirm(update, context, result, edit=edit)
     elif isinstance(result, outcomes.NotRead):
-        await answer_library_error(update, context, result.error, card=account)
+        await answer_library_error(update, context, result.error, card=card)
     elif isinstance(result, ordering.OrderedBefore):
         # The line about what the card has names the title; the next need not again.
         if result.held is not None:
@@ -201,7 +201,7 @@ async def prepare_order(
             text = f"{held}\n{t(lang, 'borrower.order.ordered_before_shown')}"
         else:
             text = t(lang, "borrower.order.ordered_before", title=result.title)
-        text = await _for_card(context, account, text)
+        text = await _for_card(context, card, text)
         if edit:
             await reply(update, context, text)
         else:
@@ -212,13 +212,13 @@ async def prepare_order(
         )
         lead = t(lang, key, wanted=shorten(result.wanted, orders.ECHO_LIMIT))
         await _picker(
-            update, context, account, pid, result.title, result.branches, lead=lead, edit=edit
+            update, context, card, pid, result.title, result.branches, lead=lead, edit=edit
         )
     elif isinstance(result, ordering.Announced):
         await send(
             context.bot,
             chat_id,
-            await _for_card(context, account, orders.announced_text(result, lang)),
+            await _for_card(context, card, orders.announced_text(result, lang)),
         )
     else:
         await send(context.bot, chat_id, orders.why_not(result, lang))
@@ -228,7 +228,7 @@ async def _confirm(update: Update, context: Context, plan: ordering.Plan, *, edi
     """The order's question: what, where, when it may come, with Yes, No, another branch and
     where it stands."""
     lang = context.lang
-    account, pid, branch = plan.card, plan.pid, plan.branch
+    card, pid, branch = plan.card, plan.pid, plan.branch
     title, creator = plan.work.title or pid, plan.work.creator
     short = shorten(title, PAYLOAD_TITLE)
     yes, no, change, where = await callback_buttons(
@@ -237,12 +237,12 @@ async def _confirm(update: Update, context: Context, plan: ordering.Plan, *, edi
         [
             (
                 t(lang, "borrower.order.yes"),
-                PlaceOrder(pid, branch, short, account.number, account.card_id),
+                PlaceOrder(pid, branch, short, card.number, card.card_id),
             ),
             (t(lang, "borrower.order.no"), AbortOrder(ButtonId.of(0))),
             (
                 t(lang, "borrower.order.change_branch"),
-                ChooseBranch(pid, short, account.number, account.card_id),
+                ChooseBranch(pid, short, card.number, card.card_id),
             ),
             (t(lang, "shelf.button"), WhereIs(pid)),
         ],
@@ -263,7 +263,7 @@ async def _confirm(update: Update, context: Context, plan: ordering.Plan, *, edi
         text += "\n" + t(lang, "shelf.expected", date=day)
     if plan.held is not None:
         text = f"{orders.held_line(plan.held, title, lang, context.today)}\n\n{text}"
-    text = await _for_card(context, account, text)
+    text = await _for_card(context, card, text)
     rows = [[yes, no], [change, where]]
     if edit:
         await reply(update, context, text, buttons=rows)
@@ -286,19 +286,17 @@ async def branch_callback(update: Update, context: Context) -> None:
     if not isinstance(tapped, PickBranch | ChooseBranch):
         await send(context.bot, context.chat_id, t(lang, "common.stale_button"))
         return
-    account = await require_card(context, tapped=tapped)
-    if account is None:
+    card = await require_card(context, tapped=tapped)
+    if card is None:
         return
     if isinstance(tapped, PickBranch):
-        await prepare_order(
-            update, context, account, pid=tapped.pid, branch=tapped.branch, edit=True
-        )
+        await prepare_order(update, context, card, pid=tapped.pid, branch=tapped.branch, edit=True)
         return
     deadline = Deadline()
     try:
-        home = await ordering.home_branch(context.services, account, deadline)
+        home = await ordering.home_branch(context.services, card, deadline)
     except LibraryError as exc:
-        await answer_library_error(update, context, exc, edit=False, card=account)
+        await answer_library_error(update, context, exc, edit=False, card=card)
         return
     choices = await ordering.pickup_branches(context.services, home, deadline)
     if not choices:
@@ -306,13 +304,13 @@ async def branch_callback(update: Update, context: Context) -> None:
             context.bot, context.chat_id, t(lang, "borrower.order.no_branches", pid=tapped.pid)
         )
         return
-    await _picker(update, context, account, tapped.pid, tapped.title, choices, edit=True)
+    await _picker(update, context, card, tapped.pid, tapped.title, choices, edit=True)
 
 
 async def _picker(
     update: Update,
     context: Context,
-    account: Card,
+    card: Card,
     pid: str,
     title: str,
     branches: Sequence[Branch],
@@ -322,7 +320,7 @@ async def _picker(
 ) -> None:
     """The branches to pick up `pid` at, one button each; the saved one marked ✓."""
     lang = context.lang
-    saved = normalise_branch(account.pickup_branch)
+    saved = normalise_branch(card.pickup_branch)
     specs: list[tuple[str, Payload]] = []
     for branch in branches[:MAX_BUTTONS]:
         branch_id = branch_key(branch.branch_id)
@@ -331,10 +329,10 @@ async def _picker(
             "borrower.order.branch_saved" if branch_id == saved else "borrower.order.branch_button"
         )
         label = plain(t(lang, key, branch=name))
-        specs.append((label, PickBranch(pid, branch_id, account.number, account.card_id)))
+        specs.append((label, PickBranch(pid, branch_id, card.number, card.card_id)))
     buttons = one_per_row(await callback_buttons(update, context, specs))
     # A name typed instead of a tap is the branch too (`typed_branch`).
-    context.ask(AWAITING_BRANCH, pid, account.card_id)
+    context.ask(AWAITING_BRANCH, pid, card.card_id)
     text = t(lang, "borrower.order.pick_branch", title=title or pid)
     if lead:
         text = f"{lead}\n\n{text}"
@@ -354,13 +352,13 @@ async def typed_branch(update: Update, context: Context, text: str) -> bool:
     pid, cid = waiting
     svc = context.services
     # The card the picker was shown for, by identity: not whoever holds its number now.
-    account = outcomes.card_for(await card_actions.of_chat(svc, context.chat_id), cid)
-    if isinstance(account, outcomes.CardGone | outcomes.LoginLapsed):
+    card = outcomes.card_for(await card_actions.of_chat(svc, context.chat_id), cid)
+    if isinstance(card, outcomes.CardGone | outcomes.LoginLapsed):
         context.answered(AWAITING_BRANCH)
         return False
     deadline = Deadline()
     try:
-        home = await ordering.home_branch(svc, account, deadline)
+        home = await ordering.home_branch(svc, card, deadline)
     except LibraryError:
         return False  # no branch can be told: the text stays free text
     choices = await ordering.pickup_branches(svc, home, deadline)
@@ -369,9 +367,9 @@ async def typed_branch(update: Update, context: Context, text: str) -> bool:
         return False
     context.answered(AWAITING_BRANCH)
     if len(found) == 1:
-        await prepare_order(update, context, account, pid=pid, branch=found[0])
+        await prepare_order(update, context, card, pid=pid, branch=found[0])
     else:
-        await prepare_order(update, context, account, pid=pid, wanted=text)
+        await prepare_order(update, context, card, pid=pid, wanted=text)
     return True
 
 
@@ -456,11 +454,11 @@ async def _tell_placed(update: Update, context: Context, placed: ordering.Placed
     await reply(update, context, await _for_card(context, placed.card, text))
 
 
-async def _for_card(context: Context, account: Card, text: str) -> str:
+async def _for_card(context: Context, card: Card, text: str) -> str:
     """`text` headed by the card's name when the chat has several: whose order it is."""
     lang = context.lang
-    cards = await card_actions.of_chat(context.services, account.chat_id)
-    return f"{card_heading(account, lang)}\n{text}" if len(cards) > 1 else text
+    cards = await card_actions.of_chat(context.services, card.chat_id)
+    return f"{card_heading(card, lang)}\n{text}" if len(cards) > 1 else text
 
 
 # A branch picker waiting for a typed name instead of a tap (`chat_data`): (pid, the card's

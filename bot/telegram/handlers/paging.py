@@ -23,12 +23,12 @@ SECTIONED = {"loans": list_loans, "holds": list_holds, "debt": list_debt}
 async def _by_identity(context: Context, listing: ListPage) -> ListPage:
     """A view of one card names it by identity: the number that card has now, or every card
     once it is gone (its number may be another person's card by now)."""
-    if listing.card is None:
+    if listing.number is None:
         return listing
     # A lapsed card's view too: the list says its login lapsed, with its login button.
     cards = await card_actions.of_chat(context.services, context.chat_id, lapsed=True)
     number = next((c.number for c in cards if listing.cid and c.card_id == listing.cid), None)
-    return replace(listing, card=number)
+    return replace(listing, number=number)
 
 
 def handlers() -> list[BaseHandler[Any, Any, Any]]:
@@ -48,6 +48,6 @@ async def page_callback(update: Update, context: Context) -> None:
         page = 0
     listing = await _by_identity(context, listing)
     if listing.kind in SECTIONED:
-        await SECTIONED[listing.kind](update, context, listing.card, page, listing.views, ref.id)
+        await SECTIONED[listing.kind](update, context, listing.number, page, listing.views, ref.id)
     elif listing.kind == "renew":
         await list_renew(update, context, listing, page, ref.id)

@@ -92,22 +92,22 @@ async def recommend_command(update: Update, context: Context) -> None:
     if len(cards) > 1:
         lang = context.lang
         specs: list[tuple[str, Payload]] = [
-            (plain(card_name(account, lang)), RecommendFor(account.number, account.card_id))
-            for account in cards
+            (plain(card_name(card, lang)), RecommendFor(card.number, card.card_id))
+            for card in cards
         ]
         rows = await callback_buttons(update, context, specs)
         buttons = [rows[n : n + CARDS_PER_ROW] for n in range(0, len(rows), CARDS_PER_ROW)]
         await reply(update, context, t(lang, "lists.recommend.which"), buttons=buttons)
         return
     lang = context.lang
-    account = await require_card(context)
-    if account is None:
+    card = await require_card(context)
+    if card is None:
         return
     deadline = Deadline()
-    status = await borrower_status(update, context, account, deadline)
+    status = await borrower_status(update, context, card, deadline)
     if status is None:
         return
-    await recommend_for(update, context, account, status, deadline)
+    await recommend_for(update, context, card, status, deadline)
 
 
 async def card_callback(update: Update, context: Context) -> None:
@@ -120,26 +120,26 @@ async def card_callback(update: Update, context: Context) -> None:
     if chosen is None:
         await send(context.bot, context.chat_id, t(lang, "common.stale_button"))
         return
-    account = await require_card(context, tapped=chosen)
-    if account is None:
+    card = await require_card(context, tapped=chosen)
+    if card is None:
         return
     deadline = Deadline()
-    [card] = await fetch_cards(context, [account], deadline)
-    if card.status is None:
-        await reply(update, context, card.trouble(lang) or t(lang, "common.error"))
+    [read] = await fetch_cards(context, [card], deadline)
+    if read.status is None:
+        await reply(update, context, read.trouble(lang) or t(lang, "common.error"))
         return
-    await recommend_for(update, context, account, card.status, deadline)
+    await recommend_for(update, context, card, read.status, deadline)
 
 
 async def recommend_for(
     update: Update,
     context: Context,
-    account: Card,
+    card: Card,
     status: BorrowerStatus,
     deadline: Deadline,
 ) -> None:
-    """Suggestions from `status`'s loans, asked with `account`'s token; their Order buttons
-    order with `account`, named by its identity even in a one-card chat, so a button outliving
+    """Suggestions from `status`'s loans, asked with `card`'s token; their Order buttons
+    order with `card`, named by its identity even in a one-card chat, so a button outliving
     the card says so rather than order on a card logged in since."""
     lang = context.lang
     likes, ignores = likes_and_ignores(status)
@@ -152,12 +152,12 @@ async def recommend_for(
     library = context.services.library
     try:
         found = await deadline.run(
-            library.recommend(account.token, likes, ignore=ignores, limit=ASKED)
+            library.recommend(card.token, likes, ignore=ignores, limit=ASKED)
         )
         pids = list(dict.fromkeys(r.pid for r in found if valid_pid(r.pid)))
-        works = await deadline.run(library.work(account.token, pids)) if pids else []
+        works = await deadline.run(library.work(card.token, pids)) if pids else []
     except LibraryError as exc:
-        await answer_library_error(update, context, exc, card=account)
+        await answer_library_error(update, context, exc, card=card)
         return
     by_pid: dict[str, Work] = {w.pid: w for w in works if w.pid and w.title}
     shown = [by_pid[p] for p in pids if p in by_pid][:SHOWN]
@@ -176,7 +176,7 @@ async def recommend_for(
             continue  # lent only online: no "Order" to be refused after
         title = shorten(work.title or t(lang, "render.untitled"), BUTTON_TITLE)
         # A search result's "Order" (`handlers.search`): the confirmation of `/order <pid>`.
-        order = OrderFound(work.pid or "", account.number, account.card_id)
+        order = OrderFound(work.pid or "", card.number, card.card_id)
         specs += order_and_where(lang, number, title, order, work.pid or "")
     rows = in_pairs(await callback_buttons(update, context, specs))
     await reply(update, context, text, buttons=rows)

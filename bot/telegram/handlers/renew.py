@@ -99,7 +99,7 @@ def _title(loan: Loan, lang: str) -> str:
 
 async def summary_change(
     context: Context,
-    card: int,
+    number: int,
     name: str | None,
     before: Sequence[Loan],
     after: Sequence[Loan],
@@ -108,7 +108,7 @@ async def summary_change(
     """The card's /renew summary before and after renewing (the refusals now remembered)."""
     lang, today = context.lang, context.today
     window = await renew_window_of(context)
-    refused_after = await renewing.refusals(context.services, context.chat_id, card)
+    refused_after = await renewing.refusals(context.services, context.chat_id, number)
 
     def line(loans: Sequence[Loan], refusals: Mapping[str, Refusal]) -> str:
         refused = sum(1 for loan in loans if refusal_for(loan, refusals) is not None)
@@ -188,16 +188,16 @@ async def _tell_renewal(
 
 
 async def _tap_summary(
-    update: Update, context: Context, account: Card, tapped: RenewLoan
+    update: Update, context: Context, card: Card, tapped: RenewLoan
 ) -> Redraw | None:
     """The list's summary before and after one loan's renewal, from the status read again (the
     renewal moved one date, a refusal added one ⛔); None when it cannot be read now."""
     try:
-        status = await Deadline().run(context.services.library.user(account.token))
+        status = await Deadline().run(context.services.library.user(card.token))
     except LibraryError:
         return None
     svc = context.services
-    refusals = await renewing.refusals(svc, context.chat_id, account.number)
+    refusals = await renewing.refusals(svc, context.chat_id, card.number)
     before_refusals = {key: value for key, value in refusals.items() if key != tapped.loan_id}
     old = parse_library_date(tapped.due) or tapped.due
     before = [
@@ -205,10 +205,8 @@ async def _tap_summary(
         for loan in status.loans
     ]
     several = len(await chat_cards(update, context)) > 1
-    name = card_name(account, context.lang) if several else None
-    return await summary_change(
-        context, account.number, name, before, status.loans, before_refusals
-    )
+    name = card_name(card, context.lang) if several else None
+    return await summary_change(context, card.number, name, before, status.loans, before_refusals)
 
 
 def _data(update: Update) -> str:
@@ -270,17 +268,17 @@ async def renew_all_callback(update: Update, context: Context) -> None:
     if isinstance(result, renewing.NoLoans):
         await send(context.bot, chat_id, t(lang, "borrower.renew.empty"))
         return
-    account, done = result.card, result.done
+    card, done = result.card, result.done
     lines, labels = renewed_lines(done, lang, today)
     several = len(await chat_cards(update, context)) > 1
-    name = card_name(account, lang) if several else None
+    name = card_name(card, lang) if several else None
     summary = await summary_change(
-        context, account.number, name, result.loans, done.moved(result.loans), result.refused_before
+        context, card.number, name, result.loans, done.moved(result.loans), result.refused_before
     )
     await edit_buttons(update, labels, summary)
     header = t(lang, "borrower.renew.results")
     if several:
-        header = f"{header}\n{heading(lang, card_name(account, lang))}"
+        header = f"{header}\n{heading(lang, card_name(card, lang))}"
     messages = split_messages(lines, header=header, separator="\n")
     await send_messages(update, context, messages)
 
@@ -312,27 +310,27 @@ async def away_command(update: Update, context: Context) -> None:
         return
     chat_id = context.chat_id
 
-    async def renew_card(card: CardStatus) -> list[str] | None:
-        trouble = card.trouble(lang)
-        if trouble is not None or card.status is None:
+    async def renew_card(read: CardStatus) -> list[str] | None:
+        trouble = read.trouble(lang)
+        if trouble is not None or read.status is None:
             return [trouble or ""]
-        if not card.status.loans:
+        if not read.status.loans:
             return [t(lang, "lists.loans.none")]
         svc = context.services
         today = context.today
         trip = await renewing.renew_for_trip(
             svc,
             chat_id=chat_id,
-            card=card.account,
-            status=card.status,
+            card=read.card,
+            status=read.status,
             days=days,
             today=today,
             deadline=deadline,
         )
         if isinstance(trip, outcomes.LoginLapsed):
-            if await logins.lapse(context.services, card.account) is not None:
-                lapsed.append(card.account)
-            return None if shown.single else [t(lang, "lists.card_lapsed", name=card.name)]
+            if await logins.lapse(context.services, read.card) is not None:
+                lapsed.append(read.card)
+            return None if shown.single else [t(lang, "lists.card_lapsed", name=read.name)]
         lapsing = await _lapsing(trip.lapsing, context, deadline)
         return renewed_lines(trip.done, lang, today)[0] + lapsing
 
@@ -374,10 +372,10 @@ async def _lapsing(
 # --- several cards ---------------------------------------------------------------------------
 
 
-def _loan_key(listing: ListPage, card: int, loan_id: str) -> str:
+def _loan_key(listing: ListPage, number: int, loan_id: str) -> str:
     """A loan's key in `ListPage.buttons`: with several cards "<card>:<loan id>" (loan ids are
     the library's own, so two cards' could be the same); a one-card list keys by loan id."""
-    return loan_id if listing.views is None else f"{card}:{loan_id}"
+    return loan_id if listing.views is None else f"{number}:{loan_id}"
 
 
 async def list_renew(
@@ -390,17 +388,19 @@ async def list_renew(
     """/renew: the loans, "renew all" and each open loan's button, a section per card (or the
     card the view shows) when the chat has several. The message's buttons are stored when it is
     first sent (`listing` None); a page or view tap shows them again, the loans read fresh."""
-    view = listing.card if listing is not None else None
+    view = listing.number if listing is not None else None
     shown = await read_cards(context, view)
     if shown is None:
         return
     svc = context.services
     chat_id = context.chat_id
     statuses = shown.statuses
-    refusals = {card.card: await renewing.refusals(svc, chat_id, card.card) for card in statuses}
+    refusals = {
+        read.number: await renewing.refusals(svc, chat_id, read.number) for read in statuses
+    }
     if (listing is None or shown.single) and (
-        not any(card.status and card.status.loans for card in statuses)
-        and all(card.status is not None for card in statuses)
+        not any(read.status and read.status.loans for read in statuses)
+        and all(read.status is not None for read in statuses)
     ):
         await reply(update, context, t(context.lang, "borrower.renew.empty"))
         return
@@ -430,25 +430,25 @@ async def _store_renew(
     mapped: dict[str, str] = {}
     heads: dict[str, str] = {}
     loans_listed = 0
-    for card in shown.statuses:
-        if card.status is None or not card.status.loans:
+    for read in shown.statuses:
+        if read.status is None or not read.status.loans:
             continue
-        loans = sort_loans(card.status.loans)
+        loans = sort_loans(read.status.loans)
         loans_listed += len(loans)
-        open_loans = [loan for loan in loans if refusal_for(loan, refusals[card.card]) is None]
+        open_loans = [loan for loan in loans if refusal_for(loan, refusals[read.number]) is None]
         head = len(payloads)
         buttons = tuple(ButtonId.of(head + 1 + n) for n in range(len(open_loans)))
-        heads[str(card.card)] = ButtonId.of(head)
+        heads[str(read.number)] = ButtonId.of(head)
         mapped.update(
             zip(
-                (_loan_key(keys, card.card, loan.loan_id) for loan in open_loans),
+                (_loan_key(keys, read.number, loan.loan_id) for loan in open_loans),
                 buttons,
                 strict=True,
             )
         )
-        cid = card.account.card_id
-        payloads.append(RenewAll(tuple(loan.loan_id for loan in loans), buttons, card.card, cid))
-        payloads.extend(renew_payload(loan, lang, card.card, cid) for loan in open_loans)
+        cid = read.card.card_id
+        payloads.append(RenewAll(tuple(loan.loan_id for loan in loans), buttons, read.number, cid))
+        payloads.extend(renew_payload(loan, lang, read.number, cid) for loan in open_loans)
     if shown.single:
         # The row the ◀ ▶ buttons point at.
         paged = loans_listed > RENEW_PER_PAGE
@@ -465,7 +465,7 @@ async def _store_renew(
     listing = ListPage(
         "renew",
         {key: ids[int(index)] for key, index in mapped.items()},
-        card=None,
+        number=None,
         views=views_of,
         heads={key: ids[int(index)] for key, index in heads.items()},
     )
@@ -492,15 +492,15 @@ async def _show_renew(
     window = await renew_window_of(context)
     mapped = listing.buttons or {}
     if listing.views is None:  # a one-card list: its one "renew all"
-        heads = {str(card.card): listing.head for card in statuses[:1] if listing.head}
+        heads = {str(read.number): listing.head for read in statuses[:1] if listing.head}
     else:
         heads = listing.heads or {}
     several = len(statuses) > 1
     every = [
-        (card, loan)
-        for card in statuses
-        if card.status is not None
-        for loan in sort_loans(card.status.loans)
+        (read, loan)
+        for read in statuses
+        if read.status is not None
+        for loan in sort_loans(read.status.loans)
     ]
     pages = max(1, -(-len(every) // RENEW_PER_PAGE))
     page = max(0, min(page, pages - 1))
@@ -509,60 +509,60 @@ async def _show_renew(
     if not fresh:
         wanted = [
             mapped[key]
-            for card, loan in on_this_page
-            if (key := _loan_key(listing, card.card, loan.loan_id)) in mapped
+            for read, loan in on_this_page
+            if (key := _loan_key(listing, read.number, loan.loan_id)) in mapped
         ]
         used = {row.id for row in await callbacks.stored_many(svc, wanted, chat_id) if row.used_at}
     buttons: list[list[InlineKeyboardButton]] = []
-    for card in statuses:
-        head = heads.get(str(card.card))
-        if head is not None and card.status is not None and card.status.loans:
+    for read in statuses:
+        head = heads.get(str(read.number))
+        if head is not None and read.status is not None and read.status.loans:
             label = renew_all_label(lang, window)
             if several:
-                label = t(lang, "lists.renew.all_of", label=label, name=card.name)
+                label = t(lang, "lists.renew.all_of", label=label, name=read.name)
             buttons.append([ref_button(plain(label), RenewAll.ACTION, head)])
-    lines: dict[int, list[str]] = {card.card: [] for card in statuses}
-    for card, loan in on_this_page:
-        button_id = mapped.get(_loan_key(listing, card.card, loan.loan_id))
-        refusal = refusal_for(loan, refusals[card.card])
+    lines: dict[int, list[str]] = {read.number: [] for read in statuses}
+    for read, loan in on_this_page:
+        button_id = mapped.get(_loan_key(listing, read.number, loan.loan_id))
+        refusal = refusal_for(loan, refusals[read.number])
         line, text = _loan_row(loan, lang, refusal, button_id, used, today)
         if line is not None:
-            lines[card.card].append(line)
+            lines[read.number].append(line)
             continue
         if button_id is None or text is None:
             continue
         if several:
-            text = t(lang, "lists.button_of", label=text, name=card.name)
+            text = t(lang, "lists.button_of", label=text, name=read.name)
         buttons.append([ref_button(plain(text), RenewLoan.ACTION, button_id)])
-    on_page = {card.card for card, _ in on_this_page}
+    on_page = {read.number for read, _ in on_this_page}
     parts: list[str] = [t(lang, "borrower.renew.header", count=len(every))]
-    for card in statuses:
-        trouble = card.trouble(lang)
-        if trouble is not None or card.status is None:
-            parts.append(f"{heading(lang, card.name)}\n{trouble or ''}")
+    for read in statuses:
+        trouble = read.trouble(lang)
+        if trouble is not None or read.status is None:
+            parts.append(f"{heading(lang, read.name)}\n{trouble or ''}")
             continue
-        loans = card.status.loans
+        loans = read.status.loans
         if not loans:
-            parts.append(f"{heading(lang, card.name)}\n{t(lang, 'lists.loans.none')}")
+            parts.append(f"{heading(lang, read.name)}\n{t(lang, 'lists.loans.none')}")
             continue
-        if card.card not in on_page:
+        if read.number not in on_page:
             continue
-        refused = sum(1 for loan in loans if refusal_for(loan, refusals[card.card]) is not None)
+        refused = sum(1 for loan in loans if refusal_for(loan, refusals[read.number]) is not None)
         summary = loans_summary(loans, today, lang, window, refused)
         if shown.single:
             parts[0] = f"{parts[0]}\n{summary}"
-            parts.extend(["\n".join(lines[card.card])] if lines[card.card] else [])
+            parts.extend(["\n".join(lines[read.number])] if lines[read.number] else [])
             continue
         lead = SEP.join((t(lang, "lists.loans.count", count=len(loans)), summary))
-        parts.append("\n".join((heading(lang, card.name), lead, *lines[card.card])))
+        parts.append("\n".join((heading(lang, read.name), lead, *lines[read.number])))
     if listing.views is None:  # a one-card list pages through its own stored row
         if pages > 1 and ref_id is not None:
             buttons.append(page_row(lang, ref_id, page, pages))
     else:
         views = listing.views or {}
         if pages > 1:
-            buttons.append(page_row(lang, views[str(listing.card or ALL)], page, pages))
-        buttons.extend(view_rows(lang, shown.cards, views, listing.card))
+            buttons.append(page_row(lang, views[str(listing.number or ALL)], page, pages))
+        buttons.extend(view_rows(lang, shown.cards, views, listing.number))
     [text, *_] = split_messages(["\n\n".join(parts)])
     await reply(update, context, text, buttons=buttons)
 

@@ -156,20 +156,20 @@ async def search_callback(update: Update, context: Context) -> None:
     lang = context.lang
     found = decode(ref.payload, OrderFound)
     pid = found.pid if found is not None else ""
-    if found is None or found.card is None:
+    if found is None or found.number is None:
         if not valid_pid(pid):
             await send(context.bot, context.chat_id, t(lang, "common.stale_button"))
             return
         # A search's result: "which card?" when the chat has several.
         await order_found(update, context, pid)
         return
-    account = await require_card(context, tapped=found)
-    if account is None:
+    card = await require_card(context, tapped=found)
+    if card is None:
         return
     if not valid_pid(pid):
         await send(context.bot, context.chat_id, t(lang, "common.stale_button"))
         return
-    await prepare_order(update, context, account, pid=pid)
+    await prepare_order(update, context, card, pid=pid)
 
 
 def handlers() -> list[BaseHandler[Any, Any, Any]]:

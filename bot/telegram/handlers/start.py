@@ -109,48 +109,46 @@ async def _redeem(
         log.info("chat %s sent a link code that is not valid for it", chat_id)
         await reply(update, context, t(lang, "connect.code_invalid"))
         return
-    account = linked.card
-    if linked.outcome == "full" or account is None:
+    card = linked.card
+    if linked.outcome == "full" or card is None:
         await reply(update, context, t(lang, "cards.full", max=MAX_CARDS))
         return
     # Why the chat had no card (expired, refused, logged out): this login was to come back.
-    ended = (await chats.settings(svc, chat_id)).account_ended
+    ended = (await chats.settings(svc, chat_id)).card_ended
     await chats.set_connected(svc, chat_id)
-    if account.label is None or account.agency is None:  # a new card, or one from before
-        account = await _details(context, account)
+    if card.label is None or card.agency is None:  # a new card, or one from before
+        card = await _details(context, card)
     cards = await card_actions.of_chat(svc, chat_id)
-    library = await library_name(context, account)
+    library = await library_name(context, card)
     # Cards told to log in again: a new card instead means the browser's library login was
     # someone else's (single sign-on), so the answer names both.
     waiting = [
         other
         for other in cards
-        if other.number != account.number and other.expiry_warned and not expired(other)
+        if other.number != card.number and other.expiry_warned and not expired(other)
     ]
     if linked.outcome == "added" and waiting:
-        await _someone_else(update, context, account, waiting)
+        await _someone_else(update, context, card, waiting)
     elif linked.outcome == "restored":
         # A lapsed card of the same person: back as it was, name, calendar and settings.
-        await reply(update, context, t(lang, "cards.restored", card=owner(account, lang)))
-    elif len(cards) <= 1 and ended and account.label:
+        await reply(update, context, t(lang, "cards.restored", card=owner(card, lang)))
+    elif len(cards) <= 1 and ended and card.label:
         # A login again after the card was gone: say whose card came back.
         key = "cards.added" if library else "cards.added_plain"
-        await reply(update, context, t(lang, key, card=owner(account, lang), library=library or ""))
+        await reply(update, context, t(lang, key, card=owner(card, lang), library=library or ""))
     elif len(cards) <= 1:  # one card: as before several cards
         key = "connect.connected_library" if library else "connect.connected"
         await reply(update, context, t(lang, key, library=library or ""))
     elif linked.outcome == "refreshed":
-        await reply(update, context, t(lang, "cards.refreshed", card=owner(account, lang)))
+        await reply(update, context, t(lang, "cards.refreshed", card=owner(card, lang)))
     else:
-        library = await card_library(context, account)
+        library = await card_library(context, card)
         key = "cards.added" if library else "cards.added_plain"
-        text = t(lang, key, card=owner(account, lang), library=library or "")
+        text = t(lang, key, card=owner(card, lang), library=library or "")
         await reply(update, context, f"{text}\n\n{await card_lines(context, cards)}")
 
 
-async def _someone_else(
-    update: Update, context: Context, account: Card, waiting: list[Card]
-) -> None:
+async def _someone_else(update: Update, context: Context, card: Card, waiting: list[Card]) -> None:
     """A login meant to refresh a card came back as another person: whose card was connected,
     which card still needs its login, and the way to log out of the browser's library login."""
     lang = context.lang
@@ -164,8 +162,8 @@ async def _someone_else(
             t(
                 lang,
                 "cards.other_person",
-                card=owner(account, lang),
-                name=card_name(account, lang),
+                card=owner(card, lang),
+                name=card_name(card, lang),
                 waiting=owner(other, lang),
                 date=date,
             )
@@ -178,20 +176,20 @@ async def _someone_else(
     await reply(update, context, text, buttons=button)
 
 
-async def _details(context: Context, account: Card) -> Card:
+async def _details(context: Context, card: Card) -> Card:
     """The new card's label (the first word of `/v3/user` `name`) and library (`agency`),
     fetched once within a short budget and kept; without them (the platform slow or failing)
     the card is called "Card n" and placed by its holder's municipality."""
     svc = context.services
     try:
-        status = await Deadline(LABEL_BUDGET).run(context.services.library.user(account.token))
+        status = await Deadline(LABEL_BUDGET).run(context.services.library.user(card.token))
     except LibraryError as exc:
         log.info("no name for the new card: %s", type(exc).__name__)
-        return account
-    label = account.label or first_name(status.name)
-    if label is not None and label != account.label:
-        await card_actions.set_label(svc, account.chat_id, account.number, label)
+        return card
+    label = card.label or first_name(status.name)
+    if label is not None and label != card.label:
+        await card_actions.set_label(svc, card.chat_id, card.number, label)
     agency = (status.agency or "").strip()[:16] or None
-    if agency is not None and agency != account.agency:
-        await card_actions.set_agency(svc, account.chat_id, account.number, agency)
-    return replace(account, label=label, agency=agency or account.agency)
+    if agency is not None and agency != card.agency:
+        await card_actions.set_agency(svc, card.chat_id, card.number, agency)
+    return replace(card, label=label, agency=agency or card.agency)

@@ -105,7 +105,7 @@ async def libraries_items(
     async def one(agency: str, at: list[CardStatus]) -> Found:
         names = [card.name for card in at]
         try:
-            items = await deadline.run(fetch(at[0].account, agency or None))
+            items = await deadline.run(fetch(at[0].card, agency or None))
         except LibraryError as exc:
             if exc.status == 500 and NO_CONTENT_SERVICE in (exc.code or "").lower():
                 return names, t(lang, "whatson.no_content"), None
@@ -149,16 +149,16 @@ async def library_items(
 ) -> tuple[str, Sequence[Any], str | None] | None:
     """The language and what `fetch` found for the card's library; None once answered."""
     lang = context.lang
-    account = await require_card(context)
-    if account is None:
+    card = await require_card(context)
+    if card is None:
         return None
     deadline = Deadline()
-    status = await borrower_status(update, context, account, deadline)
+    status = await borrower_status(update, context, card, deadline)
     if status is None:
         return None
     agency = normalise_branch(status.agency)
     try:
-        items = await deadline.run(fetch(account, agency))
+        items = await deadline.run(fetch(card, agency))
     except LibraryError as exc:
         if exc.status == 500 and NO_CONTENT_SERVICE in (exc.code or "").lower():
             await reply(update, context, t(lang, "whatson.no_content"))
@@ -175,8 +175,8 @@ def _now(context: Context) -> dt.datetime:
 async def events_command(update: Update, context: Context) -> None:
     library = context.services.library
 
-    async def fetch(account: Card, agency: str | None) -> list[Event]:
-        return await library.events(account.token, agency, limit=EVENTS_ASKED)
+    async def fetch(card: Card, agency: str | None) -> list[Event]:
+        return await library.events(card.token, agency, limit=EVENTS_ASKED)
 
     found = await libraries_items(update, context, fetch)
     if found is None:
@@ -197,8 +197,8 @@ async def events_command(update: Update, context: Context) -> None:
 async def news_command(update: Update, context: Context) -> None:
     library = context.services.library
 
-    async def fetch(account: Card, agency: str | None) -> list[NewsItem]:
-        return await library.news(account.token, agency, limit=NEWS_ASKED)
+    async def fetch(card: Card, agency: str | None) -> list[NewsItem]:
+        return await library.news(card.token, agency, limit=NEWS_ASKED)
 
     found = await libraries_items(update, context, fetch)
     if found is None:

@@ -247,16 +247,16 @@ async def watch_callback(update: Update, context: Context) -> None:
     names = {"title": tapped.title, "branch": tapped.branch}
     # The card the button was made for, by identity: a gone card's says so, and stops nothing
     # of the card that holds its number now.
-    account = await require_card(context, tapped=tapped)
-    if account is None:
+    card = await require_card(context, tapped=tapped)
+    if card is None:
         return
     if tapped.stop:
-        gone = await shelf_watches.unwatch(context.services, account, tapped.pid, tapped.branch)
+        gone = await shelf_watches.unwatch(context.services, card, tapped.pid, tapped.branch)
         key = "shelf.unwatched" if gone else "shelf.unwatched_already"
         await send(context.bot, chat_id, t(lang, key, **names))
         return
     added = await shelf_watches.watch(
-        context.services, account, tapped.pid, tapped.branch, tapped.agency, tapped.title
+        context.services, card, tapped.pid, tapped.branch, tapped.agency, tapped.title
     )
     if added == "full":
         text = t(lang, "shelf.watch_full", count=MAX_WATCHES)
@@ -296,8 +296,8 @@ async def watches_command(update: Update, context: Context) -> None:
                 watch.branch,
                 watch.agency,
                 watch.title,
-                watch.card,
-                cids.get(watch.card),
+                watch.number,
+                cids.get(watch.number),
                 stop=True,
             ),
         )
