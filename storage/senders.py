@@ -21,6 +21,9 @@ from sqlalchemy.engine import Connection, Row
 from storage.database import Repository
 from storage.tables import SENDER
 
+# Messages a second kept back from the bot's total when several processes send (`shares`).
+ROOM = 2.0
+
 
 def shares(
     demands: dict[str, int],
@@ -32,14 +35,17 @@ def shares(
     """Each sender's messages per second: `floor` each (less when there are too many), then
     what each needs for its replies beyond its floor (`urgent`, messages a second), then the
     rest of `total` to the senders of the most urgent rank (`ranks`, 0 the most urgent; None:
-    none held), by demand among them (evenly when they have none). Nothing is kept back: the
-    shares only say whose sends ask for the bot's turns (`storage.pace`), which space every
-    process's sends out together. (Before those, each process paced its share on its own, and
-    two a second per extra process had to be kept back for their sends meeting in one
-    second's window: 23.5 of 29.5 a second with four.)"""
+    none held), by demand among them (evenly when they have none). With several senders,
+    `ROOM` a second is kept back: their sends go at the bot's turns (`storage.pace`), spaced
+    out together at `total - ROOM`, and reach Telegram a few milliseconds off them. (Before
+    those turns each process paced its share on its own, and two a second per extra process
+    had to be kept back for their sends meeting in one second's window: 23.5 of 29.5 a second
+    with four.)"""
     if not demands:
         return {}
     urgent = urgent or {}
+    if len(demands) > 1:
+        total -= ROOM
     base = min(floor, total / len(demands))
     rest = total - base * len(demands)
     needs = {worker: max(0.0, urgent.get(worker, 0.0) - base) for worker in demands}

@@ -25,6 +25,7 @@ import logging
 from datetime import timedelta
 
 from bot.telegram.ratelimit import FairRateLimiter
+from storage.senders import ROOM
 from storage.store import Store
 
 log = logging.getLogger(__name__)
@@ -53,7 +54,6 @@ async def share_send_budget(
     previous = min(FLOOR, total)
     limiter.per_second = previous
     limiter.shared = store.pace  # each chat's turns, the bot's, and Telegram's pauses
-    limiter.shared_rate = total
     try:
         while True:
             replies = limiter.take_urgent() + limiter.urgent_waiting
@@ -77,6 +77,9 @@ async def share_send_budget(
                 first = False
                 limiter.per_second = min(share, previous)
                 previous = share
+                # Alone, the process paces itself; with others, their sends take the bot's
+                # turns, at what the shares add up to.
+                limiter.shared_rate = total - ROOM if count > 1 else 0.0
                 if count != senders:
                     log.info("send budget: %s processes share %.1f a second", count, total)
                     senders = count
