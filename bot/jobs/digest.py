@@ -94,7 +94,7 @@ class Due:
     entries: list[Entry] = field(default_factory=list)
     keyboard: object = None  # the face's, for the offers (`jobs.delivery.Deliverer.keyboards`)
     keys: list[CardKey] = field(default_factory=list)  # every card, settled with the digest
-    rank: int = 0  # the urgency it was claimed at (`storage.sweeps.urgency`), 0 the most
+    rank: int | None = None  # its claim's urgency (`storage.sweeps.urgency`); None: none
 
     def __post_init__(self) -> None:
         self.keys = [part.card.key for part in self.cards]

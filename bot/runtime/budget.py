@@ -7,14 +7,12 @@ nothing queued keeps `FLOOR` a second, so its commands are answered at once; rep
 beyond that are served from the total before anyone's sweep, and the rest goes to the processes
 sending the sweep's most urgent digests (a hold ready, then loans overdue, due today, due
 tomorrow: `background_sends`' rank), so that the order holds across them. One that dies
-drops out after `LIVE_FOR`. Between beats the shares can overshoot by what a process sends in
-one beat above its new share, which Telegram's one-second window forgives as a 429 at worst
-(each waited out, and the whole bot paused for it).
+drops out after `LIVE_FOR`.
 
-The overall budget is leased in shares because every send taking a turn of it in the
-database would make the database the pace-maker of every message; a chat's limit is taken
-turn by turn there (`storage.pace`), since one chat's sends may come from any process. On
-SQLite there is one process: nothing runs.
+The shares say which process's sends ask for turns, and how often; the time each send goes is
+its turn in the database (`storage.pace`): its chat's, since one chat's sends may come from
+any process, and with others, the bot's, so that every process's sends are spaced out
+together at `shared_total`. On SQLite there is one process: nothing runs.
 """
 
 from __future__ import annotations
@@ -25,7 +23,7 @@ import logging
 from datetime import timedelta
 
 from bot.telegram.ratelimit import FairRateLimiter
-from storage.senders import ROOM
+from storage.senders import shared_total
 from storage.store import Store
 
 log = logging.getLogger(__name__)
@@ -82,7 +80,7 @@ async def share_send_budget(
                 previous = share
                 # Alone, the process paces itself; with others, their sends take the bot's
                 # turns, at what the shares add up to.
-                limiter.shared_rate = total - ROOM if count > 1 else 0.0
+                limiter.shared_rate = shared_total(total, count) if count > 1 else 0.0
                 if count != senders:
                     log.info("send budget: %s processes share %.1f a second", count, total)
                     senders = count
