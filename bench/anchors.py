@@ -20,7 +20,9 @@ Each load runs in short blocks, the bots in turn (in reverse order every other c
 after cycle: the machine's speed drifts over seconds (a virtual machine's host is busy too),
 and interleaving spreads the drift over all alike. A bot's figure is its CPU over all its
 commands (a rare full garbage collection counts at its weight); the cycles' own ratios are
-printed beside, as the noise.
+printed beside, as the noise. From the two loads together, each bot's paced CPU is split into
+the work of a command and the cost of a wake-up (everything a process runs after a wait runs
+cold), which shows whether `/loans` does more than a bare bot or only wakes more often.
 CPU time is the scheduler's own count per thread (`/proc/<pid>/task/*/sched`), to the
 nanosecond where the kernel shows it, else the clock ticks of `/proc/<pid>/stat`.
 
@@ -108,6 +110,7 @@ class Figures:
             lines.append(f"  {name}:")
             lines.extend(f"    {line}" for line in _summary(samples))
         lines.extend(f"  {missing}" for missing in self.missing)
+        lines.extend(f"  {line}" for line in self._wake_ups())
         for load in ("streaming", "paced"):
             ratio = self.ratio(load)
             verdict = (
@@ -117,6 +120,47 @@ class Figures:
             )
             lines.append(f"  target {load} /loans <= {RATIO_BOUND} x bare aiogram: {verdict}")
         return lines
+
+    def split(self, variant: str) -> tuple[float, float] | None:
+        """A bot's CPU per command as work + wake-ups x the cost of one, from the two loads:
+        streamed, it wakes almost never; paced, about twice a command, and what it then runs
+        runs cold. (ms of work, ms per wake-up); None without both loads' figures."""
+        found = [
+            _mean(samples, variant, what)
+            for samples in (self.streaming, self.paced)
+            for what in ("cpu_ms", "wakeups")
+        ]
+        figures = [figure for figure in found if figure is not None]
+        if len(figures) < len(found):
+            return None
+        streamed_cpu, streamed_woke, paced_cpu, paced_woke = figures
+        if paced_woke - streamed_woke < 0.5:
+            return None
+        per_wake = (paced_cpu - streamed_cpu) / (paced_woke - streamed_woke)
+        return streamed_cpu - per_wake * streamed_woke, per_wake
+
+    def _wake_ups(self) -> list[str]:
+        """Where the paced gap comes from: the work a command does, or how often it wakes."""
+        loans, aiogram = self.split("loans"), self.split("aiogram")
+        paced = [
+            _mean(self.paced, variant, what)
+            for variant in ("loans", "aiogram")
+            for what in ("cpu_ms", "wakeups")
+        ]
+        figures = [figure for figure in paced if figure is not None]
+        if loans is None or aiogram is None or len(figures) < len(paced):
+            return []
+        mine, my_wakes, theirs, their_wakes = figures
+        # /loans as it would cost waking as often as bare aiogram: without its library call's.
+        alike = mine - (my_wakes - their_wakes) * loans[1]
+        return [
+            "paced = work + wake-ups x the cost of one (from the two loads): work per command "
+            f"/loans {loans[0]:.2f} ms, bare aiogram {aiogram[0]:.2f} ms "
+            f"(ratio {loans[0] / aiogram[0]:.2f}); a wake-up /loans {loans[1]:.2f} ms, "
+            f"bare aiogram {aiogram[1]:.2f} ms",
+            f"paced /loans waking as often as bare aiogram ({their_wakes:.1f}, not "
+            f"{my_wakes:.1f}): {alike:.2f} ms, ratio {alike / theirs:.2f}",
+        ]
 
     @property
     def met(self) -> bool:

@@ -94,6 +94,26 @@ def test_the_anchors_target_is_loans_within_1_15_of_bare_aiogram() -> None:
     assert "target paced /loans <= 1.15 x bare aiogram: n/a" in "\n".join(unjudged.lines())
 
 
+def test_the_anchors_bench_splits_paced_cpu_into_work_and_wake_ups() -> None:
+    def sample(cpu_ms: float, wakeups: float) -> anchors.Sample:
+        return anchors.Sample(cpu_ms, wakeups, wakeups, 20.0, 5.0)
+
+    # /loans: 1.4 ms of work and 1.0 ms a wake-up; aiogram: 1.3 ms and 0.9 ms.
+    figures = anchors.Figures(
+        {"loans": [sample(1.5, 0.1)], "aiogram": [sample(1.57, 0.3)]},
+        {"loans": [sample(3.8, 2.4)], "aiogram": [sample(3.01, 1.9)]},
+    )
+    split = figures.split("loans")
+    assert split is not None and split[0] == pytest.approx(1.4) and split[1] == pytest.approx(1.0)
+    text = "\n".join(figures.lines())
+    assert "work per command /loans 1.40 ms, bare aiogram 1.30 ms (ratio 1.08)" in text
+    # Waking 1.9 times instead of 2.4 would take 0.5 x 1.0 ms off: 3.30 ms, 1.10 x 3.01.
+    assert (
+        "paced /loans waking as often as bare aiogram (1.9, not 2.4): 3.30 ms, ratio 1.10" in text
+    )
+    assert figures.split("ptb") is None
+
+
 def test_the_sweep_bench_fails_when_a_bound_is_not_met() -> None:
     def result(ratio: float, cpu_ms: float, rss_mb: float) -> dict[str, float]:
         return {"ratio": ratio, "cpu_ms_per_patron": cpu_ms, "peak_rss_mb": rss_mb}
