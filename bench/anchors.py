@@ -339,6 +339,9 @@ async def _serve_aiogram(token: str, api_url: str, *, call: bool = False) -> Non
 
 
 def serve(kind: str, token: str, api_url: str) -> int:
+    # The bare bots stay on asyncio's default loop, where the library bot runs on uvloop
+    # (bot/runtime/loop.py): they are the anchors as their users run them out of the box, so
+    # the ratios include what the library bot's choice of loop saves.
     if kind == "ptb":
         asyncio.run(_serve_ptb(token, api_url))
     else:

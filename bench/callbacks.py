@@ -31,6 +31,7 @@ from urllib.parse import parse_qs, urljoin, urlsplit
 import httpx
 
 from bot.config.settings import Settings, new_key
+from bot.runtime import loop
 from bot.runtime.runner import BotInfo, run_bot
 from bot.runtime.signals import stop_on_signals
 from bot.runtime.startup import freeze_start_up_heap
@@ -209,12 +210,12 @@ def serve_bot() -> int:
 
     profile_to = os.environ.get("BENCH_PROFILE")
     if not profile_to:
-        asyncio.run(serve())
+        loop.run(serve())  # on the loop `library-bot run` has
         return 0
     import cProfile  # where the library_bot's time goes: `python -m pstats <file>`
 
     with cProfile.Profile() as profiler:
-        asyncio.run(serve())
+        loop.run(serve())
     profiler.dump_stats(profile_to)
     return 0
 
@@ -337,7 +338,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.serve_bot:
         return serve_bot()
-    result = asyncio.run(run(args.patrons, args.concurrency))
+    result = loop.run(run(args.patrons, args.concurrency))  # the bot runs in this process
     print("\n".join(result.lines()))
     ok = result.cross_wired == 0 and result.connected == result.patrons
     return 0 if ok else 1

@@ -48,7 +48,6 @@ the real sweep; `--full` runs 100,000 cards x 60 days.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import random
 import sys
 import tempfile
@@ -63,6 +62,7 @@ from typing import Any
 from bot.library.models import BorrowerStatus, Hold, Loan
 from bot.rules.checks import DEFAULT_MIN_LOAN_DAYS, next_check
 from bot.rules.reminders import candidates
+from bot.runtime import loop
 
 START = date(2027, 1, 4)
 DAYS = (3, 1, 0)
@@ -595,7 +595,7 @@ def main(argv: list[str] | None = None) -> int:
     print("\n".join(figures.lines()), flush=True)
     met = figures.met
     if args.real:
-        checked = asyncio.run(real(args.real, args.real_days, seed=args.seed))
+        checked = loop.run(real(args.real, args.real_days, seed=args.seed))
         print("\n".join(checked.lines()), flush=True)
         met = met and not checked.late_reminders and not checked.late_holds
     return 0 if met else 1

@@ -54,6 +54,8 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from bot.runtime import loop
+
 SIZES = (6_000,)
 FULL_SIZES = (1_000_000,)
 PROCESSES = (1, 2, 4)
@@ -545,7 +547,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--replies", action="store_true", help="internal: answer chats too")
     args = parser.parse_args(argv if argv is not None else [])
     if args.child:
-        asyncio.run(child(args.child, args.replies))
+        loop.run(child(args.child, args.replies))  # a bot process: `library-bot run`'s loop
         return 0
     if any(count < 1 for count in args.processes):
         parser.error("--processes: one or more")

@@ -26,6 +26,8 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
+from bot.runtime import loop
+
 SIZES = (1_000, 10_000)
 LATENCY = 0.05
 TELEGRAM_RATE = 30
@@ -264,6 +266,6 @@ if __name__ == "__main__":
     parser.add_argument("--sizes", type=int, nargs="*", default=list(SIZES))
     args = parser.parse_args()
     if args.child:
-        asyncio.run(child())
+        loop.run(child())  # a bot process: `library-bot run`'s loop
     else:
         sys.exit(main(tuple(args.sizes)))

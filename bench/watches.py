@@ -18,7 +18,6 @@ gap between two checks (overnight: 18 h).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import itertools
 import random
 import sys
@@ -33,6 +32,7 @@ from typing import Any, cast
 from bot.jobs import shelf
 from bot.jobs.schedule import SHELF_CHECKS
 from bot.library.models import Copy, Holdings
+from bot.runtime import loop
 from bot.services import Services
 from bot.telegram.deliver import TelegramDeliverer
 from storage.migrate import upgrade
@@ -157,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--days", type=int, default=DAYS)
     args = parser.parse_args(argv if argv is not None else [])
     started = time.perf_counter()
-    figures = asyncio.run(run(FULL_WATCHES if args.full else args.watches, args.days))
+    figures = loop.run(run(FULL_WATCHES if args.full else args.watches, args.days))
     for line in figures.lines(args.days):
         print(line)
     print(f"({time.perf_counter() - started:.0f} s)")

@@ -9,7 +9,6 @@ through the `library_bot.commands` entry points; they are loaded only when asked
 from __future__ import annotations
 
 import argparse
-import asyncio
 import logging
 import sys
 from collections.abc import Callable, Coroutine, Sequence
@@ -29,7 +28,7 @@ from bot.config.settings import (
     new_key,
     unknown_variables_here,
 )
-from bot.runtime import maintenance
+from bot.runtime import loop, maintenance
 from bot.runtime.runner import run_bot
 from bot.runtime.signals import stop_on_signals
 from bot.runtime.startup import StartupFailure, freeze_start_up_heap
@@ -68,7 +67,7 @@ def _on_database(command: str, url: str, work: Coroutine[Any, Any, T]) -> T | No
     """Run `work`; None after saying why the database refused (parameters are hidden by the
     engine, so the message carries no token)."""
     try:
-        return asyncio.run(work)
+        return loop.run(work)
     except (SQLAlchemyError, OSError) as exc:
         reason = connection_problem(url, exc)
         log.critical("library-bot %s: database error: %s", command, reason)
@@ -101,7 +100,7 @@ def _run(_: argparse.Namespace) -> int:
             await run_bot(settings, stop=stop, on_ready=freeze_start_up_heap)
 
     try:
-        asyncio.run(serve())
+        loop.run(serve())
     except StartupFailure as exc:
         # One record in the configured format; the cause is in the message, not a traceback.
         logging.getLogger("bot.run").critical("start-up failed: %s", exc)
@@ -118,7 +117,7 @@ def _remind(args: argparse.Namespace) -> int:
             "the daily sweep runs inside `library-bot run`"
         )
         return EXIT_CONFIG
-    report = asyncio.run(maintenance.remind_once(settings))
+    report = loop.run(maintenance.remind_once(settings))
     print(report.summary())
     return 0
 

@@ -4,11 +4,11 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 
 from bot.cli import Command
 from bot.config.settings import load_settings
+from bot.runtime import loop
 from bot.runtime.signals import stop_on_signals
 from sandbox import demo
 from sandbox.library import LibrarySandbox
@@ -52,7 +52,7 @@ def _sandbox_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _sandbox(args: argparse.Namespace) -> int:
-    return asyncio.run(
+    return loop.run(
         serve(
             host=args.host,
             port=args.port,
@@ -66,7 +66,7 @@ def _demo(_: argparse.Namespace) -> int:
     # `PORT` (when set) is the chat page's port; `.demo/` holds the data.
     base = load_settings()
     chat_port = base.PORT if "PORT" in base.model_fields_set else None
-    return asyncio.run(demo.serve(demo.DEFAULT_DIR, base=base, chat_port=chat_port))
+    return loop.run(demo.serve(demo.DEFAULT_DIR, base=base, chat_port=chat_port))
 
 
 DEMO = Command(

@@ -8,4 +8,5 @@ pytest_plugins = [
     "tests.fixtures.browser",
     "tests.fixtures.logs",
     "tests.fixtures.proxy",
+    "tests.fixtures.loop",
 ]
