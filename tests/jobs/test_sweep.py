@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
+from collections.abc import Sequence
 from datetime import date, timedelta
 from typing import Any
 
 from telegram import Bot
 
+from bot.actions.outbox import Offers
+from bot.jobs.delivery import Deliverer
 from bot.library.models import Loan
 from bot.rules.reminders import loan_key
+from storage.store import Card
 from tests.fixtures.patrons import JONAS, KAREN, OLE
 from tests.fixtures.telegram import TEST_BOT_TOKEN
 from tests.jobs.conftest import Rig
@@ -163,6 +167,64 @@ async def test_crash_mid_sweep_loses_nothing_and_repeats_at_most_one(rig: Rig) -
     assert first.text == second.text
     assert report.messages == 4
     assert (await rig.sweep()).messages == 0
+
+
+class _TurnHeld:
+    """The rig's deliverer, noting when each chat's digest was prepared (its buttons made, its
+    intents recorded just before) and sent; the first send waits for `turn`, as a digest
+    waits for its turn in the budget."""
+
+    def __init__(self, inner: Deliverer[Any]) -> None:
+        self.inner = inner
+        self.events: list[tuple[str, int]] = []
+        self.turn = asyncio.Event()
+        self.second_prepared = asyncio.Event()
+
+    async def keyboards(self, wanted: Sequence[Offers]) -> list[Any]:
+        self.events += [("prepared", message.chat_id) for message in wanted]
+        if sum(event == "prepared" for event, _ in self.events) >= 2:
+            self.second_prepared.set()
+        return await self.inner.keyboards(wanted)
+
+    async def login_message(self, cards: Sequence[Card], lang: str, lead: str) -> Any:
+        return await self.inner.login_message(cards, lang, lead)
+
+    async def send(self, chat_id: int, text: str, keyboard: Any = None, **kwargs: Any) -> Any:
+        first = not any(event == "sending" for event, _ in self.events)
+        self.events.append(("sending", chat_id))
+        if first:
+            await self.turn.wait()
+        delivery = await self.inner.send(chat_id, text, keyboard, **kwargs)
+        self.events.append(("sent", chat_id))
+        return delivery
+
+    async def send_login(self, chat_id: int, lang: str, lead: str) -> Any:
+        return await self.inner.send_login(chat_id, lang, lead)
+
+
+async def test_the_next_digest_is_prepared_while_one_waits_for_its_turn(rig: Rig) -> None:
+    chats = await _connect_synthetic(rig, 3)
+    held = _TurnHeld(rig.deliverer())
+    task = asyncio.create_task(rig.sweep(deliverer=held, concurrency=1))
+    try:
+        # The first digest's send waits; the second is prepared meanwhile, not after it.
+        await asyncio.wait_for(held.second_prepared.wait(), 10)
+        assert held.events == [
+            ("prepared", chats[0]),
+            ("sending", chats[0]),
+            ("prepared", chats[1]),
+        ]
+        assert all(rig.telegram.sent(chat) == [] for chat in chats)
+    finally:
+        held.turn.set()
+    report = await asyncio.wait_for(task, 10)
+
+    assert report.messages == 3 and not report.failures
+    assert [len(rig.telegram.sent(chat)) for chat in chats] == [1, 1, 1]
+    sends = [(event, chat) for event, chat in held.events if event != "prepared"]
+    # One at a time (concurrency 1), in the order claimed.
+    assert sends == [(event, chat) for chat in chats for event in ("sending", "sent")]
+    assert [chat for event, chat in held.events if event == "prepared"] == chats
 
 
 async def test_expired_token_gets_one_reconnect_message(rig: Rig) -> None:
