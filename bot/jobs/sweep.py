@@ -112,7 +112,8 @@ class _Sweep:
     to one delivery stage, which takes every chat waiting and records their intents (and their
     buttons) in one transaction per group, then sends the group's digests side by side. Store
     round trips thus come per group, not per patron, and the workers never wait on the store
-    or the face.
+    or the face. The next group is prepared while the previous one's digests wait for their
+    turn to be sent (`sweep`), so the sends never stop for the store.
     """
 
     def __init__(
@@ -343,11 +344,10 @@ class _Sweep:
         log.error("reminders: unexpected failure for chat %s", chat_id, exc_info=exc)
         return "error"
 
-    async def deliver(self, group: list[Due]) -> None:
-        """Intents and buttons for the whole group in two transactions, then the digests."""
-        if self.lost:
-            # Their leases ran out (this process stalled): the sweep that took them sends.
-            group = [due for due in group if not self.lost.intersection(due.keys)]
+    async def prepare(self, group: list[Due]) -> list[Due]:
+        """Intents and buttons for the whole group in two transactions; the digests to send
+        (the chats with news), each once its intents are recorded."""
+        group = self._kept(group)
         try:
             ready = await self._prepare(group)
         except asyncio.CancelledError:
@@ -355,14 +355,24 @@ class _Sweep:
         except Exception as exc:
             for due in group:
                 await self.settle(due.keys, self._failure(due.chat_id, exc))
-            return
+            return []
         waiting = {due.chat_id for due in ready}
         for due in group:
             if due.chat_id not in waiting:
                 await self.settle(due.keys, None)  # everything was sent before
-        await asyncio.gather(*(self._deliver(due) for due in ready))
+        return ready
 
-    async def _deliver(self, due: Due) -> None:
+    def _kept(self, group: list[Due]) -> list[Due]:
+        """The digests whose cards this sweep still holds: a card whose lease ran out (this
+        process stalled) is the sweep's that took it over, which sends it."""
+        if not self.lost:
+            return group
+        return [due for due in group if not self.lost.intersection(due.keys)]
+
+    async def deliver(self, due: Due) -> None:
+        """Send one prepared digest and settle its cards."""
+        if not self._kept([due]):
+            return  # prepared, then its lease ran out while it waited for its turn
         try:
             outcome = await self._send_digest(due)
         except asyncio.CancelledError:
@@ -628,21 +638,36 @@ async def sweep(
         await due.put(None)
 
     async def deliver() -> None:
-        # Everyone waiting goes in one group, up to `workers` digests in flight at once.
-        finished = False
-        while not finished:
-            group: list[Due] = []
-            item = await due.get()
-            while item is not None:
-                group.append(item)
-                if len(group) >= workers or due.empty():
-                    break
-                item = due.get_nowait()
-            finished = item is None
-            if due.qsize() <= workers:
-                room.set()
-            if group:
-                await state.deliver(group)
+        # Everyone waiting goes in one group, and up to `workers` digests are sent at once,
+        # each taking the place of one sent (not a group waiting for its slowest digest).
+        # The next group is prepared while the digests before it wait for their turn to be
+        # sent, so this process always has sends waiting for the budget while it has
+        # digests: its demand, and with it its share, holds (`runtime.budget`). The digests
+        # start in the order they came, the most urgent first.
+        sending = asyncio.Semaphore(workers)
+
+        async def send(prepared: Due) -> None:
+            try:
+                await state.deliver(prepared)
+            finally:
+                sending.release()
+
+        async with asyncio.TaskGroup() as sends:
+            finished = False
+            while not finished:
+                group: list[Due] = []
+                item = await due.get()
+                while item is not None:
+                    group.append(item)
+                    if len(group) >= workers or due.empty():
+                        break
+                    item = due.get_nowait()
+                finished = item is None
+                if due.qsize() <= workers:
+                    room.set()
+                for prepared in await state.prepare(group) if group else []:
+                    await sending.acquire()
+                    sends.create_task(send(prepared))
 
     beat = lease.total_seconds() / 3
     heart = asyncio.create_task(state.heartbeat(beat)) if beat > 0 else None

@@ -11,6 +11,7 @@ import pytest
 from telegram import Bot
 
 from bot.config.settings import Settings
+from bot.jobs.delivery import Deliverer
 from bot.jobs.sweep import SweepReport, sweep
 from bot.library.client import LibraryClient
 from bot.services import Services
@@ -45,13 +46,15 @@ class Rig:
         """The chat's deliverer, as `run` hands it to the jobs, sending through `bot`."""
         return TelegramDeliverer(bot or self.bot, Services(self.settings, self.store, self.library))
 
-    async def sweep(self, *, bot: Bot | None = None, **kwargs: Any) -> SweepReport:
-        """A sweep sending through `bot` (the rig's by default)."""
+    async def sweep(
+        self, *, bot: Bot | None = None, deliverer: Deliverer[Any] | None = None, **kwargs: Any
+    ) -> SweepReport:
+        """A sweep sending through `bot` (the rig's by default), or through `deliverer`."""
         kwargs.setdefault("today", self.sandbox.today)
         return await sweep(
             store=self.store,
             library=self.library,
-            deliverer=self.deliverer(bot),
+            deliverer=deliverer or self.deliverer(bot),
             settings=self.settings,
             **kwargs,
         )

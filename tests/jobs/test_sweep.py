@@ -4,14 +4,20 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
+from collections.abc import Sequence
 from datetime import date, timedelta
 from typing import Any
 
+from sqlalchemy import text
 from telegram import Bot
 
+from bot.actions.outbox import Offers
+from bot.jobs.delivery import Deliverer
 from bot.library.models import Loan
 from bot.rules.reminders import loan_key
+from storage.store import Card
 from tests.fixtures.patrons import JONAS, KAREN, OLE
+from tests.fixtures.storage import reminder_states, rows
 from tests.fixtures.telegram import TEST_BOT_TOKEN
 from tests.jobs.conftest import Rig
 
@@ -163,6 +169,101 @@ async def test_crash_mid_sweep_loses_nothing_and_repeats_at_most_one(rig: Rig) -
     assert first.text == second.text
     assert report.messages == 4
     assert (await rig.sweep()).messages == 0
+
+
+class _TurnHeld:
+    """The rig's deliverer, noting when each chat's digest was prepared (its buttons made, its
+    intents recorded just before) and sent; the first send waits for `turn`, as a digest
+    waits for its turn in the budget."""
+
+    def __init__(self, inner: Deliverer[Any]) -> None:
+        self.inner = inner
+        self.events: list[tuple[str, int]] = []
+        self.turn = asyncio.Event()
+        self.second_prepared = asyncio.Event()
+
+    async def keyboards(self, wanted: Sequence[Offers]) -> list[Any]:
+        self.events += [("prepared", message.chat_id) for message in wanted]
+        if sum(event == "prepared" for event, _ in self.events) >= 2:
+            self.second_prepared.set()
+        return await self.inner.keyboards(wanted)
+
+    async def login_message(self, cards: Sequence[Card], lang: str, lead: str) -> Any:
+        return await self.inner.login_message(cards, lang, lead)
+
+    async def send(self, chat_id: int, text: str, keyboard: Any = None, **kwargs: Any) -> Any:
+        first = not any(event == "sending" for event, _ in self.events)
+        self.events.append(("sending", chat_id))
+        if first:
+            await self.turn.wait()
+        delivery = await self.inner.send(chat_id, text, keyboard, **kwargs)
+        self.events.append(("sent", chat_id))
+        return delivery
+
+    async def send_login(self, chat_id: int, lang: str, lead: str) -> Any:
+        return await self.inner.send_login(chat_id, lang, lead)
+
+
+async def test_the_next_digest_is_prepared_while_one_waits_for_its_turn(rig: Rig) -> None:
+    chats = await _connect_synthetic(rig, 3)
+    held = _TurnHeld(rig.deliverer())
+    task = asyncio.create_task(rig.sweep(deliverer=held, concurrency=1))
+    try:
+        # The first digest's send waits; the second is prepared meanwhile, not after it.
+        await asyncio.wait_for(held.second_prepared.wait(), 10)
+        assert held.events == [
+            ("prepared", chats[0]),
+            ("sending", chats[0]),
+            ("prepared", chats[1]),
+        ]
+        assert set((await reminder_states(rig.store, chats[1])).values()) == {"intent"}
+        assert all(rig.telegram.sent(chat) == [] for chat in chats)
+    finally:
+        held.turn.set()
+    report = await asyncio.wait_for(task, 10)
+
+    assert report.messages == 3 and not report.failures
+    assert [len(rig.telegram.sent(chat)) for chat in chats] == [1, 1, 1]
+    sends = [(event, chat) for event, chat in held.events if event != "prepared"]
+    # One at a time (concurrency 1), in the order claimed.
+    assert sends == [(event, chat) for chat in chats for event in ("sending", "sent")]
+    assert [chat for event, chat in held.events if event == "prepared"] == chats
+
+
+async def test_a_prepared_digest_whose_lease_ran_out_while_it_waited_is_not_sent(
+    rig: Rig,
+) -> None:
+    chats = await _connect_synthetic(rig, 3)
+    held = _TurnHeld(rig.deliverer())
+    lease = timedelta(seconds=1.5)  # renewed every 0.5 s
+    task = asyncio.create_task(rig.sweep(deliverer=held, concurrency=1, lease=lease))
+
+    async def lease_until(chat_id: int) -> object:
+        [(until,)] = await rows(
+            rig.store, "SELECT lease_until FROM card WHERE chat_id = :c", c=chat_id
+        )
+        return until
+
+    try:
+        await asyncio.wait_for(held.second_prepared.wait(), 10)
+        # Another sweep takes the second card over while its digest waits for its turn.
+        await rig.store.database.run(
+            lambda conn: conn.execute(
+                text("UPDATE card SET lease_owner = 'other' WHERE chat_id = :c"), {"c": chats[1]}
+            )
+        )
+        async with asyncio.timeout(10):  # two beats since: the sweep has seen it go
+            for _ in range(2):
+                before = await lease_until(chats[0])
+                while await lease_until(chats[0]) == before:  # noqa: ASYNC110
+                    await asyncio.sleep(0.05)
+    finally:
+        held.turn.set()
+    report = await asyncio.wait_for(task, 10)
+
+    assert rig.telegram.sent(chats[1]) == []  # the sweep that took it over sends it
+    assert [len(rig.telegram.sent(chat)) for chat in (chats[0], chats[2])] == [1, 1]
+    assert report.messages == 2
 
 
 async def test_expired_token_gets_one_reconnect_message(rig: Rig) -> None:
