@@ -158,8 +158,10 @@ class FairRateLimiter(BaseRateLimiter[int]):
         self._ranks: Counter[int] = Counter()  # background sends waiting, by rank
         self._throttled: tuple[Key, float] | None = None  # the last 429: chat, until when
         # The next turn, a timer callback rather than a task: one wake-up per message, the
-        # sender's own, as with a plain limiter.
-        self._timer: asyncio.TimerHandle | None = None
+        # sender's own, as with a plain limiter. Its time is kept beside it: uvloop's
+        # `call_at` answers a time already past with a plain `Handle`, which has no `when()`.
+        self._timer: asyncio.Handle | None = None
+        self._timer_at = 0.0
         self._per_second = per_second
         self._granted = 0
         self._granted_urgent = 0
@@ -436,10 +438,11 @@ class FairRateLimiter(BaseRateLimiter[int]):
     def _schedule(self, when: float, *, sooner: bool = False) -> None:
         """Run `_turn` at `when`; with `sooner`, only if that is before the pending turn."""
         if self._timer is not None:
-            if not sooner or self._timer.when() <= when:
+            if not sooner or self._timer_at <= when:
                 return
             self._timer.cancel()
         self._timer = asyncio.get_running_loop().call_at(when, self._turn)
+        self._timer_at = when
 
     def _turn(self) -> None:
         """Give the slot to the next waiting chat that its own limit lets send: a chat with a

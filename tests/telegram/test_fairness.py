@@ -205,6 +205,26 @@ async def test_the_limiter_tells_the_most_urgent_rank_it_holds(telegram: Telegra
         assert limiter.take_rank() is None  # none waits, none was sent since
 
 
+async def test_a_chat_joins_the_line_beside_a_turn_due_at_once(telegram: TelegramStandIn) -> None:
+    # A chat's second message waits for its own limit, and the next turn is due within the
+    # millisecond (a pace of a million a second): on uvloop that timer is a plain `Handle`
+    # (`call_at` sooner than its millisecond is `call_soon`), and another chat joining the line
+    # in the same moment must not ask it for its time. That raised AttributeError and left the
+    # line broken for every later send (a million-card sweep, from its first seconds).
+    first, other = 8141, 8142
+    for chat in (first, other):
+        telegram.add_chat(chat)
+    limiter = FairRateLimiter(1_000_000, chat_burst=1)
+    async with _bot(telegram, limiter) as bot:
+        sends = [
+            asyncio.create_task(bot.send_message(chat, text))
+            for chat, text in ((first, "one"), (first, "two"), (other, "three"))
+        ]
+        await asyncio.wait_for(asyncio.gather(*sends), timeout=10)
+    assert [m.text for m in telegram.sent(first)] == ["one", "two"]
+    assert [m.text for m in telegram.sent(other)] == ["three"]
+
+
 async def test_a_429_pauses_every_process_sharing_the_pace(
     telegram: TelegramStandIn, store: Store
 ) -> None:
