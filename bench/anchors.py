@@ -41,7 +41,7 @@ import signal
 import statistics
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -125,13 +125,12 @@ class Figures:
         """A bot's CPU per command as work + wake-ups x the cost of one, from the two loads:
         streamed, it wakes almost never; paced, about twice a command, and what it then runs
         runs cold. (ms of work, ms per wake-up); None without both loads' figures."""
-        found = [
-            _mean(samples, variant, what)
+        figures = _means(
+            (samples, variant, what)
             for samples in (self.streaming, self.paced)
             for what in ("cpu_ms", "wakeups")
-        ]
-        figures = [figure for figure in found if figure is not None]
-        if len(figures) < len(found):
+        )
+        if figures is None:
             return None
         streamed_cpu, streamed_woke, paced_cpu, paced_woke = figures
         if paced_woke - streamed_woke < 0.5:
@@ -142,13 +141,12 @@ class Figures:
     def _wake_ups(self) -> list[str]:
         """Where the paced gap comes from: the work a command does, or how often it wakes."""
         loans, aiogram = self.split("loans"), self.split("aiogram")
-        paced = [
-            _mean(self.paced, variant, what)
+        figures = _means(
+            (self.paced, variant, what)
             for variant in ("loans", "aiogram")
             for what in ("cpu_ms", "wakeups")
-        ]
-        figures = [figure for figure in paced if figure is not None]
-        if loans is None or aiogram is None or len(figures) < len(paced):
+        )
+        if loans is None or aiogram is None or figures is None:
             return []
         mine, my_wakes, theirs, their_wakes = figures
         # /loans as it would cost waking as often as bare aiogram: without its library call's.
@@ -188,6 +186,13 @@ def _ratios(samples: dict[str, list[Sample]]) -> list[float]:
 def _median(samples: dict[str, list[Sample]], variant: str, what: str) -> float | None:
     values = [getattr(s, what) for s in samples.get(variant, [])]
     return statistics.median(values) if values else None
+
+
+def _means(wanted: Iterable[tuple[dict[str, list[Sample]], str, str]]) -> list[float] | None:
+    """`_mean` of each (samples, variant, figure) wanted, in order; None if any is missing."""
+    found = [_mean(samples, variant, what) for samples, variant, what in wanted]
+    figures = [figure for figure in found if figure is not None]
+    return figures if len(figures) == len(found) else None
 
 
 def _mean(samples: dict[str, list[Sample]], variant: str, what: str) -> float | None:
