@@ -1,9 +1,7 @@
 import base64
-import subprocess
-import sys
 
 from bot.cli import main
-from tests.fixtures.cli import library_bot
+from tests.fixtures.cli import library_bot, python
 
 
 def test_generate_key_prints_one_usable_key(capsys):
@@ -32,13 +30,7 @@ def test_run_loads_nothing_of_the_sandbox(tmp_path):
         "print(code, sorted(m for m in sys.modules if m.partition('.')[0] == 'sandbox'))\n"
     )
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
-    done = subprocess.run(  # noqa: S603 (the probe above)
-        [sys.executable, "-c", probe],
-        env=env,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-    )
+    done = python("-c", probe, env=env, cwd=tmp_path)
     assert done.stdout.strip() == "2 []", done.stderr
 
 

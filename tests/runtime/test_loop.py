@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import ast
 import asyncio
-import subprocess
-import sys
 from pathlib import Path
 
 import uvloop
 
 from bot.runtime import loop
+from tests.fixtures.cli import python
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -58,15 +57,7 @@ def test_without_uvloop_a_command_runs_on_asyncio_s_loop(tmp_path: Path) -> None
         "HOME": str(tmp_path),
         "DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'bot.db'}",
     }
-    done = subprocess.run(  # noqa: S603 (the probe above)
-        [sys.executable, "-c", probe],
-        env=env,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = python("-c", probe, env=env, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "database schema at revision" in done.stdout
     assert done.stdout.splitlines()[-1] == "0 None"

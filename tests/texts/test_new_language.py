@@ -11,14 +11,13 @@ import ast
 import json
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import bot
 import sandbox
 from bot.texts import LANGUAGES, LOCALE_DIR, LOCALES, SOURCE_LANGUAGE
 from sandbox.telegram import page
+from tests.fixtures.cli import python
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = Path(bot.__file__).parent
@@ -124,14 +123,7 @@ def test_a_new_language_is_one_po_file_and_one_line(tmp_path: Path) -> None:
     target.parent.mkdir(parents=True)
     target.write_text(po.replace(f'"Language: {translated}\\n"', '"Language: sv\\n"'))
     # Nothing is compiled: the bot reads the .po at start-up.
-    ran = subprocess.run(  # noqa: S603 - this interpreter, a fixed script
-        [sys.executable, "-c", PROBE],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    ran = python("-c", PROBE, cwd=tmp_path)
     assert ran.returncode == 0, ran.stderr
     seen = json.loads(ran.stdout)
     assert seen["package"].startswith(str(copy))  # the copy, not the package under test
