@@ -79,6 +79,7 @@ LEASE = 45.0  # SWEEP_LEASE's default
 KILL_DELAY_BOUND = 120.0  # a kill -9 delays no reminder by more than 2 minutes (issue 36)
 RSS_GROWTH_BOUND = 0.10
 USER_CALLS = "platform GET /v3/user"
+TELL_FROM = 100_000  # cards: from here, once every digest due is out, say so at once
 RSS_MARKS = (0.1, 0.5)  # shares of the sweep's time at which the peak RSS so far is noted
 
 
@@ -111,6 +112,31 @@ async def kill_later(victim: asyncio.subprocess.Process, telegram: Any, due: int
         return None
     victim.kill()
     return time.time()
+
+
+async def tell_when_due_out(telegram: Any, kinds: dict[int, str], spawned: float) -> None:
+    """Once every digest due is out, print what the report will say of them (stderr): at a
+    million cards the pass then goes on for a long while checking the cards with nothing due,
+    and a run cut short there still tells its duplicates and losses."""
+    due = [chat_id for chat_id, kind in kinds.items() if kind != "none"]
+    while digests_out(telegram) < len(due):  # noqa: ASYNC110 (the stand-in has no event)
+        await asyncio.sleep(2.0)
+    delivered = {chat_id: telegram.sent(chat_id) for chat_id in due}
+    last = {
+        kind: max(
+            (m.sent_at - spawned for c, ms in delivered.items() if kinds[c] == kind for m in ms),
+            default=None,
+        )
+        for kind in KINDS_SHOWN
+    }
+    print(
+        f"  every digest due out ({len(due):,}), after the processes' start: "
+        + ", ".join(f"{kind} {_minutes(at)}" for kind, at in last.items())
+        + f"; duplicates {sum(max(0, len(ms) - 1) for ms in delivered.values())}, losses "
+        + f"{sum(1 for ms in delivered.values() if not ms)}; the pass goes on",
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 def kind_of(index: int) -> str:
@@ -196,10 +222,16 @@ async def measure(
                     stdout=asyncio.subprocess.PIPE,
                 )
 
+            spawned = time.time()
             children = [await spawn(f"worker-{n}", n == 0) for n in range(processes)]
             victim = children[1] if kill and processes > 1 else None
             due = sum(1 for kind in kinds.values() if kind != "none")
             killer = asyncio.create_task(kill_later(victim, telegram, due)) if victim else None
+            teller = (
+                asyncio.create_task(tell_when_due_out(telegram, kinds, spawned))
+                if size >= TELL_FROM
+                else None
+            )
             outputs = await asyncio.gather(*(child.communicate() for child in children))
             if killer is not None:
                 killed_at = await killer
@@ -209,6 +241,8 @@ async def measure(
                 restarted = await spawn("worker-restart")
                 children.append(restarted)
                 outputs.append(await restarted.communicate())
+            if teller is not None:
+                teller.cancel()
         for child in children:
             if child.returncode != 0 and not (child is victim and killed_at is not None):
                 raise RuntimeError(f"a sweep child failed with exit code {child.returncode}")

@@ -11,8 +11,9 @@ drops out after `LIVE_FOR`.
 
 The shares say which process's sends ask for turns, and how often; the time each send goes is
 its turn in the database (`storage.pace`): its chat's, since one chat's sends may come from
-any process, and with others, the bot's, so that every process's sends are spaced out
-together at `shared_total`. On SQLite there is one process: nothing runs.
+any process, and the bot's, so that every process's sends are spaced out together at
+`shared_total`, however many there are and whenever they last beat. On SQLite there is one
+process: nothing runs.
 """
 
 from __future__ import annotations
@@ -31,9 +32,6 @@ log = logging.getLogger(__name__)
 BEAT = 2.0
 LIVE_FOR = timedelta(seconds=10)
 FLOOR = 3.0
-# A process joining others sends nothing for this long: until each of them has beaten since,
-# and lowered its share to make room (their beats are `BEAT` apart, give or take a query).
-JOIN_WAIT = 1.5 * BEAT
 
 
 async def share_send_budget(
@@ -41,20 +39,19 @@ async def share_send_budget(
 ) -> None:
     """Beat and rebalance until cancelled; then leave, so the others take the whole budget.
 
-    With others, a share is taken as it comes: their sends all go at the bot's turns
-    (`storage.pace`), so shares in force that add up to more than the total for a beat (the
-    others lower theirs at their own beats, up to `BEAT` apart) only queue a few turns ahead.
-    Raising a share only as far as the previous beat's, as a process alone still does, took
-    the lower of two noisy shares at every beat: with four processes 18.7 a second and a
-    median reply of 0.34 s, against 21.7 and 0.07 s (bench.scale_pg, 6,000 cards, in turn).
-    A process starts at `FLOOR`, and when others are sending already, only after
-    `JOIN_WAIT`: until then their shares take the whole total.
+    Every send takes the bot's turn in the database (`storage.pace`), alone too: a process
+    that joins, or one whose beat comes late, is spaced out with the others' sends from its
+    first send, with no wait for anyone's next beat. (A process alone used to pace itself and
+    take no bot turns until a beat told it of others, so one joining had to wait 3 s for them
+    to beat, and a beat held up by a busy database let two processes each send the whole
+    total until it came.) A share is taken as it comes: shares in
+    force that add up to more than the total for a beat (the others lower theirs at their own
+    beats, up to `BEAT` apart) only queue a few turns ahead. A process starts at `FLOOR`.
     """
     senders = 1
-    first = True
-    previous = min(FLOOR, total)
-    limiter.per_second = previous
+    limiter.per_second = min(FLOOR, total)
     limiter.shared = store.pace  # each chat's turns, the bot's, and Telegram's pauses
+    limiter.shared_rate = shared_total(total, 1)
     try:
         while True:
             replies = limiter.take_urgent() + limiter.urgent_waiting
@@ -73,14 +70,8 @@ async def share_send_budget(
             except Exception:  # keep the last share; the next beat tries again
                 log.warning("send budget: could not reach the database", exc_info=True)
             else:
-                if first and count > 1:
-                    limiter.hold(JOIN_WAIT)
-                first = False
-                limiter.per_second = share if count > 1 else min(share, previous)
-                previous = share
-                # Alone, the process paces itself; with others, their sends take the bot's
-                # turns, at what the shares add up to.
-                limiter.shared_rate = shared_total(total, count) if count > 1 else 0.0
+                limiter.per_second = share
+                limiter.shared_rate = shared_total(total, count)
                 if count != senders:
                     log.info("send budget: %s processes share %.1f a second", count, total)
                     senders = count
