@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import gc
 import json
 import os
@@ -48,8 +49,10 @@ import secrets
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter
+from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -101,10 +104,49 @@ def replies_sent(telegram: Any) -> int:
     )
 
 
-async def kill_later(victim: asyncio.subprocess.Process, telegram: Any, due: int) -> float | None:
+OnItsLoop = Callable[[Callable[[], Any]], Awaitable[Any]]
+
+
+@contextlib.asynccontextmanager
+async def served_apart(telegram: Any) -> AsyncIterator[OnItsLoop]:
+    """Serve Telegram's stand-in from an event loop on a thread of its own, as Telegram is a
+    service of its own: on this process's loop, which serves the library sandbox too, a
+    moment spent answering the platform calls of four processes bunches the sends waiting
+    meanwhile, and the stand-in counts them past 30 in its one-second window. Yields a way to
+    read its state on its own loop while it serves."""
+    loop = asyncio.new_event_loop()
+    ready = threading.Event()
+
+    def serve() -> None:
+        loop.run_until_complete(telegram.start())
+        ready.set()
+        loop.run_forever()
+        loop.run_until_complete(telegram.stop())
+        loop.close()
+
+    thread = threading.Thread(target=serve, name="telegram-stand-in", daemon=True)
+    thread.start()
+    await asyncio.to_thread(ready.wait)
+
+    async def on_its_loop(read: Callable[[], Any]) -> Any:
+        async def reading() -> Any:
+            return read()
+
+        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(reading(), loop))
+
+    try:
+        yield on_its_loop
+    finally:
+        loop.call_soon_threadsafe(loop.stop)
+        await asyncio.to_thread(thread.join)
+
+
+async def kill_later(
+    victim: asyncio.subprocess.Process, telegram: Any, on_its_loop: OnItsLoop, due: int
+) -> float | None:
     """kill -9 `victim` once half the `due` digests are out; when, or None if it had finished
     already."""
-    while digests_out(telegram) < due / 2:
+    while await on_its_loop(lambda: digests_out(telegram)) < due / 2:
         if victim.returncode is not None:
             return None
         await asyncio.sleep(0.5)
@@ -114,14 +156,16 @@ async def kill_later(victim: asyncio.subprocess.Process, telegram: Any, due: int
     return time.time()
 
 
-async def tell_when_due_out(telegram: Any, kinds: dict[int, str], spawned: float) -> None:
+async def tell_when_due_out(
+    telegram: Any, on_its_loop: OnItsLoop, kinds: dict[int, str], spawned: float
+) -> None:
     """Once every digest due is out, print what the report will say of them (stderr): at a
     million cards the pass then goes on for a long while checking the cards with nothing due,
     and a run cut short there still tells its duplicates and losses."""
     due = [chat_id for chat_id, kind in kinds.items() if kind != "none"]
-    while digests_out(telegram) < len(due):  # noqa: ASYNC110 (the stand-in has no event)
+    while await on_its_loop(lambda: digests_out(telegram)) < len(due):  # noqa: ASYNC110
         await asyncio.sleep(2.0)
-    delivered = {chat_id: telegram.sent(chat_id) for chat_id in due}
+    delivered = await on_its_loop(lambda: {chat_id: telegram.sent(chat_id) for chat_id in due})
     last = {
         kind: max(
             (m.sent_at - spawned for c, ms in delivered.items() if kinds[c] == kind for m in ms),
@@ -144,6 +188,79 @@ def kind_of(index: int) -> str:
     return MIX[index % len(MIX)]
 
 
+async def _sweep_day(
+    sandbox: Any,
+    telegram: Any,
+    on_its_loop: OnItsLoop,
+    url: str,
+    keys: list[bytes],
+    kinds: dict[int, str],
+    processes: int,
+    rate: float,
+    kill: bool,
+) -> tuple[list[asyncio.subprocess.Process], list[tuple[bytes, bytes]], int, float | None]:
+    """Run the `processes` children's sweep (and the kill and restart); the children, their
+    outputs, the platform calls made, and when the victim was killed (None: no kill)."""
+    from bot.config.settings import encode_key
+
+    env = {
+        **os.environ,
+        **sandbox.env(),
+        "TELEGRAM_BOT_TOKEN": BOT_TOKEN,
+        "TELEGRAM_API_URL": telegram.url,
+        "DATABASE_URL": url,
+        "TOKEN_KEYS": encode_key(keys[0]),
+        "SWEEP_CONCURRENCY": str(CONCURRENCY),
+        "TELEGRAM_SEND_RATE": str(rate),
+        "LOG_LEVEL": "WARNING",
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH", "")])),
+    }
+    calls_before = sandbox.calls[USER_CALLS]
+    killed_at: float | None = None
+    with tempfile.TemporaryDirectory(prefix="bench-scale-") as directory:
+
+        async def spawn(worker: str, replies: bool = False) -> asyncio.subprocess.Process:
+            return await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-m",
+                "bench.scale_pg",
+                "--child",
+                worker,
+                *(["--replies"] if replies else []),
+                env=env,
+                cwd=directory,
+                stdout=asyncio.subprocess.PIPE,
+            )
+
+        spawned = time.time()
+        children = [await spawn(f"worker-{n}", n == 0) for n in range(processes)]
+        victim = children[1] if kill and processes > 1 else None
+        due = sum(1 for kind in kinds.values() if kind != "none")
+        killer = (
+            asyncio.create_task(kill_later(victim, telegram, on_its_loop, due)) if victim else None
+        )
+        teller = (
+            asyncio.create_task(tell_when_due_out(telegram, on_its_loop, kinds, spawned))
+            if len(kinds) >= TELL_FROM
+            else None
+        )
+        outputs = await asyncio.gather(*(child.communicate() for child in children))
+        if killer is not None:
+            killed_at = await killer
+        if killed_at is not None:
+            # Its leases run out `SWEEP_LEASE` after its last heartbeat, at the latest.
+            await asyncio.sleep(max(0.0, killed_at + LEASE + 1 - time.time()))
+            restarted = await spawn("worker-restart")
+            children.append(restarted)
+            outputs.append(await restarted.communicate())
+        if teller is not None:
+            teller.cancel()
+    for child in children:
+        if child.returncode != 0 and not (child is victim and killed_at is not None):
+            raise RuntimeError(f"a sweep child failed with exit code {child.returncode}")
+    return children, outputs, sandbox.calls[USER_CALLS] - calls_before, killed_at
+
+
 async def measure(
     size: int,
     cluster: Any,
@@ -157,7 +274,6 @@ async def measure(
     its leases have run out start a process again, as a restart or an idle process's look for
     stranded cards would (the children here sweep once and exit, with no scheduler)."""
     from bench.sweep import insert_cards
-    from bot.config.settings import encode_key
     from sandbox.library import LibrarySandbox
     from sandbox.library.data import MIX_DUE_IN
     from sandbox.telegram import TelegramStandIn
@@ -166,7 +282,8 @@ async def measure(
     keys = [secrets.token_bytes(32)]
     url = await cluster.new_database("scale")
     await upgrade(url)
-    async with LibrarySandbox() as sandbox, TelegramStandIn(rate_limit=TELEGRAM_RATE) as telegram:
+    telegram = TelegramStandIn(rate_limit=TELEGRAM_RATE)  # served from its own thread, below
+    async with LibrarySandbox() as sandbox:
         telegram.add_bot(BOT_TOKEN)
         sandbox.faults.latency = {"platform": LATENCY}
         patrons = sandbox.add_patrons(size, mix=MIX)
@@ -191,66 +308,16 @@ async def measure(
         # then counts at once bunch past 30 in its one-second window.
         gc.collect()
         gc.freeze()
-        env = {
-            **os.environ,
-            **sandbox.env(),
-            "TELEGRAM_BOT_TOKEN": BOT_TOKEN,
-            "TELEGRAM_API_URL": telegram.url,
-            "DATABASE_URL": url,
-            "TOKEN_KEYS": encode_key(keys[0]),
-            "SWEEP_CONCURRENCY": str(CONCURRENCY),
-            "TELEGRAM_SEND_RATE": str(rate),
-            "LOG_LEVEL": "WARNING",
-            "PYTHONPATH": os.pathsep.join(
-                filter(None, [str(ROOT), os.environ.get("PYTHONPATH", "")])
-            ),
-        }
-        calls_before = sandbox.calls[USER_CALLS]
-        killed_at: float | None = None
-        with tempfile.TemporaryDirectory(prefix="bench-scale-") as directory:
-
-            async def spawn(worker: str, replies: bool = False) -> asyncio.subprocess.Process:
-                return await asyncio.create_subprocess_exec(
-                    sys.executable,
-                    "-m",
-                    "bench.scale_pg",
-                    "--child",
-                    worker,
-                    *(["--replies"] if replies else []),
-                    env=env,
-                    cwd=directory,
-                    stdout=asyncio.subprocess.PIPE,
-                )
-
-            spawned = time.time()
-            children = [await spawn(f"worker-{n}", n == 0) for n in range(processes)]
-            victim = children[1] if kill and processes > 1 else None
-            due = sum(1 for kind in kinds.values() if kind != "none")
-            killer = asyncio.create_task(kill_later(victim, telegram, due)) if victim else None
-            teller = (
-                asyncio.create_task(tell_when_due_out(telegram, kinds, spawned))
-                if size >= TELL_FROM
-                else None
+        async with served_apart(telegram) as on_its_loop:
+            figures = await _sweep_day(
+                sandbox, telegram, on_its_loop, url, keys, kinds, processes, rate, kill
             )
-            outputs = await asyncio.gather(*(child.communicate() for child in children))
-            if killer is not None:
-                killed_at = await killer
-            if killed_at is not None:
-                # Its leases run out `SWEEP_LEASE` after its last heartbeat, at the latest.
-                await asyncio.sleep(max(0.0, killed_at + LEASE + 1 - time.time()))
-                restarted = await spawn("worker-restart")
-                children.append(restarted)
-                outputs.append(await restarted.communicate())
-            if teller is not None:
-                teller.cancel()
-        for child in children:
-            if child.returncode != 0 and not (child is victim and killed_at is not None):
-                raise RuntimeError(f"a sweep child failed with exit code {child.returncode}")
-        calls = sandbox.calls[USER_CALLS] - calls_before
+        # Its thread has stopped: its state is read here at rest.
         delivered = {chat_id: telegram.sent(chat_id) for chat_id in chats}
         replies = replies_sent(telegram)
         refused = dict(telegram.send_rate.refused_by)
     gc.unfreeze()  # the next size's stand-ins are others
+    children, outputs, calls, killed_at = figures
     reports = [
         json.loads(out.decode().strip().splitlines()[-1])
         for child, (out, _) in zip(children, outputs, strict=True)

@@ -566,7 +566,12 @@ async def sweep(
         return hours() if hours is not None else (day, hour, fallback)
 
     # Each chat with the urgency it was claimed at (`storage.sweeps.urgency`): its digest's rank.
-    claimed: asyncio.Queue[tuple[int, Household] | None] = asyncio.Queue(maxsize=batch)
+    urgent: asyncio.Queue[tuple[int, Household] | None] = asyncio.Queue(maxsize=batch)
+    # The last rank, chats with nothing due by their last check, are most of a pass's cards and
+    # seldom give a digest: they are claimed and checked beside the others, while those
+    # others' digests wait for Telegram's pace, so that a pass lasts about as long as its
+    # sends, not its sends and then its checks. A digest among them joins the others' queue.
+    rest: asyncio.Queue[tuple[int, Household] | None] = asyncio.Queue(maxsize=batch)
     # Fetching waits for delivery (Telegram's pace), so memory stays flat. It waits as a
     # whole: the gate closes at `2 * workers` digests waiting and opens again at `workers`,
     # letting all workers go at once. Their requests then go out together and the answers
@@ -574,8 +579,9 @@ async def sweep(
     due: asyncio.Queue[Due | None] = asyncio.Queue()
     room = asyncio.Event()
     room.set()
+    calls = asyncio.Semaphore(workers)  # the platform calls at once, both kinds of chats
 
-    async def produce() -> None:
+    async def produce(ranks: range, claimed: asyncio.Queue[tuple[int, Household] | None]) -> None:
         # Rank by rank, the most urgent first; within a rank, batches of whole chats follow
         # each other in chat order, so each card is taken once per rank even if its lease
         # ran out meanwhile. Every `rescan` seconds, and when the hour changes, the ranks
@@ -583,16 +589,16 @@ async def sweep(
         # just come are then claimed in their turn.
         # Should the producer fail, the task group cancels the workers; no sentinel needed.
         loop = asyncio.get_running_loop()
-        rank, after = 0, None
+        rank, after = ranks.start, None
         _, hour_now, default_now = now_hours()
         rescan_at = loop.time() + rescan
-        while rank < RANKS:
+        while rank < ranks.stop:
             today_now, next_hour, next_default = now_hours()
             if today_now != day:
                 break  # a new day: its own pass sweeps it
             if (next_hour, next_default) != (hour_now, default_now) or loop.time() >= rescan_at:
                 hour_now, default_now = next_hour, next_default
-                rank, after = 0, None
+                rank, after = ranks.start, None
                 rescan_at = loop.time() + rescan
             leased = await store.sweeps.claim_sweep_batch(
                 day,
@@ -619,12 +625,18 @@ async def sweep(
         for _ in range(workers):
             await claimed.put(None)
 
-    async def fetch() -> None:
+    async def fetch(claimed: asyncio.Queue[tuple[int, Household] | None], gated: bool) -> None:
+        # `gated`: the urgent ranks' chats, nearly all with a digest, wait for room before
+        # their call; the rest's only once they have one.
         while (item := await claimed.get()) is not None:
-            await room.wait()
+            if gated:
+                await room.wait()
             rank, household = item
-            found = await state.fetch(household)
+            async with calls:
+                found = await state.fetch(household)
             if found is not None:
+                if not gated:
+                    await room.wait()
                 found.rank = rank
                 due.put_nowait(found)
                 if due.qsize() >= 2 * workers:
@@ -632,9 +644,11 @@ async def sweep(
 
     async def fetch_all() -> None:
         async with asyncio.TaskGroup() as fetchers:
-            fetchers.create_task(produce())
+            fetchers.create_task(produce(range(RANKS - 1), urgent))
+            fetchers.create_task(produce(range(RANKS - 1, RANKS), rest))
             for _ in range(workers):
-                fetchers.create_task(fetch())
+                fetchers.create_task(fetch(urgent, gated=True))
+                fetchers.create_task(fetch(rest, gated=False))
         await due.put(None)
 
     async def deliver() -> None:

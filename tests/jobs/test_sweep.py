@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from datetime import date, timedelta
 from typing import Any
 
+import pytest
 from sqlalchemy import text
 from telegram import Bot
 
@@ -264,6 +265,51 @@ async def test_a_prepared_digest_whose_lease_ran_out_while_it_waited_is_not_sent
     assert rig.telegram.sent(chats[1]) == []  # the sweep that took it over sends it
     assert [len(rig.telegram.sent(chat)) for chat in (chats[0], chats[2])] == [1, 1]
     assert report.messages == 2
+
+
+async def test_cards_with_nothing_due_are_checked_while_the_digests_wait_their_turn(
+    rig: Rig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Loans due today by yesterday's check (the urgent ranks), and cards with nothing due soon:
+    # while the first digest waits for its turn, every quiet card is checked, rather than
+    # after the last digest is out.
+    urgent = await _connect_synthetic(rig, 10)
+    await rig.store.database.run(
+        lambda conn: conn.execute(
+            text("UPDATE card SET first_due = :today"), {"today": rig.sandbox.today}
+        )
+    )
+    quiet_tokens = {
+        await rig.connect(900 + n, patron.user_id)
+        for n, patron in enumerate(rig.sandbox.add_patrons(8, mix=("none",)))
+    }
+    checked: set[str] = set()
+    user = rig.library.user
+
+    async def noting(token: str) -> Any:
+        checked.add(token)
+        return await user(token)
+
+    monkeypatch.setattr(rig.library, "user", noting)
+    held = _TurnHeld(rig.deliverer())
+    task = asyncio.create_task(rig.sweep(deliverer=held, concurrency=1))
+    try:
+        try:
+            async with asyncio.timeout(10):
+                while not quiet_tokens <= checked:  # noqa: ASYNC110 (no event for a call)
+                    await asyncio.sleep(0.01)
+        except TimeoutError:
+            raise AssertionError(
+                f"{len(quiet_tokens - checked)} of 8 quiet cards unchecked while a digest waited"
+            ) from None
+        assert all(rig.telegram.sent(chat) == [] for chat in urgent)  # the first still waits
+    finally:
+        held.turn.set()
+    report = await asyncio.wait_for(task, 10)
+
+    assert report.messages == 10 and not report.failures
+    assert [len(rig.telegram.sent(chat)) for chat in urgent] == [1] * 10
+    assert all(rig.telegram.sent(900 + n) == [] for n in range(8))
 
 
 async def test_expired_token_gets_one_reconnect_message(rig: Rig) -> None:
