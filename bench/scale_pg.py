@@ -1,8 +1,9 @@
 """One sweep day on PostgreSQL 15, swept by 1, 2 and 4 processes together.
 
-A throwaway cluster (`tests.fixtures.database.running_postgres`, the tests' own), the library
-sandbox with 50 ms platform latency and the Telegram stand-in enforcing Telegram's limits (30
-messages a second, one a second per chat) run here; N child processes run
+A throwaway cluster (`tests.fixtures.database.running_postgres`, the tests' own) and the library
+sandbox with 50 ms platform latency run here, the Telegram stand-in enforcing Telegram's limits
+(30 messages a second, one a second per chat) in a process of its own (`TelegramApart`), as
+Telegram is a service of its own; N child processes run
 `bot.jobs.sweep.sweep` at once against one database, each with `SWEEP_CONCURRENCY` 32 and
 `TELEGRAM_SEND_RATE` 29.5, the bot's total, which they share through the database as
 `library-bot run` does (`bot.runtime.budget`).
@@ -49,10 +50,9 @@ import secrets
 import statistics
 import sys
 import tempfile
-import threading
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -89,11 +89,10 @@ RSS_MARKS = (0.1, 0.5)  # shares of the sweep's time at which the peak RSS so fa
 def digests_out(telegram: Any) -> int:
     """The digests sent so far: the messages the stand-in took, less the replies. From its
     counts, not from each chat's messages: at a million cards, reading the 100,000 chats due a
-    digest blocks this process's event loop, which serves both stand-ins, for 0.08 s before
-    the pass and 0.35 s by the middle of the overdue loans (measured alone), and the sends
-    held up meanwhile then reach Telegram's stand-in together, past its 30 a second. Such a
-    stall every 2 s held 40,000 cards to 18.2 a second with 105 429s (0.17 s) and 13.9 with
-    421 (0.35 s), against 25.4 and none."""
+    digest blocks the stand-in's event loop for 0.08 s before the pass and 0.35 s by the
+    middle of the overdue loans, and the sends held up meanwhile then reach it together, past
+    its 30 a second. Such a stall every 2 s held 40,000 cards to 18.2 a second with 105 429s
+    (0.17 s) and 13.9 with 421 (0.35 s), against 25.4 and none."""
     taken: int = telegram.calls["sendMessage"] - telegram.send_rate.refused
     return taken - replies_sent(telegram)
 
@@ -104,49 +103,128 @@ def replies_sent(telegram: Any) -> int:
     )
 
 
-OnItsLoop = Callable[[Callable[[], Any]], Awaitable[Any]]
+def _chats(size: int) -> list[int]:
+    return [FIRST_CHAT + offset for offset in range(size)]
+
+
+async def serve_telegram(size: int) -> None:
+    """Telegram's stand-in for `size` chats and the reply chats, in this process (`--telegram`):
+    prints its address and its control's, answers the control until stdin closes.
+
+    The control: `GET /counts` (digests out, replies), `GET /sent?from=&to=` (each chat's
+    messages' times, `time.time()`, of chats `FIRST_CHAT + from` up to `to`), `GET /refused`
+    (429s by limit)."""
+    from aiohttp import web
+
+    from sandbox.serving import base_url, serve
+    from sandbox.telegram import TelegramStandIn
+
+    telegram = TelegramStandIn(rate_limit=TELEGRAM_RATE)
+    telegram.add_bot(BOT_TOKEN)
+    for chat_id in [*_chats(size), *range(REPLY_CHAT, REPLY_CHAT + REPLY_CHATS)]:
+        telegram.add_chat(chat_id)
+    gc.collect()
+    gc.freeze()  # its chats, out of the collector's sight (see `measure`)
+
+    async def counts(_: web.Request) -> web.Response:
+        return web.json_response(
+            {"digests": digests_out(telegram), "replies": replies_sent(telegram)}
+        )
+
+    async def sent(request: web.Request) -> web.Response:
+        first, last = int(request.query["from"]), int(request.query["to"])
+        return web.json_response(
+            {
+                str(chat_id): [m.sent_at for m in telegram.sent(chat_id)]
+                for chat_id in _chats(last)[first:]
+            }
+        )
+
+    async def refused(_: web.Request) -> web.Response:
+        return web.json_response(dict(telegram.send_rate.refused_by))
+
+    control = web.Application()
+    control.router.add_get("/counts", counts)
+    control.router.add_get("/sent", sent)
+    control.router.add_get("/refused", refused)
+    async with telegram:
+        runner, port = await serve(control, "127.0.0.1", 0)
+        try:
+            print(json.dumps({"url": telegram.url, "control": base_url("127.0.0.1", port)}))
+            sys.stdout.flush()
+            await asyncio.to_thread(sys.stdin.read)  # until the bench closes it
+        finally:
+            await runner.cleanup()
+
+
+class TelegramApart:
+    """Telegram's stand-in in a process of its own (`serve_telegram`), as Telegram is a
+    service of its own: on this process's loop, which serves the library sandbox, a moment
+    spent answering the platform calls of four processes bunched the sends waiting meanwhile,
+    and the stand-in counted them past 30 in its one-second window."""
+
+    def __init__(self, url: str, control: str, http: Any) -> None:
+        self.url = url
+        self._control = control
+        self._http = http
+
+    async def _get(self, path: str) -> Any:
+        async with self._http.get(self._control + path) as response:
+            response.raise_for_status()
+            return await response.json()
+
+    async def digests_out(self) -> int:
+        counts = await self._get("/counts")
+        return int(counts["digests"])
+
+    async def replies(self) -> int:
+        counts = await self._get("/counts")
+        return int(counts["replies"])
+
+    async def sent(self, size: int, first: int = 0) -> dict[int, list[float]]:
+        """The times of each chat's messages, of the `first` to the `size`-th chat, by chat."""
+        got = await self._get(f"/sent?from={first}&to={size}")
+        return {int(chat_id): times for chat_id, times in got.items()}
+
+    async def refused(self) -> dict[str, int]:
+        return dict(await self._get("/refused"))
 
 
 @contextlib.asynccontextmanager
-async def served_apart(telegram: Any) -> AsyncIterator[OnItsLoop]:
-    """Serve Telegram's stand-in from an event loop on a thread of its own, as Telegram is a
-    service of its own: on this process's loop, which serves the library sandbox too, a
-    moment spent answering the platform calls of four processes bunches the sends waiting
-    meanwhile, and the stand-in counts them past 30 in its one-second window. Yields a way to
-    read its state on its own loop while it serves."""
-    loop = asyncio.new_event_loop()
-    ready = threading.Event()
+async def telegram_apart(size: int) -> AsyncIterator[TelegramApart]:
+    import aiohttp
 
-    def serve() -> None:
-        loop.run_until_complete(telegram.start())
-        ready.set()
-        loop.run_forever()
-        loop.run_until_complete(telegram.stop())
-        loop.close()
-
-    thread = threading.Thread(target=serve, name="telegram-stand-in", daemon=True)
-    thread.start()
-    await asyncio.to_thread(ready.wait)
-
-    async def on_its_loop(read: Callable[[], Any]) -> Any:
-        async def reading() -> Any:
-            return read()
-
-        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(reading(), loop))
-
+    server = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bench.scale_pg",
+        "--telegram",
+        str(size),
+        env=_child_env(),
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+    )
+    assert server.stdin is not None and server.stdout is not None
     try:
-        yield on_its_loop
+        where = json.loads(await server.stdout.readline())
+        async with aiohttp.ClientSession() as http:
+            yield TelegramApart(where["url"], where["control"], http)
     finally:
-        loop.call_soon_threadsafe(loop.stop)
-        await asyncio.to_thread(thread.join)
+        server.stdin.close()
+        await server.wait()
+
+
+def _child_env() -> dict[str, str]:
+    pythonpath = filter(None, [str(ROOT), os.environ.get("PYTHONPATH", "")])
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(pythonpath)}
 
 
 async def kill_later(
-    victim: asyncio.subprocess.Process, telegram: Any, on_its_loop: OnItsLoop, due: int
+    victim: asyncio.subprocess.Process, telegram: TelegramApart, due: int
 ) -> float | None:
     """kill -9 `victim` once half the `due` digests are out; when, or None if it had finished
     already."""
-    while await on_its_loop(lambda: digests_out(telegram)) < due / 2:
+    while await telegram.digests_out() < due / 2:
         if victim.returncode is not None:
             return None
         await asyncio.sleep(0.5)
@@ -156,19 +234,21 @@ async def kill_later(
     return time.time()
 
 
-async def tell_when_due_out(
-    telegram: Any, on_its_loop: OnItsLoop, kinds: dict[int, str], spawned: float
-) -> None:
+async def tell_when_due_out(telegram: TelegramApart, kinds: dict[int, str], spawned: float) -> None:
     """Once every digest due is out, print what the report will say of them (stderr): at a
     million cards the pass then goes on for a long while checking the cards with nothing due,
     and a run cut short there still tells its duplicates and losses."""
     due = [chat_id for chat_id, kind in kinds.items() if kind != "none"]
-    while await on_its_loop(lambda: digests_out(telegram)) < len(due):  # noqa: ASYNC110
+    while await telegram.digests_out() < len(due):  # noqa: ASYNC110
         await asyncio.sleep(2.0)
-    delivered = await on_its_loop(lambda: {chat_id: telegram.sent(chat_id) for chat_id in due})
+    delivered = {
+        chat_id: times
+        for chat_id, times in (await telegram.sent(len(kinds))).items()
+        if kinds[chat_id] != "none"
+    }
     last = {
         kind: max(
-            (m.sent_at - spawned for c, ms in delivered.items() if kinds[c] == kind for m in ms),
+            (at - spawned for c, times in delivered.items() if kinds[c] == kind for at in times),
             default=None,
         )
         for kind in KINDS_SHOWN
@@ -190,8 +270,7 @@ def kind_of(index: int) -> str:
 
 async def _sweep_day(
     sandbox: Any,
-    telegram: Any,
-    on_its_loop: OnItsLoop,
+    telegram: TelegramApart,
     url: str,
     keys: list[bytes],
     kinds: dict[int, str],
@@ -204,7 +283,7 @@ async def _sweep_day(
     from bot.config.settings import encode_key
 
     env = {
-        **os.environ,
+        **_child_env(),
         **sandbox.env(),
         "TELEGRAM_BOT_TOKEN": BOT_TOKEN,
         "TELEGRAM_API_URL": telegram.url,
@@ -213,7 +292,6 @@ async def _sweep_day(
         "SWEEP_CONCURRENCY": str(CONCURRENCY),
         "TELEGRAM_SEND_RATE": str(rate),
         "LOG_LEVEL": "WARNING",
-        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH", "")])),
     }
     calls_before = sandbox.calls[USER_CALLS]
     killed_at: float | None = None
@@ -236,11 +314,9 @@ async def _sweep_day(
         children = [await spawn(f"worker-{n}", n == 0) for n in range(processes)]
         victim = children[1] if kill and processes > 1 else None
         due = sum(1 for kind in kinds.values() if kind != "none")
-        killer = (
-            asyncio.create_task(kill_later(victim, telegram, on_its_loop, due)) if victim else None
-        )
+        killer = asyncio.create_task(kill_later(victim, telegram, due)) if victim else None
         teller = (
-            asyncio.create_task(tell_when_due_out(telegram, on_its_loop, kinds, spawned))
+            asyncio.create_task(tell_when_due_out(telegram, kinds, spawned))
             if len(kinds) >= TELL_FROM
             else None
         )
@@ -276,18 +352,15 @@ async def measure(
     from bench.sweep import insert_cards
     from sandbox.library import LibrarySandbox
     from sandbox.library.data import MIX_DUE_IN
-    from sandbox.telegram import TelegramStandIn
     from storage.migrate import upgrade
 
     keys = [secrets.token_bytes(32)]
     url = await cluster.new_database("scale")
     await upgrade(url)
-    telegram = TelegramStandIn(rate_limit=TELEGRAM_RATE)  # served from its own thread, below
-    async with LibrarySandbox() as sandbox:
-        telegram.add_bot(BOT_TOKEN)
+    async with LibrarySandbox() as sandbox, telegram_apart(size) as telegram:
         sandbox.faults.latency = {"platform": LATENCY}
         patrons = sandbox.add_patrons(size, mix=MIX)
-        chats = [FIRST_CHAT + offset for offset in range(size)]
+        chats = _chats(size)
         kinds = {chat_id: kind_of(offset) for offset, chat_id in enumerate(chats)}
         # What yesterday's check saw: the first loan's due date, a hold ready.
         marks = {
@@ -296,26 +369,18 @@ async def measure(
         }
         tokens = []
         for chat_id, patron in zip(chats, patrons, strict=True):
-            telegram.add_chat(chat_id)
             tokens.append((chat_id, sandbox.issue_token(patron.user_id)))
-        for chat_id in range(REPLY_CHAT, REPLY_CHAT + REPLY_CHATS):
-            telegram.add_chat(chat_id)
         for start in range(0, size, 10_000):
             await insert_cards(url, keys, tokens[start : start + 10_000], marks)
-        # The stand-ins hold every patron and chat (about 2.7 GB at a million): out of the
-        # collector's sight, as the bot's start-up objects are (`gc.freeze`), or a full
-        # collection stalls their event loop for seconds, and the sends Telegram's stand-in
-        # then counts at once bunch past 30 in its one-second window.
+        # The sandbox holds every patron (about 2.7 GB at a million): out of the collector's
+        # sight, as the bot's start-up objects are (`gc.freeze`), or a full collection stalls
+        # its event loop for seconds.
         gc.collect()
         gc.freeze()
-        async with served_apart(telegram) as on_its_loop:
-            figures = await _sweep_day(
-                sandbox, telegram, on_its_loop, url, keys, kinds, processes, rate, kill
-            )
-        # Its thread has stopped: its state is read here at rest.
-        delivered = {chat_id: telegram.sent(chat_id) for chat_id in chats}
-        replies = replies_sent(telegram)
-        refused = dict(telegram.send_rate.refused_by)
+        figures = await _sweep_day(sandbox, telegram, url, keys, kinds, processes, rate, kill)
+        delivered = await telegram.sent(size)
+        replies = await telegram.replies()
+        refused = await telegram.refused()
     gc.unfreeze()  # the next size's stand-ins are others
     children, outputs, calls, killed_at = figures
     reports = [
@@ -327,12 +392,12 @@ async def measure(
     started = min(r["started"] for r in reports)
     last = {
         kind: max(
-            (m.sent_at - started for c, ms in delivered.items() if kinds[c] == kind for m in ms),
+            (at - started for c, times in delivered.items() if kinds[c] == kind for at in times),
             default=None,
         )
         for kind in KINDS_SHOWN
     }
-    times = sorted(m.sent_at for ms in delivered.values() for m in ms)
+    times = sorted(at for ats in delivered.values() for at in ats)
     digests = len(times)
     messages = digests + replies
     wall = max(r["ended"] for r in reports) - started
@@ -658,10 +723,14 @@ def main(argv: list[str] | None = None) -> int:
         help="kill -9 one process halfway (N of 2 or more; on with --full)",
     )
     parser.add_argument("--child", metavar="WORKER", help="internal: run one sweep")
+    parser.add_argument("--telegram", type=int, metavar="SIZE", help="internal: Telegram's")
     parser.add_argument("--replies", action="store_true", help="internal: answer chats too")
     args = parser.parse_args(argv if argv is not None else [])
     if args.child:
         loop.run(child(args.child, args.replies))  # a bot process: `library-bot run`'s loop
+        return 0
+    if args.telegram is not None:
+        asyncio.run(serve_telegram(args.telegram))  # the stand-in's, as the sandbox's
         return 0
     if any(count < 1 for count in args.processes):
         parser.error("--processes: one or more")

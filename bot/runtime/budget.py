@@ -46,12 +46,16 @@ async def share_send_budget(
     to beat, and a beat held up by a busy database let two processes each send the whole
     total until it came.) A share is taken as it comes: shares in
     force that add up to more than the total for a beat (the others lower theirs at their own
-    beats, up to `BEAT` apart) only queue a few turns ahead. A process starts at `FLOOR`.
+    beats, up to `BEAT` apart) only queue a few turns ahead. A process starts at `FLOOR`,
+    and its turns keep `ROOM` back until two beats in a row found it alone: processes started
+    together each see themselves alone at a first beat, and their turns at the whole total
+    met 429s (the sends were 30 in a second, evenly spaced).
     """
     senders = 1
+    alone = False  # at the last beat too: then the whole total, `storage.senders.ROOM` too
     limiter.per_second = min(FLOOR, total)
     limiter.shared = store.pace  # each chat's turns, the bot's, and Telegram's pauses
-    limiter.shared_rate = shared_total(total, 1)
+    limiter.shared_rate = shared_total(total, 2)
     try:
         while True:
             replies = limiter.take_urgent() + limiter.urgent_waiting
@@ -71,7 +75,8 @@ async def share_send_budget(
                 log.warning("send budget: could not reach the database", exc_info=True)
             else:
                 limiter.per_second = share
-                limiter.shared_rate = shared_total(total, count)
+                limiter.shared_rate = shared_total(total, 1 if alone and count == 1 else 2)
+                alone = count == 1
                 if count != senders:
                     log.info("send budget: %s processes share %.1f a second", count, total)
                     senders = count

@@ -56,6 +56,11 @@ SHARED_TIMEOUT = 2.0
 # Turns taken from the database at once by one process: a sweep's queue must not take every
 # pooled connection from the commands (each turn is one short statement).
 SHARED_AT_ONCE = 4
+# A shared turn this far past when the send could go (its process busy, or the database slow
+# to answer) is given up for a new one: sent late, it would reach Telegram together with the
+# sends of the turns after it, past the bot's limit. At most `LATE_RETAKES` times, then it goes.
+LATE_TURN = 0.1
+LATE_RETAKES = 3
 
 Key = int | str
 JSONDict = dict[str, Any]
@@ -296,17 +301,25 @@ class FairRateLimiter(BaseRateLimiter[int]):
         if self._shared_slots is None:
             self._shared_slots = asyncio.Semaphore(SHARED_AT_ONCE)
         emission, span = self._shared_limits(key)
-        try:
-            async with self._shared_slots, asyncio.timeout(SHARED_TIMEOUT):
-                every = 1 / self.shared_rate if self.shared_rate > 0 else None
-                wait, paused = await self.shared.turn(str(key), emission, span, every)
-        except Exception as exc:
-            self._shared_failed("take a chat's turn", exc)
-            return
-        if paused > 0:
-            self.hold(paused)  # every send of this process waits it out, then goes at the pace
-        if max(wait, paused) > 0:
-            await asyncio.sleep(max(wait, paused))
+        loop = asyncio.get_running_loop()
+        for _ in range(LATE_RETAKES + 1):
+            try:
+                async with self._shared_slots, asyncio.timeout(SHARED_TIMEOUT):
+                    asked = loop.time()
+                    every = 1 / self.shared_rate if self.shared_rate > 0 else None
+                    wait, paused = await self.shared.turn(str(key), emission, span, every)
+            except Exception as exc:
+                self._shared_failed("take a chat's turn", exc)
+                return
+            if paused > 0:
+                self.hold(paused)  # every send of this process waits it out, then at the pace
+            # The turn is a time (the database's now when asked, plus `wait`), not a delay
+            # from the answer: the round trip is not added to it.
+            turn_at = asked + max(wait, paused)
+            if turn_at > loop.time():
+                await asyncio.sleep(turn_at - loop.time())
+            if loop.time() - turn_at <= LATE_TURN:
+                return
 
     async def _shared_hold(self, key: Key | None, seconds: float) -> None:
         """Tell the other processes of a 429: a group's pauses that group; any other, the bot

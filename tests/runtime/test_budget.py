@@ -4,12 +4,16 @@ here standing for one process on the same database."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
+import pytest
+
 from bot.runtime.budget import share_send_budget
 from bot.telegram.ratelimit import FairRateLimiter
+from storage.senders import shared_total
 from storage.store import Store
 from tests.fixtures.storage import FakeClock
 
@@ -115,6 +119,29 @@ async def test_a_process_joining_is_spaced_out_with_one_whose_beat_is_late(
             task.cancel()
         await asyncio.gather(*beating, return_exceptions=True)
 
-    assert len(turns) == 2 * SENDS
+    assert len(turns) >= 2 * SENDS  # and any taken again, late (`LATE_TURN`)
     busiest = max(sum(1 for t in turns if start <= t < start + 1) for start in turns)
     assert busiest <= 30, sorted(turns)
+
+
+async def test_the_whole_total_only_once_two_beats_in_a_row_found_the_process_alone(
+    store_url: str, store_keys: list[bytes]
+) -> None:
+    # Processes started together each find themselves alone at a first beat: until a second
+    # beat says so too, the bot's turns keep room (`storage.senders.ROOM`) for the others'.
+    clock = FakeClock()
+    for beats_alone, spacing in ((1, 1 / shared_total(TOTAL, 2)), (2, 1 / TOTAL)):
+        turns: list[float] = []
+        async with _opened(store_url, store_keys, clock) as store:
+            beats = _Beats(store.senders, on_time=beats_alone)
+            store.senders = beats  # type: ignore[assignment]
+            limiter = FairRateLimiter(TOTAL)
+            beating = asyncio.create_task(share_send_budget(store, limiter, TOTAL, "only"))
+            await _until(lambda: beats.answered == beats_alone)  # noqa: B023 (awaited here)
+            limiter.shared = _Turns(limiter.shared, turns)
+            for n in range(3):
+                await _send(limiter, 8600 + 10 * beats_alone + n)
+            beating.cancel()
+            await asyncio.gather(beating, return_exceptions=True)
+        gaps = [later - earlier for earlier, later in itertools.pairwise(turns)]
+        assert gaps == pytest.approx([spacing] * (len(turns) - 1), abs=1e-6), beats_alone

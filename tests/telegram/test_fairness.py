@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from typing import Any, cast
 
 import pytest
@@ -20,6 +21,7 @@ from bot.telegram.ratelimit import (
     CHAT_RATE,
     GROUP_BURST,
     INLINE_SLOTS,
+    LATE_TURN,
     UPDATES_PER_CHAT,
     FairRateLimiter,
     background_sends,
@@ -246,6 +248,41 @@ async def test_a_429_pauses_every_process_sharing_the_pace(
         await asyncio.wait_for(asyncio.gather(retried, waiting), timeout=10)
     assert [m.text for m in telegram.sent(8201)] == ["once Telegram lets us"]
     assert [m.text for m in telegram.sent(8202)] == ["after the pause"]
+
+
+class _BusyAtFirst:
+    """A shared pace whose first turn comes back while the process is busy for `busy` seconds
+    (its loop blocked), so the send could only go that late."""
+
+    def __init__(self, busy: float) -> None:
+        self.busy = busy
+        self.turns = 0
+
+    async def turn(
+        self, key: str, emission: float, span: float, every: float | None = None
+    ) -> tuple[float, float]:
+        self.turns += 1
+        if self.turns == 1:
+            time.sleep(self.busy)  # noqa: ASYNC251 (the busy process, on purpose)
+        return 0.0, 0.0
+
+    async def hold(self, key: str | None, seconds: float) -> None:
+        pass
+
+
+async def _sent(*_: Any, **__: Any) -> bool:
+    return True
+
+
+async def test_a_shared_turn_missed_while_busy_is_taken_again() -> None:
+    # Sent that late, it would reach Telegram together with the turns after it.
+    limiter = FairRateLimiter(29.5)
+    limiter.shared = late = _BusyAtFirst(busy=4 * LATE_TURN)
+    await limiter.process_request(_sent, (), {}, "sendMessage", {"chat_id": 8401}, None)
+    assert late.turns == 2
+    limiter.shared = on_time = _BusyAtFirst(busy=0.0)
+    await limiter.process_request(_sent, (), {}, "sendMessage", {"chat_id": 8402}, None)
+    assert on_time.turns == 1
 
 
 class _Unreachable:
