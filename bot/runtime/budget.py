@@ -41,15 +41,14 @@ async def share_send_budget(
 
     Every send takes the bot's turn in the database (`storage.pace`), alone too: a process
     that joins, or one whose beat comes late, is spaced out with the others' sends from its
-    first send, with no wait for anyone's next beat. (A process alone used to pace itself and
-    take no bot turns until a beat told it of others, so one joining had to wait 3 s for them
-    to beat, and a beat held up by a busy database let two processes each send the whole
-    total until it came.) A share is taken as it comes: shares in
-    force that add up to more than the total for a beat (the others lower theirs at their own
-    beats, up to `BEAT` apart) only queue a few turns ahead. A process starts at `FLOOR`,
-    and its turns keep `ROOM` back until two beats in a row found it alone: processes started
-    together each see themselves alone at a first beat, and their turns at the whole total
-    met 429s (the sends were 30 in a second, evenly spaced).
+    first send, with no wait for anyone's next beat. (A process alone used to pace itself, so
+    one joining waited 3 s for the others to beat, and a beat held up by a busy database let
+    two processes each send the whole total.) A share is taken as it comes: shares in force
+    that add up to more than the total for a beat (the others lower theirs at their own
+    beats, up to `BEAT` apart) only queue a few turns ahead. A process starts at `FLOOR`, and
+    its turns keep `ROOM` back until two beats in a row found it alone: processes started
+    together each find themselves alone at a first beat, and their turns at the whole total
+    met 429s (30 sends in a second, evenly spaced).
     """
     senders = 1
     alone = False  # at the last beat too: then the whole total, `storage.senders.ROOM` too
