@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import random
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -91,9 +92,24 @@ class Availability:
             log.info("database available again after %.0f s", away)
 
 
+# PostgreSQL aborts one of two transactions waiting for each other's rows (deadlock), or one it
+# cannot serialize; nothing of it was kept, so it runs again, as PostgreSQL's manual advises
+# (13.6, "Deadlocks"), after a short random wait so that the two do not meet again.
+RETRIED_STATES = frozenset({"40P01", "40001"})
+TRANSACTION_ATTEMPTS = 3
+RETRY_JITTER = 0.05
+
+
+def _sqlstate(exc: DBAPIError) -> str | None:
+    state = getattr(exc.orig, "sqlstate", None)
+    return state if isinstance(state, str) else None
+
+
 class Database:
     """Run `work(connection)` as one transaction, committed when it returns; `availability`
-    follows whether the database answers."""
+    follows whether the database answers. A transaction PostgreSQL aborted for a deadlock
+    or a serialization failure is run again (`RETRIED_STATES`): `work` must only touch the
+    database."""
 
     def __init__(self, database_url: str) -> None:
         url = normalize_url(database_url)
@@ -136,8 +152,16 @@ class Database:
 
             return await asyncio.get_running_loop().run_in_executor(self._thread, transaction)
         assert self._async is not None
-        async with self._async.begin() as conn:
-            return await conn.run_sync(work)
+        for attempt in range(1, TRANSACTION_ATTEMPTS + 1):
+            try:
+                async with self._async.begin() as conn:
+                    return await conn.run_sync(work)
+            except DBAPIError as exc:
+                if attempt == TRANSACTION_ATTEMPTS or _sqlstate(exc) not in RETRIED_STATES:
+                    raise
+                log.info("database: transaction aborted (%s), running it again", _sqlstate(exc))
+                await asyncio.sleep(random.uniform(0, RETRY_JITTER * attempt))
+        raise AssertionError("unreachable")
 
     async def read(self, work: Callable[[Connection], T]) -> T:
         """`run` for a transaction that only reads. On a SQLite file it runs right here, on the

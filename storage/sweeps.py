@@ -202,7 +202,7 @@ class Sweeps(Repository):
             .where(_KEY.in_(chunk), CARD.c.lease_owner == worker)
             .values(lease_until=until)
             .returning(CARD.c.chat_id, CARD.c.number)
-            for chunk in chunks(list(dict.fromkeys(cards)))
+            for chunk in chunks(sorted(set(cards)))
         ]
 
         def work(conn: Connection) -> set[CardKey]:
@@ -221,7 +221,7 @@ class Sweeps(Repository):
             update(CARD)
             .where(_KEY.in_(chunk), CARD.c.lease_owner == worker)
             .values(lease_owner=None, lease_until=until)
-            for chunk in chunks(list(dict.fromkeys(cards)))
+            for chunk in chunks(sorted(set(cards)))
         ]
         if statements:
             await self._run(lambda conn: execute_all(conn, statements))
@@ -280,7 +280,9 @@ class Sweeps(Repository):
         `marks` ((chat, card) -> (first due date, a hold ready)): what orders the card in the
         next pass (`urgency`), in one executemany.
         """
-        unique = list(dict.fromkeys(cards))
+        # In key order, as the leases' renewals and releases: two transactions that lock
+        # the same rows lock them in one order, and do not wait for each other.
+        unique = sorted(set(cards))
         if not unique:
             return
         statements: list[Executable] = [
