@@ -111,9 +111,9 @@ async def serve_telegram(size: int) -> None:
     """Telegram's stand-in for `size` chats and the reply chats, in this process (`--telegram`):
     prints its address and its control's, answers the control until stdin closes.
 
-    The control: `GET /counts` (digests out, replies), `GET /sent?from=&to=` (each chat's
-    messages' times, `time.time()`, of chats `FIRST_CHAT + from` up to `to`), `GET /refused`
-    (429s by limit)."""
+    The control: `GET /counts` (digests out, replies), `GET /sent?size=` (the times,
+    `time.time()`, of each of the first `size` chats' messages), `GET /refused` (429s by
+    limit)."""
     from aiohttp import web
 
     from sandbox.serving import base_url, serve
@@ -132,12 +132,9 @@ async def serve_telegram(size: int) -> None:
         )
 
     async def sent(request: web.Request) -> web.Response:
-        first, last = int(request.query["from"]), int(request.query["to"])
+        chats = _chats(int(request.query["size"]))
         return web.json_response(
-            {
-                str(chat_id): [m.sent_at for m in telegram.sent(chat_id)]
-                for chat_id in _chats(last)[first:]
-            }
+            {str(chat_id): [m.sent_at for m in telegram.sent(chat_id)] for chat_id in chats}
         )
 
     async def refused(_: web.Request) -> web.Response:
@@ -159,9 +156,9 @@ async def serve_telegram(size: int) -> None:
 
 class TelegramApart:
     """Telegram's stand-in in a process of its own (`serve_telegram`), as Telegram is a
-    service of its own: on this process's loop, which serves the library sandbox, a moment
-    spent answering the platform calls of four processes bunched the sends waiting meanwhile,
-    and the stand-in counted them past 30 in its one-second window."""
+    service of its own: on this process's loop, which serves the library sandbox, any stall
+    bunches the sends waiting meanwhile, and the stand-in counts them past 30 in its
+    one-second window (`digests_out`)."""
 
     def __init__(self, url: str, control: str, http: Any) -> None:
         self.url = url
@@ -181,9 +178,9 @@ class TelegramApart:
         counts = await self._get("/counts")
         return int(counts["replies"])
 
-    async def sent(self, size: int, first: int = 0) -> dict[int, list[float]]:
-        """The times of each chat's messages, of the `first` to the `size`-th chat, by chat."""
-        got = await self._get(f"/sent?from={first}&to={size}")
+    async def sent(self, size: int) -> dict[int, list[float]]:
+        """The times of each of the first `size` chats' messages, by chat."""
+        got = await self._get(f"/sent?size={size}")
         return {int(chat_id): times for chat_id, times in got.items()}
 
     async def refused(self) -> dict[str, int]:
