@@ -15,6 +15,7 @@ from sqlalchemy import (
     Row,
     and_,
     bindparam,
+    exists,
     false,
     func,
     or_,
@@ -24,6 +25,7 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.engine import Connection
+from sqlalchemy.sql import FromClause
 from sqlalchemy.sql.expression import Executable
 
 from storage.cards import Card, CardKey, Cards
@@ -100,17 +102,32 @@ def _unswept(day: date, hour: int | None = None, default_hour: int = 0) -> Colum
 RANKS = 5
 
 
-def urgency(rank: int, day: date) -> ColumnElement[bool]:
-    """The cards of urgency `rank` (0 the most urgent) on `day`; every card has one."""
+def urgency(rank: int, day: date, card: FromClause = CARD) -> ColumnElement[bool]:
+    """The cards (of `card`, the table or an alias of it) of urgency `rank` (0 the most
+    urgent) on `day`; every card has one."""
     if rank == 0:
-        return CARD.c.hold_ready == true()
-    due = CARD.c.first_due
-    waiting = CARD.c.hold_ready == false()
+        return card.c.hold_ready == true()
+    due = card.c.first_due
+    waiting = card.c.hold_ready == false()
     if rank == 1:
         return and_(waiting, due < day)
     if rank in (2, 3):
         return and_(waiting, due == day + timedelta(days=rank - 2))
     return and_(waiting, or_(due.is_(None), due > day + timedelta(days=1)))
+
+
+def _no_urgent_card(day: date) -> ColumnElement[bool]:
+    """The chat has no card of a more urgent rank still to sweep on `day`: such a chat goes
+    whole with that rank, even while the last rank is claimed beside the others (the sweep's
+    second producer), and never as two digests."""
+    other = CARD.alias("urgent")
+    return ~exists().where(
+        other.c.chat_id == CARD.c.chat_id,
+        other.c.lapsed_at.is_(None),
+        or_(other.c.swept_on.is_(None), other.c.swept_on != day),
+        or_(other.c.next_check.is_(None), other.c.next_check <= day),
+        or_(*(urgency(rank, day, other) for rank in range(RANKS - 1))),
+    )
 
 
 class Sweeps(Repository):
@@ -155,6 +172,7 @@ class Sweeps(Repository):
                 due,
                 free,
                 urgency(rank, day) if rank is not None else true(),
+                _no_urgent_card(day) if rank == RANKS - 1 else true(),
             )
             .order_by(CARD.c.chat_id, CARD.c.number)
             .limit(limit)

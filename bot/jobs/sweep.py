@@ -156,14 +156,19 @@ class _Sweep:
         self.lost: set[CardKey] = set()
         self.failed: list[CardKey] = []
         self.marks: dict[CardKey, tuple[date | None, bool]] = {}
+        # The leases' writes, one at a time: a renewal and a flush's release or finish lock
+        # the same cards in the order each statement's plan visits them, and deadlocked
+        # (PostgreSQL's retry, `storage.database`, is the last resort, not the rule).
+        self.leases = asyncio.Lock()
 
     async def heartbeat(self, every: float) -> None:
         """Renew the leases of the cards at work, until cancelled."""
         while True:
             await asyncio.sleep(every)
-            held = list(self.held)
             try:
-                kept = await self.store.sweeps.renew(held, self.worker, self.lease)
+                async with self.leases:
+                    held = list(self.held)
+                    kept = await self.store.sweeps.renew(held, self.worker, self.lease)
             except asyncio.CancelledError:
                 raise
             except Exception:  # the next beat tries again; the lease has room for it
@@ -192,12 +197,14 @@ class _Sweep:
                 self.seen.pop(key, None)
                 self.marks.pop(key, None)
             self.held.difference_update(failed)  # before: a beat meanwhile must not miss them
-            await self.store.sweeps.release(failed, self.worker, self.retry)
+            async with self.leases:
+                await self.store.sweeps.release(failed, self.worker, self.retry)
         if done:
             plans = {key: self.plans.pop(key) for key in done if key in self.plans}
             marks = {key: self.marks.pop(key) for key in done if key in self.marks}
             self.held.difference_update(done)
-            await self.store.sweeps.finish_sweeps(done, self.today, plans, marks)
+            async with self.leases:
+                await self.store.sweeps.finish_sweeps(done, self.today, plans, marks)
             await self._end_watches(done)
             await self._keep_calendars(done)
             seen = {key: self.seen.pop(key) for key in done if key in self.seen}

@@ -56,9 +56,10 @@ SHARED_TIMEOUT = 2.0
 # Turns taken from the database at once by one process: a sweep's queue must not take every
 # pooled connection from the commands (each turn is one short statement).
 SHARED_AT_ONCE = 4
-# A shared turn this far past when the send could go (its process busy, or the database slow
-# to answer) is given up for a new one: sent late, it would reach Telegram together with the
-# sends of the turns after it, past the bot's limit. At most `LATE_RETAKES` times, then it goes.
+# A shared turn this far past when its process woke for it (busy meanwhile) is given up for a
+# new one: sent late, it would reach Telegram together with the sends of the turns after it,
+# past the bot's limit. At most `LATE_RETAKES` times, then it goes. A turn the database
+# answered too late for goes at once: another would be as late.
 LATE_TURN = 0.1
 LATE_RETAKES = 3
 
@@ -316,8 +317,10 @@ class FairRateLimiter(BaseRateLimiter[int]):
             # The turn is a time (the database's now when asked, plus `wait`), not a delay
             # from the answer: the round trip is not added to it.
             turn_at = asked + max(wait, paused)
-            if turn_at > loop.time():
-                await asyncio.sleep(turn_at - loop.time())
+            answered = loop.time()
+            if turn_at <= answered:
+                return
+            await asyncio.sleep(turn_at - answered)
             if loop.time() - turn_at <= LATE_TURN:
                 return
 

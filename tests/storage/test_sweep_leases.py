@@ -67,6 +67,31 @@ async def test_a_pass_claims_the_most_urgent_first_and_a_chat_whole(
     ]
 
 
+async def test_the_last_rank_leaves_a_chat_with_an_urgent_card_to_its_rank(
+    open_store: OpenStore,
+) -> None:
+    # The sweep claims the last rank beside the others: a family with a card overdue and one
+    # with nothing due goes whole, with the overdue one, not split or at the last rank.
+    async with open_store() as store:
+        for chat_id in (1, 7):
+            await connect(store, chat_id)
+        code = await store.create_pending_link(7, "token-2", None, {"uniqueId": "second"})
+        assert await store.complete_link(7, code) is not None
+        marks = {
+            (1, 1): (DAY + timedelta(days=9), False),
+            (7, 1): (DAY + timedelta(days=20), False),
+            (7, 2): (DAY - timedelta(days=1), False),
+        }
+        await store.sweeps.finish_sweeps(list(marks), DAY - timedelta(days=1), marks=marks)
+        await store.sweeps.set_next_checks(dict.fromkeys(marks, DAY))
+
+        last = await store.sweeps.claim_sweep_batch(DAY, "w1", 10, LEASE, rank=RANKS - 1)
+        overdue = await store.sweeps.claim_sweep_batch(DAY, "w1", 10, LEASE, rank=1)
+
+    assert [card.key for card, _ in last] == [(1, 1)]
+    assert [card.key for card, _ in overdue] == [(7, 1), (7, 2)]
+
+
 async def test_a_heartbeat_keeps_a_lease_and_a_dead_sweepers_cards_pass_on(
     open_store: OpenStore, clock: FakeClock
 ) -> None:
