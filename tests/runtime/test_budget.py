@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import AsyncIterator, Callable
-from contextlib import AsyncExitStack, asynccontextmanager
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from typing import Any
 
 import pytest
@@ -15,9 +15,9 @@ from bot.runtime.budget import share_send_budget
 from bot.telegram.ratelimit import FairRateLimiter
 from storage.senders import shared_total
 from storage.store import Store
-from tests.fixtures.storage import FakeClock
 
 TOTAL = 29.5  # TELEGRAM_SEND_RATE
+OpenStore = Callable[..., AbstractAsyncContextManager[Store]]  # on a clock standing still
 SENDS = 45  # each process's, to chats of its own: a second and a half of the bot's budget
 
 
@@ -61,15 +61,6 @@ class _Turns:
         await self._pace.hold(key, seconds)
 
 
-@asynccontextmanager
-async def _opened(url: str, keys: list[bytes], clock: FakeClock) -> AsyncIterator[Store]:
-    store = await Store.open(url, keys, clock=clock)
-    try:
-        yield store
-    finally:
-        await store.close()
-
-
 async def _until(condition: Callable[[], bool]) -> None:
     async with asyncio.timeout(30):  # a few beats (`BEAT`)
         while not condition():  # noqa: ASYNC110 (a beat has no event)
@@ -85,17 +76,16 @@ async def _send(limiter: FairRateLimiter, chat_id: int) -> None:
 
 
 async def test_a_process_joining_is_spaced_out_with_one_whose_beat_is_late(
-    store_url: str, store_keys: list[bytes]
+    open_store: OpenStore,
 ) -> None:
     # The first process beats alone, and its beats then stop coming back: it never hears of
     # the second. Both send at once: every turn either takes is the bot's, so together they
     # keep to the bot's total in every second (the store's clock stands still, so each turn
     # is its offset from now, exactly).
-    clock = FakeClock()
     turns: list[float] = []
     async with AsyncExitStack() as stack:
         first_store, second_store = [
-            await stack.enter_async_context(_opened(store_url, store_keys, clock)) for _ in range(2)
+            await stack.enter_async_context(open_store()) for _ in range(2)
         ]
         beats = [_Beats(first_store.senders, on_time=2), _Beats(second_store.senders)]
         first_store.senders, second_store.senders = beats  # type: ignore[assignment]
@@ -125,14 +115,13 @@ async def test_a_process_joining_is_spaced_out_with_one_whose_beat_is_late(
 
 
 async def test_the_whole_total_only_once_two_beats_in_a_row_found_the_process_alone(
-    store_url: str, store_keys: list[bytes]
+    open_store: OpenStore,
 ) -> None:
     # Processes started together each find themselves alone at a first beat: until a second
     # beat says so too, the bot's turns keep room (`storage.senders.ROOM`) for the others'.
-    clock = FakeClock()
     for beats_alone, spacing in ((1, 1 / shared_total(TOTAL, 2)), (2, 1 / TOTAL)):
         turns: list[float] = []
-        async with _opened(store_url, store_keys, clock) as store:
+        async with open_store() as store:
             beats = _Beats(store.senders, on_time=beats_alone)
             store.senders = beats  # type: ignore[assignment]
             limiter = FairRateLimiter(TOTAL)
