@@ -85,15 +85,22 @@ def _unswept(day: date, hour: int | None = None, default_hour: int = 0) -> Colum
     )
     return and_(
         due_hour,
-        # A lapsed card has no token to ask the library with: it waits for a login.
-        CARD.c.lapsed_at.is_(None),
-        or_(CARD.c.swept_on.is_(None), CARD.c.swept_on != day),
-        # The polling plan: cards planned for a later day are left alone today.
-        or_(CARD.c.next_check.is_(None), CARD.c.next_check <= day),
+        _card_unswept(day),
         or_(
             CHAT.c.chat_id.is_(None),
             and_(CHAT.c.active == true(), CHAT.c.reminders_enabled == true()),
         ),
+    )
+
+
+def _card_unswept(day: date, card: FromClause = CARD) -> ColumnElement[bool]:
+    """What of `_unswept` is the card's own (of `card`, the table or an alias of it)."""
+    return and_(
+        # A lapsed card has no token to ask the library with: it waits for a login.
+        card.c.lapsed_at.is_(None),
+        or_(card.c.swept_on.is_(None), card.c.swept_on != day),
+        # The polling plan: cards planned for a later day are left alone today.
+        or_(card.c.next_check.is_(None), card.c.next_check <= day),
     )
 
 
@@ -123,9 +130,7 @@ def _no_urgent_card(day: date) -> ColumnElement[bool]:
     other = CARD.alias("urgent")
     return ~exists().where(
         other.c.chat_id == CARD.c.chat_id,
-        other.c.lapsed_at.is_(None),
-        or_(other.c.swept_on.is_(None), other.c.swept_on != day),
-        or_(other.c.next_check.is_(None), other.c.next_check <= day),
+        _card_unswept(day, other),
         or_(*(urgency(rank, day, other) for rank in range(RANKS - 1))),
     )
 
@@ -298,8 +303,9 @@ class Sweeps(Repository):
         `marks` ((chat, card) -> (first due date, a hold ready)): what orders the card in the
         next pass (`urgency`), in one executemany.
         """
-        # In key order, as the leases' renewals and releases: two transactions that lock
-        # the same rows lock them in one order, and do not wait for each other.
+        # In key order, as the leases' renewals and releases, chunk after chunk. Within one
+        # statement the plan orders the row locks, so a sweep also writes its leases one at a
+        # time (`jobs.sweep`), and a deadlock left runs again (`storage.database`).
         unique = sorted(set(cards))
         if not unique:
             return
