@@ -35,6 +35,7 @@ from bot.runtime import loop
 from bot.runtime.runner import BotInfo, run_bot
 from bot.runtime.signals import stop_on_signals
 from bot.runtime.startup import freeze_start_up_heap
+from bot.telegram.ratelimit import SEND_RATE
 from sandbox.library import LibrarySandbox, TestPatron
 from sandbox.library.data import GUID_NAMESPACE
 from sandbox.telegram import SentMessage, TelegramStandIn
@@ -93,7 +94,7 @@ def _settings(
         "LOG_LEVEL": "WARNING",
         # Telegram's 30 messages/s is its limit, not the bot's cost: with the pace on, every
         # figure here would read 30/s. Retries on 429 stay as in production.
-        "TELEGRAM_SEND_RATE": 29.5 if throttle else 0,
+        "TELEGRAM_SEND_RATE": SEND_RATE if throttle else 0,
     }
     return Settings(_env_file=None, **values)
 

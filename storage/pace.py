@@ -33,13 +33,22 @@ PACE = "@"
 
 class Pace(Repository):
     async def turn(
-        self, key: str, emission: float, span: float, every: float | None = None
+        self,
+        key: str,
+        emission: float,
+        span: float,
+        every: float | None = None,
+        lead: float = 0.0,
     ) -> tuple[float, float]:
         """Take `key`'s next turn in a bucket refilled one every `emission` seconds that holds
         `span` seconds' worth beyond one, and with `every`, the bot's next turn from then on
-        (one every `every` seconds over all chats): (seconds until the later of the two,
-        seconds the bot is still paused). A turn taken is the chat's (and the bot's) even if
-        it is never used."""
+        (one every `every` seconds over all chats), not before `lead` seconds from now:
+        (seconds until the later of the two, seconds the bot is still paused). A turn taken
+        is the chat's (and the bot's) even if it is never used.
+
+        `lead` is the caller's round trip to here: a bot's turn that has passed by the time
+        its answer arrives would be sent late, and reach Telegram together with the turns
+        after it."""
         now = self._now().timestamp()
         tat = SEND_PACE.c.tat
         bot = SEND_PACE.alias("bot")
@@ -59,7 +68,7 @@ class Pace(Repository):
             if every is not None:
                 # Not before a pause ends: the turns of the sends held up by it are spaced out
                 # from its end, rather than all falling due at once.
-                turn_at = max(turn_at, float(row[1] or 0.0))
+                turn_at = max(turn_at, float(row[1] or 0.0), now + lead)
                 pace = (
                     self._insert(SEND_PACE)
                     .values(key=PACE, tat=turn_at + every)

@@ -21,16 +21,6 @@ from sqlalchemy.engine import Connection, Row
 from storage.database import Repository
 from storage.tables import SENDER
 
-# Messages a second kept back from the bot's total when several processes send (`shares`).
-ROOM = 2.0
-
-
-def shared_total(total: float, senders: int) -> float:
-    """What `senders` processes share of the bot's `total` messages a second: all of it for
-    one, which paces itself; with several, their sends go at the bot's turns
-    (`storage.pace`) and reach Telegram a few milliseconds off them, so `ROOM` less."""
-    return total - ROOM if senders > 1 else total
-
 
 def shares(
     demands: dict[str, int],
@@ -42,15 +32,14 @@ def shares(
     """Each sender's messages per second: `floor` each (less when there are too many), then
     what each needs for its replies beyond its floor (`urgent`, messages a second), then the
     rest of `total` to the senders of the most urgent rank (`ranks`, 0 the most urgent; None:
-    none held), by demand among them (evenly when they have none). Of `total`, what the
-    senders share (`shared_total`). (Before
-    those turns each process paced its share on its own, and two a second per extra process
-    had to be kept back for their sends meeting in one second's window: 23.5 of 29.5 a second
-    with four.)"""
+    none held), by demand among them (evenly when they have none). The shares say only whose
+    sends ask for the bot's turns (`storage.pace`), which space them all out at `total`, one
+    process or several, so nothing is kept back per process. (Before those turns each
+    process paced its share on its own, and their sends met in one second's window: four kept
+    six a second back.)"""
     if not demands:
         return {}
     urgent = urgent or {}
-    total = shared_total(total, len(demands))
     base = min(floor, total / len(demands))
     rest = total - base * len(demands)
     needs = {worker: max(0.0, urgent.get(worker, 0.0) - base) for worker in demands}

@@ -182,8 +182,10 @@ class Settings(LogSettings):
     # The shortest loan period a new loan can have: bounds how long the sweep leaves a card alone.
     POLL_MIN_LOAN_DAYS: int = Field(default=7, ge=1, le=365)
     # Messages per second over all chats, the bot's: processes on one PostgreSQL share it
-    # (`runtime.budget`); 0 sends unpaced (a local Bot API server, benchmarks).
-    TELEGRAM_SEND_RATE: float = Field(default=29.5, ge=0, le=1000)
+    # (`runtime.budget`); 0 sends unpaced (a local Bot API server, benchmarks). The default is
+    # `bot.telegram.ratelimit.SEND_RATE`'s: Telegram's 30 less room for sends that reach it
+    # off their turns.
+    TELEGRAM_SEND_RATE: float = Field(default=27.5, ge=0, le=1000)
     # Forward proxies for the Bot API and the library services (see `bot.config.proxies`);
     # the lower
     # case spelling wins, as in curl and urllib.

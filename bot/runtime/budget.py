@@ -11,8 +11,8 @@ drops out after `LIVE_FOR`.
 
 The shares say which process's sends ask for turns, and how often; the time each send goes is
 its turn in the database (`storage.pace`): its chat's, since one chat's sends may come from
-any process, and the bot's, so that every process's sends are spaced out together at
-`shared_total`, however many there are and whenever they last beat. On SQLite there is one
+any process, and the bot's, so that every process's sends are spaced out together at the
+total, however many there are and whenever they last beat. On SQLite there is one
 process: nothing runs.
 """
 
@@ -24,7 +24,6 @@ import logging
 from datetime import timedelta
 
 from bot.telegram.ratelimit import FairRateLimiter
-from storage.senders import shared_total
 from storage.store import Store
 
 log = logging.getLogger(__name__)
@@ -45,16 +44,12 @@ async def share_send_budget(
     one joining waited 3 s for the others to beat, and a beat held up by a busy database let
     two processes each send the whole total.) A share is taken as it comes: shares in force
     that add up to more than the total for a beat (the others lower theirs at their own
-    beats, up to `BEAT` apart) only queue a few turns ahead. A process starts at `FLOOR`, and
-    its turns keep `ROOM` back until two beats in a row found it alone: processes started
-    together each find themselves alone at a first beat, and their turns at the whole total
-    met 429s (30 sends in a second, evenly spaced).
+    beats, up to `BEAT` apart) only queue a few turns ahead. A process starts at `FLOOR`.
     """
     senders = 1
-    alone = False  # at the last beat too: then the whole total, `storage.senders.ROOM` too
     limiter.per_second = min(FLOOR, total)
     limiter.shared = store.pace  # each chat's turns, the bot's, and Telegram's pauses
-    limiter.shared_rate = shared_total(total, 2)
+    limiter.shared_rate = total
     try:
         while True:
             replies = limiter.take_urgent() + limiter.urgent_waiting
@@ -74,8 +69,6 @@ async def share_send_budget(
                 log.warning("send budget: could not reach the database", exc_info=True)
             else:
                 limiter.per_second = share
-                limiter.shared_rate = shared_total(total, 1 if alone and count == 1 else 2)
-                alone = count == 1
                 if count != senders:
                     log.info("send budget: %s processes share %.1f a second", count, total)
                     senders = count

@@ -29,7 +29,9 @@ from telegram.ext import BaseRateLimiter, BaseUpdateProcessor
 
 log = logging.getLogger(__name__)
 
-SEND_RATE = 29.5  # messages per second: under Telegram's 30, with room for network jitter
+# Messages a second: Telegram's 30 less room for sends that reach it off their turn (a busy
+# loop, a slow request): 31 sends then fall in one second only if one came 91 ms late.
+SEND_RATE = 27.5
 SEND_ATTEMPTS = 5
 # One chat: a burst of this many, then one per second (Telegram: "avoid more than one message
 # per second in a single chat; short bursts are allowed").
@@ -56,12 +58,18 @@ SHARED_TIMEOUT = 2.0
 # Turns taken from the database at once by one process: a sweep's queue must not take every
 # pooled connection from the commands (each turn is one short statement).
 SHARED_AT_ONCE = 4
-# A shared turn this far past when its process woke for it (busy meanwhile) is given up for a
-# new one: sent late, it would reach Telegram together with the sends of the turns after it,
-# past the bot's limit. At most `LATE_RETAKES` times, then it goes. A turn the database
-# answered too late for goes at once: another would be as late.
-LATE_TURN = 0.1
+# A shared turn this far past when the process could send on it (its answer came late, or the
+# process was busy when it fell due) is given up for a new one: sent late, it would reach
+# Telegram together with the sends of the turns after it, past the bot's limit. Under half of
+# the 91 ms a second that `SEND_RATE` leaves in Telegram's window, the rest for the request's
+# own way there. At most `LATE_RETAKES` times, then it goes.
+LATE_TURN = 0.04
 LATE_RETAKES = 3
+# Each turn is asked for at least the last round trip ahead (decaying by `LEAD_DECAY` a turn,
+# at most `MAX_LEAD`), so that its answer comes before it: a database slow for a moment costs
+# a retake or two, not a late send each.
+MAX_LEAD = 0.25
+LEAD_DECAY = 0.9
 
 Key = int | str
 JSONDict = dict[str, Any]
@@ -93,11 +101,17 @@ class SharedPace(Protocol):
     """The chats' limits and Telegram's pauses, shared with the bot's other processes."""
 
     async def turn(
-        self, key: str, emission: float, span: float, every: float | None = None
+        self,
+        key: str,
+        emission: float,
+        span: float,
+        every: float | None = None,
+        lead: float = 0.0,
     ) -> tuple[float, float]:
         """Take `key`'s next turn (a bucket refilled every `emission` seconds, `span`
         seconds deep) and with `every`, the bot's from then on (one every `every` seconds
-        over all chats): (seconds until it, seconds the whole bot is paused)."""
+        over all chats), not before `lead` seconds from now: (seconds until it, seconds the
+        whole bot is paused)."""
         ...
 
     async def hold(self, key: str | None, seconds: float) -> None:
@@ -180,6 +194,7 @@ class FairRateLimiter(BaseRateLimiter[int]):
         # are taken in `shared` with each chat's; 0: only the chats' are.
         self.shared_rate = 0.0
         self._shared_slots: asyncio.Semaphore | None = None
+        self._lead = 0.0  # the round trips to `shared`, their peak decaying (`MAX_LEAD`)
 
     @property
     def per_second(self) -> float:
@@ -308,19 +323,21 @@ class FairRateLimiter(BaseRateLimiter[int]):
                 async with self._shared_slots, asyncio.timeout(SHARED_TIMEOUT):
                     asked = loop.time()
                     every = 1 / self.shared_rate if self.shared_rate > 0 else None
-                    wait, paused = await self.shared.turn(str(key), emission, span, every)
+                    wait, paused = await self.shared.turn(
+                        str(key), emission, span, every, self._lead
+                    )
             except Exception as exc:
                 self._shared_failed("take a chat's turn", exc)
                 return
+            answered = loop.time()
+            self._lead = min(MAX_LEAD, max(answered - asked, self._lead * LEAD_DECAY))
             if paused > 0:
                 self.hold(paused)  # every send of this process waits it out, then at the pace
             # The turn is a time (the database's now when asked, plus `wait`), not a delay
             # from the answer: the round trip is not added to it.
             turn_at = asked + max(wait, paused)
-            answered = loop.time()
-            if turn_at <= answered:
-                return
-            await asyncio.sleep(turn_at - answered)
+            if turn_at > answered:
+                await asyncio.sleep(turn_at - answered)
             if loop.time() - turn_at <= LATE_TURN:
                 return
 

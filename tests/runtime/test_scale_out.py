@@ -128,7 +128,7 @@ async def test_two_processes_share_telegrams_send_budget(
         return value(await scrape(bot.http, bot.info.web_url), "library_bot_telegram_send_budget")
 
     async with asyncio.timeout(30):  # a few beats of each (runtime.budget.BEAT)
-        # Evenly, two a second kept back (storage.senders.shares): 13.75 each of 29.5.
-        each = (total - 2) / 2
+        # Evenly (storage.senders.shares): 13.75 each of 27.5.
+        each = total / 2
         while (await budget(first), await budget(second)) != (each, each):  # noqa: ASYNC110
             await asyncio.sleep(0.1)

@@ -43,6 +43,9 @@ async def test_the_bots_turns_space_every_processs_sends_out(
             for n in range(10)
         ]
         assert waits == pytest.approx([n / 10 for n in range(10)])
+        # Asked with a lead (the asker's round trip): not before it, and the next from then.
+        led = [await stores[0].pace.turn(str(7710 + n), EMISSION, SPAN, 0.1, 1.5) for n in range(2)]
+        assert [wait for wait, _ in led] == pytest.approx([1.5, 1.6])
         # A pause: the next turns come after it, spaced out from its end, not all at once.
         await stores[0].pace.hold(None, 2.0)
         after = [

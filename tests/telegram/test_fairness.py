@@ -259,7 +259,7 @@ class _BusyAtFirst:
         self.turns = 0
 
     async def turn(
-        self, key: str, emission: float, span: float, every: float | None = None
+        self, key: str, emission: float, span: float, every: float | None = None, lead: float = 0
     ) -> tuple[float, float]:
         self.turns += 1
         if self.turns > 1:
@@ -287,10 +287,42 @@ async def test_a_shared_turn_missed_while_busy_is_taken_again() -> None:
     assert on_time.turns == 1
 
 
+class _SlowAtFirst:
+    """A shared pace whose first answer comes `slow` seconds after it was asked (a database
+    busy for a moment), and which gives each turn as soon as it may: `lead` from when it was
+    asked, as the bot's pace does when idle (`storage.pace`)."""
+
+    def __init__(self, slow: float) -> None:
+        self.slow = slow
+        self.leads: list[float] = []
+
+    async def turn(
+        self, key: str, emission: float, span: float, every: float | None = None, lead: float = 0
+    ) -> tuple[float, float]:
+        self.leads.append(lead)
+        if len(self.leads) == 1:
+            await asyncio.sleep(self.slow)
+        return lead, 0.0
+
+    async def hold(self, key: str | None, seconds: float) -> None:
+        pass
+
+
+async def test_a_shared_turn_answered_late_is_taken_again_that_far_ahead() -> None:
+    # Its answer came after the turn had passed: sent then, it would be late too. The next
+    # is asked for at least that round trip ahead, so that its answer comes before it.
+    limiter = FairRateLimiter(29.5)
+    limiter.shared = slow = _SlowAtFirst(slow=4 * LATE_TURN)
+    await limiter.process_request(_sent, (), {}, "sendMessage", {"chat_id": 8403}, None)
+    assert slow.leads[0] == 0.0
+    # (The loop's clock may wake a sleeper a hair early.)
+    assert len(slow.leads) >= 2 and slow.leads[1] >= 0.95 * slow.slow, slow.leads
+
+
 class _Unreachable:
     """A shared pace whose database does not answer."""
 
-    async def turn(self, key: str, emission: float, span: float) -> tuple[float, float]:
+    async def turn(self, *_: Any) -> tuple[float, float]:
         raise ConnectionRefusedError("the database is down")
 
     async def hold(self, key: str | None, seconds: float) -> None:
