@@ -143,9 +143,8 @@ class FairRateLimiter(BaseRateLimiter[int]):
 
     A 429 pauses the chat it came for, for `retry_after`, and retries (up to `max_retries`);
     429s for two chats at once mean the overall limit, and pause every chat. Telegram does
-    not say which limit a 429 is for, so its scope is inferred: "global" when it pauses every
-    chat (or names no chat), else "group" or "chat" by the chat it came for. `on_throttle`
-    hears of each one.
+    not say which limit a 429 is for, so its scope is inferred: "group" or "chat" when the chat
+    it came for had spent half its burst, else "global". `on_throttle` hears of each one.
 
     Replies to chats take their turns before background sends (`background_sends`): a chat
     waiting for an answer is served ahead of the sweep's queue, in its own order.
@@ -176,7 +175,8 @@ class FairRateLimiter(BaseRateLimiter[int]):
         self._turns: deque[Key] = deque()  # chats with waiters, in turn order
         self._urgent: dict[Key, int] = {}  # chats with replies waiting: how many, oldest first
         self._ranks: Counter[int] = Counter()  # background sends waiting, by rank
-        self._throttled: tuple[Key, float] | None = None  # the last 429: chat, until when
+        # The last 429: its chat, until when it paused the chat, and its scope.
+        self._throttled: tuple[Key, float, str] | None = None
         # The next turn, a timer callback rather than a task: one wake-up per message, the
         # sender's own, as with a plain limiter. Its time is kept beside it: uvloop's
         # `call_at` answers a time already past with a plain `Handle`, which has no `when()`.
@@ -406,16 +406,25 @@ class FairRateLimiter(BaseRateLimiter[int]):
                     del self._tat[stale]
 
     def _pause(self, key: Key, seconds: float) -> str:
-        """Pause the chat (every chat, on 429s for several at once); the 429's scope."""
+        """Pause the chat (every chat, on 429s for several at once); the 429's scope: the
+        chat's or group's own only if it had spent half its burst, else the bot's (a chat sent
+        one reminder cannot be past its own limit)."""
         now = asyncio.get_running_loop().time()
         until = now + seconds
-        self._tat[key] = max(self._tat.get(key, now), until + self._limits(key)[1])
-        scope = self._scope(key)
-        if self._throttled is not None and self._throttled[0] != key and self._throttled[1] > now:
+        emission, span = self._limits(key)
+        last = self._throttled
+        if last is not None and last[0] == key and now < last[1] + emission:
+            scope = last[2]  # its retry, the chat's bucket spent by the pause: the same limit
+        elif self._tat.get(key, now) - now > (span + emission) / 2:
+            scope = self._scope(key)
+        else:
+            scope = "global"
+        self._tat[key] = max(self._tat.get(key, now), until + span)
+        if last is not None and last[0] != key and last[1] > now:
             log.info("429s for several chats: pausing every chat for %.1f s", seconds)
             self._next = max(self._next, until)
             scope = "global"
-        self._throttled = (key, until)
+        self._throttled = (key, until, scope)
         return scope
 
     async def _acquire(self, key: Key, rank: int | None = None) -> None:

@@ -12,6 +12,7 @@ import time
 from typing import Any, cast
 
 import pytest
+from telegram.error import RetryAfter
 from telegram.ext import ExtBot
 
 from bot.services import Services
@@ -285,6 +286,28 @@ async def test_a_shared_turn_missed_while_busy_is_taken_again() -> None:
     limiter.shared = on_time = _BusyAtFirst(busy=0.0)
     await limiter.process_request(_sent, (), {}, "sendMessage", {"chat_id": 8402}, None)
     assert on_time.turns == 1
+
+
+async def test_a_429_is_the_chats_own_only_once_it_has_spent_half_its_burst() -> None:
+    # Telegram does not say which limit a 429 is for: one reminder to a chat cannot be past
+    # the chat's own, so it is the bot's; a chat sent half its burst at once may be.
+    scopes: list[str] = []
+    limiter = FairRateLimiter(1000.0)
+    limiter.on_throttle = lambda scope, _: scopes.append(scope)
+    sends = {8404: 1, 8405: CHAT_BURST // 2 + 1}  # the last send to each is refused, once
+    left = dict(sends)
+
+    async def send(chat_id: int) -> bool:
+        left[chat_id] -= 1
+        if left[chat_id] == 0:
+            raise RetryAfter(0)
+        return True
+
+    for chat_id, count in sends.items():
+        for _ in range(count):
+            data = {"chat_id": chat_id}
+            await limiter.process_request(send, (chat_id,), {}, "sendMessage", data, None)
+    assert scopes == ["global", "chat"]
 
 
 class _SlowAtFirst:
