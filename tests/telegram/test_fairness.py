@@ -15,6 +15,7 @@ import pytest
 from telegram.error import RetryAfter
 from telegram.ext import ExtBot
 
+from bot.config.settings import Settings
 from bot.services import Services
 from bot.telegram.deliver import TelegramDeliverer
 from bot.telegram.ratelimit import (
@@ -23,6 +24,7 @@ from bot.telegram.ratelimit import (
     GROUP_BURST,
     INLINE_SLOTS,
     LATE_TURN,
+    SEND_RATE,
     UPDATES_PER_CHAT,
     FairRateLimiter,
     background_sends,
@@ -286,6 +288,11 @@ async def test_a_shared_turn_missed_while_busy_is_taken_again() -> None:
     limiter.shared = on_time = _BusyAtFirst(busy=0.0)
     await limiter.process_request(_sent, (), {}, "sendMessage", {"chat_id": 8402}, None)
     assert on_time.turns == 1
+
+
+def test_the_settings_default_pace_is_the_limiters() -> None:
+    # `bot.config` stands below `bot.telegram`, so the number is written in both.
+    assert Settings.model_fields["TELEGRAM_SEND_RATE"].default == SEND_RATE
 
 
 async def test_a_429_is_the_chats_own_only_once_it_has_spent_half_its_burst() -> None:
