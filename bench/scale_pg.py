@@ -66,7 +66,6 @@ PROCESSES = (1, 2, 4)
 LATENCY = 0.05
 TELEGRAM_RATE = 30
 CONCURRENCY = 32
-TELEGRAM_RATE_SHARE = SEND_RATE  # TELEGRAM_SEND_RATE: the bot's, shared by the processes
 # The sweep's mix, in turn (`sandbox.library.data.MIX_KINDS`): a tenth get a digest.
 MIX = ("ready", "overdue", "today", "tomorrow") + ("none",) * 36
 URGENT = frozenset({"ready", "overdue", "today"})  # sent first (`storage.sweeps.urgency`)
@@ -354,7 +353,7 @@ async def _sweep_day(
 async def measure(
     size: int,
     cluster: Any,
-    rate: float = TELEGRAM_RATE_SHARE,
+    rate: float = SEND_RATE,
     processes: int = 2,
     kill: bool = False,
 ) -> dict[str, Any]:
@@ -696,7 +695,7 @@ def growth_line(first: dict[str, Any], last: dict[str, Any]) -> str:
 
 async def run(
     sizes: tuple[int, ...],
-    rate: float = TELEGRAM_RATE_SHARE,
+    rate: float = SEND_RATE,
     processes: tuple[int, ...] = PROCESSES,
     kill: bool = False,
 ) -> list[dict[str, Any]]:
@@ -728,9 +727,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--processes", type=int, nargs="+", default=list(PROCESSES), help="N, one run each"
     )
-    parser.add_argument(
-        "--rate", type=float, default=TELEGRAM_RATE_SHARE, help="TELEGRAM_SEND_RATE (shared)"
-    )
+    parser.add_argument("--rate", type=float, default=SEND_RATE, help="TELEGRAM_SEND_RATE (shared)")
     parser.add_argument(
         "--kill",
         action="store_true",
