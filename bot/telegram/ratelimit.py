@@ -70,6 +70,12 @@ LATE_RETAKES = 3
 # a retake or two, not a late send each.
 MAX_LEAD = 0.25
 LEAD_DECAY = 0.9
+# How far past the round trip the bot's turns may be booked for background sends: about what a
+# reply waits behind the sweep's digests of every process (each turn 36 ms at 27.5 a second),
+# with room for a turn booked late by a busy process. Refused more than `REFUSALS` times in a
+# row, a background send takes its turn all the same: other processes cannot starve it.
+BOOK_AHEAD = 0.2
+REFUSALS = 8
 
 Key = int | str
 JSONDict = dict[str, Any]
@@ -107,11 +113,13 @@ class SharedPace(Protocol):
         span: float,
         every: float | None = None,
         lead: float = 0.0,
-    ) -> tuple[float, float]:
+        within: float | None = None,
+    ) -> tuple[float, float, bool]:
         """Take `key`'s next turn (a bucket refilled every `emission` seconds, `span`
         seconds deep) and with `every`, the bot's from then on (one every `every` seconds
-        over all chats), not before `lead` seconds from now: (seconds until it, seconds the
-        whole bot is paused)."""
+        over all chats), not before `lead` seconds from now, and with `within`, only if the
+        bot's turns are booked no further ahead than that: (seconds until it, or until one
+        may be asked for again; seconds the whole bot is paused; whether it was taken)."""
         ...
 
     async def hold(self, key: str | None, seconds: float) -> None:
@@ -195,6 +203,7 @@ class FairRateLimiter(BaseRateLimiter[int]):
         self.shared_rate = 0.0
         self._shared_slots: asyncio.Semaphore | None = None
         self._lead = 0.0  # the round trips to `shared`, their peak decaying (`MAX_LEAD`)
+        self._room_at = -math.inf  # loop time before which no background send asks `shared`
 
     @property
     def per_second(self) -> float:
@@ -271,7 +280,7 @@ class FairRateLimiter(BaseRateLimiter[int]):
                 await self._acquire(key, rank)
                 if self.shared is not None:
                     # Last before the call: the bot's turn is the time the send goes.
-                    await self._shared_turn(key)
+                    await self._shared_turn(key, rank is not None)
             try:
                 return await callback(*args, **kwargs)
             except RetryAfter as exc:
@@ -307,24 +316,36 @@ class FairRateLimiter(BaseRateLimiter[int]):
 
     # --- the turns shared with other processes --------------------------------------------
 
-    async def _shared_turn(self, key: Key) -> None:
+    async def _shared_turn(self, key: Key, background: bool) -> None:
         """Wait for the chat's turn and the bot's among every process's sends (the bot's with
         `shared_rate`), and hold this process's sends for a pause any of them met; on no answer
         within `SHARED_TIMEOUT`, go by this process's limits alone. Taken after the turn here,
         last before the call: the bot's turn is when the send goes, the turns here (its share
-        of the budget, replies first) only which of its sends asks next."""
+        of the budget, replies first) only which of its sends asks next.
+
+        A `background` send takes none while the bot's turns are booked more than
+        `BOOK_AHEAD` past the round trip (up to `REFUSALS` times), and this process's other
+        background sends wait with it: every process's shares may add up past the total for a
+        beat, and a turn given up books another, so turns could be booked seconds ahead, and
+        a reply, which takes the next free one, would wait behind all of them."""
         assert self.shared is not None
         if self._shared_slots is None:
             self._shared_slots = asyncio.Semaphore(SHARED_AT_ONCE)
         emission, span = self._shared_limits(key)
+        every = 1 / self.shared_rate if self.shared_rate > 0 else None
         loop = asyncio.get_running_loop()
-        for _ in range(LATE_RETAKES + 1):
+        retakes = refusals = 0
+        while True:
+            within = None
+            if background and every is not None and refusals < REFUSALS:
+                if self._room_at > loop.time():
+                    await asyncio.sleep(self._room_at - loop.time())
+                within = self._lead + BOOK_AHEAD
             try:
                 async with self._shared_slots, asyncio.timeout(SHARED_TIMEOUT):
                     asked = loop.time()
-                    every = 1 / self.shared_rate if self.shared_rate > 0 else None
-                    wait, paused = await self.shared.turn(
-                        str(key), emission, span, every, self._lead
+                    wait, paused, taken = await self.shared.turn(
+                        str(key), emission, span, every, self._lead, within
                     )
             except Exception as exc:
                 self._shared_failed("take a chat's turn", exc)
@@ -333,13 +354,18 @@ class FairRateLimiter(BaseRateLimiter[int]):
             self._lead = min(MAX_LEAD, max(answered - asked, self._lead * LEAD_DECAY))
             if paused > 0:
                 self.hold(paused)  # every send of this process waits it out, then at the pace
+            if not taken:
+                refusals += 1
+                self._room_at = max(self._room_at, asked + wait)
+                continue
             # The turn is a time (the database's now when asked, plus `wait`), not a delay
             # from the answer: the round trip is not added to it.
             turn_at = asked + max(wait, paused)
             if turn_at > answered:
                 await asyncio.sleep(turn_at - answered)
-            if loop.time() - turn_at <= LATE_TURN:
+            if loop.time() - turn_at <= LATE_TURN or retakes == LATE_RETAKES:
                 return
+            retakes += 1
 
     async def _shared_hold(self, key: Key | None, seconds: float) -> None:
         """Tell the other processes of a 429: a group's pauses that group; any other, the bot

@@ -46,11 +46,17 @@ class _Turns:
         self._noted = noted
 
     async def turn(
-        self, key: str, emission: float, span: float, every: float | None = None, lead: float = 0
-    ) -> tuple[float, float]:
-        wait, paused = await self._pace.turn(key, emission, span, every)  # no lead: exact
+        self,
+        key: str,
+        emission: float,
+        span: float,
+        every: float | None = None,
+        lead: float = 0,
+        within: float | None = None,
+    ) -> tuple[float, float, bool]:
+        wait, paused, _ = await self._pace.turn(key, emission, span, every)  # exact: no lead
         self._noted.append(wait)
-        turn: tuple[float, float] = (0.0, paused)  # sent at once: the test need not wait
+        turn = (0.0, paused, True)  # sent at once: the test need not wait
         return turn
 
     async def hold(self, key: str | None, seconds: float) -> None:

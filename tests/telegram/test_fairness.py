@@ -19,6 +19,7 @@ from bot.config.settings import Settings
 from bot.services import Services
 from bot.telegram.deliver import TelegramDeliverer
 from bot.telegram.ratelimit import (
+    BOOK_AHEAD,
     CHAT_BURST,
     CHAT_RATE,
     GROUP_BURST,
@@ -262,14 +263,20 @@ class _BusyAtFirst:
         self.turns = 0
 
     async def turn(
-        self, key: str, emission: float, span: float, every: float | None = None, lead: float = 0
-    ) -> tuple[float, float]:
+        self,
+        key: str,
+        emission: float,
+        span: float,
+        every: float | None = None,
+        lead: float = 0,
+        within: float | None = None,
+    ) -> tuple[float, float, bool]:
         self.turns += 1
         if self.turns > 1:
-            return 0.0, 0.0
+            return 0.0, 0.0, True
         if self.busy:
             asyncio.get_running_loop().call_later(0.01, time.sleep, self.busy)
-        return 0.05, 0.0
+        return 0.05, 0.0, True
 
     async def hold(self, key: str | None, seconds: float) -> None:
         pass
@@ -327,12 +334,18 @@ class _SlowAtFirst:
         self.leads: list[float] = []
 
     async def turn(
-        self, key: str, emission: float, span: float, every: float | None = None, lead: float = 0
-    ) -> tuple[float, float]:
+        self,
+        key: str,
+        emission: float,
+        span: float,
+        every: float | None = None,
+        lead: float = 0,
+        within: float | None = None,
+    ) -> tuple[float, float, bool]:
         self.leads.append(lead)
         if len(self.leads) == 1:
             await asyncio.sleep(self.slow)
-        return lead, 0.0
+        return lead, 0.0, True
 
     async def hold(self, key: str | None, seconds: float) -> None:
         pass
@@ -349,10 +362,57 @@ async def test_a_shared_turn_answered_late_is_taken_again_that_far_ahead() -> No
     assert len(slow.leads) >= 2 and slow.leads[1] >= 0.95 * slow.slow, slow.leads
 
 
+class _BookedAhead:
+    """A shared pace whose bot's turns are booked a minute ahead: it takes no turn for a send
+    that asks `within` less than that, and gives any other turn at once."""
+
+    def __init__(self) -> None:
+        self.asked: list[float | None] = []
+        self.refused = asyncio.Event()
+
+    async def turn(
+        self,
+        key: str,
+        emission: float,
+        span: float,
+        every: float | None = None,
+        lead: float = 0,
+        within: float | None = None,
+    ) -> tuple[float, float, bool]:
+        self.asked.append(within)
+        if within is not None and within < 60:
+            self.refused.set()
+            return 60.0, 0.0, False
+        return 0.0, 0.0, True
+
+    async def hold(self, key: str | None, seconds: float) -> None:
+        pass
+
+
+async def test_a_digest_waits_while_the_bots_turns_are_booked_far_ahead_and_a_reply_does_not() -> (
+    None
+):
+    # A reply takes the bot's next free turn: were the digests of every process let book
+    # turns a minute ahead, it would wait that minute behind them.
+    limiter = FairRateLimiter(SEND_RATE)
+    limiter.shared, limiter.shared_rate = (pace := _BookedAhead()), SEND_RATE
+    with background_sends(0):
+        digest = asyncio.create_task(
+            limiter.process_request(_sent, (), {}, "sendMessage", {"chat_id": 8406}, None)
+        )
+    async with asyncio.timeout(5):
+        await pace.refused.wait()
+        await limiter.process_request(_sent, (), {}, "sendMessage", {"chat_id": 8407}, None)
+    assert not digest.done()
+    digest.cancel()
+    asked, replied = pace.asked  # the digest asked once, and then waits for room
+    assert asked is not None and asked >= BOOK_AHEAD and replied is None
+
+
 class _Unreachable:
     """A shared pace whose database does not answer."""
 
-    async def turn(self, *_: Any) -> tuple[float, float]:
+    async def turn(self, *_: Any) -> tuple[float, float, bool]:
         raise ConnectionRefusedError("the database is down")
 
     async def hold(self, key: str | None, seconds: float) -> None:
