@@ -254,13 +254,9 @@ async def test_a_429_pauses_every_process_sharing_the_pace(
     assert [m.text for m in telegram.sent(8202)] == ["after the pause"]
 
 
-class _BusyAtFirst:
-    """A shared pace whose first turn is a little ahead, and while the process waits for it,
-    it is busy for `busy` seconds (its loop blocked): it wakes that late for the turn."""
-
-    def __init__(self, busy: float) -> None:
-        self.busy = busy
-        self.turns = 0
+class _FakePace:
+    """A shared pace (`SharedPace`) whose turns `answer` gives, by the lead and the bound
+    they are asked with; Telegram never pauses it."""
 
     async def turn(
         self,
@@ -271,15 +267,30 @@ class _BusyAtFirst:
         lead: float = 0,
         within: float | None = None,
     ) -> tuple[float, float, bool]:
+        return await self.answer(lead, within)
+
+    async def answer(self, lead: float, within: float | None) -> tuple[float, float, bool]:
+        raise NotImplementedError
+
+    async def hold(self, key: str | None, seconds: float) -> None:
+        pass
+
+
+class _BusyAtFirst(_FakePace):
+    """A shared pace whose first turn is a little ahead, and while the process waits for it,
+    it is busy for `busy` seconds (its loop blocked): it wakes that late for the turn."""
+
+    def __init__(self, busy: float) -> None:
+        self.busy = busy
+        self.turns = 0
+
+    async def answer(self, lead: float, within: float | None) -> tuple[float, float, bool]:
         self.turns += 1
         if self.turns > 1:
             return 0.0, 0.0, True
         if self.busy:
             asyncio.get_running_loop().call_later(0.01, time.sleep, self.busy)
         return 0.05, 0.0, True
-
-    async def hold(self, key: str | None, seconds: float) -> None:
-        pass
 
 
 async def _sent(*_: Any, **__: Any) -> bool:
@@ -324,7 +335,7 @@ async def test_a_429_is_the_chats_own_only_once_it_has_spent_half_its_burst() ->
     assert scopes == ["global", "chat"]
 
 
-class _SlowAtFirst:
+class _SlowAtFirst(_FakePace):
     """A shared pace whose first answer comes `slow` seconds after it was asked (a database
     busy for a moment), and which gives each turn as soon as it may: `lead` from when it was
     asked, as the bot's pace does when idle (`storage.pace`)."""
@@ -333,22 +344,11 @@ class _SlowAtFirst:
         self.slow = slow
         self.leads: list[float] = []
 
-    async def turn(
-        self,
-        key: str,
-        emission: float,
-        span: float,
-        every: float | None = None,
-        lead: float = 0,
-        within: float | None = None,
-    ) -> tuple[float, float, bool]:
+    async def answer(self, lead: float, within: float | None) -> tuple[float, float, bool]:
         self.leads.append(lead)
         if len(self.leads) == 1:
             await asyncio.sleep(self.slow)
         return lead, 0.0, True
-
-    async def hold(self, key: str | None, seconds: float) -> None:
-        pass
 
 
 async def test_a_shared_turn_answered_late_is_taken_again_that_far_ahead() -> None:
@@ -362,7 +362,7 @@ async def test_a_shared_turn_answered_late_is_taken_again_that_far_ahead() -> No
     assert len(slow.leads) >= 2 and slow.leads[1] >= 0.95 * slow.slow, slow.leads
 
 
-class _BookedAhead:
+class _BookedAhead(_FakePace):
     """A shared pace whose bot's turns are booked a minute ahead: it takes no turn for a send
     that asks `within` less than that, and gives any other turn at once."""
 
@@ -370,23 +370,12 @@ class _BookedAhead:
         self.asked: list[float | None] = []
         self.refused = asyncio.Event()
 
-    async def turn(
-        self,
-        key: str,
-        emission: float,
-        span: float,
-        every: float | None = None,
-        lead: float = 0,
-        within: float | None = None,
-    ) -> tuple[float, float, bool]:
+    async def answer(self, lead: float, within: float | None) -> tuple[float, float, bool]:
         self.asked.append(within)
         if within is not None and within < 60:
             self.refused.set()
             return 60.0, 0.0, False
         return 0.0, 0.0, True
-
-    async def hold(self, key: str | None, seconds: float) -> None:
-        pass
 
 
 async def test_a_digest_waits_while_the_bots_turns_are_booked_far_ahead_and_a_reply_does_not() -> (
