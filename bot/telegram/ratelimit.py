@@ -55,8 +55,8 @@ SCOPES = ("global", "chat", "group")
 # How long a send waits for the shared pace (`SharedPace`) before it goes by this process's
 # own limits alone: a database that does not answer must not stop the bot from talking.
 SHARED_TIMEOUT = 2.0
-# Turns taken from the database at once by one process: a sweep's queue must not take every
-# pooled connection from the commands (each turn is one short statement).
+# Turns taken from the database at once by one process's background sends: a sweep's queue must
+# not take every pooled connection from the commands (each turn is one short statement).
 SHARED_AT_ONCE = 4
 # A shared turn this far past when the process could send on it (its answer came late, or the
 # process was busy when it fell due) is given up for a new one: sent late, it would reach
@@ -331,6 +331,9 @@ class FairRateLimiter(BaseRateLimiter[int]):
         assert self.shared is not None
         if self._shared_slots is None:
             self._shared_slots = asyncio.Semaphore(SHARED_AT_ONCE)
+        # A reply asks at once: behind the digests' asks, a database slow for a moment would
+        # hold it up to `SHARED_TIMEOUT` for every `SHARED_AT_ONCE` of them.
+        slots = self._shared_slots if background else contextlib.nullcontext()
         emission, span = self._shared_limits(key)
         every = 1 / self.shared_rate if self.shared_rate > 0 else None
         loop = asyncio.get_running_loop()
@@ -342,7 +345,7 @@ class FairRateLimiter(BaseRateLimiter[int]):
                     await asyncio.sleep(self._room_at - loop.time())
                 within = self._lead + BOOK_AHEAD
             try:
-                async with self._shared_slots, asyncio.timeout(SHARED_TIMEOUT):
+                async with slots, asyncio.timeout(SHARED_TIMEOUT):
                     asked = loop.time()
                     wait, paused, taken = await self.shared.turn(
                         str(key), emission, span, every, self._lead, within

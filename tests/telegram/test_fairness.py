@@ -26,6 +26,8 @@ from bot.telegram.ratelimit import (
     INLINE_SLOTS,
     LATE_TURN,
     SEND_RATE,
+    SHARED_AT_ONCE,
+    SHARED_TIMEOUT,
     UPDATES_PER_CHAT,
     FairRateLimiter,
     background_sends,
@@ -396,6 +398,43 @@ async def test_a_digest_waits_while_the_bots_turns_are_booked_far_ahead_and_a_re
     digest.cancel()
     asked, replied = pace.asked  # the digest asked once, and then waits for room
     assert asked is not None and asked >= BOOK_AHEAD and replied is None
+
+
+class _SlowForDigests(_FakePace):
+    """A shared pace that answers no background send (a database slow for a moment), and any
+    other at once."""
+
+    def __init__(self) -> None:
+        self.digests_asking = 0
+        self.all_asking = asyncio.Event()
+
+    async def answer(self, lead: float, within: float | None) -> tuple[float, float, bool]:
+        if within is None:
+            return 0.0, 0.0, True
+        self.digests_asking += 1
+        if self.digests_asking == SHARED_AT_ONCE:
+            self.all_asking.set()
+        await asyncio.Future()  # until the limiter's timeout
+        raise AssertionError("unreachable")
+
+
+async def test_a_reply_asks_for_its_turn_without_queueing_behind_the_digests_asks() -> None:
+    limiter = FairRateLimiter(1000.0)  # the local pace is not what this is about
+    limiter.shared, limiter.shared_rate = (pace := _SlowForDigests()), SEND_RATE
+    with background_sends(0):
+        digests = [
+            asyncio.create_task(
+                limiter.process_request(_sent, (), {}, "sendMessage", {"chat_id": chat}, None)
+            )
+            for chat in range(8410, 8410 + 2 * SHARED_AT_ONCE)
+        ]
+    async with asyncio.timeout(SHARED_TIMEOUT):  # before any digest's ask gives up
+        await pace.all_asking.wait()
+        await limiter.process_request(_sent, (), {}, "sendMessage", {"chat_id": 8409}, None)
+    assert pace.digests_asking == SHARED_AT_ONCE and not any(d.done() for d in digests)
+    for digest in digests:
+        digest.cancel()
+    await asyncio.gather(*digests, return_exceptions=True)
 
 
 class _Unreachable:
