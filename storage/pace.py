@@ -43,7 +43,7 @@ class Turn(NamedTuple):
 
     wait: float
     paused: float
-    taken: bool = True
+    taken: bool
 
 
 class Pace(Repository):
