@@ -18,6 +18,7 @@ import html
 import importlib
 import io
 import pkgutil
+import re
 import string
 from collections.abc import Mapping
 from decimal import Decimal
@@ -114,12 +115,13 @@ _LOCALES: Final = {lang: Locale.parse(code) for lang, code in LOCALES.items()}
 
 # typed: a count of True is refused by `_template`, not answered from the cache for 1.
 @functools.lru_cache(maxsize=4096, typed=True)
-def _form(lang: str, key: str, n: object) -> tuple[str, frozenset[str]]:
-    """The template `t` formats (the plural form for the count `n`) and its bare fields: looked
-    up and parsed once, where a command shows a dozen texts."""
+def _form(lang: str, key: str, n: object) -> tuple[str, frozenset[str], frozenset[str]]:
+    """The template `t` formats (the plural form for the count `n`), its bare fields and the
+    fields a full stop follows: looked up and parsed once, where a command shows a dozen
+    texts."""
     message = _MESSAGES[key]
     template = _template(lang, message, {message.n: n})
-    return template, _bare_fields(template)
+    return template, _bare_fields(template), _stopped_fields(template)
 
 
 def _template(lang: str, message: Message, params: Mapping[str, object]) -> str:
@@ -148,6 +150,9 @@ def load_catalogue(package: ModuleType = catalog) -> Mapping[str, Mapping[str, s
     )
 
 
+_STOPPED: Final = re.compile(r"(?<!\{)\{([A-Za-z_]\w*)\}\.")
+
+
 def _bare_fields(template: str) -> frozenset[str]:
     """Fields the template shows as plain `{name}`: their numbers get the locale's grouping."""
     bare: set[str] = set()
@@ -160,6 +165,11 @@ def _bare_fields(template: str) -> frozenset[str]:
         else:
             bare.add(field)
     return frozenset(bare - styled)
+
+
+def _stopped_fields(template: str) -> frozenset[str]:
+    """Fields the template ends a sentence after ("afleveres {date}.")."""
+    return frozenset(_STOPPED.findall(template))
 
 
 def _param(value: object, bare: bool, lang: str) -> object:
@@ -187,12 +197,14 @@ def t(lang: str, key: str, /, **params: object) -> str:
     English (a patron gets an answer), and a key missing everywhere raises KeyError.
     """
     message = _MESSAGES[key]
-    template, bare = _form(lang, key, params[message.n] if message.plural else None)
-    return Raw(
-        template.format_map(
-            {name: _param(value, name in bare, lang) for name, value in params.items()}
-        )
-    )
+    template, bare, stopped = _form(lang, key, params[message.n] if message.plural else None)
+    values = {name: _param(value, name in bare, lang) for name, value in params.items()}
+    for name in stopped:
+        # A value ending in a full stop ("30. nov.", an abbreviation) ends the sentence with it.
+        value = values.get(name)
+        if isinstance(value, str) and value.endswith("."):
+            values[name] = value[:-1]
+    return Raw(template.format_map(values))
 
 
 def pick_language(saved: str | None, telegram_code: str | None) -> str:

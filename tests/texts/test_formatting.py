@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bot.texts import t
 from bot.texts.formatting import (
     format_amount,
     format_date,
@@ -201,3 +202,17 @@ def test_paginate_keeps_entries_whole_within_count_and_size() -> None:
     # An entry longer than a page is shortened, not lost.
     [[long]] = paginate(["<b>" + "y" * 3000 + "</b>"], per_page=10, limit=1000)
     assert utf16_len(long) <= 1000 and long.endswith("…</b>")
+
+
+@pytest.mark.parametrize("lang", ["da", "en", "uk"])
+@pytest.mark.parametrize("key", ["shelf.expected", "borrower.order.has_loan"])
+def test_a_date_ending_a_sentence_ends_it_with_one_full_stop(lang: str, key: str) -> None:
+    """Danish writes "30. nov.": at the end of a sentence its stop is the sentence's."""
+    text = str(t(lang, key, date=format_date(dt.date(2026, 11, 30), lang, today=TODAY), title="X"))
+    assert ".." not in text
+    assert text.endswith(".")
+
+
+def test_a_title_ending_in_an_ellipsis_keeps_it_before_the_full_stop() -> None:
+    text = str(t("en", "borrower.order.has_loan", title="Hmm", date="Wait..."))
+    assert text.endswith("due Wait...")
