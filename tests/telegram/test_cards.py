@@ -290,3 +290,15 @@ async def test_forget_revokes_every_card(bot: BotHarness) -> None:
     assert bot.sandbox.live_tokens(KAREN) == [] and bot.sandbox.live_tokens(OLE) == []
     assert bot.sandbox.calls[REVOKE] == 2
     assert await bot.store.cards.of_chat(CHAT) == []
+
+
+async def test_a_card_back_after_a_logout_is_named_at_its_library_as_cards_names_it(
+    bot: BotHarness,
+) -> None:
+    await karen_and_ole(bot, CHAT)
+    logout = await bot.send(CHAT, "/logout")
+    await bot.tap(CHAT, logout, "🚪 All cards")
+    back = await log_in(bot, CHAT, OLE)
+    assert back.text.startswith(f"✅ Ole's card is connected ({KBH}).")
+    listed = await bot.send(CHAT, "/cards")
+    assert f"1. 👤 Ole ({KBH})" in listed.text

@@ -133,19 +133,24 @@ async def _redeem(
         # A lapsed card of the same person: back as it was, name, calendar and settings.
         await reply(update, context, t(lang, "cards.restored", card=owner(card, lang)))
     elif len(cards) <= 1 and ended and card.label:
-        # A login again after the card was gone: say whose card came back.
-        key = "cards.added" if library else "cards.added_plain"
-        await reply(update, context, t(lang, key, card=owner(card, lang), library=library or ""))
+        # A login again after the card was gone: say whose card came back, at its library
+        # as `/cards` names it.
+        await reply(update, context, await _added(context, card))
     elif len(cards) <= 1:  # one card: as before several cards
         key = "connect.connected_library" if library else "connect.connected"
         await reply(update, context, t(lang, key, library=library or ""))
     elif linked.outcome == "refreshed":
         await reply(update, context, t(lang, "cards.refreshed", card=owner(card, lang)))
     else:
-        library = await card_library(context, card)
-        key = "cards.added" if library else "cards.added_plain"
-        text = t(lang, key, card=owner(card, lang), library=library or "")
+        text = await _added(context, card)
         await reply(update, context, f"{text}\n\n{await card_lines(context, cards)}")
+
+
+async def _added(context: Context, card: Card) -> str:
+    """ "Anna's card is connected (Københavns Biblioteker)." """
+    library = await card_library(context, card)
+    key = "cards.added" if library else "cards.added_plain"
+    return t(context.lang, key, card=owner(card, context.lang), library=library or "")
 
 
 async def _someone_else(update: Update, context: Context, card: Card, waiting: list[Card]) -> None:
