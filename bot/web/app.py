@@ -50,7 +50,7 @@ from bot.services import Services
 from bot.telegram.cards import RELOGIN_START
 from bot.texts import LANGUAGES, Raw, pick_language, t
 from bot.texts.cards import card_name
-from bot.texts.formatting import format_amount, format_date, is_zero_amount, shorten
+from bot.texts.formatting import format_amount, format_date, is_zero_amount, join_and, shorten
 from bot.texts.render import (
     hold_details,
     hold_status,
@@ -382,10 +382,18 @@ async def build_overview(services: Services, user_id: int, covers: Covers) -> di
         row["lines"] = [_plain(line) for line in hold_details(hold, today, lang, names)]
         if hold.pick_up_agency and row["ready"]:
             row["hours"] = await _hours_today(services, hold.pick_up_agency, today, lang, deadline)
+    texts = {name: _plain(t(lang, key)) for name, key in TEXTS.items()}
+    known = [view["name"] for view in shown if not view["error"]]
+    if len(known) < len(shown):
+        # The strip counts the loans of the cards read only: it names them, and with none read
+        # it is left out rather than saying that nothing is due.
+        texts["nothing_due"] = (
+            _plain(t(lang, "app.nothing_due_on", cards=join_and(known, lang))) if known else ""
+        )
     return {
         "lang": lang if lang in LANGUAGES else "en",
         "today": today.isoformat(),
-        "texts": {name: _plain(t(lang, key)) for name, key in TEXTS.items()},
+        "texts": texts,
         "cards": shown,
     }
 

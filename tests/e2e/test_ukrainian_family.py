@@ -114,6 +114,9 @@ async def test_lapsed_logins_keep_the_family_s_cards_in_ukrainian(
         section = app.locator("section.card", has_text=f"👤 {name}")
         await expect(section.locator(".warn")).to_have_text(uk("lists.card_lapsed", name=name))
         await expect(section.locator("a.login")).to_have_text(uk("lists.login_again"))
+    # No card could be read: the page does not say that nothing is due (Sofie has a loan due).
+    await expect(app.locator("#timeline-box")).to_have_count(0)
+    await expect(app.locator("main")).not_to_contain_text(uk("app.nothing_due"))
     await page.locator("#webapp .webapp-close").click()
 
     # Anna logs in again with her button in the first message (the oldest login link: /cards

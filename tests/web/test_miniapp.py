@@ -485,6 +485,8 @@ async def test_a_lapsed_card_is_shown_by_name_with_its_own_login(bot: BotHarness
     # "Log in again" opens the chat, which names the lapsed card with its login button.
     assert lapsed["login"].endswith("?start=relogin")
     assert data["texts"]["login"] == "🔑 Log in again"
+    # The due-date strip counts Karen's loans only, and says so when none is due.
+    assert data["texts"]["nothing_due"] == "Karen: nothing is due in the next 30 days."
     kept = await bot.store.cards.get(90, 2, lapsed=True)
     assert kept is not None and kept.is_lapsed and kept.label == "Jonas"
     # Seen again: the same, from the store alone, and no login state made by a view.

@@ -12,6 +12,9 @@ MESSAGES: tuple[Message, ...] = (
     # TRANSLATORS: heading of a strip showing the due dates of the next 30 days.
     _("app.timeline", "Due in the next 30 days"),
     _("app.nothing_due", "Nothing is due in the next 30 days."),
+    # TRANSLATORS: {cards} names the cards whose loans the page could read ("Anna and Emil");
+    # the other cards' logins have lapsed, so their loans are not known.
+    _("app.nothing_due_on", "{cards}: nothing is due in the next 30 days."),
     _("app.no_cards", "No library card is connected. Use /login in the chat."),
     _("app.renew", "Renew"),
     _("app.renewing", "Renewing…"),

@@ -76,6 +76,8 @@
     const box = el("section", { class: "card", id: "timeline-box", "aria-labelledby": "timeline" },
       el("h2", { id: "timeline" }, texts.timeline));
     if (!counts.some(Boolean)) {
+      // Empty when no card could be read: nothing is known to be due, nor that nothing is.
+      if (!texts.nothing_due) return null;
       box.append(el("p", { class: "note" }, texts.nothing_due));
       return box;
     }
@@ -142,7 +144,8 @@
       main.append(el("p", { class: "note" }, texts.no_cards));
       return;
     }
-    main.append(timeline(data.cards, data.today));
+    const strip = timeline(data.cards, data.today);
+    if (strip) main.append(strip);
     for (const card of data.cards) {
       const box = el("section", { class: "card" }, el("h2", {}, "👤 " + card.name));
       if (card.error) {
@@ -192,7 +195,8 @@
       loan.due = answer.due;
       if (due && answer.due_text) due.textContent = answer.due_text;
       const old = document.getElementById("timeline-box");
-      if (old && current) old.replaceWith(timeline(current.cards, current.today));
+      const strip = current && timeline(current.cards, current.today);
+      if (old && strip) old.replaceWith(strip);
     }
   }
 
