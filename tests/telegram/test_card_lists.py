@@ -360,3 +360,14 @@ def test_a_button_stored_before_cards_means_card_one() -> None:
     assert stored is not None and stored.number == 1
     assert decode({"kind": "loans"}, ListPage) == ListPage("loans")  # one card: as before
     assert decode({"pid": "870970-basis:1"}, OrderFound) == OrderFound("870970-basis:1")
+
+
+async def test_renew_all_is_offered_only_for_a_card_with_a_loan_due_within_the_window(
+    bot: BotHarness,
+) -> None:
+    await two_cards(bot, 417)
+    await command(bot, 417, "/reminders 1")  # the window: 1 day; Jonas's loan is due in 3
+    [listing] = await command(bot, 417, "/renew")
+    assert "nothing due within 1 day" in listing.text
+    renew_all = [label for label in buttons(listing) if label.startswith("🔄 Renew those due")]
+    assert renew_all == ["🔄 Renew those due within 1 day: Karen"]

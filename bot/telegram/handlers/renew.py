@@ -30,7 +30,7 @@ from bot.library.deadline import Deadline
 from bot.library.errors import LibraryError
 from bot.library.models import parse_library_date
 from bot.rules.renewals import refusal_for
-from bot.rules.urgency import sort_loans
+from bot.rules.urgency import due_counts, sort_loans
 from bot.telegram.buttons import ButtonId, ListPage, Payload, RenewAll, RenewLoan, decode
 from bot.telegram.cards import require_card, tell_lapsed
 from bot.telegram.context import Context
@@ -516,7 +516,13 @@ async def _show_renew(
     buttons: list[list[InlineKeyboardButton]] = []
     for read in statuses:
         head = heads.get(str(read.number))
-        if head is not None and read.status is not None and read.status.loans:
+        # Only where a loan is due within the window: beside "nothing due within 3 days" the
+        # button would contradict the list, and renew nothing.
+        if (
+            head is not None
+            and read.status is not None
+            and any(due_counts(read.status.loans, today, window))
+        ):
             label = renew_all_label(lang, window)
             if several:
                 label = t(lang, "lists.renew.all_of", label=label, name=read.name)
