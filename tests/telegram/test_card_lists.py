@@ -163,6 +163,8 @@ async def test_a_refused_token_lapses_only_that_card_and_the_list_names_it(
     assert "🔑 Jonas's library login has lapsed." in holds.text and len(logins(holds)) == 1
     [cards] = await command(bot, 407, "/cards")
     assert "2. 👤 Jonas · 🔑 login lapsed" in cards.text and len(logins(cards)) == 1
+    [renewals] = await command(bot, 407, "/renew")
+    assert "🔑 Jonas's library login has lapsed." in renewals.text and len(logins(renewals)) == 1
 
 
 async def test_logging_in_again_brings_a_lapsed_card_back_as_it_was(bot: BotHarness) -> None:

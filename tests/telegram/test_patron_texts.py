@@ -192,4 +192,4 @@ async def test_a_login_after_the_card_was_gone_names_whose_card_came(bot: BotHar
     await command(bot, CHAT, "/logout")
     # Whoever the browser's library login was: the answer says whose card this is now.
     told = await log_in(bot, CHAT, JONAS)
-    assert told.text == "✅ Jonas's card is connected (Copenhagen)."
+    assert told.text == "✅ Jonas's card is connected (Københavns Biblioteker)."

@@ -42,6 +42,7 @@ from bot.telegram.handlers.cardlists import (
     Shown,
     chat_cards,
     heading,
+    lapsed_logins,
     read_cards,
     view_ids,
     view_payloads,
@@ -513,7 +514,9 @@ async def _show_renew(
             if (key := _loan_key(listing, read.number, loan.loan_id)) in mapped
         ]
         used = {row.id for row in await callbacks.stored_many(svc, wanted, chat_id) if row.used_at}
-    buttons: list[list[InlineKeyboardButton]] = []
+    # A login button for each lapsed card the list shows, first, as the other lists have.
+    logins = await lapsed_logins(context, shown)
+    buttons: list[list[InlineKeyboardButton]] = [*logins.rows]
     for read in statuses:
         head = heads.get(str(read.number))
         # Only where a loan is due within the window: beside "nothing due within 3 days" the
@@ -569,6 +572,8 @@ async def _show_renew(
         if pages > 1:
             buttons.append(page_row(lang, views[str(listing.number or ALL)], page, pages))
         buttons.extend(view_rows(lang, shown.cards, views, listing.number))
+    if logins.links:
+        parts.append(logins.links)
     [text, *_] = split_messages(["\n\n".join(parts)])
     await reply(update, context, text, buttons=buttons)
 

@@ -252,8 +252,8 @@ MESSAGES: tuple[Message, ...] = (
     # /renew
     _(
         "borrower.renew.header",
-        "🔄 <b>Renew loans</b> ({count})\nTap a loan to renew it, or the first button to renew "
-        "those due soon.",
+        # The buttons to renew several at once say what they do; a chat may have none of them.
+        "🔄 <b>Renew loans</b> ({count})\nTap a loan to renew it.",
     ),
     _("borrower.renew.empty", "🔄 You have no loans to renew."),
     _("borrower.renew.button", "🔄 {title} · {due}"),
