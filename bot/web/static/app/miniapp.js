@@ -103,10 +103,12 @@
       due);
     if (loan.refused) {
       body.append(el("div", { class: "warn" }, loan.refused));
+    } else if (loan.tried) {
+      // Its id is spent (tried from an earlier view): what became of it, and no button.
+      body.append(el("div", { class: "meta result", role: "status" }, texts.already));
     } else if (loan.renew) {
       const button = el("button", { type: "button" }, texts.renew);
-      const note = el("div", { class: "meta result", role: "status" },
-        loan.tried ? texts.already : "");
+      const note = el("div", { class: "meta result", role: "status" }, "");
       button.addEventListener("click", () => renew(loan, button, note, due));
       body.append(button, note);
     }
@@ -175,8 +177,9 @@
   }
 
   // The answer is told on the loan itself, which keeps its place in the list: the chat's line
-  // for it (the new due date, the library's refusal, or no answer). The button stays, so a
-  // second press is answered too ("already tried"), never silently.
+  // for it (the new due date, the library's refusal, or no answer). An answer that spends the
+  // loan's id takes its button away, so the answer stays in view; one that did not reach the
+  // library ("try again later", "a moment") leaves the button to press again.
   async function renew(loan, button, note, due) {
     button.disabled = true;
     button.textContent = texts.renewing;
@@ -191,6 +194,7 @@
       button.textContent = texts.renew;
     }
     note.textContent = answer.text;
+    if (answer.result !== "failed") button.remove();
     if (answer.result === "renewed" && answer.due) {
       loan.due = answer.due;
       if (due && answer.due_text) due.textContent = answer.due_text;
