@@ -302,3 +302,15 @@ async def test_a_card_back_after_a_logout_is_named_at_its_library_as_cards_names
     assert back.text.startswith(f"✅ Ole's card is connected ({KBH}).")
     listed = await bot.send(CHAT, "/cards")
     assert f"1. 👤 Ole ({KBH})" in listed.text
+
+
+async def test_an_order_names_its_card_while_another_card_of_the_chat_has_lapsed(
+    bot: BotHarness,
+) -> None:
+    await karen_and_ole(bot, CHAT)
+    ole = await bot.store.cards.get(CHAT, 2)
+    assert ole is not None
+    bot.sandbox.expire_token(ole.token)
+    await bot.send(CHAT, "/loans")  # Ole's card lapses, and stays in the chat
+    ask = await bot.send(CHAT, f"/order {LITTLE_PRINCE}")
+    assert ask.text.startswith("👤 Karen\nDo you want to order Den lille prins")

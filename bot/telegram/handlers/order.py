@@ -455,9 +455,10 @@ async def _tell_placed(update: Update, context: Context, placed: ordering.Placed
 
 
 async def _for_card(context: Context, card: Card, text: str) -> str:
-    """`text` headed by the card's name when the chat has several: whose order it is."""
+    """`text` headed by the card's name when the chat has several (a lapsed one counts: the
+    family still has it): whose order it is."""
     lang = context.lang
-    cards = await card_actions.of_chat(context.services, card.chat_id)
+    cards = await card_actions.of_chat(context.services, card.chat_id, lapsed=True)
     return f"{card_heading(card, lang)}\n{text}" if len(cards) > 1 else text
 
 
