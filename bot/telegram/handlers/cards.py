@@ -29,7 +29,7 @@ from bot.telegram.buttons import LogoutAsk, Payload, RenameCard, decode
 from bot.telegram.cards import login_buttons, require_card
 from bot.telegram.context import Context
 from bot.telegram.keyboards import callback_buttons, overview_rows, resolve_callback
-from bot.telegram.replies import NO_PREVIEW, plain, reply
+from bot.telegram.replies import NO_PREVIEW, plain, reply, send
 from bot.texts import LANGUAGES, Raw, t
 from bot.texts.cards import card_name
 
@@ -318,7 +318,8 @@ class Renames:
             )
         # By identity: the number may be another person's card by now.
         if card is None or tapped is None or not tapped.cid or card.card_id != tapped.cid:
-            await reply(update, context, t(lang, "cards.gone"))
+            # A new message: the tapped /cards list keeps the other cards' buttons.
+            await send(context.bot, context.chat_id, t(lang, "cards.gone"))
             return
         self.ask(card.chat_id, card.number, await ask_for_name(update, context, card))
 
