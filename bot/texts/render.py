@@ -59,6 +59,7 @@ MATERIAL_TYPES: Final[Mapping[str, str]] = {
 }
 
 __all__ = [
+    "debt_summary",
     "debt_total",
     "hold_details",
     "hold_status",
@@ -216,6 +217,14 @@ def render_debt(items: Sequence[Debt], today: dt.date, lang: str) -> list[str]:
         amount = html.escape(format_amount(item.amount, item.currency, lang)[:60], quote=False)
         entries.append(f"{what}\n{_line(html.escape(when, quote=False), amount)}")
     return entries
+
+
+def debt_summary(items: Sequence[Debt], lang: str) -> str:
+    """ "Total: 75,00 kr." of one card's fees ("" when there is no honest total)."""
+    total = debt_total(items)
+    if total is None:
+        return ""
+    return t(lang, "render.debt.total", amount=format_amount(total[0], total[1], lang))
 
 
 def debt_total(items: Sequence[Debt]) -> tuple[str, str] | None:

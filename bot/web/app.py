@@ -50,12 +50,14 @@ from bot.services import Services
 from bot.telegram.cards import RELOGIN_START
 from bot.texts import LANGUAGES, Raw, pick_language, t
 from bot.texts.cards import card_name
-from bot.texts.formatting import format_amount, format_date, is_zero_amount, join_and, shorten
+from bot.texts.formatting import format_date, join_and, shorten
 from bot.texts.render import (
+    debt_summary,
     hold_details,
     hold_status,
     loan_due,
     reason_text,
+    render_debt,
     renewal_line,
     watch_line,
 )
@@ -492,17 +494,16 @@ async def _lists(
             "hours": None,
         }
 
+    fees = render_debt(status.debt, today, lang)
     return {
         "loans": [loan_row(loan) for loan in loans],
         "holds": [hold_row(hold) for hold in status.orders],
+        # The chat's entries, as `/debt` shows them: what for, then when and how much.
         "fees": [
-            {
-                "title": debt.title or _plain(t(lang, "render.debt.no_reason")),
-                "amount": format_amount(debt.amount, debt.currency, lang),
-            }
-            for debt in status.debt
-            if not is_zero_amount(debt.amount)
+            {"title": _plain(what), "amount": _plain(rest)}
+            for what, _, rest in (entry.partition("\n") for entry in fees)
         ],
+        "fees_total": _plain(debt_summary(status.debt, lang)) or None,
     }
 
 

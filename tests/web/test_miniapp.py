@@ -346,9 +346,12 @@ async def test_the_page_says_what_the_chat_says_of_holds_and_fees(
     chat_debt = "\n".join(message.text for message in debt)
     assert data["texts"]["fees"] == heading == _chat_lines(chat_debt)[0]
     assert card["fees"]
+    lines = _chat_lines(chat_debt)
     for fee in card["fees"]:
-        assert fee["amount"] in chat_debt, fee["amount"]
+        # The chat's entry, line by line: what for, then when and how much.
+        assert [fee["title"], fee["amount"]] == lines[lines.index(fee["title"]) :][:2], fee
         assert "DKK" not in fee["amount"] or lang != "da"
+    assert card["fees_total"] in lines
     if lang == "da":
         assert any(fee["amount"].endswith("kr.") for fee in card["fees"])
 

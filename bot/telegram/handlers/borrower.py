@@ -52,6 +52,7 @@ from bot.texts.formatting import (
     shorten,
 )
 from bot.texts.render import (
+    debt_summary,
     debt_total,
     holds_summary,
     loans_summary,
@@ -472,13 +473,10 @@ async def list_debt(
             sections.append(Section(card.name, t(lang, "lists.debt.none")))
             continue
         every += items
-        total = debt_total(items)
-        amount = (
-            t(lang, "render.debt.total", amount=format_amount(total[0], total[1], lang))
-            if total is not None
-            else ""
+        summary = debt_summary(items, lang)
+        sections.append(
+            Section(card.name, summary=summary, entries=render_debt(items, today, lang))
         )
-        sections.append(Section(card.name, summary=amount, entries=render_debt(items, today, lang)))
         owed += len(items)
     title = t(lang, "borrower.debt.header")
     # A family sees what the cards owe together, once more than one of them owes something.

@@ -165,6 +165,7 @@
           el("li", { class: "item fee" }, el("div", { class: "body" },
             el("div", { class: "title" }, fee.title),
             el("div", { class: "meta amount" }, fee.amount)))));
+        if (card.fees_total) box.append(el("p", { class: "note total" }, card.fees_total));
       }
       // The shelf watches live in the chat (/watches); the page only shows them.
       if (card.watches && card.watches.length) {
