@@ -179,8 +179,8 @@
 
   // The answer is told on the loan itself, which keeps its place in the list: the chat's line
   // for it (the new due date, the library's refusal, or no answer). An answer that spends the
-  // loan's id takes its button away, so the answer stays in view; one that did not reach the
-  // library ("try again later", "a moment") leaves the button to press again.
+  // loan's id, or whose card is gone, takes its button away, so the answer stays in view; the
+  // others ("try again later", "log in again", "a moment") leave the button to press again.
   async function renew(loan, button, note, due) {
     button.disabled = true;
     button.textContent = texts.renewing;
@@ -195,7 +195,8 @@
       button.textContent = texts.renew;
     }
     note.textContent = answer.text;
-    if (answer.result !== "failed") button.remove();
+    // A lapsed login leaves the id unspent: pressed after logging in again, it renews.
+    if (answer.result !== "failed" && answer.result !== "login") button.remove();
     if (answer.result === "renewed" && answer.due) {
       loan.due = answer.due;
       if (due && answer.due_text) due.textContent = answer.due_text;
