@@ -29,7 +29,7 @@ from bot.library.errors import (
     TokenRejected,
 )
 from bot.rules.renewals import due_key, raw_reason, refusal_for
-from bot.rules.urgency import hold_is_ready, sort_loans
+from bot.rules.urgency import due_within, hold_is_ready, sort_loans
 from bot.services import calendar
 
 if TYPE_CHECKING:
@@ -435,7 +435,7 @@ async def renew_due(
         if listed is not None and loan.loan_id not in listed:
             continue  # not in this message: a newer loan is not "all" of an older list
         due = loan.due_date
-        if isinstance(due, dt.date) and (due - today).days > window:
+        if isinstance(due, dt.date) and not due_within(due, today, window):
             # Outside the window first: a refusal remembered of a loan due later is no answer
             # to "what is due within the window".
             done.later.append(loan)

@@ -29,6 +29,12 @@ def loan_urgency(loan: Loan, today: dt.date) -> Urgency:
     return "later"
 
 
+def due_within(due: dt.date, today: dt.date, within: int) -> bool:
+    """Due within `within` days from today, today and overdue included: the window of a list's
+    summary and of "renew those due" alike, so the two never disagree."""
+    return (due - today).days <= within
+
+
 def due_counts(loans: Iterable[Loan], today: dt.date, within: int) -> tuple[int, int]:
     """(overdue, due within `within` days from today, today included): a long list's summary."""
     overdue = soon = 0
@@ -36,10 +42,9 @@ def due_counts(loans: Iterable[Loan], today: dt.date, within: int) -> tuple[int,
         due = loan.due_date
         if not isinstance(due, dt.date):
             continue
-        days = (due - today).days
-        if days < 0:
+        if due < today:
             overdue += 1
-        elif days <= within:
+        elif due_within(due, today, within):
             soon += 1
     return overdue, soon
 
