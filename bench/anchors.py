@@ -26,6 +26,10 @@ cold), which shows whether `/loans` does more than a bare bot or only wakes more
 CPU time is the scheduler's own count per thread (`/proc/<pid>/task/*/sched`), to the
 nanosecond where the kernel shows it, else the clock ticks of `/proc/<pid>/stat`.
 
+`--platform-latency` has the platform stand-in answer that many seconds late, as production
+does from tens of milliseconds away: then every bot making the call waits for its answer, and
+wakes for it.
+
 aiogram is a benchmark-only extra (`pip install -e '.[bench]'`); without it its column reads
 "n/a". Run alone with `python -m bench.anchors`.
 """
@@ -480,13 +484,15 @@ async def run(
     paced_chats: int = PACED_CHATS,
     paced_rate: float = PACED_RATE,
     pinned: bool = True,
+    platform_latency: float = 0.0,
 ) -> Figures:
     """`cycles` of a streamed block per bot, then as many of a paced block per bot.
-    `pinned=False` leaves every process's CPU affinity alone (for a test run)."""
+    `pinned=False` leaves every process's CPU affinity alone (for a test run);
+    `platform_latency` delays every answer of the library stand-ins by that many seconds."""
     figures = Figures()
     sandbox = TimedSandbox()
     chats = max(stream_chats, paced_chats)
-    async with running_rig(sandbox=sandbox, subprocess=True) as rig:
+    async with running_rig(sandbox=sandbox, subprocess=True, latency=platform_latency) as rig:
         telegram = rig.telegram
         assert rig.bot_pid is not None
         kinds = ["ptb"] + (["aiogram", "call"] if aiogram_installed() else [])
@@ -523,6 +529,8 @@ async def run(
                 targets.append(target)
             pids = [target.pid for target in targets]
             figures.core = pin(*pids) if pinned else "not pinned"
+            if platform_latency:
+                figures.core += f"; the platform answers {platform_latency * 1000:g} ms late"
             for target in targets:  # warm up: connections, caches, first calls
                 for chat_id in target.chats:
                     await _timed(rig, target, chat_id)
@@ -545,12 +553,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--block", type=int, default=STREAM_BLOCK, help="streamed, per bot")
     parser.add_argument("--paced-block", type=int, default=PACED_BLOCK, help="paced, per bot")
     parser.add_argument(
+        "--platform-latency",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="the platform stand-in answers this late (production: tens of ms); default 0",
+    )
+    parser.add_argument(
         "--serve", nargs=3, metavar=("KIND", "TOKEN", "URL"), help=argparse.SUPPRESS
     )
     args = parser.parse_args(argv)
     if args.serve:
         return serve(*args.serve)
-    figures = asyncio.run(run(args.cycles, args.block, args.paced_block))
+    figures = asyncio.run(
+        run(args.cycles, args.block, args.paced_block, platform_latency=args.platform_latency)
+    )
     print("\n".join(figures.lines()), flush=True)
     return 0 if figures.met else 1
 

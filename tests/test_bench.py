@@ -48,9 +48,17 @@ async def test_commands_bench_times_each_loans() -> None:
 
 async def test_anchors_bench_prints_loans_beside_the_bare_bots() -> None:
     figures = await anchors.run(
-        1, 8, 4, stream_chats=2, paced_chats=2, paced_rate=50.0, pinned=False
+        1,
+        8,
+        4,
+        stream_chats=2,
+        paced_chats=2,
+        paced_rate=50.0,
+        pinned=False,
+        platform_latency=0.005,
     )
     text = "\n".join(figures.lines())
+    assert text.startswith("anchors: not pinned; the platform answers 5 ms late\n")
     assert text.count("command CPU per /loans: ") == 2  # streamed and paced
     assert len(figures.streaming["loans"]) == len(figures.paced["ptb"]) == 1
     assert figures.streaming["loans"][0].throughput > 0
