@@ -26,9 +26,9 @@ cold), which shows whether `/loans` does more than a bare bot or only wakes more
 CPU time is the scheduler's own count per thread (`/proc/<pid>/task/*/sched`), to the
 nanosecond where the kernel shows it, else the clock ticks of `/proc/<pid>/stat`.
 
-`--platform-latency` has the platform stand-in answer that many seconds late, as production
-does from tens of milliseconds away: then every bot making the call waits for its answer, and
-wakes for it.
+`--platform-latency` has the library stand-ins (the platform's among them) answer that many
+seconds late, as production does from tens of milliseconds away: then every bot making the
+call waits for its answer, and wakes for it.
 
 aiogram is a benchmark-only extra (`pip install -e '.[bench]'`); without it its column reads
 "n/a". Run alone with `python -m bench.anchors`.
@@ -557,7 +557,7 @@ def main(argv: list[str] | None = None) -> int:
         type=float,
         default=0.0,
         metavar="SECONDS",
-        help="the platform stand-in answers this late (production: tens of ms); default 0",
+        help="the library stand-ins answer this late (production: tens of ms); default 0",
     )
     parser.add_argument(
         "--serve", nargs=3, metavar=("KIND", "TOKEN", "URL"), help=argparse.SUPPRESS
