@@ -105,6 +105,22 @@ class NoticeSeen(Repository):
         found: str | None = await self._run(lambda conn: conn.execute(statement).scalar())
         return found
 
+    async def restate_order(
+        self, chat_id: int, title: str, placed: str, value: str, number: int = 1
+    ) -> None:
+        """Give the claim of title `title` made with `placed` the value `value` (a newer claim
+        is left as it is)."""
+        statement = (
+            update(NOTICE_SEEN)
+            .where(
+                of_seen(chat_id, number),
+                NOTICE_SEEN.c.item == f"placed:{title}"[:300],
+                NOTICE_SEEN.c.value == placed,
+            )
+            .values(value=value)
+        )
+        await self._run(lambda conn: conn.execute(statement))
+
     async def release_order(
         self, chat_id: int, title: str, number: int = 1, *, placed: str | None = None
     ) -> None:

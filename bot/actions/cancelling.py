@@ -12,7 +12,6 @@ from bot.library.errors import (
     LibraryError,
     NotLoggedIn,
     Refused,
-    ServiceUnavailable,
     TokenRejected,
 )
 
@@ -111,7 +110,7 @@ async def cancel_hold(
             return HoldGone(card, title)
         return CancelRefused(card, title, exc.code or "?")
     except LibraryError as exc:
-        if isinstance(exc, ServiceUnavailable) and exc.status is None:
+        if exc.outcome_unknown:
             return MaybeCancelled(card, title)
         return CancelFailed(card, title, exc)
     return Cancelled(card, title, result.deleted)

@@ -24,7 +24,14 @@ from bot.library.errors import (
     TokenRejected,
 )
 from bot.rules.isil import branch_key, match_branch, normalise_branch
-from bot.rules.notices import ORDER_GRACE, faust, placed_text, placed_time
+from bot.rules.notices import (
+    ORDER_GRACE,
+    faust,
+    is_unsure,
+    placed_text,
+    placed_time,
+    unsure_text,
+)
 from bot.rules.urgency import hold_is_ready
 from bot.services.checks import check_soon, watch_order
 
@@ -80,11 +87,13 @@ class OnCard:
 
 @dataclass(frozen=True)
 class OrderedBefore:
-    """The card ordered this title through the bot already (`held`: what it has of it)."""
+    """The card ordered this title through the bot already (`held`: what it has of it;
+    `unsure`: that order's answer was lost, so whether it went in is not known yet)."""
 
     card: Card
     title: str
     held: OnCard | None = None
+    unsure: bool = False
 
 
 @dataclass(frozen=True)
@@ -232,8 +241,9 @@ async def prepare(
     work, status, available = read
     title = work.title or pid
     held = await _on_card(services, status, pid, deadline)
-    if await _ordered_here(services, card, pid, held is not None):
-        return OrderedBefore(card, title, held)
+    before = await _ordered_here(services, card, pid, held is not None)
+    if before is not None:
+        return OrderedBefore(card, title, held, unsure=held is None and is_unsure(before))
     home = normalise_branch(status.agency) if branch is None else None
     if wanted is not None:
         chosen = await _branch_named(services, card, pid, title, wanted, home, deadline)
@@ -311,19 +321,19 @@ async def _on_card(
     return None
 
 
-async def _ordered_here(services: Services, card: Card, pid: str, shown: bool) -> bool:
-    """Whether the card ordered this title through the bot already. A claim whose hold no
-    longer shows a day after (`ORDER_GRACE`: the order never went in, or its loan ended) is
-    let go, so the title can be ordered again."""
+async def _ordered_here(services: Services, card: Card, pid: str, shown: bool) -> str | None:
+    """The card's claim of this title, if it ordered it through the bot already. A claim
+    whose hold no longer shows a day after (`ORDER_GRACE`: the order never went in, or its
+    loan ended) is let go, so the title can be ordered again."""
     store = services.store
     placed = await store.notices.ordered(card.chat_id, faust(pid), card.number)
     if placed is None:
-        return False
+        return None
     when = placed_time(placed)
     if shown or when is None or dt.datetime.now(dt.UTC) < when + ORDER_GRACE:
-        return True
+        return placed
     await store.notices.release_order(card.chat_id, faust(pid), card.number, placed=placed)
-    return False
+    return None
 
 
 async def _branch_named(
@@ -447,10 +457,12 @@ class OrderFailed:
 
 @dataclass(frozen=True)
 class PlacedBefore:
-    """The title is claimed for the card already: another confirmation placed it."""
+    """The title is claimed for the card already: another confirmation placed it (`unsure`:
+    whether that order went in is not known)."""
 
     card: Card
     title: str
+    unsure: bool = False
 
 
 Placing = Placed | OrderFailed | PlacedBefore | LoginLapsed | CardGone | Already
@@ -481,13 +493,17 @@ async def place(
     store, record = services.store, faust(pid)
     placed = placed_text(dt.datetime.now(dt.UTC))
     if not await store.notices.claim_order(chat_id, record, placed, card.number):
-        return PlacedBefore(card, title)
+        before = await store.notices.ordered(chat_id, record, card.number)
+        return PlacedBefore(card, title, unsure=is_unsure(before))
     try:
         result = await Deadline().run(services.library.order(card.token, [pid], branch))
     except LibraryError as exc:
         maybe = maybe_placed(exc)
         if not maybe:
             await store.notices.release_order(chat_id, record, card.number, placed=placed)
+        elif exc.outcome_unknown:  # kept, and told as unknown until it shows or lapses
+            unsure = unsure_text(placed)
+            await store.notices.restate_order(chat_id, record, placed, unsure, card.number)
         if isinstance(exc, ServiceUnavailable):
             await check_soon(store, services.settings, chat_id, card.number)  # it may be in
         if (exc.code or "").strip().lower() == "unknown_pickupagency":
@@ -506,6 +522,6 @@ async def place(
 def maybe_placed(exc: LibraryError) -> bool:
     """Whether the order may have gone in despite `exc`: no readable answer, or a reason that
     means it was accepted. Only then is the title's claim kept."""
-    if isinstance(exc, ServiceUnavailable) and exc.status is None:
+    if exc.outcome_unknown:
         return True
     return (exc.code or "").strip().lower() in ACCEPTED

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Literal
 from bot.actions.outcomes import Already, CardGone, LoginLapsed, NotRead, claim_for_card
 from bot.library.deadline import Deadline
 from bot.library.errors import (
+    NOT_SENT,
     ClientFault,
     LibraryError,
     NotLoggedIn,
@@ -42,8 +43,6 @@ if TYPE_CHECKING:
 
 # Renewals in flight at once for "renew all": quick for 60+ loans, gentle on the platform.
 RENEW_CONCURRENCY = 6
-# The one answer that says a renewal was not handled at all: the id may be used again.
-TURNED_AWAY = 503
 
 
 # --- one loan ---------------------------------------------------------------------------------
@@ -106,8 +105,8 @@ class OurFault:
 
 @dataclass(frozen=True)
 class NotSent:
-    """Turned away unread (503: the library was down or busy): surely not renewed, so a
-    reusable id is usable again."""
+    """Not handled, and known not to be (a 503 of a library down or busy, or no connection
+    made): surely not renewed, so a reusable id is usable again."""
 
     card: Card
     loan_id: str
@@ -118,9 +117,8 @@ class NotSent:
 
 @dataclass(frozen=True)
 class Failed:
-    """Answered with an error that is no refusal (a gateway's 502, a 500; a 503 where the id
-    is not reusable): the id stays spent, as for `NoAnswer`, and the patron is told the library
-    is not answering."""
+    """Not handled, as for `NotSent`, with an id that is not reusable: the id stays spent, and
+    the patron is told the library is not answering."""
 
     card: Card
     loan_id: str
@@ -159,7 +157,7 @@ async def renew_loan(
     tap, two views, a race) gets `Already`. A renewal or refusal is remembered (`remember`) and
     retires every other id of `action` for that loan.
 
-    `reusable`: an id turned away unread (503) or refused for its token is released, as
+    `reusable`: an id not handled (`NotSent`) or refused for its token is released, as
     nothing was renewed (`NotSent`, `LoginLapsed`). The Mini App's ids are one per loan and due
     date, so a spent one has no replacement; a chat button is one of a message, and stays spent
     (`Failed`), as a new /renew gives new ones."""
@@ -187,9 +185,9 @@ async def renew_loan(
     except ClientFault as exc:
         return OurFault(*loan, exc)
     except LibraryError as exc:
-        if isinstance(exc, ServiceUnavailable) and exc.status is None:
+        if exc.outcome_unknown:
             return NoAnswer(*loan, exc)
-        if exc.status != TURNED_AWAY or not reusable:
+        if not reusable:
             return Failed(*loan, exc)
         await store.callbacks.release_callback(button, chat_id)
         return NotSent(*loan, exc)
@@ -228,13 +226,14 @@ class Tried:
     button: str | None = None
 
     @property
-    def kind(self) -> Literal["ok", "refused", "fault", "unknown"]:
+    def kind(self) -> Literal["ok", "refused", "fault", "unknown", "not_done"]:
         if isinstance(self.outcome, Refused):
             return "refused"
         if isinstance(self.outcome, ClientFault):
             return "fault"  # the platform refused the request itself: not renewed, our fault
         if isinstance(self.outcome, LibraryError):
-            return "unknown"
+            # Not handled (a 503, no connection, not started in time): surely not renewed.
+            return "unknown" if self.outcome.outcome_unknown else "not_done"
         return "ok"
 
 
@@ -461,7 +460,10 @@ async def renew_due(
         return outcomes
     for (loan, button), outcome in zip(todo, outcomes, strict=True):
         await remember(store, chat_id, loan.loan_id, due_key(loan), outcome, number)
-        done.tried.append(Tried(loan, outcome, button))
+        tried = Tried(loan, outcome, button)
+        if button is not None and tried.kind == "not_done":
+            await store.callbacks.release_callback(button, chat_id)  # tappable again
+        done.tried.append(tried)
     return done
 
 
@@ -487,11 +489,14 @@ async def remember(
 async def renew_each(
     token: str, loans: Sequence[Loan], library: LibraryClient, deadline: Deadline
 ) -> list[RenewResult | LibraryError] | TokenRejected:
-    """Renew each loan once, a few at a time; a loan without an answer in time is unknown."""
+    """Renew each loan once, a few at a time. When time runs out, a loan sent and not
+    answered is unknown; a loan still waiting for its turn was not sent (`NOT_SENT`)."""
     gate = asyncio.Semaphore(RENEW_CONCURRENCY)
+    started: set[str] = set()
 
     async def renew_one(loan: Loan) -> RenewResult | LibraryError:
         async with gate:
+            started.add(loan.loan_id)
             try:
                 result: RenewResult = await library.renew(token, loan.loan_id)
             except TokenRejected:
@@ -513,8 +518,12 @@ async def renew_each(
         if error is not None:
             raise error
     return [
-        task.result() if task in done else ServiceUnavailable("no answer in time", code="timeout")
-        for task in tasks
+        task.result()
+        if task in done
+        else ServiceUnavailable("no answer in time", code="timeout")
+        if loan.loan_id in started
+        else ServiceUnavailable("no time left to send it", code=NOT_SENT)
+        for loan, task in zip(loans, tasks, strict=True)
     ]
 
 

@@ -16,6 +16,7 @@ from zoneinfo import ZoneInfo
 from pydantic import BaseModel
 
 from bot.library.errors import (
+    TURNED_AWAY,
     BadRequest,
     ClientFault,
     LibraryError,
@@ -170,7 +171,7 @@ def error_for(endpoint: str, status: int, body: object) -> LibraryError:
         return TokenRejected(message, code=code or "invalid_token", status=status)
     if status == 403:
         return NotLoggedIn(message, code=code or "not logged in", status=status)
-    if status == 503:
+    if status == TURNED_AWAY:
         return ServiceUnavailable(message, code="service_unavailable", status=status)
     if status >= 500 and (code or "").lower() in _SERVER_FAILURES:
         return ServiceUnavailable(message, code=code, status=status)
@@ -178,7 +179,8 @@ def error_for(endpoint: str, status: int, body: object) -> LibraryError:
         return OrderRefused(
             message, code=code, status=status, description=description, url=_order_url(body)
         )
-    if endpoint in _REFUSABLE and status >= 400 and code:
+    # The platform refuses with a 4xx or a 500; a code beside another 5xx is a gateway's.
+    if endpoint in _REFUSABLE and (400 <= status < 500 or status == 500) and code:
         return Refused(message, code=code, status=status, description=description)
     if status == 400:
         return BadRequest(message, code=code or "invalid_request", status=status)

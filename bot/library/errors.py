@@ -5,6 +5,11 @@ Messages never carry a URL or a token: request URLs hold `access_token` in the q
 
 from __future__ import annotations
 
+# `ServiceUnavailable.code` of a request that never left the bot (no connection was made).
+NOT_SENT = "not_sent"
+# The platform's "service unavailable": the request was turned away unread.
+TURNED_AWAY = 503
+
 
 class LibraryError(Exception):
     """Base of everything the library client raises."""
@@ -28,6 +33,12 @@ class LibraryError(Exception):
         # `orderUrl` of an `owned_own_catalogue` refusal: the material in the pick-up
         # library's own catalogue, where it can be reserved instead.
         self.url = url
+
+    @property
+    def outcome_unknown(self) -> bool:
+        """Whether a change (an order, a renewal, a cancellation) sent with this failure may
+        have been made all the same. False here: the service said what it did."""
+        return False
 
 
 class TokenRejected(LibraryError):
@@ -72,3 +83,13 @@ class ServiceUnavailable(LibraryError):
     """5xx, time-out, connection refused or a body that is not the JSON promised."""
 
     kind = "unavailable"
+
+    @property
+    def outcome_unknown(self) -> bool:
+        """No readable answer to a request that was sent (a time-out, a dropped connection, a
+        body cut off), or a server error after the request reached a server: a gateway's 502
+        or 504 and a 500 that names no refusal say nothing of what the platform did. Only a
+        503 says the request was turned away unread, and `NOT_SENT` that it never left."""
+        if self.code == NOT_SENT:
+            return False
+        return self.status is None or (self.status >= 500 and self.status != TURNED_AWAY)

@@ -22,7 +22,7 @@ from yarl import URL
 from bot.config.proxies import Proxies, tls_context
 from bot.library.decoding import Response
 from bot.library.decoding import label as _label
-from bot.library.errors import LibraryError, ServiceUnavailable
+from bot.library.errors import NOT_SENT, LibraryError, ServiceUnavailable
 
 # Logged under the client's name: operators filter on it.
 log = logging.getLogger("bot.library.client")
@@ -39,6 +39,13 @@ _RETRYABLE_ERRORS = (
     aiohttp.ClientConnectionError,
     aiohttp.ClientPayloadError,
     aiohttp.ClientResponseError,
+)
+# Failures before the request left: no connection to the service (or through its proxy) was
+# made, so a change sent with it was certainly not made.
+_NOT_SENT_ERRORS = (
+    aiohttp.ClientConnectorError,
+    aiohttp.ConnectionTimeoutError,
+    aiohttp.ClientHttpProxyError,
 )
 _HEADERS = MappingProxyType({"Accept": "application/json", "User-Agent": "library-bot"})
 CONNECTION_LIMIT = 100
@@ -209,7 +216,13 @@ class Transport:
                 if attempt < attempts and deadline - loop.time() > MIN_RETRY_BUDGET:
                     log.info("retrying %s after %s", _label(endpoint), type(exc).__name__)
                     continue
-                code = "timeout" if isinstance(exc, TimeoutError) else "connection"
+                code = (
+                    NOT_SENT
+                    if isinstance(exc, _NOT_SENT_ERRORS)
+                    else "timeout"
+                    if isinstance(exc, TimeoutError)
+                    else "connection"
+                )
                 raise ServiceUnavailable(
                     f"{_label(endpoint)}: {type(exc).__name__}", code=code
                 ) from None
@@ -218,8 +231,9 @@ class Transport:
                     f"{_label(endpoint)}: no answer within {self.timeout:g} s", code="timeout"
                 ) from None
             except (aiohttp.ClientError, ValueError) as exc:  # ValueError: a URL aiohttp refuses
+                code = NOT_SENT if isinstance(exc, aiohttp.InvalidURL) else "connection"
                 raise ServiceUnavailable(
-                    f"{_label(endpoint)}: {type(exc).__name__}", code="connection"
+                    f"{_label(endpoint)}: {type(exc).__name__}", code=code
                 ) from None
         raise AssertionError("unreachable")  # pragma: no cover
 

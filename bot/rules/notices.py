@@ -27,6 +27,7 @@ from bot.rules.urgency import hold_is_ready, sort_holds
 # How long an order placed through the bot may take to show up in /v3/user.
 ORDER_GRACE = dt.timedelta(hours=24)
 PLACED_FORMAT = "%Y%m%d%H%M"
+UNSURE = "?"
 
 
 def plan_days(thresholds: Sequence[int], enabled: frozenset[str]) -> tuple[int, ...]:
@@ -97,9 +98,21 @@ def placed_text(placed: dt.datetime) -> str:
     return placed.astimezone(dt.UTC).strftime(PLACED_FORMAT)
 
 
+def unsure_text(placed: str) -> str:
+    """A title's claim (`placed_text`) marked: the order's answer was lost, so whether it went
+    in is unknown."""
+    return placed + UNSURE
+
+
+def is_unsure(text: str | None) -> bool:
+    return bool(text) and str(text).endswith(UNSURE)
+
+
 def placed_time(text: str | None) -> dt.datetime | None:
     try:
-        return dt.datetime.strptime(text or "", PLACED_FORMAT).replace(tzinfo=dt.UTC)
+        return dt.datetime.strptime((text or "").removesuffix(UNSURE), PLACED_FORMAT).replace(
+            tzinfo=dt.UTC
+        )
     except ValueError:
         return None
 

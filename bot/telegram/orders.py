@@ -7,7 +7,7 @@ from __future__ import annotations
 import datetime as dt
 
 from bot.actions import ordering
-from bot.library.errors import BadRequest, ClientFault, LibraryError, Refused, ServiceUnavailable
+from bot.library.errors import BadRequest, ClientFault, LibraryError, Refused
 from bot.texts import t
 from bot.texts.formatting import format_date, shorten
 from bot.texts.render import render_copies
@@ -128,7 +128,7 @@ def failed_text(failed: ordering.OrderFailed, lang: str, catalogue: str | None) 
         url = exc.url or catalogue
         if url and url.startswith(("https://", "http://")):
             text = f"{text}\n{t(lang, 'borrower.order.catalogue', url=url)}"
-    if text is None and isinstance(exc, ServiceUnavailable):
+    if text is None and failed.maybe:
         # No readable answer: the order may have gone in. One message says what to check
         # and when to order again (a "try again" beside it would contradict it).
         text = t(lang, "borrower.order.maybe", title=title)

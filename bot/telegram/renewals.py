@@ -50,7 +50,8 @@ def button_label(title: str, outcome: RenewResult | LibraryError, today: dt.date
     if isinstance(outcome, ClientFault):
         return plain(t(lang, "borrower.renew.button_fault", title=short))
     if isinstance(outcome, LibraryError):
-        return plain(t(lang, "borrower.renew.button_unknown", title=short))
+        key = "button_unknown" if outcome.outcome_unknown else "button_not_done"
+        return plain(t(lang, f"borrower.renew.{key}", title=short))
     if outcome.return_date is None:
         return plain(t(lang, "borrower.renew.button_ok_no_date", title=short))
     date = Raw(format_date(outcome.return_date, lang, today=today))
@@ -137,7 +138,7 @@ def renewed_lines(done: RenewedDue, lang: str, today: dt.date) -> tuple[list[str
     loan buttons claimed on the way (callback data -> label)."""
     trouble: list[str] = []
     labels: dict[str, str] = {}
-    counts = {"ok": 0, "refused": 0, "fault": 0, "unknown": 0}
+    counts = {"ok": 0, "refused": 0, "fault": 0, "unknown": 0, "not_done": 0}
     for tried in done.tried:
         counts[tried.kind] += 1
         title = _title(tried.loan, lang)

@@ -271,13 +271,14 @@ def renewal_line(
     due: dt.date | str | None = None,
 ) -> str:
     """One loan's renewal as a line: new due date, the refusal in words (with the date it is
-    still `due`, when known), or no answer; the chat's and the Mini App's."""
+    still `due`, when known), no answer, or not done; the chat's and the Mini App's."""
     if isinstance(outcome, Refused):
         return refused_line(title, raw_reason(outcome), due, today, lang)
     if isinstance(outcome, ClientFault):
         return t(lang, "borrower.renew.fault", title=title)
     if isinstance(outcome, LibraryError):
-        return t(lang, "borrower.renew.no_answer", title=title)
+        key = "borrower.renew.no_answer" if outcome.outcome_unknown else "borrower.renew.not_done"
+        return t(lang, key, title=title)
     if outcome.return_date is None:
         return t(lang, "borrower.renew.ok_no_date", title=title)
     date = format_date(outcome.return_date, lang, today=today)

@@ -191,3 +191,28 @@ def test_a_failing_server_is_not_a_refusal(endpoint: str) -> None:
     assert isinstance(failed, ServiceUnavailable)
     refused = _error_for(endpoint, 500, {"statusCode": 500, "error": "renewal_refused"})
     assert isinstance(refused, Refused)
+
+
+@pytest.mark.parametrize("endpoint", ["order", "renew", "cancel_order"])
+@pytest.mark.parametrize(
+    ("status", "body", "unknown"),
+    [
+        # A gateway's answer, with or without a body: the platform may have acted.
+        (502, None, True),
+        (504, b"<html>Gateway Time-out</html>", True),
+        (502, {"statusCode": 502, "error": "upstream timed out"}, True),
+        (500, {"statusCode": 500, "error": "internal server error"}, True),
+        (500, None, True),
+        # The platform turned it away unread.
+        (503, {"statusCode": 503, "error": "service_unavailable"}, False),
+        (503, None, False),
+    ],
+)
+def test_a_server_error_after_sending_leaves_the_outcome_unknown(
+    endpoint: str, status: int, body: object, unknown: bool
+) -> None:
+    """Only the platform's own refusal or 503 says what became of a change; a gateway's 5xx
+    (even one with a JSON error) and a 500 naming no refusal do not."""
+    error = _error_for(endpoint, status, body)
+    assert isinstance(error, ServiceUnavailable)
+    assert error.outcome_unknown is unknown

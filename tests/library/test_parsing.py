@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.library.client import LibraryClient, parse_envelope
-from bot.library.errors import LibraryError, ServiceUnavailable, TokenRejected
+from bot.library.errors import NOT_SENT, LibraryError, ServiceUnavailable, TokenRejected
 from bot.library.models import BorrowerStatus, parse_library_date
 
 TZ = ZoneInfo("Europe/Copenhagen")
@@ -208,7 +208,8 @@ async def test_connection_refused_is_unavailable_without_the_url() -> None:
         assert await library.revoke("secret-token-xyz") is False
     text = str(caught.value)
     assert "secret-token-xyz" not in text and "127.0.0.1" not in text
-    assert caught.value.code == "connection"
+    # No connection was made: nothing was sent, so a change sent so is known not made.
+    assert caught.value.code == NOT_SENT and not caught.value.outcome_unknown
     assert calls == [("user", "unavailable"), ("revoke", "unavailable")]
 
 

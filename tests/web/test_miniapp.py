@@ -452,21 +452,27 @@ async def test_a_renewal_finds_its_card_by_identity_and_checks_its_login(
     assert bot.sandbox.calls[RENEW_CALLS] == calls
 
 
-@pytest.mark.parametrize(("status", "again"), [(503, "renewed"), (502, "already")])
+@pytest.mark.parametrize(
+    ("status", "result", "again"), [(503, "failed", "renewed"), (502, "unknown", "already")]
+)
 async def test_a_failed_renewal_is_asked_again_only_when_it_was_turned_away_unread(
-    bot: BotHarness, status: int, again: str
+    bot: BotHarness, status: int, result: str, again: str
 ) -> None:
     """A 503 was not handled, so the page's id (one per loan and due date) renews when pressed
-    again; a gateway's 502 may have gone through, so the id stays spent, as a chat button does."""
+    again; a gateway's 502 may have gone through, so the page says so and the id stays spent,
+    as a chat button does."""
     await bot.connect(97, JONAS, language_code="en")
     [card] = (await overview(bot, init_data(97))).json()["cards"]
-    button = next(loan["renew"] for loan in card["loans"] if loan["renew"])
+    button, title = next((loan["renew"], loan["title"]) for loan in card["loans"] if loan["renew"])
     calls = bot.sandbox.calls[RENEW_CALLS]
     bot.sandbox.faults.fail_next["/v3/renew"] = [status]
     answer = await renew(bot, 97, button)
     assert answer == {
-        "result": "failed",
-        "text": "The library could not renew it now. Try again later.",
+        "result": result,
+        "text": "The library could not renew it now. Try again later."
+        if result == "failed"
+        else f"⚠️ {title}: no answer from the library, so it may or may not be renewed – check "
+        "/loans, and renew it again only if its due date has not moved",
     }
     assert (await renew(bot, 97, button))["result"] == again
     assert bot.sandbox.calls[RENEW_CALLS] == calls + (2 if again == "renewed" else 1)

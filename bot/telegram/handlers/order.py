@@ -200,7 +200,7 @@ async def prepare_order(
             held = orders.held_line(result.held, result.title, lang, context.today)
             text = f"{held}\n{t(lang, 'borrower.order.ordered_before_shown')}"
         else:
-            text = t(lang, "borrower.order.ordered_before", title=result.title)
+            text = t(lang, _before(result.unsure), title=result.title)
         text = await _for_card(context, card, text)
         if edit:
             await reply(update, context, text)
@@ -415,12 +415,18 @@ async def order_callback(update: Update, context: Context) -> None:
         assert result.error is not None
         await answer_library_error(update, context, result.error, card=result.card)
     elif isinstance(result, ordering.PlacedBefore):
-        already = t(lang, "borrower.order.ordered_before", title=result.title)
+        already = t(lang, _before(result.unsure), title=result.title)
         await reply(update, context, await _for_card(context, result.card, already))
     elif isinstance(result, ordering.OrderFailed):
         await _tell_failed(update, context, result)
     else:
         await _tell_placed(update, context, result)
+
+
+def _before(unsure: bool) -> str:
+    """The text of a title the card ordered through the bot already: placed, or its answer
+    lost (it is not ordered again until it has had its day to show up)."""
+    return "borrower.order.unsure_before" if unsure else "borrower.order.ordered_before"
 
 
 async def _abort(

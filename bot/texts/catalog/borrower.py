@@ -147,11 +147,17 @@ MESSAGES: tuple[Message, ...] = (
         "/holds shortly.",
     ),
     _("borrower.order.aborted", "👍 Nothing ordered."),
-    _("borrower.order.already", "That is already ordered. See /holds."),
+    _("borrower.order.already", "That order has already been tried. See /holds."),
     _(
         "borrower.order.ordered_before",
         "📥 <b>{title}</b> has already been ordered on this card through the bot, so it is not "
         "ordered again. See /holds.",
+    ),
+    _(
+        "borrower.order.unsure_before",
+        "📥 <b>{title}</b> was ordered on this card through the bot earlier, but the "
+        "library's answer was lost. So that it is not ordered twice, it is not ordered again "
+        "until it has had a day to show up under /holds.",
     ),
     # TRANSLATORS: under a line naming the title (borrower.order.has_hold and the like)
     _(
@@ -285,6 +291,7 @@ MESSAGES: tuple[Message, ...] = (
     _("borrower.renew.button_refused", "⛔ {title}: {reason}"),
     _("borrower.renew.button_unknown", "⚠️ {title}: no answer"),
     _("borrower.renew.button_fault", "⚠️ {title}: not renewed (our error)"),
+    _("borrower.renew.button_not_done", "⚠️ {title}: not renewed – try again"),
     # A loan button already tapped, when its page is shown again
     _("borrower.renew.button_tried", "↩️ {title} · {due}"),
     # The counts that open the results of "renew all", joined by " · "
@@ -299,6 +306,11 @@ MESSAGES: tuple[Message, ...] = (
         "borrower.renew.count_unknown",
         "⚠️ {count} without an answer",
         "⚠️ {count} without an answer",
+    ),
+    _n(
+        "borrower.renew.count_not_done",
+        "⚠️ {count} not renewed now",
+        "⚠️ {count} not renewed now",
     ),
     _(
         "borrower.renew.not_listed",
@@ -328,6 +340,10 @@ MESSAGES: tuple[Message, ...] = (
         "borrower.renew.no_answer",
         "⚠️ <b>{title}</b>: no answer from the library, so it may or may not be renewed – check "
         "/loans, and renew it again only if its due date has not moved",
+    ),
+    _(
+        "borrower.renew.not_done",
+        "⚠️ <b>{title}</b>: not renewed – the library could not take it now; try again later",
     ),
     _(
         "borrower.renew.fault",
