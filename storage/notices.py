@@ -1,7 +1,8 @@
 """What the notices compare against (table `notice_seen`): per card, `queue:<order id>` with
 the queue position last seen and `fee:<fee id>` for each fee known (a digest, never the fee);
-and `placed:<record number>`, the titles ordered through the bot (`claim_order`), kept in the
-same per-card table so they go with the card and with `/forget`.
+`placed:<record number>`, the titles ordered through the bot (`claim_order`), and
+`renewed:<loan id>`, the day a loan was last renewed through the bot (`claim_renewal`), kept in
+the same per-card table so they go with the card and with `/forget`.
 
 The sweep reads a card's entries only when a notice needs them, and writes what it saw with
 the patrons it finishes, one transaction per batch.
@@ -9,13 +10,14 @@ the patrons it finishes, one transaction per batch.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime, timedelta
 
 from sqlalchemy import bindparam, delete, insert, select, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.sql.elements import ColumnElement
+from sqlalchemy.sql.expression import Executable
 
 from storage.cards import CardKey, of_card
 from storage.database import Repository
@@ -36,6 +38,8 @@ class Seen:
     order_check: date | None = None
 
 
+# A loan renewed through the bot (`claim_renewal`) -> the day, `YYYYMMDD`.
+RENEWED = "renewed:"
 # Binds name the card's number `number_`: SQLAlchemy keeps a column's own name for the SET of
 # an UPDATE (`_MARK_KNOWN`), and one name serves every statement here.
 # A card's entries of one kind (`kind` is its prefix and `%`; the prefixes hold no wildcard).
@@ -51,6 +55,14 @@ _SET_CHECK = update(CARD).where(_OF_CARD).values(order_check=bindparam("day"))
 _SEEN = select(NOTICE_SEEN.c.item, NOTICE_SEEN.c.value).where(
     NOTICE_SEEN.c.chat_id == bindparam("chat"), NOTICE_SEEN.c.number == bindparam("number_")
 )
+
+
+def _renewal(loan_id: str) -> str:
+    return f"{RENEWED}{loan_id}"[:300]
+
+
+def _day(day: date) -> str:
+    return day.strftime("%Y%m%d")
 
 
 def of_seen(chat_id: int, number: int) -> ColumnElement[bool]:
@@ -96,6 +108,44 @@ class NoticeSeen(Repository):
             .on_conflict_do_nothing(index_elements=["chat_id", "number", "item"])
         )
         return bool(await self._run(lambda conn: conn.execute(statement).rowcount == 1))
+
+    async def claim_renewal(self, chat_id: int, loan_id: str, day: date, number: int = 1) -> bool:
+        """Claim the card's loan `loan_id` for one renewal on `day`, before it is sent: True for
+        the one caller that claimed it, False when that day's is claimed already. Atomic: a row
+        of an earlier day is taken over in the same statement."""
+        day_ = _day(day)
+        statement = (
+            self._insert(NOTICE_SEEN)
+            .values(chat_id=chat_id, number=number, item=_renewal(loan_id), value=day_)
+            .on_conflict_do_update(
+                index_elements=["chat_id", "number", "item"],
+                set_={"value": day_},
+                where=NOTICE_SEEN.c.value != day_,
+            )
+        )
+        return bool(await self._run(lambda conn: conn.execute(statement).rowcount == 1))
+
+    async def release_renewals(
+        self, chat_id: int, loan_ids: Collection[str], day: date, number: int = 1
+    ) -> None:
+        """Let the loans be renewed again on `day`: they were not renewed."""
+        if not loan_ids:
+            return
+        statement = delete(NOTICE_SEEN).where(
+            of_seen(chat_id, number),
+            NOTICE_SEEN.c.item.in_([_renewal(loan_id) for loan_id in loan_ids]),
+            NOTICE_SEEN.c.value == _day(day),
+        )
+        await self._run(lambda conn: conn.execute(statement))
+
+    @staticmethod
+    def expired(now: datetime) -> Executable:
+        """The renewal claims of days gone by, with a day's margin for the bot's time zone:
+        they decide nothing now."""
+        before = _day(now.date() - timedelta(days=1))
+        return delete(NOTICE_SEEN).where(
+            NOTICE_SEEN.c.item.like(f"{RENEWED}%"), NOTICE_SEEN.c.value < before
+        )
 
     async def ordered(self, chat_id: int, title: str, number: int = 1) -> str | None:
         """When title `title` was claimed for an order of the card (`claim_order`), or None."""

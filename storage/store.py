@@ -491,15 +491,16 @@ class Store:
     async def purge_expired(self) -> int:
         """Delete what has outlived its table's retention: expired login states and pending
         links (revoking their tokens), buttons older than `CALLBACK_TTL`, reminder history
-        older than `REMINDER_HISTORY`, calendar entries kept `KEPT_FOR` after their login was
-        lost (and the feeds left empty by them), and the settings of chats that blocked the bot
-        `BLOCKED_CHAT_RETENTION` ago; how many rows."""
+        older than `REMINDER_HISTORY`, renewal claims of days gone by, calendar entries kept
+        `KEPT_FOR` after their login was lost (and the feeds left empty by them), and the
+        settings of chats that blocked the bot `BLOCKED_CHAT_RETENTION` ago; how many rows."""
         now = self._now()
         links = PendingLinks.expired(now)
         statements = (
             LoginStates.expired(now),
             Callbacks.expired(now),
             ReminderLog.expired(now),
+            NoticeSeen.expired(now),
             Chats.expired(now),
             *CalendarFeeds.expired(now),
         )

@@ -41,6 +41,10 @@ if TYPE_CHECKING:
     from bot.services import Services
     from storage.store import CallbackRef, Card, Refusal, Store
 
+# What the faces store one loan's renew id for: the chat's buttons and the Mini App's ids.
+CHAT_RENEW = "renew"
+PAGE_RENEW = "apprenew"
+LOAN_ACTIONS = (CHAT_RENEW, PAGE_RENEW)
 # Renewals in flight at once for "renew all": quick for 60+ loans, gentle on the platform.
 RENEW_CONCURRENCY = 6
 
@@ -173,43 +177,42 @@ async def renew_loan(
     due = str(payload.get("due", ""))
     title = str(payload.get("title") or "")
     loan = (card, loan_id, title, due)
+    today = dt.datetime.now(services.settings.timezone).date()
+    if not await store.notices.claim_renewal(chat_id, loan_id, today, card.number):
+        return Already()  # renewed today, from another face or message: it would gain nothing
     try:
         result = await Deadline().run(library.renew(card.token, loan_id))
-    except (TokenRejected, NotLoggedIn) as exc:
-        if reusable:
-            await store.callbacks.release_callback(button, chat_id)
-        return LoginLapsed(card, exc)
-    except Refused as exc:
-        await _answered(store, chat_id, card, loan_id, due, exc, action)
-        return RenewRefused(*loan, exc)
-    except ClientFault as exc:
-        return OurFault(*loan, exc)
     except LibraryError as exc:
+        await store.notices.release_renewals(chat_id, [loan_id], today, card.number)
+        if isinstance(exc, TokenRejected | NotLoggedIn):
+            if reusable:
+                await store.callbacks.release_callback(button, chat_id)
+            return LoginLapsed(card, exc)
+        if isinstance(exc, Refused):
+            await _answered(store, chat_id, card, [loan_id])
+            await remember(store, chat_id, loan_id, due, exc, card.number)
+            return RenewRefused(*loan, exc)
+        if isinstance(exc, ClientFault):
+            return OurFault(*loan, exc)
         if exc.outcome_unknown:
             return NoAnswer(*loan, exc)
         if not reusable:
             return Failed(*loan, exc)
         await store.callbacks.release_callback(button, chat_id)
         return NotSent(*loan, exc)
-    await _answered(store, chat_id, card, loan_id, due, result, action)
+    await _answered(store, chat_id, card, [loan_id])
+    await remember(store, chat_id, loan_id, due, result, card.number)
     return Renewed(*loan, result)
 
 
-async def _answered(
-    store: Store,
-    chat_id: int,
-    card: Card,
-    loan_id: str,
-    due: str,
-    outcome: RenewResult | Refused,
-    action: str,
-) -> None:
-    """Remember the library's answer, and retire the loan's other ids of `action`: the loan
-    has its answer, so no other view's or message's id of it sends again."""
-    await remember(store, chat_id, loan_id, due, outcome, card.number)
-    await store.callbacks.retire_callbacks(
-        chat_id, action, {"cid": card.card_id, "loan_id": loan_id}
-    )
+async def _answered(store: Store, chat_id: int, card: Card, loan_ids: Sequence[str]) -> None:
+    """Retire every face's ids of the card's `loan_ids` (`LOAN_ACTIONS`): each loan has its
+    answer, so no view, message or page shown before sends it again."""
+    if not loan_ids:
+        return
+    match = {"cid": card.card_id, "loan_id": frozenset(loan_ids)}
+    for action in LOAN_ACTIONS:
+        await store.callbacks.retire_callbacks(chat_id, action, match)
 
 
 # --- the loans due ----------------------------------------------------------------------------
@@ -240,10 +243,11 @@ class Tried:
 @dataclass(frozen=True)
 class Skipped:
     """A loan left alone: refused before (`reason`, the library's words), its due date not
-    readable (`due`), or its own button tapped already ("tried_here")."""
+    readable (`due`), its own button tapped already ("tried_here"), or renewed through the bot
+    today already ("renewed_today": again would give the same date)."""
 
     loan: Loan
-    why: Literal["refused", "unreadable", "tried_here"]
+    why: Literal["refused", "unreadable", "tried_here", "renewed_today"]
     reason: str = ""
     due: str = ""
 
@@ -352,11 +356,9 @@ async def renew_all(
     )
     if isinstance(done, TokenRejected):
         return LoginLapsed(card, done)
-    answered = [t.loan.loan_id for t in done.tried if t.kind in ("ok", "refused")]
-    if answered and card.card_id:
-        await store.callbacks.retire_callbacks(
-            chat_id, sibling_action, {"cid": card.card_id, "loan_id": frozenset(answered)}
-        )
+    await _answered(
+        store, chat_id, card, [t.loan.loan_id for t in done.tried if t.kind in ("ok", "refused")]
+    )
     return AllRenewed(card, done, list(status.loans), refused_before)
 
 
@@ -448,15 +450,24 @@ async def renew_due(
                 done.skipped.append(Skipped(loan, "unreadable", due=str(due)))
             continue
         sibling = siblings.get(loan.loan_id)
-        if sibling is not None:
-            if await store.callbacks.claim_callback(sibling.id, chat_id) is None:
-                done.skipped.append(Skipped(loan, "tried_here"))
-                continue
-            todo.append((loan, sibling.id))
-        else:
-            todo.append((loan, None))
+        if (
+            sibling is not None
+            and await store.callbacks.claim_callback(sibling.id, chat_id) is None
+        ):
+            done.skipped.append(Skipped(loan, "tried_here"))
+            continue
+        if not await store.notices.claim_renewal(chat_id, loan.loan_id, today, number):
+            # Renewed today already: again would spend a renewal for the same date.
+            if sibling is not None:
+                await store.callbacks.release_callback(sibling.id, chat_id)
+            done.skipped.append(Skipped(loan, "renewed_today"))
+            continue
+        todo.append((loan, None if sibling is None else sibling.id))
     outcomes = await renew_each(token, [loan for loan, _ in todo], library, deadline)
     if isinstance(outcomes, TokenRejected):
+        await store.notices.release_renewals(
+            chat_id, [loan.loan_id for loan, _ in todo], today, number
+        )
         return outcomes
     for (loan, button), outcome in zip(todo, outcomes, strict=True):
         await remember(store, chat_id, loan.loan_id, due_key(loan), outcome, number)
@@ -464,6 +475,9 @@ async def renew_due(
         if button is not None and tried.kind == "not_done":
             await store.callbacks.release_callback(button, chat_id)  # tappable again
         done.tried.append(tried)
+    await store.notices.release_renewals(
+        chat_id, [tried.loan.loan_id for tried in done.tried if tried.kind != "ok"], today, number
+    )
     return done
 
 

@@ -14,6 +14,8 @@ from typing import Any, ClassVar, Protocol, TypeVar
 
 from pydantic import TypeAdapter, ValidationError
 
+from bot.actions.renewing import CHAT_RENEW
+
 
 class Payload(Protocol):
     ACTION: ClassVar[str]
@@ -161,7 +163,7 @@ class SearchWords:
 class RenewLoan:
     """One loan's renew button (/renew and reminder digests); `due` as the loan had it."""
 
-    ACTION: ClassVar[str] = "renew"
+    ACTION: ClassVar[str] = CHAT_RENEW
     loan_id: str
     title: str = ""
     due: str = ""

@@ -7,7 +7,7 @@ from __future__ import annotations
 import datetime as dt
 import html
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -148,8 +148,11 @@ def renewed_lines(done: RenewedDue, lang: str, today: dt.date) -> tuple[list[str
             labels[f"{RenewLoan.ACTION}:{tried.button}"] = button_label(
                 title, tried.outcome, today, lang
             )
+    today_ = [skipped.loan for skipped in done.skipped if skipped.why == "renewed_today"]
     for skipped in done.skipped:
         title = _title(skipped.loan, lang)
+        if skipped.why == "renewed_today":
+            continue  # one line for them all, below
         if skipped.why == "refused":
             counts["refused"] += 1
             trouble.append(refused_line(title, skipped.reason, skipped.loan.due_date, today, lang))
@@ -161,18 +164,30 @@ def renewed_lines(done: RenewedDue, lang: str, today: dt.date) -> tuple[list[str
     lines = [*renewed, *trouble]
     if any(counts.values()):
         lines.insert(0, _counts(counts, lang))
+    if today_:
+        names = _names(today_, lang)
+        lines.append(t(lang, "borrower.renew.renewed_today", count=len(today_), titles=names))
     later = done.later
     if later:
-        names = ", ".join(shorten(_title(loan, lang), 40) for loan in later[:LEFT_ALONE_TITLES])
-        if len(later) > LEFT_ALONE_TITLES:
-            names += ", …"
         within = t(lang, "borrower.renew.days", days=done.window)
         lines.append(
-            t(lang, "borrower.renew.left_alone", count=len(later), days=within, titles=names)
+            t(
+                lang,
+                "borrower.renew.left_alone",
+                count=len(later),
+                days=within,
+                titles=_names(later, lang),
+            )
         )
     if not done.tried and not done.skipped:
         lines = [t(lang, "borrower.renew.nothing_due", days=done.window)]
     return lines, labels
+
+
+def _names(loans: Sequence[Loan], lang: str) -> str:
+    """The first few loans' titles, shortened, and "…" for the rest."""
+    names = ", ".join(shorten(_title(loan, lang), 40) for loan in loans[:LEFT_ALONE_TITLES])
+    return names + ", …" if len(loans) > LEFT_ALONE_TITLES else names
 
 
 def _renewed_lines(done: RenewedDue, lang: str, today: dt.date) -> list[str]:
@@ -190,10 +205,7 @@ def _renewed_lines(done: RenewedDue, lang: str, today: dt.date) -> list[str]:
                 for tried in group
             ]
             continue
-        titles = [shorten(_title(tried.loan, lang), 40) for tried in group]
-        names = ", ".join(titles[:LEFT_ALONE_TITLES])
-        if len(titles) > LEFT_ALONE_TITLES:
-            names += ", …"
+        names = _names([tried.loan for tried in group], lang)
         day = format_date(date, lang, today=today)
         lines.append(t(lang, "borrower.renew.ok_many", count=len(group), date=day, titles=names))
     return lines

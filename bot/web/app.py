@@ -77,7 +77,7 @@ MAX_AGE = 3600
 # A clock a little ahead of ours is not a forgery.
 SKEW = 60
 # The stored button's action: only the Mini App's renew endpoint claims these.
-RENEW_ACTION = "apprenew"
+RENEW_ACTION = renewing.PAGE_RENEW
 NO_STORE = {"Cache-Control": "no-store", "X-Robots-Tag": "noindex"}
 API = "/app/api/"
 # A renew request is `{"id": "<16 characters>"}`; the server's own limit is for webhook updates.

@@ -4,6 +4,7 @@ positions and pids; replaced per kind; gone with /logout (of the card) and /forg
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 from datetime import date
 
 from storage.chats import DEFAULT_NOTICES, dump_notices, parse_notices
@@ -85,3 +86,21 @@ async def test_a_title_is_claimed_for_one_order_per_card(store: Store) -> None:
     assert await store.notices.claim_order(5, "22677608", "202611241300")
     await store.remove_card(5, logout=True)
     assert await rows(store, "SELECT item FROM notice_seen WHERE chat_id = 5") == []
+
+
+async def test_a_loan_is_claimed_for_one_renewal_a_day(store: Store) -> None:
+    """The claim a renewal makes before sending: one caller a day wins, racing ones lose; the
+    next day's claim takes the row over; a renewal not made lets it go."""
+    await connect(store, 6)
+    today, tomorrow = dt.date(2026, 11, 28), dt.date(2026, 11, 29)
+    won = await asyncio.gather(
+        *(store.notices.claim_renewal(6, "4940377131", today) for _ in range(4))
+    )
+    assert sorted(won) == [False, False, False, True]
+    assert await store.notices.claim_renewal(6, "4940377131", today, number=2)  # per card
+    assert await store.notices.claim_renewal(6, "4940377131", tomorrow)
+    assert not await store.notices.claim_renewal(6, "4940377131", tomorrow)
+    await store.notices.release_renewals(6, ["4940377131"], today)  # not that day's claim
+    assert not await store.notices.claim_renewal(6, "4940377131", tomorrow)
+    await store.notices.release_renewals(6, ["4940377131"], tomorrow)
+    assert await store.notices.claim_renewal(6, "4940377131", tomorrow)

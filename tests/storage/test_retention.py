@@ -33,6 +33,20 @@ async def test_buttons_are_kept_a_day(open_store: OpenStore, clock: FakeClock) -
         assert await rows(store, "SELECT id FROM callback_ref") == []
 
 
+async def test_renewal_claims_go_once_their_day_is_past(
+    open_store: OpenStore, clock: FakeClock
+) -> None:
+    async with open_store() as store:
+        today = clock.now.date()
+        assert await store.notices.claim_renewal(1, "L1", today)
+        clock.advance(timedelta(days=1))
+        assert await store.purge_expired() == 0  # a day's margin for the time zones
+        clock.advance(timedelta(days=1))
+        assert await store.notices.claim_renewal(1, "L2", clock.now.date())
+        assert await store.purge_expired() == 1
+        assert await rows(store, "SELECT item FROM notice_seen") == [("renewed:L2",)]
+
+
 async def test_settings_of_a_chat_that_blocked_the_bot_go_after_90_days(
     open_store: OpenStore, clock: FakeClock
 ) -> None:

@@ -43,6 +43,20 @@ async def test_away_renews_what_is_due_within_the_days_and_says_what_could_not(
     assert "can't be renewed – reserved by another patron" in again.text
 
 
+async def test_a_loan_renewed_today_is_not_renewed_again_the_same_day(bot: BotHarness) -> None:
+    """A renewal counts from today: a second /away the same day would spend a renewal of each
+    loan for the date it has already."""
+    await bot.connect(74, KAREN, language_code="en")
+    [first] = await command(bot, 74, "/away 30")
+    renewed = bot.sandbox.calls[RENEW_CALLS]
+    assert first.text.splitlines()[1] == "✅ 5 renewed · ⛔ 2 refused"
+    [again] = await command(bot, 74, "/away 30")
+    assert bot.sandbox.calls[RENEW_CALLS] == renewed
+    [line] = [line for line in again.text.splitlines() if line.startswith("↩️")]
+    assert line.startswith("↩️ 5 loans were renewed earlier today, so they are not renewed again: ")
+    assert "Æbler, øl og ålegræs" in line
+
+
 async def test_away_one_day_leaves_a_refusal_due_later_out(bot: BotHarness) -> None:
     """A refusal remembered of a loan due in 3 days is no answer to "due within 1 day"."""
     await bot.connect(72, KAREN, language_code="en")

@@ -19,7 +19,7 @@ from bot.web.limits import PATRON_IN_FLIGHT
 from sandbox.library.data import has_cover
 from storage.tables import CARD
 from tests.fixtures.bot import BotFactory, BotHarness
-from tests.fixtures.chat import buttons, command
+from tests.fixtures.chat import buttons, command, wait_answer
 from tests.fixtures.library import RENEW_CALLS
 from tests.fixtures.patrons import JONAS, KAREN, SOFIE
 from tests.fixtures.telegram import TEST_BOT_TOKEN, forged_tap, init_data
@@ -505,3 +505,30 @@ async def test_a_lapsed_card_is_shown_by_name_with_its_own_login(bot: BotHarness
     assert await _rows(bot, "login_state") == states
     [told] = await command(bot, 90, "/start relogin")
     assert "Jonas" in told.text and buttons(told) == ["🔑 Log in again: Jonas"]
+
+
+async def test_a_loan_renewed_on_one_face_is_not_renewed_again_from_the_other(
+    bot: BotHarness,
+) -> None:
+    """The page's renewal retires the chat's button of that loan, and the chat's renewal the
+    page's id: one loan, one renewal, whichever face it is asked from first."""
+    await bot.connect(99, KAREN, language_code="en")
+    [listing] = await command(bot, 99, "/renew")
+    [card] = (await overview(bot, init_data(99))).json()["cards"]
+    first, second = [loan for loan in card["loans"] if loan["renew"]][:2]
+
+    def data(loan: dict[str, Any]) -> str:
+        label = next(text for text in buttons(listing) if loan["title"].split()[0] in text)
+        return str(listing.button(label).callback_data)
+
+    assert (await renew(bot, 99, first["renew"]))["result"] == "renewed"
+    calls = bot.sandbox.calls[RENEW_CALLS]
+    query = await bot.telegram.tap(99, listing.message_id, data(first))
+    told = await wait_answer(bot, query)
+    assert told["text"] == "That loan has already been tried. See /loans."
+    assert bot.sandbox.calls[RENEW_CALLS] == calls
+    # The other way round: the chat renews, and the page's id shown before is spent.
+    await bot.tap(99, listing, next(t for t in buttons(listing) if second["title"].split()[0] in t))
+    assert bot.sandbox.calls[RENEW_CALLS] == calls + 1
+    assert (await renew(bot, 99, second["renew"]))["result"] == "already"
+    assert bot.sandbox.calls[RENEW_CALLS] == calls + 1

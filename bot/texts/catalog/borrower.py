@@ -329,6 +329,11 @@ MESSAGES: tuple[Message, ...] = (
     ),
     _("borrower.renew.tried_here", "↩️ <b>{title}</b>: already tried from this message"),
     _n(
+        "borrower.renew.renewed_today",
+        "↩️ {count} loan was renewed earlier today, so it is not renewed again: {titles}",
+        "↩️ {count} loans were renewed earlier today, so they are not renewed again: {titles}",
+    ),
+    _n(
         "borrower.renew.nothing_due",
         "🔄 No loan is due within {days} day, so nothing was renewed. Tap a loan in /renew to "
         "renew it anyway.",
