@@ -21,7 +21,7 @@ from bot.actions.vocabulary import Card
 from bot.services import services
 from bot.telegram.buttons import NamesCard
 from bot.telegram.context import Context, chat_lang
-from bot.telegram.replies import answer_tap, send, url_button, url_button_allowed
+from bot.telegram.replies import answer_tap, plain, send, url_button, url_button_allowed
 from bot.texts import t
 from bot.texts.cards import card_name, lapsed_lead
 
@@ -131,7 +131,7 @@ def _login_buttons(
     for card, url in zip(cards, urls, strict=True):
         name = card_name(card, lang)
         if url_button_allowed(settings.redirect_uri):
-            label = t(lang, "lists.login_card", name=name)
+            label = plain(t(lang, "lists.login_card", name=name))
             rows.append([InlineKeyboardButton(label, url=url)])
         else:
             links.append(t(lang, "lists.login_card_link", name=name, url=url))

@@ -71,6 +71,9 @@ async def test_inline_results_page_with_next_offset(bot: BotHarness) -> None:
     ids = [r.id for r in first.results + second.results]
     assert len(set(ids)) == 18
     assert first.results[0].buttons[0][0].text == "📥 Bestil på dit bibliotek"
+    # An offset only a crafted client sends (a digit that is no ASCII digit) finds nothing.
+    odd = await _ask(bot, ALICE, "h", offset="²")
+    assert odd.results == [] and odd.next_offset == ""
 
 
 async def test_inline_results_speak_the_users_language(bot: BotHarness) -> None:

@@ -505,6 +505,10 @@ async def test_a_lapsed_card_is_shown_by_name_with_its_own_login(bot: BotHarness
     assert await _rows(bot, "login_state") == states
     [told] = await command(bot, 90, "/start relogin")
     assert "Jonas" in told.text and buttons(told) == ["🔑 Log in again: Jonas"]
+    # A button is plain text: a name with "&" reads as the patron wrote it.
+    assert await bot.store.cards.set_label(90, 2, "Mor & Far")
+    [told] = await command(bot, 90, "/start relogin")
+    assert buttons(told) == ["🔑 Log in again: Mor & Far"]
 
 
 async def test_a_loan_renewed_on_one_face_is_not_renewed_again_from_the_other(

@@ -89,7 +89,7 @@ def cover_url(work: Work) -> str | None:
 def _offset(text: str) -> int | None:
     if not text:
         return 0
-    if not text.isdigit() or int(text) > MAX_OFFSET:
+    if not (text.isascii() and text.isdigit()) or int(text) > MAX_OFFSET:
         return None
     return int(text)
 

@@ -31,9 +31,9 @@ from bot.telegram.context import Context
 from bot.telegram.handlers.order import valid_pid
 from bot.telegram.handlers.search import MAX_QUERY, clean_query, to_cql
 from bot.telegram.keyboards import callback_buttons, one_per_row, resolve_callback
-from bot.telegram.replies import NO_PREVIEW, Buttons, reply, send
+from bot.telegram.replies import NO_PREVIEW, Buttons, plain, reply, send, send_messages
 from bot.texts import t
-from bot.texts.formatting import shorten
+from bot.texts.formatting import shorten, split_messages
 from bot.texts.render import render_copies, watch_line
 
 if TYPE_CHECKING:
@@ -140,7 +140,7 @@ async def show_where(
         short = shorten(title, WATCH_TITLE)
         specs += [
             (
-                t(lang, "shelf.watch_button", branch=shorten(branch, WATCH_BRANCH)),
+                plain(t(lang, "shelf.watch_button", branch=shorten(branch, WATCH_BRANCH))),
                 WatchShelf(pid, branch, asked, short, card.number, card.card_id),
             )
             for branch in waiting
@@ -148,7 +148,12 @@ async def show_where(
     if not valid_pid(wanted):
         parts.append(t(lang, "shelf.other_title", words=shorten(wanted, ECHO_LIMIT)))
     buttons = one_per_row(await callback_buttons(update, context, specs)) if specs else None
-    await _answer(update, context, "\n\n".join(parts), buttons=buttons, new_message=new_message)
+    # Many cards at large libraries can run past one message: then one message per few.
+    messages = split_messages(parts)
+    if len(messages) > 1:
+        await send_messages(update, context, messages, buttons)
+        return
+    await _answer(update, context, messages[0], buttons=buttons, new_message=new_message)
 
 
 async def ask_library(context: Context, pid: str, title: str) -> None:
