@@ -237,7 +237,9 @@ def add_routes(app: web.Application, services_key: web.AppKey[Services]) -> None
             raise _closing_413()
         wait = patrons.admit(user_id)
         if wait is not None:
-            raise patrons.too_many(wait)
+            chat = await chats.settings(request.app[services_key], user_id)
+            lang = pick_language(chat.language, chat.telegram_language)
+            raise patrons.too_many(wait, _plain(t(lang, "app.busy")))
         request[USER] = user_id
         try:
             return await handler(request)
@@ -317,12 +319,24 @@ def _user(request: web.Request, services: Services) -> int:
     if scheme.lower() == "tma" and data and token is not None:
         user_id = verify_init_data(data.strip(), token.get_secret_value())
     if user_id is None:
+        said = _plain(t(_claimed_language(data), "app.unauthorized"))
         raise web.HTTPUnauthorized(
-            text=json.dumps({"error": "unauthorized"}),
+            text=json.dumps({"error": "unauthorized", "text": said}),
             content_type="application/json",
             headers={"WWW-Authenticate": "tma", **NO_STORE},
         )
     return user_id
+
+
+def _claimed_language(init_data: str) -> str:
+    """The language init data that did not verify says its user speaks: it picks only the
+    words of the refusal, so the page's "open me from the bot" is in the patron's language."""
+    try:
+        user = json.loads(dict(parse_qsl(init_data.strip())).get("user", ""))
+    except (ValueError, RecursionError):  # not JSON, not UTF-8, nested past the parser
+        return pick_language(None, None)
+    code = user.get("language_code") if isinstance(user, dict) else None
+    return pick_language(None, code if isinstance(code, str) else None)
 
 
 async def _hours_today(

@@ -26,6 +26,7 @@ rate-limited in the log.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import math
 import resource
@@ -234,11 +235,13 @@ class PatronLimit:
             self._running[key] = left
 
     @staticmethod
-    def too_many(wait: float) -> web.HTTPTooManyRequests:
-        """The 429 for a wait of `wait` seconds, closing the connection (its body unread)."""
+    def too_many(wait: float, said: str = "") -> web.HTTPTooManyRequests:
+        """The 429 for a wait of `wait` seconds, closing the connection (its body unread);
+        `said`: what the page shows, in the patron's words."""
+        body = {"error": "too many requests", **({"text": said} if said else {})}
         return _closing(
             web.HTTPTooManyRequests(
-                text='{"error": "too many requests"}',
+                text=json.dumps(body),
                 content_type="application/json",
                 headers={"Retry-After": str(max(1, math.ceil(wait))), "Cache-Control": "no-store"},
             )

@@ -15,7 +15,7 @@ from sqlalchemy import text as sql
 from bot.library.models import DEFAULT_TZ
 from bot.texts.formatting import format_date
 from bot.web.app import RENEW_ACTION, renew_id, verify_init_data
-from bot.web.limits import PATRON_IN_FLIGHT
+from bot.web.limits import PATRON_BURST, PATRON_IN_FLIGHT
 from sandbox.library.data import has_cover
 from storage.tables import CARD
 from tests.fixtures.bot import BotFactory, BotHarness
@@ -121,6 +121,23 @@ async def test_unsigned_forged_or_old_init_data_is_refused(bot: BotHarness) -> N
     headers = {"Authorization": f"Bearer {good}"}
     refused = await bot.http.get(f"{bot.info.web_url}/app/api/overview", headers=headers)
     assert refused.status_code == 401
+    # The refusal tells the page what to say, in the language the init data claims.
+    claimed = forged.replace("%7D", "%2C%22language_code%22%3A%22uk%22%7D", 1)
+    response = await overview(bot, claimed)
+    assert response.status_code == 401
+    assert response.json()["text"] == "Цю сторінку треба відкривати з бота в Telegram."
+
+
+async def test_a_patron_past_the_page_bound_is_told_to_wait_in_their_language(
+    bot: BotHarness,
+) -> None:
+    await bot.connect(83, JONAS, language_code="da")
+    await command(bot, 83, "/language uk")
+    for _ in range(PATRON_BURST):
+        await overview(bot, init_data(83))
+    response = await overview(bot, init_data(83))
+    assert response.status_code == 429 and response.headers["Retry-After"]
+    assert response.json()["text"] == "Хвилинку – спробуйте ще раз за кілька секунд."
 
 
 async def test_another_user_sees_nothing_of_the_chat_and_cannot_renew_its_loans(

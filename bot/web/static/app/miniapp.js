@@ -48,9 +48,13 @@
       ...(options || {}),
       headers: { "Authorization": "tma " + initData, "Content-Type": "application/json" },
     });
-    if (response.status === 401) throw new Error("unauthorized");
-    if (response.status === 429) throw new Error("busy");
-    if (!response.ok) throw new Error("failed");
+    if (!response.ok) {
+      const error = new Error(response.status === 401 ? "unauthorized"
+        : response.status === 429 ? "busy" : "failed");
+      // A refusal says what to do in the patron's language, before any texts are loaded.
+      try { error.text = (await response.json()).text; } catch (e) { /* not JSON */ }
+      throw error;
+    }
     return response.json();
   }
 
@@ -188,7 +192,7 @@
     try {
       answer = await api("api/renew", { method: "POST", body: JSON.stringify({ id: loan.renew }) });
     } catch (error) {
-      note.textContent = error.message === "busy" ? texts.busy : texts.unknown;
+      note.textContent = error.message === "busy" ? (error.text || texts.busy) : texts.unknown;
       return;
     } finally {
       button.disabled = false;
@@ -210,10 +214,8 @@
     try {
       show(await api("api/overview"));
     } catch (error) {
-      main.replaceChildren(el("p", { class: "warn", id: "status" },
-        error.message === "unauthorized" ? (texts.unauthorized || "Open this page from the bot in Telegram.")
-          : error.message === "busy" ? (texts.busy || "One moment, please – try again in a few seconds.")
-            : (texts.card_failed || "The library could not be reached.")));
+      main.replaceChildren(el("p", { class: "warn", id: "status" }, typeof error.text === "string"
+        ? error.text : (texts.card_failed || "The library could not be reached.")));
     }
   }
 
