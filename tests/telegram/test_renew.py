@@ -317,3 +317,25 @@ async def test_renew_all_retires_the_buttons_of_what_it_renewed_in_older_message
     answer = await wait_answer(bot, query)
     assert "already been tried" in (answer.get("text") or "")
     assert bot.sandbox.calls[RENEW_CALLS] == calls
+
+
+async def test_a_loan_the_library_turned_away_in_renew_all_can_be_tapped_again(
+    bot: BotHarness,
+) -> None:
+    """A 503 says the renewal was not handled: the loan is told as not renewed (not as "may
+    have been"), and its button, claimed on the way, is released to be tapped again."""
+    await bot.connect(69, KAREN, language_code="en")
+    [listing] = await command(bot, 69, "/renew")
+    bot.sandbox.faults.fail_next["/v3/renew"] = [503]
+    await bot.tap(69, listing, "🔄 Renew those due within 3 days")
+    result = await bot.telegram.wait_for(69, "🔄 Renewal", after=listing.message_id)
+    assert "⚠️ 1 not renewed now" in result.text.splitlines()[1]
+    [line] = [line for line in result.text.splitlines() if "could not take it now" in line]
+    title = line.removeprefix("⚠️ ").split(": not renewed")[0]
+    assert line == f"⚠️ {title}: not renewed – the library could not take it now; try again later"
+    calls = bot.sandbox.calls[RENEW_CALLS]
+    again = message(bot, 69, listing.message_id)
+    label = next(text for text in buttons(again) if "not renewed – try again" in text)
+    assert title.startswith(label.removeprefix("⚠️ ").split(":")[0].rstrip("…"))
+    await bot.tap(69, again, label)
+    assert bot.sandbox.calls[RENEW_CALLS] == calls + 1
