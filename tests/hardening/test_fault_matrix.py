@@ -183,8 +183,8 @@ RENEW_OUTCOME = {
     # No answer in time, or none that could be read: it may have been renewed, see /loans.
     "slow": ("borrower.renew.no_answer",),
     "down": ("common.unavailable",),
-    # The platform's refusals are 500s with a code, so a bare 500 reads as a refusal.
-    "500": ("borrower.renew.refused", "common.unavailable"),
+    # A 500 that names no refusal ("internal server error") says nothing of what was done.
+    "500": ("borrower.renew.no_answer",),
     "malformed": ("borrower.renew.no_answer",),
     "token refused": ("common.reconnect",),
 }

@@ -124,7 +124,7 @@ async def test_user_maps_a_dead_platform_without_leaking_the_token(
     ) as client:
         with pytest.raises(ServiceUnavailable) as caught:
             await client.user("secret-token-xyz")
-    assert caught.value.code == "connection"
+    assert caught.value.code == "not_sent"  # no connection: nothing left the bot
     assert "retrying data platform /v3/user" in caplog.text  # an idempotent read: one retry
     assert "secret-token-xyz" not in caplog.text + str(caught.value)
 
