@@ -63,11 +63,11 @@ ORDER_DELAY = 5.0
 TRY_THESE = (
     (
         "/order 870970-basis:27015794 DK-710100",
-        "on the shelf there: reserve it in that library's own catalogue (owned_own_catalogue)",
+        "any branch of the library that has it: reserve it in its catalogue (owned_own_catalogue)",
     ),
     (
-        "/order 870970-basis:27015794 DK-710104",
-        f"orderable there; shows up under /holds after {ORDER_DELAY:g} s",
+        "/order 870970-basis:27015794 DK-751000",
+        f"another library's branch (Dokk1, Aarhus) takes it; under /holds after {ORDER_DELAY:g} s",
     ),
     ("/order 870970-basis:51371213", "a net audiobook: cannot be ordered for pick-up"),
     ("/order 870970-basis:22677608 DK-123456", "no such branch: refused before confirming"),
