@@ -130,7 +130,7 @@ async def test_lapsed_logins_keep_the_family_s_cards_in_ukrainian(
     await page.get_by_role("link", name="Назад у Telegram").click()
     back = await chat.wait_for_reply(before)
     await expect(back).to_contain_text(
-        "✅ Картка «Anna» знову тут — із назвою, календарем і налаштуваннями."
+        "✅ Картка «Anna» знову підключена – з назвою, календарем і налаштуваннями."
     )
     cards = await chat.send("/cards")
     await expect(cards).to_contain_text("1. 👤 Anna (Københavns Biblioteker)")

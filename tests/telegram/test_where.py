@@ -46,7 +46,7 @@ async def test_words_find_the_best_hit_and_say_how_to_find_another(bot: BotHarne
     assert where.text.startswith("📍 Den afrikanske farm at ")
     assert where.text.endswith("Not the one you meant? /search afrikanske farm")
     [nothing] = await command(bot, 72, "/where zzzz qqqq")
-    assert nothing.text == "I found nothing for »zzzz qqqq«. Try other words, or /search."
+    assert nothing.text == "I found nothing for “zzzz qqqq”. Try other words, or /search."
     [usage] = await command(bot, 72, "/where")
     assert usage.text.startswith("Send /where and a material id")
 
@@ -70,10 +70,10 @@ async def test_a_family_at_two_libraries_gets_both(bot: BotHarness) -> None:
 async def test_without_a_login_it_asks_which_library_and_looks_there(bot: BotHarness) -> None:
     bot.add_chat(75, language_code="en")
     [ask] = await command(bot, 75, f"/where {FARM}")
-    assert ask.text.startswith("🗺 Which library should I look in for »Den afrikanske farm«?")
+    assert ask.text.startswith("🗺 Which library should I look in for “Den afrikanske farm”?")
     assert bot.sandbox.calls[HOLDINGS] == 0
     [unknown] = await command(bot, 75, "Atlantis")
-    assert unknown.text.startswith("I know no library called »Atlantis«.")
+    assert unknown.text.startswith("I know no library called “Atlantis”.")
     # Still waiting: a branch's name is its library's.
     [where] = await command(bot, 75, "Vesterbro")
     assert where.text.startswith("📍 Den afrikanske farm at Københavns Biblioteker")

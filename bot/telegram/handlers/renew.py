@@ -235,7 +235,7 @@ async def renew_all_callback(update: Update, context: Context) -> None:
     window; the results in a message, the claimed loan buttons relabelled, the summary
     redrawn."""
     lang = context.lang
-    ref = await tapped_once(update, context, "borrower.renew.already")
+    ref = await tapped_once(update, context, "borrower.renew.all_already")
     if ref is None:
         return
     svc = context.services
@@ -254,7 +254,7 @@ async def renew_all_callback(update: Update, context: Context) -> None:
         user_id=ref.user_id,
     )
     if isinstance(result, outcomes.Already):
-        await send(context.bot, chat_id, t(lang, "borrower.renew.already"))
+        await send(context.bot, chat_id, t(lang, "borrower.renew.all_already"))
         return
     if isinstance(result, outcomes.CardGone) or (
         isinstance(result, outcomes.LoginLapsed) and result.error is None

@@ -123,10 +123,11 @@ async def answer_libraries(
     context: Context,
     found: Sequence[Found],
     render: Callable[[Sequence[Any]], str],
+    site_key: str,
 ) -> None:
     """One message per library: `render` of its items, or why there are none, under the names
     of the cards at it (when there are several libraries); with the library's site (the items
-    carry no link of their own) and a button for its opening hours."""
+    carry no link of their own; `site_key` words it) and a button for its opening hours."""
     lang = context.lang
     svc = context.services
     for names, items, agency in found:
@@ -136,7 +137,7 @@ async def answer_libraries(
             await svc.branches.lookup(svc.library, [agency], Deadline(SITE_BUDGET))
             site = svc.branches.website(agency)
             if site:
-                text += "\n\n" + t(lang, "whatson.site", url=site)
+                text += "\n\n" + t(lang, site_key, url=site)
             label = plain(t(lang, "whatson.hours.button"))
             buttons = [await callback_buttons(update, context, [(label, LibraryHours(agency))])]
         if names:
@@ -191,7 +192,7 @@ async def events_command(update: Update, context: Context) -> None:
         entries = [render_event(event, lang, now.date()) for event in coming]
         return one_message(entries, header=t(lang, "whatson.events.header"))[0]
 
-    await answer_libraries(update, context, libraries, render)
+    await answer_libraries(update, context, libraries, render, "whatson.site")
 
 
 async def news_command(update: Update, context: Context) -> None:
@@ -213,7 +214,7 @@ async def news_command(update: Update, context: Context) -> None:
         entries = [render_news(item, lang, today) for item in latest]
         return one_message(entries, header=t(lang, "whatson.news.header"))[0]
 
-    await answer_libraries(update, context, libraries, render)
+    await answer_libraries(update, context, libraries, render, "whatson.site_news")
 
 
 async def hours_callback(update: Update, context: Context) -> None:

@@ -356,6 +356,7 @@ MESSAGES: tuple[Message, ...] = (
         "The fault is ours and has been logged; try again later",
     ),
     _("borrower.renew.already", "That loan has already been tried. See /loans."),
+    _("borrower.renew.all_already", "Those loans have already been tried. See /loans."),
     _("borrower.renew.reason.unknown", "the library gave no reason"),
     _("borrower.renew.reason.max", "it has been renewed the most times allowed"),
     _("borrower.renew.reason.reserved", "reserved by another patron"),

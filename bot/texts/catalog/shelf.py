@@ -11,17 +11,17 @@ MESSAGES: tuple[Message, ...] = (
         "Send <code>/where</code> and a material id or a few words, e.g. "
         "<code>/where Karen Blixen</code>, and I look up where it stands at your library.",
     ),
-    _("shelf.not_found", "I found nothing for »{words}«. Try other words, or /search."),
+    _("shelf.not_found", "I found nothing for “{words}”. Try other words, or /search."),
     # TRANSLATORS: /where in a chat without a card asks which library to look in
     _(
         "shelf.which_library",
-        "🗺 Which library should I look in for »{title}«? Write its name or its town, e.g. "
+        "🗺 Which library should I look in for “{title}”? Write its name or its town, e.g. "
         "<i>Aarhus</i>. (Once you log in with /login, I know yours and never ask.)",
     ),
     _("shelf.library_placeholder", "Library or town"),
     _(
         "shelf.library_unknown",
-        "I know no library called »{words}«. Try the town's name, e.g. <i>Odense</i>.",
+        "I know no library called “{words}”. Try the town's name, e.g. <i>Odense</i>.",
     ),
     _("shelf.library_choose", "Several libraries fit. Which one?"),
     _("shelf.login_to_watch", "Log in with /login, and I can tell you when it is back."),

@@ -31,6 +31,7 @@ MESSAGES: tuple[Message, ...] = (
     _("whatson.events.audience", "👥 {audience}"),
     # TRANSLATORS: under /events and /news; events and news carry no link of their own
     _("whatson.site", "🔗 More, and signing up, on the library's site: {url}"),
+    _("whatson.site_news", "🔗 More on the library's site: {url}"),
     _("whatson.hours.button", "🕘 Opening hours"),
     _("whatson.hours.header", "🕘 <b>Opening hours, the coming week</b>"),
     _("whatson.hours.none", "🕘 The library's site gives no opening hours for the coming days."),
