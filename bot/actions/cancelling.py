@@ -99,18 +99,22 @@ async def cancel_hold(
     payload = ref.payload
     title = str(payload.get("title") or "")
     order_type = str(payload.get("order_type") or "normal")
+    order_id = str(payload.get("order_id", ""))
+    # The hold is gone: every button of it (another list's "cancel?", another "yes") says so.
+    gone = {"cid": card.card_id, "order_id": order_id}
     try:
-        result = await Deadline().run(
-            library.cancel_order(card.token, str(payload.get("order_id", "")), order_type)
-        )
+        result = await Deadline().run(library.cancel_order(card.token, order_id, order_type))
     except (TokenRejected, NotLoggedIn) as exc:
         return LoginLapsed(card, exc)
     except Refused as exc:
         if (exc.code or "").strip().lower() in HOLD_GONE:
+            await store.callbacks.retire_callbacks(chat_id, action, gone)
             return HoldGone(card, title)
         return CancelRefused(card, title, exc.code or "?")
     except LibraryError as exc:
         if exc.outcome_unknown:
             return MaybeCancelled(card, title)
         return CancelFailed(card, title, exc)
+    if result.deleted:
+        await store.callbacks.retire_callbacks(chat_id, action, gone)
     return Cancelled(card, title, result.deleted)

@@ -11,7 +11,7 @@ import pytest
 from bot.library.models import parse_library_date
 from bot.texts.catalog import borrower as catalogue
 from tests.fixtures.bot import BotFactory, BotHarness
-from tests.fixtures.chat import buttons, command
+from tests.fixtures.chat import buttons, command, wait_answer
 from tests.fixtures.patrons import JONAS, KAREN, METTE, OLE
 
 # --- /loans ---------------------------------------------------------------------------------
@@ -202,6 +202,12 @@ async def test_cancel_a_hold_after_confirmation(bot: BotHarness) -> None:
     assert done.buttons == []
     titles = [order["title"] for order in bot.sandbox.patron_data(KAREN).orders]
     assert "Dune" not in titles and len(titles) == 3
+    # The list's old button of the cancelled hold says so at the first tap, with no question.
+    query = await bot.telegram.tap(
+        8, holds.message_id, holds.button("✖ Cancel: Dune").callback_data
+    )
+    told = await wait_answer(bot, query)
+    assert told["text"] == "That hold has already been dealt with. See /holds."
 
 
 async def test_two_holds_of_one_title_are_told_apart_by_branch(bot: BotHarness) -> None:

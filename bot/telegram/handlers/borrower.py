@@ -40,7 +40,6 @@ from bot.telegram.keyboards import (
     overview_keyboard,
     page_row,
     peek_callback,
-    resolve_callback,
     store_payloads,
     tapped_once,
 )
@@ -121,7 +120,8 @@ async def cancel_callback(update: Update, context: Context) -> None:
             )
             await _tell_cancel(update, context, seen, result)
         return
-    ref = await resolve_callback(update, context)
+    # A hold cancelled (or found gone) from another message retired this button: said now.
+    ref = await tapped_once(update, context, "borrower.cancel.already")
     if ref is None:
         return
     tapped = decode(ref.payload, KeepHold, CancelHold)
