@@ -428,7 +428,7 @@ async def _card(
     today: dt.date,
 ) -> dict[str, Any]:
     card = read.card
-    name = _plain(card_name(card, lang))
+    name = card_name(card, lang)  # plain text already: a name may hold "<" or "&"
     if read.state == "lapsed":
         # As the chat: the card stays, by its name, with its own login.
         text = _plain(t(lang, "lists.card_lapsed", name=name))

@@ -522,10 +522,12 @@ async def test_a_lapsed_card_is_shown_by_name_with_its_own_login(bot: BotHarness
     assert await _rows(bot, "login_state") == states
     [told] = await command(bot, 90, "/start relogin")
     assert "Jonas" in told.text and buttons(told) == ["🔑 Log in again: Jonas"]
-    # A button is plain text: a name with "&" reads as the patron wrote it.
-    assert await bot.store.cards.set_label(90, 2, "Mor & Far")
+    # A name reads as the patron wrote it, "<" and "&" too: on a button and on the page.
+    assert await bot.store.cards.set_label(90, 2, "<b>Mor</b> & Far")
     [told] = await command(bot, 90, "/start relogin")
-    assert buttons(told) == ["🔑 Log in again: Mor & Far"]
+    assert buttons(told) == ["🔑 Log in again: <b>Mor</b> & Far"]
+    again = (await overview(bot, init_data(90))).json()
+    assert again["cards"][1]["name"] == "<b>Mor</b> & Far"
 
 
 async def test_a_loan_renewed_on_one_face_is_not_renewed_again_from_the_other(
