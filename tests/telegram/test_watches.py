@@ -12,7 +12,7 @@ from storage.watches import MAX_WATCHES
 from tests.fixtures.bot import BotHarness
 from tests.fixtures.chat import buttons, command
 from tests.fixtures.jobs import shelf_checker, sweeper
-from tests.fixtures.patrons import OLE
+from tests.fixtures.patrons import KAREN, OLE
 
 FARM = "870970-basis:27247164"  # "Den afrikanske farm": lent out at Nørrebro
 FARM_FAUST = "27247164"
@@ -125,3 +125,17 @@ async def test_a_watch_ends_when_the_card_borrows_the_title(bot: BotHarness) -> 
     async with shelf_checker(bot) as check:
         bot.sandbox.shelves.put_back(FARM_FAUST, NORREBRO)
         assert (await check()).fired == 0
+
+
+async def test_a_card_that_borrows_the_title_is_not_set_waiting_for_it(bot: BotHarness) -> None:
+    """Karen has Den afrikanske farm on loan: her watch of it would ping of a copy on the
+    shelf while hers is at home, so the tap says there is nothing to wait for."""
+    await bot.connect(88, KAREN, language_code="en")
+    [where] = await command(bot, 88, f"/where {FARM}")
+    await bot.tap(88, where, WAIT_NORREBRO)
+    told = await bot.telegram.wait_for(88, "nothing to wait for", after=where.message_id)
+    assert told.text == (
+        "ℹ️ This card already has Den afrikanske farm on loan or on hold, so there is nothing "
+        "to wait for. See /loans and /holds."
+    )
+    assert await bot.store.watches.of_chat(88) == []

@@ -265,6 +265,8 @@ async def watch_callback(update: Update, context: Context) -> None:
     )
     if added == "full":
         text = t(lang, "shelf.watch_full", count=MAX_WATCHES)
+    elif added == "taken":
+        text = t(lang, "shelf.watch_taken", title=tapped.title)
     else:
         text = t(lang, "shelf.watch_added" if added == "added" else "shelf.watch_exists", **names)
     await send(context.bot, chat_id, text)

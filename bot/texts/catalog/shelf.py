@@ -61,6 +61,11 @@ MESSAGES: tuple[Message, ...] = (
         "most). /watches lists what you are waiting for.",
     ),
     _("shelf.watch_exists", "🔔 You are already waiting for <b>{title}</b> at {branch}."),
+    _(
+        "shelf.watch_taken",
+        "ℹ️ This card already has <b>{title}</b> on loan or on hold, so there is nothing to wait "
+        "for. See /loans and /holds.",
+    ),
     _n(
         "shelf.watch_full",
         "You are waiting for {count} title already, the most I keep. Stop one in /watches first.",
