@@ -138,6 +138,24 @@ async def test_a_login_again_that_brings_another_person_says_whose_card(bot: Bot
     assert again.text == "🔄 Karen's card is logged in again."
 
 
+async def test_a_login_for_a_lapsed_card_that_brings_another_person_names_both(
+    bot: BotHarness,
+) -> None:
+    chat = CHAT + 1
+    await log_in(bot, chat, KAREN)
+    card = await bot.store.cards.get(chat)
+    assert card is not None
+    bot.sandbox.expire_token(card.token)
+    await command(bot, chat, "/loans")  # the token refused: the card lapses, kept by its name
+    told = await log_in(bot, chat, JONAS)
+    assert told.text.startswith(
+        "👤 This login was Jonas's, so Jonas's card is connected here now. Karen's card is still "
+        "logged out. The browser remembered Jonas's library login"
+    )
+    kept = await bot.store.cards.get(chat, 1, lapsed=True)
+    assert kept is not None and kept.is_lapsed and kept.label == "Karen"
+
+
 async def test_free_text_leads_to_commands_and_never_talks_in_a_group(bot: BotHarness) -> None:
     await bot.connect(CHAT, KAREN)
     # Fixed phrases point to their command, in Danish, English and Ukrainian.

@@ -127,6 +127,10 @@ async def _redeem(
         for other in cards
         if other.number != card.number and other.expiry_warned and not expired(other)
     ]
+    if linked.outcome == "added":
+        # A lapsed card was told to log in again too: a new card instead is someone else's.
+        every = await card_actions.of_chat(svc, chat_id, lapsed=True)
+        waiting += [other for other in every if other.is_lapsed and other.number != card.number]
     if linked.outcome == "added" and waiting:
         await _someone_else(update, context, card, waiting)
     elif linked.outcome == "restored":
@@ -154,8 +158,9 @@ async def _added(context: Context, card: Card) -> str:
 
 
 async def _someone_else(update: Update, context: Context, card: Card, waiting: list[Card]) -> None:
-    """A login meant to refresh a card came back as another person: whose card was connected,
-    which card still needs its login, and the way to log out of the browser's library login."""
+    """A login meant to refresh a card (warned of its login's end, or lapsed) came back as
+    another person: whose card was connected, which card still needs its login, and the way to
+    log out of the browser's library login."""
     lang = context.lang
     svc = context.services
     zone = svc.settings.timezone
@@ -166,7 +171,7 @@ async def _someone_else(update: Update, context: Context, card: Card, waiting: l
         lines.append(
             t(
                 lang,
-                "cards.other_person",
+                "cards.other_person_lapsed" if other.is_lapsed else "cards.other_person",
                 card=owner(card, lang),
                 name=card_name(card, lang),
                 waiting=owner(other, lang),

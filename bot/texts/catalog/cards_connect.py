@@ -38,6 +38,12 @@ MESSAGES: tuple[Message, ...] = (
         "login; to log in with another card, log out of the library login in that browser with "
         "the button, then send /login.",
     ),
+    _(
+        "cards.other_person_lapsed",
+        "👤 This login was {name}'s, so {card} is connected here now. {waiting} is still logged "
+        "out. The browser remembered {name}'s library login; to log in with another card, log "
+        "out of the library login in that browser with the button, then send /login.",
+    ),
     _("cards.header", "<b>Cards in this chat</b> ({count} of {max})"),
     _("cards.line", "{number}. 👤 <b>{name}</b> ({library})"),
     _("cards.line_plain", "{number}. 👤 <b>{name}</b>"),
