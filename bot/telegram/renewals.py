@@ -41,8 +41,15 @@ def _title(loan: Loan, lang: str) -> str:
     return loan.title or t(lang, "render.untitled")
 
 
-def button_label(title: str, outcome: RenewResult | LibraryError, today: dt.date, lang: str) -> str:
-    """The tapped loan's button after the answer (plain text: buttons are not HTML)."""
+def button_label(
+    title: str,
+    outcome: RenewResult | LibraryError,
+    today: dt.date,
+    lang: str,
+    due: dt.date | str | None = None,
+) -> str:
+    """The tapped loan's button after the answer (plain text: buttons are not HTML); `due`,
+    the date the loan had, says a renewal that left it there."""
     short = Raw(shorten(title, SHORT_TITLE))
     if isinstance(outcome, Refused):
         reason = Raw(shorten(plain(reason_text(raw_reason(outcome), lang)), 40))
@@ -55,7 +62,8 @@ def button_label(title: str, outcome: RenewResult | LibraryError, today: dt.date
     if outcome.return_date is None:
         return plain(t(lang, "borrower.renew.button_ok_no_date", title=short))
     date = Raw(format_date(outcome.return_date, lang, today=today))
-    return plain(t(lang, "borrower.renew.button_ok", title=short, date=date))
+    key = "button_ok_same" if outcome.return_date == due else "button_ok"
+    return plain(t(lang, f"borrower.renew.{key}", title=short, date=date))
 
 
 def renew_all_label(lang: str, window: int) -> str:
@@ -146,7 +154,7 @@ def renewed_lines(done: RenewedDue, lang: str, today: dt.date) -> tuple[list[str
             trouble.append(renewal_line(title, tried.outcome, today, lang, due=tried.loan.due_date))
         if tried.button is not None:
             labels[f"{RenewLoan.ACTION}:{tried.button}"] = button_label(
-                title, tried.outcome, today, lang
+                title, tried.outcome, today, lang, tried.loan.due_date
             )
     today_ = [skipped.loan for skipped in done.skipped if skipped.why == "renewed_today"]
     for skipped in done.skipped:
@@ -194,10 +202,16 @@ def _renewed_lines(done: RenewedDue, lang: str, today: dt.date) -> list[str]:
     """The renewed loans' new due dates: a line per loan while few share a date, else one line
     per date naming the titles (a renewal counts from today, so most share one)."""
     by_date: dict[dt.date | str | None, list[Tried]] = {}
+    lines: list[str] = []
     for tried in done.tried:
         if tried.kind == "ok" and not isinstance(tried.outcome, LibraryError):
+            if tried.outcome.return_date == tried.loan.due_date:  # renewed, yet not moved
+                title = _title(tried.loan, lang)
+                lines.append(
+                    renewal_line(title, tried.outcome, today, lang, due=tried.loan.due_date)
+                )
+                continue
             by_date.setdefault(tried.outcome.return_date, []).append(tried)
-    lines: list[str] = []
     for date, group in by_date.items():
         if not isinstance(date, dt.date) or len(group) <= RENEWED_ONE_BY_ONE:
             lines += [

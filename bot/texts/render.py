@@ -270,8 +270,9 @@ def renewal_line(
     *,
     due: dt.date | str | None = None,
 ) -> str:
-    """One loan's renewal as a line: new due date, the refusal in words (with the date it is
-    still `due`, when known), no answer, or not done; the chat's and the Mini App's."""
+    """One loan's renewal as a line: new due date (or that it stayed `due`: a renewal counts
+    from today), the refusal in words (with the date it is still `due`, when known), no answer,
+    or not done; the chat's and the Mini App's."""
     if isinstance(outcome, Refused):
         return refused_line(title, raw_reason(outcome), due, today, lang)
     if isinstance(outcome, ClientFault):
@@ -282,7 +283,8 @@ def renewal_line(
     if outcome.return_date is None:
         return t(lang, "borrower.renew.ok_no_date", title=title)
     date = format_date(outcome.return_date, lang, today=today)
-    return t(lang, "borrower.renew.ok", title=title, date=date)
+    key = "borrower.renew.ok_same" if outcome.return_date == due else "borrower.renew.ok"
+    return t(lang, key, title=title, date=date)
 
 
 def refused_line(

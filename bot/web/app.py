@@ -565,7 +565,7 @@ def renewal_answer(result: renewing.LoanRenewal, lang: str, today: dt.date) -> d
     new_due = result.new_due
     return answer(
         "renewed",
-        renewal_line(title, result.result, today, lang),
+        renewal_line(title, result.result, today, lang, due=parse_library_date(result.due) or None),
         due=_iso(new_due),
         due_text=_plain(loan_due(new_due, today, lang)) if new_due else None,
     )

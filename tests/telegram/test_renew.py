@@ -204,7 +204,9 @@ async def test_renew_sixty_five_loans_pages_and_renews_each_once(bot: BotHarness
     renewed = overdue + soon - 1
     assert result.text.splitlines()[1].startswith(f"✅ {renewed} fornyet")
     new_date = format_date(today + dt.timedelta(days=30), "da", today=today)
-    assert f"✅ {renewed} lån har fået ny afleveringsdato {new_date}: " in result.text
+    # One loan was due as far out as a renewal reaches: it keeps its date, and says so.
+    assert f"✅ {renewed - 1} lån har fået ny afleveringsdato {new_date}: " in result.text
+    assert f": fornyet, men skal stadig afleveres {new_date} – " in result.text
     assert len([m for m in bot.telegram.sent(64)[before:] if "Fornyelse" in m.text]) == 1
     assert all(len(m.text) <= 4096 for m in bot.telegram.sent(64))
     assert f"⏭ {65 - overdue - soon} lån blev ikke fornyet" in result.text
@@ -339,3 +341,19 @@ async def test_a_loan_the_library_turned_away_in_renew_all_can_be_tapped_again(
     assert title.startswith(label.removeprefix("⚠️ ").split(":")[0].rstrip("…"))
     await bot.tap(69, again, label)
     assert bot.sandbox.calls[RENEW_CALLS] == calls + 1
+
+
+async def test_a_renewal_that_leaves_the_due_date_says_so(bot: BotHarness) -> None:
+    """A renewal counts from today: a loan due as far out as a renewal reaches is renewed to
+    the same date, and the button says it is still due then, not that it has a new date."""
+    await bot.connect(79, KAREN, language_code="en")
+    far = bot.sandbox.today + dt.timedelta(days=30)
+    [loan] = [
+        x for x in bot.sandbox.patron_data(KAREN).loans if x["title"] == "Den afrikanske farm"
+    ]
+    loan["dueDate"] = far.isoformat()
+    [listing] = await command(bot, 79, "/renew")
+    label = next(text for text in buttons(listing) if "Den afrikanske farm" in text)
+    await bot.tap(79, listing, label)
+    date = format_date(far, "en", today=bot.sandbox.today)
+    assert f"✅ Den afrikanske farm · still {date}" in buttons(message(bot, 79, listing.message_id))

@@ -184,7 +184,8 @@ async def _tell_renewal(
         return
     outcome = result.error if isinstance(result, renewing.RenewRefused) else result.result
     # The new due date is on the loan's button; the list's summary line is redrawn.
-    label = {_data(update): button_label(title, outcome, context.today, lang)}
+    was = parse_library_date(result.due) or None
+    label = {_data(update): button_label(title, outcome, context.today, lang, was)}
     await edit_buttons(update, label, await _tap_summary(update, context, result.card, tapped))
 
 

@@ -275,6 +275,10 @@ MESSAGES: tuple[Message, ...] = (
     _("borrower.renew.results", "🔄 <b>Renewal</b>"),
     _("borrower.renew.ok", "✅ <b>{title}</b>: new due date {date}"),
     _("borrower.renew.ok_no_date", "✅ <b>{title}</b>: renewed"),
+    _(
+        "borrower.renew.ok_same",
+        "✅ <b>{title}</b>: renewed, but still due {date} – a renewal counts from today",
+    ),
     _n(
         "borrower.renew.ok_many",
         "✅ {count} loan has the new due date {date}: {titles}",
@@ -288,6 +292,7 @@ MESSAGES: tuple[Message, ...] = (
     _("borrower.renew.cannot", "⛔ can't be renewed: {reason}"),
     _("borrower.renew.button_ok", "✅ {title} · {date}"),
     _("borrower.renew.button_ok_no_date", "✅ {title}"),
+    _("borrower.renew.button_ok_same", "✅ {title} · still {date}"),
     _("borrower.renew.button_refused", "⛔ {title}: {reason}"),
     _("borrower.renew.button_unknown", "⚠️ {title}: no answer"),
     _("borrower.renew.button_fault", "⚠️ {title}: not renewed (our error)"),
