@@ -125,6 +125,16 @@ class NoticeSeen(Repository):
         )
         return bool(await self._run(lambda conn: conn.execute(statement).rowcount == 1))
 
+    async def renewed(self, chat_id: int, day: date, number: int = 1) -> set[str]:
+        """The card's loans claimed for a renewal on `day` (`claim_renewal`)."""
+        statement = select(NOTICE_SEEN.c.item).where(
+            of_seen(chat_id, number),
+            NOTICE_SEEN.c.item.like(f"{RENEWED}%"),
+            NOTICE_SEEN.c.value == _day(day),
+        )
+        items: list[str] = await self._run(lambda conn: list(conn.execute(statement).scalars()))
+        return {item.removeprefix(RENEWED) for item in items}
+
     async def release_renewals(
         self, chat_id: int, loan_ids: Collection[str], day: date, number: int = 1
     ) -> None:

@@ -177,7 +177,7 @@ async def renew_loan(
     due = str(payload.get("due", ""))
     title = str(payload.get("title") or "")
     loan = (card, loan_id, title, due)
-    today = dt.datetime.now(services.settings.timezone).date()
+    today = _today(services)
     if not await store.notices.claim_renewal(chat_id, loan_id, today, card.number):
         return Already()  # renewed today, from another face or message: it would gain nothing
     try:
@@ -203,6 +203,17 @@ async def renew_loan(
     await _answered(store, chat_id, card, [loan_id])
     await remember(store, chat_id, loan_id, due, result, card.number)
     return Renewed(*loan, result)
+
+
+def _today(services: Services) -> dt.date:
+    """The day a renewal counts from: today in the bot's time zone."""
+    return dt.datetime.now(services.settings.timezone).date()
+
+
+async def renewed_today(services: Services, card: Card) -> set[str]:
+    """The card's loans renewed (or being renewed) through the bot today: a face offers no
+    renewal of them, as one today would give the same date (`renew_loan` refuses it)."""
+    return await services.store.notices.renewed(card.chat_id, _today(services), card.number)
 
 
 async def _answered(store: Store, chat_id: int, card: Card, loan_ids: Sequence[str]) -> None:

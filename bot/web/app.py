@@ -99,7 +99,7 @@ TEXTS = {
     "no_fees": "lists.debt.none",
     "renew": "app.renew",
     "renewing": "app.renewing",
-    "already": "borrower.renew.already",
+    "already": "app.already",
     "unknown": "app.unknown",
     "busy": "app.busy",
     "card_failed": "app.card_failed",
@@ -458,12 +458,15 @@ async def _lists(
     today: dt.date,
 ) -> dict[str, Any]:
     refusals = await renewing.refusals(services, user_id, card.number)
+    renewed = await renewing.renewed_today(services, card)
     loans = sort_loans(status.loans)
     untitled = _plain(t(lang, "render.untitled"))
     cid = card.card_id
     button: dict[str, str] = {}
     kept: list[tuple[str, str, dict[str, Any]]] = []
     for loan in loans:
+        if loan.loan_id in renewed:
+            continue  # renewed today: told so, with no button
         if cid and refusal_for(loan, refusals) is None and isinstance(loan.due_date, dt.date):
             due = due_key(loan)
             ref = renew_id(user_id, cid, loan.loan_id, due)
@@ -487,7 +490,7 @@ async def _lists(
             "due": _iso(loan.due_date),
             "due_text": _plain(loan_due(loan.due_date, today, lang)),
             "renew": ref,
-            "tried": bool(ref and used.get(ref)),
+            "tried": bool(ref and used.get(ref)) or loan.loan_id in renewed,
             "refused": (
                 _plain(
                     t(lang, "borrower.renew.cannot", reason=Raw(reason_text(refusal.reason, lang)))
@@ -542,7 +545,7 @@ def renewal_answer(result: renewing.LoanRenewal, lang: str, today: dt.date) -> d
         return {"result": kind, "text": _plain(text), **extra}
 
     if isinstance(result, outcomes.Already):
-        return answer("already", t(lang, "borrower.renew.already"))
+        return answer("already", t(lang, "app.already"))
     if isinstance(result, outcomes.CardGone):
         return answer("gone", t(lang, "cards.gone"))
     if isinstance(result, outcomes.LoginLapsed):

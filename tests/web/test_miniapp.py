@@ -170,11 +170,13 @@ async def test_a_renewal_is_tried_once_and_the_page_reads_the_new_date(bot: BotH
     assert first["due_text"].startswith(f"due {new_date} (")
     replay = await renew(bot, 85, loan["renew"])
     assert replay["result"] == "already"
-    assert replay["text"] == "That loan has already been tried. See /loans."
+    assert replay["text"] == "Already renewed or tried today."  # the page has no /loans
     assert bot.sandbox.calls[RENEW_CALLS] == calls + 1
     [again] = (await overview(bot, init_data(85))).json()["cards"]
     moved = [row for row in again["loans"] if row["title"] == loan["title"]]
     assert moved[0]["due"] == first["due"]
+    # Renewed today: no button a renewal today could use, as again it would give that date.
+    assert moved[0]["renew"] is None and moved[0]["tried"] is True
 
 
 async def test_a_refusal_is_remembered_and_offers_no_button_again(bot: BotHarness) -> None:
@@ -409,7 +411,7 @@ async def test_presses_from_many_views_and_twice_send_one_renewal(bot: BotHarnes
     assert results == ["already"] * (PATRON_IN_FLIGHT - 1) + ["renewed"]
     assert bot.sandbox.calls[RENEW_CALLS] == calls + 1
     again = await renew(bot, 94, button)
-    assert again == {"result": "already", "text": "That loan has already been tried. See /loans."}
+    assert again == {"result": "already", "text": "Already renewed or tried today."}
     assert bot.sandbox.calls[RENEW_CALLS] == calls + 1
 
 

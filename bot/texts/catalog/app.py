@@ -25,6 +25,8 @@ MESSAGES: tuple[Message, ...] = (
     _("app.failed", "The library could not renew it now. Try again later."),
     # TRANSLATORS: the page asked too often in a short time; it can ask again in a moment
     _("app.busy", "One moment, please – try again in a few seconds."),
+    # A loan renewed or tried today already (here or in the chat): the page has no /loans.
+    _("app.already", "Already renewed or tried today."),
     _("app.card_failed", "The library could not be reached for this card."),
     _("app.card_login", "The login for this card has ended. Use /login in the chat."),
     _("app.unauthorized", "This page must be opened from the bot in Telegram."),
