@@ -197,7 +197,9 @@ async def require_card(
             why = (await chats.settings(svc, chat_id)).card_ended or "rejected"
         else:
             await logins.lapse(svc, card)
-        await tell_lapsed(context, [card], lang, why=why)
+        # A tapped button of a lapsed card: that card and its login, not the whole family's
+        # message again for every old button.
+        await tell_lapsed(context, [card], lang, why=why, only=tapped is not None)
         return None
     if any(other.is_lapsed for other in cards) and not others:
         why = (await chats.settings(svc, chat_id)).card_ended or "rejected"
@@ -259,19 +261,20 @@ async def tell_lapsed(
     *,
     why: str = "rejected",
     chat_id: int | None = None,
+    only: bool = False,
 ) -> None:
-    """One message naming every lapsed card of the chat (`cards` and any other), each with
-    its own login button: a card lapsed alone is never told beside another lapsed one as
-    "the other cards are unchanged". In a chat of one card, that its login must be renewed
-    (`why`: "expired" or "rejected"); the cards stay, with their names and settings.
-    Nothing when `cards` is empty (no card lapsed in the caller's read)."""
+    """One message naming every lapsed card of the chat (`cards` and any other; with `only`,
+    `cards` alone), each with its own login button: a card lapsed alone is never told beside
+    another lapsed one as "the other cards are unchanged". In a chat of one card, that its
+    login must be renewed (`why`: "expired" or "rejected"); the cards stay, with their names
+    and settings. Nothing when `cards` is empty (no card lapsed in the caller's read)."""
     if not cards:
         return
     svc = context.services
     chat_id = chat_id if chat_id is not None else cards[0].chat_id
     every = await card_actions.of_chat(svc, chat_id, lapsed=True)
     named = {card.number for card in cards}
-    lapsed = [a for a in every if a.is_lapsed or a.number in named]
+    lapsed = [a for a in every if (a.is_lapsed and not only) or a.number in named]
     if not lapsed:
         return
     lang = lang or await chat_lang(context, chat_id)

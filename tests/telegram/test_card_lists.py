@@ -17,7 +17,7 @@ from bot.telegram.buttons import (
 from sandbox.telegram.driver import SentMessage
 from tests.fixtures.bot import BotHarness
 from tests.fixtures.cards import due, jonas_title, two_cards
-from tests.fixtures.chat import buttons, command, send
+from tests.fixtures.chat import buttons, command, send, tap
 from tests.fixtures.patrons import JONAS, KAREN, METTE, OLE
 
 KAREN_TITLE = "Den afrikanske farm"  # one of Karen's loans
@@ -246,6 +246,20 @@ async def test_every_card_lapsing_at_once_is_one_message(bot: BotHarness) -> Non
     # Asked again, the same one message: no card is forgotten, none is asked of the library.
     again = await send(bot, 411, "/holds")
     assert len(again) == 1 and again[0].text.startswith("🔑 The library logins of Karen, Jonas")
+
+
+async def test_an_old_button_of_a_lapsed_card_names_that_card_alone(bot: BotHarness) -> None:
+    """Every old button of a family's lapsed cards would repeat the family's message; a tap
+    names the card its button was for, with that card's login."""
+    await three_cards(bot, 412)
+    [listing] = await command(bot, 412, "/renew")
+    for card in await bot.store.cards.of_chat(412):
+        bot.sandbox.expire_token(card.token)
+    await send(bot, 412, "/loans")  # the family's one message
+    label = next(text for text in buttons(listing) if text.startswith("Karen · 🔄 "))
+    [told] = await tap(bot, 412, listing, label)
+    assert told.text.startswith("🔑 Karen's library login has lapsed."), told.text
+    assert [("Karen" in one, "Jonas" in one) for one in logins(told)] == [(True, False)]
 
 
 async def test_a_platform_failure_on_one_card_shows_the_others(bot: BotHarness) -> None:

@@ -37,14 +37,14 @@ MESSAGES: tuple[Message, ...] = (
     _(
         "lists.lapsed_one",
         "🔑 {name}'s library login has lapsed. The card stays here with its name and settings: "
-        "log in as {name} with the button to see the card again.",
+        "log in as {name} with the button to see its loans and holds again.",
     ),
     # TRANSLATORS: {names} is "Karen and Jonas": every card of the chat whose login lapsed,
     # each with a login button of its own.
     _(
         "lists.lapsed_many",
         "🔑 The library logins of {names} have lapsed. The cards stay here with their names "
-        "and settings: log in with each card's own button to see the cards again.",
+        "and settings: log in with each card's own button to see their loans and holds again.",
     ),
     # TRANSLATORS: a button that logs a lapsed card in again; {name} is the card's name.
     _("lists.login_card", "🔑 Log in again: {name}"),
