@@ -35,9 +35,9 @@ async def test_one_line_per_notice_and_the_bots_default(bot: BotHarness) -> None
 async def test_danish_status_names_the_bot(bot: BotHarness) -> None:
     bot.add_chat(CHAT + 1, language_code="da")
     status = await bot.send(CHAT + 1, "/reminders 7 3")
-    assert "0 = samme dag" not in status.text
+    assert "0 = på selve afleveringsdagen" not in status.text
     default = await bot.send(CHAT + 1, "/reminders 3 1 0")
-    assert "(0 = samme dag)" in default.text
+    assert "(0 = på selve afleveringsdagen)" in default.text
 
 
 async def test_the_patron_chooses_the_time_of_day(bot: BotHarness) -> None:

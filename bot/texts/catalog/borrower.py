@@ -162,7 +162,7 @@ MESSAGES: tuple[Message, ...] = (
     # TRANSLATORS: under a line naming the title (borrower.order.has_hold and the like)
     _(
         "borrower.order.ordered_before_shown",
-        "📥 It has already been ordered on this card through the bot, so it is not ordered again.",
+        "📥 So it is not ordered again.",
     ),
     _("borrower.order.has_loan", "ℹ️ This card already has <b>{title}</b> on loan, due {date}."),
     _(
