@@ -18,7 +18,7 @@ from sandbox.telegram.driver import SentMessage
 from tests.fixtures.bot import BotHarness
 from tests.fixtures.cards import due, jonas_title, two_cards
 from tests.fixtures.chat import buttons, command, send, tap
-from tests.fixtures.patrons import JONAS, KAREN, METTE, OLE
+from tests.fixtures.patrons import JONAS, KAREN, LITTLE_PRINCE, METTE, OLE
 
 KAREN_TITLE = "Den afrikanske farm"  # one of Karen's loans
 JONAS_TITLE_COUNT = 1  # Jonas has one loan, due in 3 days, and one hold ready
@@ -387,3 +387,17 @@ async def test_renew_all_is_offered_only_for_a_card_with_a_loan_due_within_the_w
     assert "nothing due within 1 day" in listing.text
     renew_all = [label for label in buttons(listing) if label.startswith("🔄 Renew those due")]
     assert renew_all == ["🔄 Renew those due within 1 day: Karen"]
+
+
+async def test_which_card_says_why_a_lapsed_card_is_not_offered(bot: BotHarness) -> None:
+    await three_cards(bot, 413)
+    ole = await bot.store.cards.get(413, 3)
+    assert ole is not None
+    bot.sandbox.expire_token(ole.token)
+    await send(bot, 413, "/loans")  # Ole's card lapses, kept by its name
+    which = await bot.send(413, f"/order {LITTLE_PRINCE}")
+    assert which.text == (
+        "Which card do you want to order Den lille prins with?\n"
+        "🔑 Ole's library login has lapsed, so that card is not offered: /login logs it in again."
+    )
+    assert buttons(which) == ["👤 Karen", "👤 Jonas"]

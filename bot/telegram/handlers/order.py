@@ -50,7 +50,7 @@ from bot.telegram.keyboards import (
 from bot.telegram.replies import plain, reply, send
 from bot.texts import t
 from bot.texts.cards import card_heading, card_name
-from bot.texts.formatting import format_date, shorten
+from bot.texts.formatting import format_date, join_and, shorten
 
 if TYPE_CHECKING:
     from bot.actions.vocabulary import Card
@@ -144,6 +144,12 @@ async def ask_card(
     ]
     buttons = one_per_row(await callback_buttons(update, context, specs))
     text = t(lang, "cards.order_which", title=work.title or pid)
+    # A card whose login lapsed is not offered: said, so a parent knows why it is missing.
+    every = await card_actions.of_chat(context.services, context.chat_id, lapsed=True)
+    lapsed = [card_name(card, lang) for card in every if card.is_lapsed]
+    if lapsed:
+        names = join_and(lapsed, lang)
+        text += "\n" + t(lang, "cards.order_lapsed", count=len(lapsed), names=names)
     await send(context.bot, context.chat_id, text, buttons=buttons)
 
 

@@ -3,7 +3,7 @@ out), /logout's and /order's "which card", and the login warnings naming a card.
 
 from __future__ import annotations
 
-from bot.texts.catalog import Message, _
+from bot.texts.catalog import Message, _, _n
 
 MESSAGES: tuple[Message, ...] = (
     # TRANSLATORS: {name} is a card's name (the holder's first name); the result fills {card}.
@@ -91,5 +91,13 @@ MESSAGES: tuple[Message, ...] = (
     _("cards.remaining", "Still connected here: {names}."),
     # TRANSLATORS: {title} is the material's title, found and checked before the question
     _("cards.order_which", "Which card do you want to order <b>{title}</b> with?"),
+    # TRANSLATORS: under cards.order_which; {names} is "Emil" or "Sofie and Emil"
+    _n(
+        "cards.order_lapsed",
+        "🔑 {names}'s library login has lapsed, so that card is not offered: /login logs it in "
+        "again.",
+        "🔑 The library logins of {names} have lapsed, so those cards are not offered: /login "
+        "logs them in again.",
+    ),
     _("cards.order_card", "👤 {name}"),
 )
