@@ -158,8 +158,9 @@ async def renew_loan(
 
     The card is the one the id names by identity, and its login is checked before the id is
     claimed: a card that is gone or lapsed spends nothing. A second claim of the id (a double
-    tap, two views, a race) gets `Already`. A renewal or refusal is remembered (`remember`) and
-    retires every other id of `action` for that loan.
+    tap, two views, a race) gets `Already`, and so does a loan renewed through the bot today
+    (from any face: one more today would give the same date). A renewal or refusal is
+    remembered (`remember`) and retires every face's ids of that loan.
 
     `reusable`: an id not handled (`NotSent`) or refused for its token is released, as
     nothing was renewed (`NotSent`, `LoginLapsed`). The Mini App's ids are one per loan and due
@@ -435,9 +436,10 @@ async def renew_due(
     siblings: Mapping[str, CallbackRef] | None = None,
 ) -> RenewedDue | TokenRejected:
     """Renew card `number`'s loans due within `window` days (of `listed`, when given), each at
-    most once. A loan with a button in `siblings` (loan id -> its stored button) is renewed
-    only if that button is claimed here, so a tap and "renew all" never both renew it. The
-    answers are remembered (`remember`). A refused token stops it all (returned, not raised).
+    most once, and none renewed through the bot today already. A loan with a button in
+    `siblings` (loan id -> its stored button) is renewed only if that button is claimed here,
+    so a tap and "renew all" never both renew it. The answers are remembered (`remember`). A
+    refused token stops it all (returned, not raised).
     """
     refusals = await store.renewal_refusals.refusals(chat_id, number=number)
     siblings = siblings or {}
