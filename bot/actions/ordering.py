@@ -73,6 +73,7 @@ class NotOrderable:
     why: Literal["not_found", "net_only"]
     pid: str
     title: str = ""
+    kind: str = ""  # the work's material type, as the platform names it
 
 
 @dataclass(frozen=True)
@@ -199,7 +200,7 @@ def orderable(work: Work | None, pid: str) -> NotOrderable | None:
     if work is None or not work.title:
         return NotOrderable("not_found", pid)
     if net_only(work):
-        return NotOrderable("net_only", pid, work.title)
+        return NotOrderable("net_only", pid, work.title, work.type or "")
     return None
 
 

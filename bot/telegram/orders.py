@@ -10,7 +10,7 @@ from bot.actions import ordering
 from bot.library.errors import BadRequest, ClientFault, LibraryError, Refused
 from bot.texts import t
 from bot.texts.formatting import format_date, shorten
-from bot.texts.render import render_copies
+from bot.texts.render import material_type, render_copies
 
 # Longest id or branch echoed back to the patron when it is refused.
 ECHO_LIMIT = 60
@@ -26,7 +26,10 @@ def why_not(
     """Why the order cannot be asked about, in a sentence."""
     if isinstance(result, ordering.NotOrderable):
         if result.why == "net_only":
-            return t(lang, "borrower.order.wrong_medium", title=result.title)
+            # The type beside the title: a printed edition may share the title.
+            kind = material_type(result.kind, lang)
+            title = f"{result.title} · {kind}" if kind else result.title
+            return t(lang, "borrower.order.wrong_medium", title=title)
         return t(lang, "borrower.order.not_found", pid=result.pid)
     if isinstance(result, ordering.NoBranches):
         return t(lang, "borrower.order.no_branches", pid=result.pid)

@@ -283,6 +283,8 @@ async def test_a_net_only_material_is_refused_before_anything_is_asked(bot: BotH
     [refused] = await command(bot, 37, f"/order {NET_AUDIOBOOK}")
     assert refused.buttons == []
     assert "er en type materiale, der ikke kan bestilles til afhentning" in refused.text
+    # The type beside the title: a printed Kvinden i buret can be ordered.
+    assert refused.text.startswith("Kvinden i buret · Lydbog (net) er en type materiale")
     assert "Kvinden i buret" in refused.text and "/search" in refused.text
     await karen_and_ole(bot, 137)
     [refused] = await command(bot, 137, f"/order {NET_AUDIOBOOK}")
