@@ -57,6 +57,10 @@ _SEEN = select(NOTICE_SEEN.c.item, NOTICE_SEEN.c.value).where(
 )
 
 
+def _placed(title: str) -> str:
+    return f"placed:{title}"[:300]
+
+
 def _renewal(loan_id: str) -> str:
     return f"{RENEWED}{loan_id}"[:300]
 
@@ -104,7 +108,7 @@ class NoticeSeen(Repository):
         primary key decides, so two racing confirmations place one order."""
         statement = (
             self._insert(NOTICE_SEEN)
-            .values(chat_id=chat_id, number=number, item=f"placed:{title}"[:300], value=placed)
+            .values(chat_id=chat_id, number=number, item=_placed(title), value=placed)
             .on_conflict_do_nothing(index_elements=["chat_id", "number", "item"])
         )
         return bool(await self._run(lambda conn: conn.execute(statement).rowcount == 1))
@@ -160,7 +164,7 @@ class NoticeSeen(Repository):
     async def ordered(self, chat_id: int, title: str, number: int = 1) -> str | None:
         """When title `title` was claimed for an order of the card (`claim_order`), or None."""
         statement = select(NOTICE_SEEN.c.value).where(
-            of_seen(chat_id, number), NOTICE_SEEN.c.item == f"placed:{title}"[:300]
+            of_seen(chat_id, number), NOTICE_SEEN.c.item == _placed(title)
         )
         found: str | None = await self._run(lambda conn: conn.execute(statement).scalar())
         return found
@@ -174,7 +178,7 @@ class NoticeSeen(Repository):
             update(NOTICE_SEEN)
             .where(
                 of_seen(chat_id, number),
-                NOTICE_SEEN.c.item == f"placed:{title}"[:300],
+                NOTICE_SEEN.c.item == _placed(title),
                 NOTICE_SEEN.c.value == placed,
             )
             .values(value=value)
@@ -187,7 +191,7 @@ class NoticeSeen(Repository):
         """Let the title be ordered again: its order was refused, or (`placed`: only that claim,
         not a newer one) it no longer shows on the card."""
         statement = delete(NOTICE_SEEN).where(
-            of_seen(chat_id, number), NOTICE_SEEN.c.item == f"placed:{title}"[:300]
+            of_seen(chat_id, number), NOTICE_SEEN.c.item == _placed(title)
         )
         if placed is not None:
             statement = statement.where(NOTICE_SEEN.c.value == placed)
