@@ -118,19 +118,18 @@ async def _redeem(
     await chats.set_connected(svc, chat_id)
     if card.label is None or card.agency is None:  # a new card, or one from before
         card = await _details(context, card)
-    cards = await card_actions.of_chat(svc, chat_id)
+    every = await card_actions.of_chat(svc, chat_id, lapsed=True)
+    cards = [other for other in every if not other.is_lapsed]
     library = await library_name(context, card)
-    # Cards told to log in again: a new card instead means the browser's library login was
-    # someone else's (single sign-on), so the answer names both.
+    # Cards told to log in again (warned of their login's end, or lapsed): a new card instead
+    # means the browser's library login was someone else's (single sign-on), so the answer
+    # names both.
     waiting = [
         other
-        for other in cards
-        if other.number != card.number and other.expiry_warned and not expired(other)
+        for other in every
+        if other.number != card.number
+        and (other.is_lapsed or (other.expiry_warned and not expired(other)))
     ]
-    if linked.outcome == "added":
-        # A lapsed card was told to log in again too: a new card instead is someone else's.
-        every = await card_actions.of_chat(svc, chat_id, lapsed=True)
-        waiting += [other for other in every if other.is_lapsed and other.number != card.number]
     if linked.outcome == "added" and waiting:
         await _someone_else(update, context, card, waiting)
     elif linked.outcome == "restored":
