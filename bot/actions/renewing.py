@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
 
 from bot.actions.outcomes import Already, CardGone, LoginLapsed, NotRead, claim_for_card
@@ -272,6 +272,9 @@ class RenewedDue:
     tried: list[Tried] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
     later: list[Loan] = field(default_factory=list)  # due after the window: left alone
+    # The library refused the card's token partway, after answering other loans: those it
+    # refused are "not_done", and the face lapses the card.
+    lapsed: TokenRejected | None = None
 
     def moved(self, loans: Sequence[Loan]) -> list[Loan]:
         """`loans` with the new due dates the library gave."""
@@ -439,7 +442,8 @@ async def renew_due(
     most once, and none renewed through the bot today already. A loan with a button in
     `siblings` (loan id -> its stored button) is renewed only if that button is claimed here,
     so a tap and "renew all" never both renew it. The answers are remembered (`remember`). A
-    refused token stops it all (returned, not raised).
+    token refused before any loan had its answer stops it all (returned, not raised); refused
+    partway, the answers given are kept and told (`RenewedDue.lapsed`).
     """
     refusals = await store.renewal_refusals.refusals(chat_id, number=number)
     siblings = siblings or {}
@@ -477,11 +481,12 @@ async def renew_due(
             continue
         todo.append((loan, None if sibling is None else sibling.id))
     outcomes = await renew_each(token, [loan for loan, _ in todo], library, deadline)
-    if isinstance(outcomes, TokenRejected):
+    rejected = next((o for o in outcomes if isinstance(o, TokenRejected)), None)
+    if rejected is not None and not any(_answered_by_library(o) for o in outcomes):
         await store.notices.release_renewals(
             chat_id, [loan.loan_id for loan, _ in todo], today, number
         )
-        return outcomes
+        return rejected
     for (loan, button), outcome in zip(todo, outcomes, strict=True):
         await remember(store, chat_id, loan.loan_id, due_key(loan), outcome, number)
         tried = Tried(loan, outcome, button)
@@ -491,7 +496,7 @@ async def renew_due(
     await store.notices.release_renewals(
         chat_id, [tried.loan.loan_id for tried in done.tried if tried.kind != "ok"], today, number
     )
-    return done
+    return replace(done, lapsed=rejected)
 
 
 async def remember(
@@ -513,11 +518,17 @@ async def remember(
             await calendar.renewed(store, chat_id, loan_id, outcome.return_date, number)
 
 
+def _answered_by_library(outcome: RenewResult | LibraryError) -> bool:
+    """Whether the library renewed the loan or refused it: an answer worth keeping."""
+    return isinstance(outcome, Refused) or not isinstance(outcome, LibraryError)
+
+
 async def renew_each(
     token: str, loans: Sequence[Loan], library: LibraryClient, deadline: Deadline
-) -> list[RenewResult | LibraryError] | TokenRejected:
+) -> list[RenewResult | LibraryError]:
     """Renew each loan once, a few at a time. When time runs out, a loan sent and not
-    answered is unknown; a loan still waiting for its turn was not sent (`NOT_SENT`)."""
+    answered is unknown; a loan still waiting for its turn was not sent (`NOT_SENT`). A
+    refused token is one loan's outcome: the others' answers stand."""
     gate = asyncio.Semaphore(RENEW_CONCURRENCY)
     started: set[str] = set()
 
@@ -526,8 +537,6 @@ async def renew_each(
             started.add(loan.loan_id)
             try:
                 result: RenewResult = await library.renew(token, loan.loan_id)
-            except TokenRejected:
-                raise
             except LibraryError as exc:
                 return exc
             return result
@@ -539,10 +548,7 @@ async def renew_each(
     for task in pending:
         task.cancel()
     for task in done:
-        error = task.exception()
-        if isinstance(error, TokenRejected):
-            return error
-        if error is not None:
+        if (error := task.exception()) is not None:
             raise error
     return [
         task.result()

@@ -16,7 +16,7 @@ from telegram.constants import ParseMode
 from telegram.error import BadRequest as TelegramBadRequest
 from telegram.error import TelegramError
 
-from bot.library.errors import ClientFault, LibraryError, Refused
+from bot.library.errors import ClientFault, LibraryError, Refused, TokenRejected
 from bot.rules.renewals import raw_reason
 from bot.telegram.buttons import RenewLoan
 from bot.telegram.keyboards import SHORT_TITLE
@@ -56,6 +56,8 @@ def button_label(
         return plain(t(lang, "borrower.renew.button_refused", title=short, reason=reason))
     if isinstance(outcome, ClientFault):
         return plain(t(lang, "borrower.renew.button_fault", title=short))
+    if isinstance(outcome, TokenRejected):
+        return plain(t(lang, "borrower.renew.button_lapsed", title=short))
     if isinstance(outcome, LibraryError):
         key = "button_unknown" if outcome.outcome_unknown else "button_not_done"
         return plain(t(lang, f"borrower.renew.{key}", title=short))

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import TYPE_CHECKING, Final
 
-from bot.library.errors import ClientFault, LibraryError, Refused
+from bot.library.errors import ClientFault, LibraryError, Refused, TokenRejected
 from bot.library.models import Copy, Debt, Hold, Loan, Work
 from bot.rules.renewals import raw_reason
 from bot.rules.urgency import due_counts, hold_is_ready, loan_urgency
@@ -277,6 +277,8 @@ def renewal_line(
         return refused_line(title, raw_reason(outcome), due, today, lang)
     if isinstance(outcome, ClientFault):
         return t(lang, "borrower.renew.fault", title=title)
+    if isinstance(outcome, TokenRejected):
+        return t(lang, "borrower.renew.lapsed", title=title)
     if isinstance(outcome, LibraryError):
         key = "borrower.renew.no_answer" if outcome.outcome_unknown else "borrower.renew.not_done"
         return t(lang, key, title=title)

@@ -97,3 +97,20 @@ async def test_away_in_danish_wrong_days_and_no_loans(bot: BotHarness) -> None:
     [empty] = await command(bot, 71, "/away 7")
     assert "lån" in empty.text.lower()
     assert bot.sandbox.calls[RENEW_CALLS] == 0
+
+
+async def test_a_login_refused_partway_through_away_tells_what_was_renewed(
+    bot: BotHarness,
+) -> None:
+    """The token refused after other loans were renewed: the trip's message tells them, and the
+    refused loan's line and the login come after, not "log in again" alone."""
+    await bot.connect(75, KAREN, language_code="en")
+    bot.sandbox.faults.fail_next["/v3/renew"] = [401]
+    before = len(bot.telegram.sent(75))
+    await bot.telegram.send_text(75, "/away 5")
+    trip = await bot.telegram.wait_for(75, "🧳 Before your trip", after=before)
+    assert bot.sandbox.calls[RENEW_CALLS] == 4
+    assert trip.text.splitlines()[1].endswith(" · ⚠️ 1 not renewed now"), trip.text
+    assert "not renewed – the login ran out on the way; log in again to renew it" in trip.text
+    await bot.telegram.wait_for(75, "Log in again", after=trip.message_id)
+    assert await bot.store.cards.get(75) is None

@@ -241,6 +241,30 @@ async def test_renewing_with_an_expired_token(bot: BotHarness) -> None:
     assert await bot.store.cards.get(67) is None
 
 
+async def test_a_login_refused_partway_keeps_what_was_renewed(bot: BotHarness) -> None:
+    """ "Renew all" whose token the library refuses after renewing other loans: the renewals
+    done are told and kept (not renewed again today), the refused loan says to log in again,
+    and the card lapses with its login button."""
+    await bot.connect(68, KAREN, language_code="en")
+    [listing] = await command(bot, 68, "/renew")
+    bot.sandbox.faults.fail_next["/v3/renew"] = [401]
+    await bot.tap(68, listing, "🔄 Renew those due within 3 days")
+    told = await bot.telegram.wait_for(68, "🔄 Renewal", after=listing.message_id)
+    assert bot.sandbox.calls[RENEW_CALLS] == 4
+    # Which loan meets the refused token depends on the order the calls arrive in.
+    counts = re.fullmatch(
+        r"✅ (\d) renewed · ⛔ (\d) refused · ⚠️ 1 not renewed now", told.text.splitlines()[1]
+    )
+    assert counts is not None, told.text
+    assert int(counts[1]) + int(counts[2]) == 3
+    assert "not renewed – the login ran out on the way; log in again to renew it" in told.text
+    login = await bot.telegram.wait_for(68, "Log in again", after=told.message_id)
+    assert login.message_id > told.message_id
+    assert await bot.store.cards.get(68) is None  # lapsed: no token to use
+    renewed = await bot.store.notices.renewed(68, bot.sandbox.today, 1)
+    assert len(renewed) == int(counts[1])  # claimed for today: not renewed again after a login
+
+
 async def test_the_summary_is_redrawn_after_a_renewal(bot: BotHarness) -> None:
     await bot.connect(69, KAREN, language_code="en")
     [listing] = await command(bot, 69, "/renew")

@@ -283,6 +283,8 @@ async def renew_all_callback(update: Update, context: Context) -> None:
         header = f"{header}\n{heading(lang, card_name(card, lang))}"
     messages = split_messages(lines, header=header, separator="\n")
     await send_messages(update, context, messages)
+    if done.lapsed is not None:  # refused partway: what was done is told, then the login
+        await answer_library_error(update, context, done.lapsed, edit=False, card=card)
 
 
 def away_days(words: Sequence[str]) -> int | None:
@@ -333,22 +335,26 @@ async def away_command(update: Update, context: Context) -> None:
             if await logins.lapse(context.services, read.card) is not None:
                 lapsed.append(read.card)
             return None if shown.single else [t(lang, "lists.card_lapsed", name=read.name)]
+        if trip.done.lapsed is not None and await logins.lapse(svc, read.card) is not None:
+            lapsed.append(read.card)  # refused partway: what was done is told all the same
         lapsing = await _lapsing(trip.lapsing, context, deadline)
         return renewed_lines(trip.done, lang, today)[0] + lapsing
 
     lapsed: list[Card] = []
     results = await asyncio.gather(*(renew_card(card) for card in statuses))
-    # Every card whose login lapsed while renewing, named in one message.
-    await tell_lapsed(context, lapsed, lang)
     lines: list[str] = []
     for card, found in zip(statuses, results, strict=True):
         if found is None:
-            return  # the one card's token was refused: `tell_lapsed` told the patron
+            lines = []  # the one card's token was refused before anything was renewed
+            break
         if not shown.single:
             lines.append(("\n" if lines else "") + heading(lang, card.name))
         lines.extend(found)
-    header = t(lang, "notices.away.header", count=days)
-    await send_messages(update, context, split_messages(lines, header=header, separator="\n"))
+    if lines:
+        header = t(lang, "notices.away.header", count=days)
+        await send_messages(update, context, split_messages(lines, header=header, separator="\n"))
+    # Every card whose login lapsed while renewing, named in one message, after what was done.
+    await tell_lapsed(context, lapsed, lang)
 
 
 async def _lapsing(

@@ -297,6 +297,7 @@ MESSAGES: tuple[Message, ...] = (
     _("borrower.renew.button_unknown", "⚠️ {title}: no answer"),
     _("borrower.renew.button_fault", "⚠️ {title}: not renewed (our error)"),
     _("borrower.renew.button_not_done", "⚠️ {title}: not renewed – try again"),
+    _("borrower.renew.button_lapsed", "🔑 {title}: not renewed – log in again"),
     # A loan button already tapped, when its page is shown again
     _("borrower.renew.button_tried", "↩️ {title} · {due}"),
     # The counts that open the results of "renew all", joined by " · "
@@ -354,6 +355,11 @@ MESSAGES: tuple[Message, ...] = (
     _(
         "borrower.renew.not_done",
         "⚠️ <b>{title}</b>: not renewed – the library could not take it now; try again later",
+    ),
+    # The card's login ran out partway through "renew all": this loan was not renewed
+    _(
+        "borrower.renew.lapsed",
+        "🔑 <b>{title}</b>: not renewed – the login ran out on the way; log in again to renew it",
     ),
     _(
         "borrower.renew.fault",
