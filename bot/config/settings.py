@@ -5,15 +5,19 @@ from __future__ import annotations
 import base64
 import binascii
 import difflib
+import io
+import logging
 import os
 import re
 import secrets
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from datetime import time
 from pathlib import Path
 from typing import Annotated, Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from dotenv import dotenv_values
 from pydantic import (
     AliasChoices,
     AnyHttpUrl,
@@ -116,7 +120,16 @@ class SecretFiles(PydanticBaseSettingsSource):
 
 
 def _url(value: str) -> str:
-    return str(AnyHttpUrl(value)).rstrip("/")
+    """A service's or the bot's base address: paths are appended to it, so a query or a
+    fragment would end up in the middle of every address made from it."""
+    url = AnyHttpUrl(value)
+    if url.query or url.fragment:
+        raise ValueError("must be a base address, without ? or #")
+    return str(url).rstrip("/")
+
+
+# What Telegram takes as a webhook's `secret_token`.
+WEBHOOK_SECRET_FORM = re.compile(r"[A-Za-z0-9_-]{1,256}")
 
 
 LogFormat = Literal["text", "json"]
@@ -137,10 +150,60 @@ class LogSettings(BaseSettings):
         return value.upper() if isinstance(value, str) else value
 
 
-def log_settings() -> LogSettings:
-    """`LOG_FORMAT` and `LOG_LEVEL`, each at its default when it is itself the mistake."""
+DOTENV = Path(".env")
+
+
+class _Collected(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__()
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+@contextmanager
+def _dotenv_warnings() -> Iterator[list[logging.LogRecord]]:
+    """What python-dotenv warns of while reading (a line it cannot parse, which it then
+    skips), collected instead of printed."""
+    logger = logging.getLogger("dotenv.main")
+    collected, propagate = _Collected(), logger.propagate
+    logger.addHandler(collected)
+    logger.propagate = False
     try:
-        return LogSettings()
+        yield collected.records
+    finally:
+        logger.removeHandler(collected)
+        logger.propagate = propagate
+
+
+def check_dotenv(path: Path = DOTENV) -> None:
+    """`.env` read strictly: a line python-dotenv would skip with a warning, or a file that is
+    not UTF-8, stops the command here, as a malformed value does (a skipped `TOKEN_KEYS=` line
+    would otherwise start the bot without what the operator meant it to have)."""
+    if not path.is_file():
+        return
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise SettingsError(f"{path}: not UTF-8 text") from None
+    except OSError as exc:
+        raise SettingsError(f"{path}: cannot read it: {exc.strerror or exc}") from None
+    with _dotenv_warnings() as warnings:
+        dotenv_values(stream=io.StringIO(text))
+    if warnings:
+        line = re.search(r"line (\d+)", warnings[0].getMessage())
+        raise SettingsError(f"{path}: line {line[1] if line else '?'} is not NAME=value")
+
+
+def log_settings() -> LogSettings:
+    """`LOG_FORMAT` and `LOG_LEVEL`, each at its default when it is itself the mistake (or
+    when `.env` cannot be read: `check_dotenv` then says why, in that format)."""
+    try:
+        with _dotenv_warnings():
+            return LogSettings()
+    except UnicodeDecodeError:
+        return LogSettings(_env_file=None)
     except ValidationError as exc:
         defaults = {
             str(error["loc"][0]): LogSettings.model_fields[str(error["loc"][0])].default
@@ -229,6 +292,15 @@ class Settings(LogSettings):
             return None
         return _url(value)
 
+    @field_validator("WEBHOOK_SECRET")
+    @classmethod
+    def _webhook_secret(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is None or not value.get_secret_value():
+            return None
+        if not WEBHOOK_SECRET_FORM.fullmatch(value.get_secret_value()):
+            raise ValueError("must be 1-256 characters of A-Z, a-z, 0-9, _ and - (Telegram's form)")
+        return value
+
     @field_validator("METRICS_ADDRESS")
     @classmethod
     def _address(cls, value: str | None) -> str | None:
@@ -259,8 +331,8 @@ class Settings(LogSettings):
     @classmethod
     def _split_days(cls, value: object) -> object:
         if isinstance(value, str):
-            parts = [part for part in re.split(r"[,\s]+", value.strip()) if part]
-            if not parts or not all(part.isdigit() for part in parts):
+            parts = [part.strip() for part in value.split(",")]
+            if not all(part.isascii() and part.isdigit() for part in parts):
                 raise ValueError("must be whole numbers of days separated by commas, like 3,1,0")
             days = sorted({int(part) for part in parts}, reverse=True)
             if days[0] > 60:
@@ -309,6 +381,8 @@ class Settings(LogSettings):
         """Stop with a one-line error when a variable this command needs is missing."""
         for name in names:
             value = getattr(self, name)
+            if isinstance(value, SecretStr):
+                value = value.get_secret_value().strip()
             if value is None or value == [] or value == "":
                 raise SettingsError(f"{name}: required by `library-bot {command}`, but not set")
 
@@ -319,6 +393,7 @@ LIBRARY_VARIABLES = ("OAUTH_URL", "AUTH_URL", "PLATFORM_URL", "CLIENT_ID", "CLIE
 
 def load_settings(**overrides: object) -> Settings:
     """Read settings, turning pydantic's report into one line naming the variable."""
+    check_dotenv()
     try:
         return Settings(**overrides)  # type: ignore[arg-type]
     except ValidationError as exc:
@@ -411,4 +486,5 @@ def unknown_variables(
 
 def unknown_variables_here() -> list[str]:
     """`unknown_variables` of this process's environment and its `.env` file."""
+    check_dotenv()
     return list(unknown_variables(os.environ, DotEnvSettingsSource(Settings).env_vars))

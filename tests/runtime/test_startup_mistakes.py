@@ -197,3 +197,43 @@ def test_misspelt_and_unknown_variables_are_one_warning_each(tmp_path: Path, fmt
         "did you mean WEBHOOK_SECRET?",
     ]
     assert "webhook-secret-value" not in done.stderr and TEST_BOT_TOKEN not in done.stderr
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize(
+    ("content", "told"),
+    [
+        (b"PORT=0\nnot a valid line\n", ".env: line 2 is not NAME=value"),
+        (b'TOKEN_KEYS="unterminated\n', ".env: line 1 is not NAME=value"),
+        (b"\xff\xfe PORT=0\n", ".env: not UTF-8 text"),
+    ],
+)
+def test_a_dotenv_line_that_cannot_be_read_stops_the_start(
+    tmp_path: Path, fmt: str, content: bytes, told: str
+) -> None:
+    """python-dotenv skips such a line with a warning of its own (not in the log format); the
+    bot would then start without it."""
+    (tmp_path / ".env").write_bytes(content)
+    message = the_one_line(start("run", tmp_path, fmt), fmt, 2)
+    assert message == f"library-bot run: configuration error: {told}"
+
+
+@pytest.mark.parametrize(
+    ("settings", "told"),
+    [
+        ({"TELEGRAM_BOT_TOKEN": ""}, "TELEGRAM_BOT_TOKEN: required by `library-bot run`"),
+        ({"TELEGRAM_BOT_TOKEN": "  "}, "TELEGRAM_BOT_TOKEN: required by `library-bot run`"),
+        ({"WEBHOOK_SECRET": "bad secret!"}, "WEBHOOK_SECRET: must be 1-256 characters of A-Z"),
+        ({"WEBHOOK_SECRET": "a" * 257}, "WEBHOOK_SECRET: must be 1-256 characters of A-Z"),
+        ({"PUBLIC_URL": "https://bot.example.org?x=1"}, "PUBLIC_URL: must be a base address"),
+        ({"PUBLIC_URL": "https://bot.example.org/#top"}, "PUBLIC_URL: must be a base address"),
+        ({"REMINDER_DAYS": "3,,1"}, "REMINDER_DAYS: must be whole numbers of days"),
+    ],
+)
+def test_a_value_telegram_or_a_link_could_not_use_stops_the_start(
+    tmp_path: Path, settings: dict[str, str], told: str
+) -> None:
+    message = the_one_line(start("run", tmp_path, "text", **settings), "text", 2)
+    assert message.startswith(f"library-bot run: configuration error: {told}"), message
+    assert "bad secret" not in message
+    assert not (tmp_path / "bot.db").exists()
