@@ -117,7 +117,11 @@ def _remind(args: argparse.Namespace) -> int:
             "the daily sweep runs inside `library-bot run`"
         )
         return EXIT_CONFIG
-    report = loop.run(maintenance.remind_once(settings))
+    try:
+        report = loop.run(maintenance.remind_once(settings))
+    except StartupFailure as exc:
+        log.critical("library-bot remind: start-up failed: %s", exc)
+        return EXIT_FAILED
     print(report.summary())
     return 0
 
@@ -135,10 +139,23 @@ def _migrate(_: argparse.Namespace) -> int:
 def _rotate_keys(_: argparse.Namespace) -> int:
     settings = settings_for("rotate-keys", "DATABASE_URL", "TOKEN_KEYS")
     _logging_for(settings)
-    rotated = _on_database("rotate-keys", settings.DATABASE_URL, maintenance.rotate_keys(settings))
-    if rotated is None:
+    done = _on_database("rotate-keys", settings.DATABASE_URL, maintenance.rotate_keys(settings))
+    if done is None:
         return EXIT_FAILED
-    print(f"re-encrypted {rotated} token{'' if rotated == 1 else 's'} under the newest key")
+    print(
+        f"re-encrypted {done.rotated} token{'' if done.rotated == 1 else 's'} under the newest key"
+    )
+    if done.unreadable:
+        # Not done: a script that removes the old key on exit 0 must not remove it now.
+        log.critical(
+            "library-bot rotate-keys: %d token%s left as %s: sealed under a key TOKEN_KEYS no "
+            "longer holds. Put that key back and run rotate-keys again; without it, those "
+            "patrons must log in again",
+            done.unreadable,
+            "" if done.unreadable == 1 else "s",
+            "it was" if done.unreadable == 1 else "they were",
+        )
+        return EXIT_FAILED
     return 0
 
 
@@ -205,7 +222,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         setup_logging(configured.LOG_LEVEL, configured.LOG_FORMAT)
     try:
         return int(args.handler(args))
-    except SchemaNewerThanCode as exc:  # `migrate`, `remind --once`; `run` says it as below
+    except SchemaNewerThanCode as exc:  # `migrate`; `run` and `remind` say it as below
         log.critical("library-bot %s: configuration error: DATABASE_URL: %s", args.command, exc)
         return EXIT_CONFIG
     except SettingsError as exc:

@@ -3,14 +3,16 @@ each builds what it needs from the settings, does its work, and closes everythin
 
 from __future__ import annotations
 
-from bot.config.settings import Settings
+from bot.config.settings import Settings, SettingsError
 from bot.jobs.shelf import check_watches
 from bot.jobs.sweep import SweepReport, sweep
 from bot.library.client import LibraryClient
+from bot.runtime.startup import database_stage, telegram_stage
 from bot.services import Services
 from bot.telegram.botapi import build_bot
 from bot.telegram.deliver import TelegramDeliverer
-from storage.migrate import database_revision, upgrade
+from storage.migrate import SchemaNewerThanCode, database_revision, upgrade
+from storage.rotation import Rotation
 from storage.store import Store
 
 
@@ -23,8 +25,8 @@ async def migrate(settings: Settings) -> str:
     return revision
 
 
-async def rotate_keys(settings: Settings) -> int:
-    """Re-encrypt every stored token under the first key of TOKEN_KEYS; how many."""
+async def rotate_keys(settings: Settings) -> Rotation:
+    """Re-encrypt every stored token under the first key of TOKEN_KEYS."""
     store = await Store.open(settings.DATABASE_URL, settings.token_keys)
     try:
         return await store.rotate_keys()
@@ -33,18 +35,28 @@ async def rotate_keys(settings: Settings) -> int:
 
 
 async def remind_once(settings: Settings) -> SweepReport:
-    """Migrate, then one reminder sweep now, with a bot that sends like the one in `run`."""
-    await upgrade(settings.DATABASE_URL)
-    store = await Store.open(settings.DATABASE_URL, settings.token_keys)
+    """Migrate, then one reminder sweep now, with a bot that sends like the one in `run`. The
+    database and Telegram fail at start as `run`'s do: one line (`StartupFailure`)."""
+    with database_stage(settings.DATABASE_URL):
+        try:
+            await upgrade(settings.DATABASE_URL)
+        except SchemaNewerThanCode as exc:
+            raise SettingsError(f"DATABASE_URL: {exc}") from None
+        store = await Store.open(settings.DATABASE_URL, settings.token_keys)
     library = LibraryClient.from_settings(settings)
+    bot = build_bot(settings)
     try:
-        async with build_bot(settings) as bot:
+        with telegram_stage(settings.TELEGRAM_API_URL):
+            await bot.initialize()
+        try:
             deliverer = TelegramDeliverer(bot, Services(settings, store, library))
             report = await sweep(
                 store=store, library=library, deliverer=deliverer, settings=settings
             )
             await check_watches(store, library, deliverer)
             return report
+        finally:
+            await bot.shutdown()
     finally:
         await library.aclose()
         await store.close()

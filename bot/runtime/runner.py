@@ -24,7 +24,7 @@ from bot.jobs.schedule import schedule_jobs
 from bot.jobs.sweep import default_worker
 from bot.library.client import LibraryClient
 from bot.runtime.budget import share_send_budget
-from bot.runtime.startup import database_problem, startup_stage, telegram_problem
+from bot.runtime.startup import database_stage, startup_stage, telegram_stage
 from bot.services import Services
 from bot.services.metrics import Metrics
 from bot.telegram.app import build_application
@@ -114,11 +114,7 @@ async def run_bot(
         metrics_sock = _bind_metrics(stack, settings.METRICS_ADDRESS)
         settings, web_url = _effective_settings(settings, sock.getsockname()[1])
         webhook = settings.WEBHOOK_SECRET.get_secret_value() if settings.WEBHOOK_SECRET else ""
-        with startup_stage(
-            "database",
-            "DATABASE_URL and that the server is up",
-            database_problem(settings.DATABASE_URL),
-        ):
+        with database_stage(settings.DATABASE_URL):
             try:
                 await upgrade(settings.DATABASE_URL)
             except SchemaNewerThanCode as exc:
@@ -142,12 +138,7 @@ async def run_bot(
             services, polling=not webhook, worker=worker, turns=store.turns if shared else None
         )
 
-        with startup_stage(
-            "Telegram",
-            f"TELEGRAM_API_URL ({settings.TELEGRAM_API_URL}), TELEGRAM_BOT_TOKEN, "
-            "the network and HTTPS_PROXY/NO_PROXY",
-            telegram_problem,
-        ):
+        with telegram_stage(settings.TELEGRAM_API_URL):
             await application.initialize()
         stack.push_async_callback(application.shutdown)
         # initialize() called getMe; the answer is kept on the bot.

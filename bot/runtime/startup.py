@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 
 from telegram.error import InvalidToken, NetworkError
 
@@ -41,6 +41,22 @@ def telegram_problem(exc: BaseException) -> str:
 
 def database_problem(url: str) -> Callable[[BaseException], str]:
     return lambda exc: connection_problem(url, exc)
+
+
+def database_stage(url: str) -> AbstractContextManager[None]:
+    """`startup_stage` of opening (and migrating) the database at `url`."""
+    return startup_stage(
+        "database", "DATABASE_URL and that the server is up", database_problem(url)
+    )
+
+
+def telegram_stage(api_url: str) -> AbstractContextManager[None]:
+    """`startup_stage` of the bot's first call to the Bot API at `api_url` (`getMe`)."""
+    return startup_stage(
+        "Telegram",
+        f"TELEGRAM_API_URL ({api_url}), TELEGRAM_BOT_TOKEN, the network and HTTPS_PROXY/NO_PROXY",
+        telegram_problem,
+    )
 
 
 @contextmanager

@@ -3,9 +3,11 @@ says what failed and what to check, no traceback, and exit 1 (systemd restarts i
 
 from __future__ import annotations
 
+import http.server
 import json
 import socket
 import subprocess
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -52,3 +54,63 @@ def test_telegram_unreachable_is_one_text_line(tmp_path: Path, closed_port: int)
     ]
     assert len(failures) == 1, done.stderr
     assert "start-up failed: Telegram" in failures[0] and "check TELEGRAM_API_URL" in failures[0]
+
+
+class _RefusingBotApi(http.server.BaseHTTPRequestHandler):
+    """The Bot API as it answers a revoked token: 401 to every method."""
+
+    def do_POST(self) -> None:
+        body = b'{"ok":false,"error_code":401,"description":"Unauthorized"}'
+        self.send_response(401)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *_: object) -> None:
+        pass
+
+
+@pytest.fixture
+def refusing_bot_api() -> Iterator[str]:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _RefusingBotApi)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+@pytest.mark.parametrize("cause", ["unreachable", "token refused", "not a database"])
+def test_remind_once_fails_at_start_in_one_line(
+    tmp_path: Path, closed_port: int, refusing_bot_api: str, fmt: str, cause: str
+) -> None:
+    """`remind --once` meets what `run` meets at start, and says it as `run` does: one record,
+    no traceback, exit 1, and never the token (PTB's own message for a refused token names
+    it)."""
+    database = tmp_path / "bot.db"
+    env = offline_env(
+        tmp_path, f"http://127.0.0.1:{closed_port}", f"sqlite+aiosqlite:///{database}", fmt
+    )
+    if cause == "token refused":
+        env["TELEGRAM_API_URL"] = refusing_bot_api
+    if cause == "not a database":
+        database.write_bytes(b"these are not the pages of a SQLite database" * 100)
+    done = library_bot("remind", "--once", env=env, cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr and TEST_BOT_TOKEN not in done.stderr
+    lines = done.stderr.splitlines()
+    records = [json.loads(line) for line in lines] if fmt == "json" else []
+    failures = (
+        [r["message"] for r in records if r["level"] == "CRITICAL"]
+        if fmt == "json"
+        else [line for line in lines if " CRITICAL " in line]
+    )
+    assert len(failures) == 1, done.stderr
+    expected = {
+        "unreachable": "start-up failed: Telegram: cannot reach the Bot API",
+        "token refused": "start-up failed: Telegram: Telegram refused the bot token",
+        "not a database": "start-up failed: database: ",
+    }[cause]
+    assert f"library-bot remind: {expected}" in failures[0]
