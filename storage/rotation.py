@@ -4,6 +4,7 @@ in batches, so that an older key can then be removed from `TOKEN_KEYS`."""
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -25,18 +26,26 @@ def _all_rows(query: Executable, conn: Connection) -> list[Row[Any]]:
     return list(conn.execute(query).all())
 
 
-async def rotate_tokens(database: Database, cipher: TokenCipher) -> int:
-    """Re-encrypt every token not sealed under the newest key; how many were."""
-    rotated = 0
+@dataclass
+class Rotation:
+    """What a rotation did: tokens re-sealed, and tokens left as they were because no key of
+    `TOKEN_KEYS` opens them (their key was removed before the rotation)."""
+
+    rotated: int = 0
+    unreadable: int = 0
+
+
+async def rotate_tokens(database: Database, cipher: TokenCipher) -> Rotation:
+    """Re-encrypt every token not sealed under the newest key."""
+    done = Rotation()
     for table, key in SEALED:
-        rotated += await _rotate_table(database, cipher, table, key)
-    return rotated
+        await _rotate_table(database, cipher, table, key, done)
+    return done
 
 
 async def _rotate_table(
-    database: Database, cipher: TokenCipher, table: Table, key: tuple[str, ...]
-) -> int:
-    rotated = 0
+    database: Database, cipher: TokenCipher, table: Table, key: tuple[str, ...], done: Rotation
+) -> None:
     columns = [table.c[name] for name in key]
     pk = tuple_(*columns)
     last: Any = None
@@ -53,13 +62,14 @@ async def _rotate_table(
             query = query.where(pk > tuple_(*(literal(value) for value in last)))
         rows = await database.run(partial(_all_rows, query))
         if not rows:
-            return rotated
+            return
         updates = []
         for row in rows:
             try:
                 plain = cipher.decrypt(row.token, int(row.chat_id))
             except TokenDecryptError as exc:
                 log.warning("cannot rotate the token of chat %s: %s", row.chat_id, exc)
+                done.unreadable += 1
                 continue
             values: dict[str, Any] = {"token": cipher.encrypt(plain, int(row.chat_id))}
             if "key_id" in table.c:
@@ -67,5 +77,5 @@ async def _rotate_table(
             # Only if unchanged meanwhile: a concurrent re-login must not be undone.
             mine = [column == row._mapping[column.name] for column in columns]
             updates.append(update(table).where(*mine, table.c.token == row.token).values(**values))
-        rotated += sum(await database.run(partial(execute_all, statements=updates)))
+        done.rotated += sum(await database.run(partial(execute_all, statements=updates)))
         last = tuple(rows[-1]._mapping[column.name] for column in columns)

@@ -45,7 +45,7 @@ from storage.notices import NoticeSeen, Seen
 from storage.pace import Pace
 from storage.refusals import REFUSAL_TTL, Refusal, Refusals, refusal_of
 from storage.reminder_log import REMINDER_HISTORY, ReminderLog
-from storage.rotation import rotate_tokens
+from storage.rotation import Rotation, rotate_tokens
 from storage.senders import Senders
 from storage.sweeps import Sweeps
 from storage.tables import (
@@ -514,9 +514,9 @@ class Store:
         await self._revoke(dropped)
         return removed + len(dropped)
 
-    async def rotate_keys(self) -> int:
-        """Re-encrypt every stored token under the newest key, in batches; how many were.
-        Calendar entries are re-sealed too (not counted: they are not tokens)."""
-        rotated = await rotate_tokens(self.database, self._cipher)
+    async def rotate_keys(self) -> Rotation:
+        """Re-encrypt every stored token under the newest key, in batches. Calendar entries
+        are re-sealed too (not counted: they are not tokens)."""
+        rotation = await rotate_tokens(self.database, self._cipher)
         await self.calendar.rotate()
-        return rotated
+        return rotation

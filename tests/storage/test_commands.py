@@ -69,3 +69,21 @@ def test_rotate_keys_without_keys_is_one_line_exit_2(tmp_path: Path, keys: str |
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "TOKEN_KEYS" in lines[0]
     assert result.stdout == ""
+
+
+async def test_rotate_keys_that_cannot_open_a_token_is_not_done(tmp_path: Path) -> None:
+    """The key a token was sealed under is no longer in TOKEN_KEYS: exit 1 and one line
+    saying so, so a script that removes the old key after a success keeps it."""
+    url = "sqlite:///bot.db"
+    assert _library_bot(["migrate"], tmp_path, DATABASE_URL=url).returncode == 0
+    gone, kept, new = new_key(), new_key(), new_key()
+    for key, chat_id in ((gone, 5), (kept, 6)):
+        store = await Store.open(f"sqlite:///{tmp_path / 'bot.db'}", [key])
+        await store.complete_link(chat_id, await store.create_pending_link(chat_id, "t", None, {}))
+        await store.close()
+    keys = f"{key_text(new)},{key_text(kept)}"
+    result = _library_bot(["rotate-keys"], tmp_path, DATABASE_URL=url, TOKEN_KEYS=keys)
+    assert result.returncode == 1, result.stderr
+    assert result.stdout.strip() == "re-encrypted 1 token under the newest key"
+    [line] = [line for line in result.stderr.splitlines() if " CRITICAL " in line]
+    assert "1 token left as it was: sealed under a key TOKEN_KEYS no longer holds" in line

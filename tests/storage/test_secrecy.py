@@ -71,8 +71,8 @@ async def test_old_key_works_until_rotation_then_can_be_removed(
     async with open_store([new, old]) as during:
         card = await during.cards.get(2)
         assert card is not None and card.token == f"{TOKEN}-2"
-        assert await during.rotate_keys() == 4  # three accounts and one pending link
-        assert await during.rotate_keys() == 0
+        assert (await during.rotate_keys()).rotated == 4  # three accounts, one pending link
+        assert (await during.rotate_keys()).rotated == 0
     async with open_store([new]) as after:
         for chat_id in (1, 2, 3):
             card = await after.cards.get(chat_id)
