@@ -16,7 +16,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from aiohttp import web
-from telegram import Update
 
 from bot.config.logs import install_log_redaction
 from bot.config.settings import Settings, SettingsError, split_address
@@ -30,6 +29,7 @@ from bot.services.metrics import Metrics
 from bot.telegram.app import build_application
 from bot.telegram.botapi import polling_error
 from bot.telegram.deliver import TelegramDeliverer
+from bot.telegram.guard import ALLOWED_UPDATES
 from bot.telegram.menu import bot_commands
 from bot.telegram.profile import set_profile
 from bot.telegram.ratelimit import FairRateLimiter
@@ -183,7 +183,7 @@ async def run_bot(
         else:
             assert application.updater is not None  # start_polling calls deleteWebhook
             await application.updater.start_polling(
-                timeout=POLL_TIMEOUT, allowed_updates=Update.ALL_TYPES, error_callback=polling_error
+                timeout=POLL_TIMEOUT, allowed_updates=ALLOWED_UPDATES, error_callback=polling_error
             )
         await application.start()
         # The jobs know no face: they send through the chat's deliverer, handed in here.
@@ -277,7 +277,7 @@ async def _set_webhook(bot: Any, url: str, secret: str, *, again: bool = False) 
     A retry's failure (`again`) is not logged: the outage was told once, at the first."""
     health = getattr(bot, "health", None)
     try:
-        await bot.set_webhook(url=url, secret_token=secret, allowed_updates=Update.ALL_TYPES)
+        await bot.set_webhook(url=url, secret_token=secret, allowed_updates=ALLOWED_UPDATES)
     except Exception as exc:
         if not again:
             log.warning("setWebhook failed, no updates until it succeeds: %s", type(exc).__name__)

@@ -27,6 +27,10 @@ GROUP_BUTTONS = frozenset({LanguageChoice.ACTION})
 # that show refused renewals: the guard reads these with the chat's settings, in one transaction.
 CARD_COMMANDS = frozenset({"loans", "holds", "debt", "renew", "away"})
 REFUSAL_COMMANDS = frozenset({"loans"})
+# The updates the bot asks Telegram for: what its handlers take, and nothing else. A business
+# or guest message comes in a patron's private chat from someone else (a business account
+# writing in it), so asking for "all" would let another user act there.
+ALLOWED_UPDATES = (Update.MESSAGE, Update.CHANNEL_POST, Update.CALLBACK_QUERY, Update.INLINE_QUERY)
 
 
 def private_chat_guard() -> BaseHandler[Update, Any, None]:
@@ -37,7 +41,9 @@ def private_chat_guard() -> BaseHandler[Update, Any, None]:
     button addressed to the bot gets a pointer to a private chat and stops there, before any
     account, button or platform is touched. Commands for other bots in a group are left alone.
     Inline queries have no chat and pass (they read public data only); the cards they post
-    ("via @bot") are not messages to the bot.
+    ("via @bot") are not messages to the bot. A private chat is the patron's only when the
+    patron writes in it: a message of a business connection, or from another user, stops here
+    before the chat is read (`ALLOWED_UPDATES` keeps such updates away in the first place).
     """
     return TypeHandler(Update, _guard)
 
@@ -46,9 +52,14 @@ async def _guard(update: Update, context: Context) -> None:
     if update.edited_message or update.edited_channel_post or update.edited_business_message:
         raise ApplicationHandlerStop
     message = update.effective_message
+    chat, user = update.effective_chat, update.effective_user
+    if chat is not None and chat.type == ChatType.PRIVATE:
+        if user is None or user.id != chat.id:
+            raise ApplicationHandlerStop  # someone else writing in a patron's chat
+        if message is not None and message.business_connection_id:
+            raise ApplicationHandlerStop  # the patron writing to a business, not to the bot
     if message is not None and message.via_bot is not None and message.via_bot.id == context.bot.id:
         raise ApplicationHandlerStop  # a card shared with this bot's inline mode: not for us
-    chat = update.effective_chat
     command = _command(update, context)
     # Once per update, for every handler after this one (`context.chat`, `context.lang`); a
     # list command's cards and refusals come in the same transaction (`Context.take_cards`).

@@ -251,3 +251,30 @@ def test_the_guard_knows_every_contract_command() -> None:
 
     assert {"start", "help", "language"} == GROUP_COMMANDS
     assert set(COMMANDS) >= GROUP_COMMANDS
+
+
+async def test_another_user_writing_in_a_patrons_chat_reaches_nothing(bot: BotHarness) -> None:
+    """A business account writing in Alice's private chat (Telegram Business), or any message
+    there from someone else: the bot does not ask for the first, and the guard stops both
+    before the chat is read, so Alice's prompts, buttons and language stay hers."""
+    await bot.connect(ALICE, KAREN)
+    stand_in = bot.telegram.state.default_bot()
+    assert "business_message" not in stand_in.allowed_updates
+    assert "guest_message" not in stand_in.allowed_updates
+    assert "message" in stand_in.allowed_updates
+    before = len(bot.telegram.sent(ALICE))
+    chat = {"id": ALICE, "type": "private", "first_name": "Alice"}
+    stranger = {"id": 9999, "is_bot": False, "first_name": "Owner", "language_code": "uk"}
+    for number, text_ in enumerate(["hello world", "/loans", "/logout"]):
+        payload = {"message_id": 900 + number, "from": stranger, "chat": chat, "date": 0}
+        payload["text"] = text_
+        if text_.startswith("/"):
+            payload["entities"] = [{"type": "bot_command", "offset": 0, "length": len(text_)}]
+        bot.telegram.state.queue(stand_in, ALICE, "message", payload)
+        business = {**payload, "business_connection_id": "bc-1", "from": {**stranger, "id": ALICE}}
+        bot.telegram.state.queue(stand_in, ALICE, "message", business)
+    await bot.settled(QUIET)
+    assert len(bot.telegram.sent(ALICE)) == before
+    assert await bot.store.cards.get(ALICE) is not None
+    row = await _rows(bot, f"SELECT telegram_language FROM chat WHERE chat_id = {ALICE}")  # noqa: S608
+    assert row == [(None,)] or row[0][0] != "uk"
