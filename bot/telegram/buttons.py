@@ -238,7 +238,8 @@ class ForgetChoice:
 @dataclass(frozen=True)
 class OrderCard:
     """ "Which card?" of /order (or a search result's "Order") in a chat with several cards:
-    goes on with `/order <pid> [branch]` for card `number`."""
+    goes on with `/order <pid> [branch]` for card `number`. `wanted`, the branch name as typed,
+    is sealed (`Store.seal`) as a search's words are: it is whatever the patron wrote."""
 
     ACTION: ClassVar[str] = "ocard"
     pid: str

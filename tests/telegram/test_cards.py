@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from sqlalchemy import text
 from telegram import Chat, Message, User
 
 from bot.telegram.handlers.cards import renamed_card
@@ -314,3 +315,17 @@ async def test_an_order_names_its_card_while_another_card_of_the_chat_has_lapsed
     await bot.send(CHAT, "/loans")  # Ole's card lapses, and stays in the chat
     ask = await bot.send(CHAT, f"/order {LITTLE_PRINCE}")
     assert ask.text.startswith("👤 Karen\nDo you want to order Den lille prins")
+
+
+async def test_a_typed_branch_name_is_sealed_in_the_card_buttons(bot: BotHarness) -> None:
+    """What follows the material id is whatever the patron typed (a CPR number by mistake):
+    the "which card?" buttons keep it sealed, as a search's words, and the tap still uses it."""
+    await karen_and_ole(bot, CHAT)
+    which = await bot.send(CHAT, f"/order {LITTLE_PRINCE} Nørrebro Bibliotek")
+    assert buttons(which) == ["👤 Karen", "👤 Ole"]
+    payloads = await bot.store.database.run(
+        lambda conn: [row[0] for row in conn.execute(text("SELECT payload FROM callback_ref"))]
+    )
+    assert payloads and not [p for p in payloads if "rrebro" in str(p)]
+    ask = await bot.tap(CHAT, which, "👤 Ole")
+    assert ask is not None and "Pick-up at Nørrebro Bibliotek." in ask.text

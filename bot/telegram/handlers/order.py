@@ -135,10 +135,11 @@ async def ask_card(
     keeps its buttons."""
     lang = context.lang
     pid = work.pid or ""
+    sealed = None if wanted is None else callbacks.seal(context.services, wanted, context.chat_id)
     specs: list[tuple[str, Payload]] = [
         (
             plain(t(lang, "cards.order_card", name=card_name(card, lang))),
-            OrderCard(pid, card.number, branch, wanted, card.card_id),
+            OrderCard(pid, card.number, branch, sealed, card.card_id),
         )
         for card in cards
     ]
@@ -160,7 +161,10 @@ async def card_tapped(update: Update, context: Context) -> None:
     if ref is None:
         return
     tapped = decode(ref.payload, OrderCard)
-    if tapped is None or not valid_pid(tapped.pid):
+    wanted = None
+    if tapped is not None and tapped.wanted is not None:
+        wanted = callbacks.unseal(context.services, tapped.wanted, context.chat_id)
+    if tapped is None or not valid_pid(tapped.pid) or (tapped.wanted and wanted is None):
         await send(context.bot, context.chat_id, t(lang, "common.stale_button"))
         return
     card = await require_card(context, tapped=tapped)
@@ -172,7 +176,7 @@ async def card_tapped(update: Update, context: Context) -> None:
         card,
         pid=tapped.pid,
         branch=tapped.branch,
-        wanted=tapped.wanted,
+        wanted=wanted,
         edit=True,
     )
 
