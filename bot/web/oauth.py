@@ -25,6 +25,12 @@ log = logging.getLogger(__name__)
 MAX_STATE = 256
 MAX_CODE = 2048
 MAX_ERROR = 256
+# The `error` of a patron who cancelled at the login page (RFC 6749 4.1.2.1; the production
+# notes' "denied login"); the access service's own failures, as against refusals of our request.
+DENIED = "access_denied"
+SERVICE_FAULTS = frozenset({"server_error", "temporarily_unavailable"})
+# The token endpoint's answer to a code that expired or was used (the production notes).
+CODE_REFUSED = "invalid_grant"
 # Carries the chat's language from `/oauth/logout` to the page the access service returns to.
 LOGOUT_COOKIE = "logout_lang"
 
@@ -94,6 +100,17 @@ def _logged_out(request: web.Request, services: Services) -> web.Response:
     return response
 
 
+def _failed(services: Services, lang: str) -> web.Response:
+    """The access service could not complete the login: 502, and a way back to try again."""
+    return render(
+        lang,
+        status=502,
+        title_key="pages.failed_title",
+        body_keys=("pages.failed_body",),
+        button=_back(services, lang),
+    )
+
+
 async def oauth_callback(request: web.Request, services: Services) -> web.Response:
     """Validate, consume the state, exchange the code, and show the deep link."""
     lang = page_language(request.headers.get("Accept-Language"))
@@ -129,8 +146,8 @@ async def oauth_callback(request: web.Request, services: Services) -> web.Respon
             button=_back(services, lang),
         )
     chat_id = taken[0]
-    if error is not None:
-        log.info("login at the access service was cancelled (%s)", error[:40])
+    if error == DENIED:
+        log.info("login at the access service was cancelled")
         return render(
             lang,
             status=200,
@@ -138,6 +155,12 @@ async def oauth_callback(request: web.Request, services: Services) -> web.Respon
             body_keys=("pages.denied_body",),
             button=_back(services, lang),
         )
+    if error is not None:
+        # Not the patron's doing: the service failed (`server_error`, `temporarily_unavailable`)
+        # or refused the bot's request (`invalid_request`, `unauthorized_client`, ...).
+        level = logging.WARNING if error in SERVICE_FAULTS else logging.ERROR
+        log.log(level, "login at the access service failed: %s", error[:40])
+        return _failed(services, lang)
     assert code is not None
 
     library = services.library
@@ -146,9 +169,15 @@ async def oauth_callback(request: web.Request, services: Services) -> web.Respon
         info = await library.userinfo(token.access_token)
     except LibraryError as exc:
         log.warning("login could not be completed: %s %s", type(exc).__name__, exc.code or "")
-        return render(
-            lang, status=502, title_key="pages.failed_title", body_keys=("pages.failed_body",)
-        )
+        if exc.code == CODE_REFUSED:  # the code expired (or was used) before it reached us
+            return render(
+                lang,
+                status=410,
+                title_key="pages.expired_title",
+                body_keys=("pages.expired_body",),
+                button=_back(services, lang),
+            )
+        return _failed(services, lang)
     expires_at = (
         datetime.now(UTC) + timedelta(seconds=token.expires_in)
         if token.expires_in and token.expires_in > 0

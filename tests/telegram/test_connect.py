@@ -276,3 +276,31 @@ async def test_callback_without_bot_redirect_is_not_found(bot: BotHarness) -> No
     async with httpx.AsyncClient() as client:
         response = await client.post(f"{bot.info.web_url}/telegram/webhook", json={})
     assert response.status_code in (404, 405)  # no webhook route in polling mode
+
+
+async def _callback_with_state(bot: BotHarness, **params: str) -> httpx.Response:
+    """The callback as the access service would send the browser back, with a live state."""
+    state = parse_qs(urlsplit(await bot.login_url(CHAT)).query)["state"][0]
+    query = urlencode({"state": state, **params})
+    return await bot.http.get(f"{bot.info.public_url}/oauth/callback?{query}")
+
+
+@pytest.mark.parametrize("error", ["server_error", "temporarily_unavailable", "invalid_request"])
+async def test_a_failed_login_is_not_told_as_cancelled(bot: BotHarness, error: str) -> None:
+    """Only `access_denied` is the patron's cancellation; any other error is the service's
+    failure (or a refusal of our request): 502, said as such, with a way back."""
+    bot.add_chat(CHAT, language_code="en")
+    page = await _callback_with_state(bot, error=error)
+    assert page.status_code == 502
+    assert "The library is not answering" in page.text and "cancelled" not in page.text
+    assert f'href="https://t.me/{bot.info.bot_username}">Back to the chat</a>' in page.text
+
+
+async def test_a_code_the_access_service_refuses_is_an_expired_link(bot: BotHarness) -> None:
+    """A code that expired or was used (`invalid_grant`) is not the library failing: 410, and
+    a new /login."""
+    bot.add_chat(CHAT, language_code="en")
+    page = await _callback_with_state(bot, code="BOGUSCODE123")
+    assert page.status_code == 410
+    assert "This link has expired" in page.text
+    assert await bot.store.cards.get(CHAT) is None
