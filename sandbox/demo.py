@@ -142,6 +142,7 @@ def demo_settings(
         TELEGRAM_BOT_TOKEN=bot_token,
         TELEGRAM_API_URL=telegram_url,
         TELEGRAM_LINK_URL=f"{telegram_url}/t.me",
+        TELEGRAM_TEST_ENVIRONMENT=True,  # the Mini App at the demo's plain-http address
         HOST="127.0.0.1",
         PORT=0,
         PUBLIC_URL=None,  # run_bot fills in the bound port

@@ -219,6 +219,10 @@ class Settings(LogSettings):
     TELEGRAM_BOT_TOKEN: SecretStr | None = None
     TELEGRAM_API_URL: str = "https://api.telegram.org"
     TELEGRAM_LINK_URL: str = "https://t.me"
+    # Telegram's test environment (`/bot<token>/test/<method>`, PTB's documented base URL for
+    # it): there, and only there, a Mini App may be opened at a plain-http `PUBLIC_URL`. The
+    # demo's stand-in is addressed so.
+    TELEGRAM_TEST_ENVIRONMENT: bool = False
     OAUTH_URL: str | None = None
     AUTH_URL: str | None = None
     LOGIN_URL: str | None = None

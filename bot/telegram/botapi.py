@@ -177,10 +177,11 @@ def build_bot(settings: Settings, *, polling: bool = False) -> TolerantBot:
     `settings`, sends paced by `TELEGRAM_SEND_RATE`, and with `polling` a long-poll request of
     its own (it holds its connection for the poll timeout)."""
     assert settings.TELEGRAM_BOT_TOKEN is not None
+    test = "/test" if settings.TELEGRAM_TEST_ENVIRONMENT else ""
     return TolerantBot(
         settings.TELEGRAM_BOT_TOKEN.get_secret_value(),
-        base_url=f"{settings.TELEGRAM_API_URL}/bot",
-        base_file_url=f"{settings.TELEGRAM_API_URL}/file/bot",
+        base_url=f"{settings.TELEGRAM_API_URL}/bot{{token}}{test}",
+        base_file_url=f"{settings.TELEGRAM_API_URL}/file/bot{{token}}{test}",
         request=telegram_request(
             settings, connection_pool_size=CONNECTION_POOL, read_timeout=SEND_READ_TIMEOUT
         ),

@@ -269,18 +269,13 @@ def renew_buttons(
     return specs
 
 
-# The Bot API that refuses an `http://` Mini App address: Telegram's own. A stand-in (the demo,
-# the tests) opens any, so the demo shows the button with its plain-http address.
-TELEGRAM_API = "https://api.telegram.org"
-
-
 def overview_keyboard(context: Context) -> StaticKeyboard | None:
     """The "📚 Overview" button that opens the Mini App (`{PUBLIC_URL}/app/`): only where it can
-    open, as Telegram requires https for a `web_app` address (a stand-in takes any)."""
+    open, as Telegram requires https for a `web_app` address, but in its test environment (the
+    demo's stand-in is addressed as that)."""
     settings = context.services.settings
     url = (settings.PUBLIC_URL or "").rstrip("/")
-    stand_in = settings.TELEGRAM_API_URL.rstrip("/") != TELEGRAM_API
-    if not url or not (url.startswith("https://") or stand_in):
+    if not url or not (url.startswith("https://") or settings.TELEGRAM_TEST_ENVIRONMENT):
         return None
     return _overview(context.lang, url)
 

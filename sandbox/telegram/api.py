@@ -18,7 +18,7 @@ from sandbox.telegram.commands import Commands, Profile
 from sandbox.telegram.faults import Failures
 from sandbox.telegram.inline import InlineAnswers
 from sandbox.telegram.messages import Messages
-from sandbox.telegram.params import ApiError, Params, read_params
+from sandbox.telegram.params import TEST_ENVIRONMENT, ApiError, Params, read_params
 from sandbox.telegram.state import Bot, State
 from sandbox.telegram.updates import Updates
 
@@ -103,19 +103,39 @@ class BotApi:
 
     def routes(self, app: web.Application) -> None:
         app.router.add_route("*", r"/bot{token}/{method}", self.handle)
+        app.router.add_route("*", r"/bot{token}/test/{method}", self.handle_test)
 
-    async def handle(self, request: web.Request) -> web.Response:
+    async def handle(self, request: web.Request, *, test: bool = False) -> web.Response:
         token = request.match_info["token"]
         method_name = request.match_info["method"]
-        status, body = await self.call(token, method_name, lambda: read_params(request))
+        status, body = await self.call(token, method_name, lambda: read_params(request), test)
         return web.json_response(body, status=status)
 
+    async def handle_test(self, request: web.Request) -> web.Response:
+        """Telegram's test environment (`/bot<token>/test/<method>`): the same bots and chats
+        here, with the test environment's one difference the bot meets, http Mini Apps."""
+        return await self.handle(request, test=True)
+
     async def call(
-        self, token: str, method_name: str, read: Callable[[], Awaitable[Params]]
+        self,
+        token: str,
+        method_name: str,
+        read: Callable[[], Awaitable[Params]],
+        test: bool = False,
     ) -> tuple[int, Answer]:
         """One Bot API call as its HTTP status and JSON body, whoever carried it here: the
         aiohttp route above, or an in-process request (`inprocess.StandInRequest`). `read`
-        reads the parameters, after the token and the method were found (as Telegram)."""
+        reads the parameters, after the token and the method were found (as Telegram);
+        `test`: the call came to the test environment."""
+        environment = TEST_ENVIRONMENT.set(test)
+        try:
+            return await self._call(token, method_name, read)
+        finally:
+            TEST_ENVIRONMENT.reset(environment)
+
+    async def _call(
+        self, token: str, method_name: str, read: Callable[[], Awaitable[Params]]
+    ) -> tuple[int, Answer]:
         bot = self.state.bots.get(token)
         found = self._methods.get(method_name.lower())
         self.calls[found[0] if found else method_name] += 1

@@ -61,7 +61,8 @@ class StandInRequest(BaseRequest):
     ) -> tuple[int, bytes]:
         parts = urlsplit(url)
         prefix, _, method_name = parts.path.rpartition("/")
-        _, marker, token = prefix.rpartition("/bot")
+        test = prefix.endswith("/test")  # Telegram's test environment
+        _, marker, token = prefix.removesuffix("/test").rpartition("/bot")
         if not marker:
             raise NetworkError(f"not a Bot API address: {url}")
         params: Params = dict(parse_qsl(parts.query))
@@ -75,7 +76,7 @@ class StandInRequest(BaseRequest):
         timeout = self._read_timeout if isinstance(read_timeout, DefaultValue) else read_timeout
         # A call the client gave up on still runs to its end, as on a server: the bot cannot
         # tell a slow send that took effect from one that did not.
-        call = asyncio.ensure_future(self._api.call(token, method_name, read))
+        call = asyncio.ensure_future(self._api.call(token, method_name, read, test))
         self._running.add(call)
         call.add_done_callback(self._running.discard)
         try:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -38,6 +39,9 @@ _OTHER_BUTTONS = (
 )
 
 Params = dict[str, Any]
+# Whether the call came to Telegram's test environment (`/bot<token>/test/<method>`), which
+# opens Mini Apps at plain-http addresses; the production one takes https only.
+TEST_ENVIRONMENT: ContextVar[bool] = ContextVar("TEST_ENVIRONMENT", default=False)
 
 
 class ApiError(Exception):
@@ -192,6 +196,17 @@ def _check_button(button: Any) -> None:
     if "url" in button:
         if not isinstance(button["url"], str) or not valid_button_url(button["url"]):
             raise bad("BUTTON_URL_INVALID")
+        return
+    if "web_app" in button:
+        app = button["web_app"]
+        url = app.get("url") if isinstance(app, dict) else None
+        if not isinstance(url, str) or not valid_button_url(url):
+            raise bad("BUTTON_URL_INVALID")
+        if not url.lower().startswith("https://") and not TEST_ENVIRONMENT.get():
+            raise bad(
+                f"inline keyboard button Web App URL '{url}' is invalid: "
+                "Only HTTPS links are allowed"
+            )
         return
     if not any(key in button for key in _OTHER_BUTTONS):
         raise bad(prefix + "Text buttons are unallowed in the inline keyboard")

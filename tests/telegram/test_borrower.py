@@ -100,6 +100,20 @@ async def test_sixty_five_loans_page_through_one_message(bot: BotHarness) -> Non
     assert buttons(back)[-3:] == [f"{pages - 1}/{pages}", "▶", "📚 Overblik"]
 
 
+@pytest.mark.parametrize("test_environment", [True, False])
+async def test_the_overview_button_only_where_telegram_opens_it(
+    bot_factory: BotFactory, test_environment: bool
+) -> None:
+    """The Mini App's button at the bot's plain-http address: in Telegram's test environment
+    (the demo's), not in production, where Telegram would refuse the whole message."""
+    bot = await bot_factory(TELEGRAM_TEST_ENVIRONMENT=test_environment)
+    assert bot.info.public_url.startswith("http://")
+    await bot.connect(3, KAREN)
+    [reply] = await command(bot, 3, "/loans")
+    assert reply.text.startswith("📚 Dine lån (")
+    assert ("📚 Overblik" in buttons(reply)) is test_environment
+
+
 async def test_no_loans(bot: BotHarness) -> None:
     await bot.connect(4, OLE, language_code="en")
     [reply] = await command(bot, 4, "/loans")

@@ -10,7 +10,7 @@ import httpx
 import pytest
 import telegram as tg
 from aiohttp import web
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup, LinkPreviewOptions
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, LinkPreviewOptions, WebAppInfo
 from telegram.error import BadRequest, Conflict, Forbidden, NetworkError, RetryAfter, TimedOut
 
 from sandbox.telegram import TelegramStandIn
@@ -190,6 +190,24 @@ async def test_good_buttons_and_a_button_without_action(
         "description": "Bad Request: can't parse inline keyboard button: "
         "Text buttons are unallowed in the inline keyboard",
     }
+
+
+async def test_a_mini_app_at_http_opens_only_in_the_test_environment(
+    bot: tg.Bot, telegram: TelegramStandIn
+) -> None:
+    """Telegram takes a `web_app` button at https only; its test environment
+    (`/bot<token>/test/<method>`, as PTB addresses it) takes plain http too."""
+    plain = keyboard(InlineKeyboardButton("app", web_app=WebAppInfo("http://127.0.0.1:8080/app/")))
+    with pytest.raises(BadRequest, match="only https links are allowed"):
+        await bot.send_message(CHAT, "x", reply_markup=plain)
+    secure = keyboard(
+        InlineKeyboardButton("app", web_app=WebAppInfo("https://bot.example.org/app/"))
+    )
+    await bot.send_message(CHAT, "x", reply_markup=secure)
+    base = f"{telegram.url}/bot{{token}}/test"
+    async with tg.Bot(TEST_BOT_TOKEN, base_url=base) as test_environment:
+        await test_environment.send_message(CHAT, "x", reply_markup=plain)
+    assert [m.text for m in telegram.sent(CHAT)] == ["x", "x"]
 
 
 async def test_unknown_chat_and_blocked_user(bot: tg.Bot, telegram: TelegramStandIn) -> None:
