@@ -123,7 +123,7 @@ def _url(value: str) -> str:
     """A service's or the bot's base address: paths are appended to it, so a query or a
     fragment would end up in the middle of every address made from it."""
     url = AnyHttpUrl(value)
-    if url.query or url.fragment:
+    if url.query is not None or url.fragment is not None:  # a bare "?" or "#" too
         raise ValueError("must be a base address, without ? or #")
     return str(url).rstrip("/")
 
@@ -202,7 +202,7 @@ def log_settings() -> LogSettings:
     try:
         with _dotenv_warnings():
             return LogSettings()
-    except UnicodeDecodeError:
+    except (UnicodeDecodeError, OSError):
         return LogSettings(_env_file=None)
     except ValidationError as exc:
         defaults = {
@@ -335,7 +335,8 @@ class Settings(LogSettings):
     @classmethod
     def _split_days(cls, value: object) -> object:
         if isinstance(value, str):
-            parts = [part.strip() for part in value.split(",")]
+            # Commas or spaces between the numbers; an empty item (`3,,1`, `3,1,`) is a typo.
+            parts = re.split(r"\s*,\s*|\s+", value.strip())
             if not all(part.isascii() and part.isdigit() for part in parts):
                 raise ValueError("must be whole numbers of days separated by commas, like 3,1,0")
             days = sorted({int(part) for part in parts}, reverse=True)
@@ -397,7 +398,9 @@ LIBRARY_VARIABLES = ("OAUTH_URL", "AUTH_URL", "PLATFORM_URL", "CLIENT_ID", "CLIE
 
 def load_settings(**overrides: object) -> Settings:
     """Read settings, turning pydantic's report into one line naming the variable."""
-    check_dotenv()
+    env_file = overrides.get("_env_file", DOTENV)
+    if isinstance(env_file, str | Path):
+        check_dotenv(Path(env_file))
     try:
         return Settings(**overrides)  # type: ignore[arg-type]
     except ValidationError as exc:

@@ -30,7 +30,13 @@ REFUSAL_COMMANDS = frozenset({"loans"})
 # The updates the bot asks Telegram for: what its handlers take, and nothing else. A business
 # or guest message comes in a patron's private chat from someone else (a business account
 # writing in it), so asking for "all" would let another user act there.
-ALLOWED_UPDATES = (Update.MESSAGE, Update.CHANNEL_POST, Update.CALLBACK_QUERY, Update.INLINE_QUERY)
+ALLOWED_UPDATES = (
+    Update.MESSAGE,
+    Update.CHANNEL_POST,
+    Update.CALLBACK_QUERY,
+    Update.INLINE_QUERY,
+    Update.CHOSEN_INLINE_RESULT,  # counted: an inline result shared
+)
 
 
 def private_chat_guard() -> BaseHandler[Update, Any, None]:

@@ -227,7 +227,10 @@ def test_a_dotenv_line_that_cannot_be_read_stops_the_start(
         ({"WEBHOOK_SECRET": "a" * 257}, "WEBHOOK_SECRET: must be 1-256 characters of A-Z"),
         ({"PUBLIC_URL": "https://bot.example.org?x=1"}, "PUBLIC_URL: must be a base address"),
         ({"PUBLIC_URL": "https://bot.example.org/#top"}, "PUBLIC_URL: must be a base address"),
+        ({"PUBLIC_URL": "https://bot.example.org/?"}, "PUBLIC_URL: must be a base address"),
+        ({"PLATFORM_URL": "https://fbi.example.org#"}, "PLATFORM_URL: must be a base address"),
         ({"REMINDER_DAYS": "3,,1"}, "REMINDER_DAYS: must be whole numbers of days"),
+        ({"REMINDER_DAYS": "3,1,0,"}, "REMINDER_DAYS: must be whole numbers of days"),
     ],
 )
 def test_a_value_telegram_or_a_link_could_not_use_stops_the_start(
