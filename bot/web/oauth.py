@@ -100,13 +100,14 @@ def _logged_out(request: web.Request, services: Services) -> web.Response:
     return response
 
 
-def _failed(services: Services, lang: str) -> web.Response:
-    """The access service could not complete the login: 502, and a way back to try again."""
+def _page(services: Services, lang: str, status: int, page: str) -> web.Response:
+    """The callback's page `page` ("bad", "expired", "denied", "failed": its title and body
+    texts), with the way back to the chat."""
     return render(
         lang,
-        status=502,
-        title_key="pages.failed_title",
-        body_keys=("pages.failed_body",),
+        status=status,
+        title_key=f"pages.{page}_title",
+        body_keys=(f"pages.{page}_body",),
         button=_back(services, lang),
     )
 
@@ -126,41 +127,23 @@ async def oauth_callback(request: web.Request, services: Services) -> web.Respon
         and (code is not None or error is not None)
     )
     if not well_formed:
-        return render(
-            lang,
-            status=400,
-            title_key="pages.bad_title",
-            body_keys=("pages.bad_body",),
-            button=_back(services, lang),
-        )
+        return _page(services, lang, 400, "bad")
     assert state is not None
     taken = await logins.take_state(services, state)
     if taken is not None:
         lang = await _chat_language(services, taken[0], lang)
     if taken is None or taken[1]:
-        return render(
-            lang,
-            status=410,
-            title_key="pages.expired_title",
-            body_keys=("pages.expired_body",),
-            button=_back(services, lang),
-        )
+        return _page(services, lang, 410, "expired")
     chat_id = taken[0]
     if error == DENIED:
         log.info("login at the access service was cancelled")
-        return render(
-            lang,
-            status=200,
-            title_key="pages.denied_title",
-            body_keys=("pages.denied_body",),
-            button=_back(services, lang),
-        )
+        return _page(services, lang, 200, "denied")
     if error is not None:
         # Not the patron's doing: the service failed (`server_error`, `temporarily_unavailable`)
         # or refused the bot's request (`invalid_request`, `unauthorized_client`, ...).
         level = logging.WARNING if error in SERVICE_FAULTS else logging.ERROR
         log.log(level, "login at the access service failed: %s", error[:40])
-        return _failed(services, lang)
+        return _page(services, lang, 502, "failed")
     assert code is not None
 
     library = services.library
@@ -170,14 +153,8 @@ async def oauth_callback(request: web.Request, services: Services) -> web.Respon
     except LibraryError as exc:
         log.warning("login could not be completed: %s %s", type(exc).__name__, exc.code or "")
         if exc.code == CODE_REFUSED:  # the code expired (or was used) before it reached us
-            return render(
-                lang,
-                status=410,
-                title_key="pages.expired_title",
-                body_keys=("pages.expired_body",),
-                button=_back(services, lang),
-            )
-        return _failed(services, lang)
+            return _page(services, lang, 410, "expired")
+        return _page(services, lang, 502, "failed")
     expires_at = (
         datetime.now(UTC) + timedelta(seconds=token.expires_in)
         if token.expires_in and token.expires_in > 0
