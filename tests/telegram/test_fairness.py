@@ -108,7 +108,11 @@ async def test_many_users_inline_queries_leave_slots_for_the_chats(bot: BotHarne
     bot.sandbox.faults.latency["platform"] = SLOW_CATALOGUE
     for user in users:
         await bot.telegram.inline_query(user, "hobbit")
-    await asyncio.sleep(0.5)
+    # Until the inline share is taken (each search then waits SLOW_CATALOGUE at the platform),
+    # however long a busy machine takes to get there.
+    async with asyncio.timeout(SLOW_CATALOGUE):
+        while bot.sandbox.calls[SEARCH] < INLINE_SLOTS:  # noqa: ASYNC110 - the stand-in's count
+            await asyncio.sleep(0.01)
 
     reply = await bot.send(other, "/help")
 
