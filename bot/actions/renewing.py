@@ -251,6 +251,11 @@ class Tried:
             return "unknown" if self.outcome.outcome_unknown else "not_done"
         return "ok"
 
+    @property
+    def answered(self) -> bool:
+        """The library renewed the loan or refused it: an answer to keep, and its ids spent."""
+        return self.kind in ("ok", "refused")
+
 
 @dataclass(frozen=True)
 class Skipped:
@@ -371,9 +376,7 @@ async def renew_all(
     )
     if isinstance(done, TokenRejected):
         return LoginLapsed(card, done)
-    await _answered(
-        store, chat_id, card, [t.loan.loan_id for t in done.tried if t.kind in ("ok", "refused")]
-    )
+    await _answered(store, chat_id, card, [t.loan.loan_id for t in done.tried if t.answered])
     return AllRenewed(card, done, list(status.loans), refused_before)
 
 
@@ -481,15 +484,16 @@ async def renew_due(
             continue
         todo.append((loan, None if sibling is None else sibling.id))
     outcomes = await renew_each(token, [loan for loan, _ in todo], library, deadline)
+    tries = [Tried(loan, o, button) for (loan, button), o in zip(todo, outcomes, strict=True)]
     rejected = next((o for o in outcomes if isinstance(o, TokenRejected)), None)
-    if rejected is not None and not any(_answered_by_library(o) for o in outcomes):
+    if rejected is not None and not any(tried.answered for tried in tries):
         await store.notices.release_renewals(
             chat_id, [loan.loan_id for loan, _ in todo], today, number
         )
         return rejected
-    for (loan, button), outcome in zip(todo, outcomes, strict=True):
-        await remember(store, chat_id, loan.loan_id, due_key(loan), outcome, number)
-        tried = Tried(loan, outcome, button)
+    for tried in tries:
+        loan, button = tried.loan, tried.button
+        await remember(store, chat_id, loan.loan_id, due_key(loan), tried.outcome, number)
         if button is not None and tried.kind == "not_done":
             await store.callbacks.release_callback(button, chat_id)  # tappable again
         done.tried.append(tried)
@@ -516,11 +520,6 @@ async def remember(
         await store.renewal_refusals.clear_refusal(chat_id, loan_id, number=number)
         if isinstance(outcome.return_date, dt.date):
             await calendar.renewed(store, chat_id, loan_id, outcome.return_date, number)
-
-
-def _answered_by_library(outcome: RenewResult | LibraryError) -> bool:
-    """Whether the library renewed the loan or refused it: an answer worth keeping."""
-    return isinstance(outcome, Refused) or not isinstance(outcome, LibraryError)
 
 
 async def renew_each(

@@ -331,12 +331,12 @@ async def away_command(update: Update, context: Context) -> None:
             today=today,
             deadline=deadline,
         )
+        # Refused before anything was renewed, or partway (what was done is told all the same).
+        refused = isinstance(trip, outcomes.LoginLapsed) or trip.done.lapsed is not None
+        if refused and await logins.lapse(svc, read.card) is not None:
+            lapsed.append(read.card)
         if isinstance(trip, outcomes.LoginLapsed):
-            if await logins.lapse(context.services, read.card) is not None:
-                lapsed.append(read.card)
             return None if shown.single else [t(lang, "lists.card_lapsed", name=read.name)]
-        if trip.done.lapsed is not None and await logins.lapse(svc, read.card) is not None:
-            lapsed.append(read.card)  # refused partway: what was done is told all the same
         lapsing = await _lapsing(trip.lapsing, context, deadline)
         return renewed_lines(trip.done, lang, today)[0] + lapsing
 
