@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Row, delete, insert, select, update
+from sqlalchemy import Row, delete, insert, or_, select, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.sql.expression import ColumnElement, Executable
@@ -295,6 +295,31 @@ class Callbacks(Repository):
         )
         row = await self._run(lambda conn: conn.execute(statement).first())
         return None if row is None else CallbackRef.of_row(row)
+
+    async def note_tap(self, callback_id: str, chat_id: int, within: timedelta) -> bool:
+        """Note a tap of the chat's button now: False when it was tapped `within` ago already
+        (a double tap, which the first tap answers), or names no button of the chat."""
+        now = self._now()
+        statement = (
+            update(CALLBACK_REF)
+            .where(
+                CALLBACK_REF.c.id == callback_id,
+                CALLBACK_REF.c.chat_id == chat_id,
+                or_(CALLBACK_REF.c.tapped_at.is_(None), CALLBACK_REF.c.tapped_at <= now - within),
+            )
+            .values(tapped_at=now)
+        )
+        return bool(await self._run(lambda conn: conn.execute(statement).rowcount == 1))
+
+    async def end_taps(self, chat_id: int) -> None:
+        """Forget the chat's noted taps (`note_tap`): another button was tapped since, so a
+        tap of one of them again is a new tap (the patron answered "no" and asks again)."""
+        statement = (
+            update(CALLBACK_REF)
+            .where(CALLBACK_REF.c.chat_id == chat_id, CALLBACK_REF.c.tapped_at.is_not(None))
+            .values(tapped_at=None)
+        )
+        await self._run(lambda conn: conn.execute(statement))
 
     @staticmethod
     def expired(now: datetime) -> Executable:

@@ -14,7 +14,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-from sqlalchemy import bindparam, delete, insert, select, update
+from sqlalchemy import and_, bindparam, delete, false, insert, not_, or_, select, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.sql.elements import ColumnElement
 from sqlalchemy.sql.expression import Executable
@@ -38,8 +38,10 @@ class Seen:
     order_check: date | None = None
 
 
-# A loan renewed through the bot (`claim_renewal`) -> the day, `YYYYMMDD`.
+# A loan renewed through the bot (`claim_renewal`) -> the day, `YYYYMMDD`, and for a renewal
+# whose answer was lost, `?` and the due date it was sent at, `YYMMDD`.
 RENEWED = "renewed:"
+UNANSWERED = "?"
 # Binds name the card's number `number_`: SQLAlchemy keeps a column's own name for the SET of
 # an UPDATE (`_MARK_KNOWN`), and one name serves every statement here.
 # A card's entries of one kind (`kind` is its prefix and `%`; the prefixes hold no wildcard).
@@ -67,6 +69,17 @@ def _renewal(loan_id: str) -> str:
 
 def _day(day: date) -> str:
     return day.strftime("%Y%m%d")
+
+
+def _unanswered(day: date, due: date) -> str:
+    """A claim of `day` whose renewal, sent at due date `due`, got no answer (16 characters)."""
+    return f"{_day(day)}{UNANSWERED}{due:%y%m%d}"
+
+
+def _sent_at(value: str) -> date | None:
+    """The due date an unanswered claim was sent at (`_unanswered`), else None."""
+    _, mark, due = value.partition(UNANSWERED)
+    return datetime.strptime(due, "%y%m%d").date() if mark else None
 
 
 def of_seen(chat_id: int, number: int) -> ColumnElement[bool]:
@@ -113,31 +126,62 @@ class NoticeSeen(Repository):
         )
         return bool(await self._run(lambda conn: conn.execute(statement).rowcount == 1))
 
-    async def claim_renewal(self, chat_id: int, loan_id: str, day: date, number: int = 1) -> bool:
+    async def claim_renewal(
+        self, chat_id: int, loan_id: str, day: date, number: int = 1, *, due: date | None = None
+    ) -> bool:
         """Claim the card's loan `loan_id` for one renewal on `day`, before it is sent: True for
         the one caller that claimed it, False when that day's is claimed already. Atomic: a row
-        of an earlier day is taken over in the same statement."""
+        of an earlier day is taken over in the same statement, and so is that day's claim whose
+        answer was lost (`hold_unanswered`) when it was made at the loan's due date `due`, as
+        read afresh: the renewal it sent did not happen."""
         day_ = _day(day)
+        unanswered = NOTICE_SEEN.c.value.startswith(f"{day_}{UNANSWERED}")
+        retry = false() if due is None else NOTICE_SEEN.c.value == _unanswered(day, due)
         statement = (
             self._insert(NOTICE_SEEN)
             .values(chat_id=chat_id, number=number, item=_renewal(loan_id), value=day_)
             .on_conflict_do_update(
                 index_elements=["chat_id", "number", "item"],
                 set_={"value": day_},
-                where=NOTICE_SEEN.c.value != day_,
+                where=and_(NOTICE_SEEN.c.value != day_, or_(not_(unanswered), retry)),
             )
         )
         return bool(await self._run(lambda conn: conn.execute(statement).rowcount == 1))
 
-    async def renewed(self, chat_id: int, day: date, number: int = 1) -> set[str]:
-        """The card's loans claimed for a renewal on `day` (`claim_renewal`)."""
-        statement = select(NOTICE_SEEN.c.item).where(
+    async def hold_unanswered(
+        self, chat_id: int, dues: Mapping[str, date], day: date, number: int = 1
+    ) -> None:
+        """Keep the claims of `day` of loans whose renewal got no answer (loan id -> the due
+        date it was sent at): it may have been done, so only a read showing that due date
+        still lets the loan be claimed again that day."""
+        if not dues:
+            return
+
+        def work(conn: Connection) -> None:
+            for loan_id, due in dues.items():
+                conn.execute(
+                    update(NOTICE_SEEN)
+                    .where(
+                        of_seen(chat_id, number),
+                        NOTICE_SEEN.c.item == _renewal(loan_id),
+                        NOTICE_SEEN.c.value == _day(day),
+                    )
+                    .values(value=_unanswered(day, due))
+                )
+
+        await self._run(work)
+
+    async def renewed(self, chat_id: int, day: date, number: int = 1) -> dict[str, date | None]:
+        """The card's loans claimed for a renewal on `day` (`claim_renewal`): each with None,
+        or with the due date its renewal was sent at when its answer was lost."""
+        day_ = _day(day)
+        statement = select(NOTICE_SEEN.c.item, NOTICE_SEEN.c.value).where(
             of_seen(chat_id, number),
             NOTICE_SEEN.c.item.like(f"{RENEWED}%"),
-            NOTICE_SEEN.c.value == _day(day),
+            or_(NOTICE_SEEN.c.value == day_, NOTICE_SEEN.c.value.startswith(f"{day_}{UNANSWERED}")),
         )
-        items: list[str] = await self._run(lambda conn: list(conn.execute(statement).scalars()))
-        return {item.removeprefix(RENEWED) for item in items}
+        rows = await self._run(lambda conn: list(conn.execute(statement)))
+        return {row.item.removeprefix(RENEWED): _sent_at(row.value) for row in rows}
 
     async def release_renewals(
         self, chat_id: int, loan_ids: Collection[str], day: date, number: int = 1

@@ -167,6 +167,9 @@ class CallbackRefRow(SQLModel, table=True):
     payload: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     created_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
     used_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    # The last tap answered with a new message (a question, a map): a tap again within
+    # seconds is the same patron's double tap, not a second question.
+    tapped_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
 
 
 class ReminderLogRow(SQLModel, table=True):

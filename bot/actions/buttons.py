@@ -5,11 +5,17 @@ one, claiming it once, and the words of a search sealed into a button."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from bot.services import Services
     from storage.store import CallbackRef
+
+# Taps of one button this close together, with no other button's tap between them, are one
+# double tap. A chat's updates are handled in turn, so the second is read once the first is
+# answered.
+DOUBLE_TAP = timedelta(seconds=5)
 
 
 async def put(
@@ -65,6 +71,18 @@ async def claim(
     return await services.store.callbacks.claim_callback(
         button, chat_id, user_id=user_id, action=action
     )
+
+
+async def first_tap(services: Services, button: str, chat_id: int) -> bool:
+    """Whether this tap of the chat's button is its own, not the second of a double tap (of a
+    button whose answer is a new message: a question, a map)."""
+    return await services.store.callbacks.note_tap(button, chat_id, DOUBLE_TAP)
+
+
+async def other_tap(services: Services, chat_id: int) -> None:
+    """A tap of a button that does not ask: the next tap of one that does is its own, even
+    within `DOUBLE_TAP` (a question answered "no", then asked again)."""
+    await services.store.callbacks.end_taps(chat_id)
 
 
 async def shown_to(

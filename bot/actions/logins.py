@@ -14,12 +14,15 @@ if TYPE_CHECKING:
     from storage.store import Card, Linked, RemovedCard
 
 
-async def login_url(services: Services, chat_id: int) -> str:
-    """The access service's login link for the chat, with a fresh login state; after a
-    /logout it asks for the password again (the chat's `fresh_login`)."""
+async def login_url(services: Services, chat_id: int, *, another: bool = False) -> str:
+    """The access service's login link for the chat, with a fresh login state. It asks for
+    the card number and PIN again after a /logout (the chat's `fresh_login`), and for
+    `another` card: the access service logs a browser that has its single sign-on session in
+    again as the same person, without a page, so a second holder on one phone could never
+    add their card."""
     store = services.store
     state = await store.logins.create_login_state(chat_id)
-    fresh = (await store.chats.chat(chat_id)).fresh_login
+    fresh = another or (await store.chats.chat(chat_id)).fresh_login
     return services.library.authorize_url(
         redirect_uri=services.settings.redirect_uri, state=state, force_login=fresh
     )
@@ -27,12 +30,24 @@ async def login_url(services: Services, chat_id: int) -> str:
 
 async def card_logins(services: Services, cards: Sequence[Card]) -> list[str]:
     """A login link for each card (a lapsed one's "log in again"), each with a login state of
-    its own: a login of the same person brings the card back, whichever link it came by."""
+    its own: a login of the same person brings the card back, whichever link it came by.
+
+    In a chat of several cards each link asks for a login page (`force_login`): the browser
+    may be signed on as another of the family, whom the access service would log in again
+    at once. A card alone keeps single sign-on."""
+    store = services.store
+    family: dict[int, bool] = {}
     urls: list[str] = []
     for card in cards:
-        state = await services.store.logins.create_login_state(card.chat_id)
+        if card.chat_id not in family:
+            family[card.chat_id] = len(await store.cards.of_chat(card.chat_id, lapsed=True)) > 1
+        state = await store.logins.create_login_state(card.chat_id)
         urls.append(
-            services.library.authorize_url(redirect_uri=services.settings.redirect_uri, state=state)
+            services.library.authorize_url(
+                redirect_uri=services.settings.redirect_uri,
+                state=state,
+                force_login=family[card.chat_id],
+            )
         )
     return urls
 

@@ -14,6 +14,7 @@ only render them.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as dt
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
@@ -179,11 +180,19 @@ async def renew_loan(
     title = str(payload.get("title") or "")
     loan = (card, loan_id, title, due)
     today = _today(services)
-    if not await store.notices.claim_renewal(chat_id, loan_id, today, card.number):
+    if not await store.notices.claim_renewal(
+        chat_id, loan_id, today, card.number
+    ) and not await _unanswered_undone(services, card, loan_id, today):
         return Already()  # renewed today, from another face or message: it would gain nothing
     try:
         result = await Deadline().run(library.renew(card.token, loan_id))
     except LibraryError as exc:
+        if exc.outcome_unknown and not isinstance(exc, TokenRejected | NotLoggedIn):
+            # Perhaps renewed: another try today waits for a read showing the old due date.
+            with contextlib.suppress(ValueError):
+                sent_at = {loan_id: dt.date.fromisoformat(due)}  # `due_key`'s form
+                await store.notices.hold_unanswered(chat_id, sent_at, today, card.number)
+            return NoAnswer(*loan, exc)
         await store.notices.release_renewals(chat_id, [loan_id], today, card.number)
         if isinstance(exc, TokenRejected | NotLoggedIn):
             if reusable:
@@ -195,8 +204,6 @@ async def renew_loan(
             return RenewRefused(*loan, exc)
         if isinstance(exc, ClientFault):
             return OurFault(*loan, exc)
-        if exc.outcome_unknown:
-            return NoAnswer(*loan, exc)
         if not reusable:
             return Failed(*loan, exc)
         await store.callbacks.release_callback(button, chat_id)
@@ -211,10 +218,35 @@ def _today(services: Services) -> dt.date:
     return dt.datetime.now(services.settings.timezone).date()
 
 
-async def renewed_today(services: Services, card: Card) -> set[str]:
-    """The card's loans renewed (or being renewed) through the bot today: a face offers no
-    renewal of them, as one today would give the same date (`renew_loan` refuses it)."""
-    return await services.store.notices.renewed(card.chat_id, _today(services), card.number)
+async def renewed_today(services: Services, card: Card, loans: Sequence[Loan]) -> set[str]:
+    """Of `loans` (as just read), those renewed (or being renewed) through the bot today: a
+    face offers no renewal of them, as one today would give the same date (`renew_loan`
+    refuses it). A renewal whose answer was lost counts while the loan's due date has moved
+    from the one it was sent at."""
+    claimed = await services.store.notices.renewed(card.chat_id, _today(services), card.number)
+    return {
+        loan.loan_id
+        for loan in loans
+        if loan.loan_id in claimed and claimed[loan.loan_id] != loan.due_date
+    }
+
+
+async def _unanswered_undone(services: Services, card: Card, loan_id: str, today: dt.date) -> bool:
+    """Whether the loan's renewal of today whose answer was lost surely did not happen (a read
+    now shows the due date it was sent at), and the loan is claimed for another try. Any doubt
+    (no such renewal, the read failing, the date moved) counts as renewed: at most once."""
+    store = services.store
+    sent_at = (await store.notices.renewed(card.chat_id, today, card.number)).get(loan_id)
+    if sent_at is None:
+        return False
+    try:
+        status = await Deadline().run(services.library.user(card.token))
+    except LibraryError:
+        return False
+    due = next((loan.due_date for loan in status.loans if loan.loan_id == loan_id), None)
+    return due == sent_at and await store.notices.claim_renewal(
+        card.chat_id, loan_id, today, card.number, due=sent_at
+    )
 
 
 async def _answered(store: Store, chat_id: int, card: Card, loan_ids: Sequence[str]) -> None:
@@ -476,7 +508,8 @@ async def renew_due(
         ):
             done.skipped.append(Skipped(loan, "tried_here"))
             continue
-        if not await store.notices.claim_renewal(chat_id, loan.loan_id, today, number):
+        fresh = due if isinstance(due, dt.date) else None
+        if not await store.notices.claim_renewal(chat_id, loan.loan_id, today, number, due=fresh):
             # Renewed today already: again would spend a renewal for the same date.
             if sibling is not None:
                 await store.callbacks.release_callback(sibling.id, chat_id)
@@ -487,9 +520,7 @@ async def renew_due(
     tries = [Tried(loan, o, button) for (loan, button), o in zip(todo, outcomes, strict=True)]
     rejected = next((o for o in outcomes if isinstance(o, TokenRejected)), None)
     if rejected is not None and not any(tried.answered for tried in tries):
-        await store.notices.release_renewals(
-            chat_id, [loan.loan_id for loan, _ in todo], today, number
-        )
+        await _settle_claims(store, chat_id, number, today, tries)
         return rejected
     for tried in tries:
         loan, button = tried.loan, tried.button
@@ -497,10 +528,28 @@ async def renew_due(
         if button is not None and tried.kind == "not_done":
             await store.callbacks.release_callback(button, chat_id)  # tappable again
         done.tried.append(tried)
-    await store.notices.release_renewals(
-        chat_id, [tried.loan.loan_id for tried in done.tried if tried.kind != "ok"], today, number
-    )
+    await _settle_claims(store, chat_id, number, today, tries)
     return replace(done, lapsed=rejected)
+
+
+async def _settle_claims(
+    store: Store, chat_id: int, number: int, today: dt.date, tries: Sequence[Tried]
+) -> None:
+    """After the library's answers: today's claims of loans not renewed are let go, those
+    renewed are kept, and those whose answer was lost are kept until a read shows their old
+    due date (`hold_unanswered`)."""
+    unanswered = {
+        tried.loan.loan_id: due
+        for tried in tries
+        if tried.kind == "unknown" and isinstance(due := tried.loan.due_date, dt.date)
+    }
+    await store.notices.hold_unanswered(chat_id, unanswered, today, number)
+    await store.notices.release_renewals(
+        chat_id,
+        [tried.loan.loan_id for tried in tries if tried.kind not in ("ok", "unknown")],
+        today,
+        number,
+    )
 
 
 async def remember(

@@ -65,6 +65,8 @@ _PLATFORM_ENDPOINTS = frozenset(name for name, text in LABELS.items() if "/v3/" 
 # types, never a value).
 _FAULT_TEXT = 500
 _REFUSABLE = frozenset({"renew", "cancel_order"})
+# The platform's 403 for a token that names no patron (production-notes: anonymous token).
+NOT_LOGGED_IN = "not logged in"
 # 5xx codes that say the server failed, not that the order system or the library said no.
 _SERVER_FAILURES = frozenset(
     {"internal server error", "server_error", "bad gateway", "gateway timeout", "internal_error"}
@@ -169,8 +171,10 @@ def error_for(endpoint: str, status: int, body: object) -> LibraryError:
         return _client_fault(endpoint, message, body)
     if status == 401:
         return TokenRejected(message, code=code or "invalid_token", status=status)
-    if status == 403:
-        return NotLoggedIn(message, code=code or "not logged in", status=status)
+    if status == 403 and (code or "").lower() == NOT_LOGGED_IN:
+        return NotLoggedIn(message, code=code, status=status)
+    # Any other 403 (a bare "Forbidden": the platform's token service failing) says nothing
+    # of the token, so no card lapses for it.
     if status == TURNED_AWAY:
         return ServiceUnavailable(message, code="service_unavailable", status=status)
     if status >= 500 and (code or "").lower() in _SERVER_FAILURES:

@@ -37,7 +37,7 @@ __all__ = ["CONTENT_TYPE", "Metrics", "SendPace", "SweepFigures", "SweepHour"]
 log = logging.getLogger(__name__)
 
 CONTENT_TYPE: Final = CONTENT_TYPE_LATEST
-CALLBACK_OUTCOMES: Final = frozenset({"ok", "stale", "claimed", "foreign"})
+CALLBACK_OUTCOMES: Final = frozenset({"ok", "stale", "claimed", "foreign", "repeat"})
 # Callback prefixes are chosen by our own code; anything odder is folded into "other".
 _MAX_ACTION_LENGTH: Final = 24
 
@@ -146,7 +146,7 @@ class Metrics:
         )
         self.callbacks = Counter(
             "library_bot_callbacks",
-            "Button taps, by action and outcome (ok, stale, claimed, foreign).",
+            "Button taps, by action and outcome (ok, stale, claimed, foreign, repeat).",
             ["action", "outcome"],
             registry=r,
         )

@@ -123,6 +123,9 @@ class OrderFound:
     # The card to order with (/recommend's, made for one card); None: /order asks which.
     number: int | None = None
     cid: str | None = None  # the card's identity (see `CancelHold`)
+    # With no card named: the identities of the chat's cards when it was shown. Once none of
+    # them is left, the button orders nothing (another person's card may be here by then).
+    cids: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

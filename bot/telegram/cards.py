@@ -74,12 +74,14 @@ async def login_prompt(
     *,
     lead: str | None = None,
     button: str = "common.login_button",
+    another: bool = False,
 ) -> LoginPrompt:
-    """A fresh login state and the prompt that carries its authorize link, after `lead`.
+    """A fresh login state and the prompt that carries its authorize link, after `lead`
+    (for `another` card: `logins.login_url`).
 
     With a button the lead says it all ("tap the button"); a text link needs its own line.
     """
-    url = await logins.login_url(services, chat_id)
+    url = await logins.login_url(services, chat_id, another=another)
     # A local PUBLIC_URL means a local set-up: a text link works where a button would not.
     local = not url_button_allowed(services.settings.redirect_uri)
     keyboard = None if local else url_button(t(lang, button), url)
@@ -95,16 +97,26 @@ async def send_login(
     lang: str,
     *,
     lead: str | None = None,
+    another: bool = False,
 ) -> None:
-    """Send a login prompt (optionally after `lead`), falling back to a text link if refused."""
-    await send_login_prompt(context.bot, services(context), chat_id, lang, lead=lead)
+    """Send a login prompt (optionally after `lead`; for `another` card), falling back to a
+    text link if refused."""
+    await send_login_prompt(
+        context.bot, services(context), chat_id, lang, lead=lead, another=another
+    )
 
 
 async def send_login_prompt(
-    bot: Bot, services: Services, chat_id: int, lang: str, *, lead: str | None = None
+    bot: Bot,
+    services: Services,
+    chat_id: int,
+    lang: str,
+    *,
+    lead: str | None = None,
+    another: bool = False,
 ) -> None:
     """`send_login` without an update's context (the jobs' deliverer)."""
-    prompt = await login_prompt(services, chat_id, lang, lead=lead)
+    prompt = await login_prompt(services, chat_id, lang, lead=lead, another=another)
     try:
         await send(bot, chat_id, prompt.text, buttons=prompt.markup)
         return
@@ -211,6 +223,13 @@ async def require_card(
         ended = (await chats.settings(svc, chat_id)).card_ended
         await send_login(context, chat_id, lang, lead=t(lang, ENDED_TEXTS.get(ended or "", NEW)))
     return None
+
+
+async def card_identities(context: Context) -> tuple[str, ...]:
+    """The identities of the chat's cards, lapsed ones too: a button shown to the whole chat
+    keeps them, to tell later whether any of its cards is still here."""
+    cards = await card_actions.of_chat(context.services, context.chat_id, lapsed=True)
+    return tuple(card.card_id for card in cards if card.card_id)
 
 
 async def require_cards(context: Context) -> list[Card] | None:

@@ -21,7 +21,14 @@ from bot.actions import buttons as callbacks
 from bot.actions.outbox import SENT, Delivery, Offer, Offers, Outcome, RenewOffer
 from bot.telegram.buttons import OrderFound, Payload, WhereIs
 from bot.telegram.cards import lapsed_message, send_login_prompt
-from bot.telegram.keyboards import in_pairs, one_per_row, renew_buttons, stored_buttons, stored_rows
+from bot.telegram.keyboards import (
+    MAX_BUTTONS,
+    in_pairs,
+    one_per_row,
+    renew_buttons,
+    stored_buttons,
+    stored_rows,
+)
 from bot.telegram.ratelimit import SEND_ATTEMPTS, UNRANKED, background_sends
 from bot.telegram.replies import send
 from bot.texts import t
@@ -45,7 +52,7 @@ class TelegramDeliverer:
     async def keyboards(self, wanted: Sequence[Offers]) -> list[InlineKeyboardMarkup | None]:
         """Each message's buttons, stored for all the messages in one transaction (the sweep
         keeps a group's store round trips to one)."""
-        specs = [[_buttons(message.lang, offer) for offer in message.offers] for message in wanted]
+        specs = [_within_limit(message) for message in wanted]
         ids = await callbacks.put_many(
             self.services,
             [
@@ -106,10 +113,29 @@ class TelegramDeliverer:
         return SENT
 
 
-def _buttons(
-    lang: str, offer: Offer
-) -> tuple[list[tuple[str, Payload]], Callable[[Sequence[InlineKeyboardButton]], Rows]]:
-    """An offer's (label, payload) buttons and how they are laid out."""
+Specs = tuple[list[tuple[str, Payload]], Callable[[Sequence[InlineKeyboardButton]], Rows]]
+
+
+def _within_limit(message: Offers) -> list[Specs]:
+    """A message's offers as buttons, within Telegram's 100 a message: past it, a family's
+    loans lose their buttons of their own first (each card keeps "renew these"), then the
+    last offers go."""
+    specs = [_buttons(message.lang, offer) for offer in message.offers]
+    if sum(len(buttons) for buttons, _ in specs) > MAX_BUTTONS:
+        specs = [_buttons(message.lang, offer, each=False) for offer in message.offers]
+    kept: list[Specs] = []
+    room = MAX_BUTTONS
+    for buttons, layout in specs:
+        if len(buttons) > room:
+            break
+        kept.append((buttons, layout))
+        room -= len(buttons)
+    return kept
+
+
+def _buttons(lang: str, offer: Offer, *, each: bool = True) -> Specs:
+    """An offer's (label, payload) buttons and how they are laid out; `each`: a renew offer
+    names each loan on a button of its own while they are few."""
     if isinstance(offer, RenewOffer):
         loans = list(offer.loans)
         specs = renew_buttons(
@@ -117,6 +143,7 @@ def _buttons(
             lang,
             every=loans,
             digest=True,
+            each=each,
             number=offer.number,
             cid=offer.cid,
             owner=offer.owner,

@@ -158,13 +158,15 @@ async def peek_callback(update: Update, context: Context) -> CallbackRef | None:
 
 
 async def resolve_callback(
-    update: Update, context: Context, *, claim: bool = False
+    update: Update, context: Context, *, claim: bool = False, asks: bool = False
 ) -> CallbackRef | None:
     """The stored payload behind a tapped button, answering the tap either way.
 
     `claim=True` makes the button single-use (the first tap wins). Unknown ids, buttons of
     another chat and used buttons get `common.stale_button` and None; a button shown to
-    another user of the chat gets `common.not_your_button` and None.
+    another user of the chat gets `common.not_your_button` and None. `asks=True`: the tap is
+    answered with a new message (a question, a map), so the second tap of a double tap gets
+    `common.tapped_twice` and None, not a second one.
     """
     query = update.callback_query
     assert query is not None
@@ -188,27 +190,34 @@ async def resolve_callback(
                 # A lost claim: tell "already used" apart from "unknown or expired" for metrics.
                 seen = await callbacks.stored(svc, ref_id, chat_id, user_id=user_id, action=action)
                 outcome = "claimed" if seen is not None and seen.used_at is not None else "stale"
+    elif asks:
+        if not await callbacks.first_tap(svc, ref.id, chat_id):
+            outcome = "repeat"
+    else:
+        await callbacks.other_tap(svc, chat_id)
     context.services.metrics.callback((query.data or "").partition(":")[0], outcome)
     if outcome != "ok":
-        lang = context.lang
-        key = "common.not_your_button" if outcome == "foreign" else "common.stale_button"
-        await answer_query(update, t(lang, key))
+        keys = {"foreign": "common.not_your_button", "repeat": "common.tapped_twice"}
+        await answer_query(update, t(context.lang, keys.get(outcome, "common.stale_button")))
         return None
     await answer_query(update)
     return ref
 
 
-async def tapped_once(update: Update, context: Context, already_key: str) -> CallbackRef | None:
+async def tapped_once(
+    update: Update, context: Context, already_key: str, *, asks: bool = False
+) -> CallbackRef | None:
     """The tapped button's row, unclaimed, answering the tap: for a button that acts exactly
     once and whose action claims it. A button used already is told `already_key` (not "stale
-    button"); an unknown one or another user's is told so by `resolve_callback`."""
+    button"); an unknown one or another user's is told so by `resolve_callback`, as is a
+    double tap of one that `asks`."""
     lang = context.lang
     peek = await peek_callback(update, context)
     if peek is not None and peek.used_at is not None:
         context.services.metrics.callback(peek.action, "claimed")
         await answer_query(update, t(lang, already_key))
         return None
-    ref = await resolve_callback(update, context)
+    ref = await resolve_callback(update, context, asks=asks)
     if ref is None:
         again = await peek_callback(update, context)
         if again is not None and again.used_at is not None:
@@ -229,6 +238,7 @@ def renew_buttons(
     every: Sequence[Loan],
     today: dt.date | None = None,
     digest: bool = False,
+    each: bool = True,
     number: int = 1,
     cid: str | None = None,
     owner: str | None = None,
@@ -237,15 +247,15 @@ def renew_buttons(
     "renew all" for `every` listed.
 
     /renew puts "renew all" first and names each loan with its due date; a reminder digest
-    names each loan only while there are few, and puts "renew all" last, naming the card's
-    `owner` when the digest is a family's.
+    names each loan only while there are few (and `each`: a family's digest may have no room),
+    and puts "renew all" last, naming the card's `owner` when the digest is a family's.
     """
     if not loans:
         return []
     renew_all = RenewAll(tuple(loan.loan_id for loan in every), number=number, cid=cid)
     if digest:
         specs: list[tuple[str, Payload]] = []
-        if len(loans) <= MAX_DIGEST_RENEW_BUTTONS:
+        if each and len(loans) <= MAX_DIGEST_RENEW_BUTTONS:
             for loan in loans:
                 title = shorten(loan.title, SHORT_TITLE) or "?"
                 label = plain(t(lang, "reminders.button.renew", title=title))

@@ -273,6 +273,7 @@ def renewal_line(
     """One loan's renewal as a line: new due date (or that it stayed `due`: a renewal counts
     from today), the refusal in words (with the date it is still `due`, when known), no answer,
     or not done; the chat's and the Mini App's."""
+    title = shorten(title, TITLE_LIMIT)
     if isinstance(outcome, Refused):
         return refused_line(title, raw_reason(outcome), due, today, lang)
     if isinstance(outcome, ClientFault):
@@ -293,6 +294,7 @@ def refused_line(
     title: str, reason: str, due: dt.date | str | None, today: dt.date, lang: str
 ) -> str:
     """ "⛔ Title, due 3 Dec: can't be renewed – reason": what the patron must return when."""
+    title = shorten(title, TITLE_LIMIT)
     text = Raw(reason_text(reason, lang))
     if not due:
         return t(lang, "borrower.renew.refused", title=title, reason=text)

@@ -16,7 +16,7 @@ from babel.dates import format_skeleton
 
 from bot.library.models import Event, LibraryPage, NewsItem
 from bot.texts import DEFAULT_LANGUAGE, LOCALES, Raw, t
-from bot.texts.formatting import format_date
+from bot.texts.formatting import format_date, split_messages
 
 TITLE_LIMIT: Final = 120
 LEAD_LIMIT: Final = 200
@@ -106,10 +106,11 @@ def render_news(item: NewsItem, lang: str, today: dt.date) -> str:
     return f"{head}\n{lead}" if lead else head
 
 
-def render_hours(pages: Sequence[LibraryPage], lang: str, today: dt.date) -> str:
+def render_hours(pages: Sequence[LibraryPage], lang: str, today: dt.date) -> list[str]:
     """Each branch page's dated opening hours for the coming week (`/v3/library`), one line a
-    day; the branch's name in bold. A day a page lists no hours for is left out: the schema
-    does not say whether that means closed."""
+    day; the branch's name in bold, in as many messages as a large library's branches need.
+    A day a page lists no hours for is left out: the schema does not say whether that means
+    closed."""
     days = [today + dt.timedelta(days=n) for n in range(HOURS_DAYS)]
     blocks = []
     for page in sorted(pages, key=lambda p: p.title or ""):
@@ -123,8 +124,8 @@ def render_hours(pages: Sequence[LibraryPage], lang: str, today: dt.date) -> str
             name = plain(page.title, TITLE_LIMIT) or t(lang, "render.untitled")
             blocks.append("\n".join([f"<b>{name}</b>", *lines]))
     if not blocks:
-        return t(lang, "whatson.hours.none")
-    return "\n\n".join([t(lang, "whatson.hours.header"), *blocks])
+        return [t(lang, "whatson.hours.none")]
+    return split_messages(blocks, header=t(lang, "whatson.hours.header"))
 
 
 def _day_of(day: dt.date, lang: str) -> str:

@@ -43,9 +43,9 @@ from bot.library.deadline import Deadline
 from bot.library.errors import (
     LibraryError,
 )
-from bot.library.models import DEFAULT_TZ, parse_library_date
+from bot.library.models import parse_library_date
 from bot.rules.renewals import due_key, refusal_for
-from bot.rules.urgency import hold_is_ready, sort_loans
+from bot.rules.urgency import due_counts, hold_is_ready, sort_loans
 from bot.services import Services
 from bot.telegram.cards import RELOGIN_START
 from bot.texts import LANGUAGES, Raw, pick_language, t
@@ -369,7 +369,7 @@ async def build_overview(services: Services, user_id: int, covers: Covers) -> di
     chat = await chats.settings(services, user_id)
     lang = pick_language(chat.language, chat.telegram_language)
     deadline = Deadline()
-    today = dt.datetime.now(DEFAULT_TZ).date()
+    today = dt.datetime.now(services.settings.timezone).date()
     every = await card_actions.of_chat(services, user_id, lapsed=True)
     cards = (await read_chat_cards(services, every, deadline=deadline, chat=chat)).reads
 
@@ -399,6 +399,11 @@ async def build_overview(services: Services, user_id: int, covers: Covers) -> di
         if hold.pick_up_agency and row["ready"]:
             row["hours"] = await _hours_today(services, hold.pick_up_agency, today, lang, deadline)
     texts = {name: _plain(t(lang, key)) for name, key in TEXTS.items()}
+    # Overdue loans are before the strip's first day: told above it, in the chat's words.
+    loans = [loan for read in cards if read.status is not None for loan in read.status.loans]
+    overdue, _ = due_counts(loans, today, 0)
+    if overdue:
+        texts["overdue"] = _plain(f"🔴 {t(lang, 'borrower.summary.overdue', count=overdue)}")
     known = [view["name"] for view in shown if not view["error"]]
     if len(known) < len(shown):
         # The strip counts the loans of the cards read only: it names them, and with none read
@@ -458,8 +463,8 @@ async def _lists(
     today: dt.date,
 ) -> dict[str, Any]:
     refusals = await renewing.refusals(services, user_id, card.number)
-    renewed = await renewing.renewed_today(services, card)
     loans = sort_loans(status.loans)
+    renewed = await renewing.renewed_today(services, card, loans)
     untitled = _plain(t(lang, "render.untitled"))
     cid = card.card_id
     button: dict[str, str] = {}
@@ -531,7 +536,7 @@ async def renew_loan(services: Services, user_id: int, button: str) -> dict[str,
     that loan. The answer's `result` names the outcome and its `text` is the chat's line."""
     chat = await chats.settings(services, user_id)
     lang = pick_language(chat.language, chat.telegram_language)
-    today = dt.datetime.now(DEFAULT_TZ).date()
+    today = dt.datetime.now(services.settings.timezone).date()
     result = await renewing.renew_loan(
         services, chat_id=user_id, button=button, action=RENEW_ACTION, reusable=True
     )

@@ -16,7 +16,6 @@ from aiohttp import web
 from bot.actions import calendar as calendar_action
 from bot.actions import chats
 from bot.actions.vocabulary import SECRET_CHARS
-from bot.library.models import DEFAULT_TZ
 from bot.rules import calendar
 from bot.services import Services
 from bot.texts import pick_language
@@ -54,7 +53,7 @@ async def calendar_feed(request: web.Request, services: Services) -> web.Respons
             for name, card in zip(names, feed.cards, strict=True)
             if card.lost_at is not None
         ],
-        today=now.astimezone(DEFAULT_TZ).date(),
+        today=now.astimezone(services.settings.timezone).date(),
         branch_name=services.branches.known,
     )
     return web.Response(

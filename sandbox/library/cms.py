@@ -94,6 +94,12 @@ class Content:
                 nid += 1
                 self._add("library", agency_id, self._library(nid, agency_id, branch))
 
+    def add_branch_page(self, agency_id: str, branch: tuple[str, str, str, str, str]) -> None:
+        """One more branch page of library `agency_id`, with the week's hours (a large library
+        system has dozens): `branch` is (branch id, name, street, postal code, city)."""
+        nid = 1 + max(max(found, default=0) for found in self.by_nid.values())
+        self._add("library", agency_id, self._library(nid, agency_id, branch))
+
     def _add(self, kind: str, agency_id: str, item: dict[str, Any]) -> None:
         self.items[kind][agency_id].append(item)
         self.by_nid[kind][int(item["nid"])] = item

@@ -1,9 +1,9 @@
 """The login both flows of the access service share: the form, the typed credentials, and
 single sign-on.
 
-A successful login in either flow sets the `sandbox_sso` cookie; the next login page in the
-same browser offers "continue as ..." (the code flow skips that with `force_login=1`), as the
-production single sign-on does across its clients.
+A successful login in either flow sets the `sandbox_sso` cookie. The code flow's next authorize
+in the same browser then logs the same patron in without a page (`oauth.py`), as hejmdal does;
+the earlier flow's login page offers "continue as ..." for it.
 """
 
 from __future__ import annotations

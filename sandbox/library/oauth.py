@@ -1,7 +1,9 @@
 """The access service's code flow: authorize (with a login page), token, userinfo, revoke, logout.
 
 Single sign-on: a successful login sets the `sandbox_sso` cookie; the next authorize in the same
-browser offers "continue as ..." (skipped with `force_login=1`). `GET /logout` with the token
+browser shows no login page and sends a code for that patron at once, unless it asks for a
+login (`force_login` with any value) or names an `idp` the session was not made through, as
+hejmdal's `shouldUserLogIn` does (src/utils/oauth2.utils.js). `GET /logout` with the token
 ends that session but leaves the token working, as production does.
 """
 
@@ -16,7 +18,6 @@ from sandbox.library import pages
 from sandbox.library.data import PatronRecord
 from sandbox.library.login import (
     KEEP_THEIR_OWN_LOGIN,
-    SESSION_EXPIRED,
     SSO_COOKIE,
     WRONG_LOGIN,
     login_form,
@@ -108,8 +109,19 @@ class CodeFlow:
             fields=fields,
             action="/oauth/authorize",
             error=error,
-            offer_sso=params.get("force_login") != "1",
+            offer_sso=False,
         )
+
+    def _signed_on(self, request: web.Request, params: dict[str, str]) -> str | None:
+        """The patron this browser's single sign-on session logs in without a page: none when
+        the request asks for a login (hejmdal treats any `force_login` value as yes) or names
+        an identity provider the session was not made through."""
+        if params.get("force_login"):
+            return None
+        user_id = sso_user(self.state, request)
+        idp = params.get("idp")
+        made_by = self.state.sso_providers.get(request.cookies.get(SSO_COOKIE, ""))
+        return None if user_id is None or (idp and idp != made_by) else user_id
 
     def _redirect(self, params: dict[str, str], **extra: str) -> web.Response:
         if "state" in params:
@@ -124,17 +136,15 @@ class CodeFlow:
         if params.get("response_type") != "code":
             return self._redirect(params, error="unsupported_response_type")
         if request.method == "GET":
+            cookie = request.cookies.get(SSO_COOKIE, "")
+            user_id = self._signed_on(request, params)
+            if user_id is not None:
+                code = self.state.new_code(user_id, params["redirect_uri"], cookie)
+                return self._redirect(params, code=code)
             return self._form(request, params)
         action = params.get("action", "login")
         if action == "deny":
             return self._redirect(params, error="access_denied")
-        if action == "continue":
-            cookie = request.cookies.get(SSO_COOKIE, "")
-            user_id = sso_user(self.state, request)
-            if user_id is None:
-                return self._form(request, params, error=SESSION_EXPIRED)
-            code = self.state.new_code(user_id, params["redirect_uri"], cookie)
-            return self._redirect(params, code=code)
         record = typed_login(self.state, params)
         if record is None:
             return self._form(request, params, error=WRONG_LOGIN)

@@ -26,6 +26,7 @@ from sandbox.telegram.markup import (
 )
 
 MAX_CALLBACK_DATA = 64  # bytes
+MAX_INLINE_BUTTONS = 100  # a message's inline keyboard, all rows together
 _LANGUAGE_CODE = re.compile(r"[a-z]{2}")
 _OTHER_BUTTONS = (
     "login_url",
@@ -176,6 +177,8 @@ def inline_keyboard(raw: Any) -> list[list[dict[str, Any]]] | None:
         raise bad(
             'field "inline_keyboard" of the InlineKeyboardMarkup should be an Array of Arrays'
         )
+    if sum(len(row) for row in rows) > MAX_INLINE_BUTTONS:
+        raise bad("reply markup is too long")
     for row in rows:
         for button in row:
             _check_button(button)

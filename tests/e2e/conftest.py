@@ -131,8 +131,8 @@ FAMILY = ((ANNA, COPENHAGEN, "Anna"), (SOFIE, COPENHAGEN, "Sofie"), (EMIL, FREDE
 async def log_in_at_a_library(page: Page, user_id: str, agency: str) -> None:
     """On the sandbox's login page: choose the library, type the patron, press "Log ind".
 
-    The browser may still be logged in as the previous patron (single sign-on offers to
-    continue as them); typing another patron's id logs in as that one instead.
+    The browser may still be logged in as the previous patron: /login in a chat with a card
+    asks for a login page all the same (`force_login`), so the next patron types theirs.
     """
     await expect(page.locator("h1")).to_contain_text("Log ind med dit bibliotek")
     await page.locator("#agency").select_option(agency)

@@ -72,6 +72,27 @@ async def test_the_family_overview_renews_a_loan_and_shows_its_new_date(
     await chat.screenshot("mini-app-overview")
 
 
+async def test_overdue_loans_are_told_above_the_timeline_not_nothing_due(
+    demo: Demo, browser: Browser
+) -> None:
+    """Every loan overdue: the strip of the next 30 days is empty, and the page says how many
+    are overdue, as the chat's lists do, never that nothing is due."""
+    today = dt.datetime.now(DEFAULT_TZ).date()
+    overdue = 0
+    for user_id, _, _ in FAMILY:
+        for loan in demo.sandbox.patron_data(user_id).loans:
+            loan["dueDate"] = (today - dt.timedelta(days=5)).isoformat()
+            overdue += 1
+    chat = await chat_with(demo, browser, FAMILY)
+    listed = await chat.send("/cards")
+    await chat.tap(listed, "📚 Overblik")
+    app = chat.page.frame_locator("#webapp iframe")
+    await expect(app.locator("#overdue")).to_have_text(f"🔴 {overdue} overskredet")
+    await expect(app.locator("#timeline-box")).not_to_contain_text("Intet skal afleveres")
+    loans = await chat.send("/loans")
+    await expect(loans).to_contain_text("overskredet")
+
+
 @pytest.mark.parametrize("language", ["da", "uk"])
 async def test_the_page_and_the_chat_say_the_same_of_holds_and_fees(
     demo: Demo, browser: Browser, language: str

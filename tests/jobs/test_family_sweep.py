@@ -114,3 +114,34 @@ async def test_a_card_logged_out_takes_only_its_own_memory(rig: Rig) -> None:
     removed = await rig.store.remove_card(FAMILY, 2, logout=True)
     assert removed is not None and removed.label == "Jonas"
     assert await rows(rig.store, "SELECT number FROM renewal_refusal") == [(1,)]
+
+
+async def test_a_big_familys_digest_keeps_within_telegrams_hundred_buttons(rig: Rig) -> None:
+    """Five cards with 20 loans due each would want 105 buttons, which Telegram refuses (the
+    stand-in too): each card keeps "renew these", and its loans go without buttons of their
+    own, in one delivery."""
+    rig.telegram.add_chat(FAMILY, language_code="en")
+    for n, patron in enumerate(rig.sandbox.add_patrons(5)):
+        data = rig.sandbox.patron_data(patron.user_id)
+        data.orders.clear()
+        data.debt.clear()
+        data.loans[:] = [
+            {
+                "loanId": f"L{n}-{i}",
+                "dueDate": rig.day(3).isoformat(),
+                "title": f"Billedbog {n}-{i}",
+                "creator": "Forfatter",
+                "materialId": f"5{n}{i:04d}",
+                "titleId": "29318871",
+            }
+            for i in range(20)
+        ]
+        await rig.connect(FAMILY, patron.user_id, language="en")
+
+    report = await rig.sweep()
+
+    assert not report.failures, report.summary()
+    sent = rig.telegram.sent(FAMILY)
+    labels = [button.text for message in sent for row in message.buttons for button in row]
+    assert len(labels) == 5 and all(label.startswith("Renew these: ") for label in labels)
+    assert sum("Billedbog" in message.text for message in sent) >= 1

@@ -437,6 +437,7 @@ SEEDS: dict[str, Seed] = {
     "0017": _seed_0017,
     "0018": _seed_0018,
     "0019": _seed_0019,
+    "0020": _seed_0019,  # a new column, empty
 }
 
 Dump = dict[str, set[tuple[tuple[str, str], ...]]]  # table -> rows, as (column, repr) pairs

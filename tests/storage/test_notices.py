@@ -104,3 +104,22 @@ async def test_a_loan_is_claimed_for_one_renewal_a_day(store: Store) -> None:
     assert not await store.notices.claim_renewal(6, "4940377131", tomorrow)
     await store.notices.release_renewals(6, ["4940377131"], tomorrow)
     assert await store.notices.claim_renewal(6, "4940377131", tomorrow)
+
+
+async def test_a_renewal_without_an_answer_keeps_its_claim_until_its_date_shows_unmoved(
+    store: Store,
+) -> None:
+    """A claim whose renewal got no answer is kept: only a claim naming the due date it was
+    sent at (read afresh: the renewal did not happen) takes it over, and only that day."""
+    await connect(store, 6)
+    today, due, moved = dt.date(2026, 11, 28), dt.date(2026, 11, 30), dt.date(2026, 12, 28)
+    assert await store.notices.claim_renewal(6, "L1", today)
+    await store.notices.hold_unanswered(6, {"L1": due}, today)
+    assert await store.notices.renewed(6, today) == {"L1": due}
+    assert not await store.notices.claim_renewal(6, "L1", today)
+    assert not await store.notices.claim_renewal(6, "L1", today, due=moved)
+    assert await store.notices.claim_renewal(6, "L1", today, due=due)
+    assert await store.notices.renewed(6, today) == {"L1": None}
+    assert not await store.notices.claim_renewal(6, "L1", today, due=due)  # claimed again
+    await store.notices.hold_unanswered(6, {"L1": due}, today)
+    assert await store.notices.claim_renewal(6, "L1", today + dt.timedelta(days=1))

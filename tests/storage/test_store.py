@@ -189,6 +189,24 @@ async def test_callbacks_expire_after_a_day(open_store: OpenStore, clock: FakeCl
         assert await store.callbacks.claim_callback(young, 7) is not None
 
 
+async def test_a_tap_again_within_the_window_is_a_double_tap(
+    open_store: OpenStore, clock: FakeClock
+) -> None:
+    window = timedelta(seconds=5)
+    async with open_store() as store:
+        [asks] = await store.callbacks.put_callbacks(7, [("cancel", {})])
+        assert await store.callbacks.note_tap(asks, 7, window)
+        clock.advance(timedelta(seconds=4))
+        assert not await store.callbacks.note_tap(asks, 7, window)  # the second of a double tap
+        assert not await store.callbacks.note_tap(asks, 8, window)  # another chat's: no button
+        clock.advance(timedelta(seconds=5))
+        assert await store.callbacks.note_tap(asks, 7, window)  # tapped again later: asks again
+        ref = await store.callbacks.callback(asks, 7)
+        assert ref is not None and ref.used_at is None  # noting a tap does not use the button
+        await store.callbacks.end_taps(7)  # another button tapped since: a new tap
+        assert await store.callbacks.note_tap(asks, 7, window)
+
+
 async def test_kept_callbacks_are_stored_once_and_retired_together(
     open_store: OpenStore, clock: FakeClock
 ) -> None:

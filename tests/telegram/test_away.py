@@ -111,6 +111,6 @@ async def test_a_login_refused_partway_through_away_tells_what_was_renewed(
     trip = await bot.telegram.wait_for(75, "🧳 Before your trip", after=before)
     assert bot.sandbox.calls[RENEW_CALLS] == 4
     assert trip.text.splitlines()[1].endswith(" · ⚠️ 1 not renewed now"), trip.text
-    assert "not renewed – the login ran out on the way; log in again to renew it" in trip.text
+    assert "not renewed – the login expired partway through; log in again to renew it" in trip.text
     await bot.telegram.wait_for(75, "Log in again", after=trip.message_id)
     assert await bot.store.cards.get(75) is None

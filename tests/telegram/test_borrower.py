@@ -224,6 +224,25 @@ async def test_cancel_a_hold_after_confirmation(bot: BotHarness) -> None:
     assert told["text"] == "That hold has already been dealt with. See /holds."
 
 
+async def test_a_double_tap_on_a_holds_cancel_asks_once(bot: BotHarness) -> None:
+    """Two taps of "Cancel" in a row are one double tap: one question, and the second tap is
+    told where its answer is. The question works as ever."""
+    await bot.connect(8, KAREN, language_code="en")
+    [holds] = await command(bot, 8, "/holds")
+    data = holds.button("✖ Cancel: Dune").callback_data
+    before = len(bot.telegram.sent(8))
+    first = await bot.telegram.tap(8, holds.message_id, data)
+    second = await bot.telegram.tap(8, holds.message_id, data)
+    assert (await wait_answer(bot, second)).get("text") == "Answered a moment ago – see below."
+    assert not (await wait_answer(bot, first)).get("text")
+    await bot.settled(1.0)
+    question = "Do you want to cancel your hold on Dune, for pick-up at Københavns Hovedbibliotek?"
+    [asked] = bot.telegram.sent(8)[before:]
+    assert asked.text == question
+    kept = await bot.tap(8, asked, "No, keep it")
+    assert kept is not None and kept.text == "👍 Your hold on Dune is kept."
+
+
 async def test_two_holds_of_one_title_are_told_apart_by_branch(bot: BotHarness) -> None:
     await bot.connect(12, KAREN, language_code="en")
     orders = bot.sandbox.patron_data(KAREN).orders

@@ -198,6 +198,26 @@ async def test_an_old_suggestion_of_a_one_card_chat_orders_nothing_for_the_next_
     assert len(bot.sandbox.patron_data(METTE).orders) == mette_orders
 
 
+async def test_an_old_search_result_of_a_one_card_chat_orders_nothing_for_the_next_card(
+    bot: BotHarness,
+) -> None:
+    """Karen's /search and /where, then Karen logs out and Mette logs in: the results were
+    shown to Karen's chat, so their "Order" says the card is gone, with no question for
+    Mette. A search shown before any card, or to a card still here, orders as ever."""
+    await bot.connect(CHAT, KAREN, language_code="en")
+    [results] = await command(bot, CHAT, "/search hobbit")
+    [where] = await command(bot, CHAT, f"/where {LITTLE_PRINCE}")
+    await command(bot, CHAT, "/logout")
+    await bot.connect(CHAT, METTE, language_code="en")
+    for message, label in ((results, "📥 Order 1: The Hobbit"), (where, "📥 Order it")):
+        answer = await tap_stale(bot, message, label)
+        assert answer.text.startswith(GONE), (label, answer.text)
+        assert answer.buttons == [], label
+    [fresh] = await command(bot, CHAT, "/search hobbit")
+    ask = await tap_stale(bot, fresh, "📥 Order 1: The Hobbit")
+    assert "Do you want to order The Hobbit" in ask.text
+
+
 async def test_old_order_buttons_of_a_one_card_chat_stop_at_the_first_tap(
     bot: BotHarness,
 ) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import re
 
 from bot.telegram.buttons import (
     CancelHold,
@@ -165,6 +166,36 @@ async def test_a_refused_token_lapses_only_that_card_and_the_list_names_it(
     assert "2. 👤 Jonas · 🔑 login lapsed" in cards.text and len(logins(cards)) == 1
     [renewals] = await command(bot, 407, "/renew")
     assert "🔑 Jonas's library login has lapsed." in renewals.text and len(logins(renewals)) == 1
+
+
+def login_links(message: SentMessage) -> list[str]:
+    """The addresses of a message's login buttons, or of its text links."""
+    found = [b.url for row in message.buttons for b in row if b.url and "Log in" in b.text]
+    return found + re.findall(r"https?://\S+/oauth/authorize\?\S+", message.text)
+
+
+async def test_a_login_page_is_asked_for_where_the_browser_may_be_another_holders(
+    bot: BotHarness,
+) -> None:
+    """The access service logs a signed-on browser in again as its last patron, without a
+    page: in a chat of several cards, adding one or logging a lapsed one in again asks for
+    the page (`force_login`); a card alone keeps single sign-on."""
+    await bot.connect(413, KAREN, language_code="en")
+    assert "force_login=1" in await bot.login_url(413)  # adding a card
+    alone = await bot.store.cards.get(413, 1)
+    assert alone is not None
+    bot.sandbox.expire_token(alone.token)
+    [listing] = await command(bot, 413, "/loans")
+    [link] = login_links(listing)
+    assert "force_login" not in link
+    assert "force_login" not in await bot.login_url(413)  # its login again
+    await two_cards(bot, 414)
+    second = await bot.store.cards.get(414, 2)
+    assert second is not None
+    bot.sandbox.expire_token(second.token)
+    [listing] = await command(bot, 414, "/loans")
+    [link] = login_links(listing)
+    assert "force_login=1" in link
 
 
 async def test_logging_in_again_brings_a_lapsed_card_back_as_it_was(bot: BotHarness) -> None:

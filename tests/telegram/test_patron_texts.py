@@ -11,7 +11,7 @@ from tests.fixtures.cards import log_in
 from tests.fixtures.chat import answers, buttons, command
 from tests.fixtures.groups import BOB, GROUP, group_with_karen
 from tests.fixtures.jobs import run_expiry_job, set_expiry, sweeper
-from tests.fixtures.patrons import JONAS, KAREN, LITTLE_PRINCE
+from tests.fixtures.patrons import JONAS, KAREN, LITTLE_PRINCE, OLE
 
 CHAT = 7501
 
@@ -128,7 +128,7 @@ async def test_a_login_again_that_brings_another_person_says_whose_card(bot: Bot
         "👤 This login was Jonas's, so Jonas's card is connected here now. Karen's card is not "
         "logged in again: its login stops working on "
     )
-    assert "log out of the library login in that browser" in told.text
+    assert "If the login page did not ask for a card number, the browser remembered" in told.text
     assert next(b.url for row in told.buttons for b in row if b.url).startswith(
         f"{bot.info.public_url}/oauth/logout?"
     )
@@ -150,10 +150,30 @@ async def test_a_login_for_a_lapsed_card_that_brings_another_person_names_both(
     told = await log_in(bot, chat, JONAS)
     assert told.text.startswith(
         "👤 This login was Jonas's, so Jonas's card is connected here now. Karen's card is still "
-        "logged out. The browser remembered Jonas's library login"
+        "logged out. If the login page did not ask for a card number, the browser remembered "
+        "Jonas's library login"
     )
     kept = await bot.store.cards.get(chat, 1, lapsed=True)
     assert kept is not None and kept.is_lapsed and kept.label == "Karen"
+
+
+async def test_a_login_of_another_person_while_two_cards_wait_names_each_once(
+    bot: BotHarness,
+) -> None:
+    """Two lapsed cards, and a login that brings a third person: one text names both cards
+    once (the login state names no card, so which button was used is not known)."""
+    chat = CHAT + 2
+    await log_in(bot, chat, KAREN)
+    await log_in(bot, chat, JONAS)
+    for card in await bot.store.cards.of_chat(chat):
+        bot.sandbox.expire_token(card.token)
+    await command(bot, chat, "/loans")
+    told = await log_in(bot, chat, OLE)
+    assert told.text.startswith(
+        "👤 This login was Ole's, so Ole's card is connected here now. Not logged in again: "
+        "Karen's card and Jonas's card. If the login page did not ask for a card number"
+    )
+    assert told.text.count("This login was") == 1
 
 
 async def test_free_text_leads_to_commands_and_never_talks_in_a_group(bot: BotHarness) -> None:

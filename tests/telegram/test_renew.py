@@ -6,9 +6,12 @@ import datetime as dt
 import re
 from typing import Any
 
+import pytest
+
 from bot.library.models import parse_library_date
 from bot.texts.formatting import format_date
 from tests.fixtures.bot import BotHarness
+from tests.fixtures.cards import two_cards
 from tests.fixtures.chat import buttons, command, wait_answer
 from tests.fixtures.library import RENEW_CALLS, due_of
 from tests.fixtures.patrons import KAREN, METTE, OLE
@@ -52,7 +55,7 @@ async def test_renew_one_loan_edits_its_button(bot: BotHarness) -> None:
     data = message(bot, 61, listing.message_id).button(f"✅ Den afrikanske farm · {expected}")
     query = await bot.telegram.tap(61, listing.message_id, data.callback_data)
     answer = await wait_answer(bot, query)
-    assert "already been tried" in (answer.get("text") or "")
+    assert "renewed or tried already today" in (answer.get("text") or "")
     assert bot.sandbox.calls[RENEW_CALLS] == 1
 
 
@@ -257,12 +260,47 @@ async def test_a_login_refused_partway_keeps_what_was_renewed(bot: BotHarness) -
     )
     assert counts is not None, told.text
     assert int(counts[1]) + int(counts[2]) == 3
-    assert "not renewed – the login ran out on the way; log in again to renew it" in told.text
+    assert "not renewed – the login expired partway through; log in again to renew it" in told.text
     login = await bot.telegram.wait_for(68, "Log in again", after=told.message_id)
     assert login.message_id > told.message_id
     assert await bot.store.cards.get(68) is None  # lapsed: no token to use
     renewed = await bot.store.notices.renewed(68, bot.sandbox.today, 1)
     assert len(renewed) == int(counts[1])  # claimed for today: not renewed again after a login
+
+
+@pytest.mark.parametrize(("fault", "done"), [("drop_next", False), ("lose_next", True)])
+async def test_a_renewal_whose_answer_was_lost_is_sent_again_only_if_not_done(
+    bot: BotHarness, fault: str, done: bool
+) -> None:
+    """No answer to a loan's renewal: it may have been done. A new list's button sends it again
+    only if a read shows the due date it was sent at (the library never handled it); once the
+    date has moved, the tap says the loan was tried, and nothing is sent."""
+    await bot.connect(73, KAREN, language_code="en")
+    [listing] = await command(bot, 73, "/renew")
+    label = next(text for text in buttons(listing) if "Den afrikanske farm" in text)
+    calls = bot.sandbox.calls[RENEW_CALLS]
+    renewals = sum(bot.sandbox.patron_data(KAREN).renewals.values())
+    getattr(bot.sandbox.faults, fault).append("/v3/renew")  # dropped unread, or done and lost
+    await bot.tap(73, listing, label)
+    await bot.telegram.wait_for(73, "no answer from the library", after=listing.message_id)
+    [again] = await command(bot, 73, "/renew")
+    label = next(text for text in buttons(again) if "Den afrikanske farm" in text)
+    if done:
+        await bot.tap(73, again, label)
+        told = await bot.telegram.wait_for(
+            73, "renewed or tried already today", after=again.message_id
+        )
+        assert (
+            told.text
+            == "That loan has been renewed or tried already today. /loans shows its due date."
+        )
+        assert bot.sandbox.calls[RENEW_CALLS] == calls + 1
+    else:
+        edited = await bot.tap(73, again, label)
+        assert edited is not None
+        assert any(text.startswith("✅ Den afrikanske farm") for text in buttons(edited))
+        assert bot.sandbox.calls[RENEW_CALLS] == calls + 2
+    assert sum(bot.sandbox.patron_data(KAREN).renewals.values()) == renewals + 1
 
 
 async def test_the_summary_is_redrawn_after_a_renewal(bot: BotHarness) -> None:
@@ -293,7 +331,7 @@ async def test_a_request_the_platform_refuses_is_our_fault_not_the_librarys(
     assert edited is not None
     assert "⚠️ Den afrikanske farm: not renewed (our error)" in buttons(edited)
     told = await bot.telegram.wait_for(63, "⚠️", after=listing.message_id)
-    assert told.text.startswith("⚠️ Den afrikanske farm: not renewed – the bot asked the library")
+    assert told.text.startswith("⚠️ Den afrikanske farm: not renewed – the bot sent the library")
     assert "The fault is ours" in told.text and "bad request" not in told.text
     errors = [r for r in caplog.records if r.levelname == "ERROR"]
     assert any(
@@ -324,7 +362,7 @@ async def test_a_loans_answer_retires_its_buttons_in_older_messages(bot: BotHarn
     data = older.button(next(text for text in buttons(older) if "Den afrikanske farm" in text))
     query = await bot.telegram.tap(71, older.message_id, data.callback_data)
     answer = await wait_answer(bot, query)
-    assert "already been tried" in (answer.get("text") or "")
+    assert "renewed or tried already today" in (answer.get("text") or "")
     assert bot.sandbox.calls[RENEW_CALLS] == 1
 
 
@@ -341,7 +379,7 @@ async def test_renew_all_retires_the_buttons_of_what_it_renewed_in_older_message
     data = older.button(next(text for text in buttons(older) if "Æbler" in text))
     query = await bot.telegram.tap(72, older.message_id, data.callback_data)
     answer = await wait_answer(bot, query)
-    assert "already been tried" in (answer.get("text") or "")
+    assert "renewed or tried already today" in (answer.get("text") or "")
     assert bot.sandbox.calls[RENEW_CALLS] == calls
 
 
@@ -356,9 +394,12 @@ async def test_a_loan_the_library_turned_away_in_renew_all_can_be_tapped_again(
     await bot.tap(69, listing, "🔄 Renew those due within 3 days")
     result = await bot.telegram.wait_for(69, "🔄 Renewal", after=listing.message_id)
     assert "⚠️ 1 not renewed now" in result.text.splitlines()[1]
-    [line] = [line for line in result.text.splitlines() if "could not take it now" in line]
+    [line] = [line for line in result.text.splitlines() if "could not handle the request" in line]
     title = line.removeprefix("⚠️ ").split(": not renewed")[0]
-    assert line == f"⚠️ {title}: not renewed – the library could not take it now; try again later"
+    assert line == (
+        f"⚠️ {title}: not renewed – the library could not handle the request just now; "
+        "try again later"
+    )
     calls = bot.sandbox.calls[RENEW_CALLS]
     again = message(bot, 69, listing.message_id)
     label = next(text for text in buttons(again) if "not renewed – try again" in text)
@@ -381,3 +422,49 @@ async def test_a_renewal_that_leaves_the_due_date_says_so(bot: BotHarness) -> No
     await bot.tap(79, listing, label)
     date = format_date(far, "en", today=bot.sandbox.today)
     assert f"✅ Den afrikanske farm · still {date}" in buttons(message(bot, 79, listing.message_id))
+
+
+async def test_a_refused_loans_long_title_leaves_room_for_the_other_cards(
+    bot: BotHarness,
+) -> None:
+    """A 4,000-character title refused renewal is shortened on /renew as in every list, so the
+    page still has the other card's section, not a cut-off message."""
+    await two_cards(bot, 74)
+    loan = bot.sandbox.patron_data(KAREN).loans[0]
+    loan["title"] = "Lang titel " * 380
+    await bot.store.renewal_refusals.record_refusal(
+        74, loan["loanId"], loan["dueDate"][:10], "Renewal Not Allowed", number=1
+    )
+    [reply] = await command(bot, 74, "/renew")
+    assert "⛔ Lang titel" in reply.text and "Lang titel " * 40 not in reply.text
+    assert "👤 Jonas" in reply.text and not reply.text.endswith("…")
+
+
+async def test_no_renew_all_where_the_library_refused_every_loan_due(bot: BotHarness) -> None:
+    """ "Renew those due within 3 days" is offered only while one of them can be renewed: with
+    every such loan refused already, it would renew nothing."""
+    await bot.connect(75, KAREN, language_code="en")
+    today = bot.sandbox.today
+    for loan in bot.sandbox.patron_data(KAREN).loans:
+        due = parse_library_date(loan["dueDate"])
+        if isinstance(due, dt.date) and due <= today + dt.timedelta(days=3):
+            await bot.store.renewal_refusals.record_refusal(
+                75, loan["loanId"], due.isoformat(), "Renewal Not Allowed", number=1
+            )
+    [listing] = await command(bot, 75, "/renew")
+    assert "🔄 Renew those due within 3 days" not in buttons(listing)
+    assert "⛔" in listing.text
+
+
+async def test_a_loan_renewed_today_is_marked_tried_in_a_new_list(bot: BotHarness) -> None:
+    """A loan renewed today (here from one /renew) is marked ↩️ in the next /renew, as the Mini
+    App marks it: a tap would only say it was renewed already."""
+    await bot.connect(76, KAREN, language_code="en")
+    [listing] = await command(bot, 76, "/renew")
+    label = next(text for text in buttons(listing) if "Den afrikanske farm" in text)
+    edited = await bot.tap(76, listing, label)
+    assert edited is not None
+    assert any(text.startswith("✅ Den afrikanske farm") for text in buttons(edited))
+    [again] = await command(bot, 76, "/renew")
+    [shown] = [text for text in buttons(again) if "Den afrikanske farm" in text]
+    assert shown.startswith("↩️ Den afrikanske farm")

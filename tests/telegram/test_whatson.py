@@ -293,3 +293,23 @@ async def test_events_say_who_they_are_for_link_the_site_and_give_opening_hours(
     [news] = await command(bot, 2521, "/news")
     assert "🔗 Mere på bibliotekets hjemmeside" in news.text  # news has nothing to sign up for
     assert buttons(news) == ["🕘 Åbningstider"]
+
+
+async def test_the_opening_hours_of_a_large_library_come_in_several_messages(
+    bot: BotHarness,
+) -> None:
+    """A library system with two dozen branches has more hours than one message holds: they
+    come in as many as needed, each branch whole, none refused by Telegram."""
+    for n in range(22):
+        branch = (f"DK-7101{n:02d}", f"Filial nr. {n:02d}", "Gade 1", "2100", "København Ø")
+        bot.sandbox.content.add_branch_page("710100", branch)
+    await bot.connect(2522, KAREN)
+    [reply] = await command(bot, 2522, "/events")
+    before = len(bot.telegram.sent(2522))
+    await bot.tap(2522, reply, "🕘 Åbningstider")
+    await bot.settled(1.0)
+    sent = bot.telegram.sent(2522)[before:]
+    assert len(sent) >= 2 and sent[0].text.startswith("🕘 Åbningstider den kommende uge")
+    text = "\n\n".join(message.text for message in sent)
+    assert all(f"Filial nr. {n:02d}" in text for n in range(22))
+    assert "gik galt" not in text

@@ -21,7 +21,7 @@ async def test_where_a_title_stands_branch_by_branch(bot: BotHarness) -> None:
         "📗 Københavns Hovedbibliotek: on the shelf · Voksen › Skønlitteratur › Blixen",
         "📗 Vesterbro Bibliotek: on the shelf · Voksen › Skønlitteratur › Blixen",
         "📕 Islands Brygge Bibliotek: can be read there, not borrowed · Voksen › Læsesal › Blixen",
-        "📘 1 more copy is lent out at the moment.",
+        "📘 1 copy is lent out at the moment.",
     ]
     # Order, and a wait for the branch whose copy is lent out (none on its shelf).
     assert buttons(where) == ["📥 Order it", "🔔 Tell me when it is back at Nørrebro Bibliotek"]
@@ -33,7 +33,7 @@ async def test_where_a_title_stands_branch_by_branch(bot: BotHarness) -> None:
 async def test_plainly_none_on_the_shelf_and_no_copy_at_all(bot: BotHarness) -> None:
     await bot.connect(71, KAREN)
     [hobbit] = await command(bot, 71, f"/where {HOBBIT}")
-    assert "Ingen står på hylden på Københavns Biblioteker lige nu." in hobbit.text
+    assert "Der står ingen eksemplarer på hylden på Københavns Biblioteker lige nu." in hobbit.text
     assert "📕" in hobbit.text and "📗" not in hobbit.text
     [net] = await command(bot, 71, f"/where {NET}")
     assert "Københavns Biblioteker har den ikke." in net.text

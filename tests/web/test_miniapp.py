@@ -219,6 +219,7 @@ async def test_a_renewal_without_an_answer_is_told_honestly_and_not_retried(
     [card] = (await overview(bot, init_data(88))).json()["cards"]
     [loan] = [loan for loan in card["loans"] if loan["renew"]][:1]
     calls = bot.sandbox.calls[RENEW_CALLS]
+    renewals = sum(bot.sandbox.patron_data(JONAS).renewals.values())
     bot.sandbox.faults.lose_next.append("/v3/renew")  # renewed, and the answer lost
     answer = await renew(bot, 88, loan["renew"])
     assert answer["result"] == "unknown"
@@ -226,11 +227,12 @@ async def test_a_renewal_without_an_answer_is_told_honestly_and_not_retried(
     assert bot.sandbox.calls[RENEW_CALLS] == calls + 1  # sent once, never again
     assert (await renew(bot, 88, loan["renew"]))["result"] == "already"
     assert bot.sandbox.calls[RENEW_CALLS] == calls + 1
-    # The renewal went through: a new view shows the new date, under the next id.
+    # The renewal went through: a new view shows the new date, and no renewal again today
+    # (one more would spend a renewal for the same date).
     [again] = (await overview(bot, init_data(88))).json()["cards"]
     [shown] = [row for row in again["loans"] if row["title"] == loan["title"]]
-    assert shown["due"] != loan["due"] and shown["renew"] != loan["renew"]
-    assert not shown["tried"]
+    assert shown["due"] != loan["due"] and shown["renew"] is None and shown["tried"]
+    assert sum(bot.sandbox.patron_data(JONAS).renewals.values()) == renewals + 1
 
 
 async def test_start_offers_the_overview_once_a_card_is_connected(bot: BotHarness) -> None:
@@ -550,7 +552,10 @@ async def test_a_loan_renewed_on_one_face_is_not_renewed_again_from_the_other(
     calls = bot.sandbox.calls[RENEW_CALLS]
     query = await bot.telegram.tap(99, listing.message_id, data(first))
     told = await wait_answer(bot, query)
-    assert told["text"] == "That loan has already been tried. See /loans."
+    assert (
+        told["text"]
+        == "That loan has been renewed or tried already today. /loans shows its due date."
+    )
     assert bot.sandbox.calls[RENEW_CALLS] == calls
     # The other way round: the chat renews, and the page's id shown before is spent.
     await bot.tap(99, listing, next(t for t in buttons(listing) if second["title"].split()[0] in t))

@@ -121,7 +121,8 @@ async def cancel_callback(update: Update, context: Context) -> None:
             await _tell_cancel(update, context, seen, result)
         return
     # A hold cancelled (or found gone) from another message retired this button: said now.
-    ref = await tapped_once(update, context, "borrower.cancel.already")
+    asks = isinstance(seen, CancelHold)
+    ref = await tapped_once(update, context, "borrower.cancel.already", asks=asks)
     if ref is None:
         return
     tapped = decode(ref.payload, KeepHold, CancelHold)

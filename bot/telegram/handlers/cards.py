@@ -306,7 +306,7 @@ class Renames:
 
     async def tapped(self, update: Update, context: Context) -> None:
         """ "✏️ Rename": the prompt whose answer is the card's new name."""
-        ref = await resolve_callback(update, context)
+        ref = await resolve_callback(update, context, asks=True)
         if ref is None:
             return
         lang = context.lang

@@ -17,7 +17,7 @@ from bot.telegram.buttons import ForgetChoice, LogoutAsk, LogoutCard, Payload, d
 from bot.telegram.cards import send_login
 from bot.telegram.context import Context
 from bot.telegram.handlers.cards import owner
-from bot.telegram.keyboards import callback_buttons, one_per_row, resolve_callback
+from bot.telegram.keyboards import callback_buttons, one_per_row, peek_callback, resolve_callback
 from bot.telegram.menu import set_chat_menu
 from bot.telegram.replies import plain, reply, send, url_button
 from bot.texts import t
@@ -46,11 +46,10 @@ def handlers() -> list[BaseHandler[Any, Any, Any]]:
 
 
 async def login(update: Update, context: Context) -> None:
-    """The login link; with cards in the chat it adds a card or logs one in again.
-
-    No fresh login is asked for: the access service's page offers "continue as ..." for the
-    browser's single sign-on session beside the form for another holder.
-    """
+    """The login link; with cards in the chat it adds a card, and asks the access service
+    for a login page even where the browser is signed on (`force_login`): it would otherwise
+    log the browser's last patron in again at once. A lapsed card logs in again with its own
+    button, which keeps single sign-on."""
     lang = context.lang
     svc = context.services
     chat_id = context.chat_id
@@ -62,7 +61,7 @@ async def login(update: Update, context: Context) -> None:
         await reply(update, context, t(lang, "cards.login_full", max=MAX_CARDS))
         return
     lead = t(lang, "cards.login_more", count=len(cards), max=MAX_CARDS)
-    await send_login(context, chat_id, lang, lead=lead)
+    await send_login(context, chat_id, lang, lead=lead, another=True)
 
 
 async def logout(update: Update, context: Context) -> None:
@@ -126,7 +125,9 @@ async def logout_ask_tapped(update: Update, context: Context) -> None:
     """/cards' "🚪 Log out": the question in a message of its own (the list stays), its "yes"
     first (a `LogoutCard`, single-use); or the question's "no"."""
     lang = context.lang
-    ref = await resolve_callback(update, context)
+    peek = await peek_callback(update, context)
+    seen = decode(peek.payload, LogoutAsk) if peek is not None else None
+    ref = await resolve_callback(update, context, asks=seen is not None and not seen.keep)
     if ref is None:
         return
     choice = decode(ref.payload, LogoutAsk)

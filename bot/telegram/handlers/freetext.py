@@ -148,7 +148,7 @@ async def offer_search(update: Update, context: Context) -> bool:
 
 async def find_tapped(update: Update, context: Context) -> None:
     """The "🔎 Search for »…«" button: the search, as `/search <words>` would do it."""
-    ref = await resolve_callback(update, context)
+    ref = await resolve_callback(update, context, asks=True)
     if ref is None:
         return
     words = decode(ref.payload, SearchWords)

@@ -61,7 +61,7 @@ from bot.telegram.replies import plain, reply, send, send_messages
 from bot.texts import Raw, t
 from bot.texts.cards import card_name
 from bot.texts.formatting import format_date, shorten, split_messages
-from bot.texts.render import SEP, loans_summary, reason_text, renewal_line
+from bot.texts.render import SEP, TITLE_LIMIT, loans_summary, reason_text, renewal_line
 
 if TYPE_CHECKING:
     from bot.actions.vocabulary import Card, Refusal
@@ -95,7 +95,9 @@ def _loan_row(
 
 
 def _title(loan: Loan, lang: str) -> str:
-    return loan.title or t(lang, "render.untitled")
+    """The loan's title as every list shows it: within `TITLE_LIMIT`, so one long title cannot
+    push the rest of the page (other cards, their login buttons) out of its message."""
+    return shorten(loan.title, TITLE_LIMIT) or t(lang, "render.untitled")
 
 
 async def summary_change(
@@ -521,17 +523,33 @@ async def _show_renew(
             if (key := _loan_key(listing, read.number, loan.loan_id)) in mapped
         ]
         used = {row.id for row in await callbacks.stored_many(svc, wanted, chat_id) if row.used_at}
+    # Renewed today from any face (the Mini App, another message): marked as tried, as there.
+    for read in statuses:
+        if read.status is not None and read.status.loans:
+            done = await renewing.renewed_today(svc, read.card, read.status.loans)
+            keys = (_loan_key(listing, read.number, loan_id) for loan_id in done)
+            used |= {mapped[key] for key in keys if key in mapped}
     # A login button for each lapsed card the list shows, first, as the other lists have.
     logins = await lapsed_logins(context, shown)
     buttons: list[list[InlineKeyboardButton]] = [*logins.rows]
     for read in statuses:
         head = heads.get(str(read.number))
-        # Only where a loan is due within the window: beside "nothing due within 3 days" the
-        # button would contradict the list, and renew nothing.
+        # Only where a loan it could renew is due within the window: beside "nothing due
+        # within 3 days", or where the library refused every such loan, it would renew nothing.
         if (
             head is not None
             and read.status is not None
-            and any(due_counts(read.status.loans, today, window))
+            and any(
+                due_counts(
+                    [
+                        loan
+                        for loan in read.status.loans
+                        if refusal_for(loan, refusals[read.number]) is None
+                    ],
+                    today,
+                    window,
+                )
+            )
         ):
             label = renew_all_label(lang, window)
             if several:

@@ -18,7 +18,7 @@ from bot.actions.ordering import net_only
 from bot.library.deadline import Deadline
 from bot.library.errors import LibraryError
 from bot.telegram.buttons import OrderFound, Payload, decode
-from bot.telegram.cards import require_card
+from bot.telegram.cards import card_identities, require_card
 from bot.telegram.context import Context
 from bot.telegram.failures import answer_library_error, public_failure
 from bot.telegram.handlers.order import order_found, prepare_order, valid_pid
@@ -135,12 +135,14 @@ async def run_search(update: Update, context: Context, words: str) -> None:
         header = t(lang, "borrower.search.header", count=count, query=query)
     entries: list[str] = []
     specs: list[tuple[str, Payload]] = []
+    cids = await card_identities(context)
     for number, work in enumerate(works, start=1):
         entries.append(f"{number}. {render_work(work, lang)}")
         # A material lent only online cannot be ordered, and stands on no shelf: no buttons.
         if work.pid and valid_pid(work.pid) and not net_only(work):
             title = shorten(work.title or t(lang, "render.untitled"), SHORT_TITLE)
-            specs += order_and_where(lang, number, title, OrderFound(work.pid), work.pid)
+            order = OrderFound(work.pid, cids=cids)
+            specs += order_and_where(lang, number, title, order, work.pid)
     buttons = in_pairs(await callback_buttons(update, context, specs))
     footer = t(lang, "borrower.search.footer") if buttons else ""
     messages = split_messages(entries, header=header, footer=footer)
@@ -150,7 +152,7 @@ async def run_search(update: Update, context: Context, words: str) -> None:
 async def search_callback(update: Update, context: Context) -> None:
     """A result's (or a suggestion's) "Order" button: the confirmation of `/order <pid>`, with
     the card the button names (a suggestion's, from that card's loans)."""
-    ref = await resolve_callback(update, context)
+    ref = await resolve_callback(update, context, asks=True)
     if ref is None:
         return
     lang = context.lang
@@ -159,6 +161,14 @@ async def search_callback(update: Update, context: Context) -> None:
     if found is None or found.number is None:
         if not valid_pid(pid):
             await send(context.bot, context.chat_id, t(lang, "common.stale_button"))
+            return
+        if (
+            found is not None
+            and found.cids
+            and not set(found.cids) & set(await card_identities(context))
+        ):
+            # Every card the result was shown to has left: never order for whoever is here now.
+            await send(context.bot, context.chat_id, t(lang, "cards.gone"))
             return
         # A search's result: "which card?" when the chat has several.
         await order_found(update, context, pid)

@@ -33,7 +33,7 @@ from bot.telegram.keyboards import overview_keyboard
 from bot.telegram.replies import reply, url_button
 from bot.texts import t
 from bot.texts.cards import card_name
-from bot.texts.formatting import format_date
+from bot.texts.formatting import format_date, join_and
 
 if TYPE_CHECKING:
     from bot.actions.vocabulary import Card
@@ -162,24 +162,20 @@ async def _someone_else(update: Update, context: Context, card: Card, waiting: l
     log out of the browser's library login."""
     lang = context.lang
     svc = context.services
-    zone = svc.settings.timezone
-    lines = []
-    for other in waiting:
+    names = {"card": owner(card, lang), "name": card_name(card, lang)}
+    if len(waiting) > 1:
+        # The login state names no card: every card waiting is named once, in one text.
+        others = join_and([owner(other, lang) for other in waiting], lang)
+        text = t(lang, "cards.other_person_many", waiting=others, **names)
+    else:
+        [other] = waiting
         until = other.token_expires_at
+        zone = svc.settings.timezone
         date = format_date(until.astimezone(zone).date(), lang) if until else ""
-        lines.append(
-            t(
-                lang,
-                "cards.other_person_lapsed" if other.is_lapsed else "cards.other_person",
-                card=owner(card, lang),
-                name=card_name(card, lang),
-                waiting=owner(other, lang),
-                date=date,
-            )
-        )
+        key = "cards.other_person_lapsed" if other.is_lapsed else "cards.other_person"
+        text = t(lang, key, waiting=owner(other, lang), date=date, **names)
     url = f"{svc.settings.PUBLIC_URL}/oauth/logout?{urlencode({'lang': lang})}"
     button = url_button(t(lang, "connect.logout_button"), url)
-    text = "\n\n".join(lines)
     if button is None:
         text = f"{text}\n{url}"
     await reply(update, context, text, buttons=button)

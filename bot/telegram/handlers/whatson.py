@@ -220,7 +220,7 @@ async def news_command(update: Update, context: Context) -> None:
 async def hours_callback(update: Update, context: Context) -> None:
     """ "🕘 Opening hours": the library's dated hours for the coming week (`/v3/library`), as a
     new message, so the events stay in the chat."""
-    ref = await resolve_callback(update, context)
+    ref = await resolve_callback(update, context, asks=True)
     if ref is None:
         return
     tapped = decode(ref.payload, LibraryHours)
@@ -233,7 +233,8 @@ async def hours_callback(update: Update, context: Context) -> None:
     except LibraryError as exc:
         await send(context.bot, context.chat_id, error_text(lang, exc))
         return
-    await send(context.bot, context.chat_id, render_hours(pages, lang, _now(context).date()))
+    for text in render_hours(pages, lang, _now(context).date()):
+        await send(context.bot, context.chat_id, text)
 
 
 def handlers() -> list[BaseHandler[Any, Any, Any]]:

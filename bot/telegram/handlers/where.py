@@ -66,7 +66,7 @@ async def where_command(update: Update, context: Context) -> None:
 
 
 async def where_callback(update: Update, context: Context) -> None:
-    ref = await resolve_callback(update, context)
+    ref = await resolve_callback(update, context, asks=True)
     if ref is None:
         return
     tapped = decode(ref.payload, WhereIs)
@@ -121,7 +121,8 @@ async def show_where(
     parts: list[str] = []
     specs: list[tuple[str, Payload]] = []
     if not net_only(work):
-        specs.append((t(lang, "shelf.order_button"), OrderFound(pid)))
+        cids = tuple(card.card_id for card in cards if card.card_id)
+        specs.append((t(lang, "shelf.order_button"), OrderFound(pid, cids=cids)))
     for asked, name, holdings in zip(agencies, names, found, strict=True):
         library = name or asked
         copies = [copy for holding in holdings for copy in holding.holdingsitems]

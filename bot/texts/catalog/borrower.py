@@ -354,20 +354,28 @@ MESSAGES: tuple[Message, ...] = (
     ),
     _(
         "borrower.renew.not_done",
-        "⚠️ <b>{title}</b>: not renewed – the library could not take it now; try again later",
+        "⚠️ <b>{title}</b>: not renewed – the library could not handle the request just now; "
+        "try again later",
     ),
     # The card's login ran out partway through "renew all": this loan was not renewed
     _(
         "borrower.renew.lapsed",
-        "🔑 <b>{title}</b>: not renewed – the login ran out on the way; log in again to renew it",
+        "🔑 <b>{title}</b>: not renewed – the login expired partway through; log in again to "
+        "renew it",
     ),
     _(
         "borrower.renew.fault",
-        "⚠️ <b>{title}</b>: not renewed – the bot asked the library in a way it could not take. "
-        "The fault is ours and has been logged; try again later",
+        "⚠️ <b>{title}</b>: not renewed – the bot sent the library a request it could not "
+        "accept. The fault is ours and has been logged; try again later",
     ),
-    _("borrower.renew.already", "That loan has already been tried. See /loans."),
-    _("borrower.renew.all_already", "Those loans have already been tried. See /loans."),
+    _(
+        "borrower.renew.already",
+        "That loan has been renewed or tried already today. /loans shows its due date.",
+    ),
+    _(
+        "borrower.renew.all_already",
+        "Those loans have been renewed or tried already today. /loans shows their due dates.",
+    ),
     _("borrower.renew.reason.unknown", "the library gave no reason"),
     _("borrower.renew.reason.max", "it has been renewed the most times allowed"),
     _("borrower.renew.reason.reserved", "reserved by another patron"),

@@ -34,15 +34,22 @@ MESSAGES: tuple[Message, ...] = (
     _(
         "cards.other_person",
         "👤 This login was {name}'s, so {card} is connected here now. {waiting} is not logged "
-        "in again: its login stops working on {date}. The browser remembered {name}'s library "
-        "login; to log in with another card, log out of the library login in that browser with "
-        "the button, then send /login.",
+        "in again: its login stops working on {date}. If the login page did not ask for a card "
+        "number, the browser remembered {name}'s library login: log out of it there with the "
+        "button, then send /login.",
     ),
     _(
         "cards.other_person_lapsed",
         "👤 This login was {name}'s, so {card} is connected here now. {waiting} is still logged "
-        "out. The browser remembered {name}'s library login; to log in with another card, log "
-        "out of the library login in that browser with the button, then send /login.",
+        "out. If the login page did not ask for a card number, the browser remembered {name}'s "
+        "library login: log out of it there with the button, then send /login.",
+    ),
+    # Several cards were waiting for a login (lapsed, or about to): {waiting} names them all.
+    _(
+        "cards.other_person_many",
+        "👤 This login was {name}'s, so {card} is connected here now. Not logged in again: "
+        "{waiting}. If the login page did not ask for a card number, the browser remembered "
+        "{name}'s library login: log out of it there with the button, then send /login.",
     ),
     _("cards.header", "<b>Cards in this chat</b> ({count} of {max})"),
     _("cards.line", "{number}. 👤 <b>{name}</b> ({library})"),
@@ -67,7 +74,8 @@ MESSAGES: tuple[Message, ...] = (
     _(
         "cards.logout_ask",
         "🚪 Log out of {card} here? I delete its login and ask the library to end it; its "
-        "loans and holds are no longer shown here until it logs in again with /login.",
+        "loans and holds are no longer shown here until someone logs in with it again through "
+        "/login.",
     ),
     _("cards.logout_yes", "🚪 Yes, log out"),
     _("cards.logout_no", "No, keep it"),

@@ -15,7 +15,7 @@ MESSAGES: tuple[Message, ...] = (
     _("commands.order", "Place a hold on a material"),
     _("commands.search", "Search the library's materials"),
     _("commands.where", "Where a title stands at your library"),
-    _("commands.watches", "Titles you wait to see back on the shelf"),
+    _("commands.watches", "Titles you are waiting to see back on the shelf"),
     _("commands.renew", "Renew loans"),
     _("commands.away", "Before a trip: renew what is due"),
     _("commands.reminders", "Due-date reminders"),

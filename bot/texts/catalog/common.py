@@ -39,6 +39,8 @@ MESSAGES: tuple[Message, ...] = (
         "later, or contact your library if it keeps happening.",
     ),
     _("common.stale_button", "That button is no longer valid. Try the command again."),
+    # TRANSLATORS: a popup for the second tap of a double tap; the answer is a new message.
+    _("common.tapped_twice", "Answered a moment ago – see below."),
     _(
         "common.not_your_button",
         "That button is for the person who asked. Send the command yourself.",

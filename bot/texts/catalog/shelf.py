@@ -33,8 +33,8 @@ MESSAGES: tuple[Message, ...] = (
     _("shelf.not_for_loan", "📕 <b>{branch}</b>: can be read there, not borrowed · {place}"),
     _n(
         "shelf.lent_out",
-        "📘 {count} more copy is lent out at the moment.",
-        "📘 {count} more copies are lent out at the moment.",
+        "📘 {count} copy is lent out at the moment.",
+        "📘 {count} copies are lent out at the moment.",
     ),
     _("shelf.none_on_shelf", "None is on the shelf at {library} right now."),
     _("shelf.no_copies", "{library} has no copy of it. You can order it from another library."),

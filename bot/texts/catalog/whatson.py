@@ -12,7 +12,7 @@ MESSAGES: tuple[Message, ...] = (
         "/news – news from your library\n"
         "/recommend – suggestions based on your loans\n"
         "/where – where a title stands on the shelf at your library\n"
-        "/watches – titles you wait to see back on the shelf\n"
+        "/watches – titles you are waiting to see back on the shelf\n"
         "Or just type what you are looking for, and I offer to search for it.",
     ),
     _(

@@ -165,6 +165,14 @@ async def test_inline_keyboards_are_checked(
         await bot.send_message(CHAT, "x", reply_markup=keyboard(button))
 
 
+async def test_a_keyboard_of_more_than_a_hundred_buttons_is_refused(bot: tg.Bot) -> None:
+    """Telegram takes at most 100 inline buttons a message, over all rows."""
+    row = [InlineKeyboardButton(str(n), callback_data=str(n)) for n in range(10)]
+    await bot.send_message(CHAT, "x", reply_markup=InlineKeyboardMarkup([row] * 10))
+    with pytest.raises(BadRequest, match="Reply markup is too long"):
+        await bot.send_message(CHAT, "x", reply_markup=InlineKeyboardMarkup([row] * 10 + [row[:1]]))
+
+
 async def test_good_buttons_and_a_button_without_action(
     bot: tg.Bot, telegram: TelegramStandIn
 ) -> None:

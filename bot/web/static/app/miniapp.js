@@ -79,7 +79,10 @@
     }
     const box = el("section", { class: "card", id: "timeline-box", "aria-labelledby": "timeline" },
       el("h2", { id: "timeline" }, texts.timeline));
+    // Overdue loans lie before the strip's first day: the page is told how many, above it.
+    if (texts.overdue) box.append(el("p", { class: "warn", id: "overdue" }, texts.overdue));
     if (!counts.some(Boolean)) {
+      if (texts.overdue) return box;
       // Empty when no card could be read: nothing is known to be due, nor that nothing is.
       if (!texts.nothing_due) return null;
       box.append(el("p", { class: "note" }, texts.nothing_due));
