@@ -94,9 +94,11 @@ async def test_stale_card_buttons_act_on_nobody(bot: BotHarness) -> None:
     ):
         answer = await tap_stale(bot, message, label)
         assert answer.text.startswith(GONE), (label, answer.text)
-    # The /cards list tapped for a rename is left as it was, with the other cards' buttons.
-    [kept] = [m for m in bot.telegram.sent(CHAT) if m.message_id == listed_again.message_id]
-    assert kept.text == listed_again.text and "✏️ Rename Karen" in buttons(kept)
+    # The /cards lists tapped for a log-out and a rename are left as they were, with the
+    # other cards' buttons.
+    for listing, left in ((listed, "🚪 Log out Karen"), (listed_again, "✏️ Rename Karen")):
+        [kept] = [m for m in bot.telegram.sent(CHAT) if m.message_id == listing.message_id]
+        assert kept.text == listing.text and left in buttons(kept)
 
     # "All cards" logs out the cards there were: Karen's, never Mette's.
     done = await tap_stale(bot, logouts, "🚪 All cards")

@@ -139,7 +139,10 @@ async def logout_ask_tapped(update: Update, context: Context) -> None:
         )
         card = found if found is not None and found.card_id == choice.cid else None
     if choice is None or card is None:
-        await reply(update, context, t(lang, "cards.gone"))
+        if choice is not None and choice.keep:
+            await reply(update, context, t(lang, "cards.gone"))  # in place of the question
+        else:  # a new message: the tapped /cards list keeps the other cards' buttons
+            await send(context.bot, context.chat_id, t(lang, "cards.gone"))
         return
     named = owner(card, lang)
     if choice.keep:
