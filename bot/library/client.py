@@ -304,6 +304,15 @@ class LibraryClient:
             attributes = body.get("attributes", body if "uniqueId" in body else None)
             if not isinstance(attributes, dict):
                 raise _malformed("userinfo", "no attributes")
+            status = attributes.get("serviceStatus")
+            register = status.get("culr") if isinstance(status, dict) else None
+            if not attributes.get("uniqueId") and register == "error":
+                # The national user register failed: who logged in is not known now, and a
+                # card added without it could never be matched to the person again.
+                raise ServiceUnavailable(
+                    "access service: userinfo without uniqueId (the user register failed)",
+                    code="register_failed",
+                )
             # Only the two the bot keeps are even looked at; the rest of the body (which may
             # hold civil registration numbers) is dropped with this call's locals.
             return self._model(

@@ -149,11 +149,16 @@ async def oauth_callback(request: web.Request, services: Services) -> web.Respon
     library = services.library
     try:
         token = await library.exchange_code(code, redirect_uri=services.settings.redirect_uri)
-        info = await library.userinfo(token.access_token)
     except LibraryError as exc:
         log.warning("login could not be completed: %s %s", type(exc).__name__, exc.code or "")
         if exc.code == CODE_REFUSED:  # the code expired (or was used) before it reached us
             return _page(services, lang, 410, "expired")
+        return _page(services, lang, 502, "failed")
+    try:
+        info = await library.userinfo(token.access_token)
+    except LibraryError as exc:
+        log.warning("login could not be completed: %s %s", type(exc).__name__, exc.code or "")
+        await library.revoke(token.access_token)  # no card will hold it
         return _page(services, lang, 502, "failed")
     expires_at = (
         datetime.now(UTC) + timedelta(seconds=token.expires_in)

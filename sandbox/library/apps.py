@@ -49,7 +49,7 @@ class ServiceApps:
         self.faults = faults
         self.calls = calls
         self.middlewares = middlewares
-        self.code = CodeFlow(state)
+        self.code = CodeFlow(state, faults)
         self.earlier = EarlierFlow(state)
         self.platform = Platform(state, faults)
 

@@ -10,12 +10,14 @@ ends that session but leaves the token working, as production does.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from typing import Any
 
 from aiohttp import web
 
 from sandbox.library import pages
 from sandbox.library.data import PatronRecord
+from sandbox.library.faults import Faults
 from sandbox.library.login import (
     KEEP_THEIR_OWN_LOGIN,
     SSO_COOKIE,
@@ -73,8 +75,9 @@ def userinfo_attribute(record: PatronRecord, name: str) -> Any:
 
 
 class CodeFlow:
-    def __init__(self, state: SandboxState) -> None:
+    def __init__(self, state: SandboxState, faults: Callable[[], Faults]) -> None:
         self.state = state
+        self.faults = faults  # a getter, as the platform's
 
     def _bad_client_page(self, client_id: str, redirect_uri: str) -> web.Response | None:
         """Unknown clients and unregistered redirect URIs never get a redirect."""
@@ -209,12 +212,19 @@ class CodeFlow:
         if found is None or found.user_id is None:
             return web.Response(status=401)
         record = self.state.record(found.user_id)
-        # Only what is configured for the client (by default uniqueId and municipality).
-        attributes = {
-            name: value
-            for name in self.state.userinfo_attributes
-            if (value := userinfo_attribute(record, name)) is not _UNKNOWN
+        # Only what is configured for the client (by default uniqueId and municipality), and
+        # always how the two registers answered (hejmdal's `mapCulrResponse`). With the
+        # national register (CULR) down there is no `uniqueId` and no municipality.
+        culr_down = self.faults().is_down("culr")
+        attributes: dict[str, Any] = {
+            "serviceStatus": {"borchk": "ok", "culr": "error" if culr_down else "ok"}
         }
+        for name in self.state.userinfo_attributes:
+            value = userinfo_attribute(record, name)
+            if culr_down and name in ("uniqueId", "municipality"):
+                value = _UNKNOWN if name == "uniqueId" else None
+            if value is not _UNKNOWN:
+                attributes[name] = value
         return json_response({"attributes": {**attributes, **self.state.userinfo_extra}})
 
     async def revoke(self, request: web.Request) -> web.Response:

@@ -43,7 +43,12 @@ ACCESS_FAULTS: dict[str, Fault] = {
     "userinfo refuses the token": lambda bot: bot.sandbox.faults.fail_next.__setitem__(
         "/userinfo", [401]
     ),
+    # hejmdal answers userinfo without a `uniqueId` while the national user register is down:
+    # the person is not known, so no card is added (a duplicate could never be matched).
+    "user register down": lambda bot: bot.sandbox.faults.down.add("culr"),
 }
+# Faults after the code exchange: the token it gave is revoked, as no card will hold it.
+AFTER_EXCHANGE = ("userinfo refuses the token", "user register down")
 
 
 @pytest.mark.parametrize("lang", ["da", "en"])
@@ -64,6 +69,8 @@ async def test_callback_with_the_access_service_failing(
     assert "start=" not in page.text  # no link code handed out
     assert bot.sandbox.calls[TOKEN_CALL] == 1  # the code exchange is never retried
     assert await bot.store.cards.count() == 0
+    revoked = 1 if fault in AFTER_EXCHANGE else 0
+    assert bot.sandbox.calls["oauth DELETE /oauth/revoke"] == revoked
     # The state is spent: reloading the page neither exchanges again nor connects.
     bot.sandbox.faults.clear()
     again = await bot.follow(redirect, **{"Accept-Language": lang})

@@ -307,7 +307,9 @@ async def test_token_endpoint_is_form_encoded_only(library_sandbox, client):
     assert (await exchange(client, library_sandbox, code)).status_code == 200
 
 
-async def test_userinfo_returns_guid_and_municipality_only(library_sandbox, client):
+async def test_userinfo_returns_guid_and_municipality_and_the_registers_status_only(
+    library_sandbox, client
+):
     token = await login(client, library_sandbox)
     by_header = await client.get(
         f"{library_sandbox.urls.oauth}/userinfo", headers={"Authorization": f"Bearer {token}"}
@@ -318,7 +320,9 @@ async def test_userinfo_returns_guid_and_municipality_only(library_sandbox, clie
     assert by_header.status_code == by_query.status_code == 200
     assert by_header.json() == by_query.json()
     attributes = by_header.json()["attributes"]
-    assert set(attributes) == {"uniqueId", "municipality"}
+    # hejmdal's `mapCulrResponse` always says how the registers answered.
+    assert set(attributes) == {"uniqueId", "municipality", "serviceStatus"}
+    assert attributes["serviceStatus"] == {"borchk": "ok", "culr": "ok"}
     assert uuid.UUID(attributes["uniqueId"])
     assert attributes["municipality"] == "101"
     assert "cpr" not in by_header.text
@@ -390,6 +394,20 @@ async def test_a_signed_on_browser_is_logged_in_again_without_a_page(library_san
         page = await client.get(authorize, params={**authorize_params(library_sandbox), **extra})
         assert page.status_code == 200 and "name=pin" in page.text, extra
         assert "allerede logget ind" not in page.text
+
+
+async def test_userinfo_while_the_user_register_is_down(library_sandbox, client):
+    """hejmdal: CULR failing leaves `uniqueId` out and `municipality` null, still HTTP 200."""
+    token = await login(client, library_sandbox)
+    library_sandbox.faults.down.add("culr")
+    info = await client.get(
+        f"{library_sandbox.urls.oauth}/userinfo", params={"access_token": token}
+    )
+    assert info.status_code == 200
+    assert info.json()["attributes"] == {
+        "serviceStatus": {"borchk": "ok", "culr": "error"},
+        "municipality": None,
+    }
 
 
 async def test_logout_ends_sso_but_does_not_revoke(library_sandbox, client):

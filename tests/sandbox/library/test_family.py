@@ -100,7 +100,7 @@ async def test_userinfo_three_people_one_household(library_sandbox, client):
         )
         assert info.status_code == 200
         attributes = info.json()["attributes"]
-        assert set(attributes) == {"uniqueId", "municipality"}
+        assert set(attributes) == {"uniqueId", "municipality", "serviceStatus"}
         seen.append(attributes)
     # Three people: three uniqueIds (the bot tells cards apart by them); one home municipality.
     assert len({a["uniqueId"] for a in seen}) == 3
