@@ -9,6 +9,7 @@ ends that session but leaves the token working, as production does.
 
 from __future__ import annotations
 
+import re
 import secrets
 from collections.abc import Callable
 from typing import Any
@@ -44,6 +45,7 @@ from sandbox.library.responses import (
 from sandbox.library.state import TOKEN_LIFETIME, SandboxState
 
 _UNKNOWN = object()
+BEARER = re.compile(r"Bearer\s(\S+)")
 
 
 def userinfo_attribute(record: PatronRecord, name: str) -> Any:
@@ -207,7 +209,19 @@ class CodeFlow:
         return bearer_token(request) or request.query.get("access_token") or None
 
     async def userinfo(self, request: web.Request) -> web.Response:
-        token = self._token_param(request)
+        # oauth2-server's AuthenticateHandler: one way of sending the token, and a header of
+        # the form `Bearer <token>`.
+        header = request.headers.get("Authorization", "")
+        if header and "access_token" in request.query:
+            return oauth_error(
+                400, "invalid_request", "Invalid request: only one authentication method is allowed"
+            )
+        if header and BEARER.search(header) is None:
+            return oauth_error(
+                400, "invalid_request", "Invalid request: malformed authorization header"
+            )
+        found_in_header = BEARER.search(header)
+        token = found_in_header.group(1) if found_in_header else request.query.get("access_token")
         found = self.state.token(token) if token else None
         if found is None or found.user_id is None:
             return web.Response(status=401)

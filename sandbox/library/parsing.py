@@ -55,5 +55,7 @@ def basic_credentials(request: web.Request) -> tuple[str, str] | None:
 
 
 def bearer_token(request: web.Request) -> str | None:
+    """The token of an `Authorization` header as serviceprovider's `checkAuthHeader` reads it:
+    the scheme exactly `Bearer`, the token the word after it."""
     scheme, _, value = request.headers.get("Authorization", "").partition(" ")
-    return value.strip() or None if scheme.lower() == "bearer" else None
+    return value.split(" ", 1)[0] or None if scheme == "Bearer" else None

@@ -466,7 +466,10 @@ class Platform:
             raise Refusal(400, "Request must either contain the `pids` or `item_id` prop")
         if pids and item_id:
             raise Refusal(400, "Request is not allowed to contain both `pids` and `item_id` prop")
-        agency = isil_digits(agency)
+        # holdingsitems.js: only an upper-case `DK-` is dropped, and the rest must be digits.
+        agency = str(agency).replace("DK-", "", 1)
+        if not agency.isdigit() or not agency.isascii():
+            raise Refusal(400, "Agency is not a number")
         if item_id:
             items = [
                 item

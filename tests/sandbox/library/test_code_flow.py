@@ -396,6 +396,20 @@ async def test_a_signed_on_browser_is_logged_in_again_without_a_page(library_san
         assert "allerede logget ind" not in page.text
 
 
+async def test_userinfo_takes_one_well_formed_way_of_sending_the_token(library_sandbox, client):
+    """oauth2-server's AuthenticateHandler: a header and a query token together, or a header
+    not of the form `Bearer <token>`, are 400 `invalid_request`."""
+    token = await login(client, library_sandbox)
+    url = f"{library_sandbox.urls.oauth}/userinfo"
+    both = await client.get(
+        url, headers={"Authorization": f"Bearer {token}"}, params={"access_token": token}
+    )
+    lower = await client.get(url, headers={"Authorization": f"bearer {token}"})
+    for response in (both, lower):
+        assert response.status_code == 400
+        assert response.json()["error"] == "invalid_request"
+
+
 async def test_userinfo_while_the_user_register_is_down(library_sandbox, client):
     """hejmdal: CULR failing leaves `uniqueId` out and `municipality` null, still HTTP 200."""
     token = await login(client, library_sandbox)

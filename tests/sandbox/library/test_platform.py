@@ -153,6 +153,32 @@ async def test_bearer_header_works_but_not_both(library_sandbox, client):
     assert both.json()["statusCode"] == 400 and isinstance(both.json()["error"], str)
 
 
+async def test_only_an_exact_bearer_scheme_carries_the_token(library_sandbox, client):
+    """serviceprovider's `checkAuthHeader` takes the token only after exactly `Bearer`."""
+    token = library_sandbox.issue_token(KAREN)
+    url = f"{library_sandbox.urls.platform}/v3/user"
+    for scheme in ("bearer", "BEARER", "Token"):
+        response = await client.get(url, headers={"Authorization": f"{scheme} {token}"})
+        assert response.status_code == 401, scheme  # as if no token was sent
+
+
+@pytest.mark.parametrize("agency", ["abc", "dk-710100", "710100x", "７１０１００"])
+async def test_holdingsitems_wants_a_number_for_agency(library_sandbox, client, agency):
+    """holdingsitems.js drops an upper-case `DK-` only; the rest must be digits."""
+    token = library_sandbox.issue_token(KAREN)
+    response = await get(
+        client, library_sandbox, "/v3/holdingsitems", token, agency=json.dumps(agency),
+        pids=json.dumps(["870970-basis:27015794"]),
+    )  # fmt: skip
+    assert response.status_code == 400
+    assert response.json()["error"] == "Agency is not a number"
+    good = await get(
+        client, library_sandbox, "/v3/holdingsitems", token, agency=json.dumps("DK-710100"),
+        pids=json.dumps(["870970-basis:27015794"]),
+    )  # fmt: skip
+    assert good.status_code == 200
+
+
 @pytest.mark.parametrize("kind", ["expired", "unknown", "missing"])
 async def test_bad_tokens_are_401_invalid_token(library_sandbox, client, kind):
     token: str | None = library_sandbox.issue_token(KAREN)
