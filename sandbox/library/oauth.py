@@ -255,19 +255,24 @@ class CodeFlow:
     async def logout(self, request: web.Request) -> web.Response:
         token = request.query.get("access_token", "")
         record = self.state.tokens.get(token) if token else None
-        sessions = {request.cookies.get(SSO_COOKIE), record.sso if record is not None else None}
+        cookie = request.cookies.get(SSO_COOKIE)
+        # hejmdal's logout.component.js `validateToken`: `redirect_uri` is followed when it is
+        # the token's client's, or, without a token, a client's this browser's session logged
+        # in to; anything else is ignored (no error), and the service shows its own page.
+        signed_on = bool(cookie) and cookie in self.state.sso_sessions
+        sessions = {cookie, record.sso if record is not None else None}
         providers = {self.state.sso_providers.pop(s, None) for s in sessions if s}
         for session in sessions:
             if session:
                 self.state.sso_sessions.pop(session, None)
         redirect_uri = request.query.get("redirect_uri", "")
-        if redirect_uri:
-            if not self.state.redirect_ok(redirect_uri):
-                return html_response(
-                    pages.error_page("Ugyldig redirect_uri.", "Invalid redirect_uri."), 400
-                )
-            # hejmdal's logout.component.js: the return says whether closing the browser is
-            # needed too, to end a login the identity provider keeps itself.
+        if (
+            redirect_uri
+            and (record is not None or signed_on)
+            and self.state.redirect_ok(redirect_uri)
+        ):
+            # The return says whether closing the browser is needed too, to end a login the
+            # identity provider keeps itself (`getLogoutInfoCode`).
             close = providers & KEEP_THEIR_OWN_LOGIN
             response = found(redirect_uri, message="logout_close_browser" if close else "logout")
         else:
