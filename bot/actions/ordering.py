@@ -372,18 +372,27 @@ async def home_branch(services: Services, card: Card, deadline: Deadline) -> str
     return normalise_branch(status.agency)
 
 
+async def branch_refused(
+    services: Services, pid: str, branch: str, deadline: Deadline
+) -> BranchRefused | None:
+    """Why `branch` takes no pick-ups for anyone (unknown, or not a pick-up branch), or None:
+    a branch typed with /order is checked before "which card?", as before "Yes"."""
+    checked = await services.branches.check(services.library, branch, deadline)
+    if checked.known is not False and checked.pickup:
+        return None
+    name = services.branches.known(branch) or branch
+    return BranchRefused(pid, branch, name, bool(checked.known))
+
+
 async def _check_branch(
     services: Services, card: Card, pid: str, branch: str, given: bool, deadline: Deadline
 ) -> BranchRefused | None:
     """The branch checked before asking, so "Yes" is never offered for a branch the platform
     will refuse; a saved choice that fails is forgotten."""
-    checked = await services.branches.check(services.library, branch, deadline)
-    if checked.known is not False and checked.pickup:
-        return None
-    if not given:
+    refused = await branch_refused(services, pid, branch, deadline)
+    if refused is not None and not given:
         await forget_branch(services, card, branch)
-    name = services.branches.known(branch) or branch
-    return BranchRefused(pid, branch, name, bool(checked.known))
+    return refused
 
 
 async def _announced(

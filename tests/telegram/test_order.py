@@ -6,7 +6,7 @@ import asyncio
 from typing import Any
 
 from tests.fixtures.bot import BotFactory, BotHarness
-from tests.fixtures.cards import card_of, karen_and_ole
+from tests.fixtures.cards import card_of, karen_and_ole, two_cards
 from tests.fixtures.chat import buttons, command, wait_answer
 from tests.fixtures.patrons import JONAS, KAREN, LITTLE_PRINCE, OLE
 
@@ -327,6 +327,17 @@ async def test_unknown_branch_is_checked_before_confirming(bot: BotHarness) -> N
     assert told.text.startswith("I cannot find the pick-up branch DK-123456 at the libraries")
     assert (await card_of(bot.store, 39)).pickup_branch == "DK-710104"
     assert bot.sandbox.calls[ORDER_CALLS] == 0
+
+
+async def test_an_unknown_branch_is_refused_before_asking_which_card(bot: BotHarness) -> None:
+    """With several cards, a typed branch id no library knows is refused before "which card?":
+    it depends on no card."""
+    await two_cards(bot, 146)
+    [told] = await command(bot, 146, f"/order {LITTLE_PRINCE} DK-123456")
+    assert told.text.startswith("I cannot find the pick-up branch DK-123456 at the libraries")
+    assert told.buttons == []
+    [asked] = await command(bot, 146, f"/order {LITTLE_PRINCE} DK-710104")
+    assert "Which card" in asked.text and len(asked.buttons) == 2
 
 
 async def test_order_not_placed_and_an_unknown_outcome(bot: BotHarness) -> None:

@@ -101,6 +101,16 @@ async def order_command(update: Update, context: Context) -> None:
     if work is None:
         return
     if len(cards) > 1:
+        # The material and a typed branch id are checked before "which card?": neither
+        # depends on the card (a branch's name does: it is looked for at the card's library).
+        refused = (
+            None
+            if branch is None
+            else await ordering.branch_refused(context.services, pid, branch, deadline)
+        )
+        if refused is not None:
+            await send(context.bot, context.chat_id, orders.why_not(refused, lang))
+            return
         await ask_card(update, context, cards, work, branch=branch, wanted=wanted)
         return
     await prepare_order(update, context, cards[0], pid=pid, branch=branch, wanted=wanted, work=work)
