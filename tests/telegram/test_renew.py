@@ -468,3 +468,14 @@ async def test_a_loan_renewed_today_is_marked_tried_in_a_new_list(bot: BotHarnes
     [again] = await command(bot, 76, "/renew")
     [shown] = [text for text in buttons(again) if "Den afrikanske farm" in text]
     assert shown.startswith("↩️ Den afrikanske farm")
+
+
+async def test_a_familys_renewed_loan_keeps_its_cards_name_on_its_button(
+    bot: BotHarness,
+) -> None:
+    await two_cards(bot, 77)
+    [listing] = await command(bot, 77, "/renew")
+    label = next(text for text in buttons(listing) if text.startswith("Jonas · 🔄 "))
+    edited = await bot.tap(77, listing, label)
+    assert edited is not None
+    assert any(text.startswith("Jonas · ✅ ") for text in buttons(edited)), buttons(edited)

@@ -170,24 +170,27 @@ async def _tell_renewal(
         await answer_library_error(update, context, result.error, edit=False, card=result.card)
         return
     title = result.title or t(lang, "render.untitled")
+    # In a family's list the button keeps the card's name it was shown with.
+    owner = card_name(result.card, lang) if len(await chat_cards(update, context)) > 1 else None
+
+    def relabel(label: str) -> dict[str, str]:
+        named = plain(t(lang, "lists.button_of", label=label, name=owner)) if owner else label
+        return {_data(update): named}
+
     if isinstance(result, renewing.Failed | renewing.NotSent):
-        await edit_buttons(
-            update, {_data(update): button_label(title, result.error, context.today, lang)}
-        )
+        await edit_buttons(update, relabel(button_label(title, result.error, context.today, lang)))
         await answer_library_error(update, context, result.error, edit=False, card=result.card)
         return
     if isinstance(result, renewing.NoAnswer | renewing.OurFault):
         # Sent once and never answered readably (it may have gone through), or refused by the
         # platform as malformed (it did not, and the fault is ours): the loan's line says which.
-        await edit_buttons(
-            update, {_data(update): button_label(title, result.error, context.today, lang)}
-        )
+        await edit_buttons(update, relabel(button_label(title, result.error, context.today, lang)))
         await send(context.bot, chat_id, renewal_line(title, result.error, context.today, lang))
         return
     outcome = result.error if isinstance(result, renewing.RenewRefused) else result.result
     # The new due date is on the loan's button; the list's summary line is redrawn.
     was = parse_library_date(result.due) or None
-    label = {_data(update): button_label(title, outcome, context.today, lang, was)}
+    label = relabel(button_label(title, outcome, context.today, lang, was))
     await edit_buttons(update, label, await _tap_summary(update, context, result.card, tapped))
 
 
