@@ -53,6 +53,16 @@ async def test_a_list_of_one_named_card(bot: BotHarness) -> None:
     assert "👤 Jonas" in debt.text and "👤 Karen" not in debt.text
     [unknown] = await command(bot, 2505, "/loans Bo")
     assert unknown.text == "No card is called “Bo”. Your cards: Karen, Jonas."
+    # /renew takes a card the same way, and its other views keep their buttons.
+    [renewals] = await command(bot, 2505, "/renew jonas")
+    assert "👤 Jonas" in renewals.text and "👤 Karen" not in renewals.text
+    assert "🔄 Lykke-Per · " in " ".join(buttons(renewals))  # Jonas's loan, in his view
+    assert buttons(renewals)[-3:] == ["Karen", "· Jonas ·", "All cards"]
+    every = await bot.tap(2505, renewals, "All cards")
+    assert every is not None and "👤 Karen" in every.text
+    assert any(label.startswith("Karen · 🔄 ") for label in buttons(every))
+    [nobody] = await command(bot, 2505, "/renew Bo")
+    assert nobody.text == unknown.text
 
 
 async def test_cards_are_numbered_without_gaps_and_name_their_library(bot: BotHarness) -> None:

@@ -19,6 +19,7 @@ import asyncio
 import datetime as dt
 import logging
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from telegram import InlineKeyboardButton, Message, Update
@@ -43,6 +44,7 @@ from bot.telegram.handlers.cardlists import (
     chat_cards,
     heading,
     lapsed_logins,
+    named_view,
     read_cards,
     view_ids,
     view_payloads,
@@ -125,7 +127,10 @@ RENEW_PER_PAGE = 10
 
 
 async def renew_command(update: Update, context: Context) -> None:
-    await list_renew(update, context)
+    """/renew, or `/renew Karen`: that card's view of the family's list, as /loans takes it."""
+    found, view = await named_view(update, context)
+    if found:
+        await list_renew(update, context, named=view)
 
 
 async def renew_callback(update: Update, context: Context) -> None:
@@ -397,10 +402,13 @@ async def list_renew(
     listing: ListPage | None = None,
     page: int = 0,
     ref_id: str | None = None,
+    *,
+    named: int | None = None,
 ) -> None:
     """/renew: the loans, "renew all" and each open loan's button, a section per card (or the
     card the view shows) when the chat has several. The message's buttons are stored when it is
-    first sent (`listing` None); a page or view tap shows them again, the loans read fresh."""
+    first sent (`listing` None), for every card, so the views show them all; `named` opens it
+    at that card's view. A page or view tap shows them again, the loans read fresh."""
     view = listing.number if listing is not None else None
     shown = await read_cards(context, view)
     if shown is None:
@@ -420,6 +428,10 @@ async def list_renew(
     fresh = listing is None
     if listing is None:
         listing, ref_id = await _store_renew(update, context, shown, refusals)
+        if named is not None and not shown.single:
+            listing = replace(listing, number=named)
+            statuses = [read for read in statuses if read.number == named]
+            shown = replace(shown, statuses=statuses)
     await _show_renew(update, context, shown, refusals, listing, page, ref_id, fresh=fresh)
 
 
