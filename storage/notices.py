@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 from sqlalchemy import and_, bindparam, delete, false, insert, not_, or_, select, update
 from sqlalchemy.engine import Connection
@@ -38,8 +38,9 @@ class Seen:
     order_check: date | None = None
 
 
-# A loan renewed through the bot (`claim_renewal`) -> the day, `YYYYMMDD`, and for a renewal
-# whose answer was lost, `?` and the due date it was sent at, `YYMMDD`.
+# A loan renewed through the bot (`claim_renewal`) -> the day, `YYYYMMDD`; for a renewal whose
+# answer was lost, then `?`, the due date it was sent at (`YYYYMMDD`), `?` and when (UTC,
+# `YYYYMMDDHHMM`): 30 characters, fixed widths, so a string comparison orders the moments.
 RENEWED = "renewed:"
 UNANSWERED = "?"
 # Binds name the card's number `number_`: SQLAlchemy keeps a column's own name for the SET of
@@ -71,15 +72,31 @@ def _day(day: date) -> str:
     return day.strftime("%Y%m%d")
 
 
-def _unanswered(day: date, due: date) -> str:
-    """A claim of `day` whose renewal, sent at due date `due`, got no answer (16 characters)."""
-    return f"{_day(day)}{UNANSWERED}{due:%y%m%d}"
+@dataclass(frozen=True)
+class Unanswered:
+    """A renewal of the day whose answer was lost: the due date it was sent at, and when."""
+
+    due: date
+    at: datetime
 
 
-def _sent_at(value: str) -> date | None:
-    """The due date an unanswered claim was sent at (`_unanswered`), else None."""
-    _, mark, due = value.partition(UNANSWERED)
-    return datetime.strptime(due, "%y%m%d").date() if mark else None
+def _unanswered_prefix(day: date, due: date) -> str:
+    return f"{_day(day)}{UNANSWERED}{due:%Y%m%d}{UNANSWERED}"
+
+
+def _unanswered(day: date, due: date, at: datetime) -> str:
+    """A claim of `day` whose renewal, sent at due date `due`, got no answer at `at`."""
+    return f"{_unanswered_prefix(day, due)}{at.astimezone(UTC):%Y%m%d%H%M}"
+
+
+def _unanswered_of(value: str) -> Unanswered | None:
+    """What `_unanswered` wrote, else None (a plain claim)."""
+    _, mark, rest = value.partition(UNANSWERED)
+    if not mark:
+        return None
+    due, _, at = rest.partition(UNANSWERED)
+    moment = datetime.strptime(at, "%Y%m%d%H%M").replace(tzinfo=UTC)
+    return Unanswered(datetime.strptime(due, "%Y%m%d").date(), moment)
 
 
 def of_seen(chat_id: int, number: int) -> ColumnElement[bool]:
@@ -127,16 +144,27 @@ class NoticeSeen(Repository):
         return bool(await self._run(lambda conn: conn.execute(statement).rowcount == 1))
 
     async def claim_renewal(
-        self, chat_id: int, loan_id: str, day: date, number: int = 1, *, due: date | None = None
+        self,
+        chat_id: int,
+        loan_id: str,
+        day: date,
+        number: int = 1,
+        *,
+        due: date | None = None,
+        settled: timedelta = timedelta(0),
     ) -> bool:
         """Claim the card's loan `loan_id` for one renewal on `day`, before it is sent: True for
         the one caller that claimed it, False when that day's is claimed already. Atomic: a row
         of an earlier day is taken over in the same statement, and so is that day's claim whose
-        answer was lost (`hold_unanswered`) when it was made at the loan's due date `due`, as
-        read afresh: the renewal it sent did not happen."""
+        answer was lost (`hold_unanswered`) at least `settled` ago when it was sent at the
+        loan's due date `due`, as read afresh: the renewal it sent did not happen."""
         day_ = _day(day)
         unanswered = NOTICE_SEEN.c.value.startswith(f"{day_}{UNANSWERED}")
-        retry = false() if due is None else NOTICE_SEEN.c.value == _unanswered(day, due)
+        retry: ColumnElement[bool] = false()
+        if due is not None:
+            latest = _unanswered(day, due, self._now() - settled)
+            prefix = _unanswered_prefix(day, due)
+            retry = NOTICE_SEEN.c.value.startswith(prefix) & (NOTICE_SEEN.c.value <= latest)
         statement = (
             self._insert(NOTICE_SEEN)
             .values(chat_id=chat_id, number=number, item=_renewal(loan_id), value=day_)
@@ -153,9 +181,11 @@ class NoticeSeen(Repository):
     ) -> None:
         """Keep the claims of `day` of loans whose renewal got no answer (loan id -> the due
         date it was sent at): it may have been done, so only a read showing that due date
-        still lets the loan be claimed again that day."""
+        still, once the library has surely finished with it, lets the loan be claimed again
+        that day."""
         if not dues:
             return
+        now = self._now()
 
         def work(conn: Connection) -> None:
             for loan_id, due in dues.items():
@@ -166,14 +196,16 @@ class NoticeSeen(Repository):
                         NOTICE_SEEN.c.item == _renewal(loan_id),
                         NOTICE_SEEN.c.value == _day(day),
                     )
-                    .values(value=_unanswered(day, due))
+                    .values(value=_unanswered(day, due, now))
                 )
 
         await self._run(work)
 
-    async def renewed(self, chat_id: int, day: date, number: int = 1) -> dict[str, date | None]:
+    async def renewed(
+        self, chat_id: int, day: date, number: int = 1
+    ) -> dict[str, Unanswered | None]:
         """The card's loans claimed for a renewal on `day` (`claim_renewal`): each with None,
-        or with the due date its renewal was sent at when its answer was lost."""
+        or, when its renewal's answer was lost, with the due date it was sent at and when."""
         day_ = _day(day)
         statement = select(NOTICE_SEEN.c.item, NOTICE_SEEN.c.value).where(
             of_seen(chat_id, number),
@@ -181,7 +213,7 @@ class NoticeSeen(Repository):
             or_(NOTICE_SEEN.c.value == day_, NOTICE_SEEN.c.value.startswith(f"{day_}{UNANSWERED}")),
         )
         rows = await self._run(lambda conn: list(conn.execute(statement)))
-        return {row.item.removeprefix(RENEWED): _sent_at(row.value) for row in rows}
+        return {row.item.removeprefix(RENEWED): _unanswered_of(row.value) for row in rows}
 
     async def release_renewals(
         self, chat_id: int, loan_ids: Collection[str], day: date, number: int = 1

@@ -245,7 +245,7 @@ class NoticeSeenRow(SQLModel, table=True):
     )
     number: int = _number()
     item: str = Field(primary_key=True, max_length=300)
-    value: str | None = Field(default=None, max_length=16)
+    value: str | None = Field(default=None, max_length=32)
 
 
 class ShelfWatchRow(SQLModel, table=True):

@@ -8,14 +8,16 @@ from collections.abc import Sequence
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
+from bot.library.deadline import ANSWER_BUDGET
+
 if TYPE_CHECKING:
     from bot.services import Services
     from storage.store import CallbackRef
 
 # Taps of one button this close together, with no other button's tap between them, are one
-# double tap. A chat's updates are handled in turn, so the second is read once the first is
-# answered.
-DOUBLE_TAP = timedelta(seconds=5)
+# double tap. A chat's updates are handled in turn, so the second is read only once the first
+# is answered, which may take the whole answer budget when the library is slow.
+DOUBLE_TAP = timedelta(seconds=ANSWER_BUDGET + 6)
 
 
 async def put(

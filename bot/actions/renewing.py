@@ -48,6 +48,11 @@ PAGE_RENEW = "apprenew"
 LOAN_ACTIONS = (CHAT_RENEW, PAGE_RENEW)
 # Renewals in flight at once for "renew all": quick for 60+ loans, gentle on the platform.
 RENEW_CONCURRENCY = 6
+# How long a renewal whose answer was lost may still be under way at the library: the bot gives
+# up on the platform's answer, while the platform's own call to the library system may go on.
+# Until then a read showing the old due date proves nothing (chosen: no source gives the
+# platform's timeout towards the library system).
+UNANSWERED_SETTLED = dt.timedelta(minutes=10)
 
 
 # --- one loan ---------------------------------------------------------------------------------
@@ -188,7 +193,8 @@ async def renew_loan(
         result = await Deadline().run(library.renew(card.token, loan_id))
     except LibraryError as exc:
         if exc.outcome_unknown and not isinstance(exc, TokenRejected | NotLoggedIn):
-            # Perhaps renewed: another try today waits for a read showing the old due date.
+            # Perhaps renewed: another try today waits until the library has surely finished
+            # with this one, and a read then shows the old due date.
             with contextlib.suppress(ValueError):
                 sent_at = {loan_id: dt.date.fromisoformat(due)}  # `due_key`'s form
                 await store.notices.hold_unanswered(chat_id, sent_at, today, card.number)
@@ -221,31 +227,38 @@ def _today(services: Services) -> dt.date:
 async def renewed_today(services: Services, card: Card, loans: Sequence[Loan]) -> set[str]:
     """Of `loans` (as just read), those renewed (or being renewed) through the bot today: a
     face offers no renewal of them, as one today would give the same date (`renew_loan`
-    refuses it). A renewal whose answer was lost counts while the loan's due date has moved
-    from the one it was sent at."""
+    refuses it). A renewal whose answer was lost counts as renewed until `UNANSWERED_SETTLED`
+    has passed with the loan's due date still the one it was sent at."""
     claimed = await services.store.notices.renewed(card.chat_id, _today(services), card.number)
+    now = dt.datetime.now(dt.UTC)
     return {
         loan.loan_id
         for loan in loans
-        if loan.loan_id in claimed and claimed[loan.loan_id] != loan.due_date
+        if loan.loan_id in claimed
+        and (
+            (lost := claimed[loan.loan_id]) is None
+            or lost.due != loan.due_date
+            or lost.at > now - UNANSWERED_SETTLED
+        )
     }
 
 
 async def _unanswered_undone(services: Services, card: Card, loan_id: str, today: dt.date) -> bool:
-    """Whether the loan's renewal of today whose answer was lost surely did not happen (a read
-    now shows the due date it was sent at), and the loan is claimed for another try. Any doubt
-    (no such renewal, the read failing, the date moved) counts as renewed: at most once."""
+    """Whether the loan's renewal of today whose answer was lost surely did not happen (long
+    enough ago for the library to have finished with it, a read now shows the due date it was
+    sent at), and the loan is claimed for another try. Any doubt (no such renewal, too recent,
+    the read failing, the date moved) counts as renewed: at most once."""
     store = services.store
-    sent_at = (await store.notices.renewed(card.chat_id, today, card.number)).get(loan_id)
-    if sent_at is None:
+    lost = (await store.notices.renewed(card.chat_id, today, card.number)).get(loan_id)
+    if lost is None or lost.at > dt.datetime.now(dt.UTC) - UNANSWERED_SETTLED:
         return False
     try:
         status = await Deadline().run(services.library.user(card.token))
     except LibraryError:
         return False
     due = next((loan.due_date for loan in status.loans if loan.loan_id == loan_id), None)
-    return due == sent_at and await store.notices.claim_renewal(
-        card.chat_id, loan_id, today, card.number, due=sent_at
+    return due == lost.due and await store.notices.claim_renewal(
+        card.chat_id, loan_id, today, card.number, due=lost.due, settled=UNANSWERED_SETTLED
     )
 
 
@@ -508,8 +521,9 @@ async def renew_due(
         ):
             done.skipped.append(Skipped(loan, "tried_here"))
             continue
-        fresh = due if isinstance(due, dt.date) else None
-        if not await store.notices.claim_renewal(chat_id, loan.loan_id, today, number, due=fresh):
+        if not await store.notices.claim_renewal(
+            chat_id, loan.loan_id, today, number, due=due, settled=UNANSWERED_SETTLED
+        ):
             # Renewed today already: again would spend a renewal for the same date.
             if sibling is not None:
                 await store.callbacks.release_callback(sibling.id, chat_id)

@@ -3,10 +3,9 @@
 Every field is keyed by service name (`oauth`, `auth`, `login`, `platform`) or `*` for all;
 a service's own entry wins over `*`. `fail_next` is keyed by request path (e.g. `/v3/order`).
 The extra name `orders` in `down` takes only the order system down: `/v3/order` answers 503
-`service_unavailable` while the rest of the platform works. `tokens` takes the platform's
-token service down: every request with a token answers a bare 403 `Forbidden` (text, not JSON).
-`culr` takes the national user register down: userinfo then has no `uniqueId`, a null
-`municipality` and `serviceStatus.culr` `error`, with HTTP 200, as hejmdal answers.
+`service_unavailable` while the rest of the platform works. `culr` takes the national user
+register down: userinfo then has no `uniqueId`, a null `municipality` and `serviceStatus.culr`
+`error`, with HTTP 200, as hejmdal answers.
 
 `drop` and `lose_answer` hold service names or request paths (`/v3/order`): `drop` reads the
 whole request and closes the connection without handling it; `lose_answer` handles the request

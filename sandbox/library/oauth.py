@@ -268,7 +268,7 @@ class CodeFlow:
         redirect_uri = request.query.get("redirect_uri", "")
         if (
             redirect_uri
-            and (record is not None or signed_on)
+            and (record is not None if token else signed_on)
             and self.state.redirect_ok(redirect_uri)
         ):
             # The return says whether closing the browser is needed too, to end a login the

@@ -75,17 +75,6 @@ class Refusal(Exception):
         return platform_error(self.status, self.error, self.description, **self.extra)
 
 
-class Forbidden(Refusal):
-    """The platform's answer when its token service fails (serviceprovider: `getContext`
-    rejects with no error, so `requireAuthorized` sends Express's bare `sendStatus(403)`)."""
-
-    def __init__(self) -> None:
-        super().__init__(403, "Forbidden")
-
-    def response(self) -> web.Response:
-        return web.Response(status=403, text="Forbidden", content_type="text/plain")
-
-
 Endpoint = Callable[["Platform", web.Request], Awaitable[web.Response]]
 
 
@@ -177,8 +166,6 @@ class Platform:
             raise Refusal(400, "invalid_request", "Multiple access tokens in the request")
         if not found:
             raise Refusal(401, "invalid_request", "Missing access tokens in the request")
-        if self.faults().is_down("tokens"):
-            raise Forbidden
         record = self.state.token(str(found[0]))
         if record is None:
             raise Refusal(401, "invalid_token", "The access token expired")

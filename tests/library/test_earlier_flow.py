@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from bot.library.client import PUBLIC_TOKEN_MARGIN, LibraryClient
-from bot.library.errors import BadRequest, NotLoggedIn, ServiceUnavailable
+from bot.library.errors import BadRequest, NotLoggedIn
 from tests.fixtures.patrons import KAREN
 from tests.library.conftest import make_client
 
@@ -34,20 +34,6 @@ async def test_anonymous_token_is_not_a_patron(
     with pytest.raises(NotLoggedIn) as caught:
         await client.user(token)
     assert caught.value.status == 403
-
-
-async def test_a_bare_forbidden_is_the_platform_failing_not_a_login_ended(
-    library_sandbox: LibrarySandbox, client: LibraryClient
-) -> None:
-    """serviceprovider answers a bare 403 `Forbidden` when its token service fails: that says
-    nothing of the patron's token, so it is a service failure, not a lapsed login."""
-    token = library_sandbox.issue_token(KAREN)
-    library_sandbox.faults.down.add("tokens")
-    with pytest.raises(ServiceUnavailable) as caught:
-        await client.user(token)
-    assert caught.value.status == 403 and not isinstance(caught.value, NotLoggedIn)
-    library_sandbox.faults.down.discard("tokens")
-    assert (await client.user(token)).loans
 
 
 async def test_public_token_is_cached_and_shared(library_sandbox: LibrarySandbox) -> None:

@@ -11,6 +11,7 @@ from bot.library.client import LibraryClient
 from bot.library.decoding import error_for as _error_for
 from bot.library.errors import (
     BadRequest,
+    NotLoggedIn,
     OrderRefused,
     Refused,
     ServiceUnavailable,
@@ -216,3 +217,15 @@ def test_a_server_error_after_sending_leaves_the_outcome_unknown(
     error = _error_for(endpoint, status, body)
     assert isinstance(error, ServiceUnavailable)
     assert error.outcome_unknown is unknown
+
+
+@pytest.mark.parametrize("endpoint", ["user", "renew"])
+def test_only_the_platforms_not_logged_in_ends_a_login(endpoint: str) -> None:
+    """A 403 ends a login only as the platform says it (`user.js`: "not logged in"); any other
+    403 (a bare "Forbidden" of Express's `sendStatus`, a proxy's) says nothing of the token,
+    so no card lapses and no token is revoked for it."""
+    ended = _error_for(endpoint, 403, {"statusCode": 403, "error": "not logged in"})
+    assert isinstance(ended, NotLoggedIn)
+    for body in (None, b"Forbidden"):
+        assert isinstance(_error_for(endpoint, 403, body), ServiceUnavailable)
+    assert not isinstance(_error_for(endpoint, 403, {"error": "Forbidden"}), NotLoggedIn)

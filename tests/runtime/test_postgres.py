@@ -438,6 +438,7 @@ SEEDS: dict[str, Seed] = {
     "0018": _seed_0018,
     "0019": _seed_0019,
     "0020": _seed_0019,  # a new column, empty
+    "0021": _seed_0019,  # a column made wider
 }
 
 Dump = dict[str, set[tuple[tuple[str, str], ...]]]  # table -> rows, as (column, repr) pairs

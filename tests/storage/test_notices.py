@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from datetime import date
 
 from storage.chats import DEFAULT_NOTICES, dump_notices, parse_notices
 from storage.store import Card, Seen, Store
-from tests.fixtures.storage import connect, rows
+from tests.fixtures.storage import FakeClock, connect, rows
+
+OpenStore = Callable[..., AbstractAsyncContextManager[Store]]
 
 
 async def _card(store: Store, chat_id: int) -> Card:
@@ -106,20 +110,28 @@ async def test_a_loan_is_claimed_for_one_renewal_a_day(store: Store) -> None:
     assert await store.notices.claim_renewal(6, "4940377131", tomorrow)
 
 
-async def test_a_renewal_without_an_answer_keeps_its_claim_until_its_date_shows_unmoved(
-    store: Store,
+async def test_a_renewal_without_an_answer_keeps_its_claim_until_it_is_surely_undone(
+    open_store: OpenStore, clock: FakeClock
 ) -> None:
-    """A claim whose renewal got no answer is kept: only a claim naming the due date it was
-    sent at (read afresh: the renewal did not happen) takes it over, and only that day."""
-    await connect(store, 6)
+    """A claim whose renewal got no answer is kept, with the due date it was sent at and when:
+    only a claim naming that due date (read afresh) at least `settled` later takes it over
+    (the renewal did not happen), and only that day."""
     today, due, moved = dt.date(2026, 11, 28), dt.date(2026, 11, 30), dt.date(2026, 12, 28)
-    assert await store.notices.claim_renewal(6, "L1", today)
-    await store.notices.hold_unanswered(6, {"L1": due}, today)
-    assert await store.notices.renewed(6, today) == {"L1": due}
-    assert not await store.notices.claim_renewal(6, "L1", today)
-    assert not await store.notices.claim_renewal(6, "L1", today, due=moved)
-    assert await store.notices.claim_renewal(6, "L1", today, due=due)
-    assert await store.notices.renewed(6, today) == {"L1": None}
-    assert not await store.notices.claim_renewal(6, "L1", today, due=due)  # claimed again
-    await store.notices.hold_unanswered(6, {"L1": due}, today)
-    assert await store.notices.claim_renewal(6, "L1", today + dt.timedelta(days=1))
+    settled = dt.timedelta(minutes=10)
+    async with open_store() as store:
+        await connect(store, 6)
+        assert await store.notices.claim_renewal(6, "L1", today)
+        await store.notices.hold_unanswered(6, {"L1": due}, today)
+        [(loan, lost)] = (await store.notices.renewed(6, today)).items()
+        assert loan == "L1" and lost is not None
+        assert (lost.due, lost.at) == (due, clock.now.replace(second=0, microsecond=0))
+        assert not await store.notices.claim_renewal(6, "L1", today)
+        # Too soon: the library may still be at work on it.
+        assert not await store.notices.claim_renewal(6, "L1", today, due=due, settled=settled)
+        clock.advance(settled + dt.timedelta(minutes=1))
+        assert not await store.notices.claim_renewal(6, "L1", today, due=moved, settled=settled)
+        assert await store.notices.claim_renewal(6, "L1", today, due=due, settled=settled)
+        assert await store.notices.renewed(6, today) == {"L1": None}
+        assert not await store.notices.claim_renewal(6, "L1", today, due=due, settled=settled)
+        await store.notices.hold_unanswered(6, {"L1": due}, today)
+        assert await store.notices.claim_renewal(6, "L1", today + dt.timedelta(days=1))

@@ -102,7 +102,8 @@ async def test_renew_a_loan_of_card_two_uses_its_token(bot: BotHarness) -> None:
     assert edited is not None and edited.message_id == listing.message_id
     assert due(bot, JONAS, title) > before_jonas
     assert due(bot, KAREN, KAREN_TITLE) == before_karen
-    assert any(text.startswith("✅") and title[:10] in text for text in buttons(edited))
+    # The button keeps the card's name it was shown with.
+    assert any(text.startswith("Jonas · ✅") and title[:10] in text for text in buttons(edited))
 
 
 async def test_renew_all_of_one_card_renews_only_that_card(bot: BotHarness) -> None:
@@ -196,6 +197,12 @@ async def test_a_login_page_is_asked_for_where_the_browser_may_be_another_holder
     [listing] = await command(bot, 414, "/loans")
     [link] = login_links(listing)
     assert "force_login=1" in link
+    # Every card of the family lapsed: /login asks for the page too.
+    first = await bot.store.cards.get(414, 1)
+    assert first is not None
+    bot.sandbox.expire_token(first.token)
+    await command(bot, 414, "/loans")
+    assert "force_login=1" in await bot.login_url(414)
 
 
 async def test_logging_in_again_brings_a_lapsed_card_back_as_it_was(bot: BotHarness) -> None:

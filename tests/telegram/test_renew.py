@@ -7,7 +7,9 @@ import re
 from typing import Any
 
 import pytest
+from sqlalchemy import text
 
+from bot.actions.renewing import UNANSWERED_SETTLED
 from bot.library.models import parse_library_date
 from bot.texts.formatting import format_date
 from tests.fixtures.bot import BotHarness
@@ -15,6 +17,7 @@ from tests.fixtures.cards import two_cards
 from tests.fixtures.chat import buttons, command, wait_answer
 from tests.fixtures.library import RENEW_CALLS, due_of
 from tests.fixtures.patrons import KAREN, METTE, OLE
+from tests.fixtures.storage import rows
 
 
 async def test_renew_lists_every_loan_with_a_button(bot: BotHarness) -> None:
@@ -55,7 +58,7 @@ async def test_renew_one_loan_edits_its_button(bot: BotHarness) -> None:
     data = message(bot, 61, listing.message_id).button(f"✅ Den afrikanske farm · {expected}")
     query = await bot.telegram.tap(61, listing.message_id, data.callback_data)
     answer = await wait_answer(bot, query)
-    assert "renewed or tried already today" in (answer.get("text") or "")
+    assert "already been renewed or tried today" in (answer.get("text") or "")
     assert bot.sandbox.calls[RENEW_CALLS] == 1
 
 
@@ -140,16 +143,24 @@ async def test_each_loan_is_tried_at_most_once_per_message(bot: BotHarness) -> N
     assert "↩️ Æbler, øl og ålegræs: already tried from this message" in result.text
     assert bot.sandbox.calls[RENEW_CALLS] == 1 + 3
     # An older message's "renew all" renews nothing again: the renewed loan is not due soon
-    # any more, and the refused ones are remembered. Only the loan whose outcome was unknown
-    # is tried, once, from this other message.
+    # any more, the refused ones are remembered, and the loan whose outcome was unknown may
+    # still be under way at the library (`UNANSWERED_SETTLED`).
     await bot.tap(68, older, "🔄 Renew those due within 3 days")
     later = await bot.telegram.wait_for(
         68, lambda m: m.text.startswith("🔄 Renewal") and m.message_id > result.message_id
     )
-    assert bot.sandbox.calls[RENEW_CALLS] == 1 + 3 + 1
-    assert "✅ 1 renewed · ⛔ 2 refused" in later.text
-    assert [line for line in later.text.splitlines() if line.startswith("✅ Æbler")]
+    assert bot.sandbox.calls[RENEW_CALLS] == 1 + 3
+    assert "Æbler, øl og ålegræs" in later.text and "✅ 1 renewed" not in later.text
     assert "can't be renewed – reserved by another patron" in later.text
+    # Once it has surely settled, and a read shows its old due date, it is tried once more.
+    await settle_unanswered(bot, 68)
+    [fresh] = await command(bot, 68, "/renew")
+    await bot.tap(68, fresh, "🔄 Renew those due within 3 days")
+    last = await bot.telegram.wait_for(
+        68, lambda m: m.text.startswith("🔄 Renewal") and m.message_id > fresh.message_id
+    )
+    assert bot.sandbox.calls[RENEW_CALLS] == 1 + 3 + 1
+    assert [line for line in last.text.splitlines() if line.startswith("✅ Æbler")]
 
 
 def current(bot: BotHarness, chat_id: int, listing: Any) -> Any:
@@ -269,12 +280,13 @@ async def test_a_login_refused_partway_keeps_what_was_renewed(bot: BotHarness) -
 
 
 @pytest.mark.parametrize(("fault", "done"), [("drop_next", False), ("lose_next", True)])
-async def test_a_renewal_whose_answer_was_lost_is_sent_again_only_if_not_done(
+async def test_a_renewal_whose_answer_was_lost_is_sent_again_only_if_surely_not_done(
     bot: BotHarness, fault: str, done: bool
 ) -> None:
-    """No answer to a loan's renewal: it may have been done. A new list's button sends it again
-    only if a read shows the due date it was sent at (the library never handled it); once the
-    date has moved, the tap says the loan was tried, and nothing is sent."""
+    """No answer to a loan's renewal: it may have been done, or still be under way at the
+    library. Until `UNANSWERED_SETTLED` has passed, a new list's button sends nothing; after
+    it, only a read showing the due date it was sent at (the library never handled it) lets
+    it go again; once the date has moved, the tap says the loan was tried."""
     await bot.connect(73, KAREN, language_code="en")
     [listing] = await command(bot, 73, "/renew")
     label = next(text for text in buttons(listing) if "Den afrikanske farm" in text)
@@ -283,24 +295,47 @@ async def test_a_renewal_whose_answer_was_lost_is_sent_again_only_if_not_done(
     getattr(bot.sandbox.faults, fault).append("/v3/renew")  # dropped unread, or done and lost
     await bot.tap(73, listing, label)
     await bot.telegram.wait_for(73, "no answer from the library", after=listing.message_id)
-    [again] = await command(bot, 73, "/renew")
-    label = next(text for text in buttons(again) if "Den afrikanske farm" in text)
+    tried = "That loan has already been renewed or tried today. /loans shows its due date."
+    [soon] = await command(bot, 73, "/renew")
+    label = next(text for text in buttons(soon) if "Den afrikanske farm" in text)
+    await bot.tap(73, soon, label)
+    told = await bot.telegram.wait_for(73, "already been renewed or tried", after=soon.message_id)
+    assert told.text == tried  # too soon, whatever a read would show
+    assert bot.sandbox.calls[RENEW_CALLS] == calls + 1
+    await settle_unanswered(bot, 73)
+    [later] = await command(bot, 73, "/renew")
+    label = next(text for text in buttons(later) if "Den afrikanske farm" in text)
     if done:
-        await bot.tap(73, again, label)
+        await bot.tap(73, later, label)
         told = await bot.telegram.wait_for(
-            73, "renewed or tried already today", after=again.message_id
+            73, "already been renewed or tried", after=later.message_id
         )
-        assert (
-            told.text
-            == "That loan has been renewed or tried already today. /loans shows its due date."
-        )
+        assert told.text == tried
         assert bot.sandbox.calls[RENEW_CALLS] == calls + 1
     else:
-        edited = await bot.tap(73, again, label)
+        edited = await bot.tap(73, later, label)
         assert edited is not None
         assert any(text.startswith("✅ Den afrikanske farm") for text in buttons(edited))
         assert bot.sandbox.calls[RENEW_CALLS] == calls + 2
     assert sum(bot.sandbox.patron_data(KAREN).renewals.values()) == renewals + 1
+
+
+async def settle_unanswered(bot: BotHarness, chat_id: int) -> None:
+    """Move the chat's lost renewals back past `UNANSWERED_SETTLED`, as if that much time had
+    passed (the moment is the claim's last 12 characters, `YYYYMMDDHHMM` in UTC)."""
+    earlier = dt.datetime.now(dt.UTC) - UNANSWERED_SETTLED - dt.timedelta(minutes=1)
+    found = await rows(
+        bot.store, "SELECT item, value FROM notice_seen WHERE chat_id = :chat", chat=chat_id
+    )
+    for item, value in found:
+        if str(item).startswith("renewed:") and "?" in str(value):
+            moved = f"{str(value)[:-12]}{earlier:%Y%m%d%H%M}"
+            await bot.store.database.run(
+                lambda conn, item=item, moved=moved: conn.execute(
+                    text("UPDATE notice_seen SET value = :v WHERE chat_id = :c AND item = :i"),
+                    {"v": moved, "c": chat_id, "i": item},
+                )
+            )
 
 
 async def test_the_summary_is_redrawn_after_a_renewal(bot: BotHarness) -> None:
@@ -362,7 +397,7 @@ async def test_a_loans_answer_retires_its_buttons_in_older_messages(bot: BotHarn
     data = older.button(next(text for text in buttons(older) if "Den afrikanske farm" in text))
     query = await bot.telegram.tap(71, older.message_id, data.callback_data)
     answer = await wait_answer(bot, query)
-    assert "renewed or tried already today" in (answer.get("text") or "")
+    assert "already been renewed or tried today" in (answer.get("text") or "")
     assert bot.sandbox.calls[RENEW_CALLS] == 1
 
 
@@ -379,7 +414,7 @@ async def test_renew_all_retires_the_buttons_of_what_it_renewed_in_older_message
     data = older.button(next(text for text in buttons(older) if "Æbler" in text))
     query = await bot.telegram.tap(72, older.message_id, data.callback_data)
     answer = await wait_answer(bot, query)
-    assert "renewed or tried already today" in (answer.get("text") or "")
+    assert "already been renewed or tried today" in (answer.get("text") or "")
     assert bot.sandbox.calls[RENEW_CALLS] == calls
 
 
@@ -479,3 +514,9 @@ async def test_a_familys_renewed_loan_keeps_its_cards_name_on_its_button(
     edited = await bot.tap(77, listing, label)
     assert edited is not None
     assert any(text.startswith("Jonas · ✅ ") for text in buttons(edited)), buttons(edited)
+    # In one card's view the loans go without the name, and so does the new label.
+    [view] = await command(bot, 77, "/renew Karen")
+    mine = next(text for text in buttons(view) if text.startswith("🔄 ") and " · " in text)
+    done = await bot.tap(77, view, mine)
+    assert done is not None
+    assert not any(text.startswith("Karen · ") for text in buttons(done)), buttons(done)

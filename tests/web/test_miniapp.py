@@ -554,7 +554,7 @@ async def test_a_loan_renewed_on_one_face_is_not_renewed_again_from_the_other(
     told = await wait_answer(bot, query)
     assert (
         told["text"]
-        == "That loan has been renewed or tried already today. /loans shows its due date."
+        == "That loan has already been renewed or tried today. /loans shows its due date."
     )
     assert bot.sandbox.calls[RENEW_CALLS] == calls
     # The other way round: the chat renews, and the page's id shown before is spent.

@@ -55,7 +55,9 @@ async def login(update: Update, context: Context) -> None:
     chat_id = context.chat_id
     cards = await card_actions.of_chat(svc, chat_id)
     if not cards:
-        await send_login(context, chat_id, lang)
+        # Every card lapsed (or none yet): a family's browser may be another holder's.
+        every = await card_actions.of_chat(svc, chat_id, lapsed=True)
+        await send_login(context, chat_id, lang, another=len(every) > 1)
         return
     if len(cards) >= MAX_CARDS:
         await reply(update, context, t(lang, "cards.login_full", max=MAX_CARDS))

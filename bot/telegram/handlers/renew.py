@@ -175,12 +175,13 @@ async def _tell_renewal(
         await answer_library_error(update, context, result.error, edit=False, card=result.card)
         return
     title = result.title or t(lang, "render.untitled")
-    # In a family's list the button keeps the card's name it was shown with.
-    owner = card_name(result.card, lang) if len(await chat_cards(update, context)) > 1 else None
+    # The button keeps the card's name where it was shown with one (a family's list).
+    named = plain(t(lang, "lists.button_of", label="", name=card_name(result.card, lang)))
+    shown = _tapped_label(update)
+    prefix = named if shown is not None and shown.startswith(named) else ""
 
     def relabel(label: str) -> dict[str, str]:
-        named = plain(t(lang, "lists.button_of", label=label, name=owner)) if owner else label
-        return {_data(update): named}
+        return {_data(update): f"{prefix}{label}"}
 
     if isinstance(result, renewing.Failed | renewing.NotSent):
         await edit_buttons(update, relabel(button_label(title, result.error, context.today, lang)))
@@ -224,6 +225,24 @@ async def _tap_summary(
 def _data(update: Update) -> str:
     query = update.callback_query
     return str(query.data or "") if query is not None else ""
+
+
+def _tapped_label(update: Update) -> str | None:
+    """The label of the tapped button, as the message showed it."""
+    query = update.callback_query
+    message = query.message if query is not None else None
+    if not isinstance(message, Message) or message.reply_markup is None:
+        return None
+    data = _data(update)
+    return next(
+        (
+            button.text
+            for row in message.reply_markup.inline_keyboard
+            for button in row
+            if button.callback_data == data
+        ),
+        None,
+    )
 
 
 def _sibling_ids(update: Update) -> list[str]:

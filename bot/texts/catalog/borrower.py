@@ -370,11 +370,11 @@ MESSAGES: tuple[Message, ...] = (
     ),
     _(
         "borrower.renew.already",
-        "That loan has been renewed or tried already today. /loans shows its due date.",
+        "That loan has already been renewed or tried today. /loans shows its due date.",
     ),
     _(
         "borrower.renew.all_already",
-        "Those loans have been renewed or tried already today. /loans shows their due dates.",
+        "Those loans have already been renewed or tried today. /loans shows their due dates.",
     ),
     _("borrower.renew.reason.unknown", "the library gave no reason"),
     _("borrower.renew.reason.max", "it has been renewed the most times allowed"),
