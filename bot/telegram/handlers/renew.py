@@ -229,32 +229,26 @@ def _data(update: Update) -> str:
 
 def _tapped_label(update: Update) -> str | None:
     """The label of the tapped button, as the message showed it."""
-    query = update.callback_query
-    message = query.message if query is not None else None
-    if not isinstance(message, Message) or message.reply_markup is None:
-        return None
     data = _data(update)
     return next(
-        (
-            button.text
-            for row in message.reply_markup.inline_keyboard
-            for button in row
-            if button.callback_data == data
-        ),
-        None,
+        (button.text for button in _buttons_of(update) if button.callback_data == data), None
     )
 
 
-def _sibling_ids(update: Update) -> list[str]:
-    """The stored ids of the loan buttons in the tapped message."""
+def _buttons_of(update: Update) -> list[InlineKeyboardButton]:
+    """The buttons of the tapped message."""
     query = update.callback_query
     message = query.message if query is not None else None
     if not isinstance(message, Message) or message.reply_markup is None:
         return []
+    return [button for row in message.reply_markup.inline_keyboard for button in row]
+
+
+def _sibling_ids(update: Update) -> list[str]:
+    """The stored ids of the loan buttons in the tapped message."""
     return [
         button.callback_data.partition(":")[2]
-        for row in message.reply_markup.inline_keyboard
-        for button in row
+        for button in _buttons_of(update)
         if isinstance(button.callback_data, str)
         and button.callback_data.startswith(f"{RenewLoan.ACTION}:")
     ]
