@@ -173,8 +173,8 @@ def error_for(endpoint: str, status: int, body: object) -> LibraryError:
         return TokenRejected(message, code=code or "invalid_token", status=status)
     if status == 403 and (code or "").lower() == NOT_LOGGED_IN:
         return NotLoggedIn(message, code=code, status=status)
-    # Any other 403 (a bare "Forbidden": the platform's token service failing) says nothing
-    # of the token, so no card lapses for it.
+    # Any other 403 (a bare "Forbidden", as a proxy in front of the platform may send) says
+    # nothing of the token, so no card lapses for it.
     if status == TURNED_AWAY:
         return ServiceUnavailable(message, code="service_unavailable", status=status)
     if status >= 500 and (code or "").lower() in _SERVER_FAILURES:
