@@ -23,7 +23,7 @@ from bot.telegram.buttons import NamesCard
 from bot.telegram.context import Context, chat_lang
 from bot.telegram.replies import answer_tap, plain, send, url_button, url_button_allowed
 from bot.texts import t
-from bot.texts.cards import card_name, lapsed_lead
+from bot.texts.cards import card_heading, card_name, lapsed_lead
 
 if TYPE_CHECKING:
     from telegram import Bot
@@ -223,6 +223,13 @@ async def require_card(
         ended = (await chats.settings(svc, chat_id)).card_ended
         await send_login(context, chat_id, lang, lead=t(lang, ENDED_TEXTS.get(ended or "", NEW)))
     return None
+
+
+async def for_card(context: Context, card: Card, text: str) -> str:
+    """`text` headed by the card's name when the chat has several (a lapsed one counts: the
+    family still has it): whose order, hold or loan it is."""
+    cards = await card_actions.of_chat(context.services, card.chat_id, lapsed=True)
+    return f"{card_heading(card, context.lang)}\n{text}" if len(cards) > 1 else text
 
 
 async def card_identities(context: Context) -> tuple[str, ...]:

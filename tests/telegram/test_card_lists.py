@@ -348,7 +348,10 @@ async def test_cancel_a_hold_of_card_two_uses_its_token(bot: BotHarness) -> None
         "Hovedbibliotek?"
     )
     done = await bot.tap(411, confirm, "✖ Yes, cancel it")
-    assert done is not None and done.text == "✅ Your hold on Klara og solen is cancelled."
+    # Whose hold it was: a family's answer is headed by the card's name.
+    assert (
+        done is not None and done.text == "👤 Jonas\n✅ Your hold on Klara og solen is cancelled."
+    )
     assert bot.sandbox.patron_data(JONAS).orders == []
     assert len(bot.sandbox.patron_data(KAREN).orders) == 4
 

@@ -340,6 +340,18 @@ async def test_an_unknown_branch_is_refused_before_asking_which_card(bot: BotHar
     assert "Which card" in asked.text and len(asked.buttons) == 2
 
 
+async def test_a_familys_unknown_order_names_its_card(bot: BotHarness) -> None:
+    """In a family, the answer to an order whose outcome is unknown says whose card it was."""
+    await two_cards(bot, 147)
+    [which] = await command(bot, 147, f"/order {LITTLE_PRINCE}")
+    ask = await bot.tap(147, which, "👤 Jonas")
+    assert ask is not None
+    bot.sandbox.faults.fail_next["/v3/order"] = [502]
+    told = await bot.tap(147, ask, "📥 Yes, order it")
+    assert told is not None
+    assert told.text.startswith("👤 Jonas\n⚠️ The library did not answer, so I cannot tell")
+
+
 async def test_order_not_placed_and_an_unknown_outcome(bot: BotHarness) -> None:
     await bot.connect(40, KAREN, language_code="en")
     ask = await confirmation(bot, 40, f"/order {LITTLE_PRINCE}")

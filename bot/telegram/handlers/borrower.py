@@ -17,7 +17,7 @@ from bot.rules.isil import normalise_branch
 from bot.rules.renewals import refusal_for, renew_window
 from bot.rules.urgency import hold_is_ready, sort_holds, sort_loans
 from bot.telegram.buttons import ButtonId, CancelHold, KeepHold, ListPage, Payload, decode
-from bot.telegram.cards import require_card
+from bot.telegram.cards import for_card, require_card
 from bot.telegram.context import Context, chat_settings
 from bot.telegram.failures import answer_library_error
 from bot.telegram.handlers.cardlists import (
@@ -186,7 +186,7 @@ async def _tell_cancel(
     else:
         key = "borrower.cancel.done" if result.deleted else "borrower.cancel.not_done"
         text = t(lang, key, title=title)
-    await reply(update, context, text)
+    await reply(update, context, await for_card(context, result.card, text))
 
 
 async def _keep_hold(update: Update, context: Context, keep: KeepHold) -> None:

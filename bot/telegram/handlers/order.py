@@ -34,7 +34,7 @@ from bot.telegram.buttons import (
     WhereIs,
     decode,
 )
-from bot.telegram.cards import require_card, require_cards
+from bot.telegram.cards import for_card, require_card, require_cards
 from bot.telegram.context import Context
 from bot.telegram.failures import answer_library_error
 from bot.telegram.keyboards import (
@@ -49,7 +49,7 @@ from bot.telegram.keyboards import (
 )
 from bot.telegram.replies import plain, reply, send
 from bot.texts import t
-from bot.texts.cards import card_heading, card_name
+from bot.texts.cards import card_name
 from bot.texts.formatting import format_date, join_and, shorten
 
 if TYPE_CHECKING:
@@ -221,7 +221,7 @@ async def prepare_order(
             text = f"{held}\n{t(lang, 'borrower.order.ordered_before_shown')}"
         else:
             text = t(lang, _before(result.unsure), title=result.title)
-        text = await _for_card(context, card, text)
+        text = await for_card(context, card, text)
         if edit:
             await reply(update, context, text)
         else:
@@ -238,7 +238,7 @@ async def prepare_order(
         await send(
             context.bot,
             chat_id,
-            await _for_card(context, card, orders.announced_text(result, lang)),
+            await for_card(context, card, orders.announced_text(result, lang)),
         )
     else:
         await send(context.bot, chat_id, orders.why_not(result, lang))
@@ -283,7 +283,7 @@ async def _confirm(update: Update, context: Context, plan: ordering.Plan, *, edi
         text += "\n" + t(lang, "shelf.expected", date=day)
     if plan.held is not None:
         text = f"{orders.held_line(plan.held, title, lang, context.today)}\n\n{text}"
-    text = await _for_card(context, card, text)
+    text = await for_card(context, card, text)
     rows = [[yes, no], [change, where]]
     if edit:
         await reply(update, context, text, buttons=rows)
@@ -436,7 +436,7 @@ async def order_callback(update: Update, context: Context) -> None:
         await answer_library_error(update, context, result.error, card=result.card)
     elif isinstance(result, ordering.PlacedBefore):
         already = t(lang, _before(result.unsure), title=result.title)
-        await reply(update, context, await _for_card(context, result.card, already))
+        await reply(update, context, await for_card(context, result.card, already))
     elif isinstance(result, ordering.OrderFailed):
         await _tell_failed(update, context, result)
     else:
@@ -470,22 +470,14 @@ async def _tell_failed(update: Update, context: Context, failed: ordering.OrderF
     catalogue = context.services.branches.catalogue(failed.branch)
     text = orders.failed_text(failed, context.lang, catalogue)
     if text is not None:
-        await reply(update, context, text)
+        await reply(update, context, await for_card(context, failed.card, text))
         return
     await answer_library_error(update, context, failed.error, card=failed.card)
 
 
 async def _tell_placed(update: Update, context: Context, placed: ordering.Placed) -> None:
     text = orders.placed_text(placed, context.lang)
-    await reply(update, context, await _for_card(context, placed.card, text))
-
-
-async def _for_card(context: Context, card: Card, text: str) -> str:
-    """`text` headed by the card's name when the chat has several (a lapsed one counts: the
-    family still has it): whose order it is."""
-    lang = context.lang
-    cards = await card_actions.of_chat(context.services, card.chat_id, lapsed=True)
-    return f"{card_heading(card, lang)}\n{text}" if len(cards) > 1 else text
+    await reply(update, context, await for_card(context, placed.card, text))
 
 
 # A branch picker waiting for a typed name instead of a tap (`chat_data`): (pid, the card's
