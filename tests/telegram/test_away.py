@@ -7,9 +7,10 @@ import datetime as dt
 
 from bot.texts.formatting import format_date
 from tests.fixtures.bot import BotHarness
+from tests.fixtures.cards import two_cards
 from tests.fixtures.chat import buttons, command
 from tests.fixtures.library import RENEW_CALLS, due_of
-from tests.fixtures.patrons import KAREN, OLE
+from tests.fixtures.patrons import JONAS, KAREN, OLE
 
 
 async def test_away_renews_what_is_due_within_the_days_and_says_what_could_not(
@@ -91,9 +92,11 @@ async def test_away_warns_of_ready_holds_that_lapse_during_the_trip(bot: BotHarn
 
 async def test_away_in_danish_wrong_days_and_no_loans(bot: BotHarness) -> None:
     await bot.connect(71, OLE)
-    for wrong in ("/away", "/away 0", "/away 61", "/away x", "/away 3 4"):
+    for wrong in ("/away", "/away 0", "/away 61", "/away x", "/away Ole 3"):
         [answer] = await command(bot, 71, wrong)
         assert "/away 14" in answer.text and "fra 1 til 60" in answer.text
+    [unknown] = await command(bot, 71, "/away 3 Bo")  # the card, as the lists take it
+    assert "»Bo«" in unknown.text and "Ole" in unknown.text
     [empty] = await command(bot, 71, "/away 7")
     assert "lån" in empty.text.lower()
     assert bot.sandbox.calls[RENEW_CALLS] == 0
@@ -114,3 +117,13 @@ async def test_a_login_refused_partway_through_away_tells_what_was_renewed(
     assert "not renewed – the login expired partway through; log in again to renew it" in trip.text
     await bot.telegram.wait_for(75, "Log in again", after=trip.message_id)
     assert await bot.store.cards.get(75) is None
+
+
+async def test_away_of_one_named_card_renews_only_that_card(bot: BotHarness) -> None:
+    await two_cards(bot, 172)
+    before = {loan["loanId"]: loan["dueDate"] for loan in bot.sandbox.patron_data(KAREN).loans}
+    [trip] = await command(bot, 172, "/away 5 Jonas")
+    assert "renewed" in trip.text and "👤 Karen" not in trip.text
+    after = {loan["loanId"]: loan["dueDate"] for loan in bot.sandbox.patron_data(KAREN).loans}
+    assert after == before
+    assert bot.sandbox.patron_data(JONAS).renewals

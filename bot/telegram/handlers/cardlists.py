@@ -180,11 +180,14 @@ async def fetch_cards(
     return [CardStatus.of(one, lang) for one in read.reads]
 
 
-async def named_view(update: Update, context: Context) -> tuple[bool, int | None]:
-    """The card a list's argument names (`/loans Karen`: its name, or its place in `/cards`),
-    as a view; (False, None) once the patron has been told no card has that name, and
-    (True, None) for every card when nothing is named."""
-    words = " ".join(context.args or []).strip()
+async def named_view(
+    update: Update, context: Context, args: Sequence[str] | None = None
+) -> tuple[bool, int | None]:
+    """The card a list's argument names (`/loans Karen`: its name, or its place in `/cards`;
+    `args`: the words that name it, else the command's), as a view; (False, None) once the
+    patron has been told no card has that name, and (True, None) for every card when nothing
+    is named."""
+    words = " ".join(context.args or [] if args is None else args).strip()
     if not words:
         return True, None
     lang = context.lang

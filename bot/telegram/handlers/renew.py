@@ -319,16 +319,21 @@ def away_days(words: Sequence[str]) -> int | None:
 
 
 async def away_command(update: Update, context: Context) -> None:
-    """`/away <days>`: before a trip, renew every loan due within that many days (each at most
-    once, as "renew all" does), each card's with its own token, the cards side by side, and say
-    what could not be renewed, and why (with several cards, in a section per card)."""
+    """`/away <days> [card]`: before a trip, renew every loan due within that many days (each at
+    most once, as "renew all" does), each card's with its own token, the cards side by side (or
+    the one named, as the lists take it), and say what could not be renewed, and why (with
+    several cards, in a section per card)."""
     lang = context.lang
-    days = away_days(context.args or [])
+    args = context.args or []
+    days = away_days(args[:1])
     if days is None:
         await reply(update, context, t(lang, "notices.away.usage", max=MAX_AWAY_DAYS))
         return
+    named, view = await named_view(update, context, args[1:])
+    if not named:
+        return
     deadline = Deadline()
-    shown = await read_cards(context, deadline=deadline)
+    shown = await read_cards(context, view, deadline=deadline)
     if shown is None:
         return
     statuses = shown.statuses
