@@ -187,7 +187,7 @@ async def named_view(
     `args`: the words that name it, else the command's), as a view; (False, None) once the
     patron has been told no card has that name, and (True, None) for every card when nothing
     is named."""
-    words = " ".join(context.args or [] if args is None else args).strip()
+    words = " ".join((context.args or []) if args is None else args).strip()
     if not words:
         return True, None
     lang = context.lang
