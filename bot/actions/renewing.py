@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from bot.library.client import LibraryClient
     from bot.library.models import BorrowerStatus, Hold, Loan, RenewResult
     from bot.services import Services
+    from storage.notices import Unanswered
     from storage.store import CallbackRef, Card, Refusal, Store
 
 # What the faces store one loan's renew id for: the chat's buttons and the Mini App's ids.
@@ -230,17 +231,19 @@ async def renewed_today(services: Services, card: Card, loans: Sequence[Loan]) -
     refuses it). A renewal whose answer was lost counts as renewed until `UNANSWERED_SETTLED`
     has passed with the loan's due date still the one it was sent at."""
     claimed = await services.store.notices.renewed(card.chat_id, _today(services), card.number)
-    now = dt.datetime.now(dt.UTC)
     return {
         loan.loan_id
         for loan in loans
         if loan.loan_id in claimed
         and (
-            (lost := claimed[loan.loan_id]) is None
-            or lost.due != loan.due_date
-            or lost.at > now - UNANSWERED_SETTLED
+            (lost := claimed[loan.loan_id]) is None or lost.due != loan.due_date or _settling(lost)
         )
     }
+
+
+def _settling(lost: Unanswered) -> bool:
+    """Whether a renewal whose answer was lost may still be under way at the library."""
+    return lost.at > dt.datetime.now(dt.UTC) - UNANSWERED_SETTLED
 
 
 async def _unanswered_undone(services: Services, card: Card, loan_id: str, today: dt.date) -> bool:
@@ -250,7 +253,7 @@ async def _unanswered_undone(services: Services, card: Card, loan_id: str, today
     the read failing, the date moved) counts as renewed: at most once."""
     store = services.store
     lost = (await store.notices.renewed(card.chat_id, today, card.number)).get(loan_id)
-    if lost is None or lost.at > dt.datetime.now(dt.UTC) - UNANSWERED_SETTLED:
+    if lost is None or _settling(lost):
         return False
     try:
         status = await Deadline().run(services.library.user(card.token))

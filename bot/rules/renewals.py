@@ -9,7 +9,7 @@ loan was renewed or changed some other way, so the refusal no longer applies.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol, TypeVar
 
 from bot.library.errors import LibraryError
@@ -47,6 +47,11 @@ def refusal_for(loan: Loan, refusals: Mapping[str, R]) -> R | None:
     """The remembered refusal that still applies to `loan` (same due date), if any."""
     found = refusals.get(loan.loan_id)
     return found if found is not None and found.due == due_key(loan) else None
+
+
+def open_loans(loans: Iterable[Loan], refusals: Mapping[str, R]) -> list[Loan]:
+    """The loans no remembered refusal applies to (`refusal_for`): those a renewal may help."""
+    return [loan for loan in loans if refusal_for(loan, refusals) is None]
 
 
 def renew_window(reminders_enabled: bool, thresholds: Sequence[int]) -> int:

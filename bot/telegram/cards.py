@@ -232,11 +232,15 @@ async def for_card(context: Context, card: Card, text: str) -> str:
     return f"{card_heading(card, context.lang)}\n{text}" if len(cards) > 1 else text
 
 
-async def card_identities(context: Context) -> tuple[str, ...]:
-    """The identities of the chat's cards, lapsed ones too: a button shown to the whole chat
-    keeps them, to tell later whether any of its cards is still here."""
-    cards = await card_actions.of_chat(context.services, context.chat_id, lapsed=True)
+def identities(cards: Sequence[Card]) -> tuple[str, ...]:
+    """The cards' identities: what a button shown to the whole chat keeps, to tell later
+    whether any of its cards is still here."""
     return tuple(card.card_id for card in cards if card.card_id)
+
+
+async def card_identities(context: Context) -> tuple[str, ...]:
+    """The identities of the chat's cards, lapsed ones too (`identities`)."""
+    return identities(await card_actions.of_chat(context.services, context.chat_id, lapsed=True))
 
 
 async def require_cards(context: Context) -> list[Card] | None:

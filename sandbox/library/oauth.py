@@ -216,12 +216,12 @@ class CodeFlow:
             return oauth_error(
                 400, "invalid_request", "Invalid request: only one authentication method is allowed"
             )
-        if header and BEARER.search(header) is None:
+        bearer = BEARER.search(header)
+        if header and bearer is None:
             return oauth_error(
                 400, "invalid_request", "Invalid request: malformed authorization header"
             )
-        found_in_header = BEARER.search(header)
-        token = found_in_header.group(1) if found_in_header else request.query.get("access_token")
+        token = bearer.group(1) if bearer else request.query.get("access_token")
         found = self.state.token(token) if token else None
         if found is None or found.user_id is None:
             return web.Response(status=401)

@@ -30,7 +30,7 @@ from bot.actions import logins, outcomes, renewing
 from bot.library.deadline import Deadline
 from bot.library.errors import LibraryError
 from bot.library.models import parse_library_date
-from bot.rules.renewals import refusal_for
+from bot.rules.renewals import open_loans, refusal_for
 from bot.rules.urgency import due_counts, sort_loans
 from bot.telegram.buttons import ButtonId, ListPage, Payload, RenewAll, RenewLoan, decode
 from bot.telegram.cards import require_card, tell_lapsed
@@ -478,20 +478,20 @@ async def _store_renew(
             continue
         loans = sort_loans(read.status.loans)
         loans_listed += len(loans)
-        open_loans = [loan for loan in loans if refusal_for(loan, refusals[read.number]) is None]
+        renewable = open_loans(loans, refusals[read.number])
         head = len(payloads)
-        buttons = tuple(ButtonId.of(head + 1 + n) for n in range(len(open_loans)))
+        buttons = tuple(ButtonId.of(head + 1 + n) for n in range(len(renewable)))
         heads[str(read.number)] = ButtonId.of(head)
         mapped.update(
             zip(
-                (_loan_key(keys, read.number, loan.loan_id) for loan in open_loans),
+                (_loan_key(keys, read.number, loan.loan_id) for loan in renewable),
                 buttons,
                 strict=True,
             )
         )
         cid = read.card.card_id
         payloads.append(RenewAll(tuple(loan.loan_id for loan in loans), buttons, read.number, cid))
-        payloads.extend(renew_payload(loan, lang, read.number, cid) for loan in open_loans)
+        payloads.extend(renew_payload(loan, lang, read.number, cid) for loan in renewable)
     if shown.single:
         # The row the ◀ ▶ buttons point at.
         paged = loans_listed > RENEW_PER_PAGE
@@ -572,17 +572,7 @@ async def _show_renew(
         if (
             head is not None
             and read.status is not None
-            and any(
-                due_counts(
-                    [
-                        loan
-                        for loan in read.status.loans
-                        if refusal_for(loan, refusals[read.number]) is None
-                    ],
-                    today,
-                    window,
-                )
-            )
+            and any(due_counts(open_loans(read.status.loans, refusals[read.number]), today, window))
         ):
             label = renew_all_label(lang, window)
             if several:

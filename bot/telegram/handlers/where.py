@@ -26,7 +26,7 @@ from bot.library.deadline import Deadline
 from bot.library.errors import LibraryError
 from bot.rules.isil import branch_key
 from bot.telegram.buttons import OrderFound, Payload, WatchShelf, WhereIs, decode
-from bot.telegram.cards import require_card
+from bot.telegram.cards import identities, require_card
 from bot.telegram.context import Context
 from bot.telegram.handlers.order import valid_pid
 from bot.telegram.handlers.search import MAX_QUERY, clean_query, to_cql
@@ -121,8 +121,7 @@ async def show_where(
     parts: list[str] = []
     specs: list[tuple[str, Payload]] = []
     if not net_only(work):
-        cids = tuple(card.card_id for card in cards if card.card_id)
-        specs.append((t(lang, "shelf.order_button"), OrderFound(pid, cids=cids)))
+        specs.append((t(lang, "shelf.order_button"), OrderFound(pid, cids=identities(cards))))
     for asked, name, holdings in zip(agencies, names, found, strict=True):
         library = name or asked
         copies = [copy for holding in holdings for copy in holding.holdingsitems]
